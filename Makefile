@@ -1,0 +1,39 @@
+# The two commands: `make run` and `make test`. Both set up what they need first.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test venv lint web bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Serve the platform on http://$(HOST):$(PORT) (migrates, creates the demo, starts daphne).
+run: $(STAMP)
+	$(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
+
+web: run
+
+## Run the whole test suite (in parallel).
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -n auto -q $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: $(STAMP)
+	$(BIN)/python bench/engines.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,322 @@
+"""The one SSRF-safe outbound HTTP client (DESIGN.md §3). Every call to a bot URL goes here.
+
+Policy, in the order it is applied:
+
+1. The URL must be ``http`` or ``https`` with a host; its port must be allowed
+   (``ARENA_BOT_ALLOW_PORTS``, default 80, 443 and 1024-65535).
+2. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
+   ``127.1``, ``0x7f.1``) are refused outright. A name is resolved once, by the session's
+   resolver, and **every** address it resolves to is checked: one non-public address
+   refuses the call. The connection then goes to a checked address while TLS still
+   verifies the host name (aiohttp connects to the resolver's answer, with the URL's host
+   as SNI and for the certificate check).
+3. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
+   routable (not loopback, private, link-local, shared, reserved, multicast, NAT64 or
+   6to4/Teredo embedding). Cloud metadata addresses are refused even when allow-listed.
+4. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
+   environment; ``Accept-Encoding: identity`` and any other ``Content-Encoding`` refused;
+   a total deadline for the whole exchange; a byte cap on the raw body.
+
+Each call is signed: ``X-Arena-Timestamp`` and ``X-Arena-Signature: sha256=<hex HMAC of
+"<timestamp>." + body under the bot's secret>``; ``X-Arena-Match`` and ``X-Arena-Seat``
+name the match and seat. None of this changes the native body.
+
+Every failure is a ``BotFault`` with a code of DESIGN.md §3; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import ipaddress
+import logging
+import re
+import socket
+import ssl
+import time
+import weakref
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import aiohttp
+from aiohttp.abc import AbstractResolver
+
+from bots.faults import BotFault, FaultCode
+
+logger = logging.getLogger(__name__)
+
+USER_AGENT = "Arena-Bot-Runner/0.1 (+https://github.com/arena)"
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+#: refused even when an allow-list admits them (instance metadata services)
+METADATA_NETWORKS: tuple[IPNetwork, ...] = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "169.254.169.254/32",  # AWS, GCP, Azure, OpenStack...
+        "169.254.170.2/32",  # AWS ECS task metadata
+        "100.100.100.200/32",  # Alibaba Cloud
+        "168.63.129.16/32",  # Azure wire server
+        "fd00:ec2::254/128",  # AWS IPv6 metadata
+    )
+)
+#: prefixes that embed (or translate to) IPv4 addresses: never routable to a bot
+TRANSLATION_NETWORKS: tuple[IPNetwork, ...] = tuple(
+    ipaddress.ip_network(n)
+    for n in ("64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32", "::/96")
+)
+_LEGACY_IPV4 = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}\.?$", re.I)
+
+
+class EgressDenied(OSError):
+    """The policy refused an address (raised inside the resolver, mapped to ``denied``)."""
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    allow_networks: tuple[IPNetwork, ...] = ()
+    allow_ports: tuple[tuple[int, int], ...] = ((80, 80), (443, 443), (1024, 65535))
+    max_reply_bytes: int = 1_048_576
+
+    def port_allowed(self, port: int) -> bool:
+        return any(lo <= port <= hi for lo, hi in self.allow_ports)
+
+    def address_refusal(self, address: str | IPAddress) -> str | None:
+        """Why ``address`` may not be contacted, or ``None`` when it may."""
+        ip = ipaddress.ip_address(address) if isinstance(address, str) else address
+        if isinstance(ip, ipaddress.IPv6Address):
+            if ip.scope_id:
+                return f"{ip} has a scope id"
+            if ip.ipv4_mapped is not None:
+                ip = ip.ipv4_mapped
+        if any(ip in net for net in METADATA_NETWORKS if net.version == ip.version):
+            return f"{ip} is a cloud metadata address"
+        if any(ip in net for net in self.allow_networks if net.version == ip.version):
+            return None
+        if isinstance(ip, ipaddress.IPv6Address) and any(
+            ip in net for net in TRANSLATION_NETWORKS
+        ):
+            return f"{ip} embeds an IPv4 address (NAT64, 6to4, Teredo or compatible)"
+        if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:
+            return f"{ip} is not a public address"
+        return None
+
+
+def parse_networks(text: str) -> tuple[IPNetwork, ...]:
+    """``"127.0.0.0/8, ::1"`` → networks; ``ValueError`` on anything malformed."""
+    nets = []
+    for part in text.split(","):
+        part = part.strip()
+        if part:
+            nets.append(ipaddress.ip_network(part, strict=False))
+    return tuple(nets)
+
+
+def parse_ports(text: str) -> tuple[tuple[int, int], ...]:
+    """``"80,443,1024-65535"`` → ranges; ``ValueError`` on anything malformed."""
+    ranges = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        lo_i, hi_i = int(lo), int(hi or lo)
+        if not (1 <= lo_i <= hi_i <= 65535):
+            raise ValueError(f"bad port range {part!r}")
+        ranges.append((lo_i, hi_i))
+    return tuple(ranges)
+
+
+def current_policy() -> EgressPolicy:
+    """The policy from Django settings (``ARENA_BOT_*``), read at each call."""
+    from django.conf import settings
+
+    return EgressPolicy(
+        allow_networks=tuple(settings.ARENA_BOT_ALLOW_NETWORKS),
+        allow_ports=tuple(settings.ARENA_BOT_ALLOW_PORTS),
+        max_reply_bytes=settings.ARENA_BOT_MAX_REPLY_BYTES,
+    )
+
+
+def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
+    """Validate a bot URL before any connection: (host, port, is_ip_literal).
+
+    Raises ``BotFault(denied)`` for a scheme, host, port or literal address the policy
+    refuses. Host names are checked later, when they resolve.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname
+    except ValueError as exc:
+        raise BotFault(FaultCode.DENIED, f"malformed URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise BotFault(FaultCode.DENIED, f"scheme {parts.scheme!r} is not http or https")
+    if not host:
+        raise BotFault(FaultCode.DENIED, "the URL has no host")
+    if port is None:
+        port = 443 if parts.scheme == "https" else 80
+    if not policy.port_allowed(port):
+        raise BotFault(FaultCode.DENIED, f"port {port} is not allowed")
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        if _LEGACY_IPV4.match(host):
+            raise BotFault(FaultCode.DENIED, f"{host!r} is a non-canonical IPv4 address") from None
+        return host, port, False
+    reason = policy.address_refusal(ip)
+    if reason:
+        raise BotFault(FaultCode.DENIED, reason)
+    return host, port, True
+
+
+class SafeResolver(AbstractResolver):
+    """Resolves through the system resolver, then refuses the whole answer if any address
+    is refused by the policy (a name with one public and one private address is refused)."""
+
+    def __init__(self, policy_getter=current_policy):
+        self._inner = aiohttp.ThreadedResolver()
+        self._policy = policy_getter
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
+        answers = await self._inner.resolve(host, port, family)
+        policy = self._policy()
+        for answer in answers:
+            reason = policy.address_refusal(answer["host"])
+            if reason:
+                raise EgressDenied(f"{host} resolves to {answer['host']}: {reason}")
+        return answers
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+_sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def get_session() -> aiohttp.ClientSession:
+    """The shared keep-alive session of the running event loop (one per loop)."""
+    loop = asyncio.get_running_loop()
+    session = _sessions.get(loop)
+    if session is None or session.closed:
+        connector = aiohttp.TCPConnector(
+            resolver=SafeResolver(),
+            limit=0,
+            ttl_dns_cache=10,
+            enable_cleanup_closed=True,
+        )
+        session = aiohttp.ClientSession(
+            connector=connector,
+            trust_env=False,
+            auto_decompress=False,
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
+        _sessions[loop] = session
+    return session
+
+
+async def close_session() -> None:
+    """Close the running loop's session (call before the loop ends)."""
+    session = _sessions.pop(asyncio.get_running_loop(), None)
+    if session is not None:
+        await session.close()
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    status: int
+    body: bytes
+    content_type: str
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+async def post(
+    url: str,
+    body: bytes,
+    *,
+    content_type: str,
+    timeout: float,
+    secret: str = "",
+    match_id: str | None = None,
+    seat: int | None = None,
+    policy: EgressPolicy | None = None,
+) -> HttpReply:
+    """POST ``body`` to a bot under the egress policy; the raw reply or ``BotFault``.
+
+    The status is returned as is (the caller decides what a non-2xx means), except that
+    a 3xx is always the fault ``redirect``.
+    """
+    policy = policy or current_policy()
+    check_url(url, policy)
+    timestamp = str(int(time.time()))
+    headers = {
+        "Content-Type": content_type,
+        "Accept": "*/*",
+        "Accept-Encoding": "identity",
+        "User-Agent": USER_AGENT,
+        "X-Arena-Timestamp": timestamp,
+        "X-Arena-Signature": sign(secret, timestamp, body),
+    }
+    if match_id is not None:
+        headers["X-Arena-Match"] = str(match_id)
+    if seat is not None:
+        headers["X-Arena-Seat"] = str(seat)
+    try:
+        async with asyncio.timeout(timeout):
+            return await _post(url, body, headers, policy)
+    except TimeoutError:
+        raise BotFault(FaultCode.TIMEOUT, f"no complete reply within {int(timeout * 1000)} ms") from None
+    except BotFault:
+        raise
+    except aiohttp.ClientConnectorDNSError as exc:
+        if isinstance(exc.os_error, EgressDenied):
+            raise BotFault(FaultCode.DENIED, str(exc.os_error)) from None
+        raise BotFault(FaultCode.DNS, f"cannot resolve {exc.host}") from None
+    except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, ssl.SSLError) as exc:
+        raise BotFault(FaultCode.TLS, str(exc)[:300]) from None
+    except aiohttp.InvalidURL as exc:
+        raise BotFault(FaultCode.DENIED, f"invalid URL: {exc}") from None
+    except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, ConnectionError) as exc:
+        raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
+    except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
+        raise BotFault(FaultCode.PROTOCOL, str(exc)[:300] or type(exc).__name__) from None
+    except (aiohttp.ClientError, OSError) as exc:
+        raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
+    except Exception as exc:
+        logger.exception("unexpected egress failure for %s", url)
+        raise BotFault(FaultCode.PLATFORM, repr(exc)[:300]) from None
+
+
+async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> HttpReply:
+    session = get_session()
+    async with session.post(
+        url, data=body, headers=headers, allow_redirects=False, proxy=None
+    ) as response:
+        if 300 <= response.status < 400:
+            location = response.headers.get("Location", "")
+            raise BotFault(FaultCode.REDIRECT, f"HTTP {response.status} to {location[:200]!r}")
+        encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise BotFault(FaultCode.BAD_ENCODING, f"Content-Encoding {encoding!r} was not asked for")
+        cap = policy.max_reply_bytes
+        if response.content_length is not None and response.content_length > cap:
+            raise BotFault(FaultCode.TOO_LARGE, f"Content-Length {response.content_length} > {cap}")
+        chunks, size = [], 0
+        async for chunk in response.content.iter_chunked(65_536):
+            size += len(chunk)
+            if size > cap:
+                raise BotFault(FaultCode.TOO_LARGE, f"reply longer than {cap} bytes")
+            chunks.append(chunk)
+        return HttpReply(
+            status=response.status,
+            body=b"".join(chunks),
+            content_type=response.headers.get("Content-Type", ""),
+        )

@@ -1,0 +1,52 @@
+"""Fault codes (DESIGN.md §3) and the typed error every transport raises.
+
+Pure Python (no Django import) so the runner, the engines' tests and the transports share
+one vocabulary. ``competition`` exposes the same codes as ``TextChoices`` for the database.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class FaultCode(enum.StrEnum):
+    OK = "ok"
+    """The exchange succeeded and the reply was accepted."""
+    TIMEOUT = "timeout"
+    """No complete reply within the time limit (or the time bank ran out)."""
+    CONNECT = "connect"
+    """The connection was refused, dropped, or a line transport was already closed."""
+    DNS = "dns"
+    """The bot's host name did not resolve."""
+    TLS = "tls"
+    """The TLS handshake or the certificate check failed."""
+    DENIED = "denied"
+    """The egress policy refused the address or port before any connection."""
+    REDIRECT = "redirect"
+    """The bot answered a redirect; redirects are never followed."""
+    HTTP_STATUS = "http_status"
+    """The bot answered a non-2xx HTTP status."""
+    TOO_LARGE = "too_large"
+    """The reply was longer than the byte cap."""
+    BAD_ENCODING = "bad_encoding"
+    """The reply was compressed (a Content-Encoding other than identity) or not UTF-8."""
+    PROTOCOL = "protocol"
+    """The reply broke the transport's framing (malformed HTTP, a line transport's garbage)."""
+    BAD_JSON = "bad_json"
+    """The reply body was not exactly one JSON value."""
+    ILLEGAL = "illegal"
+    """Valid JSON that the game's ``parse_action`` rejected; the detail is the game's code."""
+    PLATFORM = "platform"
+    """Our own failure: never charged to a bot."""
+
+
+class BotFault(Exception):  # noqa: N818 (the contract's name)
+    """A failed exchange with a bot: a fault code and a human-readable detail."""
+
+    def __init__(self, code: FaultCode | str, detail: str = "", *, sent: str = "", received: str = ""):
+        self.code = FaultCode(code)
+        self.detail = detail
+        #: what travelled, when known (for the owner's per-turn log)
+        self.sent = sent
+        self.received = received
+        super().__init__(f"{self.code.value}: {detail}" if detail else self.code.value)

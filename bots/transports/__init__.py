@@ -1,0 +1,81 @@
+"""Transports: how a message reaches a bot. ``for_endpoint`` builds one from a spec string.
+
+Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + target):
+
+- ``builtin:NAME``: a strategy of the game's ``builtin_bots``;
+- ``http://…`` / ``https://…``: a bot URL, through the SSRF-safe egress client;
+- ``process:COMMAND``: a local command speaking one JSON line per message (staff only);
+- ``tcp:HOST:PORT``: listen there and seat the first client to connect (staff only).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from bots.transports.base import Exchange, Transport
+from games.base import Game
+
+__all__ = ["ENDPOINT_KINDS", "Exchange", "Transport", "for_endpoint", "split_endpoint"]
+
+ENDPOINT_KINDS = ("http", "builtin", "process", "tcp", "human")
+
+
+def split_endpoint(spec: str) -> tuple[str, str]:
+    """``"builtin:random"`` → ``("builtin", "random")``; a URL → ``("http", url)``."""
+    spec = spec.strip()
+    lowered = spec.lower()
+    if lowered.startswith(("http://", "https://")):
+        return "http", spec
+    kind, sep, target = spec.partition(":")
+    if not sep or kind not in ENDPOINT_KINDS or kind == "http":
+        raise ValueError(
+            f"bad endpoint {spec!r}: expected builtin:NAME, an http(s) URL, "
+            "process:COMMAND or tcp:HOST:PORT"
+        )
+    return kind, target
+
+
+def for_endpoint(
+    spec: str,
+    *,
+    game: Game,
+    seat: int,
+    seed: int = 0,
+    match_id: str = "0",
+    secret: str = "",
+    options: dict | None = None,
+    cwd: str | None = None,
+) -> Transport:
+    """A transport for one seat of one match. ``ValueError`` for a malformed spec."""
+    kind, target = split_endpoint(spec)
+    policy = game.policy(game.resolve_options(options))
+    if kind == "builtin":
+        from bots.transports.builtin import BuiltinTransport
+
+        return BuiltinTransport(game, target, seed=seed, seat=seat)
+    if kind == "http":
+        from bots.transports.http import HttpTransport
+
+        return HttpTransport(
+            target,
+            game=game,
+            match_id=match_id,
+            seat=seat,
+            secret=secret,
+            ignore_http_status=policy.ignore_http_status,
+        )
+    if kind == "process":
+        from bots.transports.process import ProcessTransport
+
+        command = shlex.split(target)
+        if not command:
+            raise ValueError("process: needs a command")
+        return ProcessTransport(command, codec=game, cwd=cwd)
+    if kind == "tcp":
+        from bots.transports.tcp import TcpTransport
+
+        host, _, port = target.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"bad tcp endpoint {target!r}: expected tcp:HOST:PORT")
+        return TcpTransport(host.strip("[]"), int(port), codec=game)
+    raise ValueError(f"endpoint kind {kind!r} cannot be built from a spec")

@@ -1,0 +1,48 @@
+"""The transport interface: move one message to a bot and bring back its JSON reply.
+
+Transports move JSON and never interpret it. They are async (simultaneous games ask every
+seat at once) and raise ``BotFault(code, detail)`` on any failure, never return ``None``.
+
+A transport serves one seat of one match: ``start`` once, ``exchange`` per message,
+``close`` once at the end (``error`` is the line a line transport may write before
+closing after a forfeit).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One completed exchange: the decoded reply and what travelled, for per-turn logs."""
+
+    reply: Any
+    sent: str = ""
+    received: str = ""
+    status: int | None = None
+
+
+class Transport(abc.ABC):
+    #: the endpoint kind, as stored on a Bot ("http", "builtin", "process", "tcp", "human")
+    kind: str = ""
+
+    async def start(self) -> None:
+        """Prepare the seat (start a process, accept a TCP client...). Faults: BotFault."""
+
+    @abc.abstractmethod
+    async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
+        """Send ``message`` (the game's JSON) and return the decoded reply.
+
+        ``timeout`` is the limit in seconds for the whole exchange; on expiry raise
+        ``BotFault("timeout")``. Any other failure raises the matching ``BotFault``.
+        """
+
+    async def close(self, *, error: str | None = None) -> None:
+        """Release everything; never raises."""
+
+    def log_lines(self) -> list[str]:
+        """Diagnostics captured since the last call (e.g. a process's stderr)."""
+        return []

@@ -1,0 +1,84 @@
+"""The ``http`` transport: one POST per message through the SSRF-safe egress client.
+
+The body is the game's wire format: ``wire = "json"`` sends the message's compact JSON
+text (``Content-Type: application/json``); ``wire = "form"`` sends the message's fields
+url-encoded in order (``application/x-www-form-urlencoded``), as an HTML form would. The
+URL is used exactly as registered, query string included. The reply must be one JSON
+value (``bots.codec``); a non-2xx status is the fault ``http_status`` unless the game's
+policy says to ignore it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from bots import egress
+from bots.codec import decode_reply, preview
+from bots.faults import BotFault, FaultCode
+from bots.transports.base import Exchange, Transport
+from games.base import Game
+
+CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
+
+
+def encode_body(game: Game, message: Any) -> tuple[bytes, str]:
+    """(body bytes, content type) of ``message`` in the game's wire format."""
+    if game.wire == "form":
+        return urlencode(list(message.items())).encode("ascii"), CONTENT_TYPES["form"]
+    return game.encode_message(message).encode("utf-8"), CONTENT_TYPES["json"]
+
+
+class HttpTransport(Transport):
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        game: Game,
+        match_id: str = "0",
+        seat: int = 0,
+        secret: str = "",
+        ignore_http_status: bool = False,
+        policy: egress.EgressPolicy | None = None,
+    ):
+        self.url = url
+        self.game = game
+        self.match_id = str(match_id)
+        self.seat = seat
+        self.secret = secret
+        self.ignore_http_status = ignore_http_status
+        self.policy = policy
+
+    async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
+        body, content_type = encode_body(self.game, message)
+        sent = body.decode("utf-8", errors="replace")
+        try:
+            reply = await egress.post(
+            self.url,
+            body,
+            content_type=content_type,
+            timeout=timeout if timeout is not None else 60.0,
+            secret=self.secret,
+            match_id=self.match_id,
+            seat=self.seat,
+            policy=self.policy,
+            )
+        except BotFault as fault:
+            fault.sent = sent
+            raise
+        received = preview(reply.body, 65_536)
+        if not (200 <= reply.status < 300) and not self.ignore_http_status:
+            raise BotFault(
+                FaultCode.HTTP_STATUS,
+                f"HTTP {reply.status}: {preview(reply.body, 120)!r}",
+                sent=sent,
+                received=received,
+            )
+        try:
+            value = decode_reply(reply.body)
+        except BotFault as fault:
+            fault.sent, fault.received = sent, received
+            raise
+        return Exchange(reply=value, sent=sent, received=received, status=reply.status)

@@ -1,0 +1,98 @@
+"""``manage.py play GAME SEAT0 SEAT1``: play one match between endpoints, no web server needed.
+
+Endpoints are ``builtin:NAME``, an ``http(s)://`` URL, ``process:COMMAND`` or
+``tcp:HOST:PORT``. HTTP bots go through the egress policy: local bots need
+``ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8`` (or similar) in the environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from bots import egress
+from bots.transports import for_endpoint
+from competition.runner import PlatformError, play
+from games import get_game
+
+
+class Command(BaseCommand):
+    help = "Play one match between two endpoints and print the result."
+
+    def add_arguments(self, parser):
+        parser.add_argument("game", help="game slug, e.g. tictactoe")
+        parser.add_argument("seats", nargs="+", metavar="SEAT", help="one endpoint per seat")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--options", default=None, help="game options as a JSON object")
+        parser.add_argument("--match-id", default="0", help="the id bots see (default 0)")
+        parser.add_argument("--json", action="store_true", help="print the full transcript")
+
+    def handle(self, *args, **opts):
+        try:
+            game = get_game(opts["game"])
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0])) from None
+        options = None
+        if opts["options"]:
+            try:
+                options = json.loads(opts["options"])
+            except json.JSONDecodeError as exc:
+                raise CommandError(f"--options is not JSON: {exc}") from None
+        try:
+            options = game.resolve_options(options)
+        except ValueError as exc:
+            raise CommandError(f"bad options: {exc}") from None
+        seats = opts["seats"]
+        if len(seats) != game.num_players:
+            raise CommandError(f"{game.slug} needs {game.num_players} endpoints, got {len(seats)}")
+        try:
+            transports = [
+                for_endpoint(
+                    spec, game=game, seat=i, seed=opts["seed"], match_id=opts["match_id"], options=options
+                )
+                for i, spec in enumerate(seats)
+            ]
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        try:
+            result = asyncio.run(self._play(game, transports, opts, options, seats))
+        except PlatformError as exc:
+            raise CommandError(f"platform failure, match voided: {exc}") from None
+        if opts["json"]:
+            data = result.to_json(game)
+            data["seats"] = seats
+            data["seed"] = opts["seed"]
+            data["options"] = options
+            self.stdout.write(json.dumps(data, indent=None, separators=(",", ":")))
+            return
+        for turn in result.turns:
+            if any(f not in (None, "ok") for f in turn.faults):
+                for s in turn.seats:
+                    if turn.faults[s] != "ok":
+                        self.stdout.write(
+                            f"turn {turn.number}: seat {s} fault {turn.faults[s]}"
+                            f" ({turn.details[s] or ''})"
+                        )
+        scores = " - ".join(f"{s:g}" for s in result.outcome.scores)
+        self.stdout.write(
+            f"{game.title}: {scores} ({result.outcome.reason}) after {len(result.turns)} turns"
+        )
+        for seat, spec in enumerate(seats):
+            self.stdout.write(f"  seat {seat}: {spec}  score {result.outcome.scores[seat]:g}")
+
+    async def _play(self, game, transports, opts, options, seats):
+        try:
+            return await play(
+                game,
+                transports,
+                seed=opts["seed"],
+                options=options,
+                match_id=opts["match_id"],
+                names=tuple(seats),
+                safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
+            )
+        finally:
+            await egress.close_session()

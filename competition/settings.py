@@ -1,0 +1,233 @@
+"""Arena settings: one file, environment-driven, with working embedded defaults.
+
+With no environment at all it runs on SQLite with the in-memory channel layer and the
+in-process runner (``make run``). Every override is parsed strictly: a malformed value
+stops start-up with a clear message instead of being guessed at.
+
+Environment variables (all optional):
+
+- ``DEBUG`` (bool, default true): development mode. With ``DEBUG=false`` a real
+  ``SECRET_KEY`` is required, and the security settings of ``check --deploy`` apply.
+- ``SECRET_KEY``: required when ``DEBUG`` is false.
+- ``ALLOWED_HOSTS`` (comma list, default ``127.0.0.1,localhost,[::1]``).
+- ``CSRF_TRUSTED_ORIGINS`` (comma list of origins).
+- ``DATABASE_URL`` (``sqlite:///path`` or ``postgres://user:pass@host:port/db``).
+- ``REDIS_URL``: use channels-redis for broadcasts (and the Celery broker).
+- ``ARENA_RUNNER`` (``embedded`` or ``celery``, default ``embedded``).
+- ``ARENA_BOT_ALLOW_NETWORKS`` (comma list of CIDRs, default empty): addresses bots may
+  have besides public ones (e.g. ``127.0.0.0/8`` for local bots in development).
+- ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
+- ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
+- ``ARENA_SAFETY_TIMEOUT_MS`` (int, default 60000): the runner's global per-call limit.
+- ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
+- ``ARENA_SERVE_STATIC`` (bool, default false): serve /static/ from daphne when DEBUG is
+  false (normally the reverse proxy serves ``STATIC_ROOT``).
+- ``LOG_LEVEL`` (default ``INFO``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+from bots.egress import parse_networks, parse_ports
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_SECRET_KEY = "arena-insecure-development-key-change-me"  # noqa: S105
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def envbool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false), got {raw!r}")
+
+
+def envint(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def envlist(name: str, default: str) -> list[str]:
+    raw = os.environ.get(name, default)
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name, "") or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def database_from_url(url: str) -> dict:
+    """A ``DATABASES["default"]`` entry from ``sqlite:///…`` or ``postgres://…``."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        # sqlite:///relative.db and sqlite:////absolute/path.db, as dj-database-url reads them
+        path = unquote(parts.path)[1:]
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or ":memory:",
+                "OPTIONS": {"timeout": 20}}
+    if parts.scheme in ("postgres", "postgresql", "pgsql"):
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parts.path.lstrip("/")),
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "CONN_MAX_AGE": 60,
+        }
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
+
+
+DEBUG = envbool("DEBUG", True)
+SECRET_KEY = os.environ.get("SECRET_KEY", "") or DEFAULT_SECRET_KEY
+if not DEBUG and SECRET_KEY == DEFAULT_SECRET_KEY:
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
+
+DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or BASE_DIR / "var")
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "bots",
+    "competition",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "competition.urls"
+ASGI_APPLICATION = "competition.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+_database_url = os.environ.get("DATABASE_URL", "")
+if _database_url:
+    DATABASES = {"default": database_from_url(_database_url)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "arena.sqlite3",
+            "OPTIONS": {"timeout": 20},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+
+# -- Arena ------------------------------------------------------------------------------
+
+ARENA_RUNNER = envchoice("ARENA_RUNNER", "embedded", ("embedded", "celery"))
+try:
+    ARENA_BOT_ALLOW_NETWORKS = parse_networks(os.environ.get("ARENA_BOT_ALLOW_NETWORKS", ""))
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_NETWORKS: {exc}") from None
+try:
+    ARENA_BOT_ALLOW_PORTS = parse_ports(
+        os.environ.get("ARENA_BOT_ALLOW_PORTS", "") or "80,443,1024-65535"
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_PORTS: {exc}") from None
+ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
+ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
+ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
+
+# -- Production hardening (DEBUG=false) --------------------------------------------------
+
+if not DEBUG:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,11 @@
+from django.contrib import admin
+from django.urls import path
+
+from competition import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("games/<slug:slug>/", views.game_detail, name="game-detail"),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,260 @@
+"""The game engine contract (DESIGN.md §2).
+
+An engine is a stateless object whose methods are pure functions over an immutable,
+JSON-serialisable state. One contract covers alternating and simultaneous games:
+``to_move`` names the seats that act now (one seat, or all of them).
+
+Besides the methods of DESIGN.md §2, an engine tells the runner how its bots are
+clocked and what a fault costs (``policy``), and how its messages travel (``wire`` and
+``encode_message``). The runner never looks inside a state.
+
+Standard library only: nothing in ``games/`` may import Django or a third-party package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+JSON = Any
+Action = Any
+State = Any
+BotFactory = Callable[[], Callable[[JSON, random.Random], JSON]]
+
+__all__ = [
+    "JSON",
+    "Context",
+    "Game",
+    "IllegalAction",
+    "Outcome",
+    "Policy",
+    "compact_json",
+    "merge_options",
+    "rng_for",
+]
+
+
+class IllegalAction(Exception):  # noqa: N818 (the contract's name)
+    """A reply that is valid JSON but not a legal action for this seat now.
+
+    ``code`` is one of the game's documented codes (e.g. ``"occupied"``); the runner
+    records the fault ``illegal`` with this code as its detail.
+    """
+
+    def __init__(self, code: str, detail: str = ""):
+        super().__init__(f"{code}: {detail}" if detail else code)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game: one score per seat and the reason it ended."""
+
+    scores: tuple[float, ...]
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"scores": list(self.scores), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What an observation may need that is not part of the game state."""
+
+    match_id: str = "0"
+    time_left_ms: int | None = None
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How the runner treats a game's bots (read from the resolved options).
+
+    - ``move_timeout_ms``: wall-clock limit of one exchange (greeting, move or farewell);
+      ``None`` means only the runner's global safety limit applies.
+    - ``bank_increment_ms``: L of a time bank (starts full at 5L, +L before each message,
+      capped at 5L, minus the measured time after each reply); ``None``: no bank.
+    - ``on_fault``: ``"forfeit"`` (the first fault loses) or ``"pass"`` (the faulty seat
+      plays ``default_action``).
+    - ``max_faults_in_a_row``: under ``"pass"``, this many consecutive faults forfeit.
+    - ``ignore_http_status``: judge a non-2xx reply's body as if it were 200.
+    - ``error_line_on_forfeit``: line transports get ``{"error": ...}`` before closing.
+    - ``sequential_greetings``: greet seat 0 and wait before greeting seat 1 (BotsArena).
+    """
+
+    move_timeout_ms: int | None = 10_000
+    bank_increment_ms: int | None = None
+    bank_multiplier: int = 5
+    on_fault: str = "forfeit"
+    max_faults_in_a_row: int | None = None
+    ignore_http_status: bool = False
+    error_line_on_forfeit: bool = False
+    sequential_greetings: bool = True
+
+
+def rng_for(seed: int, turn: int, salt: str = "") -> random.Random:
+    """The only source of chance: a generator fixed by (seed, turn, salt), in any process.
+
+    The three parts are hashed together (SHA-256), so neighbouring seeds or turns give
+    unrelated streams and the result never depends on ``PYTHONHASHSEED``.
+    """
+    digest = hashlib.sha256(f"{int(seed)}:{int(turn)}:{salt}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:16], "big"))
+
+
+def compact_json(value: JSON) -> str:
+    """Compact JSON text (separators ``,`` and ``:``; non-ASCII escaped)."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+def merge_options(
+    defaults: Mapping[str, Any],
+    options: Mapping[str, Any] | None,
+    validators: Mapping[str, Callable[[Any], Any]],
+) -> dict:
+    """Merge ``options`` over ``defaults``; reject unknown keys, validate every value.
+
+    Each validator takes a value and returns it (possibly normalised) or raises
+    ``ValueError``. Returns a new dict; neither input is changed.
+    """
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError("options must be an object")
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown option(s): {', '.join(map(str, unknown))}")
+    merged = dict(defaults)
+    merged.update(options)
+    for key, check in validators.items():
+        try:
+            merged[key] = check(merged[key])
+        except ValueError as exc:
+            raise ValueError(f"option {key!r}: {exc}") from None
+    return merged
+
+
+def int_option(lo: int | None = None, hi: int | None = None, *, nullable: bool = False):
+    """A validator for an integer option (a boolean is not an integer)."""
+
+    def check(value: Any) -> Any:
+        if value is None and nullable:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        if lo is not None and value < lo:
+            raise ValueError(f"must be >= {lo}")
+        if hi is not None and value > hi:
+            raise ValueError(f"must be <= {hi}")
+        return value
+
+    return check
+
+
+def bool_option(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected a boolean, got {value!r}")
+    return value
+
+
+def choice_option(*choices: Any):
+    def check(value: Any) -> Any:
+        if isinstance(value, bool) or value not in choices:
+            raise ValueError(f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
+        return value
+
+    return check
+
+
+class Game:
+    """Base class of every engine. Subclasses fill in the rules; see DESIGN.md §2.
+
+    Class attributes: ``slug``, ``title``, ``num_players``, ``default_options``,
+    ``builtin_bots`` and ``wire`` (``"json"``: the observation is the HTTP body as JSON
+    text; ``"form"``: the observation is a dict of form fields, sent url-encoded).
+    """
+
+    slug: ClassVar[str]
+    title: ClassVar[str]
+    num_players: ClassVar[int] = 2
+    default_options: ClassVar[dict] = {}
+    builtin_bots: ClassVar[dict[str, BotFactory]] = {}
+    wire: ClassVar[str] = "json"
+
+    # -- options and policy ---------------------------------------------------------
+
+    def resolve_options(self, options: dict | None = None) -> dict:
+        """``options`` merged over ``default_options`` and validated (``ValueError``)."""
+        return merge_options(self.default_options, options, {})
+
+    def policy(self, options: dict) -> Policy:
+        """How the runner clocks and judges this game's bots, for resolved ``options``."""
+        return Policy()
+
+    # -- the state machine ----------------------------------------------------------
+
+    def initial_state(self, *, seed: int, options: dict | None = None) -> State:
+        raise NotImplementedError
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def options_of(self, state: State) -> dict:
+        """The resolved options a state was created with."""
+        return dict(state.options)
+
+    def greeting(self, state: State, seat: int, ctx: Context) -> JSON | None:
+        return None
+
+    def observation(self, state: State, seat: int, ctx: Context) -> JSON:
+        raise NotImplementedError
+
+    def farewell(self, state: State, seat: int, ctx: Context) -> JSON | None:
+        return None
+
+    def parse_action(self, state: State, seat: int, raw: JSON) -> Action:
+        raise NotImplementedError
+
+    def default_action(self, state: State, seat: int) -> Action:
+        raise NotImplementedError
+
+    def apply(self, state: State, actions: dict[int, Action]) -> State:
+        raise NotImplementedError
+
+    def outcome(self, state: State) -> Outcome | None:
+        raise NotImplementedError
+
+    def frame(self, state: State) -> JSON:
+        raise NotImplementedError
+
+    def to_json(self, state: State) -> JSON:
+        raise NotImplementedError
+
+    def from_json(self, data: JSON) -> State:
+        raise NotImplementedError
+
+    # -- wire -----------------------------------------------------------------------
+
+    def encode_message(self, message: JSON) -> str:
+        """The message as one compact JSON text: the HTTP body (``wire="json"``) and the
+        line sent by line transports (without the newline). Games override it where the
+        original encoder differed (PHP's ``\\/``, JavaScript number formatting)."""
+        return compact_json(message)
+
+    def describe(self) -> dict:
+        """A JSON description of the game for tools (API, docs)."""
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "num_players": self.num_players,
+            "wire": self.wire,
+            "default_options": self.default_options,
+            "builtin_bots": sorted(self.builtin_bots),
+            "rules": (type(self).__doc__ or "").strip(),
+        }
+

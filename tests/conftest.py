@@ -1,0 +1,43 @@
+"""Shared fixtures: real local servers on loopback, the shared vectors, the allow-list."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+
+from bots.egress import parse_networks
+
+REPO = Path(__file__).resolve().parents[1]
+VECTORS = REPO.parent / "shared" / "vectors"
+LOOPBACK = "127.0.0.0/8,::1/128"
+
+
+def vectors_path(*parts: str) -> Path:
+    """A file of ``../shared/vectors``; a missing file fails the test (never skips)."""
+    path = VECTORS.joinpath(*parts)
+    assert path.exists(), f"conformance vectors missing: {path}"
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def allow_loopback(settings):
+    """Let bots live on loopback (the default policy refuses it, as in production)."""
+    settings.ARENA_BOT_ALLOW_NETWORKS = parse_networks(LOOPBACK)
+    yield
+    # pytest-django's settings fixture restores the value
+
+
+@pytest.fixture(autouse=True)
+def _strict_egress_default(settings):
+    # It should start every test with the production default: no private address allowed.
+    settings.ARENA_BOT_ALLOW_NETWORKS = ()
+    assert django_settings.ARENA_BOT_ALLOW_NETWORKS == ()

@@ -40,7 +40,7 @@ class FaultCode(enum.StrEnum):
     """Our own failure: never charged to a bot."""
 
 
-class BotFault(Exception):  # noqa: N818 (the contract's name)
+class BotFault(Exception):
     """A failed exchange with a bot: a fault code and a human-readable detail."""
 
     def __init__(self, code: FaultCode | str, detail: str = "", *, sent: str = "", received: str = ""):

@@ -248,14 +248,13 @@ async def play(
                     try:
                         actions[s] = game.parse_action(state, s, result)
                     except IllegalAction as exc:
+                        # the turn records the game's code as the detail; the log explains
                         result = BotFault(FaultCode.ILLEGAL, exc.code)
-                        log.fault, log.detail = FaultCode.ILLEGAL.value, exc.code
-                        if exc.detail:
-                            log.detail = f"{exc.code}: {exc.detail}"
+                        log.fault, log.detail = FaultCode.ILLEGAL.value, str(exc)
                 record.logs[s] = log
                 record.latencies_ms[s] = log.latency_ms
                 record.faults[s] = log.fault
-                record.details[s] = log.detail or None
+                record.details[s] = result.detail if isinstance(result, BotFault) else None
                 if isinstance(result, BotFault):
                     if result.code is FaultCode.PLATFORM:
                         raise PlatformError(f"seat {s}: {result.detail}")

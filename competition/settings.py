@@ -36,7 +36,7 @@ from django.core.exceptions import ImproperlyConfigured
 from bots.egress import parse_networks, parse_ports
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DEFAULT_SECRET_KEY = "arena-insecure-development-key-change-me"  # noqa: S105
+DEFAULT_SECRET_KEY = "arena-insecure-development-key-change-me"
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class IllegalAction(Exception):  # noqa: N818 (the contract's name)
+class IllegalAction(Exception):
     """A reply that is valid JSON but not a legal action for this seat now.
 
     ``code`` is one of the game's documented codes (e.g. ``"occupied"``); the runner

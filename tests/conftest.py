@@ -41,3 +41,12 @@ def _strict_egress_default(settings):
     # It should start every test with the production default: no private address allowed.
     settings.ARENA_BOT_ALLOW_NETWORKS = ()
     assert django_settings.ARENA_BOT_ALLOW_NETWORKS == ()
+
+
+@pytest.fixture(autouse=True)
+async def _close_egress_session():
+    """Each test's event loop closes its shared egress session before the loop ends."""
+    from bots import egress
+
+    yield
+    await egress.close_session()

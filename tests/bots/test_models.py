@@ -1,0 +1,58 @@
+"""The Bot model: endpoint validation and who may create which kind."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+
+from bots.models import Bot, EndpointKind, validate_endpoint
+from bots.transports.builtin import BuiltinTransport
+from bots.transports.http import HttpTransport
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def users():
+    User = get_user_model()
+    return {
+        "owner": User.objects.create_user("owner", password="pw-owner-123"),
+        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True),
+    }
+
+
+@pytest.mark.parametrize("kind", [EndpointKind.PROCESS, EndpointKind.TCP])
+def test_it_lets_only_staff_create_process_and_tcp_bots(users, kind):
+    target = "python bot.py" if kind == EndpointKind.PROCESS else "127.0.0.1:5858"
+    bot = Bot(owner=users["owner"], game="tictactoe", name="b", kind=kind, target=target)
+    with pytest.raises(ValidationError, match="Only staff"):
+        bot.full_clean()
+    bot.owner = users["staff"]
+    bot.full_clean()
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://example.org/", "http://127.0.0.1/", "http://10.1.2.3/", "http://example.org:22/", "nonsense"]
+)
+def test_it_refuses_urls_the_egress_policy_refuses(users, url):
+    bot = Bot(owner=users["owner"], game="tictactoe", name="b", kind=EndpointKind.HTTP, target=url)
+    with pytest.raises(ValidationError):
+        bot.full_clean()
+
+
+def test_it_accepts_a_public_url_and_builds_its_transport(users):
+    bot = Bot.objects.create(owner=users["owner"], game="tictactoe", name="b", target="https://bots.example.org/ttt?k=1")
+    bot.full_clean()
+    transport = bot.transport(seat=1, seed=0, match_id="5")
+    assert isinstance(transport, HttpTransport) and transport.url == "https://bots.example.org/ttt?k=1"
+    # It should sign with the bot's own secret, generated at creation.
+    assert transport.secret == bot.secret and len(bot.secret) >= 40
+
+
+def test_it_checks_builtin_names_and_games(users):
+    with pytest.raises(ValidationError):
+        validate_endpoint("tictactoe", EndpointKind.BUILTIN, "nobody", staff=False)
+    with pytest.raises(ValidationError):
+        validate_endpoint("chess", EndpointKind.BUILTIN, "random", staff=False)
+    bot = Bot(owner=users["owner"], game="tictactoe", name="p", kind=EndpointKind.BUILTIN, target="perfect")
+    bot.full_clean()
+    assert isinstance(bot.transport(seat=0, seed=1, match_id="1"), BuiltinTransport)

@@ -1,0 +1,26 @@
+"""``make run``'s server: ``manage.py serve`` migrates, creates the demo and serves with daphne."""
+
+import sys
+import urllib.request
+
+from tests.conftest import REPO, free_port
+from tests.processes import project_env, running
+
+
+def test_it_serves_the_home_page_from_a_fresh_data_dir(tmp_path):
+    port = free_port()
+    env = project_env(ARENA_DATA_DIR=str(tmp_path / "var"))
+    argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
+    with running(argv, port, env=env):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            html = response.read().decode()
+            assert response.status == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/css/arena.css", timeout=10) as css:
+            assert css.status == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/games/tictactoe/", timeout=10) as page:
+            game_html = page.read().decode()
+    # It should list every game and show the demo's built-in bots.
+    assert "Tic-tac-toe" in html and "Arena" in html
+    assert "builtin:perfect" in game_html and "demo" in game_html
+    # It should have created the SQLite database in the data dir.
+    assert (tmp_path / "var" / "arena.sqlite3").exists()

@@ -1,0 +1,62 @@
+"""Start the project's own commands as real subprocesses and wait until they serve."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO
+
+
+def project_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update({"PYTHONUNBUFFERED": "1", **extra})
+    return env
+
+
+def manage(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        cwd=REPO,
+        env=env or project_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 30) -> None:
+    """Wait until something accepts TCP connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            raise AssertionError(f"server exited with {proc.returncode}:\n{out}\n{err}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listening on port {port} after {timeout} s")
+
+
+@contextlib.contextmanager
+def running(argv: list[str], port: int, *, env: dict | None = None, cwd: Path = REPO):
+    proc = subprocess.Popen(argv, cwd=cwd, env=env or project_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_port(port, proc)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()

@@ -26,7 +26,7 @@ web: run
 ## Run the whole test suite (in parallel).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n auto -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadfile -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

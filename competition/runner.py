@@ -146,12 +146,16 @@ async def play(
     names: Sequence[str] = (),
     on_turn: OnTurn | None = None,
     history: Sequence[dict[int, Any]] = (),
+    fault_streaks: Sequence[int] | None = None,
+    pace_ms: int = 0,
     safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
 ) -> MatchResult:
     """Play one match to its end and return the result (see the module docstring).
 
     ``history`` holds the actions of turns already played (a resumed match): they are
-    replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``.
+    replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
+    ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
+    last at least that long (a spectator-friendly pace for demos; bots are not slowed).
     """
     if len(transports) != game.num_players:
         raise ValueError(f"{game.slug} needs {game.num_players} transports")
@@ -164,6 +168,8 @@ async def play(
     if policy.bank_increment_ms is not None:
         bank_cap = policy.bank_multiplier * policy.bank_increment_ms
     seats = [_Seat(i, t, bank_cap) for i, t in enumerate(transports)]
+    for seat, streak in zip(seats, fault_streaks or (), strict=False):
+        seat.faults_in_a_row = streak
     names = tuple(names)
     turns: list[TurnRecord] = []
 
@@ -224,6 +230,7 @@ async def play(
         greetings = await _greet(game, state, seats, ctx_for, exchange, policy.sequential_greetings)
         while (to_move := game.to_move(state)) and outcome is None:
             number = len(history) + len(turns) + 1
+            turn_started = time.perf_counter()
             for s in to_move:
                 if seats[s].bank_ms is not None:
                     seats[s].bank_ms = min(bank_cap, seats[s].bank_ms + policy.bank_increment_ms)
@@ -278,6 +285,10 @@ async def play(
                 state = game.apply(state, actions)
                 record.frame = game.frame(state)
             turns.append(record)
+            if pace_ms:
+                left = pace_ms / 1000 - (time.perf_counter() - turn_started)
+                if left > 0:
+                    await asyncio.sleep(left)
             if on_turn is not None:
                 maybe = on_turn(record)
                 if inspect.isawaitable(maybe):

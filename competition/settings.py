@@ -19,6 +19,11 @@ Environment variables (all optional):
 - ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
 - ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
 - ``ARENA_SAFETY_TIMEOUT_MS`` (int, default 60000): the runner's global per-call limit.
+- ``ARENA_LEASE_SECONDS`` (int, default 30): a worker's lease on a match; renewed while it
+  plays, so a dead worker's match is resumed elsewhere after at most this long.
+- ``ARENA_MAX_PLATFORM_FAILURES`` (int, default 3): platform failures (or expired leases)
+  before a match is given up as ``errored``.
+- ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once.
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
 - ``ARENA_SERVE_STATIC`` (bool, default false): serve /static/ from daphne when DEBUG is
   false (normally the reverse proxy serves ``STATIC_ROOT``).
@@ -173,7 +178,9 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 10_000}}
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -208,8 +215,20 @@ try:
 except ValueError as exc:
     raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_PORTS: {exc}") from None
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
+ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
+ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
+ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
+
+# -- Celery (ARENA_RUNNER=celery) ---------------------------------------------------------
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # -- Production hardening (DEBUG=false) --------------------------------------------------
 

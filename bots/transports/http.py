@@ -56,14 +56,14 @@ class HttpTransport(Transport):
         sent = body.decode("utf-8", errors="replace")
         try:
             reply = await egress.post(
-            self.url,
-            body,
-            content_type=content_type,
-            timeout=timeout if timeout is not None else 60.0,
-            secret=self.secret,
-            match_id=self.match_id,
-            seat=self.seat,
-            policy=self.policy,
+                self.url,
+                body,
+                content_type=content_type,
+                timeout=timeout if timeout is not None else 60.0,
+                secret=self.secret,
+                match_id=self.match_id,
+                seat=self.seat,
+                policy=self.policy,
             )
         except BotFault as fault:
             fault.sent = sent

@@ -1,7 +1,9 @@
-"""``manage.py demo``: a staff user and a built-in bot of every strategy of every game.
+"""``manage.py demo``: a staff user, a built-in bot of every strategy of every game, and a
+running demo event (a paced double round robin, so spectators can follow the moves).
 
-Idempotent: running it again changes nothing. The demo user's password comes from
-``ARENA_DEMO_PASSWORD`` (default ``demo``; set a real one anywhere but your laptop).
+Idempotent: it creates nothing twice, and starts a new demo event only when none is
+running. The demo user's password comes from ``ARENA_DEMO_PASSWORD`` (default ``demo``;
+set a real one anywhere but your laptop).
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from bots.models import Bot, EndpointKind
+from competition.models import Entry, Event, EventFormat, EventStatus
+from competition.services.events import start_event
 from games import all_games
+
+DEMO_GAME = "tictactoe"
+DEMO_PACE_MS = 600
 
 
 class Command(BaseCommand):
@@ -37,3 +44,16 @@ class Command(BaseCommand):
                 )
                 made += new
         self.stdout.write(f"demo: user 'demo', {made} new built-in bots")
+        if not Event.objects.filter(name__startswith="Demo", status=EventStatus.RUNNING).exists():
+            event = Event.objects.create(
+                name=f"Demo {DEMO_GAME} round robin",
+                game=DEMO_GAME,
+                format=EventFormat.DOUBLE_ROUND_ROBIN,
+                series_length=1,
+                pace_ms=DEMO_PACE_MS,
+                created_by=user,
+            )
+            for seed, bot in enumerate(Bot.objects.filter(owner=user, game=DEMO_GAME).order_by("name"), 1):
+                Entry.objects.create(event=event, bot=bot, seed=seed)
+            created = start_event(event)
+            self.stdout.write(f"demo: event {event.pk} running with {created} matches")

@@ -1,9 +1,10 @@
-"""``manage.py serve``: what ``make run`` does: migrate, create the demo, start daphne."""
+"""``manage.py serve``: what ``make run`` does: migrate, create the demo, serve with daphne.
+
+Daphne runs in this process, and in the embedded default the match runner starts on its
+event loop as soon as it is listening, so the demo event plays before anyone connects.
+"""
 
 from __future__ import annotations
-
-import os
-import sys
 
 from django.conf import settings
 from django.core.management import call_command
@@ -11,7 +12,7 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Migrate, create the demo, and serve the platform with daphne."
+    help = "Migrate, create the demo, and serve the platform (daphne + embedded runner)."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
@@ -23,8 +24,24 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         if not opts["no_demo"]:
             call_command("demo")
-        self.stdout.write(f"Arena on http://{opts['host']}:{opts['port']}/")
-        self.stdout.flush()
-        argv = [sys.executable, "-m", "daphne", "-b", opts["host"], "-p", str(opts["port"]),
-                "competition.asgi:application"]
-        os.execv(sys.executable, argv)
+        # daphne installs its asyncio reactor on import: import it only here
+        import asyncio
+
+        from daphne.endpoints import build_endpoint_description_strings
+        from daphne.server import Server
+
+        from competition import embedded
+        from competition.asgi import application
+
+        def ready() -> None:
+            asyncio.get_event_loop().call_soon(embedded.start)
+            self.stdout.write(f"Arena on http://{opts['host']}:{opts['port']}/")
+            self.stdout.flush()
+
+        Server(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=opts["host"], port=opts["port"]),
+            ready_callable=ready,
+            verbosity=0,
+            server_name="arena",
+        ).run()

@@ -1,0 +1,81 @@
+"""The only place that names channel groups and publishes to them (DESIGN.md §4).
+
+One channel-layer message per turn per group, whatever the number of spectators: each
+process's hub (``competition.hub``) receives it once and writes the pre-encoded text to
+its local sockets. Publishing is best effort: a broadcast failure never loses a turn (the
+database is the source of truth; clients catch up with ``turns/?since=N``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
+
+#: the hub relays these message types to sockets
+RELAY = "relay"
+
+
+def match_group(match_id: int) -> str:
+    return f"match.{int(match_id)}"
+
+
+def event_group(event_id: int) -> str:
+    return f"event.{int(event_id)}"
+
+
+def lobby_group() -> str:
+    return "lobby"
+
+
+def encode(payload: dict) -> str:
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False)
+
+
+def message(kind: str, payload: dict, *, number: int | None = None) -> dict:
+    """A channel-layer message the hub relays: the text is encoded here, once."""
+    return {"type": RELAY, "kind": kind, "number": number, "text": encode({"type": kind, **payload})}
+
+
+async def apublish(group: str, msg: dict) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(group, msg)
+    except Exception:  # a broadcast is never worth a lost turn
+        logger.exception("broadcast to %s failed", group)
+
+
+def publish(group: str, msg: dict) -> None:
+    """Publish from sync code (e.g. ``transaction.on_commit``)."""
+    try:
+        async_to_sync(apublish)(group, msg)
+    except Exception:
+        logger.exception("broadcast to %s failed", group)
+
+
+def turn(match_id: int, turn_json: dict) -> None:
+    publish(match_group(match_id), message("turn", {"turn": turn_json}, number=turn_json["number"]))
+
+
+def match_started(match_json: dict) -> None:
+    publish(match_group(match_json["id"]), message("started", {"match": match_json}))
+    if match_json.get("event"):
+        publish(event_group(match_json["event"]), message("match_started", {"match": match_json}))
+    publish(lobby_group(), message("match_started", {"match": match_json}))
+
+
+def match_finished(match_json: dict) -> None:
+    publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=2**62))
+    if match_json.get("event"):
+        publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
+    publish(lobby_group(), message("match_finished", {"match": match_json}))
+
+
+def standings_changed(event_id: int, standings: list) -> None:
+    publish(event_group(event_id), message("standings", {"event": event_id, "standings": standings}))

@@ -1,0 +1,54 @@
+"""Celery app for the scale-out runner (``ARENA_RUNNER=celery``).
+
+Start workers with ``celery -A competition worker -P threads -c 32``: each task plays one
+match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
+worker that dies is redelivered, and the database lease decides who really plays. Every
+worker also reaps expired leases in a background thread, so no extra beat process is
+needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from celery import Celery
+from celery.signals import worker_ready, worker_shutdown
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
+
+app = Celery("competition")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["competition"])
+
+logger = logging.getLogger(__name__)
+_stop = threading.Event()
+
+
+def _reaper(interval: float) -> None:
+    from competition.services.matches import reap, sweep_queued
+
+    while not _stop.wait(interval):
+        try:
+            reaped = reap()
+            if reaped:
+                logger.info("requeued expired matches %s", reaped)
+            swept = sweep_queued()
+            if swept:
+                logger.info("dispatched stale queued matches %s", swept)
+        except Exception:
+            logger.exception("reaper failed")
+
+
+@worker_ready.connect
+def start_reaper(**kwargs) -> None:
+    from django.conf import settings
+
+    interval = max(settings.ARENA_LEASE_SECONDS / 3, 1.0)
+    threading.Thread(target=_reaper, args=(interval,), name="arena-reaper", daemon=True).start()
+
+
+@worker_shutdown.connect
+def stop_reaper(**kwargs) -> None:
+    _stop.set()

@@ -1,0 +1,63 @@
+"""``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints.
+
+Each endpoint (``builtin:NAME``, a URL, ``process:…``, ``tcp:…``) becomes a bot of the
+``cli`` staff user (created once, reused), and the matches go to whichever runner is
+configured. Prints the new match ids as a JSON list.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from bots.models import Bot, validate_endpoint
+from bots.transports import split_endpoint
+from competition.services.matches import create_match
+from games import get_game
+
+
+class Command(BaseCommand):
+    help = "Queue matches between endpoints; prints the match ids."
+
+    def add_arguments(self, parser):
+        parser.add_argument("game")
+        parser.add_argument("seats", nargs="+", metavar="SEAT")
+        parser.add_argument("--count", type=int, default=1)
+        parser.add_argument("--seed", type=int, default=None, help="first seed (then +1 per match)")
+        parser.add_argument("--options", default=None, help="game options as a JSON object")
+        parser.add_argument("--pace-ms", type=int, default=0, help="minimum duration of a turn")
+
+    def handle(self, *args, **opts):
+        try:
+            game = get_game(opts["game"])
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0])) from None
+        try:
+            options = json.loads(opts["options"]) if opts["options"] else None
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--options is not JSON: {exc}") from None
+        user, _ = get_user_model().objects.get_or_create(username="cli", defaults={"is_staff": True})
+        bots = []
+        try:
+            for spec in opts["seats"]:
+                kind, target = split_endpoint(spec)
+                validate_endpoint(game.slug, kind, target, staff=True)
+                bot, _ = Bot.objects.get_or_create(
+                    owner=user, game=game.slug, kind=kind, target=target,
+                    defaults={"name": f"{kind}:{target}"[:80]},
+                )
+                bots.append(bot)
+            ids = []
+            with transaction.atomic():
+                for i in range(max(1, opts["count"])):
+                    seed = None if opts["seed"] is None else opts["seed"] + i
+                    match = create_match(game.slug, bots, options=options, seed=seed, created_by=user,
+                                         pace_ms=max(0, opts["pace_ms"]))
+                    ids.append(match.pk)
+        except (ValueError, ValidationError) as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(json.dumps(ids))

@@ -1,0 +1,52 @@
+"""``manage.py runmatches``: a standalone worker loop (no Celery, no web server).
+
+It reaps expired leases and plays queued matches, up to ``--concurrency`` at once, until
+stopped; with ``--once`` it plays what is queued now and exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from asgiref.sync import sync_to_async
+from django.core.management.base import BaseCommand
+
+from bots import egress
+from competition.services.matches import claim, play_claimed, reap
+
+
+class Command(BaseCommand):
+    help = "Play queued matches (a worker loop). --once: drain the queue and exit."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--once", action="store_true")
+        parser.add_argument("--concurrency", type=int, default=16)
+        parser.add_argument("--poll", type=float, default=1.0)
+
+    def handle(self, *args, **opts):
+        played = asyncio.run(self._loop(opts["once"], max(1, opts["concurrency"]), opts["poll"]))
+        self.stdout.write(f"played {played} matches")
+
+    async def _loop(self, once: bool, concurrency: int, poll: float) -> int:
+        tasks: set[asyncio.Task] = set()
+        played = 0
+        try:
+            while True:
+                await sync_to_async(reap)()
+                while len(tasks) < concurrency:
+                    claimed = await sync_to_async(claim)()
+                    if claimed is None:
+                        break
+                    tasks.add(asyncio.ensure_future(play_claimed(*claimed)))
+                    played += 1
+                if once and not tasks:
+                    return played
+                if tasks:
+                    _done, tasks = await asyncio.wait(tasks, timeout=poll, return_when=asyncio.FIRST_COMPLETED)
+                    tasks = set(tasks)
+                else:
+                    await asyncio.sleep(poll)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await egress.close_session()

@@ -1,0 +1,27 @@
+"""Competition models: events, matches, seats, turns, ratings (DESIGN.md §4-§5)."""
+
+from competition.models.choices import (
+    EventFormat,
+    EventStatus,
+    FaultCode,
+    MatchStatus,
+    SeatResult,
+)
+from competition.models.events import Entry, Event
+from competition.models.matches import Match, Participant, Turn
+from competition.models.ratings import Rating, RatingChange
+
+__all__ = [
+    "Entry",
+    "Event",
+    "EventFormat",
+    "EventStatus",
+    "FaultCode",
+    "Match",
+    "MatchStatus",
+    "Participant",
+    "Rating",
+    "RatingChange",
+    "SeatResult",
+    "Turn",
+]

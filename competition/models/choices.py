@@ -1,0 +1,69 @@
+"""The vocabularies of the competition, as ``TextChoices`` (compare to members, not strings)."""
+
+from django.db import models
+
+from bots.faults import FaultCode as _Fault
+
+
+class MatchStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    """Waiting for a worker to claim it."""
+    RUNNING = "running", "Running"
+    """Claimed by a worker holding a lease."""
+    FINISHED = "finished", "Finished"
+    """Played to the game's own end."""
+    FORFEITED = "forfeited", "Forfeited"
+    """Ended by a seat's fault (the offender lost)."""
+    CANCELLED = "cancelled", "Cancelled"
+    """Stopped by an organiser; no result."""
+    ERRORED = "errored", "Errored"
+    """Given up after repeated platform failures; no result, never rated."""
+
+    @classmethod
+    def done(cls) -> tuple[str, ...]:
+        return (cls.FINISHED, cls.FORFEITED, cls.CANCELLED, cls.ERRORED)
+
+    @classmethod
+    def with_result(cls) -> tuple[str, ...]:
+        return (cls.FINISHED, cls.FORFEITED)
+
+
+class SeatResult(models.TextChoices):
+    WIN = "win", "Win"
+    """Scored more than every other seat."""
+    DRAW = "draw", "Draw"
+    """Tied for the best score."""
+    LOSS = "loss", "Loss"
+    """Scored less than the best."""
+
+
+FaultCode = models.TextChoices(
+    "FaultCode", [(code.name, (code.value, code.value.replace("_", " "))) for code in _Fault]
+)
+FaultCode.__doc__ = "Fault codes of DESIGN.md §3 (mirrors ``bots.faults.FaultCode``)."
+
+
+class EventFormat(models.TextChoices):
+    ROUND_ROBIN = "round_robin", "Round robin"
+    """Every pair meets once (one series)."""
+    DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
+    """Every pair meets twice, seats swapped."""
+    SWISS = "swiss", "Swiss"
+    """Rounds pairing entries with equal scores, no rematch while avoidable."""
+    SINGLE_ELIMINATION = "single_elimination", "Single elimination"
+    """A seeded bracket; losers leave."""
+    LADDER = "ladder", "Continuous ladder"
+    """Runs until stopped, pairing bots of close rating."""
+
+
+class EventStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    """Being set up; no match yet."""
+    RUNNING = "running", "Running"
+    """Matches are scheduled and played."""
+    PAUSED = "paused", "Paused"
+    """No new match is scheduled; running ones finish."""
+    FINISHED = "finished", "Finished"
+    """Every match played; standings final."""
+    CANCELLED = "cancelled", "Cancelled"
+    """Stopped by an organiser; queued matches cancelled."""

@@ -1,0 +1,47 @@
+from django.conf import settings
+from django.db import models
+
+from competition.models.choices import EventFormat, EventStatus
+
+
+class EventQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        return self  # events are public
+
+
+class Event(models.Model):
+    name = models.CharField(max_length=120)
+    game = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True, help_text="Game options (validated by the game).")
+    format = models.CharField(max_length=32, choices=EventFormat.choices, default=EventFormat.ROUND_ROBIN)
+    series_length = models.PositiveSmallIntegerField(default=1, help_text="Games per pairing, seats alternating.")
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Swiss rounds (default: log2 of entries).")
+    pace_ms = models.PositiveIntegerField(default=0, help_text="Minimum duration of a turn (for watchable demos).")
+    status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-created",)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="entries")
+    seed = models.PositiveIntegerField(default=0, help_text="Initial order (1 = top seed).")
+    active = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("event", "seed", "id")
+        constraints = [models.UniqueConstraint(fields=("event", "bot"), name="entry_unique_bot")]
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.event}"

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from competition.models.choices import FaultCode, MatchStatus, SeatResult
+
+
+class MatchQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Matches are public to watch; per-turn logs are filtered separately (owners)."""
+        return self
+
+    def queued(self):
+        return self.filter(status=MatchStatus.QUEUED)
+
+    def running(self):
+        return self.filter(status=MatchStatus.RUNNING)
+
+    def expired(self, now=None):
+        return self.filter(status=MatchStatus.RUNNING, lease_expires__lt=now or timezone.now())
+
+    def involving(self, bot_id: int):
+        return self.filter(participants__bot_id=bot_id)
+
+
+class Match(models.Model):
+    game = models.CharField(max_length=32, db_index=True)
+    options = models.JSONField(default=dict, blank=True, help_text="Resolved game options.")
+    seed = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True)
+    reason = models.CharField(max_length=40, blank=True, help_text="The outcome's reason (game-specific).")
+    event = models.ForeignKey("competition.Event", null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
+    round = models.PositiveIntegerField(null=True, blank=True)
+    pairing = models.CharField(max_length=64, blank=True, help_text="Series key within an event.")
+    game_in_series = models.PositiveSmallIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(default=timezone.now, help_text="When it was last (re)queued.")
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True, db_index=True)
+    worker = models.CharField(max_length=120, blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker claimed it.")
+    platform_failures = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, help_text="Why it errored or was requeued.")
+    turn_count = models.PositiveIntegerField(default=0)
+    pace_ms = models.PositiveIntegerField(default=0, help_text="Minimum duration of a turn (for watchable demos).")
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-id",)
+        indexes = [models.Index(fields=("status", "id"), name="match_status_id")]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in MatchStatus.done()
+
+
+class Participant(models.Model):
+    """One seat of a match (seats are 0..n-1)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    seat = models.PositiveSmallIntegerField()
+    bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="participations")
+    score = models.FloatField(null=True, blank=True)
+    result = models.CharField(max_length=8, choices=SeatResult.choices, blank=True)
+    cause = models.CharField(
+        max_length=16, choices=FaultCode.choices, blank=True, help_text="The fault that forfeited this seat."
+    )
+    faults = models.PositiveIntegerField(default=0, help_text="Charged faults in this match.")
+
+    class Meta:
+        ordering = ("match", "seat")
+        constraints = [models.UniqueConstraint(fields=("match", "seat"), name="participant_unique_seat")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.seat} {self.bot}"
+
+
+class Turn(models.Model):
+    """One turn, append-only. Per-seat lists are indexed by seat (None: not asked)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="turns")
+    number = models.PositiveIntegerField()
+    seats = models.JSONField(default=list)
+    actions = models.JSONField(default=list)
+    faults = models.JSONField(default=list)
+    details = models.JSONField(default=list)
+    latencies_ms = models.JSONField(default=list)
+    frame = models.JSONField(null=True)
+    logs = models.JSONField(default=list, help_text="Per seat: what was sent and received (owners only).")
+    forfeited = models.JSONField(default=list)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("match", "number")
+        constraints = [models.UniqueConstraint(fields=("match", "number"), name="turn_unique_number")]
+
+    def __str__(self) -> str:
+        return f"Match {self.match_id} turn {self.number}"
+
+    def public_json(self) -> dict:
+        """What spectators see (no logs)."""
+        return {
+            "number": self.number,
+            "seats": self.seats,
+            "actions": self.actions,
+            "faults": self.faults,
+            "details": self.details,
+            "latencies_ms": self.latencies_ms,
+            "frame": self.frame,
+            "forfeited": self.forfeited,
+        }
+
+
+__all__ = ["Match", "Participant", "Turn"]

@@ -1,0 +1,467 @@
+"""Match lifecycle services: create, claim, record, finish, release, reap, resume.
+
+The database is the source of truth. A worker owns a match only while it holds the lease:
+claiming is a conditional ``UPDATE … WHERE status = 'queued'`` that sets a fresh lease
+token; every turn write and the finish are fenced by that token, so a worker whose lease
+expired (and whose match another worker resumed) can write nothing more. A resumed match
+rebuilds its state by replaying the stored turns through the deterministic engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from bots.faults import FaultCode
+from bots.models import Bot
+from competition import broadcast
+from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
+from competition.runner import MatchResult, PlatformError, TurnRecord, forfeit_outcome, play
+from games import get_game
+from games.base import Outcome
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseLost(Exception):
+    """This worker no longer owns the match (its lease expired or was taken over)."""
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def lease_duration() -> timedelta:
+    return timedelta(seconds=settings.ARENA_LEASE_SECONDS)
+
+
+# -- create ---------------------------------------------------------------------------
+
+
+def create_match(
+    game_slug: str,
+    bots: list[Bot],
+    *,
+    options: dict | None = None,
+    seed: int | None = None,
+    event=None,
+    round: int | None = None,
+    pairing: str = "",
+    game_in_series: int = 0,
+    created_by=None,
+    pace_ms: int = 0,
+    dispatch_now: bool = True,
+) -> Match:
+    """A queued match (with one ``Participant`` per seat), dispatched after commit.
+
+    Raises ``ValidationError`` for an unknown game, bad options or wrong bots.
+    """
+    try:
+        game = get_game(game_slug)
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    try:
+        resolved = game.resolve_options(options)
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    if len(bots) != game.num_players:
+        raise ValidationError({"bots": f"{game.title} needs exactly {game.num_players} bots."})
+    for bot in bots:
+        if bot.game != game.slug:
+            raise ValidationError({"bots": f"{bot} does not play {game.title}."})
+    if seed is None:
+        seed = secrets.randbits(31)
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game.slug,
+            options=resolved,
+            seed=seed,
+            event=event,
+            round=round,
+            pairing=pairing,
+            game_in_series=game_in_series,
+            created_by=created_by,
+            pace_ms=pace_ms,
+        )
+        Participant.objects.bulk_create(
+            [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
+        )
+        if dispatch_now:
+            transaction.on_commit(lambda: dispatch(match.pk))
+    return match
+
+
+def dispatch(match_id: int) -> None:
+    """Tell a runner that ``match_id`` is queued (the database decides who plays it).
+
+    Best effort: if the broker is down the match stays queued in the database and
+    ``sweep_queued`` dispatches it again later."""
+    try:
+        if settings.ARENA_RUNNER == "celery":
+            from competition.tasks import run_match_task
+
+            run_match_task.delay(match_id)
+        else:
+            from competition import embedded
+
+            embedded.wake()
+    except Exception:
+        logger.exception("dispatch of match %s failed; it stays queued", match_id)
+
+
+def sweep_queued(now=None) -> list[int]:
+    """Dispatch again matches queued for more than two lease periods (a lost message)."""
+    now = now or timezone.now()
+    stale = list(
+        Match.objects.queued().filter(queued_at__lt=now - 2 * lease_duration()).values_list("id", flat=True)[:500]
+    )
+    if stale:
+        Match.objects.filter(pk__in=stale, status=MatchStatus.QUEUED).update(queued_at=now)
+        for match_id in stale:
+            dispatch(match_id)
+    return stale
+
+
+# -- claim and lease ------------------------------------------------------------------
+
+
+def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[int, uuid.UUID] | None:
+    """Claim one queued match (``match_id`` or the oldest): ``(id, lease token)`` or None."""
+    worker = worker or worker_name()
+    queued = Match.objects.queued()
+    candidates = [match_id] if match_id is not None else list(
+        queued.order_by("id").values_list("id", flat=True)[:20]
+    )
+    for candidate in candidates:
+        token = uuid.uuid4()
+        now = timezone.now()
+        updated = Match.objects.filter(pk=candidate, status=MatchStatus.QUEUED).update(
+            status=MatchStatus.RUNNING,
+            lease_token=token,
+            lease_expires=now + lease_duration(),
+            worker=worker[:120],
+            attempts=F("attempts") + 1,
+            started=Coalesce("started", now),
+        )
+        if updated:
+            return candidate, token
+    return None
+
+
+def renew(match_id: int, token: uuid.UUID) -> bool:
+    """Extend the lease; False when this worker no longer holds it."""
+    return bool(
+        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, lease_token=token).update(
+            lease_expires=timezone.now() + lease_duration()
+        )
+    )
+
+
+# -- record and finish ----------------------------------------------------------------
+
+
+def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
+    """Store one turn (fenced by the lease) and broadcast it after commit."""
+    with transaction.atomic():
+        fenced = Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, lease_token=token).update(
+            lease_expires=timezone.now() + lease_duration(), turn_count=record.number
+        )
+        if not fenced:
+            raise LeaseLost(f"match {match_id}: lease lost before turn {record.number}")
+        try:
+            with transaction.atomic():
+                turn = Turn.objects.create(
+                    match_id=match_id,
+                    number=record.number,
+                    seats=list(record.seats),
+                    actions=record.actions,
+                    faults=record.faults,
+                    details=record.details,
+                    latencies_ms=record.latencies_ms,
+                    frame=record.frame,
+                    logs=[log.to_json() if log else None for log in record.logs],
+                    forfeited=list(record.forfeited),
+                )
+        except IntegrityError:
+            raise LeaseLost(f"match {match_id}: turn {record.number} already stored") from None
+        payload = turn.public_json()
+        transaction.on_commit(lambda: broadcast.turn(match_id, payload))
+    return turn
+
+
+def seat_results(scores: tuple[float, ...]) -> list[str]:
+    best = max(scores)
+    winners = sum(1 for s in scores if s == best)
+    return [
+        (SeatResult.DRAW if winners > 1 else SeatResult.WIN) if s == best else SeatResult.LOSS
+        for s in scores
+    ]
+
+
+def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: tuple[int, ...] = ()) -> bool:
+    """Store the result, rate it, progress the event; idempotent (False if already done).
+
+    ``token=None`` finishes without a lease check (used by organisers' tools and tests).
+    """
+    from competition.services import ratings
+
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != MatchStatus.RUNNING or (token is not None and match.lease_token != token):
+            return False
+        match.status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
+        match.reason = outcome.reason
+        match.finished = timezone.now()
+        match.lease_token = None
+        match.lease_expires = None
+        match.save(update_fields=["status", "reason", "finished", "lease_token", "lease_expires"])
+        participants = list(match.participants.select_related("bot").order_by("seat"))
+        charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
+        last_fault: dict[int, str] = {}
+        for faults in Turn.objects.filter(match=match).order_by("number").values_list("faults", flat=True):
+            for seat, code in enumerate(faults):
+                if code not in (None, FaultCode.OK.value, FaultCode.PLATFORM.value):
+                    charged[seat] = charged.get(seat, 0) + 1
+                    last_fault[seat] = code
+        results = seat_results(outcome.scores)
+        for p in participants:
+            p.score = outcome.scores[p.seat]
+            p.result = results[p.seat]
+            p.faults = charged.get(p.seat, 0)
+            p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
+        Participant.objects.bulk_update(participants, ["score", "result", "faults", "cause"])
+        ratings.apply_match(match, participants)
+        if match.event_id:
+            from competition.services import events
+
+            events.on_match_finished(match)
+        summary = match_json(match, participants)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+    return True
+
+
+def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
+    """A platform failure: requeue the match, or give up after too many (``errored``)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != MatchStatus.RUNNING or match.lease_token != token:
+            return None
+        return _requeue_or_error(match, error)
+
+
+def _requeue_or_error(match: Match, error: str) -> str:
+    match.platform_failures += 1
+    match.lease_token = None
+    match.lease_expires = None
+    match.error = error[:2000]
+    if match.platform_failures >= settings.ARENA_MAX_PLATFORM_FAILURES:
+        match.status = MatchStatus.ERRORED
+        match.finished = timezone.now()
+        summary = match_json(match)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+    else:
+        match.status = MatchStatus.QUEUED
+        match.queued_at = timezone.now()
+        transaction.on_commit(lambda: dispatch(match.pk))
+    match.save(update_fields=["status", "platform_failures", "lease_token", "lease_expires", "error",
+                              "finished", "queued_at"])
+    return match.status
+
+
+def reap(now=None) -> list[int]:
+    """Requeue running matches whose lease expired (a dead worker); returns their ids."""
+    now = now or timezone.now()
+    reaped = []
+    for match_id in list(Match.objects.expired(now).values_list("id", flat=True)):
+        with transaction.atomic():
+            match = Match.objects.select_for_update().get(pk=match_id)
+            if match.status != MatchStatus.RUNNING or match.lease_expires is None or match.lease_expires >= now:
+                continue
+            _requeue_or_error(match, f"lease expired (worker {match.worker or '?'})")
+            reaped.append(match_id)
+    return reaped
+
+
+def cancel(match_id: int, reason: str = "cancelled") -> bool:
+    with transaction.atomic():
+        updated = Match.objects.filter(
+            pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
+        ).update(status=MatchStatus.CANCELLED, lease_token=None, lease_expires=None,
+                 error=reason[:2000], finished=timezone.now())
+        if updated:
+            summary = match_json(Match.objects.get(pk=match_id))
+            transaction.on_commit(lambda: broadcast.match_finished(summary))
+    return bool(updated)
+
+
+def requeue(match_id: int) -> bool:
+    """An organiser's retry of an errored match (history kept: it resumes)."""
+    with transaction.atomic():
+        updated = Match.objects.filter(pk=match_id, status=MatchStatus.ERRORED).update(
+            status=MatchStatus.QUEUED, platform_failures=0, finished=None, error="", queued_at=timezone.now()
+        )
+        if updated:
+            transaction.on_commit(lambda: dispatch(match_id))
+    return bool(updated)
+
+
+def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
+    """The public summary of a match (API and broadcasts)."""
+    if participants is None:
+        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    return {
+        "id": match.pk,
+        "game": match.game,
+        "status": match.status,
+        "reason": match.reason,
+        "event": match.event_id,
+        "round": match.round,
+        "seed": match.seed,
+        "turn_count": match.turn_count,
+        "created": match.created.isoformat() if match.created else None,
+        "started": match.started.isoformat() if match.started else None,
+        "finished": match.finished.isoformat() if match.finished else None,
+        "error": match.error if match.status == MatchStatus.ERRORED else "",
+        "participants": [
+            {
+                "seat": p.seat,
+                "bot": p.bot_id,
+                "name": p.bot.name,
+                "owner": p.bot.owner.username if hasattr(p.bot, "owner") else None,
+                "score": p.score,
+                "result": p.result,
+                "cause": p.cause,
+                "faults": p.faults,
+            }
+            for p in participants
+        ],
+    }
+
+
+# -- run (used by every runner: embedded, Celery, runmatches) ----------------------------
+
+
+def _load(match_id: int) -> dict[str, Any]:
+    match = Match.objects.get(pk=match_id)
+    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    turns = list(Turn.objects.filter(match_id=match_id).order_by("number").values("actions", "seats", "faults", "forfeited", "number"))
+    return {"match": match, "participants": participants, "turns": turns, "summary": match_json(match, participants)}
+
+
+async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
+    """Claim and play one match to its end (or resume it). Returns its id, or None if
+    there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
+    claimed = await sync_to_async(claim)(match_id, worker=worker)
+    if claimed is None:
+        return None
+    mid, token = claimed
+    await play_claimed(mid, token)
+    return mid
+
+
+async def play_claimed(match_id: int, token: uuid.UUID) -> None:
+    """Play a match this worker has claimed; a lost lease or a platform failure is
+    handled here (released or left to the reaper), never raised."""
+    mid = match_id
+    try:
+        await _play_claimed(mid, token)
+    except LeaseLost as exc:
+        logger.warning("%s", exc)
+    except PlatformError as exc:
+        logger.warning("match %s: platform failure: %s", mid, exc)
+        await sync_to_async(release)(mid, token, f"platform failure: {exc}")
+    except asyncio.CancelledError:
+        # this worker is shutting down: leave the lease to expire (the reaper requeues)
+        raise
+    except Exception as exc:
+        logger.exception("match %s: unexpected failure", mid)
+        await sync_to_async(release)(mid, token, f"unexpected failure: {exc!r}")
+
+
+async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
+    data = await sync_to_async(_load)(match_id)
+    match, participants, turns = data["match"], data["participants"], data["turns"]
+    game = get_game(match.game)
+    if turns and turns[-1]["forfeited"]:
+        # the worker died after storing the forfeiting turn: finish it as it ended
+        outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
+        await sync_to_async(finish)(match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+        return
+    if not turns:
+        await sync_to_async(broadcast.match_started)(data["summary"])
+    history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
+    streaks = _fault_streaks(turns, game.num_players)
+    transports = [
+        p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
+        for p in participants
+    ]
+    record = sync_to_async(record_turn)
+
+    async def on_turn(turn: TurnRecord) -> None:
+        await record(match_id, token, turn)
+
+    async def heartbeat() -> None:
+        interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
+        while True:
+            await asyncio.sleep(interval)
+            if not await sync_to_async(renew)(match_id, token):
+                raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
+
+    beat = asyncio.ensure_future(heartbeat())
+    game_task = asyncio.ensure_future(
+        play(
+            game,
+            transports,
+            seed=match.seed,
+            options=match.options,
+            match_id=str(match.pk),
+            names=tuple(p.bot.name for p in participants),
+            on_turn=on_turn,
+            history=history,
+            fault_streaks=streaks,
+            pace_ms=match.pace_ms,
+            safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
+        )
+    )
+    try:
+        done, _pending = await asyncio.wait({beat, game_task}, return_when=asyncio.FIRST_COMPLETED)
+        if beat in done:
+            game_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await game_task
+            beat.result()  # raises LeaseLost
+        result: MatchResult = game_task.result()
+    finally:
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost):
+            await beat
+    if not await sync_to_async(finish)(match_id, token, result.outcome, result.forfeited):
+        raise LeaseLost(f"match {match_id}: finished elsewhere")
+
+
+def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:
+    """Each seat's consecutive charged faults at the end of the stored turns."""
+    streaks = [0] * num_players
+    for t in turns:
+        for seat in t["seats"]:
+            code = t["faults"][seat]
+            if code in (None, FaultCode.OK.value):
+                streaks[seat] = 0
+            elif code != FaultCode.PLATFORM.value:
+                streaks[seat] += 1
+    return streaks

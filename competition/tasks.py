@@ -1,0 +1,22 @@
+"""Celery tasks: one match per task, on the same code path as every other runner."""
+
+from __future__ import annotations
+
+import asyncio
+
+from celery import shared_task
+
+
+async def _run(match_id: int) -> None:
+    from bots import egress
+    from competition.services.matches import run_match
+
+    try:
+        await run_match(match_id)
+    finally:
+        await egress.close_session()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_match_task(match_id: int) -> None:
+    asyncio.run(_run(match_id))

@@ -1,0 +1,144 @@
+"""Scale-out on real parts: PostgreSQL, Redis and Celery worker processes, all started here.
+
+Two workers play 40 queued matches: every match finishes exactly once, with a gap-free,
+duplicate-free turn sequence. Then a worker is SIGKILLed mid-match: once its lease
+expires another worker resumes the match from its stored turns and finishes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+
+from games import get_game
+from tests.conftest import LOOPBACK, REPO
+from tests.processes import manage, project_env
+from tests.servers import postgres_server, redis_server
+
+pytestmark = pytest.mark.slow
+LEASE_SECONDS = 3
+
+
+@pytest.fixture(scope="module")
+def stack():
+    with postgres_server() as pg, redis_server() as redis_url:
+        env = project_env(
+            DATABASE_URL=pg.url,
+            REDIS_URL=redis_url,
+            ARENA_RUNNER="celery",
+            ARENA_LEASE_SECONDS=str(LEASE_SECONDS),
+            ARENA_MAX_PLATFORM_FAILURES="5",
+            ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
+        )
+        done = manage("migrate", "--noinput", env=env)
+        assert done.returncode == 0, done.stderr
+        workers = [start_worker(env, f"w{i}") for i in (1, 2)]
+        try:
+            yield {"env": env, "db": pg.url, "workers": workers}
+        finally:
+            for proc in workers:
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in workers:
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+def start_worker(env: dict, name: str) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "celery", "-A", "competition", "worker", "-P", "threads", "-c", "8",
+            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--loglevel=WARNING"]
+    return subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def enqueue(env, *args) -> list[int]:
+    done = manage("enqueue", *args, env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def query(url: str, sql: str, params=()) -> list[tuple]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def wait_done(url: str, ids: list[int], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = query(url, "select count(*) from competition_match where id = any(%s) and status in ('queued','running')", (ids,))[0][0]
+        if pending == 0:
+            return
+        time.sleep(0.25)
+    rows = query(url, "select id, status, worker, attempts, error from competition_match where id = any(%s)", (ids,))
+    raise AssertionError(f"matches not done after {timeout} s: {[r for r in rows if r[1] in ('queued', 'running')]}")
+
+
+def assert_consistent(url: str, match_id: int) -> list[tuple]:
+    """Turns 1..n without gap or duplicate, and replaying them gives the stored frames."""
+    game_slug, seed, options, status = query(
+        url, "select game, seed, options, status from competition_match where id = %s", (match_id,))[0]
+    turns = query(url, "select number, seats, actions, frame, forfeited from competition_turn where match_id = %s order by number", (match_id,))
+    assert [t[0] for t in turns] == list(range(1, len(turns) + 1)), f"match {match_id}: turn numbers {[t[0] for t in turns]}"
+    game = get_game(game_slug)
+    state = game.initial_state(seed=seed, options=options)
+    for number, seats, actions, frame, forfeited in turns:
+        if forfeited:
+            continue
+        state = game.apply(state, {s: actions[s] for s in seats})
+        assert game.frame(state) == frame, f"match {match_id}: turn {number} does not replay"
+    assert status in ("finished", "forfeited")
+    return turns
+
+
+def test_it_plays_40_matches_on_two_celery_workers_exactly_once(stack):
+    env, url = stack["env"], stack["db"]
+    ids = enqueue(env, "tictactoe", "builtin:perfect", "builtin:random", "--count", "30", "--seed", "1")
+    ids += enqueue(env, "tictactoe", "builtin:random", "builtin:perfect", "--count", "10", "--seed", "100")
+    assert len(ids) == 40
+    wait_done(url, ids, timeout=120)
+    rows = query(url, "select id, status, attempts, turn_count from competition_match where id = any(%s)", (ids,))
+    # It should finish every match exactly once, each claimed once.
+    assert all(status in ("finished", "forfeited") for _, status, _, _ in rows), rows
+    assert all(attempts == 1 for _, _, attempts, _ in rows), rows
+    for match_id, _status, _attempts, turn_count in rows:
+        turns = assert_consistent(url, match_id)
+        assert len(turns) == turn_count
+    # It should rate each match exactly once (two rating steps per match of distinct bots).
+    steps = query(url, "select match_id, count(*) from competition_ratingchange where match_id = any(%s) group by match_id", (ids,))
+    assert len(steps) == 40 and all(n == 2 for _, n in steps)
+    # It should spread the work over both workers.
+    workers = query(url, "select count(distinct worker) from competition_match where id = any(%s)", (ids,))[0][0]
+    assert workers == 2
+
+
+def test_it_resumes_a_match_whose_worker_was_killed(stack):
+    env, url = stack["env"], stack["db"]
+    (match_id,) = enqueue(env, "tictactoe", "builtin:random", "builtin:random", "--seed", "7", "--pace-ms", "700")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        row = query(url, "select status, worker, turn_count from competition_match where id = %s", (match_id,))[0]
+        if row[0] == "running" and row[2] >= 2:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"match {match_id} never got going: {row}")
+    pid = int(row[1].rsplit(":", 1)[1])
+    victim = next(p for p in stack["workers"] if p.pid == pid)
+    # It should survive a SIGKILL of the worker playing it.
+    os.kill(pid, signal.SIGKILL)
+    victim.wait(10)
+    turns_at_kill = row[2]
+    wait_done(url, [match_id], timeout=90)
+    _status, attempts, worker, turn_count = query(
+        url, "select status, attempts, worker, turn_count from competition_match where id = %s", (match_id,))[0]
+    assert attempts == 2 and worker != row[1]
+    turns = assert_consistent(url, match_id)
+    assert len(turns) == turn_count >= turns_at_kill

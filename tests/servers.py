@@ -1,0 +1,92 @@
+"""Real PostgreSQL and Redis servers for integration tests, started on free loopback ports.
+
+PostgreSQL refuses to run as root, so as root the cluster belongs to the ``postgres``
+system user (Debian's package creates it). Each server lives in a temporary directory
+and is stopped at the end of the test session.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import free_port
+
+
+def _pg_bin(name: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    if found:
+        return found[-1]
+    path = shutil.which(name)
+    assert path, f"PostgreSQL's {name} is not installed (apt-get install postgresql)"
+    return path
+
+
+def _as_postgres(argv: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+@contextmanager
+def postgres_server():
+    """Yield a ``DATABASE_URL`` of a fresh PostgreSQL cluster with an ``arena`` database."""
+    root = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    data = root / "data"
+    port = free_port()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    subprocess.run(_as_postgres([_pg_bin("initdb"), "-D", str(data), "-U", "arena", "--auth=trust",
+                                 "-E", "UTF8", "--no-sync"]), check=True, capture_output=True)
+    conf = ["-c", f"port={port}", "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={root}",
+            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            "-c", "max_connections=200"]
+    log = root / "pg.log"
+    ctl = _pg_bin("pg_ctl")
+
+    def start() -> None:
+        subprocess.run(_as_postgres([ctl, "-D", str(data), "-l", str(log), "-w", "-t", "30",
+                                     "-o", " ".join(conf), "start"]), check=True, capture_output=True)
+
+    def stop(mode: str = "fast") -> None:
+        subprocess.run(_as_postgres([ctl, "-D", str(data), "-m", mode, "-w", "stop"]), capture_output=True)
+
+    start()
+    subprocess.run(_as_postgres([_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "arena", "arena"]),
+                   check=True, capture_output=True)
+    url = f"postgres://arena@127.0.0.1:{port}/arena"
+    server = type("Postgres", (), {"url": url, "port": port, "start": staticmethod(start), "stop": staticmethod(stop)})
+    try:
+        yield server
+    finally:
+        stop("immediate")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def redis_server():
+    """Yield a ``REDIS_URL`` of a fresh, non-persistent Redis server."""
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is not installed (apt-get install redis-server)"
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--protected-mode", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    import socket
+
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -1,0 +1,616 @@
+"""gconway: AI Battleground's two-player Game of Life (BEST Zagreb, 2015).
+
+Rules in brief (normative text: ``shared/specs/gconway.md``):
+
+- Two colonies (seat 0 and seat 1) live on a ``rows`` x ``cols`` **torus**. Both seats move at
+  every turn, without seeing each other's choice.
+- A move is a list of ``[row, col]`` cells to bring to life. Its length is limited by the seat's
+  budget (duplicates count); each cell must be dead, inside the board, and within Chebyshev
+  distance ``maxColonisationDistance`` (on the torus) of a live cell of that seat. Checks run in
+  the order budget, alive, distance, index; the first failure is an ``IllegalAction`` with that
+  code (``bad_reply`` for a reply of the wrong shape).
+- A cell named by both seats stays dead (``collisions="cancel"``) or goes to seat 1
+  (``"second-player"``, the original code). Both seats pay for it.
+- Then one synchronous life step: under ``diff`` a dead cell is born for the seat that has
+  exactly 3 more neighbours than the other; a live cell survives when its friendly minus enemy
+  neighbours is 2 or 3. ``classic`` is Conway's B3/S23 per colour (a birth needs 0 enemies).
+- Budgets: ``b' = min(maxCellCapacity, b - len(list) + cellGainPerTurn)``; the initial budget
+  ``startingCells`` is not capped.
+- After ``maxGameIterations`` transitions the seat with more live cells wins (reason
+  ``cells``).
+
+The life step works on the whole board at once: the field is a ``bytes`` value (one byte per
+cell, 0 dead, 1 seat 0, 2 seat 1), read as a big integer with one byte lane per cell;
+neighbour counts are eight torus shifts added lane by lane, and the rule is one
+``bytes.translate``. A 24x24 transition costs a few dozen big-integer operations.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from games.base import (
+    JSON,
+    Context,
+    Game,
+    IllegalAction,
+    Outcome,
+    Policy,
+    choice_option,
+    int_option,
+    merge_options,
+)
+
+__all__ = ["GAME", "Gconway", "GconwayState"]
+
+DEAD, SEAT0, SEAT1 = 0, 1, 2
+
+DEFAULT_START = [
+    [[11, 5], [11, 6], [12, 5], [12, 6]],
+    [[11, 17], [11, 18], [12, 17], [12, 18]],
+]
+
+
+# -- state ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GconwayState:
+    """An immutable gconway position.
+
+    ``field`` holds one byte per cell in row-major order (0 dead, 1 seat 0, 2 seat 1).
+    ``placed`` and ``contested`` describe the transition that produced this state (for the
+    spectator frame); both are empty in the initial state.
+    """
+
+    options: dict
+    field: bytes
+    budgets: tuple[int, int]
+    iteration: int
+    placed: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = ((), ())
+    contested: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return self.options["rows"]
+
+    @property
+    def cols(self) -> int:
+        return self.options["cols"]
+
+    def live(self) -> tuple[int, int]:
+        return self.field.count(SEAT0), self.field.count(SEAT1)
+
+    def __hash__(self) -> int:  # options is a dict: hash the position only
+        return hash((self.field, self.budgets, self.iteration, self.placed, self.contested))
+
+
+# -- options ----------------------------------------------------------------------------
+
+
+def _check_start(value: Any) -> list:
+    """Shape of ``start`` (bounds are checked once rows and cols are known)."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ValueError("expected a list of 2 lists of [row, col]")
+    out = []
+    for cells in value:
+        if not isinstance(cells, list | tuple):
+            raise ValueError("expected a list of 2 lists of [row, col]")
+        seat_cells = []
+        for pair in cells:
+            if (
+                not isinstance(pair, list | tuple)
+                or len(pair) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in pair)
+            ):
+                raise ValueError(f"expected [row, col] integers, got {pair!r}")
+            seat_cells.append([pair[0], pair[1]])
+        out.append(seat_cells)
+    return out
+
+
+_VALIDATORS = {
+    "rows": int_option(1),
+    "cols": int_option(1),
+    "cellGainPerTurn": int_option(0),
+    "maxCellCapacity": int_option(0),
+    "startingCells": int_option(0),
+    "maxColonisationDistance": int_option(0),
+    "maxGameIterations": int_option(0),
+    "ruleset": choice_option("diff", "classic"),
+    "start": _check_start,
+    "timerMs": int_option(1, nullable=True),
+    "collisions": choice_option("cancel", "second-player"),
+    "on_fault": choice_option("forfeit", "pass"),
+}
+
+
+# -- the fast life step -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Board:
+    """Masks for one board size: one byte lane per cell, lane i = cell i (little-endian)."""
+
+    rows: int
+    cols: int
+    n: int
+    full: int
+    first_col: int
+    not_first_col: int
+    last_col: int
+    not_last_col: int
+
+
+@functools.lru_cache(maxsize=64)
+def _board(rows: int, cols: int) -> _Board:
+    n = rows * cols
+    first = bytes(1 if i % cols == 0 else 0 for i in range(n))
+    last = bytes(1 if i % cols == cols - 1 else 0 for i in range(n))
+
+    def mask(flags: bytes) -> int:
+        return int.from_bytes(flags.translate(_FLAG_TO_FF), "little")
+
+    full = (1 << (8 * n)) - 1
+    return _Board(
+        rows, cols, n, full, mask(first), full ^ mask(first), mask(last), full ^ mask(last)
+    )
+
+
+_FLAG_TO_FF = bytes([0, 0xFF] + [0] * 254)
+
+
+def _west(x: int, b: _Board) -> int:
+    """Each lane takes the value of the cell to its west, (r, c - 1) on the torus."""
+    return ((x << 8) & b.not_first_col) | ((x >> (8 * (b.cols - 1))) & b.first_col)
+
+
+def _east(x: int, b: _Board) -> int:
+    """Each lane takes the value of (r, c + 1) on the torus."""
+    return ((x >> 8) & b.not_last_col) | ((x << (8 * (b.cols - 1))) & b.last_col)
+
+
+def _north(x: int, b: _Board) -> int:
+    """Each lane takes the value of (r - 1, c) on the torus."""
+    return ((x << (8 * b.cols)) | (x >> (8 * b.cols * (b.rows - 1)))) & b.full
+
+
+def _south(x: int, b: _Board) -> int:
+    """Each lane takes the value of (r + 1, c) on the torus."""
+    return ((x >> (8 * b.cols)) | (x << (8 * b.cols * (b.rows - 1)))) & b.full
+
+
+def _neighbour_sums(x: int, b: _Board) -> int:
+    """Per lane, the sum of the 8 torus neighbours' lanes (each offset counted separately,
+    as the 3x3 sum is separable: rows of three, then three rows).
+
+    Lanes must stay at or below 28 so the 3x3 sums never carry into the next lane.
+    """
+    h = x + _west(x, b) + _east(x, b)
+    return h + _north(h, b) + _south(h, b) - x
+
+
+def _dilate(x: int, b: _Board, distance: int) -> int:
+    """0/1 lanes: 1 where a 1 lies within Chebyshev ``distance`` on the torus."""
+    for _ in range(min(distance, b.cols)):
+        x |= _west(x, b) | _east(x, b)
+    for _ in range(min(distance, b.rows)):
+        x |= _north(x, b) | _south(x, b)
+    return x
+
+
+def _table(entries: dict[int, int]) -> bytes:
+    table = bytearray(256)
+    for key, value in entries.items():
+        table[key] = value
+    return bytes(table)
+
+
+# diff: the lane value is 1 + own0 - own1 per cell (dead 1, seat 0 2, seat 1 0), so the
+# neighbour sum is 8 + p0 - p1; the key is that plus 17 * cell.
+_DIFF_INPUT = _table({DEAD: 1, SEAT0: 2, SEAT1: 0})
+_DIFF_RULE = _table(
+    {
+        17 * cell + 8 + d: (
+            (SEAT0 if d == 3 else SEAT1 if d == -3 else DEAD)
+            if cell == DEAD
+            else (SEAT0 if d in (2, 3) else DEAD)
+            if cell == SEAT0
+            else (SEAT1 if -d in (2, 3) else DEAD)
+        )
+        for cell in (DEAD, SEAT0, SEAT1)
+        for d in range(-8, 9)
+    }
+)
+# classic: lane value 1 for seat 0 and 9 for seat 1, so the sum is p0 + 9 * p1; key + 81 * cell.
+_CLASSIC_INPUT = _table({DEAD: 0, SEAT0: 1, SEAT1: 9})
+_CLASSIC_RULE = _table(
+    {
+        81 * cell + p0 + 9 * p1: (
+            (SEAT0 if (p0, p1) == (3, 0) else SEAT1 if (p0, p1) == (0, 3) else DEAD)
+            if cell == DEAD
+            else (SEAT0 if p0 in (2, 3) else DEAD)
+            if cell == SEAT0
+            else (SEAT1 if p1 in (2, 3) else DEAD)
+        )
+        for cell in (DEAD, SEAT0, SEAT1)
+        for p0 in range(9)
+        for p1 in range(9)
+    }
+)
+_RULESETS = {"diff": (_DIFF_INPUT, _DIFF_RULE, 17), "classic": (_CLASSIC_INPUT, _CLASSIC_RULE, 81)}
+
+
+def life_step(field: bytes, rows: int, cols: int, ruleset: str = "diff") -> bytes:
+    """One synchronous two-colour life step on the torus (§4.5)."""
+    b = _board(rows, cols)
+    weights, rule, stride = _RULESETS[ruleset]
+    counts = _neighbour_sums(int.from_bytes(field.translate(weights), "little"), b)
+    key = counts + stride * int.from_bytes(field, "little")
+    return key.to_bytes(b.n, "little").translate(rule)
+
+
+# -- views ------------------------------------------------------------------------------
+
+_VIEW = (
+    _table({DEAD: ord("."), SEAT0: ord("#"), SEAT1: ord("O")}),
+    _table({DEAD: ord("."), SEAT0: ord("O"), SEAT1: ord("#")}),
+)
+_NEUTRAL = _table({DEAD: ord("."), SEAT0: ord("0"), SEAT1: ord("1")})
+_FROM_NEUTRAL = _table({ord("."): DEAD, ord("0"): SEAT0, ord("1"): SEAT1})
+
+
+def _rows_of(field: bytes, table: bytes, cols: int) -> list[str]:
+    text = field.translate(table).decode("ascii")
+    return [text[i : i + cols] for i in range(0, len(text), cols)]
+
+
+def _wrapped_offsets(reach: int, size: int) -> list[int]:
+    """Distinct offsets in [-reach, reach] modulo ``size``."""
+    if 2 * reach + 1 >= size:
+        return list(range(size))
+    return [d % size for d in range(-reach, reach + 1)]
+
+
+# -- the engine -------------------------------------------------------------------------
+
+
+class Gconway(Game):
+    """AI Battleground: Game of Life. Two colonies on a torus; each turn both seats secretly
+    bring dead cells near their colony to life (within a budget that refills every turn),
+    then one two-colour life step runs; after a fixed number of steps the bigger colony
+    wins."""
+
+    slug = "gconway"
+    title = "AI Battleground: Game of Life"
+    num_players = 2
+    wire = "json"
+    default_options = {
+        "rows": 24,
+        "cols": 24,
+        "cellGainPerTurn": 3,
+        "maxCellCapacity": 15,
+        "startingCells": 3,
+        "maxColonisationDistance": 2,
+        "maxGameIterations": 500,
+        "ruleset": "diff",
+        "start": DEFAULT_START,
+        "timerMs": 300,
+        "collisions": "cancel",
+        "on_fault": "forfeit",
+    }
+
+    # -- options and policy ---------------------------------------------------------
+
+    def resolve_options(self, options: dict | None = None) -> dict:
+        merged = merge_options(self.default_options, options, _VALIDATORS)
+        rows, cols = merged["rows"], merged["cols"]
+        for cells in merged["start"]:
+            for r, c in cells:
+                if not (0 <= r < rows and 0 <= c < cols):
+                    raise ValueError(f"option 'start': cell {[r, c]} is outside the board")
+        return merged
+
+    def policy(self, options: dict) -> Policy:
+        options = self.resolve_options(options)
+        return Policy(
+            move_timeout_ms=None,
+            bank_increment_ms=options["timerMs"],
+            on_fault=options["on_fault"],
+            error_line_on_forfeit=True,
+        )
+
+    # -- the state machine ----------------------------------------------------------
+
+    def initial_state(self, *, seed: int = 0, options: dict | None = None) -> GconwayState:
+        opts = self.resolve_options(options)
+        rows, cols = opts["rows"], opts["cols"]
+        field = bytearray(rows * cols)
+        for value, cells in zip((SEAT0, SEAT1), opts["start"], strict=True):
+            for r, c in cells:
+                field[r * cols + c] = value
+        budget = opts["startingCells"]
+        return GconwayState(options=opts, field=bytes(field), budgets=(budget, budget), iteration=0)
+
+    def to_move(self, state: GconwayState) -> tuple[int, ...]:
+        if state.iteration >= state.options["maxGameIterations"]:
+            return ()
+        return (0, 1)
+
+    def observation(self, state: GconwayState, seat: int, ctx: Context) -> JSON:
+        opts = state.options
+        message = {
+            "field": _rows_of(state.field, _VIEW[seat], opts["cols"]),
+            "cellsRemaining": state.budgets[seat],
+            "cellGainPerTurn": opts["cellGainPerTurn"],
+            "maxCellCapacity": opts["maxCellCapacity"],
+            "maxColonisationDistance": opts["maxColonisationDistance"],
+            "currIteration": state.iteration,
+            "maxGameIterations": opts["maxGameIterations"],
+        }
+        timer = opts["timerMs"]
+        if timer is not None:
+            message["timeGainPerTurn"] = timer
+            left = ctx.time_left_ms
+            message["timeLeftForMove"] = 5 * timer if left is None else left
+        return message
+
+    def parse_action(self, state: GconwayState, seat: int, raw: JSON) -> list[list[int]]:
+        cells = _parse_cells(raw)
+        opts = state.options
+        rows, cols = opts["rows"], opts["cols"]
+        field = state.field
+        # 1. budget (duplicates count)
+        budget = state.budgets[seat]
+        if len(cells) > budget:
+            raise IllegalAction("budget", f"{len(cells)} cells for a budget of {budget}")
+        # 2. alive: the wrapped target must be dead
+        for r, c in cells:
+            if field[(r % rows) * cols + c % cols] != DEAD:
+                raise IllegalAction("alive", f"cell {[r, c]} is alive")
+        # 3. distance: an own live cell within Chebyshev D of the wrapped target
+        reach = opts["maxColonisationDistance"]
+        own = SEAT0 if seat == 0 else SEAT1
+        row_offsets = _wrapped_offsets(reach, rows)
+        col_offsets = _wrapped_offsets(reach, cols)
+        for r, c in cells:
+            wr, wc = r % rows, c % cols
+            if not any(
+                field[((wr + dr) % rows) * cols + (wc + dc) % cols] == own
+                for dr in row_offsets
+                for dc in col_offsets
+            ):
+                raise IllegalAction("distance", f"cell {[r, c]} is out of reach")
+        # 4. index: no wrapping for the placement itself
+        for r, c in cells:
+            if not (0 <= r < rows and 0 <= c < cols):
+                raise IllegalAction("index", f"cell {[r, c]} is outside the board")
+        return cells
+
+    def default_action(self, state: GconwayState, seat: int) -> list:
+        return []
+
+    def apply(self, state: GconwayState, actions: dict[int, Any]) -> GconwayState:
+        if not self.to_move(state):
+            raise ValueError("the game is over")
+        opts = state.options
+        rows, cols = opts["rows"], opts["cols"]
+        lists = [[(r, c) for r, c in actions.get(seat) or ()] for seat in (0, 1)]
+        contested = set(lists[0]) & set(lists[1])
+        if contested:
+            keep0 = [cell for cell in lists[0] if cell not in contested]
+            keep1 = lists[1]
+            if opts["collisions"] == "cancel":
+                keep1 = [cell for cell in lists[1] if cell not in contested]
+        else:
+            keep0, keep1 = lists
+        placed = (tuple(dict.fromkeys(keep0)), tuple(dict.fromkeys(keep1)))
+        field = bytearray(state.field)
+        for value, cells in zip((SEAT0, SEAT1), placed, strict=True):
+            for r, c in cells:
+                if not (0 <= r < rows and 0 <= c < cols):
+                    raise ValueError(f"cell {[r, c]} is outside the board (not parsed?)")
+                field[r * cols + c] = value
+        new_field = life_step(bytes(field), rows, cols, opts["ruleset"])
+        cap, gain = opts["maxCellCapacity"], opts["cellGainPerTurn"]
+        budgets = tuple(
+            min(cap, b - len(cells) + gain) for b, cells in zip(state.budgets, lists, strict=True)
+        )
+        return dataclasses.replace(
+            state,
+            field=new_field,
+            budgets=budgets,
+            iteration=state.iteration + 1,
+            placed=placed,
+            contested=tuple(sorted(contested)),
+        )
+
+    def outcome(self, state: GconwayState) -> Outcome | None:
+        if self.to_move(state):
+            return None
+        live0, live1 = state.live()
+        if live0 > live1:
+            return Outcome((1.0, 0.0), "cells")
+        if live1 > live0:
+            return Outcome((0.0, 1.0), "cells")
+        return Outcome((0.5, 0.5), "cells")
+
+    def frame(self, state: GconwayState) -> JSON:
+        return {
+            "field": _rows_of(state.field, _NEUTRAL, state.cols),
+            "live": list(state.live()),
+            "budgets": list(state.budgets),
+            "iteration": state.iteration,
+            "maxIterations": state.options["maxGameIterations"],
+            "placed": [[[r, c] for r, c in cells] for cells in state.placed],
+            "contested": [[r, c] for r, c in state.contested],
+        }
+
+    def to_json(self, state: GconwayState) -> JSON:
+        return {
+            "options": copy.deepcopy(state.options),
+            "field": _rows_of(state.field, _NEUTRAL, state.cols),
+            "budgets": list(state.budgets),
+            "iteration": state.iteration,
+            "placed": [[[r, c] for r, c in cells] for cells in state.placed],
+            "contested": [[r, c] for r, c in state.contested],
+        }
+
+    def from_json(self, data: JSON) -> GconwayState:
+        opts = self.resolve_options(data["options"])
+        rows, cols = opts["rows"], opts["cols"]
+        lines = data["field"]
+        if len(lines) != rows or any(len(line) != cols for line in lines):
+            raise ValueError("field does not match rows x cols")
+        text = "".join(lines)
+        if set(text) - set(".01"):
+            raise ValueError("field may only contain '.', '0' and '1'")
+        field = text.encode("ascii").translate(_FROM_NEUTRAL)
+        return GconwayState(
+            options=opts,
+            field=field,
+            budgets=(int(data["budgets"][0]), int(data["budgets"][1])),
+            iteration=int(data["iteration"]),
+            placed=tuple(tuple((r, c) for r, c in cells) for cells in data.get("placed", ((), ()))),
+            contested=tuple((r, c) for r, c in data.get("contested", ())),
+        )
+
+
+def _parse_cells(raw: JSON) -> list[list[int]]:
+    """§5.3: an object whose ``cells`` is an array of [int, int] pairs (JSON integers only)."""
+    if not isinstance(raw, dict):
+        raise IllegalAction("bad_reply", "the reply must be a JSON object")
+    cells = raw.get("cells")
+    if not isinstance(cells, list):
+        raise IllegalAction("bad_reply", 'the reply needs "cells": an array of [row, col]')
+    out = []
+    for pair in cells:
+        if not isinstance(pair, list) or len(pair) != 2 or not all(type(x) is int for x in pair):
+            raise IllegalAction("bad_reply", f"not a [row, col] pair of integers: {pair!r}")
+        out.append([pair[0], pair[1]])
+    return out
+
+
+# -- built-in bots (§9) -----------------------------------------------------------------
+
+
+_OWN = _table({ord("#"): 1})
+_EMPTY = _table({ord("."): 1})
+
+
+def _reach(field: list[str], distance: int) -> tuple[int, int, list[int]]:
+    """(rows, cols, flat indices in row-major order of the dead cells within Chebyshev
+    ``distance`` on the torus of a ``#`` cell)."""
+    rows, cols = len(field), len(field[0])
+    b = _board(rows, cols)
+    flat = "".join(field).encode("ascii")
+    near = _dilate(int.from_bytes(flat.translate(_OWN), "little"), b, distance)
+    lanes = (near & int.from_bytes(flat.translate(_EMPTY), "little")).to_bytes(b.n, "little")
+    return rows, cols, [i for i, lane in enumerate(lanes) if lane]
+
+
+def _dummy_bot():
+    def play(message: JSON, rng) -> JSON:
+        return {"cells": []}
+
+    return play
+
+
+def _random_bot():
+    def play(message: JSON, rng) -> JSON:
+        _, cols, reach = _reach(message["field"], message["maxColonisationDistance"])
+        cells = [[i // cols, i % cols] for i in reach]
+        k = max(0, min(message["cellsRemaining"], len(cells)))
+        return {"cells": rng.sample(cells, k)}
+
+    return play
+
+
+@functools.lru_cache(maxsize=64)
+def _grower_blocks(rows: int, cols: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per cell i: its distinct 3x3 block on the torus as (x, key step) pairs.
+
+    The key step is what making i an own cell adds to x's key (see ``_GROWER_VALUE``): one
+    per offset from i that lands on x (each offset separately: on small boards several do),
+    plus 17 for i itself (dead becomes own).
+    """
+    blocks = []
+    for r in range(rows):
+        for c in range(cols):
+            i = r * cols + c
+            steps = {i: 17}
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if (dr, dc) != (0, 0):
+                        x = ((r + dr) % rows) * cols + (c + dc) % cols
+                        steps[x] = steps.get(x, 0) + 1
+            blocks.append(tuple(steps.items()))
+    return tuple(blocks)
+
+
+# The grower's view of a cell is its key 17 * cell + 8 + d, where cell is 0 dead, 1 own,
+# 2 enemy and d = own - enemy neighbours: the engine's diff encoding with "own" as seat 0.
+# _GROWER_VALUE[key] is the cell's value after one diff step: +1 own, -1 enemy, 0 dead.
+_GROWER_VALUE = tuple({SEAT0: 1, SEAT1: -1, DEAD: 0}[rule] for rule in _DIFF_RULE[: 17 * 3])
+_BOT_CELL = _table({ord("."): DEAD, ord("#"): SEAT0, ord("O"): SEAT1})
+
+
+def _grower_bot():
+    def play(message: JSON, rng) -> JSON:
+        field = message["field"]
+        rows, cols, reach = _reach(field, message["maxColonisationDistance"])
+        budget = message["cellsRemaining"]
+        if not reach or budget <= 0:
+            return {"cells": []}
+        blocks = _grower_blocks(rows, cols)
+        cells = "".join(field).encode("ascii").translate(_BOT_CELL)
+        counts = _neighbour_sums(
+            int.from_bytes(cells.translate(_DIFF_INPUT), "little"), _board(rows, cols)
+        )
+        key = [
+            17 * cell + count
+            for cell, count in zip(cells, counts.to_bytes(rows * cols, "little"), strict=True)
+        ]
+        value = _GROWER_VALUE
+
+        def gain(i: int) -> int:
+            total = 0
+            for x, step in blocks[i]:
+                k = key[x]
+                total += value[k + step] - value[k]
+            return total
+
+        gains = {i: gain(i) for i in reach}  # reach is row-major, so the dict order is too
+        near_rows, near_cols = _wrapped_offsets(2, rows), _wrapped_offsets(2, cols)
+        chosen: list[list[int]] = []
+        while len(chosen) < budget and gains:
+            best, best_gain = -1, 0
+            for i, g in gains.items():
+                if g > best_gain:  # strict: ties go to the first in row-major order
+                    best, best_gain = i, g
+            if best_gain <= 0:
+                break
+            del gains[best]
+            for x, step in blocks[best]:
+                key[x] += step
+            r, c = divmod(best, cols)
+            chosen.append([r, c])
+            # only cells within distance 2 of the new cell share a block cell with it
+            for dr in near_rows:
+                base = ((r + dr) % rows) * cols
+                for dc in near_cols:
+                    j = base + (c + dc) % cols
+                    if j in gains:
+                        gains[j] = gain(j)
+        return {"cells": chosen}
+
+    return play
+
+
+Gconway.builtin_bots = {"dummy": _dummy_bot, "random": _random_bot, "grower": _grower_bot}
+
+GAME = Gconway()

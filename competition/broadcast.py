@@ -32,6 +32,11 @@ def lobby_group() -> str:
     return "lobby"
 
 
+def human_group(match_id: int, seat: int) -> str:
+    """The browser sockets of a human seat (``bots.transports.human`` publishes requests)."""
+    return f"human.{int(match_id)}.{int(seat)}"
+
+
 def encode(payload: dict) -> str:
     return json.dumps(payload, separators=(",", ":"), allow_nan=False)
 
@@ -59,8 +64,12 @@ def publish(group: str, msg: dict) -> None:
         logger.exception("broadcast to %s failed", group)
 
 
+def turn_message(turn_json: dict) -> dict:
+    return message("turn", {"turn": turn_json}, number=turn_json["number"])
+
+
 def turn(match_id: int, turn_json: dict) -> None:
-    publish(match_group(match_id), message("turn", {"turn": turn_json}, number=turn_json["number"]))
+    publish(match_group(match_id), turn_message(turn_json))
 
 
 def match_started(match_json: dict) -> None:

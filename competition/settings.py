@@ -27,6 +27,10 @@ Environment variables (all optional):
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
 - ``ARENA_SERVE_STATIC`` (bool, default false): serve /static/ from daphne when DEBUG is
   false (normally the reverse proxy serves ``STATIC_ROOT``).
+- ``EMAIL_BACKEND`` (default the console backend: password-reset mails are printed);
+  ``django.core.mail.backends.smtp.EmailBackend`` with ``EMAIL_HOST``, ``EMAIL_PORT``
+  (int, default 25), ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS`` /
+  ``EMAIL_USE_SSL`` (bools) and ``DEFAULT_FROM_EMAIL`` sends real mail.
 - ``LOG_LEVEL`` (default ``INFO``).
 """
 
@@ -123,6 +127,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "bots",
     "competition",
 ]
@@ -164,7 +172,8 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "arena.sqlite3",
-            "OPTIONS": {"timeout": 20},
+            # WAL lets readers (pages, websockets) run beside the runner's writes
+            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -200,6 +209,20 @@ STATIC_ROOT = DATA_DIR / "static"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+# -- E-mail (password reset): the console by default, SMTP when configured ----------------
+
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "") or "django.core.mail.backends.console.EmailBackend"
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "") or "localhost"
+EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL are mutually exclusive")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "arena@localhost"
 
 # -- Arena ------------------------------------------------------------------------------
 
@@ -220,6 +243,60 @@ ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
+
+# -- REST API (competition/api) ---------------------------------------------------------
+
+REST_FRAMEWORK = {
+    # token first: an unauthenticated request gets 401 with ``WWW-Authenticate: Token``
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "competition.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "competition.api.exceptions.exception_handler",
+    # per user (or address when anonymous), on write endpoints only
+    "DEFAULT_THROTTLE_RATES": {"writes": "60/min", "challenges": "30/min", "simulate": "120/min"},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Arena API",
+    "VERSION": "1.0.0",
+    "DESCRIPTION": (
+        "Games (rules, options, protocol, and a stateless engine to test bots against the real "
+        "rules), bots (owners manage their own), matches (turns since N, replays, owners' logs, "
+        "challenges), events, standings and leaderboards. Session authentication for the site, "
+        "`Authorization: Token <key>` for scripts (your key: `GET /api/me/`)."
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # the docs pages work offline: their assets come from drf-spectacular-sidecar
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "competition.api.schema.conditional_fields",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "competition.models.choices.MatchStatus",
+        "EventStatusEnum": "competition.models.choices.EventStatus",
+        "EventFormatEnum": "competition.models.choices.EventFormat",
+        "BotStatusEnum": "bots.models.BotStatus",
+        "EndpointKindEnum": "bots.models.EndpointKind",
+    },
+}
 
 # -- Celery (ARENA_RUNNER=celery) ---------------------------------------------------------
 

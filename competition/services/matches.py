@@ -175,32 +175,99 @@ def renew(match_id: int, token: uuid.UUID) -> bool:
 # -- record and finish ----------------------------------------------------------------
 
 
-def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
-    """Store one turn (fenced by the lease) and broadcast it after commit."""
+def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> list[Turn]:
+    """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
+
+    The caller broadcasts them once this returns, i.e. after the commit."""
     with transaction.atomic():
         fenced = Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, lease_token=token).update(
-            lease_expires=timezone.now() + lease_duration(), turn_count=record.number
+            lease_expires=timezone.now() + lease_duration(), turn_count=records[-1].number
         )
         if not fenced:
-            raise LeaseLost(f"match {match_id}: lease lost before turn {record.number}")
+            raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
+        rows = [
+            Turn(
+                match_id=match_id,
+                number=record.number,
+                seats=list(record.seats),
+                actions=record.actions,
+                faults=record.faults,
+                details=record.details,
+                latencies_ms=record.latencies_ms,
+                frame=record.frame,
+                logs=[log.to_json() if log else None for log in record.logs],
+                forfeited=list(record.forfeited),
+            )
+            for record in records
+        ]
         try:
-            with transaction.atomic():
-                turn = Turn.objects.create(
-                    match_id=match_id,
-                    number=record.number,
-                    seats=list(record.seats),
-                    actions=record.actions,
-                    faults=record.faults,
-                    details=record.details,
-                    latencies_ms=record.latencies_ms,
-                    frame=record.frame,
-                    logs=[log.to_json() if log else None for log in record.logs],
-                    forfeited=list(record.forfeited),
-                )
-        except IntegrityError:
-            raise LeaseLost(f"match {match_id}: turn {record.number} already stored") from None
-        payload = turn.public_json()
-        transaction.on_commit(lambda: broadcast.turn(match_id, payload))
+            Turn.objects.bulk_create(rows)
+        except IntegrityError:  # raising rolls the whole transaction back
+            raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
+    return rows
+
+
+def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
+    """Store one turn (see ``record_turns``)."""
+    return record_turns(match_id, token, [record])[0]
+
+
+class TurnWriter:
+    """Stores and broadcasts a match's turns while the runner goes on (group commit).
+
+    ``put`` hands a turn over and returns at once unless ``max_pending`` turns wait; a
+    background task writes whatever has accumulated in one fenced transaction, then
+    broadcasts each turn of it, in order. So a fast match costs one commit per batch
+    instead of one per move, and a slow one still stores and shows every turn as soon as
+    it is played. ``flush`` waits until everything handed over is stored; a lost lease
+    surfaces as ``LeaseLost`` from ``put``, ``flush`` or the ``task``.
+    """
+
+    def __init__(self, match_id: int, token: uuid.UUID, *, max_pending: int = 256, max_batch: int = 200):
+        self.match_id = match_id
+        self.token = token
+        self.max_batch = max_batch
+        self.group = broadcast.match_group(match_id)
+        self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
+        self.task = asyncio.ensure_future(self._run())
+
+    async def put(self, record: TurnRecord) -> None:
+        if self.task.done():
+            self.task.result()  # raises what stopped the writer
+            raise LeaseLost(f"match {self.match_id}: the turn writer stopped")
+        await self.queue.put(record)
+
+    async def flush(self) -> None:
+        joined = asyncio.ensure_future(self.queue.join())
+        try:
+            await asyncio.wait({joined, self.task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            joined.cancel()
+        if self.task.done():
+            self.task.result()
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost):
+            await self.task
+
+    async def _run(self) -> None:
+        store = sync_to_async(record_turns)
+        while True:
+            batch = [await self.queue.get()]
+            while len(batch) < self.max_batch and not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            rows = await store(self.match_id, self.token, batch)
+            for row in rows:
+                await broadcast.apublish(self.group, broadcast.turn_message(row.public_json()))
+            for _ in batch:
+                self.queue.task_done()
+
+
+async def arecord_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
+    """``record_turn`` from async code, then the broadcast (after the commit, on this loop)."""
+    turn = await sync_to_async(record_turn)(match_id, token, record)
+    await broadcast.apublish(broadcast.match_group(match_id), broadcast.turn_message(turn.public_json()))
     return turn
 
 
@@ -410,10 +477,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
         for p in participants
     ]
-    record = sync_to_async(record_turn)
-
-    async def on_turn(turn: TurnRecord) -> None:
-        await record(match_id, token, turn)
+    writer = TurnWriter(match_id, token)
 
     async def heartbeat() -> None:
         interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
@@ -431,7 +495,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
             options=match.options,
             match_id=str(match.pk),
             names=tuple(p.bot.name for p in participants),
-            on_turn=on_turn,
+            on_turn=writer.put,
             history=history,
             fault_streaks=streaks,
             pace_ms=match.pace_ms,
@@ -439,17 +503,22 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         )
     )
     try:
-        done, _pending = await asyncio.wait({beat, game_task}, return_when=asyncio.FIRST_COMPLETED)
-        if beat in done:
+        done, _pending = await asyncio.wait({beat, writer.task, game_task}, return_when=asyncio.FIRST_COMPLETED)
+        if game_task not in done:
             game_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, LeaseLost):
                 await game_task
-            beat.result()  # raises LeaseLost
+            for task in (beat, writer.task):
+                if task.done():
+                    task.result()  # raises LeaseLost (or the writer's failure)
+            raise LeaseLost(f"match {match_id}: stopped")
         result: MatchResult = game_task.result()
+        await writer.flush()  # every turn stored before the result
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
+        await writer.close()
     if not await sync_to_async(finish)(match_id, token, result.outcome, result.forfeited):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
 

@@ -1,0 +1,189 @@
+"""Per-move platform overhead on the embedded default, against a raw round trip.
+
+Both sides talk to the same HTTP bots (``manage.py serve_bot GAME:random``, each in its own
+process) with the same client library (aiohttp, one keep-alive session):
+
+- raw: the game's first message POSTed to the bots and the reply read, N times in a row
+  (for a simultaneous game, both seats at once, as the runner asks them);
+- platform: whole matches between the two HTTP bots through the real stack: the match is
+  created by the service and claimed under a lease, every move goes through the SSRF-safe
+  egress client and the runner, every turn is stored in SQLite (lease-fenced transaction)
+  and broadcast through the channel layer to a hub subscriber.
+
+Per move = wall time of the matches (claim, load, greetings, finish and rating included) /
+turns played. Tic-tac-toe matches are short (5-9 turns), so their per-match costs weigh on
+every move; gconway matches are 500 simultaneous turns, the steady state.
+
+    python bench/overhead.py            # both games
+    python bench/overhead.py --quick    # smoke mode
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def setup_django(data_dir: str) -> None:
+    os.environ["ARENA_DATA_DIR"] = data_dir
+    os.environ["ARENA_BOT_ALLOW_NETWORKS"] = "127.0.0.0/8"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "competition.settings"
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def start_bot(port: int, game: str = "tictactoe") -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", f"{game}:random",
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("the bot server did not start")
+
+
+def first_message(game_slug: str, seat: int) -> bytes:
+    from games import Context, get_game
+
+    game = get_game(game_slug)
+    state = game.initial_state(seed=0)
+    return game.encode_message(game.observation(state, seat, Context(match_id="1"))).encode()
+
+
+async def raw(urls: list[str], game_slug: str, n: int) -> float:
+    """Mean ms per move: one POST per seat to move, seats asked at once."""
+    import aiohttp
+
+    from games import get_game
+
+    seats = get_game(game_slug).to_move(get_game(game_slug).initial_state(seed=0))
+    bodies = {s: first_message(game_slug, s) for s in seats}
+    headers = {"Content-Type": "application/json"}
+
+    async def call(session, seat):
+        async with session.post(urls[seat], data=bodies[seat], headers=headers) as r:
+            await r.read()
+
+    async with aiohttp.ClientSession() as session:
+        for _ in range(20):  # warm-up
+            await asyncio.gather(*(call(session, s) for s in seats))
+        started = time.perf_counter()
+        for _ in range(n):
+            await asyncio.gather(*(call(session, s) for s in seats))
+        return (time.perf_counter() - started) / n * 1000
+
+
+async def platform(urls: list[str], game_slug: str, matches: int, options=None) -> tuple[float, int]:
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth import get_user_model
+
+    from bots import egress
+    from bots.models import Bot
+    from competition import broadcast
+    from competition.hub import hub
+    from competition.models import Turn
+    from competition.services.matches import create_match, run_match
+
+    class Member:
+        received = 0
+
+        async def deliver(self, message):
+            Member.received += 1
+
+    @sync_to_async
+    def make(i: int):
+        user, _ = get_user_model().objects.get_or_create(username="bench")
+        bots = [Bot.objects.get_or_create(owner=user, game=game_slug, name=f"http{s}",
+                                          defaults={"kind": "http", "target": url})[0]
+                for s, url in enumerate(urls)]
+        return create_match(game_slug, bots, seed=i, options=options, dispatch_now=False).pk
+
+    member = Member()
+    moves = 0
+    elapsed = 0.0
+    warmup = 2 if matches > 2 else 0
+    for i in range(matches + warmup):
+        match_id = await make(i)
+        group = broadcast.match_group(match_id)
+        await hub.join(group, member)
+        started = time.perf_counter()
+        await run_match(match_id)
+        took = time.perf_counter() - started
+        await asyncio.sleep(0)  # let the hub drain
+        await hub.leave(group, member)
+        if i >= warmup:  # the first ones warm up connections and caches
+            elapsed += took
+            moves += await sync_to_async(Turn.objects.filter(match_id=match_id).count)()
+    await egress.close_session()
+    return elapsed / moves * 1000, moves
+
+
+GAMES = {
+    # game: (matches, options, raw calls)
+    "tictactoe": (40, None, 400),
+    "gconway": (3, {"maxGameIterations": 500}, 400),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("games", nargs="*", metavar="GAME", help=f"default: {' '.join(GAMES)}")
+    parser.add_argument("--quick", action="store_true", help="smoke mode (a few short matches)")
+    args = parser.parse_args()
+    args.games = args.games or list(GAMES)
+    for game in args.games:
+        if game not in GAMES:
+            parser.error(f"unknown game {game!r} (choose from {', '.join(GAMES)})")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+        setup_django(data)
+        for game in args.games:
+            matches, options, calls = GAMES[game]
+            if args.quick:
+                matches, calls = 1, 20
+                options = {"maxGameIterations": 20} if game == "gconway" else options
+            ports = [free_port(), free_port()]
+            bots = [start_bot(p, game) for p in ports]
+            try:
+                urls = [f"http://127.0.0.1:{p}/" for p in ports]
+                raw_ms = statistics.median([asyncio.run(raw(urls, game, calls)) for _ in range(3)])
+                move_ms, moves = asyncio.run(platform(urls, game, matches, options))
+            finally:
+                for proc in bots:
+                    proc.terminate()
+                    proc.wait(10)
+            rows.append((game, matches, moves, raw_ms, move_ms))
+    print("# per-move overhead, embedded default (SQLite WAL, in-memory channel layer), HTTP bots on loopback")
+    print(f"{'game':<10} {'matches':>7} {'moves':>6} {'raw ms/move':>12} {'platform ms/move':>17} {'ratio':>6}")
+    for game, matches, moves, raw_ms, move_ms in rows:
+        print(f"{game:<10} {matches:>7} {moves:>6} {raw_ms:>12.3f} {move_ms:>17.3f} {move_ms / raw_ms:>6.2f}")
+    print("goal: ratio <= 2.0")
+
+
+if __name__ == "__main__":
+    main()

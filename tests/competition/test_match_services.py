@@ -1,0 +1,161 @@
+"""Match services: create, claim, fenced turns, idempotent finish, reap, resume."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from bots.models import Bot, EndpointKind
+from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.runner import TurnRecord
+from competition.services import matches as svc
+from games import get_game
+from games.base import Outcome
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def bots():
+    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    make = lambda name, target, game="tictactoe": Bot.objects.create(  # noqa: E731
+        owner=owner, game=game, name=name, kind=EndpointKind.BUILTIN, target=target
+    )
+    return {"perfect": make("perfect", "perfect"), "random": make("random", "random"),
+            "grower": make("grower", "grower", "gconway")}
+
+
+def record(number: int, actions=("0-0", None)) -> TurnRecord:
+    return TurnRecord(number=number, seats=(0,), actions=list(actions), faults=["ok", None],
+                      details=[None, None], latencies_ms=[1, None], frame={"n": number}, logs=[None, None])
+
+
+def test_it_validates_a_new_match(bots):
+    with pytest.raises(ValidationError, match="Unknown game"):
+        svc.create_match("chess", [bots["perfect"], bots["random"]])
+    with pytest.raises(ValidationError, match="move_timeout_ms"):
+        svc.create_match("tictactoe", [bots["perfect"], bots["random"]], options={"move_timeout_ms": -5})
+    with pytest.raises(ValidationError, match="exactly 2"):
+        svc.create_match("tictactoe", [bots["perfect"]])
+    with pytest.raises(ValidationError, match="does not play"):
+        svc.create_match("tictactoe", [bots["perfect"], bots["grower"]])
+    # It should store nothing for a refused match.
+    assert Match.objects.count() == 0
+
+
+def test_it_lets_only_one_worker_claim_a_match(bots):
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    first = svc.claim(match.pk, worker="a")
+    second = svc.claim(match.pk, worker="b")
+    assert first is not None and first[0] == match.pk and second is None
+    match.refresh_from_db()
+    assert match.status == MatchStatus.RUNNING and match.worker == "a" and match.attempts == 1
+    assert match.lease_expires > timezone.now()
+
+
+def test_it_fences_turns_with_the_lease(bots):
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    _mid, token = svc.claim(match.pk)
+    svc.record_turn(match.pk, token, record(1))
+    # It should refuse a stale worker's turn and a duplicate turn number.
+    with pytest.raises(svc.LeaseLost):
+        svc.record_turn(match.pk, svc.uuid.uuid4(), record(2))
+    with pytest.raises(svc.LeaseLost):
+        svc.record_turn(match.pk, token, record(1))
+    assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == [1]
+
+
+def test_it_finishes_once_and_rates_once(bots):
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    _mid, token = svc.claim(match.pk)
+    outcome = Outcome((1.0, 0.0), "three_in_a_row")
+    assert svc.finish(match.pk, token, outcome) is True
+    # It should ignore a second finish (a racing worker) and a finish without the lease.
+    assert svc.finish(match.pk, token, Outcome((0.0, 1.0), "three_in_a_row")) is False
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.reason == "three_in_a_row"
+    seats = list(Participant.objects.filter(match=match).order_by("seat").values_list("result", "score"))
+    assert seats == [("win", 1.0), ("loss", 0.0)]
+    assert RatingChange.objects.filter(match=match).count() == 2
+    assert Rating.objects.get(bot=bots["perfect"]).mu > Rating.objects.get(bot=bots["random"]).mu
+
+
+def test_it_records_the_forfeit_cause(bots):
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    _mid, token = svc.claim(match.pk)
+    bad = TurnRecord(number=1, seats=(0,), actions=[None, None], faults=["timeout", None], details=["slow", None],
+                     latencies_ms=[500, None], frame={}, logs=[None, None], forfeited=(0,))
+    svc.record_turn(match.pk, token, bad)
+    svc.finish(match.pk, token, Outcome((0.0, 1.0), "forfeit"), forfeited=(0,))
+    p0, p1 = Participant.objects.filter(match=match).order_by("seat")
+    assert (p0.result, p0.cause, p0.faults) == ("loss", "timeout", 1)
+    assert (p1.result, p1.cause) == ("win", "")
+    assert Match.objects.get(pk=match.pk).status == MatchStatus.FORFEITED
+
+
+def test_it_reaps_expired_leases_and_gives_up_after_n_failures(bots, settings):
+    settings.ARENA_MAX_PLATFORM_FAILURES = 2
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    for attempt in (1, 2):
+        svc.claim(match.pk, worker=f"w{attempt}")
+        Match.objects.filter(pk=match.pk).update(lease_expires=timezone.now() - timedelta(seconds=1))
+        assert svc.reap() == [match.pk]
+        match.refresh_from_db()
+        expected = MatchStatus.QUEUED if attempt == 1 else MatchStatus.ERRORED
+        assert match.status == expected and match.platform_failures == attempt
+    # It should say why it gave up.
+    assert "lease expired (worker w2)" in match.error
+    assert svc.reap() == []
+
+
+def test_it_plays_a_match_to_the_end_with_run_match(bots):
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], seed=5, dispatch_now=False)
+    assert asyncio.run(svc.run_match()) == match.pk
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.turn_count >= 5
+    numbers = list(Turn.objects.filter(match=match).values_list("number", flat=True))
+    assert numbers == list(range(1, match.turn_count + 1))
+    # Nothing left to claim.
+    assert asyncio.run(svc.run_match()) is None
+
+
+class WorkerDied(BaseException):
+    """Stands for the process dying: not an ordinary error any layer would handle."""
+
+
+def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
+    match = svc.create_match("gconway", [bots["grower"], bots["grower"]], seed=1, dispatch_now=False,
+                             options={"maxGameIterations": 12})
+    real_record = svc.record_turns
+
+    def crash_after_three(match_id, token, records):
+        keep = [r for r in records if r.number < 4]
+        rows = real_record(match_id, token, keep) if keep else []
+        if len(keep) < len(records):
+            raise WorkerDied  # the worker dies mid-match (not an ordinary error)
+        return rows
+
+    monkeypatch.setattr(svc, "record_turns", crash_after_three)
+    with pytest.raises(WorkerDied):
+        asyncio.run(svc.run_match(match.pk))
+    monkeypatch.setattr(svc, "record_turns", real_record)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.RUNNING and match.turn_count == 3
+    # The lease expires; the reaper requeues; another worker resumes.
+    Match.objects.filter(pk=match.pk).update(lease_expires=timezone.now() - timedelta(seconds=1))
+    assert svc.reap() == [match.pk]
+    assert asyncio.run(svc.run_match(worker="second")) == match.pk
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 2 and match.turn_count == 12
+    game = get_game("gconway")
+    state = game.initial_state(seed=1, options=match.options)
+    for turn in Turn.objects.filter(match=match).order_by("number"):
+        state = game.apply(state, {s: turn.actions[s] for s in turn.seats})
+        assert game.frame(state) == turn.frame
+    # The resumed result equals an uninterrupted play of the same match.
+    assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == list(range(1, 13))

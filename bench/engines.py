@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games import Context, all_games, get_game  # noqa: E402
-from games.base import rng_for  # noqa: E402
+from games import Context, all_games, get_game
+from games.base import rng_for
 
 # Which built-in bots play each game here (the cheapest "random" player where there is one).
 PLAYERS = {"tictactoe": ("random", "random"), "gconway": ("random", "random"),

@@ -12,7 +12,7 @@ with PHP's ``\\/`` escaping. The seed is unused: the game has no chance.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 from games.base import (
@@ -39,6 +39,9 @@ LINES: tuple[tuple[int, int, int], ...] = (
     (2, 5, 8),
     (0, 4, 8),
     (2, 4, 6),
+)
+LINES_THROUGH: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple(line for line in LINES if i in line) for i in range(9)
 )
 SYMBOLS = ("X", "O")
 EMPTY = ""
@@ -137,19 +140,20 @@ class TicTacToe(Game):
         return KEYS[0]
 
     def apply(self, state: State, actions: dict[int, str]) -> State:
-        (seat,) = self.to_move(state)
+        if state.winner is not None or len(state.moves) == 9:
+            raise ValueError("the game is over")
+        seat = len(state.moves) % 2
         index = INDEX[actions[seat]]
-        if state.cells[index] != -1:
+        cells = state.cells
+        if cells[index] != -1:
             raise ValueError(f"cell {actions[seat]} is taken")
-        cells = state.cells[:index] + (seat,) + state.cells[index + 1 :]
-        line = _winning_line(cells, seat)
-        return replace(
-            state,
-            cells=cells,
-            moves=(*state.moves, index),
-            winner=seat if line else None,
-            line=line,
-        )
+        cells = (*cells[:index], seat, *cells[index + 1 :])
+        line = None
+        for a, b, c in LINES_THROUGH[index]:  # only lines through the new mark can be complete
+            if cells[a] == seat and cells[b] == seat and cells[c] == seat:
+                line = (a, b, c)
+                break
+        return State(cells, (*state.moves, index), seat if line else None, line, state.options)
 
     def outcome(self, state: State) -> Outcome | None:
         if state.winner is not None:
@@ -186,6 +190,12 @@ class TicTacToe(Game):
 
 
 def board_dict(cells: tuple[int, ...]) -> dict[str, str]:
+    """The ``board`` object of a message (a fresh dict each call; the mapping is memoised)."""
+    return dict(_board_items(cells))
+
+
+@cache
+def _board_items(cells: tuple[int, ...]) -> dict[str, str]:
     return {key: (SYMBOLS[cell] if cell >= 0 else EMPTY) for key, cell in zip(KEYS, cells, strict=True)}
 
 
@@ -205,7 +215,9 @@ def _random_bot():
     def bot(message: JSON, rng: random.Random) -> JSON:
         if message.get("action") == "init":
             return {"name": "random"}
-        board = message.get("board") or {}
+        board = message.get("board")
+        if not isinstance(board, dict):
+            board = {}
         empty = [key for key in KEYS if board.get(key, EMPTY) == EMPTY]
         return {"play": rng.choice(empty) if empty else "0-0"}
 

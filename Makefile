@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test venv lint web bench clean
+.PHONY: run test venv lint web worker runner migrate bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,19 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
-web: run
+## Scale-out components (configure with DATABASE_URL, REDIS_URL, ARENA_RUNNER=celery, ...).
+migrate: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+
+web: $(STAMP)
+	$(BIN)/python manage.py serve --no-demo --no-migrate --proxy-headers --host $(HOST) --port $(PORT)
+
+WORKER_CONCURRENCY ?= 32
+worker: $(STAMP)
+	$(BIN)/celery -A competition worker -P threads -c $(WORKER_CONCURRENCY) --loglevel=INFO
+
+runner: $(STAMP)
+	$(BIN)/python manage.py runmatches
 
 ## Run the whole test suite (in parallel).
 test: $(STAMP)
@@ -34,6 +46,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
+	$(BIN)/python bench/overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -17,11 +17,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--no-demo", action="store_true")
+        parser.add_argument("--no-demo", action="store_true", help="do not create the demo")
+        parser.add_argument("--no-migrate", action="store_true", help="do not migrate first")
+        parser.add_argument("--proxy-headers", action="store_true",
+                            help="trust X-Forwarded-For/-Port/-Proto from a reverse proxy")
 
     def handle(self, *args, **opts):
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
-        call_command("migrate", interactive=False, verbosity=0)
+        if not opts["no_migrate"]:
+            call_command("migrate", interactive=False, verbosity=0)
         if not opts["no_demo"]:
             call_command("demo")
         # daphne installs its asyncio reactor on import: import it only here
@@ -42,6 +46,9 @@ class Command(BaseCommand):
             application=application,
             endpoints=build_endpoint_description_strings(host=opts["host"], port=opts["port"]),
             ready_callable=ready,
+            proxy_forwarded_address_header="X-Forwarded-For" if opts["proxy_headers"] else None,
+            proxy_forwarded_port_header="X-Forwarded-Port" if opts["proxy_headers"] else None,
+            proxy_forwarded_proto_header="X-Forwarded-Proto" if opts["proxy_headers"] else None,
             verbosity=0,
             server_name="arena",
         ).run()

@@ -165,6 +165,10 @@ def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
     except ValueError:
         if _LEGACY_IPV4.match(host):
             raise BotFault(FaultCode.DENIED, f"{host!r} is a non-canonical IPv4 address") from None
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            raise BotFault(FaultCode.DENIED, f"{host[:100]!r} is not a valid host name") from None
         return host, port, False
     reason = policy.address_refusal(ip)
     if reason:
@@ -176,12 +180,15 @@ class SafeResolver(AbstractResolver):
     """Resolves through the system resolver, then refuses the whole answer if any address
     is refused by the policy (a name with one public and one private address is refused)."""
 
-    def __init__(self, policy_getter=current_policy):
-        self._inner = aiohttp.ThreadedResolver()
+    def __init__(self, policy_getter=current_policy, inner: AbstractResolver | None = None):
+        self._inner = inner or aiohttp.ThreadedResolver()
         self._policy = policy_getter
 
     async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
-        answers = await self._inner.resolve(host, port, family)
+        try:
+            answers = await self._inner.resolve(host, port, family)
+        except (UnicodeError, ValueError) as exc:  # e.g. an IDNA label too long
+            raise OSError(f"cannot resolve {host[:100]!r}: {exc}") from None
         policy = self._policy()
         for answer in answers:
             reason = policy.address_refusal(answer["host"])
@@ -196,6 +203,22 @@ class SafeResolver(AbstractResolver):
 _sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
     weakref.WeakKeyDictionary()
 )
+#: builds the resolver that names are looked up with before the policy check (tests
+#: replace it with a stub that answers chosen addresses)
+resolver_factory = aiohttp.ThreadedResolver
+
+
+def _ssl_context() -> ssl.SSLContext | bool:
+    """Certificate and host-name verification always on; extra CAs from
+    ``ARENA_BOT_CA_BUNDLE`` (a private PKI) are trusted besides the system's."""
+    from django.conf import settings
+
+    bundle = getattr(settings, "ARENA_BOT_CA_BUNDLE", "")
+    if not bundle:
+        return True
+    context = ssl.create_default_context()
+    context.load_verify_locations(cafile=bundle)
+    return context
 
 
 def get_session() -> aiohttp.ClientSession:
@@ -204,7 +227,8 @@ def get_session() -> aiohttp.ClientSession:
     session = _sessions.get(loop)
     if session is None or session.closed:
         connector = aiohttp.TCPConnector(
-            resolver=SafeResolver(),
+            resolver=SafeResolver(inner=resolver_factory()),
+            ssl=_ssl_context(),
             limit=0,
             ttl_dns_cache=10,
             enable_cleanup_closed=True,

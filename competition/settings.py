@@ -17,6 +17,8 @@ Environment variables (all optional):
 - ``ARENA_BOT_ALLOW_NETWORKS`` (comma list of CIDRs, default empty): addresses bots may
   have besides public ones (e.g. ``127.0.0.0/8`` for local bots in development).
 - ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
+- ``ARENA_BOT_CA_BUNDLE`` (path, default empty): extra CA certificates trusted for bots'
+  HTTPS (a private PKI); verification itself is never switched off.
 - ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
 - ``ARENA_SAFETY_TIMEOUT_MS`` (int, default 60000): the runner's global per-call limit.
 - ``ARENA_LEASE_SECONDS`` (int, default 30): a worker's lease on a match; renewed while it
@@ -237,6 +239,7 @@ try:
     )
 except ValueError as exc:
     raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_PORTS: {exc}") from None
+ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
 ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)

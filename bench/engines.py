@@ -1,18 +1,29 @@
-"""Engine speed: full games per second through the engine contract, per game.
+"""Engine speed through the engine contract, side by side with anchors, in one run.
 
-Each game is played by its built-in bots exactly as the runner drives an engine
-(observation → bot → parse_action → apply, until to_move is empty), without JSON
-encoding or transports, for a fixed wall-clock budget.
+Rows per game:
 
-    python bench/engines.py                 # every game, 3 s each
+- ``random playouts``: where the engine can list legal actions (``legal_actions``), full
+  games of uniformly random legal moves: ``to_move`` → ``legal_actions`` → ``apply`` until
+  over (what OpenSpiel's and kaggle-environments' random games measure);
+- ``built-in bots``: full games played by the built-in bots exactly as the runner drives an
+  engine (``observation`` → bot → ``parse_action`` → ``apply``), without JSON or transports;
+- for gconway, ``transitions``: ``apply`` alone on a recorded 500-turn game, steps per second.
+
+Anchors (measured in the same run when installed: ``pip install -e '.[bench]'``):
+kaggle-environments' ``tictactoe`` (random agents), OpenSpiel's C++ ``tic_tac_toe`` through
+pyspiel (random playouts), and a two-colour 24x24 torus life step in NumPy and in SciPy
+(``convolve2d``), against which gconway's pure-Python transition is compared.
+
+    python bench/engines.py                 # every game, 3 s per row
     python bench/engines.py tiles gconway   # some games
-    python bench/engines.py --seconds 0.2   # smoke mode (CI)
+    python bench/engines.py --seconds 0.05  # smoke mode (CI)
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -21,57 +32,176 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import Context, all_games, get_game
 from games.base import rng_for
+from games.testing import play_builtin
 
 # Which built-in bots play each game here (the cheapest "random" player where there is one).
 PLAYERS = {"tictactoe": ("random", "random"), "gconway": ("random", "random"),
            "tiles": ("random", "random"), "drones": ("randomonium", "randomonium")}
+GOALS = {"tictactoe": "goal >= 30,000 games/s", "gconway": "goal >= 5,000 transitions/s"}
 
 
-def play_one(game, seed: int, names) -> tuple[int, int]:
-    """(turns, transitions) of one full game."""
+def timed(fn, seconds: float) -> tuple[int, float]:
+    """Call ``fn(i)`` until ``seconds`` pass (at least once): (calls, elapsed)."""
+    calls = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while True:
+        fn(calls)
+        calls += 1
+        if time.perf_counter() >= deadline:
+            return calls, time.perf_counter() - started
+
+
+def bots_game(game, seed: int) -> int:
+    names = PLAYERS.get(game.slug) or (sorted(game.builtin_bots)[0],) * game.num_players
     state = game.initial_state(seed=seed)
     bots = [game.builtin_bots[n]() for n in names]
-    rngs = [rng_for(seed, 0, f"bench{s}") for s in range(game.num_players)]
+    rng = rng_for(seed, 0, "bench")
     ctx = Context(match_id=str(seed))
     for seat, bot in enumerate(bots):
         greeting = game.greeting(state, seat, ctx)
         if greeting is not None:
-            bot(greeting, rngs[seat])
+            bot(greeting, rng)
     turns = 0
     while seats := game.to_move(state):
-        actions = {s: game.parse_action(state, s, bots[s](game.observation(state, s, ctx), rngs[s])) for s in seats}
-        state = game.apply(state, actions)
+        state = game.apply(state, {s: game.parse_action(state, s, bots[s](game.observation(state, s, ctx), rng))
+                                   for s in seats})
         turns += 1
-    assert game.outcome(state) is not None
-    return turns, turns
+    return turns
 
 
-def bench(game, seconds: float) -> dict:
-    names = PLAYERS.get(game.slug) or (sorted(game.builtin_bots)[0],) * game.num_players
-    games = turns = 0
-    started = time.perf_counter()
-    deadline = started + seconds
-    while time.perf_counter() < deadline or games == 0:
-        t, _ = play_one(game, games, names)
-        games += 1
-        turns += t
-    elapsed = time.perf_counter() - started
-    return {"game": game.slug, "bots": " v ".join(names), "games": games, "turns": turns,
-            "games_s": games / elapsed, "turns_s": turns / elapsed}
+def random_playout(game, seed: int) -> int:
+    rng = random.Random(seed)
+    state = game.initial_state(seed=seed)
+    turns = 0
+    while seats := game.to_move(state):
+        state = game.apply(state, {s: rng.choice(game.legal_actions(state, s)) for s in seats})
+        turns += 1
+    return turns
+
+
+def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
+    rows = []
+    state = game.initial_state(seed=0)
+    if game.legal_actions(state, game.to_move(state)[0]) is not None:
+        calls, elapsed = timed(lambda i: random_playout(game, i), seconds)
+        rows.append((game.slug, "random playouts (ours)", calls / elapsed, "games/s"))
+    calls, elapsed = timed(lambda i: bots_game(game, i), seconds)
+    rows.append((game.slug, f"built-in bots {' v '.join(PLAYERS.get(game.slug, ('?',)))}", calls / elapsed, "games/s"))
+    if game.slug == "gconway":
+        _states, history, _outcome = play_builtin(game, 1, ["grower", "random"])
+        start = game.initial_state(seed=1)
+
+        def replay(_i):
+            state = start
+            for actions in history:
+                state = game.apply(state, actions)
+
+        calls, elapsed = timed(replay, seconds)
+        rows.append((game.slug, "transitions, grower v random (ours)", calls * len(history) / elapsed, "steps/s"))
+    return rows
+
+
+def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
+    rows = []
+    if slug == "tictactoe":
+        try:
+            import pyspiel
+        except ImportError:
+            rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel)", float("nan"), "not installed"))
+        else:
+            sp = pyspiel.load_game("tic_tac_toe")
+            rng = random.Random(0)
+
+            def spiel(_i):
+                state = sp.new_initial_state()
+                while not state.is_terminal():
+                    state.apply_action(rng.choice(state.legal_actions()))
+
+            calls, elapsed = timed(spiel, seconds)
+            rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel, C++)", calls / elapsed, "games/s"))
+        try:
+            from kaggle_environments import make
+        except ImportError:
+            rows.append((slug, "kaggle-environments tictactoe", float("nan"), "not installed"))
+        else:
+            def kaggle(_i):
+                env = make("tictactoe", debug=False)
+                env.run(["random", "random"])
+
+            calls, elapsed = timed(kaggle, seconds)
+            rows.append((slug, "kaggle-environments tictactoe", calls / elapsed, "games/s"))
+    if slug == "gconway":
+        try:
+            import numpy as np
+        except ImportError:
+            rows.append((slug, "NumPy two-colour step", float("nan"), "not installed"))
+        else:
+            rng = np.random.default_rng(0)
+            board = rng.integers(0, 3, size=(24, 24), dtype=np.int8)
+
+            def counts(mask):
+                total = np.zeros(mask.shape, dtype=np.int8)
+                for dr in (-1, 0, 1):
+                    for dc in (-1, 0, 1):
+                        if dr or dc:
+                            total += np.roll(np.roll(mask, dr, 0), dc, 1)
+                return total
+
+            def np_step(_i, board=board):
+                a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
+                na, nb = counts(a), counts(b)
+                diff = na - nb
+                dead = board == 0
+                out = np.zeros_like(board)
+                out[dead & (diff == 3)] = 1
+                out[dead & (diff == -3)] = 2
+                out[(board == 1) & ((diff == 2) | (diff == 3))] = 1
+                out[(board == 2) & ((-diff == 2) | (-diff == 3))] = 2
+                return out
+
+            calls, elapsed = timed(np_step, seconds)
+            rows.append((slug, "NumPy two-colour step (np.roll)", calls / elapsed, "steps/s"))
+            try:
+                from scipy.signal import convolve2d
+            except ImportError:
+                rows.append((slug, "SciPy two-colour step", float("nan"), "not installed"))
+            else:
+                kernel = np.ones((3, 3), dtype=np.int8)
+                kernel[1, 1] = 0
+
+                def sp_step(_i, board=board):
+                    a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
+                    diff = (convolve2d(a, kernel, mode="same", boundary="wrap")
+                            - convolve2d(b, kernel, mode="same", boundary="wrap"))
+                    dead = board == 0
+                    out = np.zeros_like(board)
+                    out[dead & (diff == 3)] = 1
+                    out[dead & (diff == -3)] = 2
+                    out[(board == 1) & ((diff == 2) | (diff == 3))] = 1
+                    out[(board == 2) & ((-diff == 2) | (-diff == 3))] = 2
+                    return out
+
+                calls, elapsed = timed(sp_step, seconds)
+                rows.append((slug, "SciPy two-colour step (convolve2d)", calls / elapsed, "steps/s"))
+    return rows
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("games", nargs="*", help="game slugs (default: all)")
-    parser.add_argument("--seconds", type=float, default=3.0, help="budget per game")
+    parser.add_argument("--seconds", type=float, default=3.0, help="budget per row")
     args = parser.parse_args(argv)
     games = [get_game(s) for s in args.games] if args.games else all_games()
     print(f"# engines: {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {args.seconds:g} s per game")
-    print(f"{'game':<10} {'bots':<26} {'games':>8} {'games/s':>10} {'turns/s':>12}")
+          f"{platform.machine()}, {args.seconds:g} s per row")
+    print(f"{'game':<10} {'what':<40} {'rate':>12}  unit")
     for game in games:
-        row = bench(game, args.seconds)
-        print(f"{row['game']:<10} {row['bots']:<26} {row['games']:>8} {row['games_s']:>10.1f} {row['turns_s']:>12.0f}")
+        for slug, what, rate, unit in ours(game, args.seconds) + anchors(game.slug, args.seconds):
+            shown = f"{rate:>12,.0f}" if rate == rate else f"{'-':>12}"
+            print(f"{slug:<10} {what:<40} {shown}  {unit}")
+        if game.slug in GOALS:
+            print(f"{'':<10} {GOALS[game.slug]}")
 
 
 if __name__ == "__main__":

@@ -223,6 +223,11 @@ class Game:
     def default_action(self, state: State, seat: int) -> Action:
         raise NotImplementedError
 
+    def legal_actions(self, state: State, seat: int) -> list[Action] | None:
+        """Every legal canonical action of ``seat`` now, where that set is small enough
+        to list (tools, search bots, random play); ``None`` where it is not."""
+        return None
+
     def apply(self, state: State, actions: dict[int, Action]) -> State:
         raise NotImplementedError
 

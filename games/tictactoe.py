@@ -139,6 +139,11 @@ class TicTacToe(Game):
                 return KEYS[i]
         return KEYS[0]
 
+    def legal_actions(self, state: State, seat: int) -> list[str]:
+        if self.to_move(state) != (seat,):
+            return []
+        return [KEYS[i] for i, cell in enumerate(state.cells) if cell == -1]
+
     def apply(self, state: State, actions: dict[int, str]) -> State:
         if state.winner is not None or len(state.moves) == 9:
             raise ValueError("the game is over")

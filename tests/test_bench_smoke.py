@@ -6,13 +6,31 @@ import sys
 from tests.conftest import REPO
 
 
-def test_it_runs_the_engine_benchmark_in_smoke_mode():
-    done = subprocess.run(
-        [sys.executable, str(REPO / "bench/engines.py"), "tictactoe", "--seconds", "0.05"],
-        capture_output=True, text=True, timeout=120, cwd=REPO,
-    )
+def run_bench(*args: str, timeout: float = 180) -> str:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert lines[1].split()[:2] == ["game", "bots"]
-    row = lines[2].split()
-    assert row[0] == "tictactoe" and int(row[4]) > 0
+    return done.stdout
+
+
+def rate(output: str, game: str, what: str) -> float:
+    for line in output.splitlines():
+        if line.startswith(game) and what in line:
+            return float(line[len(game):].replace(what, "", 1).split()[-2].replace(",", ""))
+    raise AssertionError(f"no row {game} / {what} in:\n{output}")
+
+
+def test_it_runs_the_engine_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/engines.py"), "tictactoe", "gconway", "--seconds", "0.05")
+    assert out.splitlines()[1].split()[:3] == ["game", "what", "rate"]
+    assert rate(out, "tictactoe", "random playouts (ours)") > 0
+    assert rate(out, "tictactoe", "built-in bots") > 0
+    assert rate(out, "gconway", "transitions, grower v random (ours)") > 0
+
+
+def test_it_runs_the_overhead_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/overhead.py"), "--quick")
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["tictactoe"], ["gconway"])}
+    # It should report a positive raw and platform time and their ratio for both games.
+    for game in ("tictactoe", "gconway"):
+        raw_ms, move_ms, ratio = (float(x) for x in rows[game][3:6])
+        assert raw_ms > 0 and move_ms > 0 and abs(ratio - move_ms / raw_ms) < 0.02 * ratio + 0.01

@@ -189,3 +189,12 @@ def test_it_makes_perfect_draw_against_itself():
     for seed in range(20):
         _s, _h, outcome = play_builtin(GAME, seed, ["perfect", "perfect"])
         assert outcome.reason == "board_full"
+
+
+def test_it_lists_the_legal_moves_of_the_seat_to_move():
+    state = play_moves(["1-1", "0-0"])
+    assert GAME.legal_actions(state, 0) == ["0-1", "0-2", "1-0", "1-2", "2-0", "2-1", "2-2"]
+    # It should list nothing for the seat that is not to move, or once the game is over.
+    assert GAME.legal_actions(state, 1) == []
+    over = play_moves(["1-1", "0-1", "0-0", "2-2", "2-0", "1-0", "0-2"])
+    assert GAME.legal_actions(over, 0) == [] and GAME.legal_actions(over, 1) == []

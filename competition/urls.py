@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from competition import views
 
@@ -8,4 +8,5 @@ urlpatterns = [
     path("games/<slug:slug>/", views.game_detail, name="game-detail"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/", include("competition.api.urls")),
 ]

@@ -1,0 +1,265 @@
+"""The organisers' console: events are set up and run from here (DESIGN.md §5).
+
+Actions call ``services``; history (matches, turns, ratings) is read-only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, Max, Q
+from django.forms.models import BaseInlineFormSet
+from django.utils import timezone
+
+from bots.models import Bot
+from competition.models import (
+    Entry,
+    Event,
+    EventStatus,
+    Match,
+    MatchStatus,
+    Participant,
+    Rating,
+    RatingChange,
+    Turn,
+)
+from competition.services import events as event_services
+from competition.services import matches as match_services
+from games import all_games, get_game
+
+logger = logging.getLogger(__name__)
+
+
+def _game_choices() -> list[tuple[str, str]]:
+    return [(game.slug, f"{game.title} ({game.slug})") for game in all_games()]
+
+
+# -- events -----------------------------------------------------------------------------
+
+
+class EventForm(forms.ModelForm):
+    game = forms.ChoiceField(choices=_game_choices)
+
+    class Meta:
+        model = Event
+        fields = ("name", "game", "options", "format", "series_length", "rounds", "pace_ms")
+
+    def clean(self):
+        cleaned = super().clean()
+        slug = cleaned.get("game")
+        if slug:
+            if self.instance.pk and self.instance.status != EventStatus.DRAFT and slug != self.instance.game:
+                self.add_error("game", "The game of a started event cannot change.")
+            try:
+                cleaned["options"] = get_game(slug).resolve_options(cleaned.get("options") or {})
+            except ValueError as exc:
+                self.add_error("options", str(exc))
+        if cleaned.get("series_length") == 0:
+            self.add_error("series_length", "A pairing plays at least one game.")
+        return cleaned
+
+
+class EntryFormSet(BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        game = self.instance.game
+        for form in self.forms:
+            bot = form.cleaned_data.get("bot") if hasattr(form, "cleaned_data") else None
+            if bot is not None and not form.cleaned_data.get("DELETE") and bot.game != game:
+                form.add_error("bot", f"{bot} does not play {game}.")
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    formset = EntryFormSet
+    fields = ("bot", "seed", "active")
+    raw_id_fields = ("bot",)
+    extra = 0
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    form = EventForm
+    list_display = ("name", "game", "format", "status", "progress", "created")
+    list_filter = ("status", "game", "format")
+    search_fields = ("name",)
+    readonly_fields = ("status", "created_by", "created", "started", "finished")
+    inlines = (EntryInline,)
+    actions = ("start", "pause", "resume", "cancel", "add_active_bots", "requeue_errored")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            matches_total=Count("matches"),
+            matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+        )
+
+    @admin.display(description="progress")
+    def progress(self, event: Event) -> str:
+        return f"{event.matches_done}/{event.matches_total}"
+
+    def save_model(self, request, obj, form, change):
+        if not change and obj.created_by_id is None:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Start (schedule the matches)", permissions=["change"])
+    def start(self, request, queryset):
+        for event in queryset:
+            if event.status != EventStatus.DRAFT:
+                self.message_user(request, f"{event}: only a draft event can start (it is {event.status}).",
+                                  messages.WARNING)
+                continue
+            if event.entries.filter(active=True).count() < 2:
+                self.message_user(request, f"{event}: needs at least two active entries.", messages.ERROR)
+                continue
+            created = event_services.start_event(event)
+            self.message_user(request, f"{event}: started, {created} matches queued.", messages.SUCCESS)
+
+    @admin.action(description="Pause (schedule no new match)", permissions=["change"])
+    def pause(self, request, queryset):
+        paused = queryset.filter(status=EventStatus.RUNNING).update(status=EventStatus.PAUSED)
+        self.message_user(request, f"{paused} event(s) paused.")
+
+    @admin.action(description="Resume", permissions=["change"])
+    def resume(self, request, queryset):
+        resumed = 0
+        for event in queryset.filter(status=EventStatus.PAUSED):
+            if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(status=EventStatus.RUNNING):
+                continue
+            resumed += 1
+            # every match may have ended while it was paused (nothing would finish it then)
+            if not event.matches.exclude(status__in=MatchStatus.done()).exists():
+                Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(
+                    status=EventStatus.FINISHED, finished=timezone.now()
+                )
+        self.message_user(request, f"{resumed} event(s) resumed.")
+
+    @admin.action(description="Cancel (and cancel its queued matches)", permissions=["change"])
+    def cancel(self, request, queryset):
+        open_states = (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED)
+        for event in queryset:
+            if not Event.objects.filter(pk=event.pk, status__in=open_states).update(status=EventStatus.CANCELLED):
+                self.message_user(request, f"{event}: already {event.status}.", messages.WARNING)
+                continue
+            queued = event.matches.filter(status=MatchStatus.QUEUED).values_list("id", flat=True)
+            cancelled = sum(match_services.cancel(match_id, "event cancelled") for match_id in list(queued))
+            self.message_user(request, f"{event}: cancelled, with {cancelled} queued match(es).")
+
+    @admin.action(description="Add every active bot of the event's game", permissions=["change"])
+    def add_active_bots(self, request, queryset):
+        for event in queryset:
+            if event.status != EventStatus.DRAFT:
+                self.message_user(request, f"{event}: entries can only be added to a draft event.",
+                                  messages.WARNING)
+                continue
+            present = set(event.entries.values_list("bot_id", flat=True))
+            seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
+            new = []
+            for bot in Bot.objects.active().for_game(event.game).exclude(pk__in=present).order_by("id"):
+                new.append(Entry(event=event, bot=bot, seed=seed))
+                seed += 1
+            Entry.objects.bulk_create(new, ignore_conflicts=True)
+            self.message_user(request, f"{event}: {len(new)} entr{'y' if len(new) == 1 else 'ies'} added.")
+
+    @admin.action(description="Requeue errored matches", permissions=["change"])
+    def requeue_errored(self, request, queryset):
+        errored = Match.objects.filter(event__in=queryset, status=MatchStatus.ERRORED).values_list("id", flat=True)
+        requeued = sum(match_services.requeue(match_id) for match_id in list(errored))
+        self.message_user(request, f"{requeued} errored match(es) requeued.")
+
+
+# -- matches ----------------------------------------------------------------------------
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ParticipantInline(ReadOnlyInline):
+    model = Participant
+    fields = readonly_fields = ("seat", "bot", "score", "result", "cause", "faults")
+
+
+class TurnInline(ReadOnlyInline):
+    """Numbers, faults and latencies; the logs (whole messages) stay out of the page."""
+
+    model = Turn
+    fields = readonly_fields = ("number", "seats", "faults", "details", "latencies_ms", "forfeited")
+    classes = ("collapse",)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ("id", "game", "event", "status", "reason", "turn_count", "created")
+    list_filter = ("status", "game", "event")
+    list_select_related = ("event",)
+    search_fields = ("=id", "participants__bot__name")
+    inlines = (ParticipantInline, TurnInline)
+    actions = ("requeue_errored", "cancel")
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in Match._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # matches come from events and challenges
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # history: cancel instead
+
+    @admin.action(description="Requeue errored matches", permissions=["change"])
+    def requeue_errored(self, request, queryset):
+        ids = list(queryset.filter(status=MatchStatus.ERRORED).values_list("id", flat=True))
+        requeued = sum(match_services.requeue(match_id) for match_id in ids)
+        self.message_user(request, f"{requeued} errored match(es) requeued.")
+
+    @admin.action(description="Cancel queued or running matches", permissions=["change"])
+    def cancel(self, request, queryset):
+        ids = list(queryset.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).values_list("id", flat=True))
+        cancelled = sum(match_services.cancel(match_id, "cancelled by an organiser") for match_id in ids)
+        self.message_user(request, f"{cancelled} match(es) cancelled.")
+
+
+# -- ratings (append-only history) ------------------------------------------------------
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ("bot", "game", "mu", "sigma", "ordinal", "games", "updated")
+    list_filter = ("game",)
+    list_select_related = ("bot",)
+    search_fields = ("bot__name",)
+
+    @admin.display(description="ordinal")
+    def ordinal(self, rating: Rating) -> str:
+        return f"{rating.ordinal:.2f}"
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ("id", "match", "bot", "mu_before", "mu_after", "sigma_before", "sigma_after", "created")
+    list_select_related = ("bot", "match")
+    search_fields = ("bot__name", "=match__id")

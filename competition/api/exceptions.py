@@ -1,0 +1,25 @@
+"""API errors: Django's ``ValidationError`` (raised by services and models) is a 400, a
+body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import exceptions, status
+from rest_framework.serializers import as_serializer_error
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "too_large"
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, RequestDataTooBig):
+        exc = RequestTooLarge(f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+    elif isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(detail=as_serializer_error(exc))
+    return drf_exception_handler(exc, context)

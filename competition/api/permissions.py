@@ -1,0 +1,80 @@
+"""Who may do what through the API (object-level rules; visibility lives in querysets)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rest_framework import permissions
+from rest_framework.exceptions import PermissionDenied, ValidationError
+
+from bots.models import Bot, BotStatus
+
+#: the only fields staff may change on another user's bot
+STAFF_BOT_FIELDS = frozenset({"status", "status_reason"})
+
+
+def is_owner(user, bot) -> bool:
+    return bool(user and user.is_authenticated and bot.owner_id == user.pk)
+
+
+class BotPermission(permissions.BasePermission):
+    """Anyone reads (the queryset hides inactive bots); authenticated users create;
+    the owner changes and deletes; staff may change the status of any bot."""
+
+    message = "Only the bot's owner may change it."
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_authenticated)
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        if is_owner(request.user, obj):
+            return True
+        if request.user.is_staff and request.method in ("PUT", "PATCH"):
+            data = request.data
+            if isinstance(data, Mapping) and set(data) <= STAFF_BOT_FIELDS:
+                return True
+            self.message = "Staff may only change the status of another user's bot."
+        return False
+
+
+class IsBotOwner(permissions.BasePermission):
+    """The bot's owner only (e.g. rotating its secret): not even staff."""
+
+    message = "Only the bot's owner may do this."
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated)
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return is_owner(request.user, obj)
+
+
+def may_read_seat_logs(user, bot) -> bool:
+    """A seat's per-turn logs (what was sent and received): its bot's owner, or staff."""
+    return bool(user and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+
+
+def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
+    """The bots of a challenge, by seat, if ``user`` may pit them against each other.
+
+    Every bot must exist and be active (staff may pit any bots), and the caller must own
+    one of them: you may challenge any active bot with your own. Raises ``ValidationError``
+    (400) for an unknown or unavailable bot and ``PermissionDenied`` (403) otherwise.
+    """
+    found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
+    errors = []
+    for bot_id in bot_ids:
+        bot = found.get(bot_id)
+        if bot is None or not (user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot)):
+            errors.append(f"Bot {bot_id} does not exist or is not available.")
+        elif not user.is_staff and bot.status != BotStatus.ACTIVE:
+            errors.append(f"Your bot {bot.name!r} is {bot.status}: only active bots play.")
+    if errors:
+        raise ValidationError({"bots": errors})
+    if not user.is_staff and not any(is_owner(user, found[bot_id]) for bot_id in bot_ids):
+        raise PermissionDenied("You must own one of the bots (you may challenge any active bot with yours).")
+    return [found[bot_id] for bot_id in bot_ids]

@@ -1,0 +1,386 @@
+"""API serializers: input validation and the documented shapes of every response.
+
+Read-only shapes that services already build (``match_json``, ``standings``) are declared
+here for the schema and filled from those services, so the API and the broadcasts agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from bots.models import Bot, EndpointKind, validate_endpoint
+from competition.models import Event, EventFormat, EventStatus, MatchStatus
+from competition.services import ratings
+from competition.services.matches import match_json
+from games import all_games
+from games.base import Game
+
+#: at most this many turns in one ``simulate`` request
+MAX_SIMULATE_ACTIONS = 5000
+#: the slowest pace a challenge may ask for (a paced match holds a runner slot longer)
+MAX_CHALLENGE_PACE_MS = 2000
+#: a 64-bit signed seed, as stored in ``Match.seed``
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(game.slug, game.title) for game in all_games()]
+
+
+def django_errors(exc: DjangoValidationError) -> serializers.ValidationError:
+    """A DRF ``ValidationError`` with the messages of a Django one (field by field)."""
+    return serializers.ValidationError(serializers.as_serializer_error(exc))
+
+
+# -- games ------------------------------------------------------------------------------
+
+
+class PolicySerializer(serializers.Serializer):
+    move_timeout_ms = serializers.IntegerField(allow_null=True, help_text="Limit of one exchange.")
+    bank_increment_ms = serializers.IntegerField(allow_null=True, help_text="Time bank increment (null: no bank).")
+    bank_multiplier = serializers.IntegerField()
+    on_fault = serializers.ChoiceField(choices=["forfeit", "pass"])
+    max_faults_in_a_row = serializers.IntegerField(allow_null=True)
+    ignore_http_status = serializers.BooleanField()
+    error_line_on_forfeit = serializers.BooleanField()
+    sequential_greetings = serializers.BooleanField()
+
+
+class ProtocolSerializer(serializers.Serializer):
+    wire = serializers.ChoiceField(
+        choices=["json", "form"],
+        help_text="How an observation travels over HTTP: a JSON body, or url-encoded form fields.",
+    )
+    builtin_bots = serializers.ListField(child=serializers.CharField(), help_text="Targets of `builtin` bots.")
+    endpoint_kinds = serializers.ListField(
+        child=serializers.ChoiceField(choices=EndpointKind.choices),
+        help_text="Bot endpoint kinds (process and tcp: staff only).",
+    )
+    policy = PolicySerializer(help_text="How the runner clocks and judges bots with the default options.")
+
+
+class GameSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    num_players = serializers.IntegerField()
+    wire = serializers.CharField()
+    rules = serializers.CharField(help_text="The rules in brief (the engine's docstring).")
+    default_options = serializers.JSONField(help_text="The game's declared default options.")
+    builtin_bots = serializers.ListField(child=serializers.CharField())
+    options = serializers.JSONField(help_text="Every option with its default value, resolved.")
+    protocol = ProtocolSerializer()
+
+    def to_representation(self, game: Game) -> dict:
+        options = game.resolve_options()
+        return {
+            **game.describe(),
+            "options": options,
+            "protocol": {
+                "wire": game.wire,
+                "builtin_bots": sorted(game.builtin_bots),
+                "endpoint_kinds": list(EndpointKind.values),
+                "policy": dataclasses.asdict(game.policy(options)),
+            },
+        }
+
+
+class SimulateRequestSerializer(serializers.Serializer):
+    options = serializers.DictField(required=False, default=dict, help_text="Game options (merged over the defaults).")
+    seed = serializers.IntegerField(required=False, default=0, min_value=SEED_MIN, max_value=SEED_MAX)
+    actions = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        default=list,
+        max_length=MAX_SIMULATE_ACTIONS,
+        help_text=(
+            "One object per turn: for every seat in `to_move` (as a string key, e.g. \"0\"), "
+            "exactly the reply that seat's bot would send."
+        ),
+    )
+
+
+class OutcomeSerializer(serializers.Serializer):
+    scores = serializers.ListField(child=serializers.FloatField())
+    reason = serializers.CharField()
+
+
+class SimulateResponseSerializer(serializers.Serializer):
+    turn = serializers.IntegerField(help_text="Turns played (the number of the last one).")
+    state = serializers.JSONField(help_text="The engine's JSON form of the state.")
+    to_move = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that act now; empty when over.")
+    observations = serializers.DictField(
+        child=serializers.JSONField(), help_text="Per seat in `to_move`: the native message its bot would receive."
+    )
+    frame = serializers.JSONField(help_text="The spectators' view of the state.")
+    outcome = OutcomeSerializer(allow_null=True)
+
+
+class SimulateErrorSerializer(serializers.Serializer):
+    turn = serializers.IntegerField(help_text="The number of the turn that failed (1-based).")
+    index = serializers.IntegerField(help_text="Its index in `actions` (0-based).")
+    seat = serializers.IntegerField(allow_null=True)
+    code = serializers.CharField(help_text="The game's code (e.g. `occupied`), or missing_seat / extra_seat / game_over.")
+    detail = serializers.CharField()
+
+
+# -- bots -------------------------------------------------------------------------------
+
+
+class RatingSerializer(serializers.Serializer):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma: the conservative estimate ranked on.")
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField(help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games.")
+
+
+def rating_json(bot: Bot) -> dict:
+    """A bot's rating, or the defaults before its first rated game."""
+    rating = getattr(bot, "rating", None)
+    mu, sigma, games = (rating.mu, rating.sigma, rating.games) if rating else (
+        ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0
+    )
+    return {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma, "games": games,
+            "provisional": games < ratings.PROVISIONAL_GAMES}
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens);
+    ``secret`` (the HMAC key of its requests) to its owner only."""
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    game = serializers.ChoiceField(choices=game_choices())
+    target = serializers.CharField(
+        max_length=2000, help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only."
+    )
+    secret = serializers.CharField(read_only=True, required=False, help_text="Signs requests to the bot. Owner only.")
+    status_reason = serializers.CharField(max_length=300, required=False, allow_blank=True)
+    rating = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = ("id", "name", "game", "owner", "kind", "target", "secret", "status", "status_reason",
+                  "rating", "created", "updated")
+        read_only_fields = ("id", "owner", "secret", "created", "updated")
+
+    @extend_schema_field(RatingSerializer)
+    def get_rating(self, bot: Bot) -> dict:
+        return rating_json(bot)
+
+    def _user(self):
+        request = self.context.get("request")
+        return getattr(request, "user", None)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        user = self._user()
+        instance = self.instance if isinstance(self.instance, Bot) else None
+        if user is not None and user.is_staff and instance is not None and instance.owner_id != user.pk:
+            # staff acting on another user's bot: status (and why) only
+            for name, field in fields.items():
+                if name not in ("status", "status_reason"):
+                    field.read_only = True
+        return fields
+
+    def to_representation(self, bot: Bot) -> dict:
+        data = super().to_representation(bot)
+        user = self._user()
+        owner = bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
+        if not owner:
+            data.pop("secret", None)
+            if not (user is not None and user.is_staff):
+                data.pop("target", None)
+        return data
+
+    def validate(self, attrs: dict) -> dict:
+        user = self._user()
+        bot = self.instance
+        if bot is not None and "game" in attrs and attrs["game"] != bot.game:
+            raise serializers.ValidationError({"game": "A bot's game cannot change."})
+        game = attrs.get("game", bot.game if bot else None)
+        kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
+        target = attrs.get("target", bot.target if bot else "")
+        name = attrs.get("name", bot.name if bot else "")
+        if bot is None or "kind" in attrs or "target" in attrs:
+            owner = bot.owner if bot else user
+            try:
+                validate_endpoint(game, kind, target, staff=bool(owner.is_staff))
+            except DjangoValidationError as exc:
+                raise django_errors(exc) from None
+        owner_id = bot.owner_id if bot else user.pk
+        clash = Bot.objects.filter(owner_id=owner_id, game=game, name=name)
+        if bot is not None:
+            clash = clash.exclude(pk=bot.pk)
+        if clash.exists():
+            raise serializers.ValidationError({"name": "You already have a bot of this name for this game."})
+        return attrs
+
+
+class SecretSerializer(serializers.Serializer):
+    secret = serializers.CharField()
+
+
+# -- matches ----------------------------------------------------------------------------
+
+
+class ParticipantSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField(allow_null=True)
+    score = serializers.FloatField(allow_null=True)
+    result = serializers.CharField(help_text="win, draw, loss, or empty while undecided.")
+    cause = serializers.CharField(help_text="The fault that forfeited this seat, if any.")
+    faults = serializers.IntegerField()
+
+
+class MatchSerializer(serializers.Serializer):
+    """``services.matches.match_json`` plus the resolved options."""
+
+    id = serializers.IntegerField()
+    game = serializers.CharField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    reason = serializers.CharField()
+    event = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(allow_null=True)
+    seed = serializers.IntegerField()
+    turn_count = serializers.IntegerField()
+    created = serializers.DateTimeField(allow_null=True)
+    started = serializers.DateTimeField(allow_null=True)
+    finished = serializers.DateTimeField(allow_null=True)
+    error = serializers.CharField()
+    participants = ParticipantSerializer(many=True)
+    options = serializers.JSONField()
+
+    def to_representation(self, match) -> dict:
+        data = match_json(match, list(match.participants.all()))
+        data["options"] = match.options
+        return data
+
+
+class TurnSerializer(serializers.Serializer):
+    """One turn as spectators see it (``Turn.public_json``; per-seat lists by seat)."""
+
+    number = serializers.IntegerField()
+    seats = serializers.ListField(child=serializers.IntegerField())
+    actions = serializers.ListField(child=serializers.JSONField())
+    faults = serializers.ListField(child=serializers.CharField(allow_null=True))
+    details = serializers.ListField(child=serializers.CharField(allow_null=True))
+    latencies_ms = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    frame = serializers.JSONField()
+    forfeited = serializers.ListField(child=serializers.IntegerField())
+
+    def to_representation(self, turn) -> dict:
+        return turn.public_json()
+
+
+class TurnsPageSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    since = serializers.IntegerField()
+    results = TurnSerializer(many=True, help_text="The turns numbered above `since`, in order.")
+    more = serializers.BooleanField(help_text="More turns follow: ask again with `since=next_since`.")
+    next_since = serializers.IntegerField(help_text="The last turn number returned (or `since`).")
+
+
+class ReplaySerializer(serializers.Serializer):
+    format = serializers.CharField()
+    match = MatchSerializer()
+    turns = TurnSerializer(many=True)
+
+
+class SeatLogSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    log = serializers.JSONField(help_text="fault, detail, latency_ms, sent, received, stderr, time_left_ms.")
+
+
+class LogsPageSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    since = serializers.IntegerField()
+    results = SeatLogSerializer(many=True, help_text="The turns above `since` where this seat was asked.")
+    more = serializers.BooleanField()
+    next_since = serializers.IntegerField()
+
+
+class ChallengeSerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=game_choices())
+    bots = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=1, max_length=16,
+        help_text="Bot ids by seat (seat 0 first). You must own one; the others must be active.",
+    )
+    options = serializers.DictField(required=False, default=dict)
+    seed = serializers.IntegerField(required=False, min_value=SEED_MIN, max_value=SEED_MAX)
+    pace_ms = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=MAX_CHALLENGE_PACE_MS,
+        help_text="Minimum duration of a turn, to make the match watchable live.",
+    )
+
+
+# -- events and leaderboards ------------------------------------------------------------
+
+
+class EntrySerializer(serializers.Serializer):
+    bot = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot.name")
+    owner = serializers.CharField(source="bot.owner.username")
+    seed = serializers.IntegerField()
+    active = serializers.BooleanField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class EventSerializer(serializers.ModelSerializer):
+    format = serializers.ChoiceField(choices=EventFormat.choices)
+    status = serializers.ChoiceField(choices=EventStatus.choices)
+    entries = EntrySerializer(many=True)
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Event
+        fields = ("id", "name", "game", "options", "format", "series_length", "rounds", "status",
+                  "created", "started", "finished", "entries", "progress")
+        read_only_fields = fields
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, event: Event) -> dict:
+        return {"done": event.matches_done, "total": event.matches_total}
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    points = serializers.FloatField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    games = serializers.IntegerField()
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>` from scripts.")
+

@@ -1,0 +1,24 @@
+"""``/api/``: the router's resources, the leaderboard, the current user, the schema and docs."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from competition.api import views
+
+app_name = "api"
+
+router = DefaultRouter()
+router.register("games", views.GameViewSet, basename="game")
+router.register("bots", views.BotViewSet, basename="bot")
+router.register("matches", views.MatchViewSet, basename="match")
+router.register("events", views.EventViewSet, basename="event")
+
+urlpatterns = [
+    path("leaderboard/<slug:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("me/", views.MeView.as_view(), name="me"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("", include(router.urls)),
+]

@@ -1,0 +1,436 @@
+"""API views: querysets decide visibility, serializers validate, services act."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from django.db import transaction
+from django.db.models import Count, F, FloatField, IntegerField, Prefetch, Q, Value
+from django.db.models.functions import Coalesce
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import exceptions, generics, permissions, status, viewsets
+from rest_framework.authtoken.models import Token
+from rest_framework.decorators import action
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from bots.models import Bot, BotStatus, new_secret
+from competition.api import serializers as s
+from competition.api.engine import SimulationError, simulate
+from competition.api.permissions import (
+    BotPermission,
+    IsBotOwner,
+    challenge_bots,
+    may_read_seat_logs,
+)
+from competition.api.throttles import WriteScopedRateThrottle
+from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
+from competition.services import events as event_services
+from competition.services import ratings
+from competition.services.matches import create_match
+from games import all_games, get_game
+
+logger = logging.getLogger(__name__)
+
+#: turns per ``turns/`` response (ask again with ``since=next_since`` for more)
+TURNS_LIMIT = 500
+#: per-seat logs per ``logs/`` response (they hold whole messages)
+LOGS_LIMIT = 100
+
+_INT = re.compile(r"[0-9]{1,18}")
+
+
+def int_param(request, name: str, *, default: int | None = None, maximum: int | None = None) -> int | None:
+    """A non-negative integer query parameter (400 for anything else)."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not _INT.fullmatch(raw) or (maximum is not None and int(raw) > maximum):
+        bound = f" at most {maximum}" if maximum is not None else ""
+        raise exceptions.ValidationError({name: f"Must be a non-negative integer{bound}."})
+    return int(raw)
+
+
+def choice_param(request, name: str, choices) -> str | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    if raw not in choices:
+        raise exceptions.ValidationError({name: f"Must be one of: {', '.join(choices)}."})
+    return raw
+
+
+def game_or_404(slug: str):
+    try:
+        return get_game(slug)
+    except KeyError:
+        raise exceptions.NotFound(f"No game {slug!r}.") from None
+
+
+class JSONDownload(BaseContentNegotiation):
+    """Always JSON, whatever the client accepts (a replay is a file to download)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+SLUG_PARAM = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's slug.")
+GAME_SLUGS = [game.slug for game in all_games()]
+
+
+# -- games ------------------------------------------------------------------------------
+
+
+class GameViewSet(viewsets.ViewSet):
+    """Games: rules, options and protocol, and a stateless engine to test bots against."""
+
+    permission_classes = [permissions.AllowAny]
+    throttle_scope: str | None = None  # set by the actions that are throttled
+    lookup_field = "slug"
+    lookup_value_regex = r"[-a-z0-9_]+"
+
+    @extend_schema(responses=s.GameSerializer(many=True))
+    def list(self, request):
+        return Response(s.GameSerializer(all_games(), many=True).data)
+
+    @extend_schema(parameters=[SLUG_PARAM], responses=s.GameSerializer)
+    def retrieve(self, request, slug: str):
+        return Response(s.GameSerializer(game_or_404(slug)).data)
+
+    @extend_schema(
+        parameters=[SLUG_PARAM],
+        request=s.SimulateRequestSerializer,
+        responses={
+            200: s.SimulateResponseSerializer,
+            400: OpenApiResponse(s.SimulateErrorSerializer, description="A bad turn, bad options or a malformed body."),
+        },
+        description=(
+            "Replay `actions` from the initial state of (`options`, `seed`) with the real rules "
+            "and return the state reached: what each seat to move would receive, the frame and "
+            "the outcome. Each turn is judged as the runner judges it; the first bad one is a 400 "
+            "naming its turn, seat and the game's code."
+        ),
+    )
+    @action(detail=True, methods=["post"], throttle_classes=[ScopedRateThrottle], throttle_scope="simulate")
+    def simulate(self, request, slug: str):
+        game = game_or_404(slug)
+        body = s.SimulateRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            game.resolve_options(data["options"])
+        except ValueError as exc:
+            raise exceptions.ValidationError({"options": [str(exc)]}) from None
+        try:
+            result = simulate(game, options=data["options"], seed=data["seed"], actions=data["actions"])
+        except SimulationError as exc:
+            return Response(exc.to_json(), status=status.HTTP_400_BAD_REQUEST)
+        return Response(result)
+
+
+# -- bots -------------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[
+        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+        OpenApiParameter("owner", OpenApiTypes.STR, description="The owner's username."),
+        OpenApiParameter("status", OpenApiTypes.STR, enum=BotStatus.values),
+    ]),
+    destroy=extend_schema(responses={204: None, 409: OpenApiResponse(description="The bot has played matches.")}),
+)
+class BotViewSet(viewsets.ModelViewSet):
+    """Bots. Everyone sees active bots; owners (and staff) also see inactive ones. Owners
+    manage their bots; staff may change any bot's status."""
+
+    serializer_class = s.BotSerializer
+    permission_classes = [BotPermission]
+    throttle_classes = [WriteScopedRateThrottle]
+    throttle_scope = "writes"
+
+    def get_queryset(self):
+        user = self.request.user
+        bots = Bot.objects.select_related("owner", "rating").order_by("game", "name", "id")
+        if not user.is_staff:
+            visible = Q(status=BotStatus.ACTIVE)
+            if user.is_authenticated:
+                visible |= Q(owner=user)
+            bots = bots.filter(visible)
+        if self.action == "list":
+            game = choice_param(self.request, "game", GAME_SLUGS)
+            if game:
+                bots = bots.filter(game=game)
+            owner = self.request.query_params.get("owner")
+            if owner:
+                bots = bots.filter(owner__username=owner)
+            state = choice_param(self.request, "status", BotStatus.values)
+            if state:
+                bots = bots.filter(status=state)
+        return bots
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def destroy(self, request, *args, **kwargs):
+        bot = self.get_object()
+        if Participant.objects.filter(bot=bot).exists():
+            return Response(
+                {"detail": "This bot has played matches and is kept for their history; "
+                           "set its status to inactive instead."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        bot.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses=s.SecretSerializer)
+    @action(detail=True, methods=["post"], url_path="rotate-secret", permission_classes=[IsBotOwner])
+    def rotate_secret(self, request, pk=None):
+        bot = self.get_object()
+        bot.secret = new_secret()
+        bot.save(update_fields=["secret", "updated"])
+        return Response({"secret": bot.secret})
+
+
+# -- matches ----------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[
+        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+        OpenApiParameter("bot", OpenApiTypes.INT, description="Matches this bot plays."),
+        OpenApiParameter("event", OpenApiTypes.INT),
+        OpenApiParameter("status", OpenApiTypes.STR, enum=MatchStatus.values),
+    ]),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Matches (public to watch), their turns, replays, owners' logs, and challenges."""
+
+    serializer_class = s.MatchSerializer
+    throttle_scope: str | None = None  # set by the actions that are throttled
+
+    def get_queryset(self):
+        participants = Participant.objects.select_related("bot__owner").order_by("seat")
+        matches = Match.objects.visible_to(self.request.user).prefetch_related(
+            Prefetch("participants", queryset=participants)
+        )
+        if self.action == "list":
+            game = choice_param(self.request, "game", GAME_SLUGS)
+            if game:
+                matches = matches.filter(game=game)
+            bot = int_param(self.request, "bot")
+            if bot is not None:
+                matches = matches.filter(participants__bot_id=bot).distinct()
+            event = int_param(self.request, "event")
+            if event is not None:
+                matches = matches.filter(event_id=event)
+            state = choice_param(self.request, "status", MatchStatus.values)
+            if state:
+                matches = matches.filter(status=state)
+        return matches.order_by("-id")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("since", OpenApiTypes.INT, description="Only turns numbered above this (default 0)."),
+            OpenApiParameter("limit", OpenApiTypes.INT, description=f"At most this many turns (default and maximum {TURNS_LIMIT})."),
+        ],
+        responses=s.TurnsPageSerializer,
+    )
+    @action(detail=True, methods=["get"])
+    def turns(self, request, pk=None):
+        since = int_param(request, "since", default=0)
+        limit = int_param(request, "limit", default=TURNS_LIMIT, maximum=TURNS_LIMIT) or TURNS_LIMIT
+        match = self.get_object()
+        rows = list(Turn.objects.filter(match=match, number__gt=since).order_by("number")[: limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return Response({
+            "match": match.pk,
+            "status": match.status,
+            "since": since,
+            "results": [turn.public_json() for turn in rows],
+            "more": more,
+            "next_since": rows[-1].number if rows else since,
+        })
+
+    @extend_schema(responses=s.ReplaySerializer)
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer], content_negotiation_class=JSONDownload)
+    def replay(self, request, pk=None):
+        match = self.get_object()
+        turns = Turn.objects.filter(match=match).order_by("number")
+        body = {
+            "format": "arena-replay/1",
+            "match": s.MatchSerializer(match).data,
+            "turns": [turn.public_json() for turn in turns.iterator()],
+        }
+        filename = f"arena-{match.game}-match-{match.pk}.json"
+        return Response(body, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("seat", OpenApiTypes.INT, required=True, description="The seat whose logs to read."),
+            OpenApiParameter("since", OpenApiTypes.INT, description="Only turns numbered above this (default 0)."),
+        ],
+        responses={200: s.LogsPageSerializer, 403: OpenApiResponse(description="Not the seat's owner nor staff.")},
+        description="What was sent to and received from one seat's bot, turn by turn: its owner and staff only.",
+    )
+    @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
+    def logs(self, request, pk=None):
+        seat = int_param(request, "seat")
+        if seat is None:
+            raise exceptions.ValidationError({"seat": "This parameter is required."})
+        since = int_param(request, "since", default=0)
+        match = self.get_object()
+        participant = next((p for p in match.participants.all() if p.seat == seat), None)
+        if participant is None:
+            raise exceptions.ValidationError({"seat": f"Match {match.pk} has no seat {seat}."})
+        if not may_read_seat_logs(request.user, participant.bot):
+            raise exceptions.PermissionDenied("Only the owner of this seat's bot, or staff, may read its logs.")
+        rows = list(
+            Turn.objects.filter(match=match, number__gt=since).order_by("number")
+            .values_list("number", "logs")[: LOGS_LIMIT + 1]
+        )
+        more = len(rows) > LOGS_LIMIT
+        rows = rows[:LOGS_LIMIT]
+        entries = [
+            {"number": number, "log": logs[seat]}
+            for number, logs in rows
+            if isinstance(logs, list) and seat < len(logs) and logs[seat] is not None
+        ]
+        return Response({
+            "match": match.pk,
+            "seat": seat,
+            "bot": participant.bot_id,
+            "since": since,
+            "results": entries,
+            "more": more,
+            "next_since": rows[-1][0] if rows else since,
+        })
+
+    @extend_schema(
+        request=s.ChallengeSerializer,
+        responses={201: s.MatchSerializer, 400: OpenApiResponse(description="Bad game, bots or options."),
+                   403: OpenApiResponse(description="You own none of the bots.")},
+        description=(
+            "Queue a match between bots (by seat). You must own one of them; every bot must be "
+            "active (yours or anyone's). Staff may pit any bots."
+        ),
+    )
+    @action(detail=False, methods=["post"], permission_classes=[permissions.IsAuthenticated],
+            throttle_classes=[ScopedRateThrottle], throttle_scope="challenges")
+    def challenge(self, request):
+        body = s.ChallengeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        bots = challenge_bots(request.user, data["bots"])
+        with transaction.atomic():  # dispatched on commit, with its pace set
+            match = create_match(data["game"], bots, options=data["options"], seed=data.get("seed"),
+                                 created_by=request.user)
+            if data["pace_ms"]:
+                Match.objects.filter(pk=match.pk).update(pace_ms=data["pace_ms"])
+        match = self.get_queryset().get(pk=match.pk)
+        location = reverse("api:match-detail", args=[match.pk], request=request)
+        return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED,
+                        headers={"Location": location})
+
+
+# -- events -----------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[
+        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+        OpenApiParameter("status", OpenApiTypes.STR, enum=EventStatus.values),
+    ]),
+)
+class EventViewSet(viewsets.ReadOnlyModelViewSet):
+    """Events (public): entries, progress and standings."""
+
+    serializer_class = s.EventSerializer
+
+    def get_queryset(self):
+        entries = Entry.objects.select_related("bot__owner").order_by("seed", "id")
+        events = (
+            Event.objects.visible_to(self.request.user)
+            .annotate(
+                matches_total=Count("matches"),
+                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+            )
+            .prefetch_related(Prefetch("entries", queryset=entries))
+            .order_by("-created", "-id")
+        )
+        if self.action == "list":
+            game = choice_param(self.request, "game", GAME_SLUGS)
+            if game:
+                events = events.filter(game=game)
+            state = choice_param(self.request, "status", EventStatus.values)
+            if state:
+                events = events.filter(status=state)
+        return events
+
+    @extend_schema(responses=s.StandingSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def standings(self, request, pk=None):
+        return Response(event_services.standings(self.get_object()))
+
+
+# -- leaderboards and me ----------------------------------------------------------------
+
+
+class LeaderboardView(generics.GenericAPIView):
+    """Active bots of a game ranked by rating ordinal (mu - 3 sigma), best first."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = s.LeaderboardRowSerializer
+
+    def get_queryset(self):
+        mu = Coalesce("rating__mu", Value(ratings.DEFAULT_MU), output_field=FloatField())
+        sigma = Coalesce("rating__sigma", Value(ratings.DEFAULT_SIGMA), output_field=FloatField())
+        return (
+            Bot.objects.active()
+            .for_game(self.kwargs["game"])
+            .select_related("owner")
+            .annotate(r_mu=mu, r_sigma=sigma,
+                      r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()))
+            .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
+            .order_by("-r_ordinal", "-r_games", "name", "id")
+        )
+
+    @extend_schema(parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS)])
+    def get(self, request, game: str):
+        game_or_404(game)
+        page = self.paginate_queryset(self.get_queryset())
+        start = self.paginator.page.start_index()
+        rows = [
+            {"rank": start + i, "bot": bot.pk, "name": bot.name, "owner": bot.owner.username,
+             "mu": bot.r_mu, "sigma": bot.r_sigma, "ordinal": bot.r_ordinal, "games": bot.r_games,
+             "provisional": bot.r_games < ratings.PROVISIONAL_GAMES}
+            for i, bot in enumerate(page)
+        ]
+        return self.get_paginated_response(rows)
+
+
+class MeView(APIView):
+    """The signed-in user, with an API token for scripts (created on first request)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses=s.MeSerializer)
+    def get(self, request):
+        token, _ = Token.objects.get_or_create(user=request.user)
+        return Response({"username": request.user.get_username(), "is_staff": request.user.is_staff,
+                         "token": token.key})
+

@@ -294,6 +294,35 @@ async def post(
     if seat is not None:
         headers["X-Arena-Seat"] = str(seat)
     try:
+        return await _post_mapped(url, body, headers, policy, timeout)
+    except BotFault as fault:
+        # Fault details are shown to spectators: never the URL's path or query (they may
+        # carry a token), only its origin.
+        fault.detail = redact(fault.detail, url)
+        raise
+
+
+def redact(text: str, url: str) -> str:
+    """``text`` with the URL's path, query and credentials replaced (its origin stays)."""
+    if not url:
+        return text
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return text.replace(url, "<url>")
+    origin = f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+    text = text.replace(url, origin)
+    tail = parts.path + (f"?{parts.query}" if parts.query else "")
+    for secret in (tail, parts.query, parts.netloc if "@" in parts.netloc else ""):
+        if len(secret) > 1:
+            text = text.replace(secret, "…")
+    return text
+
+
+async def _post_mapped(url: str, body: bytes, headers: dict, policy: EgressPolicy, timeout: float) -> HttpReply:
+    try:
         async with asyncio.timeout(timeout):
             return await _post(url, body, headers, policy)
     except TimeoutError:
@@ -306,11 +335,13 @@ async def post(
         raise BotFault(FaultCode.DNS, f"cannot resolve {exc.host}") from None
     except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, ssl.SSLError) as exc:
         raise BotFault(FaultCode.TLS, str(exc)[:300]) from None
-    except aiohttp.InvalidURL as exc:
-        raise BotFault(FaultCode.DENIED, f"invalid URL: {exc}") from None
+    except aiohttp.InvalidURL:
+        raise BotFault(FaultCode.DENIED, "invalid URL") from None
     except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, ConnectionError) as exc:
         raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
-    except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
+    except aiohttp.ClientResponseError as exc:
+        raise BotFault(FaultCode.PROTOCOL, f"{type(exc).__name__}: {exc.status} {exc.message}"[:300]) from None
+    except aiohttp.ClientPayloadError as exc:
         raise BotFault(FaultCode.PROTOCOL, str(exc)[:300] or type(exc).__name__) from None
     except (aiohttp.ClientError, OSError) as exc:
         raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None

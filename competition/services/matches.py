@@ -450,14 +450,15 @@ async def play_claimed(match_id: int, token: uuid.UUID) -> None:
     except LeaseLost as exc:
         logger.warning("%s", exc)
     except PlatformError as exc:
+        # the reason stored on the match is public: the details go to the server log
         logger.warning("match %s: platform failure: %s", mid, exc)
-        await sync_to_async(release)(mid, token, f"platform failure: {exc}")
+        await sync_to_async(release)(mid, token, "platform failure (details in the server log)")
     except asyncio.CancelledError:
         # this worker is shutting down: leave the lease to expire (the reaper requeues)
         raise
     except Exception as exc:
         logger.exception("match %s: unexpected failure", mid)
-        await sync_to_async(release)(mid, token, f"unexpected failure: {exc!r}")
+        await sync_to_async(release)(mid, token, f"unexpected platform failure ({type(exc).__name__})")
 
 
 async def _play_claimed(match_id: int, token: uuid.UUID) -> None:

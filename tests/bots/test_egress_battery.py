@@ -191,3 +191,20 @@ async def test_it_verifies_the_host_name_over_tls_to_a_pinned_address(pki, stub_
         assert (await fault_of(f"https://127.0.0.1:{port}/")).code is FaultCode.TLS
     finally:
         await runner.cleanup()
+
+
+def test_it_keeps_paths_queries_and_credentials_out_of_fault_details():
+    url = "https://user:pw@bots.example.org:8443/v1/bot?token=s3cr3t"
+    text = f"invalid URL {url} and again /v1/bot?token=s3cr3t and token=s3cr3t via user:pw@bots.example.org:8443"
+    out = egress.redact(text, url)
+    assert "s3cr3t" not in out and "pw" not in out and "/v1/bot" not in out
+    assert "https://bots.example.org:8443" in out
+
+
+async def test_it_redacts_the_url_in_a_real_fault(allow_loopback):
+    async def handler(request):
+        raise web.HTTPFound("/elsewhere?token=s3cr3t")
+
+    async with http_bot(handler) as base:
+        fault = await fault_of(base + "/bot?token=s3cr3t")
+    assert fault.code is FaultCode.REDIRECT and "s3cr3t" not in fault.detail

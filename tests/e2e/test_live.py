@@ -1,0 +1,149 @@
+"""Live spectating end to end: daphne (embedded default) as a subprocess, HTTP bots served
+by ``serve_bot``, matches created through the REST API, websocket clients watching."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import aiohttp
+import pytest
+
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.processes import manage, project_env, running
+
+END_TYPES = {"end"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A served platform with two HTTP tic-tac-toe bots and an API user owning them."""
+    data = tmp_path_factory.mktemp("live")
+    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    bot_ports = [free_port(), free_port()]
+    port = free_port()
+    bots = [[sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(p)]
+            for p in bot_ports]
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    with running(bots[0], bot_ports[0], env=env), running(bots[1], bot_ports[1], env=env), \
+            running(server, port, env=env):
+        done = manage("shell", "-c", SETUP_USER, env=env)
+        assert done.returncode == 0, done.stderr
+        token = done.stdout.strip().splitlines()[-1]
+        yield {"port": port, "env": env, "token": token,
+               "urls": [f"http://127.0.0.1:{p}/" for p in bot_ports]}
+
+
+SETUP_USER = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+user, _ = get_user_model().objects.get_or_create(username="alice")
+user.set_password("alice-password-123"); user.save()
+print(Token.objects.get_or_create(user=user)[0].key)
+"""
+
+
+async def api(session, site, method, path, **kw):
+    headers = {"Authorization": f"Token {site['token']}"}
+    async with session.request(method, f"http://127.0.0.1:{site['port']}{path}", headers=headers, **kw) as r:
+        body = await r.json(content_type=None)
+        assert r.status < 300, (r.status, body)
+        return body
+
+
+async def create_http_match(session, site, *, pace_ms: int = 0, seed: int = 3) -> int:
+    bots = []
+    for i, url in enumerate(site["urls"]):
+        bot = await api(session, site, "POST", "/api/bots/",
+                        json={"name": f"http-{seed}-{i}", "game": "tictactoe", "kind": "http", "target": url})
+        bots.append(bot["id"])
+    options = {"move_timeout_ms": 5000}
+    match = await api(session, site, "POST", "/api/matches/challenge/",
+                      json={"game": "tictactoe", "bots": bots, "options": options, "seed": seed, "pace_ms": pace_ms})
+    return match["id"]
+
+
+async def watch(session, site, match_id: int, timeout: float = 60) -> list[dict]:
+    """Every message of one websocket client until the end of the match."""
+    url = f"ws://127.0.0.1:{site['port']}/ws/matches/{match_id}/"
+    messages = []
+    async with session.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{site['port']}"}) as ws:
+        async with asyncio.timeout(timeout):
+            async for msg in ws:
+                data = json.loads(msg.data)
+                messages.append(data)
+                if data["type"] in END_TYPES or (data["type"] == "snapshot" and data["match"]["status"] in ("finished", "forfeited")):
+                    break
+    return messages
+
+
+def turn_numbers(messages: list[dict]) -> list[int]:
+    numbers = []
+    for m in messages:
+        if m["type"] == "snapshot":
+            numbers += [t["number"] for t in m["turns"]]
+        elif m["type"] == "turn":
+            numbers.append(m["turn"]["number"])
+    return numbers
+
+
+def received_turns(messages: list[dict]) -> list[dict]:
+    turns = []
+    for m in messages:
+        if m["type"] == "snapshot":
+            turns += m["turns"]
+        elif m["type"] == "turn":
+            turns.append(m["turn"])
+    return turns
+
+
+async def stored_turns(session, site, match_id: int) -> list[dict]:
+    body = await api(session, site, "GET", f"/api/matches/{match_id}/turns/?since=0")
+    return body["results"] if isinstance(body, dict) and "results" in body else body
+
+
+async def test_it_streams_a_live_http_match_to_a_websocket_client(site):
+    async with aiohttp.ClientSession() as session:
+        match_id = await create_http_match(session, site, pace_ms=300, seed=3)
+        messages = await watch(session, site, match_id)
+        # It should send the snapshot first, then every turn in order, then the end.
+        assert messages[0]["type"] == "snapshot"
+        assert messages[-1]["type"] == "end"
+        assert messages[-1]["match"]["status"] in ("finished", "forfeited")
+        numbers = turn_numbers(messages)
+        assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 5
+        # It should have joined mid-match: some turns arrived live, after the snapshot.
+        assert any(m["type"] == "turn" for m in messages)
+        # It should have stored exactly the turns it broadcast.
+        assert received_turns(messages) == await stored_turns(session, site, match_id)
+        # Both bots played over HTTP without a fault.
+        assert all(f in ("ok", None) for t in received_turns(messages) for f in t["faults"])
+
+
+async def test_it_fans_out_every_turn_to_300_spectators(site):
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        match_id = await create_http_match(session, site, pace_ms=1000, seed=11)
+        results = await asyncio.gather(*(watch(session, site, match_id, timeout=90) for _ in range(300)))
+        stored = await stored_turns(session, site, match_id)
+    expected = [t["number"] for t in stored]
+    assert len(expected) >= 5
+    for messages in results:
+        # It should give every spectator every turn exactly once, in order, then the end.
+        assert turn_numbers(messages) == expected
+        assert messages[-1]["type"] == "end"
+    # The snapshot covered some turns for late joiners, live messages the rest.
+    assert sum(1 for r in results for m in r if m["type"] == "turn") > 0
+
+
+async def test_it_refuses_a_foreign_origin_and_unknown_matches(site):
+    async with aiohttp.ClientSession() as session:
+        url = f"ws://127.0.0.1:{site['port']}/ws/matches/1/"
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            async with session.ws_connect(url, headers={"Origin": "http://evil.example.com"}):
+                pass
+        # It should refuse the handshake for a match that does not exist.
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            async with session.ws_connect(f"ws://127.0.0.1:{site['port']}/ws/matches/999999/",
+                                          headers={"Origin": f"http://127.0.0.1:{site['port']}"}):
+                pass

@@ -8,8 +8,10 @@ database is the source of truth; clients catch up with ``turns/?since=N``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -56,8 +58,36 @@ async def apublish(group: str, msg: dict) -> None:
         logger.exception("broadcast to %s failed", group)
 
 
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def collecting():
+    """Within this block (on this thread), ``publish`` queues messages instead of sending.
+
+    Async callers run sync services in a worker thread inside ``collecting()`` and then
+    send the collected messages on their own event loop with ``apublish``: no thread has
+    to block on a loop hop per message."""
+    outbox: list[tuple[str, dict]] = []
+    previous = getattr(_local, "outbox", None)
+    _local.outbox = outbox
+    try:
+        yield outbox
+    finally:
+        _local.outbox = previous
+
+
+async def asend(outbox: list[tuple[str, dict]]) -> None:
+    for group, msg in outbox:
+        await apublish(group, msg)
+
+
 def publish(group: str, msg: dict) -> None:
     """Publish from sync code (e.g. ``transaction.on_commit``)."""
+    outbox = getattr(_local, "outbox", None)
+    if outbox is not None:
+        outbox.append((group, msg))
+        return
     try:
         async_to_sync(apublish)(group, msg)
     except Exception:

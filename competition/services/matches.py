@@ -264,6 +264,21 @@ class TurnWriter:
                 self.queue.task_done()
 
 
+def _collected(fn, *args, **kwargs):
+    """Run a sync service, collecting its broadcasts (see ``broadcast.collecting``)."""
+    with broadcast.collecting() as outbox:
+        result = fn(*args, **kwargs)
+    return result, outbox
+
+
+async def acall(fn, *args, **kwargs):
+    """A sync service from async code: run it in the ORM thread, then send its broadcasts
+    on this loop (they were queued by its ``on_commit`` hooks, i.e. after the commit)."""
+    result, outbox = await sync_to_async(_collected)(fn, *args, **kwargs)
+    await broadcast.asend(outbox)
+    return result
+
+
 async def arecord_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
     """``record_turn`` from async code, then the broadcast (after the commit, on this loop)."""
     turn = await sync_to_async(record_turn)(match_id, token, record)
@@ -297,7 +312,7 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
         match.lease_token = None
         match.lease_expires = None
         match.save(update_fields=["status", "reason", "finished", "lease_token", "lease_expires"])
-        participants = list(match.participants.select_related("bot").order_by("seat"))
+        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
         last_fault: dict[int, str] = {}
         for faults in Turn.objects.filter(match=match).order_by("number").values_list("faults", flat=True):
@@ -313,6 +328,10 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
         Participant.objects.bulk_update(participants, ["score", "result", "faults", "cause"])
         ratings.apply_match(match, participants)
+        if forfeited:  # bot health: pause a bot after K forfeits in a row (before any new pairing)
+            from competition.services.events import check_bot_health
+
+            check_bot_health(participants)
         if match.event_id:
             from competition.services import events
 
@@ -409,7 +428,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
                 "seat": p.seat,
                 "bot": p.bot_id,
                 "name": p.bot.name,
-                "owner": p.bot.owner.username if hasattr(p.bot, "owner") else None,
+                "owner": p.bot.owner.username,
                 "score": p.score,
                 "result": p.result,
                 "cause": p.cause,
@@ -452,13 +471,13 @@ async def play_claimed(match_id: int, token: uuid.UUID) -> None:
     except PlatformError as exc:
         # the reason stored on the match is public: the details go to the server log
         logger.warning("match %s: platform failure: %s", mid, exc)
-        await sync_to_async(release)(mid, token, "platform failure (details in the server log)")
+        await acall(release, mid, token, "platform failure (details in the server log)")
     except asyncio.CancelledError:
         # this worker is shutting down: leave the lease to expire (the reaper requeues)
         raise
     except Exception as exc:
         logger.exception("match %s: unexpected failure", mid)
-        await sync_to_async(release)(mid, token, f"unexpected platform failure ({type(exc).__name__})")
+        await acall(release, mid, token, f"unexpected platform failure ({type(exc).__name__})")
 
 
 async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
@@ -468,10 +487,10 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
         outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
-        await sync_to_async(finish)(match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+        await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return
     if not turns:
-        await sync_to_async(broadcast.match_started)(data["summary"])
+        await acall(broadcast.match_started, data["summary"])
     history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
     streaks = _fault_streaks(turns, game.num_players)
     transports = [
@@ -520,7 +539,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
-    if not await sync_to_async(finish)(match_id, token, result.outcome, result.forfeited):
+    if not await acall(finish, match_id, token, result.outcome, result.forfeited):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
 
 

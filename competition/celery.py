@@ -27,10 +27,13 @@ _stop = threading.Event()
 
 
 def _reaper(interval: float) -> None:
+    from django.db import close_old_connections
+
     from competition.services.matches import reap, sweep_queued
 
     while not _stop.wait(interval):
         try:
+            close_old_connections()
             reaped = reap()
             if reaped:
                 logger.info("requeued expired matches %s", reaped)

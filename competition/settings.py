@@ -26,6 +26,8 @@ Environment variables (all optional):
 - ``ARENA_MAX_PLATFORM_FAILURES`` (int, default 3): platform failures (or expired leases)
   before a match is given up as ``errored``.
 - ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once.
+- ``ARENA_BOT_HEALTH_FORFEITS`` (int, default 5; 0 disables): a bot is paused after this many
+  consecutive matches forfeited for ``connect`` or ``timeout``.
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
 - ``ARENA_SERVE_STATIC`` (bool, default false): serve /static/ from daphne when DEBUG is
   false (normally the reverse proxy serves ``STATIC_ROOT``).
@@ -107,6 +109,7 @@ def database_from_url(url: str) -> dict:
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
             "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
 
@@ -246,6 +249,7 @@ ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
+ARENA_BOT_HEALTH_FORFEITS = envint("ARENA_BOT_HEALTH_FORFEITS", 5, minimum=0)
 
 # -- REST API (competition/api) ---------------------------------------------------------
 

@@ -471,13 +471,22 @@ async def play_claimed(match_id: int, token: uuid.UUID) -> None:
     except PlatformError as exc:
         # the reason stored on the match is public: the details go to the server log
         logger.warning("match %s: platform failure: %s", mid, exc)
-        await acall(release, mid, token, "platform failure (details in the server log)")
+        await _release_quietly(mid, token, "platform failure (details in the server log)")
     except asyncio.CancelledError:
         # this worker is shutting down: leave the lease to expire (the reaper requeues)
         raise
     except Exception as exc:
         logger.exception("match %s: unexpected failure", mid)
-        await acall(release, mid, token, f"unexpected platform failure ({type(exc).__name__})")
+        await _release_quietly(mid, token, f"unexpected platform failure ({type(exc).__name__})")
+
+
+async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
+    """Release after a platform failure; if even that fails (the database is down), the
+    lease simply expires and the reaper requeues the match later."""
+    try:
+        await acall(release, match_id, token, error)
+    except Exception:
+        logger.exception("match %s: could not release; its lease will expire", match_id)
 
 
 async def _play_claimed(match_id: int, token: uuid.UUID) -> None:

@@ -41,7 +41,7 @@ def stack():
         assert done.returncode == 0, done.stderr
         workers = [start_worker(env, f"w{i}") for i in (1, 2)]
         try:
-            yield {"env": env, "db": pg.url, "workers": workers}
+            yield {"env": env, "db": pg.url, "workers": workers, "pg": pg}
         finally:
             for proc in workers:
                 if proc.poll() is None:
@@ -142,3 +142,49 @@ def test_it_resumes_a_match_whose_worker_was_killed(stack):
     assert attempts == 2 and worker != row[1]
     turns = assert_consistent(url, match_id)
     assert len(turns) == turn_count >= turns_at_kill
+
+
+EVENT_SCRIPT = """
+from django.contrib.auth import get_user_model
+from bots.models import Bot
+from competition.models import Entry, Event, EventFormat
+from competition.services.events import start_event
+user, _ = get_user_model().objects.get_or_create(username="organiser", defaults={"is_staff": True})
+event = Event.objects.create(name="restart", game="tictactoe", format=EventFormat.ROUND_ROBIN, pace_ms=250)
+for i, name in enumerate(["perfect", "random", "perfect", "random"]):
+    bot = Bot.objects.create(owner=user, game="tictactoe", name=f"{name}-{i}", kind="builtin", target=name)
+    Entry.objects.create(event=event, bot=bot, seed=i + 1)
+start_event(event)
+print(event.pk)
+"""
+
+
+def test_it_completes_an_event_across_a_database_restart(stack):
+    env, url, pg = stack["env"], stack["db"], stack["pg"]
+    if any(p.poll() is not None for p in stack["workers"]):  # the kill test may have run first
+        stack["workers"] = [p for p in stack["workers"] if p.poll() is None] + [start_worker(env, "w3")]
+    done = manage("shell", "-c", EVENT_SCRIPT, env=env)
+    assert done.returncode == 0, done.stderr
+    event_id = int(done.stdout.strip().splitlines()[-1])
+    ids = [r[0] for r in query(url, "select id from competition_match where event_id = %s", (event_id,))]
+    assert len(ids) == 6
+    # Wait until turns are being stored, then take the database away for a while.
+    deadline = time.monotonic() + 60
+    while query(url, "select count(*) from competition_turn t join competition_match m on m.id = t.match_id"
+                     " where m.event_id = %s", (event_id,))[0][0] < 3:
+        assert time.monotonic() < deadline, "the event never started"
+        time.sleep(0.1)
+    before = set(query(url, "select match_id, number from competition_turn t join competition_match m"
+                            " on m.id = t.match_id where m.event_id = %s", (event_id,)))
+    pg.stop("fast")
+    time.sleep(LEASE_SECONDS + 1)
+    pg.start()
+    wait_done(url, ids, timeout=120)
+    # It should finish the event and every match, keeping every turn stored before the outage.
+    status = query(url, "select status from competition_event where id = %s", (event_id,))[0][0]
+    assert status == "finished"
+    after = set(query(url, "select match_id, number from competition_turn t join competition_match m"
+                           " on m.id = t.match_id where m.event_id = %s", (event_id,)))
+    assert before <= after
+    for match_id in ids:
+        assert_consistent(url, match_id)

@@ -9,11 +9,10 @@ import logging
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Max, Q
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
-from django.utils import timezone
 
-from bots.models import Bot
 from competition.models import (
     Entry,
     Event,
@@ -45,6 +44,9 @@ class EventForm(forms.ModelForm):
     class Meta:
         model = Event
         fields = ("name", "game", "options", "format", "series_length", "rounds", "pace_ms")
+        help_texts = {"series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
+                      "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
+                                "before it finishes (empty: until cancelled)."}
 
     def clean(self):
         cleaned = super().clean()
@@ -111,57 +113,37 @@ class EventAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{event}: only a draft event can start (it is {event.status}).",
                                   messages.WARNING)
                 continue
-            if event.entries.filter(active=True).count() < 2:
-                self.message_user(request, f"{event}: needs at least two active entries.", messages.ERROR)
+            try:
+                created = event_services.start_event(event)
+            except ValidationError as exc:
+                self.message_user(request, f"{event}: {' '.join(exc.messages)}", messages.ERROR)
                 continue
-            created = event_services.start_event(event)
             self.message_user(request, f"{event}: started, {created} matches queued.", messages.SUCCESS)
 
-    @admin.action(description="Pause (schedule no new match)", permissions=["change"])
+    @admin.action(description="Pause (hold queued matches; running ones finish)", permissions=["change"])
     def pause(self, request, queryset):
-        paused = queryset.filter(status=EventStatus.RUNNING).update(status=EventStatus.PAUSED)
+        paused = sum(event_services.pause_event(event) for event in queryset)
         self.message_user(request, f"{paused} event(s) paused.")
 
     @admin.action(description="Resume", permissions=["change"])
     def resume(self, request, queryset):
-        resumed = 0
-        for event in queryset.filter(status=EventStatus.PAUSED):
-            if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(status=EventStatus.RUNNING):
-                continue
-            resumed += 1
-            # every match may have ended while it was paused (nothing would finish it then)
-            if not event.matches.exclude(status__in=MatchStatus.done()).exists():
-                Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(
-                    status=EventStatus.FINISHED, finished=timezone.now()
-                )
+        resumed = sum(event_services.resume_event(event) for event in queryset)
         self.message_user(request, f"{resumed} event(s) resumed.")
 
     @admin.action(description="Cancel (and cancel its queued matches)", permissions=["change"])
     def cancel(self, request, queryset):
-        open_states = (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED)
         for event in queryset:
-            if not Event.objects.filter(pk=event.pk, status__in=open_states).update(status=EventStatus.CANCELLED):
+            if event.status not in (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED):
                 self.message_user(request, f"{event}: already {event.status}.", messages.WARNING)
                 continue
-            queued = event.matches.filter(status=MatchStatus.QUEUED).values_list("id", flat=True)
-            cancelled = sum(match_services.cancel(match_id, "event cancelled") for match_id in list(queued))
+            cancelled = event_services.cancel_event(event)
             self.message_user(request, f"{event}: cancelled, with {cancelled} queued match(es).")
 
     @admin.action(description="Add every active bot of the event's game", permissions=["change"])
     def add_active_bots(self, request, queryset):
         for event in queryset:
-            if event.status != EventStatus.DRAFT:
-                self.message_user(request, f"{event}: entries can only be added to a draft event.",
-                                  messages.WARNING)
-                continue
-            present = set(event.entries.values_list("bot_id", flat=True))
-            seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
-            new = []
-            for bot in Bot.objects.active().for_game(event.game).exclude(pk__in=present).order_by("id"):
-                new.append(Entry(event=event, bot=bot, seed=seed))
-                seed += 1
-            Entry.objects.bulk_create(new, ignore_conflicts=True)
-            self.message_user(request, f"{event}: {len(new)} entr{'y' if len(new) == 1 else 'ies'} added.")
+            added = event_services.add_all_active_bots(event)
+            self.message_user(request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added.")
 
     @admin.action(description="Requeue errored matches", permissions=["change"])
     def requeue_errored(self, request, queryset):

@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -95,7 +96,8 @@ def publish(group: str, msg: dict) -> None:
 
 
 def turn_message(turn_json: dict) -> dict:
-    return message("turn", {"turn": turn_json}, number=turn_json["number"])
+    """A stored turn for spectators; ``sent_at`` (epoch seconds) lets clients show lag."""
+    return message("turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"])
 
 
 def turn(match_id: int, turn_json: dict) -> None:

@@ -1,30 +1,585 @@
-"""Pairing generators: pure functions over entry ids (no ORM)."""
+"""Pairing generators: pure functions over entry ids and small records (no ORM, no Django).
+
+Everything here decides; ``competition.services.events`` persists the decisions. Entry ids
+are any hashable values (the services use bot ids). An event pairing is a *series* of N
+games between two entries, seats alternating (the first entry of a pair takes seat 0 in
+games 0, 2, 4 …); the pair's order is chosen here to balance seats.
+
+Formats:
+
+- ``round_robin(entries, double=False)``: the circle method; every pair meets once (twice,
+  seats swapped, when ``double``), nobody plays twice in a round, and seats are balanced
+  (every entry is first in half of its pairings, give or take one).
+- ``swiss_round(entries, results_so_far)``: one Swiss round. Entries are ranked by points
+  (series won 1, drawn ½, lost 0; a bye counts as a win) and paired inside score groups, the
+  top half of a group meeting its bottom half (Dutch style), floating down when needed.
+  Priorities, strongest first: (1) at most one bye per entry while avoidable; (2) no
+  rematch while avoidable (a complete search over every pairing, through a maximum-matching
+  check, not a greedy guess); (3) the bye goes to the lowest-ranked entry that has not had
+  one; (4) score groups. ``swiss_rounds(n)`` is the default number of rounds, ⌈log2 n⌉;
+  ``buchholz(results)`` is the tie-break (the sum of the opponents' points).
+- ``bracket(seeds)`` / ``advance(seeds, winners)``: single elimination. ``seeds`` are best
+  first (the services seed by rating); the bracket has the next power of two of slots, the
+  classic seeding (1 meets 2 only in the final) and, for other counts, byes to the top
+  seeds. ``advance`` places winners as series finish; exactly one champion comes out.
+- ``ladder_pairs(entries, max_concurrent_per_bot)``: a continuous ladder. The entry that
+  has waited longest (never played first, then oldest last game, then fewest games) is
+  paired first, with the free entry of closest rating; nobody exceeds the concurrency cap;
+  an immediate rematch is avoided unless nothing else would be running.
+
+Drawn series in elimination (``SERIES_TIE_BREAK``): the entry with more total score over
+the series' games advances; on equal totals (a drawn series) the higher seed (smaller seed
+number) advances. Every game of the series is played (no early stop).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections import deque
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SERIES_TIE_BREAK = (
+    "A series is won by the entry with more total score over its games; "
+    "in single elimination a drawn series (equal totals) is won by the higher seed "
+    "(the smaller seed number; seeds follow ratings at the start)."
+)
+
+# -- round robin -------------------------------------------------------------------------
 
 
-def round_robin(entries: Sequence, *, double: bool = False) -> list[list[tuple]]:
-    """Rounds of pairs by the circle method: every pair meets once (twice with seats
-    swapped when ``double``); with an odd count one entry rests each round. Seats are
-    balanced: each entry is first in about half of its pairings."""
-    items = list(entries)
+def round_robin(entries: Sequence, double: bool = False) -> list[list[tuple]]:
+    """Rounds of pairs by the circle method.
+
+    Every pair meets once (twice when ``double``: the second half repeats the first with
+    the pairs' order swapped). With an odd count one entry rests each round. Seats are
+    balanced: in a single round robin each entry is first in half of its pairings, give or
+    take one; in a double one exactly half.
+
+    The circle: position 0 is fixed (the rest marker when the count is odd), positions
+    1..n-1 rotate by one each round; pairs are (position i, position n-1-i). The entry at
+    the lower position is first, except against the fixed entry, whose seat alternates by
+    round. Each rotating entry visits every position once, so it is first n/2-1 times,
+    second n/2-1 times, plus its one game against the fixed entry.
+    """
+    items: list[Any] = list(entries)
     if len(items) < 2:
         return []
+    if len(set(items)) != len(items):
+        raise ValueError("round_robin: entries must be distinct")
+    rest = object()
     if len(items) % 2:
-        items.append(None)
+        items.insert(0, rest)
     n = len(items)
-    rounds = []
+    rounds: list[list[tuple]] = []
     for r in range(n - 1):
         pairs = []
-        for i in range(n // 2):
-            a, b = items[i], items[n - 1 - i]
-            if a is None or b is None:
-                continue
-            pairs.append((a, b) if (r + i) % 2 == 0 else (b, a))
+        fixed, other = items[0], items[n - 1]
+        if fixed is not rest:
+            pairs.append((fixed, other) if r % 2 == 0 else (other, fixed))
+        for i in range(1, n // 2):
+            pairs.append((items[i], items[n - 1 - i]))
         rounds.append(pairs)
         items = [items[0], items[-1], *items[1:-1]]
     if double:
         rounds += [[(b, a) for a, b in pairs] for pairs in rounds]
     return rounds
+
+
+# -- series results (shared by Swiss, standings and elimination) ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesResult:
+    """A finished series: ``a`` was first (seat 0 of game 0); ``b is None`` is a bye."""
+
+    a: Hashable
+    b: Hashable | None
+    points_a: float
+    points_b: float = 0.0
+
+
+def series_points(score_a: float, score_b: float) -> tuple[float, float]:
+    """Points of a series from its total scores: a win 1, a draw ½ each, a loss 0."""
+    if score_a > score_b:
+        return 1.0, 0.0
+    if score_b > score_a:
+        return 0.0, 1.0
+    return 0.5, 0.5
+
+
+def bye(entry: Hashable) -> SeriesResult:
+    """A bye: counts as a series won (1 point), with no opponent."""
+    return SeriesResult(entry, None, 1.0, 0.0)
+
+
+def points(results: Iterable[SeriesResult]) -> dict[Hashable, float]:
+    """Total points per entry (entries without a result are absent)."""
+    total: dict[Hashable, float] = {}
+    for r in results:
+        total[r.a] = total.get(r.a, 0.0) + r.points_a
+        if r.b is not None:
+            total[r.b] = total.get(r.b, 0.0) + r.points_b
+    return total
+
+
+def buchholz(results: Iterable[SeriesResult]) -> dict[Hashable, float]:
+    """Buchholz per entry: the sum of its opponents' points (a bye adds nothing)."""
+    results = list(results)
+    pts = points(results)
+    total: dict[Hashable, float] = {}
+    for r in results:
+        total.setdefault(r.a, 0.0)
+        if r.b is None:
+            continue
+        total.setdefault(r.b, 0.0)
+        total[r.a] += pts.get(r.b, 0.0)
+        total[r.b] += pts.get(r.a, 0.0)
+    return total
+
+
+def head_to_head(results: Iterable[SeriesResult], group: Iterable[Hashable]) -> dict[Hashable, float]:
+    """Points each member of ``group`` took from series against other members."""
+    members = set(group)
+    total = dict.fromkeys(members, 0.0)
+    for r in results:
+        if r.a in members and r.b in members:
+            total[r.a] += r.points_a
+            total[r.b] += r.points_b
+    return total
+
+
+def rank(entries: Sequence[Hashable], keys: Mapping[Hashable, tuple], results: Sequence[SeriesResult],
+         names: Mapping[Hashable, str]) -> list[Hashable]:
+    """Order entries best first by ``keys[e]`` (larger is better, compared as tuples), then
+    head-to-head points among the entries still tied, then name (then id)."""
+    ordered = sorted(entries, key=lambda e: tuple(-k for k in keys[e]))
+    out: list[Hashable] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j < len(ordered) and keys[ordered[j]] == keys[ordered[i]]:
+            j += 1
+        group = ordered[i:j]
+        if len(group) > 1:
+            h2h = head_to_head(results, group)
+            group.sort(key=lambda e: (-h2h[e], names.get(e, ""), str(e)))
+        out.extend(group)
+        i = j
+    return out
+
+
+# -- maximum matching (Edmonds' blossom algorithm) ------------------------------------------
+
+
+def max_matching(n: int, adj: Sequence[Iterable[int]]) -> list[int]:
+    """A maximum-cardinality matching of an undirected graph on vertices ``0..n-1``.
+
+    ``adj[v]`` lists v's neighbours. Returns ``mate`` (``mate[v]`` is v's partner or -1).
+    Edmonds' blossom algorithm, O(V³): it answers "can everybody be paired without a
+    rematch?" exactly, which a greedy search cannot.
+    """
+    nbrs = [sorted(set(a)) for a in adj]
+    mate = [-1] * n
+    # a greedy start saves most augmentations
+    for v in range(n):
+        if mate[v] == -1:
+            for w in nbrs[v]:
+                if mate[w] == -1 and w != v:
+                    mate[v], mate[w] = w, v
+                    break
+
+    def augment_from(root: int) -> bool:
+        parent = [-1] * n
+        base = list(range(n))
+        used = [False] * n
+        used[root] = True
+        queue = deque([root])
+
+        def lca(a: int, b: int) -> int:
+            seen = [False] * n
+            while True:
+                a = base[a]
+                seen[a] = True
+                if mate[a] == -1:
+                    break
+                a = parent[mate[a]]
+            while True:
+                b = base[b]
+                if seen[b]:
+                    return b
+                b = parent[mate[b]]
+
+        def mark(v: int, b: int, child: int, blossom: list[bool]) -> None:
+            while base[v] != b:
+                blossom[base[v]] = blossom[base[mate[v]]] = True
+                parent[v] = child
+                child = mate[v]
+                v = parent[mate[v]]
+
+        while queue:
+            v = queue.popleft()
+            for to in nbrs[v]:
+                if base[v] == base[to] or mate[v] == to:
+                    continue
+                if to == root or (mate[to] != -1 and parent[mate[to]] != -1):
+                    cur = lca(v, to)
+                    blossom = [False] * n
+                    mark(v, cur, to, blossom)
+                    mark(to, cur, v, blossom)
+                    for i in range(n):
+                        if blossom[base[i]]:
+                            base[i] = cur
+                            if not used[i]:
+                                used[i] = True
+                                queue.append(i)
+                elif parent[to] == -1:
+                    parent[to] = v
+                    if mate[to] == -1:
+                        u = to  # augment along the path
+                        while u != -1:
+                            pv = parent[u]
+                            nxt = mate[pv]
+                            mate[u], mate[pv] = pv, u
+                            u = nxt
+                        return True
+                    used[mate[to]] = True
+                    queue.append(mate[to])
+        return False
+
+    for v in range(n):
+        if mate[v] == -1:
+            augment_from(v)
+    return mate
+
+
+def _perfectly_pairable(players: Sequence[Hashable], allowed) -> bool:
+    n = len(players)
+    if n % 2:
+        return False
+    if n == 0:
+        return True
+    adj = [[j for j in range(n) if j != i and allowed(players[i], players[j])] for i in range(n)]
+    return all(m != -1 for m in max_matching(n, adj))
+
+
+# -- Swiss ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SwissRound:
+    pairs: list[tuple[Hashable, Hashable]]
+    bye: Hashable | None = None
+    rematches: int = 0
+
+
+def swiss_rounds(n: int) -> int:
+    """The default number of Swiss rounds for ``n`` entries: ⌈log2 n⌉ (at least 1)."""
+    return max(1, math.ceil(math.log2(n))) if n >= 2 else 0
+
+
+#: nodes the preference-ordered search may visit before the matching-guided fallback
+SEARCH_BUDGET = 5_000
+
+
+def swiss_round(entries: Sequence[Hashable], results_so_far: Iterable[SeriesResult] = (), *,
+                search_budget: int = SEARCH_BUDGET) -> SwissRound:
+    """Pair one Swiss round of ``entries`` (seed order, best first) given past results.
+
+    ``results_so_far`` may mention entries not in ``entries`` (withdrawn or paused ones):
+    their results count for their opponents' points, and they are not paired.
+    """
+    entries = list(entries)
+    if len(set(entries)) != len(entries):
+        raise ValueError("swiss_round: entries must be distinct")
+    results = list(results_so_far)
+    pts = points(results)
+    seed_index = {e: i for i, e in enumerate(entries)}
+    played: set[frozenset] = set()
+    byes: set[Hashable] = set()
+    firsts: dict[Hashable, int] = {}
+    for r in results:
+        if r.b is None:
+            byes.add(r.a)
+            continue
+        played.add(frozenset((r.a, r.b)))
+        firsts[r.a] = firsts.get(r.a, 0) + 1
+        firsts[r.b] = firsts.get(r.b, 0) - 1
+    ranked = sorted(entries, key=lambda e: (-pts.get(e, 0.0), seed_index[e]))
+
+    def allowed(x, y) -> bool:
+        return frozenset((x, y)) not in played
+
+    bye_to = None
+    pool = ranked
+    if len(ranked) % 2:
+        fresh = [e for e in reversed(ranked) if e not in byes]
+        candidates = fresh or list(reversed(ranked))
+        bye_to = next((c for c in candidates if _perfectly_pairable([e for e in ranked if e != c], allowed)),
+                      candidates[0])
+        pool = [e for e in ranked if e != bye_to]
+    pairs = _pair_pool(pool, pts, allowed, search_budget)
+    seated = []
+    for x, y in pairs:
+        # fewer seat-0 series first; on a tie the higher-ranked entry
+        key_x, key_y = (firsts.get(x, 0), pool.index(x)), (firsts.get(y, 0), pool.index(y))
+        seated.append((x, y) if key_x <= key_y else (y, x))
+    rematches = sum(1 for x, y in seated if not allowed(x, y))
+    return SwissRound(pairs=seated, bye=bye_to, rematches=rematches)
+
+
+def _preference(remaining: list, pts: Mapping) -> list:
+    """Partners for ``remaining[0]`` in order of preference (Dutch within a score group)."""
+    top = remaining[0]
+    score = pts.get(top, 0.0)
+    group = [e for e in remaining if pts.get(e, 0.0) == score]
+    half = len(group) // 2
+    same = group[half:] + list(reversed(group[1:half])) if half else []
+    others = [e for e in remaining[1:] if pts.get(e, 0.0) != score]
+    others.sort(key=lambda e: abs(pts.get(e, 0.0) - score))  # stable: rank order kept
+    return [e for e in same if e != top] + others
+
+
+def _pair_pool(pool: list, pts: Mapping, allowed, budget: int) -> list[tuple]:
+    if not pool:
+        return []
+    # 1. a preference-ordered search (failures memoised), within a node budget
+    failed: set[frozenset] = set()
+    visits = 0
+
+    def search(remaining: list) -> list[tuple] | None:
+        nonlocal visits
+        if not remaining:
+            return []
+        key = frozenset(remaining)
+        if key in failed:
+            return None
+        visits += 1
+        if visits > budget:
+            raise _Budget
+        top = remaining[0]
+        for partner in _preference(remaining, pts):
+            if not allowed(top, partner):
+                continue
+            rest = search([e for e in remaining if e != top and e != partner])
+            if rest is not None:
+                return [(top, partner), *rest]
+        failed.add(key)
+        return None
+
+    try:
+        found = search(list(pool))
+    except _Budget:
+        found = None
+        if _perfectly_pairable(pool, allowed):
+            return _guided(pool, pts, allowed)
+    if found is not None:
+        return found
+    # 2. rematches are unavoidable: keep as many fresh pairs as possible
+    return _fewest_rematches(pool, allowed)
+
+
+class _Budget(Exception):
+    pass
+
+
+def _guided(pool: list, pts: Mapping, allowed) -> list[tuple]:
+    """Preference order, checking at each step that the rest can still be paired."""
+    remaining = list(pool)
+    pairs = []
+    while remaining:
+        top = remaining[0]
+        for partner in _preference(remaining, pts):
+            rest = [e for e in remaining if e != top and e != partner]
+            if allowed(top, partner) and _perfectly_pairable(rest, allowed):
+                pairs.append((top, partner))
+                remaining = rest
+                break
+        else:  # cannot happen when the pool was pairable
+            raise AssertionError("guided pairing lost its way")
+    return pairs
+
+
+def _fewest_rematches(pool: list, allowed) -> list[tuple]:
+    n = len(pool)
+    adj = [[j for j in range(n) if j != i and allowed(pool[i], pool[j])] for i in range(n)]
+    mate = max_matching(n, adj)
+    pairs, seen, leftover = [], set(), []
+    for i in range(n):
+        if i in seen:
+            continue
+        if mate[i] == -1:
+            leftover.append(pool[i])
+            continue
+        seen.update((i, mate[i]))
+        pairs.append((pool[i], pool[mate[i]]))
+    pairs += [(leftover[k], leftover[k + 1]) for k in range(0, len(leftover) - 1, 2)]
+    order = {e: i for i, e in enumerate(pool)}
+    return sorted(pairs, key=lambda p: min(order[p[0]], order[p[1]]))
+
+
+# -- single elimination --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One series of a bracket: round 1.., index 0.. within the round (top to bottom)."""
+
+    round: int
+    index: int
+    a: Hashable | None = None
+    b: Hashable | None = None
+    winner: Hashable | None = None
+    bye: bool = False
+
+    @property
+    def ready(self) -> bool:
+        """Both sides known and no winner yet: the series can be played."""
+        return self.a is not None and self.b is not None and self.winner is None
+
+
+def bracket_size(n: int) -> int:
+    return 1 << max(1, (n - 1).bit_length())
+
+
+def seeding_order(size: int) -> list[int]:
+    """Seed numbers (1-based) in bracket order: 1 and 2 can only meet in the final."""
+    order = [1]
+    while len(order) < size:
+        m = 2 * len(order)
+        order = [x for s in order for x in (s, m + 1 - s)]
+    return order
+
+
+def bracket(seeds: Sequence[Hashable]) -> list[list[Slot]]:
+    """The bracket before any series: round 1 filled, byes (to the top seeds) decided."""
+    return advance(seeds, {})
+
+
+def advance(seeds: Sequence[Hashable], winners: Mapping[tuple[int, int], Hashable]) -> list[list[Slot]]:
+    """The bracket of ``seeds`` (best first) with ``winners[(round, index)]`` applied.
+
+    Rounds are lists of ``Slot``; a slot whose both sides are known and which has no
+    winner is ``ready``. A winner must be one of its slot's sides (``ValueError``).
+    """
+    seeds = list(seeds)
+    n = len(seeds)
+    if n < 2:
+        raise ValueError("a bracket needs at least two entries")
+    if len(set(seeds)) != n:
+        raise ValueError("bracket: seeds must be distinct")
+    size = bracket_size(n)
+    order = seeding_order(size)
+    rounds: list[list[Slot]] = []
+    first = []
+    for i in range(size // 2):
+        sa, sb = order[2 * i], order[2 * i + 1]
+        a = seeds[sa - 1]  # the better seed always exists (n > size / 2)
+        b = seeds[sb - 1] if sb <= n else None
+        if b is None:
+            first.append(Slot(1, i, a, None, a, bye=True))
+        else:
+            first.append(Slot(1, i, a, b, _checked(winners.get((1, i)), a, b, 1, i)))
+    rounds.append(first)
+    while len(rounds[-1]) > 1:
+        prev, r = rounds[-1], len(rounds) + 1
+        cur = []
+        for i in range(len(prev) // 2):
+            a, b = prev[2 * i].winner, prev[2 * i + 1].winner
+            w = _checked(winners.get((r, i)), a, b, r, i) if a is not None and b is not None else None
+            cur.append(Slot(r, i, a, b, w))
+        rounds.append(cur)
+    return rounds
+
+
+def _checked(winner, a, b, r, i):
+    if winner is not None and winner != a and winner != b:
+        raise ValueError(f"round {r} slot {i}: {winner!r} is not {a!r} or {b!r}")
+    return winner
+
+
+def champion(rounds: Sequence[Sequence[Slot]]) -> Hashable | None:
+    """The winner of the final, once known."""
+    return rounds[-1][0].winner if rounds else None
+
+
+def elimination_winner(a: Hashable, b: Hashable, score_a: float, score_b: float,
+                       seed_of: Mapping[Hashable, int]) -> Hashable:
+    """Who advances from a finished series (``SERIES_TIE_BREAK``)."""
+    if score_a != score_b:
+        return a if score_a > score_b else b
+    return a if seed_of[a] <= seed_of[b] else b
+
+
+def round_name(round_number: int, total_rounds: int) -> str:
+    left = total_rounds - round_number
+    return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(left, f"Round {round_number}")
+
+
+# -- continuous ladder ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LadderEntry:
+    """A ladder entry as the pairing sees it.
+
+    ``last_played`` is any increasing clock (None: never played); ``busy`` counts its
+    pairings in flight; ``last_opponent`` is whom it met last (an immediate rematch is
+    avoided while anything else is running)."""
+
+    id: Hashable
+    rating: float
+    games: int = 0
+    last_played: float | None = None
+    busy: int = 0
+    last_opponent: Hashable | None = None
+
+
+def ladder_priority(entry: LadderEntry) -> tuple:
+    """Smaller first: never played, then the longest wait, then the fewest games."""
+    waited = -math.inf if entry.last_played is None else entry.last_played
+    return (waited, entry.games, str(entry.id))
+
+
+def ladder_pairs(entries: Iterable[LadderEntry], max_concurrent_per_bot: int = 1, *,
+                 max_pairs: int | None = None, running: bool | None = None) -> list[tuple[Hashable, Hashable]]:
+    """New pairings for a ladder: ``(waiting entry, closest-rated free partner)``.
+
+    Entries are taken by ``ladder_priority`` (so a new or rarely played entry is never
+    starved); each is paired with the free entry of closest rating; nobody exceeds
+    ``max_concurrent_per_bot`` pairings in flight; an immediate rematch (the partner is the
+    entry's last opponent, or the other way round) is taken only when nothing at all
+    would be running otherwise (``running``: whether anything else runs; by default,
+    whether any entry is busy).
+    """
+    if max_concurrent_per_bot < 1:
+        raise ValueError("max_concurrent_per_bot must be at least 1")
+    pool = sorted(entries, key=ladder_priority)
+    if len({e.id for e in pool}) != len(pool):
+        raise ValueError("ladder_pairs: entry ids must be distinct")
+    free = {e.id: max_concurrent_per_bot - e.busy for e in pool}
+    nothing_running = not running if running is not None else all(e.busy == 0 for e in pool)
+
+    def pick(allow_rematch: bool) -> list[tuple]:
+        left = dict(free)
+        pairs: list[tuple] = []
+        for e in pool:
+            while left[e.id] > 0 and (max_pairs is None or len(pairs) < max_pairs):
+                partners = [
+                    o for o in pool
+                    if o.id != e.id and left[o.id] > 0 and (o.id, e.id) not in pairs and (e.id, o.id) not in pairs
+                    and (allow_rematch or (e.last_opponent != o.id and o.last_opponent != e.id))
+                ]
+                if not partners:
+                    break
+                best = min(partners, key=lambda o: (abs(o.rating - e.rating), ladder_priority(o)))
+                pairs.append((e.id, best.id))
+                left[e.id] -= 1
+                left[best.id] -= 1
+        return pairs
+
+    pairs = pick(allow_rematch=False)
+    if not pairs and nothing_running:
+        pairs = pick(allow_rematch=True)
+    return pairs

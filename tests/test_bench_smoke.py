@@ -36,3 +36,14 @@ def test_it_runs_the_overhead_benchmark_in_smoke_mode():
         assert raw_ms > 0 and in_play > 0 and whole > 0
         assert abs(ratio - in_play / raw_ms) < 0.02 * ratio + 0.01
         assert abs(whole_ratio - whole / raw_ms) < 0.02 * whole_ratio + 0.01
+
+
+def test_it_runs_the_tournament_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/tournament.py"), "--quick")
+    header, row = out.strip().splitlines()[-2:]
+    assert header.split() == ["matches", "turns", "seconds", "matches/min", "turns/s"]
+    matches, turns, seconds, per_minute, _per_second = (float(x) for x in row.split())
+    # It should play the whole double round robin of four bots (the script also checks that
+    # the event finished and that the ratings recompute exactly, or it exits non-zero).
+    assert matches == 12 and turns > 0 and seconds > 0
+    assert abs(per_minute - matches / seconds * 60) < 0.03 * per_minute  # seconds are rounded

@@ -15,6 +15,18 @@ class MatchQuerySet(models.QuerySet):
     def queued(self):
         return self.filter(status=MatchStatus.QUEUED)
 
+    def due(self, now=None):
+        """Queued matches a worker may start now: their start time (if any) has come and
+        their event (if any) is not paused."""
+        from competition.models.choices import EventStatus
+
+        now = now or timezone.now()
+        return (
+            self.queued()
+            .filter(models.Q(not_before__isnull=True) | models.Q(not_before__lte=now))
+            .exclude(event__status=EventStatus.PAUSED)
+        )
+
     def running(self):
         return self.filter(status=MatchStatus.RUNNING)
 
@@ -38,6 +50,7 @@ class Match(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(default=timezone.now, help_text="When it was last (re)queued.")
+    not_before = models.DateTimeField(null=True, blank=True, help_text="Not played before this time.")
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     lease_token = models.UUIDField(null=True, blank=True)

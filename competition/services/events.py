@@ -1,16 +1,59 @@
-"""Event services: start an event, progress it as matches finish, standings.
+"""Event services: start an event, progress it as matches finish, standings, bracket.
 
-Pairing decisions are pure (``competition.pairing``); this module persists them.
+Pairing decisions are pure (``competition.pairing``); this module persists them as matches
+and reads them back. An event pairing is a *series*: ``series_length`` matches sharing
+``(round, pairing)``, seats alternating (the pairing key ``"A-B"`` names the bots; A has
+seat 0 in games 0, 2, 4 …). All games of a series are queued at once.
+
+Formats (``EventFormat``):
+
+- round robin / double round robin: every series is queued at ``start_event``; the event
+  finishes when no match is queued or running.
+- Swiss: round 1 at the start; the next round once every series of the current one is done
+  (an ``errored`` match holds the round until an organiser requeues or cancels it), for
+  ``event.rounds`` rounds (default ⌈log2 n⌉). A bye is a series won; it is recorded in the
+  pairing key of the round's first series (``"A-B/bye-C"``), so the history needs no extra
+  table.
+- single elimination: seeded by rating at the start (seeds written to ``Entry.seed``), byes
+  to the top seeds; a series is scheduled as soon as both its sides are known. A drawn
+  series: ``pairing.SERIES_TIE_BREAK`` (more total score, then the higher seed). An entry
+  whose bot is not active when its next series is due withdraws (``Entry.active = False``)
+  and its opponent advances by walkover.
+- continuous ladder: pairs free bots of close rating as series finish, the longest-waiting
+  first, at most ``LADDER_MAX_CONCURRENT_PER_BOT`` series in flight per bot; it runs until
+  paused or cancelled. With ``event.rounds`` set it stops pairing a bot after that many
+  series and finishes when nobody can be paired any more.
+
+Swiss and elimination entrants are fixed at the start: the entries with ``seed >= 1``.
+Paused or inactive bots (and inactive entries) are never paired in a new round or ladder
+series; a Swiss entry simply sits a round out (no bye) and comes back when resumed.
+
+Standings (``standings``): points per series (won 1, drawn ½, lost 0, a bye 1), then
+Buchholz (Swiss only), then games won, then head-to-head points among the tied entries,
+then name. Elimination ranks by the round reached, then seed; the ladder by rating ordinal.
+
+Bot health: a bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` matches (since it was last
+changed or resumed) were all forfeited for ``connect`` or ``timeout`` is paused inside the
+finish transaction (``check_bot_health``); its owner resumes it with ``resume_bot``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from competition import broadcast
+from bots.faults import FaultCode
+from bots.models import Bot, BotStatus
+from competition import broadcast, pairing
 from competition.models import (
     Entry,
     Event,
@@ -20,63 +63,621 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
-from competition.pairing import round_robin
+from competition.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
+from competition.services import ratings
 
 logger = logging.getLogger(__name__)
 
+LADDER_MAX_CONCURRENT_PER_BOT = 1
+HEALTH_CAUSES = (FaultCode.CONNECT.value, FaultCode.TIMEOUT.value)
+OPEN_STATES = (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED)
+#: for the Event admin: how a drawn series is decided
+TIE_BREAK_HELP = SERIES_TIE_BREAK
+PENDING = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
-def start_event(event: Event) -> int:
-    """Schedule an event's matches (round robin formats here); returns matches created."""
+
+# -- series: how pairings are stored -----------------------------------------------------------
+
+
+def series_key(a: int, b: int, bye: int | None = None) -> str:
+    """The ``Match.pairing`` of a series of bots ``a`` (first) and ``b``; a round's bye rides
+    on its first series."""
+    return f"{a}-{b}" + (f"/bye-{bye}" if bye is not None else "")
+
+
+def parse_series_key(key: str) -> tuple[int, int, int | None]:
+    head, _, tail = key.partition("/")
+    a, _, b = head.partition("-")
+    bye = int(tail.removeprefix("bye-")) if tail.startswith("bye-") else None
+    return int(a), int(b), bye
+
+
+@dataclass
+class Series:
+    """One series as stored: its matches (by game), total scores and state."""
+
+    round: int
+    key: str
+    a: int
+    b: int
+    bye: int | None = None
+    matches: dict[int, dict] = field(default_factory=dict)  # match id -> row
+    score_a: float = 0.0
+    score_b: float = 0.0
+
+    @property
+    def pending(self) -> bool:
+        return any(m["status"] in PENDING for m in self.matches.values())
+
+    @property
+    def blocked(self) -> bool:
+        """An errored match waits for an organiser (requeue or cancel)."""
+        return any(m["status"] == MatchStatus.ERRORED for m in self.matches.values())
+
+    @property
+    def complete(self) -> bool:
+        return not self.pending and not self.blocked
+
+    @property
+    def has_result(self) -> bool:
+        """At least one game ended with a result (a fully cancelled series has none)."""
+        return any(m["status"] in MatchStatus.with_result() for m in self.matches.values())
+
+    @property
+    def finished_at(self) -> datetime | None:
+        times = [m["finished"] for m in self.matches.values() if m["finished"] is not None]
+        return max(times) if times else None
+
+    def result(self) -> SeriesResult:
+        pa, pb = pairing.series_points(self.score_a, self.score_b)
+        return SeriesResult(self.a, self.b, pa, pb)
+
+
+def load_series(event: Event) -> list[Series]:
+    """Every series of ``event`` in (round, key) order, from one query."""
+    rows = Participant.objects.filter(match__event=event).values_list(
+        "match_id", "match__round", "match__pairing", "match__status", "match__finished",
+        "match__game_in_series", "bot_id", "seat", "score",
+    )
+    found: dict[tuple[int, str], Series] = {}
+    for match_id, rnd, key, status, finished, game_no, bot_id, seat, score in rows:
+        try:
+            a, b, bye = parse_series_key(key)
+        except ValueError:
+            logger.warning("event %s: match %s has an unreadable pairing %r", event.pk, match_id, key)
+            continue
+        series = found.get((rnd or 0, key))
+        if series is None:
+            series = found[(rnd or 0, key)] = Series(rnd or 0, key, a, b, bye)
+        row = series.matches.setdefault(match_id, {"id": match_id, "status": status, "finished": finished,
+                                                    "game": game_no, "seats": {}, "scores": {}})
+        row["seats"][seat] = bot_id
+        row["scores"][bot_id] = score
+        if status in MatchStatus.with_result() and score is not None:
+            if bot_id == a:
+                series.score_a += score
+            elif bot_id == b:
+                series.score_b += score
+    return [found[k] for k in sorted(found)]
+
+
+def _results(series: list[Series]) -> list[SeriesResult]:
+    """Finished series and byes, in order (what Swiss pairing and standings use)."""
+    results = []
+    for s in series:
+        if s.complete and s.has_result:
+            results.append(s.result())
+        if s.bye is not None:
+            results.append(pairing.bye(s.bye))
+    return results
+
+
+def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
     from competition.services.matches import create_match
 
+    key = series_key(a.pk, b.pk, bye)
+    games = max(1, event.series_length)
+    for g in range(games):
+        seats = [a, b] if g % 2 == 0 else [b, a]
+        create_match(event.game, seats, options=event.options, event=event, round=rnd, pairing=key,
+                     game_in_series=g, pace_ms=event.pace_ms)
+    return games
+
+
+# -- entries ----------------------------------------------------------------------------------
+
+
+def eligible(entry: Entry) -> bool:
+    """May be paired in a new round or ladder series: an active entry of an active bot."""
+    return entry.active and entry.bot.status == BotStatus.ACTIVE
+
+
+def _entries(event: Event) -> list[Entry]:
+    return list(event.entries.select_related("bot", "bot__owner").order_by("seed", "id"))
+
+
+def _entrants(entries: list[Entry]) -> list[Entry]:
+    """Swiss and elimination: the entries seeded at the start, best first."""
+    return sorted((e for e in entries if e.seed >= 1), key=lambda e: (e.seed, e.pk))
+
+
+def _seed_by_rating(entries: list[Entry]) -> list[Entry]:
+    """Seeds 1..n to the eligible entries by rating ordinal (then their previous seed), 0
+    to the others; returns the seeded entries, best first."""
+    chosen = [e for e in entries if eligible(e)]
+    rated = ratings.for_bots(e.bot_id for e in chosen)
+    chosen.sort(key=lambda e: (-rated[e.bot_id]["ordinal"], e.seed if e.seed >= 1 else math.inf, e.pk))
+    for e in entries:
+        e.seed = 0
+    for number, e in enumerate(chosen, start=1):
+        e.seed = number
+    Entry.objects.bulk_update(entries, ["seed"])
+    return chosen
+
+
+# -- start and progress -----------------------------------------------------------------------
+
+
+def start_event(event: Event) -> int:
+    """Schedule an event's first matches (every format); returns the matches created.
+
+    Only a draft event starts (0 otherwise). Raises ``ValidationError`` with fewer than two
+    eligible entries (active entries of active bots).
+    """
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         if event.status != EventStatus.DRAFT:
             return 0
-        entries = list(event.entries.filter(active=True).select_related("bot").order_by("seed", "id"))
-        double = event.format == EventFormat.DOUBLE_ROUND_ROBIN
-        created = 0
-        for rnd, pairs in enumerate(round_robin([e.bot_id for e in entries], double=double), start=1):
-            for a, b in pairs:
-                bots = {e.bot_id: e.bot for e in entries}
-                for g in range(event.series_length):
-                    seats = [bots[a], bots[b]] if g % 2 == 0 else [bots[b], bots[a]]
-                    create_match(event.game, seats, options=event.options, event=event, round=rnd,
-                                 pairing=f"{a}-{b}", game_in_series=g, pace_ms=event.pace_ms)
-                    created += 1
+        entries = _entries(event)
+        if sum(1 for e in entries if eligible(e)) < 2:
+            raise ValidationError("An event needs at least two active entries of active bots.")
         event.status = EventStatus.RUNNING
         event.started = timezone.now()
         event.save(update_fields=["status", "started"])
+        if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
+            created = _start_round_robin(event, entries)
+        else:
+            if event.format in (EventFormat.SWISS, EventFormat.SINGLE_ELIMINATION):
+                _seed_by_rating(entries)
+            created = _advance(event)
+        _broadcast_standings(event)
+    logger.info("event %s (%s) started with %s matches", event.pk, event.format, created)
+    return created
+
+
+def _start_round_robin(event: Event, entries: list[Entry]) -> int:
+    bots = {e.bot_id: e.bot for e in entries if eligible(e)}
+    double = event.format == EventFormat.DOUBLE_ROUND_ROBIN
+    created = 0
+    for rnd, pairs in enumerate(pairing.round_robin(list(bots), double=double), start=1):
+        for a, b in pairs:
+            created += _create_series(event, rnd, bots[a], bots[b])
     return created
 
 
 def on_match_finished(match: Match) -> None:
-    """Called inside the finish transaction of an event's match."""
+    """Called inside the finish transaction of an event's match: schedule what is due,
+    finish the event when it is over, broadcast the standings after commit."""
     event = Event.objects.select_for_update().get(pk=match.event_id)
-    pending = event.matches.exclude(status__in=MatchStatus.done()).exclude(pk=match.pk).exists()
-    if not pending and event.status == EventStatus.RUNNING:
-        event.status = EventStatus.FINISHED
-        event.finished = timezone.now()
-        event.save(update_fields=["status", "finished"])
+    _advance(event)
+    _broadcast_standings(event)
+
+
+def advance_event(event: Event) -> int:
+    """Schedule whatever is due now (e.g. after an organiser cancelled or requeued matches);
+    returns the matches created."""
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        created = _advance(event)
+        _broadcast_standings(event)
+    return created
+
+
+def _advance(event: Event) -> int:
+    """The locked event's next step; returns matches created."""
+    if event.status != EventStatus.RUNNING:
+        return 0
+    if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
+        if not event.matches.filter(status__in=PENDING).exists():
+            _finish(event)
+        return 0
+    series = load_series(event)
+    if event.format == EventFormat.SWISS:
+        return _advance_swiss(event, series)
+    if event.format == EventFormat.SINGLE_ELIMINATION:
+        return _advance_elimination(event, series)
+    if event.format == EventFormat.LADDER:
+        return _advance_ladder(event, series)
+    logger.error("event %s: unknown format %r", event.pk, event.format)
+    return 0
+
+
+def _finish(event: Event) -> None:
+    event.status = EventStatus.FINISHED
+    event.finished = timezone.now()
+    event.save(update_fields=["status", "finished"])
+    logger.info("event %s finished", event.pk)
+
+
+def swiss_total_rounds(event: Event, entrants: int) -> int:
+    return event.rounds or pairing.swiss_rounds(entrants)
+
+
+def _advance_swiss(event: Event, series: list[Series]) -> int:
+    entries = _entries(event)
+    entrants = _entrants(entries)
+    current = max((s.round for s in series), default=0)
+    if any(not s.complete for s in series if s.round == current):
+        return 0
+    if current >= swiss_total_rounds(event, len(entrants)):
+        _finish(event)
+        return 0
+    players = [e for e in entrants if eligible(e)]
+    if len(players) < 2:
+        logger.info("event %s: fewer than two entries can play round %s; waiting", event.pk, current + 1)
+        return 0
+    bots = {e.bot_id: e.bot for e in players}
+    decided = pairing.swiss_round(list(bots), _results(series))
+    if decided.rematches:
+        logger.info("event %s round %s: %s unavoidable rematch(es)", event.pk, current + 1, decided.rematches)
+    created = 0
+    for i, (a, b) in enumerate(decided.pairs):
+        created += _create_series(event, current + 1, bots[a], bots[b], decided.bye if i == 0 else None)
+    return created
+
+
+@dataclass
+class EliminationState:
+    seeds: list[int]
+    rounds: list[list[pairing.Slot]]
+    series: dict[tuple[int, int], Series]  # (round, index) -> its series
+    walkovers: set[tuple[int, int]]
+
+
+def elimination_state(event: Event, entries: list[Entry], series: list[Series]) -> EliminationState | None:
+    """The bracket as the stored series (and withdrawals) decide it; None before seeding."""
+    entrants = _entrants(entries)
+    if len(entrants) < 2:
+        return None
+    seeds = [e.bot_id for e in entrants]
+    seed_of = {e.bot_id: e.seed for e in entrants}
+    withdrawn = {e.bot_id for e in entrants if not e.active}
+    by_pair = {(s.round, frozenset((s.a, s.b))): s for s in series}
+    winners: dict[tuple[int, int], int] = {}
+    at: dict[tuple[int, int], Series] = {}
+    walkovers: set[tuple[int, int]] = set()
+    while True:
+        rounds = pairing.advance(seeds, winners)
+        changed = False
+        for slot in (s for r in rounds for s in r if s.ready):
+            where = (slot.round, slot.index)
+            found = by_pair.get((slot.round, frozenset((slot.a, slot.b))))
+            if found is not None:
+                at[where] = found
+                if found.complete:
+                    winners[where] = pairing.elimination_winner(found.a, found.b, found.score_a,
+                                                                found.score_b, seed_of)
+                    changed = True
+            elif slot.a in withdrawn or slot.b in withdrawn:
+                if slot.a in withdrawn and slot.b not in withdrawn:
+                    winners[where] = slot.b
+                else:  # b withdrew, or both did: the higher seed (a) goes through
+                    winners[where] = slot.a
+                walkovers.add(where)
+                changed = True
+        if not changed:
+            return EliminationState(seeds, rounds, at, walkovers)
+
+
+def _advance_elimination(event: Event, series: list[Series]) -> int:
+    entries = _entries(event)
+    by_bot = {e.bot_id: e for e in entries}
+    while True:
+        state = elimination_state(event, entries, series)
+        if state is None:
+            _finish(event)
+            return 0
+        due = [s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series]
+        unable = [by_bot[x] for s in due for x in (s.a, s.b) if by_bot[x].active and not eligible(by_bot[x])]
+        if not unable:
+            break
+        for entry in unable:  # withdraw: its opponent advances by walkover
+            entry.active = False
+            entry.save(update_fields=["active"])
+            logger.info("event %s: %s withdraws (bot %s)", event.pk, entry.bot, entry.bot.status)
+    if pairing.champion(state.rounds) is not None:
+        _finish(event)
+        return 0
+    created = 0
+    for slot in due:
+        created += _create_series(event, slot.round, by_bot[slot.a].bot, by_bot[slot.b].bot)
+    return created
+
+
+def _advance_ladder(event: Event, series: list[Series]) -> int:
+    entries = _entries(event)
+    limit = event.rounds or None
+    played: dict[int, int] = defaultdict(int)
+    busy: dict[int, int] = defaultdict(int)
+    last: dict[int, float] = {}
+    last_opponent: dict[int, tuple[int, int]] = {}
+    for s in series:
+        for me, other in ((s.a, s.b), (s.b, s.a)):
+            played[me] += 1
+            if s.pending:
+                busy[me] += 1
+            elif s.finished_at is not None:
+                last[me] = max(last.get(me, 0.0), s.finished_at.timestamp())
+            if s.round >= last_opponent.get(me, (0, 0))[0]:
+                last_opponent[me] = (s.round, other)
+    rated = ratings.for_bots(e.bot_id for e in entries)
+    candidates = [
+        LadderEntry(e.bot_id, rated[e.bot_id]["mu"], played[e.bot_id], last.get(e.bot_id), busy[e.bot_id],
+                    last_opponent.get(e.bot_id, (0, None))[1])
+        for e in entries
+        if eligible(e) and (limit is None or played[e.bot_id] < limit)
+    ]
+    running = any(s.pending for s in series)
+    pairs = pairing.ladder_pairs(candidates, LADDER_MAX_CONCURRENT_PER_BOT, running=running)
+    if not pairs:
+        if limit is not None and not running:
+            _finish(event)
+        return 0
+    rnd = max((s.round for s in series), default=0) + 1
+    bots = {e.bot_id: e.bot for e in entries}
+    return sum(_create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
+
+
+# -- organiser actions --------------------------------------------------------------------------
+
+
+def pause_event(event: Event) -> bool:
+    """Stop scheduling new matches (queued and running ones still play)."""
+    return bool(Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(status=EventStatus.PAUSED))
+
+
+def resume_event(event: Event) -> bool:
+    """Resume a paused event: schedule what became due meanwhile (a ladder's new series, a
+    Swiss round, elimination series) or finish it if everything ended while paused."""
+    with transaction.atomic():
+        if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(status=EventStatus.RUNNING):
+            return False
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        _advance(locked)
+        _broadcast_standings(locked)
+    return True
+
+
+def cancel_event(event: Event, reason: str = "event cancelled") -> int:
+    """Cancel an open event and its queued matches; returns the matches cancelled."""
+    from competition.services.matches import cancel
+
+    with transaction.atomic():
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        if locked.status not in OPEN_STATES:
+            return 0
+        locked.status = EventStatus.CANCELLED
+        locked.finished = timezone.now()
+        locked.save(update_fields=["status", "finished"])
+        queued = list(locked.matches.filter(status=MatchStatus.QUEUED).values_list("id", flat=True))
+        cancelled = sum(cancel(match_id, reason, advance=False) for match_id in queued)
+        _broadcast_standings(locked)
+    return cancelled
+
+
+def add_all_active_bots(event: Event) -> int:
+    """Enter every active bot of the event's game not yet entered (a draft event, or a
+    running or paused ladder); returns the entries added."""
+    with transaction.atomic():
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        ladder_open = locked.format == EventFormat.LADDER and locked.status in OPEN_STATES
+        if locked.status != EventStatus.DRAFT and not ladder_open:
+            return 0
+        present = set(locked.entries.values_list("bot_id", flat=True))
+        seed = (locked.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
+        new = []
+        for bot in Bot.objects.active().for_game(locked.game).exclude(pk__in=present).order_by("id"):
+            new.append(Entry(event=locked, bot=bot, seed=seed))
+            seed += 1
+        Entry.objects.bulk_create(new, ignore_conflicts=True)
+        if new and locked.status == EventStatus.RUNNING:
+            _advance(locked)
+    return len(new)
+
+
+# -- bot health ---------------------------------------------------------------------------------
+
+
+def check_bot_health(participants: list[Participant]) -> list[int]:
+    """Pause every bot of ``participants`` whose last K matches with a result (since the bot
+    was last changed or resumed) were all forfeited for ``connect`` or ``timeout``
+    (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables). Runs inside the finish transaction.
+    Returns the ids of the bots paused."""
+    k = settings.ARENA_BOT_HEALTH_FORFEITS
+    paused = []
+    if k <= 0:
+        return paused
+    for bot_id in sorted({p.bot_id for p in participants if p.cause in HEALTH_CAUSES}):
+        bot = Bot.objects.select_for_update().get(pk=bot_id)
+        if bot.status != BotStatus.ACTIVE:
+            continue
+        causes = list(
+            Participant.objects.filter(bot_id=bot_id, match__status__in=MatchStatus.with_result(),
+                                       match__finished__gte=bot.updated)
+            .order_by("-match__finished", "-match_id")
+            .values_list("cause", flat=True)[:k]
+        )
+        if len(causes) < k or any(c not in HEALTH_CAUSES for c in causes):
+            continue
+        why = ", ".join(sorted(set(causes)))
+        bot.status = BotStatus.PAUSED
+        bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
+        bot.save(update_fields=["status", "status_reason", "updated"])
+        paused.append(bot_id)
+        logger.warning("bot %s %s", bot_id, bot.status_reason)
+    return paused
+
+
+def resume_bot(bot: Bot) -> bool:
+    """The owner's resume of a paused bot; its consecutive-forfeit count starts again. Events
+    waiting for it (a ladder, a Swiss round) schedule at once."""
+    with transaction.atomic():
+        if not Bot.objects.filter(pk=bot.pk, status=BotStatus.PAUSED).update(
+            status=BotStatus.ACTIVE, status_reason="", updated=timezone.now()
+        ):
+            return False
+        waiting = Event.objects.filter(
+            entries__bot=bot, entries__active=True, status=EventStatus.RUNNING,
+            format__in=(EventFormat.SWISS, EventFormat.LADDER),
+        ).values_list("pk", flat=True)
+        for event_id in list(waiting):
+            locked = Event.objects.select_for_update().get(pk=event_id)
+            _advance(locked)
+    bot.refresh_from_db(fields=["status", "status_reason", "updated"])
+    return True
+
+
+# -- standings and bracket -----------------------------------------------------------------------
+
+
+def _broadcast_standings(event: Event) -> None:
     table = standings(event)
     transaction.on_commit(lambda: broadcast.standings_changed(event.pk, table))
 
 
 def standings(event: Event) -> list[dict]:
-    """Points (score sum), wins, draws, losses and games per entry, best first."""
+    """One row per entry, best first, with ``rank`` (see the module docstring for the order).
+
+    Row keys: bot, name, owner, seed, active, points (series points, byes included), score
+    (total game score), wins/draws/losses/games (games), series (finished series), byes,
+    buchholz (Swiss), reached (elimination: the round reached; the champion one more than
+    the final), rating (mu, sigma, ordinal, games, provisional), rank.
+    """
+    entries = _entries(event)
+    series = load_series(event)
+    results = _results(series)
     rows: dict[int, dict] = {}
-    for entry in Entry.objects.filter(event=event).select_related("bot", "bot__owner"):
-        rows[entry.bot_id] = {"bot": entry.bot_id, "name": entry.bot.name, "owner": entry.bot.owner.username,
-                              "points": 0.0, "wins": 0, "draws": 0, "losses": 0, "games": 0}
-    done = Participant.objects.filter(match__event=event, match__status__in=MatchStatus.with_result())
-    for p in done.values("bot_id", "score", "result"):
-        row = rows.get(p["bot_id"])
-        if row is None:
-            continue
-        row["points"] += p["score"] or 0.0
-        row["games"] += 1
-        row[{"win": "wins", "draw": "draws", "loss": "losses"}[p["result"]]] += 1
-    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["wins"], r["name"]))
-    for rank, row in enumerate(table, start=1):
-        row["rank"] = rank
+    for e in entries:
+        rows[e.bot_id] = {"bot": e.bot_id, "name": e.bot.name, "owner": e.bot.owner.username, "seed": e.seed,
+                          "active": e.active, "points": 0.0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
+                          "games": 0, "series": 0, "byes": 0}
+    for s in series:
+        for m in s.matches.values():
+            if m["status"] not in MatchStatus.with_result():
+                continue
+            scores = m["scores"]
+            known = [v for v in scores.values() if v is not None]
+            best = max(known) if known else None
+            for bot_id, score in scores.items():
+                row = rows.get(bot_id)
+                if row is None or score is None:
+                    continue
+                row["games"] += 1
+                row["score"] += score
+                tied = sum(1 for v in scores.values() if v == best)
+                row["wins" if score == best and tied == 1 else "draws" if score == best else "losses"] += 1
+        if s.complete and s.has_result:
+            for bot_id in (s.a, s.b):
+                if bot_id in rows:
+                    rows[bot_id]["series"] += 1
+        if s.bye is not None and s.bye in rows:
+            rows[s.bye]["byes"] += 1
+    for bot_id, value in pairing.points(results).items():
+        if bot_id in rows:
+            rows[bot_id]["points"] = value
+    rated = ratings.for_bots(rows)
+    for bot_id, row in rows.items():
+        row["rating"] = rated[bot_id]
+    names = {bot_id: row["name"] for bot_id, row in rows.items()}
+    fmt = event.format
+    if fmt == EventFormat.SWISS:
+        bh = pairing.buchholz(results)
+        for bot_id, row in rows.items():
+            row["buchholz"] = bh.get(bot_id, 0.0)
+        keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
+    elif fmt == EventFormat.SINGLE_ELIMINATION:
+        state = elimination_state(event, entries, series)
+        reached = _reached(state) if state else {}
+        for bot_id, row in rows.items():
+            row["reached"] = reached.get(bot_id, 0)
+        keys = {b: (r["reached"], -(r["seed"] or math.inf)) for b, r in rows.items()}
+    elif fmt == EventFormat.LADDER:
+        keys = {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}
+    else:
+        keys = {b: (r["points"], r["wins"]) for b, r in rows.items()}
+    order = pairing.rank(list(rows), keys, results, names)
+    table = []
+    for position, bot_id in enumerate(order, start=1):
+        rows[bot_id]["rank"] = position
+        table.append(rows[bot_id])
     return table
+
+
+def _reached(state: EliminationState) -> dict[int, int]:
+    reached: dict[int, int] = {}
+    for r in state.rounds:
+        for slot in r:
+            for side in (slot.a, slot.b):
+                if side is not None:
+                    reached[side] = max(reached.get(side, 0), slot.round)
+    winner = pairing.champion(state.rounds)
+    if winner is not None:
+        reached[winner] = len(state.rounds) + 1
+    return reached
+
+
+def champion(event: Event) -> dict | None:
+    """The winner of a finished event (the top of its standings), or None."""
+    if event.status != EventStatus.FINISHED:
+        return None
+    table = standings(event)
+    return table[0] if table else None
+
+
+def bracket_view(event: Event) -> dict | None:
+    """The elimination bracket as JSON (None for other formats).
+
+    ``{"event", "status", "size", "tie_break", "champion", "rounds": [{"round", "name",
+    "slots": [{"index", "a", "b", "winner", "bye", "walkover", "series"}]}]}``; a side is
+    ``{"bot", "name", "seed"}`` or null; ``series`` is null until scheduled, then
+    ``{"key", "score": [a, b], "status": "queued|running|finished|errored", "matches": [{"id",
+    "game", "status"}]}``.
+    """
+    if event.format != EventFormat.SINGLE_ELIMINATION:
+        return None
+    entries = _entries(event)
+    by_bot = {e.bot_id: e for e in entries}
+    state = elimination_state(event, entries, load_series(event))
+    view = {"event": event.pk, "status": event.status, "size": 0, "tie_break": SERIES_TIE_BREAK,
+            "champion": None, "rounds": []}
+    if state is None:
+        return view
+
+    def side(bot_id):
+        if bot_id is None:
+            return None
+        e = by_bot[bot_id]
+        return {"bot": bot_id, "name": e.bot.name, "seed": e.seed, "active": e.active}
+
+    total = len(state.rounds)
+    view["size"] = 2 ** total
+    view["champion"] = side(pairing.champion(state.rounds))
+    for r in state.rounds:
+        slots = []
+        for slot in r:
+            found = state.series.get((slot.round, slot.index))
+            series_json = None
+            if found is not None:
+                statuses = [m["status"] for m in found.matches.values()]
+                status = ("errored" if found.blocked else "running" if MatchStatus.RUNNING in statuses
+                          else "queued" if found.pending else "finished")
+                flipped = slot.a != found.a
+                score = [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
+                series_json = {"key": found.key, "score": score, "status": status,
+                               "matches": [{"id": m["id"], "game": m["game"], "status": m["status"]}
+                                           for m in sorted(found.matches.values(), key=lambda m: m["game"])]}
+            slots.append({"index": slot.index, "a": side(slot.a), "b": side(slot.b), "winner": slot.winner,
+                          "bye": slot.bye, "walkover": (slot.round, slot.index) in state.walkovers,
+                          "series": series_json})
+        view["rounds"].append({"round": r[0].round, "name": pairing.round_name(r[0].round, total), "slots": slots})
+    return view

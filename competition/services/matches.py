@@ -65,6 +65,7 @@ def create_match(
     game_in_series: int = 0,
     created_by=None,
     pace_ms: int = 0,
+    not_before=None,
     dispatch_now: bool = True,
 ) -> Match:
     """A queued match (with one ``Participant`` per seat), dispatched after commit.
@@ -97,6 +98,7 @@ def create_match(
             game_in_series=game_in_series,
             created_by=created_by,
             pace_ms=pace_ms,
+            not_before=not_before,
         )
         Participant.objects.bulk_create(
             [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
@@ -143,14 +145,12 @@ def sweep_queued(now=None) -> list[int]:
 def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[int, uuid.UUID] | None:
     """Claim one queued match (``match_id`` or the oldest): ``(id, lease token)`` or None."""
     worker = worker or worker_name()
-    queued = Match.objects.queued()
-    candidates = [match_id] if match_id is not None else list(
-        queued.order_by("id").values_list("id", flat=True)[:20]
-    )
+    now = timezone.now()
+    due = Match.objects.due(now)
+    candidates = [match_id] if match_id is not None else list(due.order_by("id").values_list("id", flat=True)[:20])
     for candidate in candidates:
         token = uuid.uuid4()
-        now = timezone.now()
-        updated = Match.objects.filter(pk=candidate, status=MatchStatus.QUEUED).update(
+        updated = due.filter(pk=candidate).update(
             status=MatchStatus.RUNNING,
             lease_token=token,
             lease_expires=now + lease_duration(),
@@ -360,6 +360,14 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.finished = timezone.now()
         summary = match_json(match)
         transaction.on_commit(lambda: broadcast.match_finished(summary))
+        # an errored match holds its event's round (an organiser may requeue it), but a
+        # round robin whose last pending match errored is over
+        if match.event_id:
+            from competition.services import events
+
+            match.save(update_fields=["status", "platform_failures", "lease_token", "lease_expires",
+                                      "error", "finished", "queued_at"])
+            events.advance_event(match.event)
     else:
         match.status = MatchStatus.QUEUED
         match.queued_at = timezone.now()
@@ -383,15 +391,22 @@ def reap(now=None) -> list[int]:
     return reaped
 
 
-def cancel(match_id: int, reason: str = "cancelled") -> bool:
+def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) -> bool:
+    """Cancel a queued or running match (no result); its event moves on unless
+    ``advance`` is false (the event is being cancelled as a whole)."""
     with transaction.atomic():
         updated = Match.objects.filter(
             pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
         ).update(status=MatchStatus.CANCELLED, lease_token=None, lease_expires=None,
                  error=reason[:2000], finished=timezone.now())
         if updated:
-            summary = match_json(Match.objects.get(pk=match_id))
+            match = Match.objects.get(pk=match_id)
+            summary = match_json(match)
             transaction.on_commit(lambda: broadcast.match_finished(summary))
+            if advance and match.event_id:
+                from competition.services import events
+
+                events.advance_event(match.event)
     return bool(updated)
 
 

@@ -1,21 +1,59 @@
 """Ratings with openskill (Plackett-Luce), per game; one append-only step per (match, bot).
 
-Updates are applied in match-finish order inside the finish transaction (the caller's).
-``recompute(game)`` replays every rated match in that order from the defaults and must
-land on exactly the stored values.
+Updates are applied in match-finish order inside the finish transaction (the caller's):
+``apply_match`` locks the bots' ``Rating`` rows (in bot id order, so two finishes never
+deadlock), so a match sharing a bot with another one is rated strictly after it and its
+``RatingChange`` rows get larger ids. The id order of ``RatingChange`` is therefore the
+order in which ratings moved, and ``recompute`` replays it from the defaults: it must land
+on exactly the stored values (``verify``; ``manage.py recomputeratings --check``).
+
+Only matches with a result (``finished`` or ``forfeited``) are rated: a platform fault
+never is (such a match is retried, and given up as ``errored`` without a result), nor a
+cancelled match, nor self-play.
+
+Shown values: ``mu``, ``sigma``, the ``ordinal`` mu - 3 sigma (what leaderboards rank on)
+and ``provisional`` while a bot has fewer than ``PROVISIONAL_GAMES`` rated games.
 """
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from openskill.models import PlackettLuce
 
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange
 
+logger = logging.getLogger(__name__)
+
 MODEL = PlackettLuce()
 DEFAULT_MU = MODEL.mu
 DEFAULT_SIGMA = MODEL.sigma
 PROVISIONAL_GAMES = 10
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The conservative estimate: mu - 3 sigma."""
+    return mu - 3 * sigma
+
+
+def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0) -> dict:
+    """What the site and the API show of a rating."""
+    return {"mu": mu, "sigma": sigma, "ordinal": ordinal(mu, sigma), "games": games,
+            "provisional": games < PROVISIONAL_GAMES}
+
+
+def for_bots(bot_ids: Iterable[int]) -> dict[int, dict]:
+    """``summary`` per bot (the defaults for a bot never rated)."""
+    bot_ids = list(bot_ids)
+    stored = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bot_ids)}
+    return {
+        bot_id: summary(stored[bot_id].mu, stored[bot_id].sigma, stored[bot_id].games)
+        if bot_id in stored else summary()
+        for bot_id in bot_ids
+    }
 
 
 def step(before: list[tuple[float, float]], scores: list[float]) -> list[tuple[float, float]]:
@@ -25,18 +63,27 @@ def step(before: list[tuple[float, float]], scores: list[float]) -> list[tuple[f
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
-def apply_match(match: Match, participants: list[Participant]) -> None:
-    """Rate a finished match (caller holds the transaction). Self-play is not rated."""
+def rateable(match: Match, participants: list[Participant]) -> bool:
     bot_ids = [p.bot_id for p in participants]
-    if len(set(bot_ids)) < len(bot_ids) or match.status not in MatchStatus.with_result():
+    return (
+        match.status in MatchStatus.with_result()
+        and len(set(bot_ids)) == len(bot_ids)  # self-play is not rated
+        and all(p.score is not None for p in participants)
+    )
+
+
+def apply_match(match: Match, participants: list[Participant]) -> None:
+    """Rate a finished match (the caller holds the finish transaction)."""
+    if not rateable(match, participants):
         return
-    ratings = []
-    for p in participants:
-        rating, _ = Rating.objects.select_for_update().get_or_create(
-            bot_id=p.bot_id, defaults={"game": match.game, "mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA}
+    by_bot = {}
+    for bot_id in sorted(p.bot_id for p in participants):  # one lock order for everybody
+        by_bot[bot_id], _ = Rating.objects.select_for_update().get_or_create(
+            bot_id=bot_id, defaults={"game": match.game, "mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA}
         )
-        ratings.append(rating)
-    after = step([(r.mu, r.sigma) for r in ratings], [p.score for p in participants])
+    seated = sorted(participants, key=lambda p: p.seat)
+    ratings = [by_bot[p.bot_id] for p in seated]
+    after = step([(r.mu, r.sigma) for r in ratings], [p.score for p in seated])
     changes = []
     for rating, (mu, sigma) in zip(ratings, after, strict=True):
         changes.append(RatingChange(match=match, bot_id=rating.bot_id, mu_before=rating.mu,
@@ -46,20 +93,84 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
     RatingChange.objects.bulk_create(changes)
 
 
-def recompute(game: str) -> dict[int, tuple[float, float, int]]:
-    """Replay every rated step of ``game`` in order; return {bot: (mu, sigma, games)}."""
+# -- recompute and verify ----------------------------------------------------------------
+
+
+def games_rated(game: str | None = None) -> list[str]:
+    qs = RatingChange.objects.all()
+    if game:
+        qs = qs.filter(match__game=game)
+    return sorted(set(qs.values_list("match__game", flat=True)))
+
+
+def _replay(game: str):
+    """Replay ``game`` in rating order from the defaults: the final ``{bot: (mu, sigma,
+    games)}`` and, per rated match in order, ``(match_id, [(change, before, after)…])``."""
     state: dict[int, tuple[float, float, int]] = {}
     steps: dict[int, list[RatingChange]] = {}
     for change in RatingChange.objects.filter(match__game=game).order_by("id"):
         steps.setdefault(change.match_id, []).append(change)
+    seats: dict[int, dict[int, Participant]] = {}
+    for p in Participant.objects.filter(match_id__in=list(steps)).only("match_id", "bot_id", "seat", "score"):
+        seats.setdefault(p.match_id, {})[p.bot_id] = p
+    replayed = []
     for match_id, changes in steps.items():
-        seats = {p.bot_id: p for p in Participant.objects.filter(match_id=match_id)}
-        ordered = sorted(changes, key=lambda c: seats[c.bot_id].seat)
+        by_bot = seats.get(match_id, {})
+        ordered = sorted(changes, key=lambda c: by_bot[c.bot_id].seat)
         before = [state.get(c.bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))[:2] for c in ordered]
-        after = step(before, [seats[c.bot_id].score for c in ordered])
+        after = step(before, [by_bot[c.bot_id].score for c in ordered])
         for change, (mu, sigma) in zip(ordered, after, strict=True):
             state[change.bot_id] = (mu, sigma, state.get(change.bot_id, (0, 0, 0))[2] + 1)
-    return state
+        replayed.append((match_id, [(c, b, a) for c, b, a in zip(ordered, before, after, strict=True)]))
+    return state, replayed
+
+
+def recompute(game: str) -> dict[int, tuple[float, float, int]]:
+    """Replay every rated step of ``game`` in order; return {bot: (mu, sigma, games)}."""
+    return _replay(game)[0]
+
+
+@dataclass
+class Verification:
+    """What ``verify`` found for one game (empty lists: everything reproduces exactly)."""
+
+    game: str
+    matches: int = 0
+    bots: int = 0
+    ratings: list[tuple] = field(default_factory=list)   # (bot, stored, recomputed)
+    steps: list[tuple] = field(default_factory=list)     # (match, bot, stored, recomputed)
+    unrated: list[int] = field(default_factory=list)     # matches with a result and no rating step
+    unexpected: list[int] = field(default_factory=list)  # rated matches without a result
+
+    @property
+    def ok(self) -> bool:
+        return not (self.ratings or self.steps or self.unrated or self.unexpected)
+
+
+def verify(game: str) -> Verification:
+    """Recompute ``game`` from its history and compare, exactly, with what is stored."""
+    state, replayed = _replay(game)
+    report = Verification(game=game, matches=len(replayed))
+    for match_id, rows in replayed:
+        for change, (mu0, s0), (mu1, s1) in rows:
+            stored = (change.mu_before, change.sigma_before, change.mu_after, change.sigma_after)
+            if stored != (mu0, s0, mu1, s1):
+                report.steps.append((match_id, change.bot_id, stored, (mu0, s0, mu1, s1)))
+    stored = {r.bot_id: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(game=game)}
+    report.bots = len(set(stored) | set(state))
+    for bot_id in sorted(set(stored) | set(state)):
+        expected = state.get(bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))
+        if stored.get(bot_id) != expected:
+            report.ratings.append((bot_id, stored.get(bot_id), expected))
+    rated = {match_id for match_id, _rows in replayed}
+    with_result = Match.objects.filter(game=game, status__in=MatchStatus.with_result())
+    for match in with_result.exclude(pk__in=rated).prefetch_related("participants"):
+        if rateable(match, list(match.participants.all())):
+            report.unrated.append(match.pk)
+    report.unexpected = sorted(
+        Match.objects.filter(pk__in=rated).exclude(status__in=MatchStatus.with_result()).values_list("pk", flat=True)
+    )
+    return report
 
 
 @transaction.atomic
@@ -67,8 +178,10 @@ def store_recomputed(game: str) -> int:
     """Write ``recompute(game)`` into the ratings; returns how many differed."""
     differed = 0
     for bot_id, (mu, sigma, games) in recompute(game).items():
-        rating = Rating.objects.select_for_update().get(bot_id=bot_id)
-        if (rating.mu, rating.sigma, rating.games) != (mu, sigma, games):
+        rating, created = Rating.objects.select_for_update().get_or_create(
+            bot_id=bot_id, defaults={"game": game, "mu": mu, "sigma": sigma, "games": games}
+        )
+        if created or (rating.mu, rating.sigma, rating.games) != (mu, sigma, games):
             differed += 1
             rating.mu, rating.sigma, rating.games = mu, sigma, games
             rating.save(update_fields=["mu", "sigma", "games", "updated"])

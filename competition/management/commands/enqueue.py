@@ -8,11 +8,13 @@ configured. Prints the new match ids as a JSON list.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils import timezone
 
 from bots.models import Bot, validate_endpoint
 from bots.transports import split_endpoint
@@ -30,6 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=None, help="first seed (then +1 per match)")
         parser.add_argument("--options", default=None, help="game options as a JSON object")
         parser.add_argument("--pace-ms", type=int, default=0, help="minimum duration of a turn")
+        parser.add_argument("--start-in", type=float, default=0, help="seconds before it may start")
 
     def handle(self, *args, **opts):
         try:
@@ -55,8 +58,9 @@ class Command(BaseCommand):
             with transaction.atomic():
                 for i in range(max(1, opts["count"])):
                     seed = None if opts["seed"] is None else opts["seed"] + i
+                    not_before = timezone.now() + timedelta(seconds=opts["start_in"]) if opts["start_in"] > 0 else None
                     match = create_match(game.slug, bots, options=options, seed=seed, created_by=user,
-                                         pace_ms=max(0, opts["pace_ms"]))
+                                         pace_ms=max(0, opts["pace_ms"]), not_before=not_before)
                     ids.append(match.pk)
         except (ValueError, ValidationError) as exc:
             raise CommandError(str(exc)) from None

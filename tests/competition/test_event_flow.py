@@ -1,0 +1,45 @@
+"""Organiser actions on a running event: pausing holds its queued matches, resuming
+releases them, a cancelled match moves the event on."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from bots.models import Bot, EndpointKind
+from competition.models import Entry, Event, EventFormat, EventStatus, Match, MatchStatus
+from competition.services import events, matches
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def event():
+    owner = get_user_model().objects.create_user("organiser", password="pw-organiser-1")
+    event = Event.objects.create(name="e", game="tictactoe", format=EventFormat.ROUND_ROBIN)
+    for i, name in enumerate(["perfect", "random", "random"]):
+        bot = Bot.objects.create(owner=owner, game="tictactoe", name=f"{name}{i}", kind=EndpointKind.BUILTIN,
+                                 target=name)
+        Entry.objects.create(event=event, bot=bot, seed=i + 1)
+    assert events.start_event(event) == 3
+    event.refresh_from_db()
+    return event
+
+
+def test_it_holds_a_paused_events_queued_matches(event):
+    assert events.pause_event(event)
+    # It should let no worker claim a match of a paused event ...
+    assert matches.claim() is None
+    assert Match.objects.filter(event=event, status=MatchStatus.QUEUED).count() == 3
+    # ... and release them when the event resumes.
+    assert events.resume_event(event)
+    claimed = matches.claim()
+    assert claimed is not None and Match.objects.get(pk=claimed[0]).event_id == event.pk
+
+
+def test_it_finishes_an_event_whose_last_match_is_cancelled(event):
+    ids = list(Match.objects.filter(event=event).values_list("id", flat=True))
+    for match_id in ids[:-1]:
+        assert matches.cancel(match_id)
+    assert Event.objects.get(pk=event.pk).status == EventStatus.RUNNING
+    assert matches.cancel(ids[-1])
+    # It should notice that nothing is left to play.
+    assert Event.objects.get(pk=event.pk).status == EventStatus.FINISHED

@@ -13,8 +13,9 @@ import asyncio
 import logging
 import threading
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
+
+from competition.dbthreads import run_db
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class Scheduler:
 
         launched = False
         while len(self.tasks) < self.concurrency:
-            claimed = await sync_to_async(claim)()
+            claimed = await run_db(claim)
             if claimed is None:
                 break
             self._launch(*claimed)
@@ -83,7 +84,7 @@ class Scheduler:
                 now = asyncio.get_running_loop().time()
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
-                    await sync_to_async(reap)()
+                    await run_db(reap)
                 await self.step()
             except asyncio.CancelledError:
                 raise

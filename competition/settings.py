@@ -25,9 +25,13 @@ Environment variables (all optional):
   plays, so a dead worker's match is resumed elsewhere after at most this long.
 - ``ARENA_MAX_PLATFORM_FAILURES`` (int, default 3): platform failures (or expired leases)
   before a match is given up as ``errored``.
+- ``ARENA_DB_THREADS`` (int, default 8): database threads per process for the runners on
+  PostgreSQL (SQLite always uses one).
 - ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once.
 - ``ARENA_BOT_HEALTH_FORFEITS`` (int, default 5; 0 disables): a bot is paused after this many
   consecutive matches forfeited for ``connect`` or ``timeout``.
+- ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
+  1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
 - ``ARENA_SERVE_STATIC`` (bool, default false): serve /static/ from daphne when DEBUG is
   false (normally the reverse proxy serves ``STATIC_ROOT``).
@@ -246,6 +250,7 @@ ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
 ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
+ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
@@ -253,6 +258,8 @@ ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
 ARENA_BOT_HEALTH_FORFEITS = envint("ARENA_BOT_HEALTH_FORFEITS", 5, minimum=0)
 
 # -- REST API (competition/api) ---------------------------------------------------------
+
+ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
 
 REST_FRAMEWORK = {
     # token first: an unauthenticated request gets 401 with ``WWW-Authenticate: Token``
@@ -275,7 +282,10 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "competition.api.exceptions.exception_handler",
     # per user (or address when anonymous), on write endpoints only
-    "DEFAULT_THROTTLE_RATES": {"writes": "60/min", "challenges": "30/min", "simulate": "120/min"},
+    "DEFAULT_THROTTLE_RATES": {
+        scope: f"{per_minute * ARENA_API_THROTTLE_SCALE}/min"
+        for scope, per_minute in {"writes": 60, "challenges": 30, "simulate": 120}.items()
+    },
 }
 
 SPECTACULAR_SETTINGS = {

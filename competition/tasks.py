@@ -8,20 +8,15 @@ from celery import shared_task
 
 
 async def _run(match_id: int) -> None:
-    from asgiref.sync import sync_to_async
-    from django.db import close_old_connections
-
     from bots import egress
     from competition.services.matches import run_match
 
-    # A worker thread keeps its database connection between tasks: drop it if the
-    # database went away meanwhile (a restart), as Django does at each request.
-    await sync_to_async(close_old_connections)()
+    # ORM work runs on the process's database threads (competition.dbthreads), which drop
+    # dead connections (a database restart) before each call.
     try:
         await run_match(match_id)
     finally:
         await egress.close_session()
-        await sync_to_async(close_old_connections)()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

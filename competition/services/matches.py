@@ -19,7 +19,6 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -30,6 +29,7 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from bots.models import Bot
 from competition import broadcast
+from competition.dbthreads import run_db
 from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
 from competition.runner import MatchResult, PlatformError, TurnRecord, forfeit_outcome, play
 from games import get_game
@@ -252,12 +252,11 @@ class TurnWriter:
             await self.task
 
     async def _run(self) -> None:
-        store = sync_to_async(record_turns)
         while True:
             batch = [await self.queue.get()]
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            rows = await store(self.match_id, self.token, batch)
+            rows = await run_db(record_turns, self.match_id, self.token, batch)
             for row in rows:
                 await broadcast.apublish(self.group, broadcast.turn_message(row.public_json()))
             for _ in batch:
@@ -274,14 +273,14 @@ def _collected(fn, *args, **kwargs):
 async def acall(fn, *args, **kwargs):
     """A sync service from async code: run it in the ORM thread, then send its broadcasts
     on this loop (they were queued by its ``on_commit`` hooks, i.e. after the commit)."""
-    result, outbox = await sync_to_async(_collected)(fn, *args, **kwargs)
+    result, outbox = await run_db(_collected, fn, *args, **kwargs)
     await broadcast.asend(outbox)
     return result
 
 
 async def arecord_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
     """``record_turn`` from async code, then the broadcast (after the commit, on this loop)."""
-    turn = await sync_to_async(record_turn)(match_id, token, record)
+    turn = await run_db(record_turn, match_id, token, record)
     await broadcast.apublish(broadcast.match_group(match_id), broadcast.turn_message(turn.public_json()))
     return turn
 
@@ -467,7 +466,7 @@ def _load(match_id: int) -> dict[str, Any]:
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
     """Claim and play one match to its end (or resume it). Returns its id, or None if
     there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
-    claimed = await sync_to_async(claim)(match_id, worker=worker)
+    claimed = await run_db(claim, match_id, worker=worker)
     if claimed is None:
         return None
     mid, token = claimed
@@ -505,7 +504,7 @@ async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
 
 
 async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
-    data = await sync_to_async(_load)(match_id)
+    data = await run_db(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
     if turns and turns[-1]["forfeited"]:
@@ -527,7 +526,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
         while True:
             await asyncio.sleep(interval)
-            if not await sync_to_async(renew)(match_id, token):
+            if not await run_db(renew, match_id, token):
                 raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
 
     beat = asyncio.ensure_future(heartbeat())

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-from asgiref.sync import sync_to_async
 from django.core.management.base import BaseCommand
 
 from bots import egress
+from competition.dbthreads import run_db
 from competition.services.matches import claim, play_claimed, reap
 
 
@@ -32,9 +32,9 @@ class Command(BaseCommand):
         played = 0
         try:
             while True:
-                await sync_to_async(reap)()
+                await run_db(reap)
                 while len(tasks) < concurrency:
-                    claimed = await sync_to_async(claim)()
+                    claimed = await run_db(claim)
                     if claimed is None:
                         break
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))

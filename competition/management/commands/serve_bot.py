@@ -10,6 +10,7 @@ than ``--max-instances``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections import OrderedDict
@@ -23,8 +24,10 @@ from bots.faults import BotFault
 from games import get_game
 
 
-def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1000) -> web.Application:
-    """The aiohttp application serving built-in bot ``name`` of ``game``."""
+def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1000,
+             delay_ms: int = 0) -> web.Application:
+    """The aiohttp application serving built-in bot ``name`` of ``game`` (answering after
+    ``delay_ms``, to stand for a slow bot)."""
     factory = game.builtin_bots[name]
     instances: OrderedDict[tuple[str, str], tuple] = OrderedDict()
     master = random.Random(seed)
@@ -51,6 +54,8 @@ def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1
             return web.json_response({"error": f"{type(exc).__name__}: {exc}"}, status=400)
         if isinstance(message, dict) and message.get("final") is True:
             instances.pop(key, None)
+        if delay_ms:
+            await asyncio.sleep(delay_ms / 1000)
         text = json.dumps(reply, separators=(",", ":"))
         return web.Response(text=text, content_type="application/json")
 
@@ -68,6 +73,7 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8100)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--max-instances", type=int, default=1000)
+        parser.add_argument("--delay-ms", type=int, default=0, help="answer every request this late")
 
     def handle(self, *args, **opts):
         slug, sep, name = opts["bot"].partition(":")
@@ -79,7 +85,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc.args[0])) from None
         if name not in game.builtin_bots:
             raise CommandError(f"{slug} has no built-in bot {name!r}: {', '.join(sorted(game.builtin_bots))}")
-        app = make_app(game, name, seed=opts["seed"], max_instances=opts["max_instances"])
+        app = make_app(game, name, seed=opts["seed"], max_instances=opts["max_instances"],
+                       delay_ms=max(0, opts["delay_ms"]))
         self.stdout.write(f"serving {slug}:{name} on http://{opts['host']}:{opts['port']}/")
         self.stdout.flush()
         web.run_app(app, host=opts["host"], port=opts["port"], print=None, access_log=None)

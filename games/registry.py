@@ -11,7 +11,7 @@ from functools import cache
 
 from games.base import Game
 
-GAME_MODULES: tuple[str, ...] = ("tictactoe", "drones")
+GAME_MODULES: tuple[str, ...] = ("tictactoe", "drones", "gconway", "tiles")
 
 
 @cache

@@ -8,6 +8,7 @@ matters: any message from them is answered with an error and otherwise ignored.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -144,3 +145,135 @@ class EventConsumer(_RelayConsumer):
 
     def snapshot(self) -> dict | None:
         return event_snapshot(self.object_id)
+
+
+class HumanSeatConsumer(AsyncWebsocketConsumer):
+    """``ws/play/<match>/<seat>/``: the browser side of a human seat (the only consumer
+    that accepts input). Only the owner of the seat's human bot may connect, while the
+    match is not over. The server sends ``{"type": "request", "seq", "message",
+    "timeout_ms", "deadline"}`` (the seat's native message; repeated while pending) and
+    ``{"type": "closed"}``; the browser sends ``{"type": "move", "seq": n, "move": <JSON>}``.
+    Every incoming message is checked (text, size, strict JSON, shape, the seq of the
+    pending request, a rate limit); the move itself goes to the runner raw, as compact JSON
+    text, to the channel the pending request named (kept here, never taken from the client),
+    and the game's ``parse_action`` judges it like any bot's reply.
+    """
+
+    MAX_MESSAGE = 16_384
+    #: at most this many client messages per RATE_WINDOW seconds, then the socket is closed
+    RATE_LIMIT = 40
+    RATE_WINDOW = 10.0
+
+    async def connect(self):
+        self.group = None
+        self.pending: dict | None = None
+        self.answered: set[int] = set()
+        self.recent: list[float] = []
+        user = self.scope.get("user")
+        kwargs = self.scope["url_route"]["kwargs"]
+        try:
+            self.match_id, self.seat = int(kwargs["pk"]), int(kwargs["seat"])
+        except (KeyError, ValueError):
+            await self.close(code=4400)
+            return
+        if not await database_sync_to_async(self.may_play)(user):
+            await self.close(code=4403)
+            return
+        self.group = broadcast.human_group(self.match_id, self.seat)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "hello", "match": self.match_id, "seat": self.seat})
+
+    def may_play(self, user) -> bool:
+        from bots.models import EndpointKind
+
+        if user is None or not user.is_authenticated:
+            return False
+        return Match.objects.filter(
+            pk=self.match_id,
+            participants__seat=self.seat,
+            participants__bot__kind=EndpointKind.HUMAN,
+            participants__bot__owner_id=user.pk,
+        ).exclude(status__in=MatchStatus.done()).exists()
+
+    async def disconnect(self, code):
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_json(self, payload: dict) -> None:
+        await self.send(text_data=json.dumps(payload, separators=(",", ":"), allow_nan=False))
+
+    async def error(self, detail: str) -> None:
+        await self.send_json({"type": "error", "detail": detail})
+
+    async def receive(self, text_data=None, bytes_data=None):
+        loop_now = asyncio.get_running_loop().time()
+        self.recent = [t for t in self.recent if loop_now - t < self.RATE_WINDOW]
+        self.recent.append(loop_now)
+        if len(self.recent) > self.RATE_LIMIT:
+            await self.close(code=4429)
+            return
+        if text_data is None:
+            await self.error("send text frames")
+            return
+        if len(text_data) > self.MAX_MESSAGE:
+            await self.error(f"message longer than {self.MAX_MESSAGE} characters")
+            return
+        try:
+            data = json.loads(text_data, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            await self.error("not one JSON value")
+            return
+        if not isinstance(data, dict) or data.get("type") != "move" or set(data) - {"type", "seq", "move"}:
+            await self.error('expected {"type": "move", "seq": n, "move": ...}')
+            return
+        seq = data.get("seq")
+        if type(seq) is not int or "move" not in data:
+            await self.error('"seq" must be an integer and "move" is required')
+            return
+        pending = self.pending
+        if pending is None or pending["seq"] != seq or seq in self.answered:
+            await self.error("no pending request with this seq")
+            return
+        try:
+            text = json.dumps(data["move"], separators=(",", ":"), allow_nan=False)
+        except (ValueError, RecursionError):
+            await self.error("the move is not JSON")
+            return
+        self.answered.add(seq)
+        await self.channel_layer.send(pending["reply_to"], {"type": "human.move", "seq": seq, "text": text})
+        await self.send_json({"type": "sent", "seq": seq})
+
+    async def human_request(self, event):
+        seq = event.get("seq")
+        if self.pending is None or self.pending["seq"] != seq:
+            self.pending = {"seq": seq, "reply_to": event["reply_to"]}
+        if seq in self.answered:
+            return  # a repeat of a request this socket already answered
+        await self.send_json({"type": "request", "seq": seq, "message": event["message"],
+                              "timeout_ms": event.get("timeout_ms"), "remaining_ms": event.get("remaining_ms"),
+                              "deadline": event.get("deadline")})
+
+    async def human_closed(self, event):
+        self.pending = None
+        await self.send_json({"type": "closed"})
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+class NaiveMatchConsumer(AsyncWebsocketConsumer):
+    """Channels' textbook fan-out, one group membership per socket. Only routed when
+    ``ARENA_BENCH_NAIVE_FANOUT`` is set: ``bench/fanout.py`` compares the hub against it."""
+
+    async def connect(self):
+        self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def relay(self, message):
+        await self.send(text_data=message["text"])

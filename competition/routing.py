@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.urls import path
 
 from competition import consumers
@@ -5,4 +6,8 @@ from competition import consumers
 websocket_urlpatterns = [
     path("ws/matches/<int:pk>/", consumers.MatchConsumer.as_asgi()),
     path("ws/events/<int:pk>/", consumers.EventConsumer.as_asgi()),
+    path("ws/play/<int:pk>/<int:seat>/", consumers.HumanSeatConsumer.as_asgi()),
 ]
+
+if settings.ARENA_BENCH_NAIVE_FANOUT:  # benchmark comparison only (bench/fanout.py)
+    websocket_urlpatterns.append(path("ws/naive/matches/<int:pk>/", consumers.NaiveMatchConsumer.as_asgi()))

@@ -8,5 +8,6 @@ urlpatterns = [
     path("games/<slug:slug>/", views.game_detail, name="game-detail"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("", include("competition.web_urls")),
     path("api/", include("competition.api.urls")),
 ]

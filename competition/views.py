@@ -1,28 +1,175 @@
-from django.http import Http404, JsonResponse
-from django.shortcuts import render
+"""Public pages: games, leaderboards, the match viewer (live and replay), events and the
+big screen. Pages render on the server; ``static/js`` modules draw and animate them."""
 
-from bots.models import Bot, BotStatus
+from __future__ import annotations
+
+import logging
+
+from django.core.paginator import Paginator
+from django.db.models import Count, F, FloatField, IntegerField, Q, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+
+from bots.models import Bot, BotStatus, EndpointKind
+from competition.models import Event, EventStatus, Match, MatchStatus
+from competition.services import ratings
+from competition.services.matches import match_json
 from games import all_games, get_game
+
+logger = logging.getLogger(__name__)
+
+LEADERBOARD_PAGE = 100
+
+
+def _game_or_404(slug: str):
+    try:
+        return get_game(slug)
+    except KeyError:
+        raise Http404("No such game") from None
+
+
+def renderer_url(slug: str) -> str:
+    return static(f"games/{slug}.js")
 
 
 def home(request):
     games = [
         {
             "game": game,
-            "bots": Bot.objects.for_game(game.slug).filter(status=BotStatus.ACTIVE).count(),
+            "bots": Bot.objects.for_game(game.slug).filter(status=BotStatus.ACTIVE).exclude(
+                kind=EndpointKind.HUMAN).count(),
+            "live": Match.objects.filter(game=game.slug, status=MatchStatus.RUNNING).count(),
         }
         for game in all_games()
     ]
-    return render(request, "home.html", {"games": games})
+    events = (Event.objects.filter(status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED))
+              .annotate(done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+                        total=Count("matches"))
+              .order_by("-created")[:6])
+    recent = list(Match.objects.filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
+                  .prefetch_related("participants__bot").order_by("-id")[:8])
+    return render(request, "home.html", {"games": games, "events": events, "recent": recent})
 
 
 def game_detail(request, slug: str):
+    game = _game_or_404(slug)
+    bots = (Bot.objects.for_game(slug).filter(status=BotStatus.ACTIVE).exclude(kind=EndpointKind.HUMAN)
+            .select_related("owner").order_by("name")[:200])
+    recent = list(Match.objects.filter(game=slug).exclude(status=MatchStatus.QUEUED)
+                  .prefetch_related("participants__bot").order_by("-id")[:10])
+    return render(request, "game_detail.html", {"game": game, "bots": bots, "info": game.describe(),
+                                                "recent": recent})
+
+
+def leaderboard(request, slug: str):
+    """Active bots ranked by ordinal (mu - 3 sigma), as the API's leaderboard ranks them."""
+    game = _game_or_404(slug)
+    mu = Coalesce("rating__mu", Value(ratings.DEFAULT_MU), output_field=FloatField())
+    sigma = Coalesce("rating__sigma", Value(ratings.DEFAULT_SIGMA), output_field=FloatField())
+    bots = (
+        Bot.objects.active().for_game(slug).exclude(kind=EndpointKind.HUMAN).select_related("owner")
+        .annotate(r_mu=mu, r_sigma=sigma,
+                  r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()))
+        .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
+        .order_by("-r_ordinal", "-r_games", "name", "id")
+    )
+    page = Paginator(bots, LEADERBOARD_PAGE).get_page(request.GET.get("page"))
+    rows = [{"rank": page.start_index() + i, "bot": bot,
+             "provisional": bot.r_games < ratings.PROVISIONAL_GAMES}
+            for i, bot in enumerate(page.object_list)]
+    return render(request, "leaderboard.html", {"game": game, "rows": rows, "page": page,
+                                                "provisional_games": ratings.PROVISIONAL_GAMES})
+
+
+# -- matches --------------------------------------------------------------------------------
+
+
+def initial_frame(match: Match):
+    """The spectator frame before the first turn (turns only carry the frames after)."""
     try:
-        game = get_game(slug)
-    except KeyError:
-        raise Http404("No such game") from None
-    bots = Bot.objects.for_game(slug).select_related("owner")
-    return render(request, "game_detail.html", {"game": game, "bots": bots, "info": game.describe()})
+        game = get_game(match.game)
+        return game.frame(game.initial_state(seed=match.seed, options=match.options))
+    except Exception:  # an old match whose options no longer validate: draw from turn 1
+        logger.warning("match %s: no initial frame", match.pk, exc_info=True)
+        return None
+
+
+def viewer_config(match: Match, participants) -> dict:
+    return {
+        "id": match.pk,
+        "game": match.game,
+        "match": match_json(match, participants),
+        "initial": initial_frame(match),
+        "renderer": renderer_url(match.game),
+        "ws": f"/ws/matches/{match.pk}/",
+        "turns": reverse("api:match-turns", args=[match.pk]),
+    }
+
+
+def match_detail(request, pk: int):
+    match = get_object_or_404(Match.objects.select_related("event"), pk=pk)
+    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    game = get_game(match.game)
+    config = viewer_config(match, participants)
+    user = request.user
+    mine = [p for p in participants if user.is_authenticated and p.bot.owner_id == user.pk]
+    human = [p.seat for p in mine if p.bot.kind == EndpointKind.HUMAN and not match.is_done]
+    config["human"] = [{"seat": seat, "ws": f"/ws/play/{match.pk}/{seat}/"} for seat in human]
+    config["me"] = [p.seat for p in mine]
+    logs = [{"seat": p.seat, "bot": p.bot} for p in mine if p.bot.kind != EndpointKind.HUMAN]
+    return render(request, "match.html", {"match": match, "game": game, "participants": participants,
+                                          "config": config, "logs": logs, "human": human})
+
+
+@never_cache
+def match_viewer_json(request, pk: int):
+    """What a viewer needs besides the turns (used by the big screen when it switches)."""
+    match = get_object_or_404(Match, pk=pk)
+    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    return JsonResponse(viewer_config(match, participants))
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+def event_detail(request, pk: int):
+    from competition.consumers import event_snapshot
+
+    event = get_object_or_404(Event, pk=pk)
+    snapshot = event_snapshot(event.pk)
+    recent = list(event.matches.filter(status__in=MatchStatus.done()).prefetch_related("participants__bot")
+                  .order_by("-finished", "-id")[:20])
+    return render(request, "event.html", {"event": event, "snap": snapshot, "recent": recent,
+                                          "game": _game_or_404(event.game)})
+
+
+def event_screen(request, pk: int):
+    event = get_object_or_404(Event, pk=pk)
+    config = {
+        "id": event.pk,
+        "game": event.game,
+        "renderer": renderer_url(event.game),
+        "ws": f"/ws/events/{event.pk}/",
+        "snapshot": reverse("event-screen-json", args=[event.pk]),
+        "viewer": reverse("match-viewer-json", args=[0]).replace("/0/", "/{id}/"),
+        "matchWs": "/ws/matches/{id}/",
+        "turns": reverse("api:match-turns", args=[0]).replace("/0/", "/{id}/"),
+    }
+    return render(request, "screen.html", {"event": event, "game": _game_or_404(event.game), "config": config})
+
+
+@never_cache
+def event_screen_json(request, pk: int):
+    from competition.consumers import event_snapshot
+
+    snapshot = event_snapshot(pk)
+    if snapshot is None:
+        raise Http404("No such event")
+    return JsonResponse(snapshot)
 
 
 def healthz(request):

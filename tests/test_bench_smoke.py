@@ -47,3 +47,29 @@ def test_it_runs_the_tournament_benchmark_in_smoke_mode():
     # the event finished and that the ratings recompute exactly, or it exits non-zero).
     assert matches == 12 and turns > 0 and seconds > 0
     assert abs(per_minute - matches / seconds * 60) < 0.03 * per_minute  # seconds are rounded
+
+
+def test_it_runs_the_load_benchmark_in_short_mode():
+    out = run_bench(str(REPO / "bench/load.py"), "--quick", timeout=300)
+    # It should report no error and no dropped turn (the script exits non-zero otherwise).
+    assert "problems                        0" in out and "API errors                      0" in out
+
+
+def test_it_runs_the_fanout_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/fanout.py"), "--quick", timeout=300)
+    rows = [line.split() for line in out.splitlines() if line.startswith(("hub ", "naive "))]
+    assert {row[0] for row in rows} == {"hub", "naive"}
+    for row in rows:
+        delivered, expected = row[2].split("/")
+        assert int(delivered) == int(expected) > 0
+
+
+def test_it_runs_the_memory_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/memory.py"), "--quick", timeout=300)
+    assert "all at once" in out and "peak RSS" in out
+
+
+def test_it_runs_the_throughput_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/throughput.py"), "--quick", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("embedded"))
+    assert all(float(x.replace(",", "")) > 0 for x in row.split()[-2:])

@@ -6,6 +6,7 @@ Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + t
 - ``http://…`` / ``https://…``: a bot URL, through the SSRF-safe egress client;
 - ``process:COMMAND``: a local command speaking one JSON line per message (staff only);
 - ``tcp:HOST:PORT``: listen there and seat the first client to connect (staff only).
+- ``human:…``: a person playing the seat from the match page (``human.py``).
 """
 
 from __future__ import annotations
@@ -78,4 +79,8 @@ def for_endpoint(
         if not host or not port.isdigit():
             raise ValueError(f"bad tcp endpoint {target!r}: expected tcp:HOST:PORT")
         return TcpTransport(host.strip("[]"), int(port), codec=game)
+    if kind == "human":
+        from bots.transports.human import HumanTransport
+
+        return HumanTransport(game=game, match_id=match_id, seat=seat)
     raise ValueError(f"endpoint kind {kind!r} cannot be built from a spec")

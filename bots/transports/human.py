@@ -1,0 +1,129 @@
+"""The ``human`` transport: a person plays a seat from the match page in the browser.
+
+``exchange`` publishes the seat's native message to the browser sockets of that seat (the
+channel-layer group ``broadcast.human_group(match, seat)``, joined by
+``consumers.HumanSeatConsumer``) and waits on a channel of its own for the move, under the
+runner's normal time limit: no reply in time is the fault ``timeout``, exactly as for a bot.
+The request carries that private channel's name; the consumer remembers it server-side and
+forwards the browser's move there, raw. The runner judges it with the game's
+``parse_action`` like any other reply.
+
+While it waits, the transport re-publishes the pending request every second, so a page
+opened (or reconnected) mid-match gets it at once; the browser drops repeats by ``seq``.
+
+Messages whose reply the runner ignores (tic-tac-toe's ``init`` greeting, GameOfDrones'
+final ``onRoundEnd``) are answered here without asking anyone, so a closed tab never holds
+up the start or the end of a match. Works with any channel layer: in process (embedded
+runner) or Redis (Celery workers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bots.codec import decode_reply
+from bots.faults import BotFault, FaultCode
+from bots.transports.base import Exchange, Transport
+from games.base import Game
+
+logger = logging.getLogger(__name__)
+
+#: how often a pending request is published again (late or reconnected pages)
+REPUBLISH_SECONDS = 1.0
+
+#: per game: (is this a message whose reply is ignored?, the reply to give it)
+NO_REPLY: dict[str, tuple[Callable[[Any], bool], Any]] = {
+    "tictactoe": (lambda m: isinstance(m, dict) and m.get("action") == "init", {"name": "human"}),
+    "drones": (lambda m: isinstance(m, dict) and m.get("final") is True, None),
+}
+
+
+class HumanTransport(Transport):
+    kind = "human"
+
+    def __init__(self, *, game: Game, match_id: str, seat: int):
+        self.game = game
+        self.match_id = str(match_id)
+        self.seat = seat
+        self.seq = 0
+        self.channel: str | None = None
+        self.layer = None
+
+    def group(self) -> str:
+        from competition.broadcast import human_group
+
+        return human_group(int(self.match_id), self.seat)
+
+    async def start(self) -> None:
+        from channels.layers import get_channel_layer
+
+        self.layer = get_channel_layer()
+        if self.layer is None:
+            raise BotFault(FaultCode.PLATFORM, "no channel layer: human seats need one")
+        self.channel = await self.layer.new_channel(prefix="humanseat.")
+
+    async def _publish(self, payload: dict) -> None:
+        try:
+            await self.layer.group_send(self.group(), payload)
+        except Exception:  # the page catches up with the next re-publication
+            logger.exception("human seat %s/%s: publish failed", self.match_id, self.seat)
+
+    async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
+        sent = self.game.encode_message(message)
+        rule = NO_REPLY.get(self.game.slug)
+        if rule is not None and rule[0](message):
+            reply = rule[1]
+            return Exchange(reply=reply, sent=sent, received=json.dumps(reply))
+        if self.layer is None or self.channel is None:
+            raise BotFault(FaultCode.CONNECT, "the human seat was not started")
+        self.seq += 1
+        seq = self.seq
+        limit = timeout if timeout is not None else 60.0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        request = {
+            "type": "human.request",
+            "seq": seq,
+            "message": message,
+            "reply_to": self.channel,
+            "timeout_ms": int(limit * 1000),
+            "deadline": time.time() + limit,  # wall clock; "remaining_ms" is added at each publication
+        }
+        await self._publish({**request, "remaining_ms": int(limit * 1000)})
+        next_publish = loop.time() + REPUBLISH_SECONDS
+        while True:
+            now = loop.time()
+            if now >= deadline:
+                raise BotFault(FaultCode.TIMEOUT, f"no move within {int(limit * 1000)} ms", sent=sent)
+            if now >= next_publish:
+                await self._publish({**request, "remaining_ms": int((deadline - now) * 1000)})
+                next_publish = now + REPUBLISH_SECONDS
+            wait = min(deadline, next_publish) - now
+            try:
+                received = await asyncio.wait_for(self.layer.receive(self.channel), max(wait, 0.01))
+            except TimeoutError:
+                continue
+            if received.get("type") != "human.move" or received.get("seq") != seq:
+                continue  # a late answer to an earlier request
+            text = received.get("text")
+            if not isinstance(text, str):
+                continue
+            try:
+                reply = decode_reply(text)
+            except BotFault as fault:
+                fault.sent, fault.received = sent, text
+                raise
+            return Exchange(reply=reply, sent=sent, received=text)
+
+    async def close(self, *, error: str | None = None) -> None:
+        if self.layer is None:
+            return
+        try:
+            await self.layer.group_send(self.group(), {"type": "human.closed", "error": error or ""})
+        except Exception:
+            logger.debug("human seat %s/%s: close notice failed", self.match_id, self.seat, exc_info=True)

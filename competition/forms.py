@@ -1,0 +1,125 @@
+"""Forms of the web pages: sign-up, bots, the test bench."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
+
+from bots.models import Bot, EndpointKind, validate_endpoint
+from games import all_games
+
+#: kinds offered on the bot form: ordinary users register URLs; staff may pick the others
+USER_KINDS = (EndpointKind.HTTP,)
+STAFF_KINDS = (EndpointKind.HTTP, EndpointKind.BUILTIN, EndpointKind.PROCESS, EndpointKind.TCP)
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(game.slug, game.title) for game in all_games()]
+
+
+class SignUpForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional: only used to reset your password.")
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+
+class BotForm(forms.ModelForm):
+    """Register or edit a bot. The endpoint is checked by ``validate_endpoint`` (scheme,
+    host, port and the egress policy for URLs); ordinary users may only register URLs."""
+
+    game = forms.ChoiceField(choices=game_choices)
+
+    class Meta:
+        model = Bot
+        fields = ("game", "name", "kind", "target")
+        labels = {"target": "Endpoint", "kind": "Kind"}
+        help_texts = {
+            "target": "The URL the platform POSTs to, exactly as your bot expects it (query string kept).",
+            "name": "Unique among your bots for this game.",
+        }
+        widgets = {"target": forms.TextInput(attrs={"placeholder": "https://bot.example.org/play",
+                                                    "autocomplete": "off", "spellcheck": "false"})}
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.fields["game"].choices = game_choices()
+        kinds = STAFF_KINDS if user.is_staff else USER_KINDS
+        self.fields["kind"].choices = [(k.value, k.label) for k in kinds]
+        self.fields["kind"].initial = EndpointKind.HTTP
+        if not user.is_staff:
+            self.fields["kind"].widget = forms.HiddenInput()
+            self.fields["target"].label = "URL"
+        if self.instance.pk:
+            # a bot's game never changes (its matches and rating belong to that game)
+            self.fields["game"].disabled = True
+            self.fields["game"].initial = self.instance.game
+
+    def clean_kind(self) -> str:
+        kind = self.cleaned_data.get("kind") or EndpointKind.HTTP
+        allowed = STAFF_KINDS if self.user.is_staff else USER_KINDS
+        if self.instance.pk and self.instance.kind not in allowed:
+            return self.instance.kind  # e.g. a staff-made bot: its kind stays
+        if kind not in allowed:
+            raise ValidationError("You may only register a bot by URL.")
+        return kind
+
+    def clean_target(self) -> str:
+        return (self.cleaned_data.get("target") or "").strip()
+
+    def clean(self):
+        data = super().clean()
+        game, kind, target, name = data.get("game"), data.get("kind"), data.get("target"), data.get("name")
+        if not (game and kind and target is not None):
+            return data
+        try:
+            validate_endpoint(game, kind, target, staff=self.user.is_staff)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                self.add_error(field if field in self.fields else None, errors)
+        if name and Bot.objects.filter(owner=self.user, game=game, name=name).exclude(pk=self.instance.pk).exists():
+            self.add_error("name", "You already have a bot with this name for this game.")
+        return data
+
+    def save(self, commit: bool = True) -> Bot:
+        bot = super().save(commit=False)
+        if not bot.pk:
+            bot.owner = self.user
+        if commit:
+            bot.save()
+        return bot
+
+
+PACES = [(0, "as fast as the bots answer"), (300, "watchable: 0.3 s a turn"), (1000, "slow: 1 s a turn")]
+SEATS = [(0, "first (seat 0)"), (1, "second (seat 1)")]
+
+
+class BenchForm(forms.Form):
+    """Your bot (or you, in the browser) against a built-in bot, or against itself. One
+    form per game on the bench page, told apart by ``prefix=<game slug>``."""
+
+    mine = forms.ChoiceField(label="You play with")
+    opponent = forms.ChoiceField(label="Against")
+    seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")
+    pace_ms = forms.TypedChoiceField(choices=PACES, coerce=int, initial=300, label="Pace")
+
+    def __init__(self, *args, user, game, **kwargs):
+        super().__init__(*args, prefix=game.slug, **kwargs)
+        self.game = game
+        bots = Bot.objects.filter(owner=user, game=game.slug).active().exclude(
+            kind=EndpointKind.HUMAN).order_by("name")
+        mine = [(f"bot:{bot.pk}", bot.name) for bot in bots]
+        mine.append(("human", "me, in the browser"))
+        self.fields["mine"].choices = mine
+        builtins = [(f"builtin:{n}", f"built-in {n}") for n in sorted(game.builtin_bots)]
+        self.fields["opponent"].choices = [*builtins, ("itself", "itself")]
+
+    def specs(self) -> list[str]:
+        """The two seats' endpoint specs, seat 0 first."""
+        mine = self.cleaned_data["mine"]
+        other = mine if self.cleaned_data["opponent"] == "itself" else self.cleaned_data["opponent"]
+        return [mine, other] if self.cleaned_data["seat"] == 0 else [other, mine]

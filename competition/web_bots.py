@@ -1,0 +1,279 @@
+"""My bots: list, register, edit, (de)activate, test call, the bot page and its per-turn logs.
+
+Visibility: a bot page is public (name, owner, rating, matches, results), but its endpoint
+(the URL), its secret, its test calls and its per-turn logs are shown to its owner only:
+every owner-only view answers 404 to anyone else, staff included, so that no page ever
+shows another user's secret, target or logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from bots.faults import BotFault, FaultCode
+from bots.models import Bot, BotStatus, EndpointKind
+from competition.forms import BotForm
+from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.services import ratings
+from games import get_game
+from games.base import Context, IllegalAction
+
+logger = logging.getLogger(__name__)
+
+#: a test call waits at most this long (seconds), whatever the game's own limit
+TEST_CALL_TIMEOUT = 10.0
+#: characters of the request and reply shown after a test call
+TEST_CALL_PREVIEW = 2000
+#: seconds between two test calls of one user (each is a real outbound request)
+TEST_CALL_INTERVAL = 2
+#: characters of one message shown in the per-turn log (the runner keeps up to 16 KiB)
+LOG_PREVIEW = 4000
+LOG_TURNS_PER_PAGE = 100
+RECENT_MATCHES = 20
+TESTABLE_KINDS = (EndpointKind.HTTP, EndpointKind.BUILTIN)
+
+
+def _owned_or_404(request, pk: int) -> Bot:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    if not (request.user.is_authenticated and bot.owner_id == request.user.pk):
+        raise Http404("No such bot")
+    return bot
+
+
+def truncate(text: str | None, limit: int) -> tuple[str, bool]:
+    text = text or ""
+    return (text[:limit], True) if len(text) > limit else (text, False)
+
+
+@login_required
+def bot_list(request):
+    bots = (Bot.objects.filter(owner=request.user).exclude(kind=EndpointKind.HUMAN)
+            .select_related("rating").order_by("game", "name"))
+    rows = []
+    for bot in bots:
+        rating = getattr(bot, "rating", None)
+        rows.append({"bot": bot, "game": get_game(bot.game), "rating": rating,
+                     "provisional": (rating.games if rating else 0) < ratings.PROVISIONAL_GAMES})
+    return render(request, "bots/list.html", {"rows": rows})
+
+
+@login_required
+def bot_new(request):
+    form = BotForm(request.POST or None, user=request.user, initial={"game": request.GET.get("game")})
+    if request.method == "POST" and form.is_valid():
+        bot = form.save()
+        messages.success(request, f"Registered {bot.name}. Try a test call to check that it answers.")
+        return redirect("bot-detail", pk=bot.pk)
+    return render(request, "bots/form.html", {"form": form, "creating": True})
+
+
+@login_required
+def bot_edit(request, pk: int):
+    bot = _owned_or_404(request, pk)
+    if bot.kind == EndpointKind.HUMAN:
+        raise Http404("A human seat has nothing to edit")
+    form = BotForm(request.POST or None, instance=bot, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Saved.")
+        return redirect("bot-detail", pk=bot.pk)
+    return render(request, "bots/form.html", {"form": form, "bot": bot, "creating": False})
+
+
+@login_required
+@require_POST
+def bot_status(request, pk: int):
+    bot = _owned_or_404(request, pk)
+    action = request.POST.get("action")
+    if action == "deactivate":
+        bot.status, bot.status_reason = BotStatus.INACTIVE, "deactivated by its owner"
+        messages.success(request, f"{bot.name} is inactive: it plays no more matches.")
+    elif action == "activate":
+        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
+        messages.success(request, f"{bot.name} is active again.")
+    else:
+        messages.error(request, "Unknown action.")
+        return redirect("bot-detail", pk=bot.pk)
+    bot.save(update_fields=["status", "status_reason", "updated"])
+    return redirect("bot-detail", pk=bot.pk)
+
+
+# -- the test call ------------------------------------------------------------------------
+
+
+async def run_test_call(bot: Bot) -> dict:
+    """Send the game's first real request to the bot through its own transport and judge
+    the reply like the runner would: status, latency, fault, the game's verdict."""
+    game = get_game(bot.game)
+    options = game.resolve_options()
+    policy = game.policy(options)
+    state = game.initial_state(seed=0, options=options)
+    ctx = Context(match_id="test", time_left_ms=None, names=(bot.name,))
+    message = game.observation(state, 0, ctx)
+    limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
+    transport = bot.transport(seat=0, seed=0, match_id="test", options=options)
+    result = {"fault": FaultCode.OK.value, "detail": "", "status": None, "latency_ms": None,
+              "sent": "", "reply": "", "verdict": "", "when": time.time()}
+    started = time.perf_counter()
+    try:
+        await transport.start()
+        done = await transport.exchange(message, timeout=limit)
+        result.update(status=done.status, sent=done.sent, reply=done.received)
+        try:
+            action = game.parse_action(state, 0, done.reply)
+            result["verdict"] = f"accepted as the move {action!r}"
+        except IllegalAction as exc:
+            result.update(fault=FaultCode.ILLEGAL.value, detail=str(exc))
+    except BotFault as fault:
+        result.update(fault=fault.code.value, detail=fault.detail, sent=fault.sent, reply=fault.received)
+    except Exception as exc:  # our failure: say so, never blame the bot
+        logger.exception("test call of bot %s failed", bot.pk)
+        result.update(fault=FaultCode.PLATFORM.value, detail=repr(exc))
+    finally:
+        result["latency_ms"] = int((time.perf_counter() - started) * 1000)
+        try:
+            await transport.close()
+        except Exception:
+            logger.debug("closing the test transport failed", exc_info=True)
+    for key in ("sent", "reply"):
+        text, cut = truncate(result[key], TEST_CALL_PREVIEW)
+        result[key], result[f"{key}_truncated"] = text, cut
+    result["detail"] = truncate(result["detail"], 500)[0]
+    return result
+
+
+async def bot_test(request, pk: int):
+    """POST: one real request to the owner's bot; the result is shown on the bot page."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    user = await request.auser()
+    if not user.is_authenticated:
+        raise Http404("No such bot")
+    bot = await Bot.objects.select_related("owner").filter(pk=pk, owner_id=user.pk).afirst()
+    if bot is None:
+        raise Http404("No such bot")
+    if bot.kind not in TESTABLE_KINDS:
+        messages.error(request, "Only URL and built-in bots can be test-called.")
+        return redirect("bot-detail", pk=bot.pk)
+    last = await request.session.aget("testcall:last", 0)
+    if time.time() - last < TEST_CALL_INTERVAL:
+        messages.error(request, f"One test call every {TEST_CALL_INTERVAL} seconds, please.")
+        return redirect("bot-detail", pk=bot.pk)
+    await request.session.aset("testcall:last", time.time())
+    result = await run_test_call(bot)
+    await request.session.aset(f"testcall:{bot.pk}", result)
+    return redirect("bot-detail", pk=bot.pk)
+
+
+# -- the bot page ---------------------------------------------------------------------------
+
+
+def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
+    """Wins, draws and losses of ``bot`` against each opponent (self-play left out)."""
+    match_ids = list(
+        Match.objects.filter(participants__bot=bot, status__in=MatchStatus.with_result())
+        .order_by("-id").values_list("id", flat=True).distinct()[:limit]
+    )
+    seats: dict[int, list[dict]] = {}
+    for row in Participant.objects.filter(match_id__in=match_ids).values(
+        "match_id", "bot_id", "bot__name", "bot__owner__username", "result"
+    ):
+        seats.setdefault(row["match_id"], []).append(row)
+    table: dict[int, dict] = OrderedDict()
+    for rows in seats.values():
+        mine = [r for r in rows if r["bot_id"] == bot.pk]
+        others = [r for r in rows if r["bot_id"] != bot.pk]
+        if len(mine) != 1 or not others:
+            continue
+        for other in others:
+            entry = table.setdefault(other["bot_id"], {"bot": other["bot_id"], "name": other["bot__name"],
+                                                       "owner": other["bot__owner__username"],
+                                                       "win": 0, "draw": 0, "loss": 0})
+            if mine[0]["result"] in ("win", "draw", "loss"):
+                entry[mine[0]["result"]] += 1
+    out = sorted(table.values(), key=lambda e: (-(e["win"] + e["draw"] + e["loss"]), e["name"]))
+    for entry in out:
+        entry["games"] = entry["win"] + entry["draw"] + entry["loss"]
+    return out
+
+
+def bot_detail(request, pk: int):
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    is_owner = request.user.is_authenticated and bot.owner_id == request.user.pk
+    game = get_game(bot.game)
+    rating = Rating.objects.filter(bot=bot).first()
+    games_played = rating.games if rating else 0
+    changes = list(RatingChange.objects.filter(bot=bot).order_by("-id")
+                   .values("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "created")[:500])
+    changes.reverse()
+    history = []
+    if changes:
+        history.append({"match": None, "mu": round(changes[0]["mu_before"], 3),
+                        "sigma": round(changes[0]["sigma_before"], 3), "at": None})
+    history += [{"match": c["match_id"], "mu": round(c["mu_after"], 3), "sigma": round(c["sigma_after"], 3),
+                 "at": c["created"].isoformat()} for c in changes]
+    recent = []
+    participations = (Participant.objects.filter(bot=bot).select_related("match")
+                      .order_by("-match_id")[:RECENT_MATCHES])
+    match_ids = [p.match_id for p in participations]
+    opponents: dict[int, list[Participant]] = {}
+    for p in Participant.objects.filter(match_id__in=match_ids).select_related("bot", "bot__owner").order_by("seat"):
+        opponents.setdefault(p.match_id, []).append(p)
+    for p in participations:
+        others = [o for o in opponents.get(p.match_id, []) if o.seat != p.seat]
+        recent.append({"p": p, "match": p.match, "others": others})
+    test_result = None
+    if is_owner:
+        test_result = request.session.pop(f"testcall:{bot.pk}", None)
+    context = {
+        "bot": bot, "game": game, "is_owner": is_owner, "rating": rating,
+        "mu": rating.mu if rating else ratings.DEFAULT_MU,
+        "sigma": rating.sigma if rating else ratings.DEFAULT_SIGMA,
+        "ordinal": rating.ordinal if rating else ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA,
+        "games_played": games_played, "provisional": games_played < ratings.PROVISIONAL_GAMES,
+        "history": history, "recent": recent, "by_opponent": results_by_opponent(bot),
+        "test_result": test_result, "testable": bot.kind in TESTABLE_KINDS,
+    }
+    return render(request, "bots/detail.html", context)
+
+
+@login_required
+def bot_log(request, pk: int, match_id: int):
+    """The per-turn log of the owner's bot in one match: what was sent, what came back,
+    latency and fault, turn by turn (owner only: 404 for anyone else)."""
+    bot = _owned_or_404(request, pk)
+    match = get_object_or_404(Match, pk=match_id)
+    participants = list(match.participants.select_related("bot").order_by("seat"))
+    seats = [p.seat for p in participants if p.bot_id == bot.pk]
+    if not seats:
+        raise Http404("This bot did not play that match")
+    turns = Turn.objects.filter(match=match).order_by("number").values_list("number", "logs", "seats")
+    page = Paginator(turns, LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    rows = []
+    for number, logs, _asked in page.object_list:
+        for seat in seats:
+            log = logs[seat] if isinstance(logs, list) and seat < len(logs) else None
+            if log is None:
+                continue
+            sent, sent_cut = truncate(log.get("sent"), LOG_PREVIEW)
+            received, received_cut = truncate(log.get("received"), LOG_PREVIEW)
+            rows.append({
+                "number": number, "seat": seat, "fault": log.get("fault") or "ok",
+                "detail": log.get("detail") or "", "latency_ms": log.get("latency_ms"),
+                "time_left_ms": log.get("time_left_ms"), "sent": sent, "sent_cut": sent_cut,
+                "received": received, "received_cut": received_cut,
+                "stderr": "\n".join(log.get("stderr") or [])[:LOG_PREVIEW],
+            })
+    return render(request, "bots/log.html", {
+        "bot": bot, "match": match, "participants": participants, "seats": seats,
+        "rows": rows, "page": page, "game": get_game(match.game),
+    })

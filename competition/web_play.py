@@ -1,0 +1,201 @@
+"""The test bench and ``/games/<slug>/play``: pit endpoints against each other at once.
+
+An endpoint spec names a seat: ``human`` (you, in the browser), ``builtin:NAME``,
+``bot:ID`` (one of your bots) or an ``http(s)://`` URL (checked by the egress policy).
+Bots are created for the signed-in user as needed (one per built-in strategy, one human
+bot per game, one per URL), then the match goes through ``services.matches.create_match``
+like any other and is stored, rated and broadcast as usual.
+
+Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=…`` checks
+the two endpoints and shows them with one "Play" button, so a link on another site can
+never make a signed-in visitor's browser start matches (and outbound calls) by itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from urllib.parse import urlsplit
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from bots.models import Bot, BotStatus, EndpointKind, validate_endpoint
+from competition.forms import PACES, BenchForm
+from competition.models import Match, MatchStatus
+from competition.services.matches import create_match
+from games import all_games, get_game
+
+logger = logging.getLogger(__name__)
+
+#: a user may have this many matches of their own queued or running at once
+MAX_ACTIVE_MATCHES = 5
+MAX_SPEC = 2000
+#: time limits a person can live with (the runner's clocks still apply, as for any bot)
+HUMAN_OPTIONS = {
+    "tictactoe": {"move_timeout_ms": 30_000},
+    "tiles": {"move_timeout_ms": 60_000},
+    "drones": {"move_timeout_ms": 30_000, "rounds": 5},
+    "gconway": {"timerMs": 10_000, "maxGameIterations": 60},
+}
+_BOT_SPEC = re.compile(r"bot:([0-9]{1,18})")
+
+
+def _unique_name(user, game: str, base: str) -> str:
+    base = base[:72] or "bot"
+    name, n = base, 1
+    while Bot.objects.filter(owner=user, game=game, name=name).exists():
+        n += 1
+        name = f"{base} ({n})"
+    return name
+
+
+def _own_bot(user, game: str, kind: str, target: str, name: str) -> Bot:
+    """The user's bot of this kind and target for the game, created (or reactivated) as needed."""
+    bot = Bot.objects.filter(owner=user, game=game, kind=kind, target=target).order_by("id").first()
+    if bot is None:
+        for _attempt in range(3):
+            # the name is chosen before the transaction, whose first statement is then the
+            # INSERT (SQLite: a read that turns into a write cannot wait for the lock)
+            unique = _unique_name(user, game, name)
+            try:
+                with transaction.atomic():
+                    return Bot.objects.create(owner=user, game=game, kind=kind, target=target, name=unique)
+            except IntegrityError:  # a concurrent request took the name
+                continue
+        raise ValidationError("Could not create a bot for this endpoint; try again.")
+    if bot.status != BotStatus.ACTIVE:
+        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
+        bot.save(update_fields=["status", "status_reason", "updated"])
+    return bot
+
+
+def check_spec(user, game, spec: str) -> tuple[str, str, str]:
+    """(kind, target, label) of an endpoint spec, or ``ValidationError``; creates nothing."""
+    spec = (spec or "").strip()
+    if not spec:
+        raise ValidationError("Name an endpoint: human, builtin:NAME, bot:ID or a URL.")
+    if len(spec) > MAX_SPEC:
+        raise ValidationError(f"An endpoint is at most {MAX_SPEC} characters.")
+    if spec == "human":
+        return EndpointKind.HUMAN, "browser", "you, in the browser"
+    if spec.startswith("builtin:"):
+        name = spec.removeprefix("builtin:")
+        if name not in game.builtin_bots:
+            known = ", ".join(sorted(game.builtin_bots))
+            raise ValidationError(f"{game.title} has no built-in bot {name!r} (known: {known}).")
+        return EndpointKind.BUILTIN, name, f"built-in {name}"
+    if match := _BOT_SPEC.fullmatch(spec):
+        bot = Bot.objects.filter(pk=int(match.group(1)), owner=user, game=game.slug).first()
+        if bot is None:
+            raise ValidationError(f"You have no {game.title} bot #{match.group(1)}.")
+        if bot.status != BotStatus.ACTIVE:
+            raise ValidationError(f"Your bot {bot.name!r} is {bot.status}: activate it first.")
+        return "bot", str(bot.pk), bot.name
+    if spec.lower().startswith(("http://", "https://")):
+        try:
+            validate_endpoint(game.slug, EndpointKind.HTTP, spec, staff=False)
+        except ValidationError as exc:
+            raise ValidationError(" ".join(exc.messages)) from None
+        return EndpointKind.HTTP, spec, spec
+    raise ValidationError(f"Unknown endpoint {spec[:80]!r}: use human, builtin:NAME, bot:ID or an http(s) URL.")
+
+
+def bot_for_spec(user, game, spec: str) -> Bot:
+    kind, target, _label = check_spec(user, game, spec)
+    if kind == "bot":
+        return Bot.objects.get(pk=int(target))
+    if kind == EndpointKind.HUMAN:
+        return _own_bot(user, game.slug, kind, target, "human")
+    if kind == EndpointKind.BUILTIN:
+        return _own_bot(user, game.slug, kind, target, f"builtin {target}")
+    parts = urlsplit(target)
+    label = (parts.netloc + parts.path).rstrip("/") or target
+    return _own_bot(user, game.slug, kind, target, label)
+
+
+def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
+    """Create the seats' bots as needed and queue the match (``ValidationError`` if not)."""
+    active = Match.objects.filter(created_by=user, event__isnull=True,
+                                  status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).count()
+    if active >= MAX_ACTIVE_MATCHES:
+        raise ValidationError(f"You already have {active} matches queued or running: wait for one to end.")
+    if pace_ms not in {p for p, _label in PACES}:
+        raise ValidationError("Unknown pace.")
+    for spec in specs:
+        check_spec(user, game, spec)
+    bots = [bot_for_spec(user, game, spec) for spec in specs]
+    options = None
+    if any(bot.kind == EndpointKind.HUMAN for bot in bots):
+        options = HUMAN_OPTIONS.get(game.slug)
+        pace_ms = 0  # a person sets the pace
+    return create_match(game.slug, bots, options=options, created_by=user, pace_ms=pace_ms)
+
+
+def _game_or_404(slug: str):
+    try:
+        return get_game(slug)
+    except KeyError:
+        raise Http404("No such game") from None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def bench(request):
+    games = list(all_games())
+    forms = {game.slug: BenchForm(user=request.user, game=game) for game in games}
+    error = None
+    if request.method == "POST":
+        slug = request.POST.get("game", "")
+        game = next((g for g in games if g.slug == slug), None)
+        if game is None:
+            error = "Choose a game."
+        else:
+            form = forms[slug] = BenchForm(request.POST, user=request.user, game=game)
+            if form.is_valid():
+                try:
+                    match = start_match(request.user, game, form.specs(), pace_ms=form.cleaned_data["pace_ms"])
+                except ValidationError as exc:
+                    form.add_error(None, exc)
+                else:
+                    return redirect("match-detail", pk=match.pk)
+    sections = [{"game": game, "form": forms[game.slug], "human": HUMAN_OPTIONS.get(game.slug)} for game in games]
+    return render(request, "bench.html", {"sections": sections, "error": error})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def play(request, slug: str):
+    game = _game_or_404(slug)
+    data = request.POST if request.method == "POST" else request.GET
+    specs = [data.get("p1", "").strip(), data.get("p2", "").strip()][: game.num_players]
+    try:
+        pace_ms = int(data.get("pace_ms", "0") or 0)
+    except ValueError:
+        pace_ms = -1
+    errors: dict[str, list[str]] = {}
+    seats = []
+    if any(specs):
+        for i, spec in enumerate(specs):
+            try:
+                seats.append(check_spec(request.user, game, spec)[2])
+            except ValidationError as exc:
+                errors[f"p{i + 1}"] = exc.messages
+                seats.append(None)
+    if request.method == "POST" and not errors:
+        try:
+            match = start_match(request.user, game, specs, pace_ms=pace_ms)
+        except ValidationError as exc:
+            errors["__all__"] = exc.messages
+        else:
+            return redirect("match-detail", pk=match.pk)
+    ready = bool(all(specs) and not errors)
+    return render(request, "play.html", {
+        "game": game, "specs": specs, "seats": seats, "errors": errors, "ready": ready,
+        "pace_ms": pace_ms if pace_ms in {p for p, _l in PACES} else 0, "paces": PACES,
+        "builtins": sorted(game.builtin_bots), "human": HUMAN_OPTIONS.get(game.slug),
+    })

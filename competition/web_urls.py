@@ -1,0 +1,34 @@
+"""The site's pages (``competition/urls.py`` includes them at the root)."""
+
+from django.urls import include, path
+
+from competition import views, web_accounts, web_bots, web_docs, web_play
+
+urlpatterns = [
+    # accounts: login, logout, password change and reset come from django.contrib.auth
+    path("accounts/signup/", web_accounts.signup, name="signup"),
+    path("accounts/profile/", web_accounts.profile, name="profile"),
+    path("accounts/profile/token", web_accounts.token_regenerate, name="token-regenerate"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    # my bots
+    path("bots/", web_bots.bot_list, name="bot-list"),
+    path("bots/new/", web_bots.bot_new, name="bot-new"),
+    path("bots/<int:pk>/", web_bots.bot_detail, name="bot-detail"),
+    path("bots/<int:pk>/edit/", web_bots.bot_edit, name="bot-edit"),
+    path("bots/<int:pk>/status", web_bots.bot_status, name="bot-status"),
+    path("bots/<int:pk>/test", web_bots.bot_test, name="bot-test"),
+    path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
+    # games, matches, events
+    path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),
+    path("games/<slug:slug>/play", web_play.play, name="game-play"),
+    path("matches/<int:pk>/", views.match_detail, name="match-detail"),
+    path("matches/<int:pk>/viewer.json", views.match_viewer_json, name="match-viewer-json"),
+    path("events/<int:pk>/", views.event_detail, name="event-detail"),
+    path("events/<int:pk>/screen", views.event_screen, name="event-screen"),
+    path("events/<int:pk>/screen.json", views.event_screen_json, name="event-screen-json"),
+    path("bench/", web_play.bench, name="bench"),
+    # docs for bot authors
+    path("docs/", web_docs.docs_index, name="docs-index"),
+    path("docs/<slug:slug>/", web_docs.docs_game, name="docs-game"),
+    path("docs/<slug:slug>/starter.py", web_docs.docs_starter, name="docs-starter"),
+]

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A minimal Arena bot for gconway (AI Battleground's two-player Game of Life). Standard
+library only.
+
+    python3 gconway_bot.py --port 8000
+    ARENA_BOT_SECRET=<your bot's secret> python3 gconway_bot.py   # reject unsigned calls
+
+Each request is the state, one JSON object: ``field`` (one string per row: "#" yours,
+"O" theirs, "." dead; the board is a torus), ``cellsRemaining`` (your budget),
+``maxColonisationDistance`` and the clock (``timeLeftForMove`` ms: answer fast). Reply
+``{"cells": [[row, col], ...]}``: at most ``cellsRemaining`` dead cells, each within that
+distance of one of your live cells. Strategy: prefer dead cells with exactly two or three
+of your neighbours (they become births next step), spend a few cells a turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+PER_TURN = 3
+
+
+def choose(message: dict) -> list[list[int]]:
+    field = message["field"]
+    rows, cols = len(field), len(field[0])
+    reach = message.get("maxColonisationDistance", 2)
+    budget = min(message.get("cellsRemaining", 0), PER_TURN)
+    mine = [(r, c) for r in range(rows) for c in range(cols) if field[r][c] == "#"]
+
+    def own_neighbours(r: int, c: int) -> int:
+        return sum(field[(r + dr) % rows][(c + dc) % cols] == "#"
+                   for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+
+    candidates = set()
+    for r, c in mine:
+        for dr in range(-reach, reach + 1):
+            for dc in range(-reach, reach + 1):
+                rr, cc = (r + dr) % rows, (c + dc) % cols
+                if field[rr][cc] == ".":
+                    candidates.add((rr, cc))
+    ranked = sorted(candidates, key=lambda rc: (own_neighbours(*rc) not in (2, 3), -own_neighbours(*rc), rc))
+    return [[r, c] for r, c in ranked[:budget]]
+
+
+def signed(headers, body: bytes) -> bool:
+    if not SECRET:
+        return True
+    timestamp = headers.get("X-Arena-Timestamp", "")
+    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
+    disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not signed(self.headers, body):
+            return self.answer(403, {"error": "bad signature"})
+        try:
+            message = json.loads(body)
+            cells = choose(message)
+        except (ValueError, KeyError, TypeError, IndexError):
+            return self.answer(400, {"error": "not a gconway state"})
+        self.answer(200, {"cells": cells})
+
+    def answer(self, status: int, value) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    print(f"gconway bot on http://{args.host}:{args.port}/", flush=True)
+    server.serve_forever()

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A minimal Arena bot for Tic-tac-toe (BotsArena protocol). Standard library only.
+
+Run it where the platform can reach it, then register its URL:
+
+    python3 tictactoe_bot.py --port 8000
+    ARENA_BOT_SECRET=<your bot's secret> python3 tictactoe_bot.py   # reject unsigned calls
+
+Each request is one JSON object. ``init`` comes once per match (the reply is ignored);
+``play-turn`` asks for a move: ``board`` maps "r-c" keys to "", "X" or "O" and ``you``
+is your symbol. Reply ``{"play": "r-c"}`` naming an empty cell. Strategy: win if you
+can, else block, else the centre, a corner, any cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+LINES = [("0-0", "0-1", "0-2"), ("1-0", "1-1", "1-2"), ("2-0", "2-1", "2-2"),
+         ("0-0", "1-0", "2-0"), ("0-1", "1-1", "2-1"), ("0-2", "1-2", "2-2"),
+         ("0-0", "1-1", "2-2"), ("0-2", "1-1", "2-0")]
+PREFERENCE = ["1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1"]
+
+
+def completing(board: dict, symbol: str) -> str | None:
+    """The empty cell that completes a line of ``symbol``, if any."""
+    for line in LINES:
+        values = [board.get(cell, "") for cell in line]
+        if values.count(symbol) == 2 and values.count("") == 1:
+            return line[values.index("")]
+    return None
+
+
+def choose(board: dict, me: str) -> str:
+    other = "O" if me == "X" else "X"
+    move = completing(board, me) or completing(board, other)
+    if move:
+        return move
+    return next((cell for cell in PREFERENCE if board.get(cell, "") == ""), "0-0")
+
+
+def reply_to(message: dict) -> dict:
+    if message.get("action") == "init":
+        return {"name": "starter"}
+    return {"play": choose(message.get("board") or {}, message.get("you", "X"))}
+
+
+def signed(headers, body: bytes) -> bool:
+    """True when the request carries a valid X-Arena-Signature (or no secret is set)."""
+    if not SECRET:
+        return True
+    timestamp = headers.get("X-Arena-Timestamp", "")
+    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
+    disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not signed(self.headers, body):
+            return self.answer(403, {"error": "bad signature"})
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return self.answer(400, {"error": "not JSON"})
+        self.answer(200, reply_to(message))
+
+    def answer(self, status: int, value) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    print(f"tictactoe bot on http://{args.host}:{args.port}/", flush=True)
+    server.serve_forever()

@@ -1,0 +1,96 @@
+// The match page: the viewer, fed by the websocket (live) or the turns API (replay), and
+// the input of any human seat the signed-in user plays.
+
+import { Viewer } from "./viewer.js";
+import { Reconnecting, fetchTurns } from "./ws.js";
+import { isDone, namesOf } from "./common.js";
+
+const config = JSON.parse(document.getElementById("viewer-config").textContent);
+const root = document.getElementById("viewer");
+const conn = document.getElementById("conn-state");
+
+function setConn(text) {
+  if (conn) conn.textContent = text;
+}
+
+async function main() {
+  const module = await import(config.renderer);
+  const canvas = document.getElementById("board");
+  const renderer = module.createRenderer(canvas, { names: namesOf(config.match) });
+  const viewer = new Viewer(root, config, renderer);
+  const stats = { liveTurns: 0, snapshots: 0 };
+  window.arenaViewer = viewer; // for tests and the curious
+  window.arenaStats = stats;
+
+  let catchingUp = null;
+  const catchUp = () => {
+    if (catchingUp) return catchingUp;
+    catchingUp = fetchTurns(config.turns, viewer.lastNumber())
+      .then((turns) => viewer.addTurns(turns))
+      .catch(() => { /* the next reconnect's snapshot covers it */ })
+      .finally(() => { catchingUp = null; });
+    return catchingUp;
+  };
+
+  const seats = [];
+  window.arenaHumans = seats;
+  let stream = null;
+  if (isDone(config.match)) {
+    setConn("loading…");
+    try {
+      viewer.addTurns(await fetchTurns(config.turns, 0));
+      setConn("");
+    } catch (err) {
+      setConn("could not load the turns");
+    }
+    viewer.ready();
+  } else {
+    stream = new Reconnecting(config.ws, {
+      onOpen: () => setConn(""),
+      onDown: () => {
+        setConn("reconnecting…");
+        catchUp();
+      },
+      onMessage: (msg) => {
+        if (msg.type === "snapshot") {
+          stats.snapshots += 1;
+          viewer.setMatch(msg.match);
+          if (viewer.addTurns(msg.turns || [])) catchUp();
+          if (isDone(msg.match)) finish();
+        } else if (msg.type === "turn") {
+          stats.liveTurns += 1;
+          if (viewer.addTurns([msg.turn])) catchUp();
+        } else if (msg.type === "started") {
+          viewer.setMatch(msg.match);
+        } else if (msg.type === "end") {
+          viewer.setMatch(msg.match);
+          catchUp().then(() => finish());
+        }
+      },
+    }).start();
+    window.arenaStream = stream;
+  }
+
+  function finish() {
+    if (stream) {
+      stream.stop();
+      stream = null;
+    }
+    setConn("");
+    for (const seat of seats) seat.stop("The match is over.");
+    document.body.dataset.matchDone = "1";
+  }
+  if (isDone(config.match)) document.body.dataset.matchDone = "1";
+
+  if (config.human?.length && module.createInput) {
+    const { HumanSeat } = await import("./human.js");
+    for (const h of config.human) {
+      seats.push(new HumanSeat({ ...h, viewer, renderer, module, canvas }).start());
+    }
+  }
+}
+
+main().catch((err) => {
+  setConn("the viewer failed to start");
+  console.error(err);
+});

@@ -1,0 +1,434 @@
+"""The site in a real browser: headless Debian Chromium driven by Playwright against
+``manage.py serve`` (daphne, embedded runner) started as a subprocess, with a bot served by
+``manage.py serve_bot``. One server and one browser for the whole module; the tests run in
+order and build on each other (sign up → register → test call → bench match watched live
+→ replay with the keyboard → a human plays → the big screen → every game's viewer).
+
+Every page is photographed at 390x844 (a phone) and 1920x1080 (a projector) into
+``screenshots/``, and no page may scroll sideways.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.processes import manage, project_env, running, wait_for_port
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1920, "height": 1080}
+SHOTS = REPO / "screenshots"
+USER, PASSWORD = "alice", "alice-pass-phrase-42"
+SEEN: dict = {}  # what one test leaves for the next (ids of the bot and the matches)
+
+
+@pytest.fixture(autouse=True)
+def _close_egress_session():
+    """Overrides the conftest's async fixture: Playwright's sync API runs its own event loop
+    in this thread, and these tests make no outbound call from the test process."""
+    yield
+
+
+@contextlib.contextmanager
+def serving(argv: list[str], port: int, env: dict, log: Path):
+    """Like tests.processes.running, but the output goes to a file (a long session must
+    never block on a full pipe) that a failing test can read."""
+    with log.open("w") as out:
+        proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            wait_for_port(port, proc)
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("browser")
+    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    bot_port, port = free_port(), free_port()
+    bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(bot_port)]
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    log = data / "server.log"
+    with running(bot, bot_port, env=env), serving(server, port, env, log):
+        yield {"base": f"http://127.0.0.1:{port}", "bot_url": f"http://127.0.0.1:{bot_port}/", "env": env,
+               "log": log}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    SHOTS.mkdir(exist_ok=True)
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class UI:
+    """A projector page and a phone page sharing one signed-in user (after sign-up)."""
+
+    def __init__(self, browser, base: str, log: Path | None = None):
+        self.browser, self.base, self.log = browser, base, log
+        self.errors: list[str] = []
+        self.desktop = self.page(PROJECTOR)
+        self.phone = self.page(PHONE)
+
+    def page(self, viewport, storage_state=None):
+        context = self.browser.new_context(viewport=viewport, storage_state=storage_state)
+        context.set_default_timeout(20_000)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
+        return page
+
+    def share_login(self) -> None:
+        """Give the phone the desktop's session."""
+        state = self.desktop.context.storage_state()
+        self.phone.context.close()
+        self.phone = self.page(PHONE, storage_state=state)
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def both(self, path: str, name: str, ready: str | None = None) -> None:
+        for page in (self.desktop, self.phone):
+            page.goto(self.url(path))
+            if ready:
+                page.wait_for_function(ready)
+            shot(page, name)
+
+
+@pytest.fixture(scope="module")
+def ui(browser, site):
+    ui = UI(browser, site["base"], site["log"])
+    yield ui
+    # It should never have thrown in a page.
+    assert ui.errors == []
+
+
+def shot(page, name: str) -> None:
+    size = page.viewport_size
+    page.screenshot(path=str(SHOTS / f"{name}-{size['width']}x{size['height']}.png"))
+    # It should fit the width of the screen: no page scrolls sideways.
+    wide = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 1, f"{name} at {size['width']}px is {wide}px too wide"
+
+
+def cell_point(page, cell):
+    """Page coordinates of a board cell's centre, from the renderer's own layout."""
+    return page.evaluate(
+        """([a, b]) => {
+            const r = window.arenaViewer.renderer;
+            const box = document.getElementById('board').getBoundingClientRect();
+            const L = r.L || r.B;
+            const x0 = L.x0, y0 = L.y0, cell = L.cell;
+            return [box.left + x0 + (b + 0.5) * cell, box.top + y0 + (a + 0.5) * cell];
+        }""",
+        list(cell),
+    )
+
+
+def match_id(page) -> int:
+    return int(re.search(r"/matches/(\d+)/", page.url).group(1))
+
+
+def start_match(ui, slug: str, p1: str, p2: str) -> int:
+    """Play p1 against p2 through /games/<slug>/play (GET shows them, the button POSTs)."""
+    page = ui.desktop
+    page.goto(ui.url(f"/games/{slug}/play?p1={p1}&p2={p2}"))
+    with page.expect_navigation() as navigation:
+        page.click("#play-button")
+    errors = page.locator("ul.errors").all_inner_texts()
+    assert not errors, errors
+    response = navigation.value
+    assert re.search(r"/matches/\d+/$", page.url), (page.url, response and response.status,
+                                                    ui.log.read_text()[-4000:] if ui.log else "")
+    return match_id(page)
+
+
+def wait_done(page, timeout: float = 60_000) -> None:
+    page.wait_for_function("() => document.body.dataset.matchDone === '1'", timeout=timeout)
+
+
+# -- 1. accounts and a bot ---------------------------------------------------------------------
+
+
+def test_it_signs_up_registers_a_bot_and_test_calls_it(ui, site):
+    ui.both("/", "home")
+    ui.both("/accounts/login/", "login")
+    ui.both("/accounts/password_reset/", "password-reset")
+    ui.both("/accounts/signup/", "signup")
+    page = ui.desktop
+    page.fill("#id_username", USER)
+    page.fill("#id_email", "alice@example.org")
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.click("main form.stack button[type=submit]")
+    # It should sign the new user in and land on their (empty) list of bots.
+    page.wait_for_url("**/bots/")
+    assert "Welcome, alice" in page.content()
+    ui.share_login()
+    ui.both("/bots/", "bots-empty")
+    ui.both("/bots/new/", "bot-register")
+    page.goto(ui.url("/bots/new/"))
+    page.select_option("#id_game", "tictactoe")
+    page.fill("#id_name", "rando")
+    page.fill("#id_target", site["bot_url"])
+    page.click("main form.stack button[type=submit]")
+    page.wait_for_url(re.compile(r".*/bots/\d+/$"))
+    SEEN["bot"] = int(re.search(r"/bots/(\d+)/", page.url).group(1))
+    # It should send one real request and show status, latency, fault and the reply.
+    page.click("#test-call")
+    page.wait_for_selector("#test-result")
+    result = page.inner_text("#test-result")
+    assert "OK" in result and "HTTP status 200" in result and " ms" in result
+    assert re.search(r'"play":\s*"\d-\d"', result)
+    shot(page, "bot-test-call")
+    ui.phone.goto(ui.url(f"/bots/{SEEN['bot']}/"))
+    ui.phone.wait_for_timeout(2100)  # one test call every 2 seconds per user
+    ui.phone.click("#test-call")
+    ui.phone.wait_for_selector("#test-result")
+    shot(ui.phone, "bot-test-call")
+    ui.both("/accounts/profile/", "profile")
+    assert re.search(r"[0-9a-f]{40}", ui.desktop.input_value("#api-token"))
+
+
+# -- 2. a match against a built-in bot, watched live -------------------------------------------------
+
+
+def test_it_plays_the_bot_against_a_builtin_and_shows_it_live(ui):
+    page = ui.desktop
+    ui.both("/bench/", "bench")
+    page.goto(ui.url("/bench/"))
+    form = page.locator("#bench-tictactoe")
+    form.locator("select[name=tictactoe-mine]").select_option(f"bot:{SEEN['bot']}")
+    form.locator("select[name=tictactoe-opponent]").select_option("builtin:perfect")
+    form.locator("select[name=tictactoe-pace_ms]").select_option("1000")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r".*/matches/\d+/$"))
+    SEEN["match"] = match_id(page)
+    ui.phone.goto(page.url)
+    # It should join mid-match: a snapshot, then turns as they are played, with LIVE shown.
+    page.wait_for_function("() => window.arenaStats && window.arenaStats.liveTurns >= 1")
+    assert page.is_visible("#live-badge")
+    ui.phone.wait_for_function("() => window.arenaViewer && window.arenaViewer.last >= 1")
+    shot(page, "match-live")
+    shot(ui.phone, "match-live")
+    # On a dropped connection it should fetch what it missed and reconnect by itself.
+    page.evaluate("() => window.arenaStream.sock.close()")
+    page.wait_for_function("() => window.arenaStats.snapshots >= 2")
+    wait_done(page)
+    wait_done(ui.phone)
+    viewer = page.evaluate("() => [arenaViewer.match.status, arenaViewer.last, arenaViewer.index, arenaViewer.match.turn_count]")
+    assert viewer[0] in ("finished", "forfeited") and viewer[1] == viewer[2] == viewer[3] >= 5
+    numbers = page.evaluate("() => arenaViewer.turns.map(t => t.number)")
+    assert numbers == list(range(1, viewer[1] + 1))
+    assert not page.is_visible("#live-badge")
+    shot(page, "match-finished")
+    shot(ui.phone, "match-finished")
+
+
+# -- 3. the replay, stepped with the keyboard ------------------------------------------------------------
+
+
+def test_it_replays_the_match_and_steps_with_the_keyboard(ui):
+    page = ui.desktop
+    page.goto(ui.url(f"/matches/{SEEN['match']}/"))
+    page.wait_for_function("() => window.arenaViewer && window.arenaViewer.last > 0")
+    last = page.evaluate("() => arenaViewer.last")
+    index = lambda: page.evaluate("() => arenaViewer.index")  # noqa: E731
+    # A replay opens on the result; the keys step through it.
+    assert index() == last
+    for key, expected in (("Home", 0), ("ArrowRight", 1), ("k", 2), ("K", 3), ("j", 2), ("ArrowLeft", 1),
+                          ("End", last)):
+        page.keyboard.press(key)
+        assert index() == expected, key
+    assert page.inner_text("#turn-label") == f"turn {last} / {last}"
+    page.keyboard.press("Home")
+    page.keyboard.press(" ")
+    page.wait_for_function("() => arenaViewer.index >= 2")
+    page.keyboard.press(" ")
+    assert page.evaluate("() => arenaViewer.playing") is False
+    # ?turn=N opens on that turn; the scrub bar follows.
+    page.goto(ui.url(f"/matches/{SEEN['match']}/?turn=2"))
+    page.wait_for_function("() => window.arenaViewer && window.arenaViewer.last > 0")
+    assert index() == 2 and page.input_value("#scrub") == "2"
+    page.select_option("select[data-action=speed]", "16")
+    page.click("button[data-action=play]")
+    page.wait_for_function(f"() => arenaViewer.index === {last} && !arenaViewer.playing")
+    ui.both(f"/matches/{SEEN['match']}/?turn=3", "match-replay", "() => window.arenaViewer && arenaViewer.last > 0")
+    # The owner's per-turn log of the match.
+    ui.both(f"/bots/{SEEN['bot']}/matches/{SEEN['match']}/log", "bot-log")
+    assert "play-turn" in ui.desktop.content()
+
+
+# -- 4. a person plays in the browser ---------------------------------------------------------------------
+
+
+def test_a_human_plays_tictactoe_against_perfect_in_the_browser(ui):
+    page = ui.desktop
+    page.goto(ui.url("/games/tictactoe/play?p1=human&p2=builtin:perfect"))
+    shot(page, "play-confirm")
+    ui.phone.goto(ui.url("/games/tictactoe/play?p1=human&p2=builtin:perfect"))
+    shot(ui.phone, "play-confirm")
+    page.click("#play-button")
+    page.wait_for_url(re.compile(r".*/matches/\d+/$"))
+    mid = match_id(page)
+    moves = 0
+    for _ in range(6):
+        page.wait_for_function(
+            "() => document.body.dataset.matchDone === '1' || (window.arenaHumans?.[0]?.current ?? null) !== null",
+            timeout=30_000)
+        if page.evaluate("() => document.body.dataset.matchDone === '1'"):
+            break
+        if moves == 1:
+            page.mouse.move(*cell_point(page, (2, 2)))
+            shot(page, "human-tictactoe")
+            ui.phone.goto(page.url)
+            ui.phone.wait_for_function("() => (window.arenaHumans?.[0]?.current ?? null) !== null")
+            shot(ui.phone, "human-tictactoe")
+            ui.phone.goto(ui.url("/"))  # leave the seat to the desktop page
+        seq, board = page.evaluate("() => [arenaHumans[0].current, arenaHumans[0].message.board]")
+        key = next(k for k in ("1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1") if board[k] == "")
+        x, y = cell_point(page, (int(key[0]), int(key[2])))
+        page.mouse.click(x, y)
+        page.wait_for_function(f"() => arenaHumans[0].answered >= {seq}")
+        moves += 1
+    wait_done(page)
+    assert moves >= 3
+    # It should be stored like any other match: status, seats, turns, replayable.
+    api = page.request.get(ui.url(f"/api/matches/{mid}/")).json()
+    assert api["status"] == "finished" and api["reason"] in ("three_in_a_row", "board_full")
+    participants = api["participants"]
+    assert [p["name"] for p in participants] == ["human", "builtin perfect"]
+    assert participants[1]["result"] in ("win", "draw")
+    turns = page.request.get(ui.url(f"/api/matches/{mid}/turns/?since=0")).json()
+    turns = turns.get("turns") or turns.get("results")
+    assert [t["actions"][0] for t in turns if 0 in t["seats"]][:1] == ["1-1"]
+    assert all(t["faults"][0] == "ok" for t in turns if 0 in t["seats"])
+    page.goto(ui.url(f"/matches/{mid}/"))
+    page.wait_for_function("() => window.arenaViewer && arenaViewer.last === arguments[0]".replace("arguments[0]", str(len(turns))))
+    shot(page, "human-tictactoe-replay")
+
+
+# -- 5. the big screen -------------------------------------------------------------------------------------
+
+
+def test_the_big_screen_follows_the_demo_event_live(ui, site):
+    pages = [ui.desktop, ui.phone]
+    caught = False
+    for _attempt in range(3):
+        done = manage("demo", env=site["env"])
+        assert done.returncode == 0, done.stderr
+        event = int(re.search(r"event (\d+) running", done.stdout).group(1))
+        for page in pages:
+            page.goto(ui.url(f"/events/{event}/screen"))
+        for page in pages:
+            page.evaluate("() => { window.__sameDocument = 42; }")
+        try:
+            ui.desktop.wait_for_function("() => document.body.dataset.featuredStatus === 'running'", timeout=8_000)
+            caught = True
+        except playwright_api.TimeoutError:
+            continue  # the demo was over before the page came up: start another
+        shot(ui.desktop, "screen-live")
+        if ui.phone.evaluate("() => document.body.dataset.featuredStatus") == "running":
+            shot(ui.phone, "screen-live")
+        break
+    assert caught, "never saw a live match of the demo event"
+    # It should update the standings and follow the event without a reload.
+    for page in pages:
+        page.wait_for_function("() => Number(document.body.dataset.standingsGames || 0) >= 2", timeout=30_000)
+        assert page.evaluate("() => window.__sameDocument") == 42
+        # It should fill the screen without scrolling.
+        assert page.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1")
+    ui.desktop.wait_for_function("() => document.body.dataset.featuredStatus === 'finished'", timeout=30_000)
+    for page in pages:
+        shot(page, "screen-result")
+    ui.both(f"/events/{event}/", "event")
+
+
+# -- 6. every game's renderer and input, and the remaining pages ------------------------------------------
+
+
+GAMES = {"tiles": ("greedy", "contain"), "gconway": ("grower", "random"), "drones": ("zerg", "adaptive-defender")}
+
+
+def test_every_game_renders_in_the_viewer(ui):
+    page = ui.desktop
+    ids = {}
+    for slug, (a, b) in GAMES.items():
+        ids[slug] = start_match(ui, slug, f"builtin:{a}", f"builtin:{b}")
+    for slug, mid in ids.items():
+        page.goto(ui.url(f"/matches/{mid}/"))
+        wait_done(page, timeout=120_000)
+        last = page.evaluate("() => arenaViewer.last")
+        middle = max(1, last // 2)
+        if slug == "drones":  # a clash frame: the forces meet and the winner is announced
+            middle = page.evaluate("() => arenaViewer.turns.findIndex(t => t.frame.clash) + 1") or middle
+        ui.both(f"/matches/{mid}/?turn={middle}", f"match-{slug}-middle", "() => window.arenaViewer && arenaViewer.last > 0")
+        ui.both(f"/matches/{mid}/", f"match-{slug}-final", "() => window.arenaViewer && arenaViewer.last > 0")
+
+
+def test_a_human_gets_an_input_for_every_game(ui):
+    page = ui.desktop
+    for slug, (opponent, _) in GAMES.items():
+        start_match(ui, slug, "human", f"builtin:{opponent}")
+        page.wait_for_function("() => (window.arenaHumans?.[0]?.current ?? null) !== null")
+        if slug == "tiles":  # the first empty tile from the middle column out (craters are random)
+            board = json.loads(page.evaluate("() => arenaHumans[0].message.board"))
+            tile = next((x, y) for x in (11, 12, 10, 13, 9, 14, 8, 15) for y in range(12) if board[x][y] == "")
+            page.mouse.move(*cell_point(page, (tile[1], tile[0])))
+        elif slug == "gconway":
+            for cell in ((10, 5), (10, 6), (13, 6)):
+                page.mouse.click(*cell_point(page, cell))
+            assert page.inner_text("#human-input button.primary") == "Send 3 cells"
+        shot(page, f"human-{slug}")
+        ui.phone.goto(page.url)
+        ui.phone.wait_for_function("() => (window.arenaHumans?.[0]?.current ?? null) !== null")
+        shot(ui.phone, f"human-{slug}")
+        ui.phone.goto(ui.url("/"))  # leave the seat to the desktop page
+        # Play one move through the page's own input.
+        if slug == "tiles":
+            page.mouse.click(*cell_point(page, (tile[1], tile[0])))
+        elif slug == "gconway":
+            page.click("#human-input button.primary")
+        else:
+            page.click("button[data-q=grow]")
+        page.wait_for_function("() => window.arenaViewer.last >= 1", timeout=30_000)
+        row = page.evaluate("() => arenaViewer.turns[0]")
+        assert row["faults"][0] == "ok", row
+        if slug == "tiles":
+            assert row["actions"][0] == list(tile)
+        elif slug == "gconway":
+            assert row["actions"][0] == [[10, 5], [10, 6], [13, 6]]
+        else:
+            assert row["actions"][0] == {"newProducers": 1, "newSoldiers": 0, "launchAttack": False}
+
+
+def test_the_remaining_pages(ui):
+    for slug in ("tictactoe", "tiles", "gconway", "drones"):
+        ui.both(f"/docs/{slug}/", f"docs-{slug}")
+    ui.both("/docs/", "docs")
+    ui.both("/games/tictactoe/", "game")
+    ui.both("/games/tictactoe/leaderboard", "leaderboard")
+    ui.both("/bots/", "bots")
+    ui.both(f"/bots/{SEEN['bot']}/", "bot-rated", "() => document.querySelector('#rating-chart svg') !== null")
+    ui.both("/", "home-after")
+    time.sleep(0)  # (keeps the module's sections apart in -v output)

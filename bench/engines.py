@@ -88,6 +88,9 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
         rows.append((game.slug, "random playouts (ours)", calls / elapsed, "games/s"))
     calls, elapsed = timed(lambda i: bots_game(game, i), seconds)
     rows.append((game.slug, f"built-in bots {' v '.join(PLAYERS.get(game.slug, ('?',)))}", calls / elapsed, "games/s"))
+    if game.slug == "drones":  # a match is `rounds` rounds
+        rounds = game.default_options["rounds"]
+        rows.append((game.slug, f"rounds ({rounds} per match, same games)", calls * rounds / elapsed, "rounds/s"))
     if game.slug == "gconway":
         _states, history, _outcome = play_builtin(game, 1, ["grower", "random"])
         start = game.initial_state(seed=1)

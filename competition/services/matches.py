@@ -247,6 +247,7 @@ class TurnWriter:
         self.token = token
         self.max_batch = max_batch
         self.linger = linger
+        self._flushing = False
         self.group = broadcast.match_group(match_id)
         self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
         self.task = asyncio.ensure_future(self._run())
@@ -258,6 +259,10 @@ class TurnWriter:
         await self.queue.put(record)
 
     async def flush(self) -> None:
+        self._flushing = True
+        if self.queue.empty():
+            # wake a writer lingering for more turns: no more are coming
+            self.queue.put_nowait(None)
         joined = asyncio.ensure_future(self.queue.join())
         try:
             await asyncio.wait({joined, self.task}, return_when=asyncio.FIRST_COMPLETED)
@@ -277,7 +282,7 @@ class TurnWriter:
         while True:
             batch = [await self.queue.get()]
             arrival = loop.time()
-            if arrival - last_arrival < self.linger:
+            if arrival - last_arrival < self.linger and not self._flushing:
                 # turns are coming fast: gather a few more into this transaction (one commit
                 # for many moves), delaying their broadcast by at most `linger`
                 deadline = arrival + self.linger
@@ -286,13 +291,21 @@ class TurnWriter:
                         batch.append(await asyncio.wait_for(self.queue.get(), left))
                     except TimeoutError:
                         break
+                    if batch[-1] is None:  # flush: stop waiting
+                        break
             last_arrival = arrival
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
+            records = [record for record in batch if record is not None]
+            if not records:
+                for _ in batch:
+                    self.queue.task_done()
+                continue
+            batch, all_items = records, batch
             rows = await run_db(record_turns, self.match_id, self.token, batch)
             for row in rows:
                 await broadcast.apublish(self.group, broadcast.turn_message(row.public_json()))
-            for _ in batch:
+            for _ in all_items:
                 self.queue.task_done()
 
 

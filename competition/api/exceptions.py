@@ -1,10 +1,11 @@
 """API errors: Django's ``ValidationError`` (raised by services and models) is a 400, a
-body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413."""
+body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413, too many query parameters a 400 (each in
+JSON, as every API error)."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions, status
 from rest_framework.serializers import as_serializer_error
@@ -20,6 +21,8 @@ class RequestTooLarge(exceptions.APIException):
 def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
         exc = RequestTooLarge(f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters.")
     elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=as_serializer_error(exc))
     return drf_exception_handler(exc, context)

@@ -22,6 +22,8 @@ class BotPermission(permissions.BasePermission):
     the owner changes and deletes; staff may change the status of any bot."""
 
     message = "Only the bot's owner may change it."
+    #: the schema marks reads as needing no credentials (see ``schema.ArenaAutoSchema``)
+    anonymous_reads = True
 
     def has_permission(self, request, view) -> bool:
         if request.method in permissions.SAFE_METHODS:

@@ -25,6 +25,12 @@ MAX_SIMULATE_ACTIONS = 5000
 MAX_CHALLENGE_PACE_MS = 2000
 #: a 64-bit signed seed, as stored in ``Match.seed``
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+#: every id the API takes (paths, filters, bodies): a positive 64-bit signed integer, so
+#: that no value reaches the database that its integer columns cannot hold
+ID_MIN, ID_MAX = 1, 2**63 - 1
+#: seats of the largest game (seats are numbered from 0)
+MAX_PLAYERS = max(game.num_players for game in all_games())
+MIN_PLAYERS = min(game.num_players for game in all_games())
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -34,6 +40,37 @@ def game_choices() -> list[tuple[str, str]]:
 def django_errors(exc: DjangoValidationError) -> serializers.ValidationError:
     """A DRF ``ValidationError`` with the messages of a Django one (field by field)."""
     return serializers.ValidationError(serializers.as_serializer_error(exc))
+
+
+# -- strict input fields ----------------------------------------------------------------
+
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string (DRF's ``CharField`` would take ``5`` as ``"5"``): what
+    the schema says a field takes is exactly what it accepts."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, and only that (DRF's ``IntegerField`` would take ``"5"`` and ``5.0``)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every error but a 400 (see ``schema.ArenaAutoSchema``)."""
+
+    detail = serializers.CharField()
 
 
 # -- games ------------------------------------------------------------------------------
@@ -90,7 +127,7 @@ class GameSerializer(serializers.Serializer):
 
 class SimulateRequestSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict, help_text="Game options (merged over the defaults).")
-    seed = serializers.IntegerField(required=False, default=0, min_value=SEED_MIN, max_value=SEED_MAX)
+    seed = StrictIntegerField(required=False, default=0, min_value=SEED_MIN, max_value=SEED_MAX)
     actions = serializers.ListField(
         child=serializers.DictField(),
         required=False,
@@ -154,11 +191,12 @@ class BotSerializer(serializers.ModelSerializer):
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     game = serializers.ChoiceField(choices=game_choices())
-    target = serializers.CharField(
+    name = StrictCharField(max_length=80)
+    target = StrictCharField(
         max_length=2000, help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only."
     )
     secret = serializers.CharField(read_only=True, required=False, help_text="Signs requests to the bot. Owner only.")
-    status_reason = serializers.CharField(max_length=300, required=False, allow_blank=True)
+    status_reason = StrictCharField(max_length=300, required=False, allow_blank=True)
     rating = serializers.SerializerMethodField()
 
     class Meta:
@@ -311,12 +349,16 @@ class LogsPageSerializer(serializers.Serializer):
 class ChallengeSerializer(serializers.Serializer):
     game = serializers.ChoiceField(choices=game_choices())
     bots = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), min_length=1, max_length=16,
-        help_text="Bot ids by seat (seat 0 first). You must own one; the others must be active.",
+        child=StrictIntegerField(min_value=ID_MIN, max_value=ID_MAX),
+        min_length=MIN_PLAYERS, max_length=MAX_PLAYERS,
+        help_text=(
+            "Bot ids by seat (seat 0 first), as many as the game has seats. You must own one; "
+            "the others must be active."
+        ),
     )
     options = serializers.DictField(required=False, default=dict)
-    seed = serializers.IntegerField(required=False, min_value=SEED_MIN, max_value=SEED_MAX)
-    pace_ms = serializers.IntegerField(
+    seed = StrictIntegerField(required=False, min_value=SEED_MIN, max_value=SEED_MAX)
+    pace_ms = StrictIntegerField(
         required=False, default=0, min_value=0, max_value=MAX_CHALLENGE_PACE_MS,
         help_text="Minimum duration of a turn, to make the match watchable live.",
     )
@@ -356,15 +398,27 @@ class EventSerializer(serializers.ModelSerializer):
 
 
 class StandingSerializer(serializers.Serializer):
+    """A row of ``services.events.standings``."""
+
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()
     name = serializers.CharField()
     owner = serializers.CharField()
-    points = serializers.FloatField()
+    seed = serializers.IntegerField(help_text="Initial order (1 = top seed).")
+    active = serializers.BooleanField()
+    points = serializers.FloatField(help_text="Series points, byes included.")
+    score = serializers.FloatField(help_text="Total game score.")
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
     games = serializers.IntegerField()
+    series = serializers.IntegerField(help_text="Finished series.")
+    byes = serializers.IntegerField()
+    buchholz = serializers.FloatField(required=False, help_text="Swiss events only.")
+    reached = serializers.IntegerField(
+        required=False, help_text="Single elimination only: the round reached (the champion one more than the final)."
+    )
+    rating = RatingSerializer()
 
 
 class LeaderboardRowSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ router.register("matches", views.MatchViewSet, basename="match")
 router.register("events", views.EventViewSet, basename="event")
 
 urlpatterns = [
-    path("leaderboard/<slug:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("me/", views.MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

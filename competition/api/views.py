@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 from bots.models import Bot, BotStatus, new_secret
 from competition.api import serializers as s
 from competition.api.engine import SimulationError, simulate
+from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
@@ -48,18 +49,38 @@ TURNS_LIMIT = 500
 #: per-seat logs per ``logs/`` response (they hold whole messages)
 LOGS_LIMIT = 100
 
-_INT = re.compile(r"[0-9]{1,18}")
+_INT = re.compile(r"[0-9]{1,19}")
+#: seats are numbered from 0 (``seat`` of ``logs/``)
+MAX_SEAT = s.MAX_PLAYERS - 1
 
 
-def int_param(request, name: str, *, default: int | None = None, maximum: int | None = None) -> int | None:
-    """A non-negative integer query parameter (400 for anything else)."""
+def parse_int(raw: str | None, minimum: int, maximum: int) -> int | None:
+    """``raw`` as an integer in [minimum, maximum] (ASCII digits only), or None."""
+    if raw is None or not _INT.fullmatch(raw):
+        return None
+    value = int(raw)
+    return value if minimum <= value <= maximum else None
+
+
+def int_param(request, name: str, *, default: int | None = None, minimum: int = 0,
+              maximum: int = s.ID_MAX) -> int | None:
+    """An integer query parameter in [minimum, maximum] (400 for anything else); an empty
+    value is an absent one."""
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not _INT.fullmatch(raw) or (maximum is not None and int(raw) > maximum):
-        bound = f" at most {maximum}" if maximum is not None else ""
-        raise exceptions.ValidationError({name: f"Must be a non-negative integer{bound}."})
-    return int(raw)
+    value = parse_int(raw, minimum, maximum)
+    if value is None:
+        raise exceptions.ValidationError({name: f"Must be an integer from {minimum} to {maximum}."})
+    return value
+
+
+def int_schema(minimum: int = 0, maximum: int = s.ID_MAX) -> dict:
+    """The OpenAPI schema of an ``int_param``."""
+    return {"type": "integer", "format": "int64", "minimum": minimum, "maximum": maximum}
+
+
+ID_SCHEMA = int_schema(s.ID_MIN)
 
 
 def choice_param(request, name: str, choices) -> str | None:
@@ -88,20 +109,41 @@ class JSONDownload(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-SLUG_PARAM = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's slug.")
+class JSONOnly:
+    """The API reads JSON bodies only (capped): any other media type is a 415."""
+
+    parser_classes = [LimitedJSONParser]
+
+
+class IdLookup:
+    """Objects by positive 64-bit id: anything else in the path is a 404, never a query
+    (a number too large for the database, a word, a negative number)."""
+
+    lookup_value_regex = r"[^/]+"
+    lookup_schema = ID_SCHEMA
+
+    def get_object(self):
+        raw = self.kwargs.get(self.lookup_url_kwarg or self.lookup_field)
+        if parse_int(raw, s.ID_MIN, s.ID_MAX) is None:
+            raise exceptions.NotFound()
+        return super().get_object()
+
+
 GAME_SLUGS = [game.slug for game in all_games()]
+SLUG_PARAM = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS,
+                              description="The game's slug.")
 
 
 # -- games ------------------------------------------------------------------------------
 
 
-class GameViewSet(viewsets.ViewSet):
+class GameViewSet(JSONOnly, viewsets.ViewSet):
     """Games: rules, options and protocol, and a stateless engine to test bots against."""
 
     permission_classes = [permissions.AllowAny]
     throttle_scope: str | None = None  # set by the actions that are throttled
     lookup_field = "slug"
-    lookup_value_regex = r"[-a-z0-9_]+"
+    lookup_value_regex = r"[^/]+"  # any other slug is a JSON 404 from game_or_404
 
     @extend_schema(responses=s.GameSerializer(many=True))
     def list(self, request):
@@ -153,7 +195,7 @@ class GameViewSet(viewsets.ViewSet):
     ]),
     destroy=extend_schema(responses={204: None, 409: OpenApiResponse(description="The bot has played matches.")}),
 )
-class BotViewSet(viewsets.ModelViewSet):
+class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     """Bots. Everyone sees active bots; owners (and staff) also see inactive ones. Owners
     manage their bots; staff may change any bot's status."""
 
@@ -176,7 +218,8 @@ class BotViewSet(viewsets.ModelViewSet):
                 bots = bots.filter(game=game)
             owner = self.request.query_params.get("owner")
             if owner:
-                bots = bots.filter(owner__username=owner)
+                # a NUL is in no username (and PostgreSQL refuses it in a query)
+                bots = bots.filter(owner__username=owner) if "\x00" not in owner else bots.none()
             state = choice_param(self.request, "status", BotStatus.values)
             if state:
                 bots = bots.filter(status=state)
@@ -211,12 +254,12 @@ class BotViewSet(viewsets.ModelViewSet):
 @extend_schema_view(
     list=extend_schema(parameters=[
         OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
-        OpenApiParameter("bot", OpenApiTypes.INT, description="Matches this bot plays."),
-        OpenApiParameter("event", OpenApiTypes.INT),
+        OpenApiParameter("bot", ID_SCHEMA, description="Matches this bot plays."),
+        OpenApiParameter("event", ID_SCHEMA, description="Matches of this event."),
         OpenApiParameter("status", OpenApiTypes.STR, enum=MatchStatus.values),
     ]),
 )
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     """Matches (public to watch), their turns, replays, owners' logs, and challenges."""
 
     serializer_class = s.MatchSerializer
@@ -231,10 +274,10 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             game = choice_param(self.request, "game", GAME_SLUGS)
             if game:
                 matches = matches.filter(game=game)
-            bot = int_param(self.request, "bot")
+            bot = int_param(self.request, "bot", minimum=s.ID_MIN)
             if bot is not None:
                 matches = matches.filter(participants__bot_id=bot).distinct()
-            event = int_param(self.request, "event")
+            event = int_param(self.request, "event", minimum=s.ID_MIN)
             if event is not None:
                 matches = matches.filter(event_id=event)
             state = choice_param(self.request, "status", MatchStatus.values)
@@ -244,8 +287,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("since", OpenApiTypes.INT, description="Only turns numbered above this (default 0)."),
-            OpenApiParameter("limit", OpenApiTypes.INT, description=f"At most this many turns (default and maximum {TURNS_LIMIT})."),
+            OpenApiParameter("since", int_schema(), description="Only turns numbered above this (default 0)."),
+            OpenApiParameter("limit", int_schema(0, TURNS_LIMIT),
+                             description=f"At most this many turns (0 or absent: {TURNS_LIMIT}, the maximum)."),
         ],
         responses=s.TurnsPageSerializer,
     )
@@ -281,15 +325,16 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("seat", OpenApiTypes.INT, required=True, description="The seat whose logs to read."),
-            OpenApiParameter("since", OpenApiTypes.INT, description="Only turns numbered above this (default 0)."),
+            OpenApiParameter("seat", int_schema(0, MAX_SEAT), required=True,
+                             description="The seat whose logs to read (from 0)."),
+            OpenApiParameter("since", int_schema(), description="Only turns numbered above this (default 0)."),
         ],
         responses={200: s.LogsPageSerializer, 403: OpenApiResponse(description="Not the seat's owner nor staff.")},
         description="What was sent to and received from one seat's bot, turn by turn: its owner and staff only.",
     )
     @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
     def logs(self, request, pk=None):
-        seat = int_param(request, "seat")
+        seat = int_param(request, "seat", maximum=MAX_SEAT)
         if seat is None:
             raise exceptions.ValidationError({"seat": "This parameter is required."})
         since = int_param(request, "since", default=0)
@@ -356,7 +401,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         OpenApiParameter("status", OpenApiTypes.STR, enum=EventStatus.values),
     ]),
 )
-class EventViewSet(viewsets.ReadOnlyModelViewSet):
+class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     """Events (public): entries, progress and standings."""
 
     serializer_class = s.EventSerializer
@@ -382,7 +427,7 @@ class EventViewSet(viewsets.ReadOnlyModelViewSet):
         return events
 
     @extend_schema(responses=s.StandingSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def standings(self, request, pk=None):
         return Response(event_services.standings(self.get_object()))
 
@@ -390,7 +435,7 @@ class EventViewSet(viewsets.ReadOnlyModelViewSet):
 # -- leaderboards and me ----------------------------------------------------------------
 
 
-class LeaderboardView(generics.GenericAPIView):
+class LeaderboardView(JSONOnly, generics.ListAPIView):
     """Active bots of a game ranked by rating ordinal (mu - 3 sigma), best first."""
 
     permission_classes = [permissions.AllowAny]
@@ -423,7 +468,7 @@ class LeaderboardView(generics.GenericAPIView):
         return self.get_paginated_response(rows)
 
 
-class MeView(APIView):
+class MeView(JSONOnly, APIView):
     """The signed-in user, with an API token for scripts (created on first request)."""
 
     permission_classes = [permissions.IsAuthenticated]

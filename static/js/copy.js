@@ -13,3 +13,15 @@ for (const button of document.querySelectorAll("[data-copy]")) {
     setTimeout(() => { button.textContent = "Copy"; }, 2000);
   });
 }
+
+// Fields that select their whole text on click: <input data-select-on-click>.
+for (const field of document.querySelectorAll("[data-select-on-click]")) {
+  field.addEventListener("click", () => field.select());
+}
+
+// Forms that ask before submitting: <form data-confirm="Question?">.
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => {
+    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+}

@@ -481,6 +481,63 @@ def test_it_answers_400_for_a_malformed_bot(clients, raw):
     assert response.status_code == 400
 
 
+@pytest.mark.parametrize("field", ["name", "target", "status_reason"])
+@pytest.mark.parametrize("value", [5, -3.5e-140, True, ["x"], {"x": 1}])
+def test_it_takes_strings_only_where_the_schema_says_string(clients, field, value):
+    body = {"name": "typed", "game": "tictactoe", "kind": "builtin", "target": "random", field: value}
+    response = clients["owner"].post("/api/bots/", body, format="json")
+    # It should refuse a number (or anything else) where a string is due, not turn it into one.
+    assert response.status_code == 400 and field in response.json()
+    assert not Bot.objects.exists()
+
+
+@pytest.mark.parametrize("seed", ["5", 5.0, True, None])
+def test_it_takes_integers_only_where_the_schema_says_integer(clients, seed):
+    response = clients["anon"].post("/api/games/tictactoe/simulate/", {"seed": seed}, format="json")
+    assert response.status_code == 400 and "seed" in response.json()
+
+
+@pytest.mark.parametrize("fmt", ["multipart", "form"])
+def test_it_reads_json_bodies_only(clients, fmt):
+    body = {"name": "formed", "game": "tictactoe", "kind": "builtin", "target": "random"}
+    if fmt == "form":
+        response = clients["owner"].post("/api/bots/", "name=formed&game=tictactoe&kind=builtin&target=random",
+                                         content_type="application/x-www-form-urlencoded")
+    else:
+        response = clients["owner"].post("/api/bots/", body, format="multipart")
+    # It should refuse any other media type than JSON with 415, in JSON.
+    assert response.status_code == 415 and "detail" in response.json()
+    assert not Bot.objects.exists()
+    simulate = clients["anon"].post("/api/games/tictactoe/simulate/", {"seed": 1}, format="multipart")
+    assert simulate.status_code == 415
+
+
+@pytest.mark.parametrize("raw", [b'{"name": "\\ud800", "game": "tictactoe", "kind": "builtin", "target": "random"}',
+                                 b'{"name": "x", "game": "tictactoe", "kind": "builtin", "target": "random", '
+                                 b'"\\udc00": 1}'])
+def test_it_refuses_strings_that_are_not_text(clients, raw):
+    response = clients["owner"].post("/api/bots/", raw, content_type="application/json")
+    # It should refuse a lone surrogate anywhere in a body (a key included) with a 400.
+    assert response.status_code == 400 and "surrogate" in response.json()["detail"]
+    assert not Bot.objects.exists()
+
+
+@pytest.mark.parametrize("ident", ["0", "-1", "abc", "1.5", "1.Ab", "٣", str(2**63), str(2**70), "9" * 40])
+def test_it_answers_404_in_json_for_ids_that_are_no_ids(clients, bots, ident):
+    for method, url in [("get", f"/api/bots/{ident}/"), ("patch", f"/api/bots/{ident}/"),
+                        ("delete", f"/api/bots/{ident}/"), ("post", f"/api/bots/{ident}/rotate-secret/"),
+                        ("get", f"/api/events/{ident}/"), ("get", f"/api/events/{ident}/standings/"),
+                        ("get", f"/api/matches/{ident}/"), ("get", f"/api/matches/{ident}/turns/"),
+                        ("get", f"/api/matches/{ident}/replay/"), ("get", f"/api/games/{ident}/"),
+                        ("get", f"/api/leaderboard/{ident}/")]:
+        response = getattr(clients["owner"], method)(url, {"name": "x"} if method == "patch" else None,
+                                                    format="json")
+        # It should answer a JSON 404, never query the database with a number it cannot hold.
+        assert response.status_code == 404, (method, url, response.status_code)
+        assert response["Content-Type"].startswith("application/json"), (method, url)
+    assert clients["owner"].get(f"/api/matches/{ident}/logs/", {"seat": 0}).status_code == 404
+
+
 # -- events -----------------------------------------------------------------------------
 
 
@@ -592,6 +649,74 @@ def test_it_serves_a_valid_openapi_schema(clients):
             "/api/matches/challenge/", "/api/events/", "/api/events/{id}/", "/api/events/{id}/standings/",
             "/api/leaderboard/{game}/", "/api/me/"} <= paths
     assert schema["info"]["title"] == "Arena API"
+
+
+def test_it_documents_every_answer_an_operation_can_give(clients):
+    schema = json.loads(clients["anon"].get("/api/schema/?format=json").content)
+    paths = schema["paths"]
+
+    def codes(path, method):
+        return set(paths[path][method]["responses"])
+
+    # It should document the errors each operation can answer (the fuzzing test checks it).
+    assert codes("/api/bots/", "post") == {"201", "400", "401", "403", "413", "415", "429"}
+    assert codes("/api/bots/{id}/", "get") == {"200", "401", "404"}
+    assert codes("/api/bots/{id}/", "delete") == {"204", "401", "403", "404", "409", "429"}
+    assert codes("/api/bots/", "get") == {"200", "400", "401", "404"}  # 404: a page beyond the last
+    assert codes("/api/games/", "get") == {"200", "401"}
+    assert codes("/api/games/{slug}/simulate/", "post") >= {"200", "400", "413", "415", "429"}
+    assert codes("/api/matches/{id}/logs/", "get") == {"200", "400", "401", "403", "404"}
+    assert codes("/api/matches/challenge/", "post") == {"201", "400", "401", "403", "413", "415", "429"}
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            # It should give every error a JSON body: {"detail"} or a field -> messages object.
+            for code, response in operation["responses"].items():
+                if code >= "400":
+                    assert set(response["content"]) == {"application/json"}, (path, method, code)
+            # It should read JSON bodies only.
+            assert set(operation.get("requestBody", {}).get("content", {})) <= {"application/json"}
+            # It should mark public reads (and the stateless engine) as needing no credentials,
+            # and nothing else.
+            public = {} in operation["security"]
+            expected = ((method == "get" and path not in ("/api/me/", "/api/matches/{id}/logs/"))
+                        or path == "/api/games/{slug}/simulate/")
+            assert public == expected, (path, method)
+            # It should bound every id and integer parameter to what the database holds.
+            for parameter in operation.get("parameters", []):
+                if parameter["schema"].get("type") == "integer" and parameter["name"] != "page":
+                    assert 0 <= parameter["schema"]["minimum"] and parameter["schema"]["maximum"] <= 2**63 - 1
+    simulate_400 = paths["/api/games/{slug}/simulate/"]["post"]["responses"]["400"]["content"]["application/json"]
+    assert simulate_400["schema"]["anyOf"] == [{"$ref": "#/components/schemas/SimulateError"},
+                                               {"$ref": "#/components/schemas/ValidationError"}]
+    # It should not paginate standings (a whole table) but paginate the leaderboard.
+    standings = paths["/api/events/{id}/standings/"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert standings["schema"]["type"] == "array"
+    board = paths["/api/leaderboard/{game}/"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert board["schema"] == {"$ref": "#/components/schemas/PaginatedLeaderboardRowList"}
+
+
+def test_it_scales_the_throttle_rates_from_the_environment():
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    from tests.processes import project_env
+
+    code = ("import django; django.setup(); from django.conf import settings; "
+            "print(sorted(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'].items()))")
+
+    def rates(**env):
+        return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                              env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env))
+
+    # It should keep the production rates by default, and multiply them all when asked.
+    assert rates().stdout.strip() == "[('challenges', '30/min'), ('simulate', '120/min'), ('writes', '60/min')]"
+    scaled = rates(ARENA_API_THROTTLE_SCALE="100")
+    assert scaled.stdout.strip() == "[('challenges', '3000/min'), ('simulate', '12000/min'), ('writes', '6000/min')]"
+    # It should refuse a malformed or non-positive scale at start-up.
+    for bad in ("x", "0", "1.5"):
+        refused = rates(ARENA_API_THROTTLE_SCALE=bad)
+        assert refused.returncode != 0 and "ARENA_API_THROTTLE_SCALE" in refused.stderr
 
 
 def test_it_generates_the_schema_without_warnings(tmp_path):

@@ -97,8 +97,11 @@ def test_it_filters_matches(clients, bots, match):
     assert ids(f"event={event.pk}") == [in_event.pk]
     assert ids("status=finished") == [drones.pk]
     assert ids("status=queued&game=tictactoe") == [in_event.pk, match.pk]
-    # It should refuse malformed filters with 400.
-    for query in ("bot=abc", "bot=-1", "event=1.5", "status=sleeping", "game=chess"):
+    # It should treat an empty filter as an absent one.
+    assert ids("game=&bot=&event=&status=") == [drones.pk, in_event.pk, match.pk]
+    # It should refuse malformed filters with 400 (ids are 1 to 2**63 - 1).
+    for query in ("bot=abc", "bot=-1", "bot=0", f"bot={2**63}", "event=1.5", f"event={2**70}",
+                  "status=sleeping", "game=chess"):
         response = clients["anon"].get(f"/api/matches/?{query}")
         assert response.status_code == 400, query
         assert query.split("=")[0] in response.json()
@@ -136,6 +139,8 @@ def test_it_refuses_a_since_that_is_not_a_non_negative_integer(clients, match, s
 def test_it_refuses_a_limit_out_of_range(clients, match):
     assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?limit=100000").status_code == 400
     assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?limit=x").status_code == 400
+    assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?since={2**63}").status_code == 400
+    assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?since={2**63 - 1}").json()["results"] == []
     assert clients["anon"].get("/api/matches/99999/turns/").status_code == 404
 
 
@@ -243,10 +248,15 @@ def test_it_lets_staff_pit_any_bots(clients, bots):
         ({"bots": []}, "bots"),
         ({"bots": ["one", "two"]}, "bots"),
         ({"bots": [999998, 999999]}, "bots"),
+        ({"bots": [2**63, 1]}, "bots"),
+        ({"bots": [2**70, 2**80]}, "bots"),
         ({"options": {"move_timeout_ms": -5}}, "options"),
         ({"options": {"nope": 1}}, "options"),
         ({"options": "fast"}, "options"),
         ({"seed": "x"}, "seed"),
+        ({"seed": "42"}, "seed"),
+        ({"bots": ["1", "2"]}, "bots"),
+        ({"pace_ms": "300"}, "pace_ms"),
         ({"pace_ms": 60_000}, "pace_ms"),
         ({"pace_ms": -1}, "pace_ms"),
     ],

@@ -1,7 +1,12 @@
 """``/api/``: the router's resources, the leaderboard, the current user, the schema and docs."""
 
+from csp.decorators import csp_update
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 from rest_framework.routers import DefaultRouter
 
 from competition.api import views
@@ -18,7 +23,11 @@ urlpatterns = [
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("me/", views.MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    # The documentation pages run third-party UI code that styles elements inline (and
+    # ReDoc asks for web fonts): their CSP is relaxed for styles only; scripts stay 'self'.
+    path("docs/", csp_update({"style-src": ["'unsafe-inline'"]})(
+        SpectacularSwaggerSplitView.as_view(url_name="api:schema")), name="docs"),
+    path("redoc/", csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})(
+        SpectacularRedocView.as_view(url_name="api:schema")), name="redoc"),
     path("", include(router.urls)),
 ]

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,13 +30,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from common import free_port, wait_port  # noqa: E402
+
 SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def server_env(data_dir: str) -> dict:
@@ -47,17 +45,6 @@ def server_env(data_dir: str) -> dict:
     return env
 
 
-def wait_port(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit("the server exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
 
 
 def enqueue(env: dict, moves: int, rate: float, start_in: float) -> int:

@@ -35,12 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from common import free_port  # noqa: E402
 
 
 def setup_django(data_dir: str) -> None:

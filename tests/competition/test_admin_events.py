@@ -5,18 +5,16 @@ of matches and a champion."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots import egress
 from bots.models import Bot, EndpointKind
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 from competition.services import events
-from competition.services.matches import run_match
+from tests.competition.test_events import play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENTRIES = 8
@@ -38,21 +36,6 @@ def organiser() -> Client:
 def admin_action(client: Client, action: str, event: Event) -> None:
     response = client.post("/admin/competition/event/", {"action": action, "_selected_action": [event.pk]})
     assert response.status_code == 302, response.content[:1000]
-
-
-def play_everything(event: Event, limit: int = 500) -> int:
-    """Play queued matches until the event stops scheduling new ones."""
-
-    async def drain() -> int:
-        played = 0
-        try:
-            while played < limit and await run_match() is not None:
-                played += 1
-        finally:
-            await egress.close_session()
-        return played
-
-    return asyncio.run(drain())
 
 
 @pytest.mark.parametrize(
@@ -79,7 +62,7 @@ def test_it_runs_an_event_of_eight_bots_from_the_admin(organiser, fmt, series, r
     admin_action(organiser, "start", event)
     event.refresh_from_db()
     assert event.status == EventStatus.RUNNING
-    play_everything(event)
+    play_all(limit=500)
     event.refresh_from_db()
     # It should run to completion, every match played to a result.
     assert event.status == EventStatus.FINISHED

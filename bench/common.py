@@ -1,0 +1,30 @@
+"""Helpers shared by the benchmark scripts: free ports and waiting for a server."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 60) -> None:
+    """Wait until something accepts connections on 127.0.0.1:port (``proc`` must stay up)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"the server on port {port} exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"nothing on port {port} after {timeout} s")

@@ -233,8 +233,9 @@ class Drones(Game):
             self.default_options,
             options,
             {
-                "rounds": int_option(1),
-                "turns": int_option(1),
+                # platform limits beyond the spec's "int >= 1" (one match may not run for ever)
+                "rounds": int_option(1, 100_000),
+                "turns": int_option(1, 100_000),
                 "defenderBonus": int_option(0),
                 "drawAllowed": bool_option,
                 "on_fault": choice_option("pass", "forfeit"),

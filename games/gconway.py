@@ -113,14 +113,19 @@ def _check_start(value: Any) -> list:
     return out
 
 
+MAX_SIDE = 256  # platform limit (the original event used 24)
+MAX_ITERATIONS = 100_000
+
 _VALIDATORS = {
-    "rows": int_option(1),
-    "cols": int_option(1),
+    # Platform limits beyond the spec's "int >= 1": a board or a game this big would let one
+    # request (the API's stateless simulate, a challenge) exhaust the server's memory or time.
+    "rows": int_option(1, MAX_SIDE),
+    "cols": int_option(1, MAX_SIDE),
     "cellGainPerTurn": int_option(0),
     "maxCellCapacity": int_option(0),
     "startingCells": int_option(0),
     "maxColonisationDistance": int_option(0),
-    "maxGameIterations": int_option(0),
+    "maxGameIterations": int_option(0, MAX_ITERATIONS),
     "ruleset": choice_option("diff", "classic"),
     "start": _check_start,
     "timerMs": int_option(1, nullable=True),

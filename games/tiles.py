@@ -307,7 +307,7 @@ _VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "mirror": bool_option,
     "board": _board_option,
     "move_timeout_ms": int_option(1, 600_000),
-    "max_moves": int_option(1, nullable=True),
+    "max_moves": int_option(1, 1_000_000, nullable=True),  # platform limit beyond the spec
     "max_passes_in_a_row": int_option(1, nullable=True),
 }
 

@@ -731,3 +731,10 @@ def test_it_serves_the_docs_pages_from_local_assets(clients):
         assert response.status_code == 200
         # It should not depend on a CDN.
         assert "cdn.jsdelivr" not in response.content.decode()
+
+
+def test_it_refuses_a_simulation_too_big_to_run(clients):
+    response = clients["anon"].post("/api/games/gconway/simulate/", {"options": {"rows": 20000, "cols": 20000}},
+                                    format="json")
+    # It should answer 400 at once instead of building an 800 MB reply.
+    assert response.status_code == 400 and "rows" in response.content.decode()

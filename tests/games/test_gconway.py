@@ -931,3 +931,11 @@ def test_it_steps_fast():
         GAME.apply(state, actions)
     rate = len(pairs) / (time.perf_counter() - started)
     assert rate > 5_000, f"{rate:.0f} transitions/s"
+
+
+def test_it_refuses_boards_and_games_beyond_the_platform_limits():
+    # It should refuse what would let one request exhaust the server (a 20000x20000 board).
+    for bad in ({"rows": 20_000}, {"cols": 257}, {"maxGameIterations": 10**9}):
+        with pytest.raises(ValueError):
+            GAME.initial_state(seed=0, options=bad)
+    assert GAME.initial_state(seed=0, options={"rows": 256, "cols": 256, "start": [[], []]}) is not None

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,8 +37,7 @@ def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 30) -> 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            out, err = proc.communicate()
-            raise AssertionError(f"server exited with {proc.returncode}:\n{out}\n{err}")
+            raise AssertionError(f"server exited with {proc.returncode}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 return
@@ -47,16 +47,24 @@ def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 30) -> 
 
 
 @contextlib.contextmanager
-def running(argv: list[str], port: int, *, env: dict | None = None, cwd: Path = REPO):
-    proc = subprocess.Popen(argv, cwd=cwd, env=env or project_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_port(port, proc)
-        yield proc
-    finally:
-        proc.terminate()
-        try:
-            proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+def running(argv: list[str], port: int, *, env: dict | None = None, cwd: Path = REPO, log: Path | None = None):
+    """Run a server until the block ends. Its output goes to a file (``log``, or a temporary
+    one), never to a pipe nobody reads: a chatty server must not block on a full pipe."""
+    with tempfile.TemporaryDirectory(prefix="arena-proc-") as tmp:
+        log = Path(log or Path(tmp) / "output.log")
+        with log.open("w") as out:
+            proc = subprocess.Popen(argv, cwd=cwd, env=env or project_env(), stdout=out,
+                                    stderr=subprocess.STDOUT, text=True)
+            try:
+                try:
+                    wait_for_port(port, proc)
+                except AssertionError as exc:
+                    raise AssertionError(f"{exc}\n{log.read_text()[-4000:]}") from None
+                yield proc
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()

@@ -10,10 +10,8 @@ Every page is photographed at 390x844 (a phone) and 1920x1080 (a projector) into
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LOOPBACK, REPO, free_port
-from tests.processes import manage, project_env, running, wait_for_port
+from tests.processes import manage, project_env, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -42,24 +40,6 @@ def _close_egress_session():
     yield
 
 
-@contextlib.contextmanager
-def serving(argv: list[str], port: int, env: dict, log: Path):
-    """Like tests.processes.running, but the output goes to a file (a long session must
-    never block on a full pipe) that a failing test can read."""
-    with log.open("w") as out:
-        proc = subprocess.Popen(argv, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
-        try:
-            wait_for_port(port, proc)
-            yield proc
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     data = tmp_path_factory.mktemp("browser")
@@ -68,7 +48,7 @@ def site(tmp_path_factory):
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(bot_port)]
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
     log = data / "server.log"
-    with running(bot, bot_port, env=env), serving(server, port, env, log):
+    with running(bot, bot_port, env=env), running(server, port, env=env, log=log):
         yield {"base": f"http://127.0.0.1:{port}", "bot_url": f"http://127.0.0.1:{bot_port}/", "env": env,
                "log": log}
 

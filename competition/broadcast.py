@@ -31,10 +31,6 @@ def event_group(event_id: int) -> str:
     return f"event.{int(event_id)}"
 
 
-def lobby_group() -> str:
-    return "lobby"
-
-
 def human_group(match_id: int, seat: int) -> str:
     """The browser sockets of a human seat (``bots.transports.human`` publishes requests)."""
     return f"human.{int(match_id)}.{int(seat)}"
@@ -100,22 +96,16 @@ def turn_message(turn_json: dict) -> dict:
     return message("turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"])
 
 
-def turn(match_id: int, turn_json: dict) -> None:
-    publish(match_group(match_id), turn_message(turn_json))
-
-
 def match_started(match_json: dict) -> None:
     publish(match_group(match_json["id"]), message("started", {"match": match_json}))
     if match_json.get("event"):
         publish(event_group(match_json["event"]), message("match_started", {"match": match_json}))
-    publish(lobby_group(), message("match_started", {"match": match_json}))
 
 
 def match_finished(match_json: dict) -> None:
     publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=2**62))
     if match_json.get("event"):
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
-    publish(lobby_group(), message("match_finished", {"match": match_json}))
 
 
 def standings_changed(event_id: int, standings: list) -> None:

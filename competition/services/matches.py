@@ -324,13 +324,6 @@ async def acall(fn, *args, **kwargs):
     return result
 
 
-async def arecord_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
-    """``record_turn`` from async code, then the broadcast (after the commit, on this loop)."""
-    turn = await run_db(record_turn, match_id, token, record)
-    await broadcast.apublish(broadcast.match_group(match_id), broadcast.turn_message(turn.public_json()))
-    return turn
-
-
 def seat_results(scores: tuple[float, ...]) -> list[str]:
     best = max(scores)
     winners = sum(1 for s in scores if s == best)

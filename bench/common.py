@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import secrets
 import socket
 import subprocess
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: benchmarks measure the platform as an operator runs it: production mode (with DEBUG on,
+#: Django keeps and formats every SQL statement it runs), plain HTTP on loopback
+PRODUCTION_ENV = {
+    "DEBUG": "false",
+    "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
+    "SECURE_SSL_REDIRECT": "false",
+}
 
 
 def free_port() -> int:

@@ -27,6 +27,7 @@ Every failure is a ``BotFault`` with a code of DESIGN.md §3; nothing else escap
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -41,6 +42,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from bots.faults import BotFault, FaultCode
 
@@ -129,8 +132,10 @@ def parse_ports(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(ranges)
 
 
+@functools.cache
 def current_policy() -> EgressPolicy:
-    """The policy from Django settings (``ARENA_BOT_*``), read at each call."""
+    """The policy from Django settings (``ARENA_BOT_*``); read again after any setting
+    changes (``setting_changed``, as tests' ``override_settings`` sends)."""
     from django.conf import settings
 
     return EgressPolicy(
@@ -138,6 +143,18 @@ def current_policy() -> EgressPolicy:
         allow_ports=tuple(settings.ARENA_BOT_ALLOW_PORTS),
         max_reply_bytes=settings.ARENA_BOT_MAX_REPLY_BYTES,
     )
+
+
+@receiver(setting_changed)
+def _settings_changed(**kwargs) -> None:
+    current_policy.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
+    """``check_url`` remembered for URLs that passed (a refusal raises: never cached).
+    Every move of a match checks the same URL; the resolver still checks each address."""
+    return check_url(url, policy)
 
 
 def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
@@ -257,8 +274,15 @@ class HttpReply:
     content_type: str
 
 
+@functools.lru_cache(maxsize=4096)
+def _keyed(secret: str) -> hmac.HMAC:
+    """An HMAC-SHA256 already keyed with ``secret`` (copied per call: keying is half the work)."""
+    return hmac.new(secret.encode(), digestmod=hashlib.sha256)
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    mac = _keyed(secret).copy()
+    mac.update(timestamp.encode() + b"." + body)
     return "sha256=" + mac.hexdigest()
 
 
@@ -279,7 +303,7 @@ async def post(
     a 3xx is always the fault ``redirect``.
     """
     policy = policy or current_policy()
-    check_url(url, policy)
+    _checked_url(url, policy)
     timestamp = str(int(time.time()))
     headers = {
         "Content-Type": content_type,

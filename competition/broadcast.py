@@ -17,6 +17,8 @@ import time
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from competition.hub import hub, process_local
+
 logger = logging.getLogger(__name__)
 
 #: the hub relays these message types to sockets
@@ -45,11 +47,29 @@ def message(kind: str, payload: dict, *, number: int | None = None) -> dict:
     return {"type": RELAY, "kind": kind, "number": number, "text": encode({"type": kind, **payload})}
 
 
+def listened(group: str) -> bool:
+    """False only when nobody can receive a message to ``group``: the channel layer is
+    process-local and neither the hub nor any socket of this process joined it (then a
+    caller may skip even encoding the message)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    if not process_local(layer):
+        return True
+    return hub.watchers(group) > 0 or bool(layer.groups.get(group))
+
+
 async def apublish(group: str, msg: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
+        if process_local(layer):
+            # the hub takes it directly; the layer only for sockets that joined the group
+            # themselves (none in production: the hub holds every spectator)
+            hub.dispatch(group, msg)
+            if not layer.groups.get(group):
+                return
         await layer.group_send(group, msg)
     except Exception:  # a broadcast is never worth a lost turn
         logger.exception("broadcast to %s failed", group)
@@ -84,6 +104,8 @@ def publish(group: str, msg: dict) -> None:
     outbox = getattr(_local, "outbox", None)
     if outbox is not None:
         outbox.append((group, msg))
+        return
+    if not listened(group):
         return
     try:
         async_to_sync(apublish)(group, msg)

@@ -2,7 +2,9 @@
 
 A process subscribes to a group's channel-layer messages **once**, however many of its
 websockets watch that match or event, and writes each message's pre-encoded text to every
-local socket. Measured on this machine, Channels' own group send to 1,000 members of one
+local socket. With a process-local channel layer (the embedded default's in-memory layer)
+the layer has nothing to carry between processes, so ``broadcast`` hands messages to the
+hub directly (``Hub.dispatch``): no copy per message, no sweep of the layer's channels. Measured on this machine, Channels' own group send to 1,000 members of one
 group delivered 1,400 messages/s (p99 32 s) at 20 moves/s; one subscription per process
 with a local loop keeps up with all of them.
 """
@@ -13,13 +15,18 @@ import asyncio
 import logging
 from typing import Protocol
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 logger = logging.getLogger(__name__)
 
 
 class Member(Protocol):
     async def deliver(self, message: dict) -> None: ...
+
+
+def process_local(layer) -> bool:
+    """Whether ``layer`` only reaches this process (then the hub is fed directly)."""
+    return isinstance(layer, InMemoryChannelLayer)
 
 
 class _Group:
@@ -29,28 +36,35 @@ class _Group:
         self.channel: str | None = None
         self.task: asyncio.Task | None = None
         self.ready = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
+        #: fed by ``Hub.dispatch`` when the channel layer is process-local
+        self.local: asyncio.Queue | None = None
 
     async def start(self) -> None:
         layer = get_channel_layer()
-        self.channel = await layer.new_channel(prefix="hub.")
-        await layer.group_add(self.name, self.channel)
-        self.task = asyncio.ensure_future(self._pump(layer))
+        if process_local(layer):
+            self.local = asyncio.Queue()
+            self.task = asyncio.ensure_future(self._pump(self.local.get))
+        else:
+            self.channel = await layer.new_channel(prefix="hub.")
+            await layer.group_add(self.name, self.channel)
+            self.task = asyncio.ensure_future(self._pump(lambda: layer.receive(self.channel)))
         self.ready.set()
 
     async def stop(self) -> None:
         if self.task:
             self.task.cancel()
         layer = get_channel_layer()
-        if self.channel:
+        if self.channel and layer is not None:
             try:
                 await layer.group_discard(self.name, self.channel)
             except Exception:
                 logger.exception("hub: leaving %s failed", self.name)
 
-    async def _pump(self, layer) -> None:
+    async def _pump(self, receive) -> None:
         while True:
             try:
-                message = await layer.receive(self.channel)
+                message = await receive()
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -91,6 +105,24 @@ class Hub:
         if not group.members:
             self.groups.pop(name, None)
             await group.stop()
+
+    def dispatch(self, name: str, message: dict) -> None:
+        """Hand ``message`` to the local members of group ``name`` (process-local layer
+        only; callable from any thread: a sync service's ``on_commit`` hook included)."""
+        group = self.groups.get(name)
+        if group is None or group.local is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is group.loop:
+            group.local.put_nowait(message)
+        else:
+            try:
+                group.loop.call_soon_threadsafe(group.local.put_nowait, message)
+            except RuntimeError:  # that loop has closed: nobody is left to watch
+                pass
 
     def watchers(self, name: str) -> int:
         group = self.groups.get(name)

@@ -235,9 +235,12 @@ async def play(
                 if seats[s].bank_ms is not None:
                     seats[s].bank_ms = min(bank_cap, seats[s].bank_ms + policy.bank_increment_ms)
             messages = {s: game.observation(state, s, ctx_for(seats[s])) for s in to_move}
-            answers = await asyncio.gather(
-                *(exchange(seats[s], messages[s], clocked=True) for s in to_move)
-            )
+            if len(to_move) == 1:  # an alternating game: no task to gather
+                answers = [await exchange(seats[to_move[0]], messages[to_move[0]], clocked=True)]
+            else:
+                answers = await asyncio.gather(
+                    *(exchange(seats[s], messages[s], clocked=True) for s in to_move)
+                )
             record = TurnRecord(
                 number=number,
                 seats=tuple(to_move),

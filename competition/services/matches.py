@@ -192,27 +192,31 @@ def _turn_sql(db) -> tuple[str, str]:
     )
 
 
-def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> list[Turn]:
+def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> None:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
 
     The caller broadcasts them once this returns, i.e. after the commit. This is the hot
-    path of every match (one call per batch of turns), so it speaks SQL through Django's
-    cursor and field adapters instead of building ORM queries: two statements per batch.
+    path of every match (one call per batch of turns), so it speaks SQL through the
+    connection's own value adapters instead of building model instances and ORM queries:
+    two statements per batch.
     """
+    db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
+    ops = db.ops
     now = timezone.now()
-    rows = [
-        Turn(match_id=match_id, number=r.number, seats=list(r.seats), actions=r.actions, faults=r.faults,
-             details=r.details, latencies_ms=r.latencies_ms, frame=r.frame,
-             logs=[log.to_json() if log else None for log in r.logs], forfeited=list(r.forfeited), created=now)
+    created = ops.adapt_datetimefield_value(now)
+
+    def js(value):
+        return ops.adapt_json_value(value, None)
+
+    params = [
+        (match_id, r.number, js(list(r.seats)), js(r.actions), js(r.faults), js(r.details), js(r.latencies_ms),
+         js(r.frame), js([log.to_json() if log else None for log in r.logs]), js(list(r.forfeited)), created)
         for r in records
     ]
-    db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
-    fields = [Turn._meta.get_field(name) for name in _TURN_COLUMNS]
-    params = [[f.get_db_prep_save(getattr(row, f.attname), db) for f in fields] for row in rows]
     fence, insert = _turn_sql(db)
     with transaction.atomic(), db.cursor() as cursor:
         cursor.execute(fence, [
-            Match._meta.get_field("lease_expires").get_db_prep_save(now + lease_duration(), db),
+            ops.adapt_datetimefield_value(now + lease_duration()),
             records[-1].number, match_id, MatchStatus.RUNNING.value,
             Match._meta.get_field("lease_token").get_db_prep_save(token, db),
         ])
@@ -222,12 +226,11 @@ def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> 
             cursor.executemany(insert, params)
         except IntegrityError:  # raising rolls the whole transaction back
             raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
-    return rows
 
 
-def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> Turn:
+def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
     """Store one turn (see ``record_turns``)."""
-    return record_turns(match_id, token, [record])[0]
+    record_turns(match_id, token, [record])
 
 
 class TurnWriter:
@@ -236,18 +239,22 @@ class TurnWriter:
     ``put`` hands a turn over and returns at once unless ``max_pending`` turns wait; a
     background task writes whatever has accumulated in one fenced transaction, then
     broadcasts each turn of it, in order. When turns arrive less than ``linger`` seconds
-    apart it waits up to ``linger`` for more, so a fast match costs one commit per batch
-    instead of one per move; a paced one still stores and shows every turn at once. ``flush`` waits until everything handed over is stored; a lost lease
-    surfaces as ``LeaseLost`` from ``put``, ``flush`` or the ``task``.
+    apart (the first one: after the writer started) it waits up to ``linger`` for more, so
+    a fast match costs one commit per batch instead of one per move, and a short one (a
+    tic-tac-toe match lasts a few milliseconds) one commit in all, with no database work
+    while its bots are being asked; a paced one still stores and shows every turn at once.
+    ``flush`` waits until everything handed over is stored; a lost lease surfaces as
+    ``LeaseLost`` from ``put``, ``flush`` or the ``task``.
     """
 
     def __init__(self, match_id: int, token: uuid.UUID, *, max_pending: int = 256, max_batch: int = 200,
-                 linger: float = 0.005):
+                 linger: float = 0.010):
         self.match_id = match_id
         self.token = token
         self.max_batch = max_batch
         self.linger = linger
         self._flushing = False
+        self._wake = asyncio.Event()
         self.group = broadcast.match_group(match_id)
         self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
         self.task = asyncio.ensure_future(self._run())
@@ -257,12 +264,12 @@ class TurnWriter:
             self.task.result()  # raises what stopped the writer
             raise LeaseLost(f"match {self.match_id}: the turn writer stopped")
         await self.queue.put(record)
+        if self.queue.qsize() >= self.max_batch:
+            self._wake.set()  # a full batch: no reason to linger
 
     async def flush(self) -> None:
         self._flushing = True
-        if self.queue.empty():
-            # wake a writer lingering for more turns: no more are coming
-            self.queue.put_nowait(None)
+        self._wake.set()  # a writer lingering for more turns: no more are coming
         joined = asyncio.ensure_future(self.queue.join())
         try:
             await asyncio.wait({joined, self.task}, return_when=asyncio.FIRST_COMPLETED)
@@ -278,34 +285,27 @@ class TurnWriter:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        last_arrival = float("-inf")
+        last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
         while True:
             batch = [await self.queue.get()]
             arrival = loop.time()
             if arrival - last_arrival < self.linger and not self._flushing:
-                # turns are coming fast: gather a few more into this transaction (one commit
-                # for many moves), delaying their broadcast by at most `linger`
-                deadline = arrival + self.linger
-                while len(batch) < self.max_batch and (left := deadline - loop.time()) > 0:
-                    try:
-                        batch.append(await asyncio.wait_for(self.queue.get(), left))
-                    except TimeoutError:
-                        break
-                    if batch[-1] is None:  # flush: stop waiting
-                        break
+                # turns are coming fast: let a few more gather for this transaction (one
+                # commit for many moves), delaying their broadcast by at most `linger`; a
+                # flush or a full batch cuts the wait short
+                self._wake.clear()
+                if self.queue.qsize() + 1 < self.max_batch and not self._flushing:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.linger):
+                            await self._wake.wait()
             last_arrival = arrival
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            records = [record for record in batch if record is not None]
-            if not records:
-                for _ in batch:
-                    self.queue.task_done()
-                continue
-            batch, all_items = records, batch
-            rows = await run_db(record_turns, self.match_id, self.token, batch)
-            for row in rows:
-                await broadcast.apublish(self.group, broadcast.turn_message(row.public_json()))
-            for _ in all_items:
+            await run_db(record_turns, self.match_id, self.token, batch)
+            if broadcast.listened(self.group):  # nobody watching: not even encoded
+                for record in batch:
+                    await broadcast.apublish(self.group, broadcast.turn_message(record.to_json()))
+            for _ in batch:
                 self.queue.task_done()
 
 

@@ -118,10 +118,12 @@ def turn_message(turn_json: dict) -> dict:
     return message("turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"])
 
 
-def match_started(match_json: dict) -> None:
-    publish(match_group(match_json["id"]), message("started", {"match": match_json}))
+def started_messages(match_json: dict) -> list[tuple[str, dict]]:
+    """The (group, message) pairs announcing that a match started (send with ``asend``)."""
+    out = [(match_group(match_json["id"]), message("started", {"match": match_json}))]
     if match_json.get("event"):
-        publish(event_group(match_json["event"]), message("match_started", {"match": match_json}))
+        out.append((event_group(match_json["event"]), message("match_started", {"match": match_json})))
+    return out
 
 
 def match_finished(match_json: dict) -> None:

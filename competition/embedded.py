@@ -50,21 +50,21 @@ class Scheduler:
 
     async def step(self) -> bool:
         """Claim and launch as many matches as capacity allows; True if it launched any."""
-        from competition.services.matches import claim
+        from competition.services.matches import claim_and_load
 
         launched = False
         while len(self.tasks) < self.concurrency:
-            claimed = await run_db(claim)
+            claimed = await run_db(claim_and_load)
             if claimed is None:
                 break
             self._launch(*claimed)
             launched = True
         return launched
 
-    def _launch(self, match_id: int, token) -> None:
+    def _launch(self, match_id: int, token, loaded: dict | None = None) -> None:
         from competition.services.matches import play_claimed
 
-        task = asyncio.ensure_future(play_claimed(match_id, token))
+        task = asyncio.ensure_future(play_claimed(match_id, token, loaded))
         self.tasks.add(task)
         task.add_done_callback(self._done)
 

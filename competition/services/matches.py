@@ -23,8 +23,6 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
-from django.db.models import F
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from bots.faults import FaultCode
@@ -143,25 +141,58 @@ def sweep_queued(now=None) -> list[int]:
 # -- claim and lease ------------------------------------------------------------------
 
 
+@functools.cache
+def _claim_sql(db) -> tuple[str, str]:
+    """(pick up to 20 due match ids, take one of them) for a connection: what
+    ``Match.objects.due`` means, in SQL (this runs once per match: no ORM compiling)."""
+    from competition.models import Event
+
+    m, e = Match._meta.db_table, Event._meta.db_table
+    due = (f"{m}.status = %s AND ({m}.not_before IS NULL OR {m}.not_before <= %s) AND "
+           f"({m}.event_id IS NULL OR {m}.event_id NOT IN (SELECT id FROM {e} WHERE status = %s))")
+    return (
+        f"SELECT id FROM {m} WHERE {due} ORDER BY id LIMIT 20",
+        f"UPDATE {m} SET status = %s, lease_token = %s, lease_expires = %s, worker = %s, "
+        f"attempts = attempts + 1, started = COALESCE(started, %s) WHERE id = %s AND {due}",
+    )
+
+
 def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[int, uuid.UUID] | None:
-    """Claim one queued match (``match_id`` or the oldest): ``(id, lease token)`` or None."""
-    worker = worker or worker_name()
+    """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
+
+    The claim is one conditional UPDATE (``Match.objects.due`` in SQL): of two workers
+    racing for a match, one updates a row and the other none."""
+    from competition.models import EventStatus
+
+    worker = (worker or worker_name())[:120]
+    db = connections[DEFAULT_DB_ALIAS]
     now = timezone.now()
-    due = Match.objects.due(now)
-    candidates = [match_id] if match_id is not None else list(due.order_by("id").values_list("id", flat=True)[:20])
-    for candidate in candidates:
-        token = uuid.uuid4()
-        updated = due.filter(pk=candidate).update(
-            status=MatchStatus.RUNNING,
-            lease_token=token,
-            lease_expires=now + lease_duration(),
-            worker=worker[:120],
-            attempts=F("attempts") + 1,
-            started=Coalesce("started", now),
-        )
-        if updated:
-            return candidate, token
+    at = db.ops.adapt_datetimefield_value(now)
+    due = [MatchStatus.QUEUED.value, at, EventStatus.PAUSED.value]
+    pick, take = _claim_sql(db)
+    with db.cursor() as cursor:
+        if match_id is not None:
+            candidates = [match_id]
+        else:
+            cursor.execute(pick, due)
+            candidates = [row[0] for row in cursor.fetchall()]
+        expires = db.ops.adapt_datetimefield_value(now + lease_duration())
+        for candidate in candidates:
+            token = uuid.uuid4()
+            stored = Match._meta.get_field("lease_token").get_db_prep_save(token, db)
+            cursor.execute(take, [MatchStatus.RUNNING.value, stored, expires, worker, at, candidate, *due])
+            if cursor.rowcount == 1:
+                return candidate, token
     return None
+
+
+def claim_and_load(match_id: int | None = None, *, worker: str | None = None):
+    """``claim`` and, when it got one, what playing the match needs (``_load``): one trip
+    to the database thread instead of two. ``(id, token, loaded)`` or None."""
+    claimed = claim(match_id, worker=worker)
+    if claimed is None:
+        return None
+    return (*claimed, _load(claimed[0]))
 
 
 def renew(match_id: int, token: uuid.UUID) -> bool:
@@ -333,27 +364,56 @@ def seat_results(scores: tuple[float, ...]) -> list[str]:
     ]
 
 
-def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: tuple[int, ...] = ()) -> bool:
+@functools.cache
+def _finish_sql(db) -> tuple[str, str, str]:
+    """(end a running match under its lease, the same without a lease check, set a seat's
+    result) for a connection."""
+    m, p = Match._meta.db_table, Participant._meta.db_table
+    end = (f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
+           f"WHERE id = %s AND status = %s")
+    return (end + " AND lease_token = %s", end,
+            f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s")
+
+
+def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: tuple[int, ...] = (), *,
+           loaded: dict | None = None, turn_faults: list[list] | None = None) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
 
     ``token=None`` finishes without a lease check (used by organisers' tools and tests).
+    A runner passes what it already holds: ``loaded`` (its ``_load`` of the match) and
+    ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
+    itself is ended by one conditional UPDATE (the lease is the fence, as for turns).
     """
     from competition.services import ratings
 
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != MatchStatus.RUNNING or (token is not None and match.lease_token != token):
+    db = connections[DEFAULT_DB_ALIAS]
+    end_leased, end_any, seat_sql = _finish_sql(db)
+    now = timezone.now()
+    status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
+    with transaction.atomic(), db.cursor() as cursor:
+        params = [status.value, outcome.reason, db.ops.adapt_datetimefield_value(now), match_id,
+                  MatchStatus.RUNNING.value]
+        if token is None:
+            cursor.execute(end_any, params)
+        else:
+            cursor.execute(end_leased, [*params, Match._meta.get_field("lease_token").get_db_prep_save(token, db)])
+        if cursor.rowcount != 1:
             return False
-        match.status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
-        match.reason = outcome.reason
-        match.finished = timezone.now()
-        match.lease_token = None
-        match.lease_expires = None
-        match.save(update_fields=["status", "reason", "finished", "lease_token", "lease_expires"])
-        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+        if loaded is None:
+            match = Match.objects.get(pk=match_id)
+            participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+        else:
+            match, participants = loaded["match"], loaded["participants"]
+            match.status, match.reason, match.finished = status, outcome.reason, now
+            match.lease_token = match.lease_expires = None
+        if turn_faults is None:
+            turn_faults = list(Turn.objects.filter(match_id=match_id).order_by("number")
+                               .values_list("faults", flat=True))
+        else:
+            match.turn_count = len(turn_faults)
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
         last_fault: dict[int, str] = {}
-        for faults in Turn.objects.filter(match=match).order_by("number").values_list("faults", flat=True):
+        for faults in turn_faults:
             for seat, code in enumerate(faults):
                 if code not in (None, FaultCode.OK.value, FaultCode.PLATFORM.value):
                     charged[seat] = charged.get(seat, 0) + 1
@@ -364,7 +424,7 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             p.result = results[p.seat]
             p.faults = charged.get(p.seat, 0)
             p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
-        Participant.objects.bulk_update(participants, ["score", "result", "faults", "cause"])
+        cursor.executemany(seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants])
         ratings.apply_match(match, participants)
         if forfeited:  # bot health: pause a bot after K forfeits in a row (before any new pairing)
             from competition.services.events import check_bot_health
@@ -498,27 +558,31 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
 def _load(match_id: int) -> dict[str, Any]:
     match = Match.objects.get(pk=match_id)
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
-    turns = list(Turn.objects.filter(match_id=match_id).order_by("number").values("actions", "seats", "faults", "forfeited", "number"))
+    turns = []
+    if match.turn_count:  # a match being resumed (a fresh one has none to read)
+        turns = list(Turn.objects.filter(match_id=match_id).order_by("number")
+                     .values("actions", "seats", "faults", "forfeited", "number"))
     return {"match": match, "participants": participants, "turns": turns, "summary": match_json(match, participants)}
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
     """Claim and play one match to its end (or resume it). Returns its id, or None if
     there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
-    claimed = await run_db(claim, match_id, worker=worker)
+    claimed = await run_db(claim_and_load, match_id, worker=worker)
     if claimed is None:
         return None
-    mid, token = claimed
-    await play_claimed(mid, token)
+    mid, token, loaded = claimed
+    await play_claimed(mid, token, loaded)
     return mid
 
 
-async def play_claimed(match_id: int, token: uuid.UUID) -> None:
-    """Play a match this worker has claimed; a lost lease or a platform failure is
-    handled here (released or left to the reaper), never raised."""
+async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
+    """Play a match this worker has claimed (``loaded``: its ``_load``, if already read);
+    a lost lease or a platform failure is handled here (released or left to the reaper),
+    never raised."""
     mid = match_id
     try:
-        await _play_claimed(mid, token)
+        await _play_claimed(mid, token, loaded)
     except LeaseLost as exc:
         logger.warning("%s", exc)
     except PlatformError as exc:
@@ -542,8 +606,8 @@ async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
         logger.exception("match %s: could not release; its lease will expire", match_id)
 
 
-async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
-    data = await run_db(_load, match_id)
+async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
+    data = loaded if loaded is not None else await run_db(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
     if turns and turns[-1]["forfeited"]:
@@ -552,7 +616,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return
     if not turns:
-        await acall(broadcast.match_started, data["summary"])
+        await broadcast.asend(broadcast.started_messages(data["summary"]))
     history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
     streaks = _fault_streaks(turns, game.num_players)
     transports = [
@@ -601,7 +665,9 @@ async def _play_claimed(match_id: int, token: uuid.UUID) -> None:
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
-    if not await acall(finish, match_id, token, result.outcome, result.forfeited):
+    turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
+    if not await acall(finish, match_id, token, result.outcome, result.forfeited, loaded=data,
+                       turn_faults=turn_faults):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
 
 

@@ -17,11 +17,13 @@ and ``provisional`` while a bot has fewer than ``PROVISIONAL_GAMES`` rated games
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange
@@ -72,25 +74,52 @@ def rateable(match: Match, participants: list[Participant]) -> bool:
     )
 
 
+@functools.cache
+def _rating_sql(db) -> tuple[str, str, str]:
+    """(read and lock one bot's rating, store a new rating, append a step) for a connection.
+    Rating runs inside every match's finish: plain SQL, no ORM compiling."""
+    r, c = Rating._meta.db_table, RatingChange._meta.db_table
+    lock = " FOR UPDATE" if db.features.has_select_for_update else ""
+    return (
+        f"SELECT mu, sigma, games FROM {r} WHERE bot_id = %s{lock}",
+        f"UPDATE {r} SET mu = %s, sigma = %s, games = %s, updated = %s WHERE bot_id = %s",
+        f"INSERT INTO {c} (match_id, bot_id, mu_before, sigma_before, mu_after, sigma_after, created) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+    )
+
+
 def apply_match(match: Match, participants: list[Participant]) -> None:
     """Rate a finished match (the caller holds the finish transaction)."""
     if not rateable(match, participants):
         return
-    by_bot = {}
-    for bot_id in sorted(p.bot_id for p in participants):  # one lock order for everybody
-        by_bot[bot_id], _ = Rating.objects.select_for_update().get_or_create(
-            bot_id=bot_id, defaults={"game": match.game, "mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA}
-        )
-    seated = sorted(participants, key=lambda p: p.seat)
-    ratings = [by_bot[p.bot_id] for p in seated]
-    after = step([(r.mu, r.sigma) for r in ratings], [p.score for p in seated])
-    changes = []
-    for rating, (mu, sigma) in zip(ratings, after, strict=True):
-        changes.append(RatingChange(match=match, bot_id=rating.bot_id, mu_before=rating.mu,
-                                    sigma_before=rating.sigma, mu_after=mu, sigma_after=sigma))
-        rating.mu, rating.sigma, rating.games = mu, sigma, rating.games + 1
-        rating.save(update_fields=["mu", "sigma", "games", "updated"])
-    RatingChange.objects.bulk_create(changes)
+    db = connections[DEFAULT_DB_ALIAS]
+    read, store, append = _rating_sql(db)
+    now = db.ops.adapt_datetimefield_value(timezone.now())
+    bot_ids = sorted(p.bot_id for p in participants)
+    current: dict[int, tuple[float, float, int]] = {}
+    with db.cursor() as cursor:
+        for bot_id in bot_ids:  # one lock order for everybody: two finishes never deadlock
+            cursor.execute(read, [bot_id])
+            row = cursor.fetchone()
+            if row is None:  # a bot's first rated game (a racing finish may create it too)
+                Rating.objects.bulk_create(
+                    [Rating(bot_id=bot_id, game=match.game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)],
+                    ignore_conflicts=True,
+                )
+                cursor.execute(read, [bot_id])
+                row = cursor.fetchone()
+            current[bot_id] = row
+        seated = sorted(participants, key=lambda p: p.seat)
+        before = [current[p.bot_id] for p in seated]
+        after = step([(mu, sigma) for mu, sigma, _games in before], [p.score for p in seated])
+        cursor.executemany(store, [
+            [mu, sigma, games + 1, now, p.bot_id]
+            for p, (mu, sigma), (_mu, _sigma, games) in zip(seated, after, before, strict=True)
+        ])
+        cursor.executemany(append, [
+            [match.pk, p.bot_id, mu0, sigma0, mu, sigma, now]
+            for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True)
+        ])
 
 
 # -- recompute and verify ----------------------------------------------------------------

@@ -124,6 +124,23 @@ def test_it_plays_a_match_to_the_end_with_run_match(bots):
     assert asyncio.run(svc.run_match()) is None
 
 
+def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch):
+    from competition import broadcast
+    from competition.services import ratings
+
+    announced = []
+    monkeypatch.setattr(broadcast, "match_finished", announced.append)
+    for seed in range(3):  # the first rates two new bots, the others update their ratings
+        svc.create_match("tictactoe", [bots["perfect"], bots["random"]], seed=seed, dispatch_now=False)
+        mid = asyncio.run(svc.run_match())
+        # It should finish from what the runner holds (no re-reading) and announce exactly
+        # the summary the stored rows give.
+        assert announced[-1] == svc.match_json(Match.objects.get(pk=mid))
+        assert announced[-1]["turn_count"] == Turn.objects.filter(match_id=mid).count() >= 5
+    assert RatingChange.objects.count() == 6 and Rating.objects.get(bot=bots["perfect"]).games == 3
+    assert ratings.verify("tictactoe").ok
+
+
 class WorkerDied(BaseException):
     """Stands for the process dying: not an ordinary error any layer would handle."""
 

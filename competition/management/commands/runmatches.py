@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand
 
 from bots import egress
 from competition.dbthreads import run_db
-from competition.services.matches import claim, play_claimed, reap
+from competition.services.matches import claim_and_load, play_claimed, reap
 
 
 class Command(BaseCommand):
@@ -34,7 +34,7 @@ class Command(BaseCommand):
             while True:
                 await run_db(reap)
                 while len(tasks) < concurrency:
-                    claimed = await run_db(claim)
+                    claimed = await run_db(claim_and_load)
                     if claimed is None:
                         break
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))

@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test venv lint web worker runner migrate bench clean
+.PHONY: run test venv lint web worker runner migrate bench anchors clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/aggregate.py
+
+## The anchors the benchmarks compare against (not needed to run or test the platform):
+## OpenSpiel, NumPy, SciPy and kaggle-environments 1.14.15, the last release with tictactoe
+## (without its dependencies: torch, transformers... are not needed for tictactoe).
+anchors: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m pip install --quiet --no-deps 'kaggle-environments==1.14.15'
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -237,7 +237,7 @@ def main() -> None:
         print(f"{r['game']:<10} {r['rounds']:>6} {r['moves']:>6} {r['raw']:>8.3f} {r['in_play']:>11.3f}"
               f" {r['in_play'] / r['raw']:>6.2f} {r['whole']:>15.3f} {r['whole'] / r['raw']:>6.2f}")
     for r in rows:
-        print(f"{r['game']} in-play ratio per round: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}")
+        print(f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}")
     print("in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);")
     print("whole match: match wall time (claim, greetings, finish, rating included) / turns; medians over rounds.")
     print("goal: ratio <= 2.0")

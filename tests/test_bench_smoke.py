@@ -36,6 +36,7 @@ def test_it_runs_the_overhead_benchmark_in_smoke_mode():
         assert raw_ms > 0 and in_play > 0 and whole > 0
         assert abs(ratio - in_play / raw_ms) < 0.02 * ratio + 0.01
         assert abs(whole_ratio - whole / raw_ms) < 0.02 * whole_ratio + 0.01
+        assert f"in-play ratio per round, {game}: " in out
 
 
 def test_it_runs_the_tournament_benchmark_in_smoke_mode():
@@ -73,3 +74,20 @@ def test_it_runs_the_throughput_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/throughput.py"), "--quick", timeout=300)
     row = next(line for line in out.splitlines() if line.startswith("embedded"))
     assert all(float(x.replace(",", "")) > 0 for x in row.split()[-2:])
+
+
+def test_it_runs_the_aggregate_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/aggregate.py"), "--quick", timeout=300)
+    rows = {cells[0]: cells[1:] for line in out.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    assert rows.pop("setup") == ["games", "seconds", "games/s", "x kaggle"]
+    kaggle = rows.pop("kaggle-environments")
+    # It should measure kaggle-environments' anchor when some interpreter has it (CI: not).
+    if kaggle[0] != "not installed":
+        assert int(kaggle[0]) > 0 and float(kaggle[2]) > 0 and kaggle[3] == "1.0"
+    # It should report positive, consistent rates for both of Arena's setups.
+    assert set(rows) == {"arena platform, c=8", "arena match loop, c=8",
+                         "arena platform, 2 runner processes, c=8 each"}
+    for games, seconds, per_second, _ratio in rows.values():
+        assert int(games) > 0 and float(seconds) > 0 and float(per_second) > 0
+        assert abs(float(per_second) - int(games) / float(seconds)) < 0.02 * float(per_second)  # seconds are rounded

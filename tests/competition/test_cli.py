@@ -9,6 +9,8 @@ fault recorded while the runner goes on.
 import asyncio
 import json
 import sys
+import urllib.error
+import urllib.request
 
 import pytest
 from aiohttp import web
@@ -43,6 +45,50 @@ def test_it_plays_perfect_against_serve_bot_random_over_real_http():
         assert http_turns and all(t["faults"][http_seat] == "ok" for t in http_turns)
         assert all(t["latencies_ms"][http_seat] is not None for t in http_turns)
         assert data["greetings"][http_seat]["fault"] == "ok"
+
+
+def post_json(url: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_serve_bot_speaks_kaggles_url_agent_protocol_too():
+    port = free_port()
+    serve = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:perfect", "--kaggle", "--port", str(port)]
+    board = [1, 1, 0, 2, 2, 0, 0, 0, 0]  # X X . / O O . / . . .
+    native = {"game-id": "1", "action": "play-turn", "game": "tictactoe", "players": 2,
+              "board": {"0-0": "X", "0-1": "X", "0-2": "", "1-0": "O", "1-1": "O", "1-2": "",
+                        "2-0": "", "2-1": "", "2-2": ""}, "you": "O", "player-index": 1}
+    with running(serve, port, env=ENV):
+        base = f"http://127.0.0.1:{port}/"
+
+        def act(mark: int) -> tuple[int, dict]:
+            body = {"action": "act", "configuration": {}, "environment": "tictactoe",
+                    "state": {"observation": {"board": board, "mark": mark}}}
+            return post_json(base + "kaggle", json.dumps(body).encode())
+
+        # It should answer kaggle's cell index, the perfect bot winning with either mark.
+        assert act(1) == (200, {"action": 2})
+        assert act(2) == (200, {"action": 5})
+        # It should refuse what is not a kaggle tic-tac-toe request with a 400 and stay up.
+        for garbage in (b"not json", b"[]", b'{"state": {}}',
+                        b'{"state": {"observation": {"board": [0, 0, 3, 0, 0, 0, 0, 0, 0], "mark": 1}}}',
+                        b'{"state": {"observation": {"board": [0, 0, 0, 0, 0, 0, 0, 0, 0], "mark": 3}}}'):
+            status, reply = post_json(base + "kaggle", garbage)
+            assert status == 400 and "error" in reply
+        # It should keep the native route on every other path.
+        for path in ("", "bots/ttt?key=abc", "kaggle/x"):
+            assert post_json(base + path, json.dumps(native).encode()) == (200, {"play": "1-2"})
+        assert act(2) == (200, {"action": 5})
+
+
+def test_serve_bot_refuses_kaggle_for_other_games():
+    with pytest.raises(CommandError, match="tictactoe only"):
+        call_command("serve_bot", "gconway:random", "--kaggle")
 
 
 def test_it_plays_an_unmodified_stupidia_stand_in():

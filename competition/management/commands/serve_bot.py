@@ -6,6 +6,11 @@ instance is kept per (``X-Arena-Match``, ``X-Arena-Seat``), so one server can pl
 matches at once; a request without those headers uses one shared instance. An instance is
 dropped after a request marked ``"final": true``, and the oldest go when there are more
 than ``--max-instances``.
+
+With ``--kaggle`` (tic-tac-toe only), ``POST /kaggle`` also speaks kaggle-environments'
+URL-agent protocol (``{"action": "act", "state": {"observation": {"board": [9 cells 0/1/2],
+"mark": 1|2}}, ...}`` answered ``{"action": cell}``): the same bot plays, the observation
+translated into the native ``play-turn`` message, so both platforms can play one server.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import json
 import random
 from collections import OrderedDict
+from typing import Any
 from urllib.parse import parse_qsl
 
 from aiohttp import web
@@ -22,15 +28,44 @@ from django.core.management.base import BaseCommand, CommandError
 from bots.codec import decode_reply
 from bots.faults import BotFault
 from games import get_game
+from games.tictactoe import KEYS
+
+
+def kaggle_message(body: Any) -> dict:
+    """The native tic-tac-toe ``play-turn`` message of a kaggle URL-agent request."""
+    try:
+        observation = body["state"]["observation"]
+        board, mark = observation["board"], observation["mark"]
+    except (KeyError, TypeError):
+        raise ValueError("expected {\"state\": {\"observation\": {\"board\": [...], \"mark\": 1|2}}}") from None
+    if (type(mark) is not int or mark not in (1, 2) or not isinstance(board, list) or len(board) != 9
+            or any(type(c) is not int or c not in (0, 1, 2) for c in board)):
+        raise ValueError("board must be 9 cells 0, 1 or 2 and mark 1 or 2")
+    return {"game-id": "kaggle", "action": "play-turn", "game": "tictactoe", "players": 2,
+            "board": {key: ("", "X", "O")[c] for key, c in zip(KEYS, board, strict=True)},
+            "you": "X" if mark == 1 else "O", "player-index": mark - 1}
 
 
 def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1000,
-             delay_ms: int = 0) -> web.Application:
+             delay_ms: int = 0, kaggle: bool = False) -> web.Application:
     """The aiohttp application serving built-in bot ``name`` of ``game`` (answering after
-    ``delay_ms``, to stand for a slow bot)."""
+    ``delay_ms``, to stand for a slow bot; with ``kaggle``, also ``POST /kaggle``)."""
     factory = game.builtin_bots[name]
     instances: OrderedDict[tuple[str, str], tuple] = OrderedDict()
     master = random.Random(seed)
+
+    def ask(request: web.Request, message: Any) -> Any:
+        key = (request.headers.get("X-Arena-Match", ""), request.headers.get("X-Arena-Seat", ""))
+        if key not in instances:
+            instances[key] = (factory(), random.Random(master.getrandbits(64)))
+            while len(instances) > max_instances:
+                instances.popitem(last=False)
+        instances.move_to_end(key)
+        bot, rng = instances[key]
+        reply = bot(message, rng)
+        if isinstance(message, dict) and message.get("final") is True:
+            instances.pop(key, None)
+        return reply
 
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
@@ -41,25 +76,28 @@ def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1
                 message = decode_reply(body)
         except (BotFault, UnicodeDecodeError) as exc:
             return web.json_response({"error": f"bad request: {exc}"}, status=400)
-        key = (request.headers.get("X-Arena-Match", ""), request.headers.get("X-Arena-Seat", ""))
-        if key not in instances:
-            instances[key] = (factory(), random.Random(master.getrandbits(64)))
-            while len(instances) > max_instances:
-                instances.popitem(last=False)
-        instances.move_to_end(key)
-        bot, rng = instances[key]
         try:
-            reply = bot(message, rng)
+            reply = ask(request, message)
         except Exception as exc:  # a message the strategy cannot read: say so, stay up
             return web.json_response({"error": f"{type(exc).__name__}: {exc}"}, status=400)
-        if isinstance(message, dict) and message.get("final") is True:
-            instances.pop(key, None)
         if delay_ms:
             await asyncio.sleep(delay_ms / 1000)
         text = json.dumps(reply, separators=(",", ":"))
         return web.Response(text=text, content_type="application/json")
 
+    async def handle_kaggle(request: web.Request) -> web.Response:
+        try:
+            message = kaggle_message(decode_reply(await request.read()))
+            cell = KEYS.index(ask(request, message)["play"])
+        except (BotFault, ValueError) as exc:
+            return web.json_response({"error": f"bad request: {exc}"}, status=400)
+        if delay_ms:
+            await asyncio.sleep(delay_ms / 1000)
+        return web.json_response({"action": cell})
+
     app = web.Application(client_max_size=4 * 1024 * 1024)
+    if kaggle:
+        app.router.add_post("/kaggle", handle_kaggle)
     app.router.add_post("/{tail:.*}", handle)
     return app
 
@@ -74,6 +112,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--max-instances", type=int, default=1000)
         parser.add_argument("--delay-ms", type=int, default=0, help="answer every request this late")
+        parser.add_argument("--kaggle", action="store_true",
+                            help="tictactoe only: also serve kaggle-environments' URL-agent protocol on POST /kaggle")
 
     def handle(self, *args, **opts):
         slug, sep, name = opts["bot"].partition(":")
@@ -85,8 +125,10 @@ class Command(BaseCommand):
             raise CommandError(str(exc.args[0])) from None
         if name not in game.builtin_bots:
             raise CommandError(f"{slug} has no built-in bot {name!r}: {', '.join(sorted(game.builtin_bots))}")
+        if opts["kaggle"] and slug != "tictactoe":
+            raise CommandError("--kaggle is for tictactoe only")
         app = make_app(game, name, seed=opts["seed"], max_instances=opts["max_instances"],
-                       delay_ms=max(0, opts["delay_ms"]))
+                       delay_ms=max(0, opts["delay_ms"]), kaggle=opts["kaggle"])
         self.stdout.write(f"serving {slug}:{name} on http://{opts['host']}:{opts['port']}/")
         self.stdout.flush()
         web.run_app(app, host=opts["host"], port=opts["port"], print=None, access_log=None)

@@ -1,7 +1,10 @@
 """Per-move platform overhead on the embedded default, against a raw round trip.
 
-Both sides talk to the same HTTP bots (``manage.py serve_bot GAME:random``, each in its own
-process) with the same client library (aiohttp, one keep-alive session):
+Both sides talk to the same HTTP bots, each in its own process and answering at once
+(``manage.py serve_bot``: tic-tac-toe's ``random``, a few microseconds a move; gconway's
+``dummy``, which places no cell, since its ``random`` spends ~0.1 ms a move computing its
+reach in two bot processes that share the machine's two cores with the platform), with the
+same client library (aiohttp, one keep-alive session):
 
 - raw: the game's first message POSTed to the bots and the reply read, N times in a row,
   in the match's pattern: for an alternating game, one seat's bot then the other's; for a
@@ -9,7 +12,8 @@ process) with the same client library (aiohttp, one keep-alive session):
 - platform: whole matches between the two HTTP bots through the real stack: the match is
   created by the service and claimed under a lease, every move goes through the SSRF-safe
   egress client and the runner, every turn is stored in SQLite (lease-fenced transaction)
-  and broadcast through the channel layer to a hub subscriber.
+  and broadcast to a hub subscriber (the embedded default's in-memory channel layer hands
+  messages to the hub directly).
 
 Two per-move figures: "in play", the mean interval between consecutive turns of a match
 (each turn asked over HTTP, judged, applied, then stored and broadcast), and "whole
@@ -59,8 +63,13 @@ def setup_django(data_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+#: the built-in bot each game's HTTP bots run: one that answers at once
+INSTANT = {"tictactoe": "random", "gconway": "dummy"}
+
+
 def start_bot(port: int, game: str = "tictactoe") -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", f"{game}:random",
+    name = INSTANT.get(game, "random")
+    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", f"{game}:{name}",
                              "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

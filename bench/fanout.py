@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from common import free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 
 SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
 
@@ -41,7 +41,7 @@ SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
 def server_env(data_dir: str) -> dict:
     env = dict(os.environ)
     env.update({"ARENA_DATA_DIR": data_dir, "ARENA_BENCH_NAIVE_FANOUT": "true", "LOG_LEVEL": "WARNING",
-                "DJANGO_SETTINGS_MODULE": "competition.settings"})
+                "DJANGO_SETTINGS_MODULE": "competition.settings", **PRODUCTION_ENV})
     return env
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from common import free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 
 
 def manage(env, *args, capture=True) -> subprocess.CompletedProcess:
@@ -69,7 +69,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-mem-") as data:
         env = dict(os.environ)
         env.pop("DJANGO_SETTINGS_MODULE", None)
-        env.update({"ARENA_DATA_DIR": data, "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", "LOG_LEVEL": "WARNING"})
+        env.update({"ARENA_DATA_DIR": data, "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", "LOG_LEVEL": "WARNING",
+                    **PRODUCTION_ENV})
         manage(env, "migrate", "--noinput")
         ports = [free_port(), free_port()]
         bots = [subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", "tictactoe:random",

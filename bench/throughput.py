@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 
 from tests.servers import postgres_server, redis_server  # noqa: E402  (real servers, as in CI)
 
@@ -38,7 +38,7 @@ from tests.servers import postgres_server, redis_server  # noqa: E402  (real ser
 def base_env(**extra) -> dict:
     env = dict(os.environ)
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    env.update({"LOG_LEVEL": "WARNING", "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", **extra})
+    env.update({"LOG_LEVEL": "WARNING", "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", **PRODUCTION_ENV, **extra})
     return env
 
 

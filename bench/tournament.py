@@ -27,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from common import PRODUCTION_ENV  # noqa: E402
 
 #: --quick: a handful of bots (12 matches of a double round robin)
 QUICK_BOTS = 4
@@ -35,6 +37,7 @@ QUICK_BOTS = 4
 def setup_django(data_dir: str) -> None:
     for name in ("DATABASE_URL", "REDIS_URL", "ARENA_RUNNER"):
         os.environ.pop(name, None)  # the embedded default, whatever the shell says
+    os.environ.update(PRODUCTION_ENV)  # measured as an operator runs it (no SQL log)
     os.environ["ARENA_DATA_DIR"] = data_dir
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["DJANGO_SETTINGS_MODULE"] = "competition.settings"

@@ -55,9 +55,13 @@ class EventForm(forms.ModelForm):
             if self.instance.pk and self.instance.status != EventStatus.DRAFT and slug != self.instance.game:
                 self.add_error("game", "The game of a started event cannot change.")
             try:
-                cleaned["options"] = get_game(slug).resolve_options(cleaned.get("options") or {})
+                game = get_game(slug)
+                cleaned["options"] = game.resolve_options(cleaned.get("options") or {})
             except ValueError as exc:
                 self.add_error("options", str(exc))
+            else:
+                if reason := game.endless(cleaned["options"]):
+                    self.add_error("options", f"Not for an event: {reason}.")
         if cleaned.get("series_length") == 0:
             self.add_error("series_length", "A pairing plays at least one game.")
         return cleaned

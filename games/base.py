@@ -196,6 +196,11 @@ class Game:
         """How the runner clocks and judges this game's bots, for resolved ``options``."""
         return Policy()
 
+    def endless(self, options: dict) -> str | None:
+        """Why a game with resolved ``options`` might never end (compatibility settings
+        that drop every guard), or ``None``; events refuse such options."""
+        return None
+
     # -- the state machine ----------------------------------------------------------
 
     def initial_state(self, *, seed: int, options: dict | None = None) -> State:

@@ -413,6 +413,12 @@ class Tiles(Game):
     def policy(self, options: dict) -> Policy:
         return Policy(move_timeout_ms=options["move_timeout_ms"], on_fault="forfeit")
 
+    def endless(self, options: dict) -> str | None:
+        if options["max_moves"] is None and options["max_passes_in_a_row"] is None:
+            # specs/tiles.md §11.2: no guard, as in the original, "not for events"
+            return "with max_moves and max_passes_in_a_row both null two passing bots never end a game"
+        return None
+
     def options_of(self, state: TilesState) -> dict:
         options = dict(state.options)
         if options.get("board") is not None:

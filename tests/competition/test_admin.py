@@ -124,6 +124,18 @@ def test_it_validates_event_options_against_the_game(staff, options):
     assert not Event.objects.exists()
 
 
+def test_it_refuses_tiles_options_that_could_never_end_an_event_game(staff):
+    endless = '{"max_moves": null, "max_passes_in_a_row": null}'
+    response = staff.post("/admin/competition/event/add/", event_form(game="tiles", options=endless))
+    # It should refuse the compatibility setting the spec keeps out of events, and create nothing.
+    assert response.status_code == 200 and not Event.objects.exists()
+    assert "never end" in str(response.context["adminform"].form.errors["options"])
+    # One guard is enough.
+    guarded = '{"max_moves": null, "max_passes_in_a_row": 8}'
+    assert staff.post("/admin/competition/event/add/", event_form(game="tiles", options=guarded)).status_code == 302
+    assert Event.objects.get().options["max_moves"] is None
+
+
 def test_it_stores_resolved_options_and_the_creator(staff, users):
     response = staff.post("/admin/competition/event/add/", event_form(options='{"move_timeout_ms": 750}'))
     assert response.status_code == 302

@@ -141,6 +141,11 @@ def sweep_queued(now=None) -> list[int]:
 # -- claim and lease ------------------------------------------------------------------
 
 
+def _token_param(token: uuid.UUID, db) -> Any:
+    """A lease token as the connection stores it (hex text on SQLite, a uuid on PostgreSQL)."""
+    return Match._meta.get_field("lease_token").get_db_prep_save(token, db)
+
+
 @functools.cache
 def _claim_sql(db) -> tuple[str, str]:
     """(pick up to 20 due match ids, take one of them) for a connection: what
@@ -179,8 +184,8 @@ def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[in
         expires = db.ops.adapt_datetimefield_value(now + lease_duration())
         for candidate in candidates:
             token = uuid.uuid4()
-            stored = Match._meta.get_field("lease_token").get_db_prep_save(token, db)
-            cursor.execute(take, [MatchStatus.RUNNING.value, stored, expires, worker, at, candidate, *due])
+            cursor.execute(take, [MatchStatus.RUNNING.value, _token_param(token, db), expires, worker, at,
+                                  candidate, *due])
             if cursor.rowcount == 1:
                 return candidate, token
     return None
@@ -249,7 +254,7 @@ def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> 
         cursor.execute(fence, [
             ops.adapt_datetimefield_value(now + lease_duration()),
             records[-1].number, match_id, MatchStatus.RUNNING.value,
-            Match._meta.get_field("lease_token").get_db_prep_save(token, db),
+            _token_param(token, db),
         ])
         if cursor.rowcount != 1:
             raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
@@ -396,7 +401,7 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
         if token is None:
             cursor.execute(end_any, params)
         else:
-            cursor.execute(end_leased, [*params, Match._meta.get_field("lease_token").get_db_prep_save(token, db)])
+            cursor.execute(end_leased, [*params, _token_param(token, db)])
         if cursor.rowcount != 1:
             return False
         if loaded is None:

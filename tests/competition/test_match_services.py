@@ -124,6 +124,28 @@ def test_it_plays_a_match_to_the_end_with_run_match(bots):
     assert asyncio.run(svc.run_match()) is None
 
 
+def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
+    from competition.models import Event, EventStatus
+
+    now = timezone.now()
+    pair = [bots["perfect"], bots["random"]]
+    running, paused = (Event.objects.create(name=s, game="tictactoe", status=s) for s in
+                       (EventStatus.RUNNING, EventStatus.PAUSED))
+    for not_before in (None, now - timedelta(seconds=5), now + timedelta(hours=1)):
+        for event in (None, running, paused):
+            match = svc.create_match("tictactoe", pair, dispatch_now=False, not_before=not_before)
+            Match.objects.filter(pk=match.pk).update(event=event)
+    Match.objects.filter(pk=svc.create_match("tictactoe", pair, dispatch_now=False).pk).update(
+        status=MatchStatus.CANCELLED)
+    due = set(Match.objects.due().values_list("id", flat=True))
+    assert len(due) == 4  # no start time or a past one, outside any event or in a running one
+    # It should claim (in SQL) exactly what the ORM's definition of "due" names, oldest first.
+    claimed = []
+    while (taken := svc.claim()) is not None:
+        claimed.append(taken[0])
+    assert claimed == sorted(due)
+
+
 def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch):
     from competition import broadcast
     from competition.services import ratings

@@ -31,6 +31,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
 from django.utils import timezone
@@ -169,7 +170,7 @@ def create_user_match(user, game_slug: str, bots: list[Bot], *, options: dict | 
     with transaction.atomic():
         # a write first: serialises this user's match creations (a row lock on PostgreSQL,
         # the write lock on SQLite), so that two requests cannot both pass the counts below
-        type(user).objects.filter(pk=user.pk).update(last_login=models.F("last_login"))
+        get_user_model().objects.filter(pk=user.pk).update(last_login=models.F("last_login"))
         active = Match.objects.filter(created_by=user, event__isnull=True,
                                       status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).count()
         if active >= settings.ARENA_MAX_ACTIVE_MATCHES:

@@ -255,7 +255,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
 # -- matches ----------------------------------------------------------------------------
 
 #: turns read per query of a streamed replay
-REPLAY_PAGE = 200
+REPLAY_PAGE = 100
 
 
 def _dumps(value) -> bytes:
@@ -273,8 +273,9 @@ def replay_chunks(match_data: dict, match_id: int, last: int) -> Iterator[bytes]
                     .defer("logs").order_by("number")[:REPLAY_PAGE])
         if not page:
             break
-        parts = [_dumps(turn.public_json()) for turn in page]
-        yield (b"" if first else b",") + b",".join(parts)
+        if not first:
+            yield b","
+        yield b",".join([_dumps(turn.public_json()) for turn in page])
         first, since = False, page[-1].number
     yield b"]}"
 

@@ -42,7 +42,10 @@ def _fresh_cache():
 @pytest.fixture
 def users():
     User = get_user_model()
-    return {"attacker": User.objects.create_user("attacker"), "victim": User.objects.create_user("victim")}
+    return {
+        "attacker": User.objects.create_user("attacker"),
+        "victim": User.objects.create_user("victim"),
+    }
 
 
 def api_as(user) -> APIClient:
@@ -51,7 +54,14 @@ def api_as(user) -> APIClient:
     return client
 
 
-def bot(owner, name: str, *, game: str = "tictactoe", target: str = "random", kind: str = EndpointKind.BUILTIN):
+def bot(
+    owner,
+    name: str,
+    *,
+    game: str = "tictactoe",
+    target: str = "random",
+    kind: str = EndpointKind.BUILTIN,
+):
     return Bot.objects.create(owner=owner, game=game, name=name, kind=kind, target=target)
 
 
@@ -64,8 +74,16 @@ def stored_json_bytes(match_id: int) -> int:
     """The JSON bytes of a match's stored turns, measured from the database rows."""
     total = 0
     for turn in Turn.objects.filter(match_id=match_id):
-        for value in (turn.seats, turn.actions, turn.faults, turn.details, turn.latencies_ms, turn.frame,
-                      turn.logs, turn.forfeited):
+        for value in (
+            turn.seats,
+            turn.actions,
+            turn.faults,
+            turn.details,
+            turn.latencies_ms,
+            turn.frame,
+            turn.logs,
+            turn.forfeited,
+        ):
             total += len(json.dumps(value))
     return total
 
@@ -75,8 +93,10 @@ def stored_json_bytes(match_id: int) -> int:
 
 def test_it_stops_a_huge_drones_challenge_at_the_turn_limit(users, settings):
     settings.ARENA_MATCH_MAX_TURNS = 30
-    mine, theirs = bot(users["attacker"], "zerg", game="drones", target="zerg"), \
-        bot(users["victim"], "pacifist", game="drones", target="pacifist")
+    mine, theirs = (
+        bot(users["attacker"], "zerg", game="drones", target="zerg"),
+        bot(users["victim"], "pacifist", game="drones", target="pacifist"),
+    )
     client = api_as(users["attacker"])
     created = challenge(client, [mine, theirs], options={"rounds": 50, "turns": 50})
     assert created.status_code == 201, created.content
@@ -98,7 +118,10 @@ def test_it_stops_a_huge_drones_challenge_at_the_turn_limit(users, settings):
 
 def test_it_stops_a_match_at_the_wall_clock_limit(users, settings):
     settings.ARENA_MATCH_MAX_SECONDS = 1
-    mine, theirs = bot(users["attacker"], "perfect", target="perfect"), bot(users["victim"], "random")
+    mine, theirs = (
+        bot(users["attacker"], "perfect", target="perfect"),
+        bot(users["victim"], "random"),
+    )
     created = challenge(api_as(users["attacker"]), [mine, theirs], pace_ms=800)
     assert created.status_code == 201, created.content
     started = time.monotonic()
@@ -114,8 +137,10 @@ def test_it_stops_a_match_at_the_wall_clock_limit(users, settings):
 
 def test_it_stops_a_match_at_the_stored_bytes_limit(users, settings):
     settings.ARENA_MATCH_MAX_BYTES = 20_000
-    mine, theirs = bot(users["attacker"], "grower", game="gconway", target="grower"), \
-        bot(users["victim"], "random", game="gconway", target="random")
+    mine, theirs = (
+        bot(users["attacker"], "grower", game="gconway", target="grower"),
+        bot(users["victim"], "random", game="gconway", target="random"),
+    )
     created = challenge(api_as(users["attacker"]), [mine, theirs])
     assert created.status_code == 201, created.content
     asyncio.run(services.run_match(created.json()["id"]))
@@ -129,10 +154,15 @@ def test_it_stops_a_match_at_the_stored_bytes_limit(users, settings):
 
 
 def test_it_refuses_a_challenge_with_options_that_never_end_a_game(users):
-    mine, theirs = bot(users["attacker"], "greedy", game="tiles", target="greedy"), \
-        bot(users["victim"], "fearful", game="tiles", target="fearful")
-    response = challenge(api_as(users["attacker"]), [mine, theirs],
-                         options={"max_moves": None, "max_passes_in_a_row": None})
+    mine, theirs = (
+        bot(users["attacker"], "greedy", game="tiles", target="greedy"),
+        bot(users["victim"], "fearful", game="tiles", target="fearful"),
+    )
+    response = challenge(
+        api_as(users["attacker"]),
+        [mine, theirs],
+        options={"max_moves": None, "max_passes_in_a_row": None},
+    )
     # It should refuse what events refuse (Game.endless), with the reason.
     assert response.status_code == 400
     assert "never end" in json.dumps(response.json()["options"])
@@ -140,9 +170,15 @@ def test_it_refuses_a_challenge_with_options_that_never_end_a_game(users):
 
 
 def test_it_limits_the_active_matches_of_a_user_through_the_api_too(users, settings):
-    mine, theirs = bot(users["attacker"], "perfect", target="perfect"), bot(users["victim"], "random")
+    mine, theirs = (
+        bot(users["attacker"], "perfect", target="perfect"),
+        bot(users["victim"], "random"),
+    )
     client = api_as(users["attacker"])
-    codes = [challenge(client, [mine, theirs]).status_code for _ in range(settings.ARENA_MAX_ACTIVE_MATCHES)]
+    codes = [
+        challenge(client, [mine, theirs]).status_code
+        for _ in range(settings.ARENA_MAX_ACTIVE_MATCHES)
+    ]
     assert codes == [201] * settings.ARENA_MAX_ACTIVE_MATCHES
     # It should refuse the sixth with a clear 429 while five are queued or running.
     sixth = challenge(client, [mine, theirs])
@@ -155,21 +191,46 @@ def test_it_limits_the_active_matches_of_a_user_through_the_api_too(users, setti
     page = web.post("/games/tictactoe/play", {"p1": "builtin:random", "p2": "builtin:perfect"})
     assert "queued or running" in page.content.decode()
     # It should accept a challenge again once one of them is over.
-    Match.objects.filter(pk=Match.objects.order_by("id").first().pk).update(status=MatchStatus.FINISHED)
+    Match.objects.filter(pk=Match.objects.order_by("id").first().pk).update(
+        status=MatchStatus.FINISHED
+    )
     assert challenge(client, [mine, theirs]).status_code == 201
 
 
 def make_long_match(users, turns: int, frame_bytes: int, status=MatchStatus.FINISHED) -> Match:
-    mine, theirs = bot(users["attacker"], "perfect", target="perfect"), bot(users["victim"], "random")
+    mine, theirs = (
+        bot(users["attacker"], "perfect", target="perfect"),
+        bot(users["victim"], "random"),
+    )
     match = services.create_match("tictactoe", [mine, theirs], seed=1, dispatch_now=False)
     pad = "x" * frame_bytes
-    log = {"fault": "ok", "detail": "", "latency_ms": 1, "sent": "s" * 1000, "received": "r", "stderr": [],
-           "time_left_ms": None}
-    Turn.objects.bulk_create([
-        Turn(match=match, number=n, seats=[0], actions=[n, None], faults=["ok", None], details=[None, None],
-             latencies_ms=[1, None], frame={"n": n, "pad": pad}, logs=[log, None], forfeited=[])
-        for n in range(1, turns + 1)
-    ], batch_size=500)
+    log = {
+        "fault": "ok",
+        "detail": "",
+        "latency_ms": 1,
+        "sent": "s" * 1000,
+        "received": "r",
+        "stderr": [],
+        "time_left_ms": None,
+    }
+    Turn.objects.bulk_create(
+        [
+            Turn(
+                match=match,
+                number=n,
+                seats=[0],
+                actions=[n, None],
+                faults=["ok", None],
+                details=[None, None],
+                latencies_ms=[1, None],
+                frame={"n": n, "pad": pad},
+                logs=[log, None],
+                forfeited=[],
+            )
+            for n in range(1, turns + 1)
+        ],
+        batch_size=500,
+    )
     Match.objects.filter(pk=match.pk).update(turn_count=turns, status=status)
     return match
 
@@ -231,7 +292,8 @@ async def test_it_bounds_the_websocket_snapshot_of_a_long_match(users):
     # The current frame is there, and the viewer can fetch the rest by number.
     assert snapshot["turns"][-1]["frame"]["n"] == 3000
     older = await asyncio.to_thread(
-        lambda: Client().get(f"/api/matches/{match.pk}/turns/?since=0&limit=10").json())
+        lambda: Client().get(f"/api/matches/{match.pk}/turns/?since=0&limit=10").json()
+    )
     assert [t["number"] for t in older["results"]] == list(range(1, 11)) and older["more"]
 
 
@@ -248,18 +310,22 @@ def test_it_makes_a_challenge_with_non_default_options_friendly(users, settings,
     async def play_against_victim():
         async with http_bot(slow_bot) as base:
             victim = await asyncio.to_thread(
-                bot, users["victim"], "working", kind=EndpointKind.HTTP, target=base + "/")
+                bot, users["victim"], "working", kind=EndpointKind.HTTP, target=base + "/"
+            )
             mine = await asyncio.to_thread(bot, users["attacker"], "perfect", target="perfect")
             client = await asyncio.to_thread(api_as, users["attacker"])
             created = []
             for _ in range(3):  # the attack: challenges timing the victim out at once
-                response = await asyncio.to_thread(challenge, client, [victim, mine],
-                                                   options={"move_timeout_ms": 200})
+                response = await asyncio.to_thread(
+                    challenge, client, [victim, mine], options={"move_timeout_ms": 200}
+                )
                 assert response.status_code == 201, response.content
                 created.append(response.json())
             while await services.run_match() is not None:
                 pass
-            default = await asyncio.to_thread(challenge, client, [victim, mine], options={"move_timeout_ms": 10000})
+            default = await asyncio.to_thread(
+                challenge, client, [victim, mine], options={"move_timeout_ms": 10000}
+            )
         await egress.close_session()
         return victim, created, default.json()
 

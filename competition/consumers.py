@@ -22,16 +22,23 @@ from competition.models import Event, Match, MatchStatus, Turn
 logger = logging.getLogger(__name__)
 END = 2**62
 MAX_CLIENT_MESSAGE = 4096
+#: turns a match snapshot carries: the last ones (their frames include the current one);
+#: a viewer fetches older turns through the turns API when it wants them
+SNAPSHOT_TURNS = 50
 
 
 def match_snapshot(match_id: int) -> dict | None:
+    """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
+    ``first`` is the number of the first turn included (turns before it: the turns API)."""
     from competition.services.matches import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    turns = [t.public_json() for t in Turn.objects.filter(match_id=match_id).order_by("number")]
-    return {"type": "snapshot", "match": match_json(match), "turns": turns}
+    recent = Turn.objects.filter(match_id=match_id).defer("logs").order_by("-number")[:SNAPSHOT_TURNS]
+    turns = [t.public_json() for t in list(recent)[::-1]]
+    first = turns[0]["number"] if turns else 1
+    return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
 
 
 def event_snapshot(event_id: int) -> dict | None:

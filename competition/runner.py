@@ -13,6 +13,9 @@ Clocks (from ``game.policy(options)``):
   that leaves it below zero is a ``timeout``, and the call is cut at the bank's deadline;
 - a global safety limit (``safety_timeout_ms``) so that no bot can hang a match.
 
+Platform limit: with ``max_turns`` the loop asks for no turn beyond it; the result then has
+no outcome and ``limit = LIMIT_TURNS`` (the caller ends the match as ``limit``, unrated).
+
 Fault policy: ``forfeit`` ends the match after this turn's replies are collected (offenders
 score 0, the others 1; all seats at once: a draw); ``pass`` plays the game's
 ``default_action`` for the faulty seat and forfeits it after ``max_faults_in_a_row``
@@ -40,6 +43,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_SAFETY_TIMEOUT_MS = 60_000
 LOG_CAP = 16_384
 FORFEIT = "forfeit"
+#: the reasons of a match stopped by a platform limit (``MatchResult.limit``, ``Match.reason``)
+LIMIT_TURNS, LIMIT_TIME, LIMIT_BYTES = "turn_limit", "time_limit", "size_limit"
 
 
 class PlatformError(Exception):
@@ -99,16 +104,18 @@ class TurnRecord:
 
 @dataclass
 class MatchResult:
-    outcome: Outcome
+    outcome: Outcome | None  # None when a platform limit stopped the match (``limit``)
     turns: list[TurnRecord]
     state: Any
     forfeited: tuple[int, ...] = ()
     greetings: list[SeatLog | None] = field(default_factory=list)
+    limit: str | None = None
 
     def to_json(self, game: Game) -> dict:
         return {
             "game": game.slug,
-            "outcome": self.outcome.to_json(),
+            "outcome": self.outcome.to_json() if self.outcome is not None else None,
+            "limit": self.limit,
             "forfeited": list(self.forfeited),
             "greetings": [g.to_json() if g else None for g in self.greetings],
             "turns": [t.to_json() for t in self.turns],
@@ -149,6 +156,7 @@ async def play(
     fault_streaks: Sequence[int] | None = None,
     pace_ms: int = 0,
     safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
+    max_turns: int | None = None,
 ) -> MatchResult:
     """Play one match to its end and return the result (see the module docstring).
 
@@ -156,6 +164,7 @@ async def play(
     replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
     ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
     last at least that long (a spectator-friendly pace for demos; bots are not slowed).
+    ``max_turns`` is the platform's turn limit (a counter: no query, no clock).
     """
     if len(transports) != game.num_players:
         raise ValueError(f"{game.slug} needs {game.num_players} transports")
@@ -226,10 +235,14 @@ async def play(
     await asyncio.gather(*(start(s) for s in seats))
     forfeited: tuple[int, ...] = ()
     outcome: Outcome | None = None
+    limit: str | None = None
     try:
         greetings = await _greet(game, state, seats, ctx_for, exchange, policy.sequential_greetings)
         while (to_move := game.to_move(state)) and outcome is None:
             number = len(history) + len(turns) + 1
+            if max_turns is not None and number > max_turns:
+                limit = LIMIT_TURNS  # no outcome, no farewell: the caller ends it as `limit`
+                break
             turn_started = time.perf_counter()
             for s in to_move:
                 if seats[s].bank_ms is not None:
@@ -296,7 +309,7 @@ async def play(
                 maybe = on_turn(record)
                 if inspect.isawaitable(maybe):
                     await maybe
-        if outcome is None:
+        if outcome is None and limit is None:
             outcome = game.outcome(state)
             if outcome is None:  # to_move() was empty but the game claims not to be over
                 raise PlatformError(f"{game.slug}: no seat to move and no outcome")
@@ -306,7 +319,7 @@ async def play(
     finally:
         await asyncio.gather(*(_close(s, forfeited, turns, policy) for s in seats))
     return MatchResult(
-        outcome=outcome, turns=turns, state=state, forfeited=forfeited, greetings=greetings
+        outcome=outcome, turns=turns, state=state, forfeited=forfeited, greetings=greetings, limit=limit
     )
 
 

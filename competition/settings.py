@@ -30,6 +30,14 @@ Environment variables (all optional):
 - ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once.
 - ``ARENA_BOT_HEALTH_FORFEITS`` (int, default 5; 0 disables): a bot is paused after this many
   consecutive matches forfeited for ``connect`` or ``timeout``.
+- ``ARENA_MATCH_MAX_TURNS`` (int, default 5000), ``ARENA_MATCH_MAX_SECONDS`` (int, default
+  3600) and ``ARENA_MATCH_MAX_BYTES`` (int, default 67108864): platform limits on every match
+  whatever its options (turns played, wall-clock seconds since it started, JSON bytes of its
+  stored turns); reaching one ends the match as ``limit`` (no result, unrated).
+- ``ARENA_MAX_ACTIVE_MATCHES`` (int, default 5): matches a user may have queued or running
+  at once (web and API alike; events and operators' commands are not counted).
+- ``ARENA_CHALLENGES_PER_TARGET_HOUR`` (int, default 10): challenges one user may make in an
+  hour against one bot of someone else (0: none).
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
   1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
@@ -290,6 +298,11 @@ ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
 ARENA_BOT_HEALTH_FORFEITS = envint("ARENA_BOT_HEALTH_FORFEITS", 5, minimum=0)
+ARENA_MATCH_MAX_TURNS = envint("ARENA_MATCH_MAX_TURNS", 5000, minimum=1)
+ARENA_MATCH_MAX_SECONDS = envint("ARENA_MATCH_MAX_SECONDS", 3600, minimum=1)
+ARENA_MATCH_MAX_BYTES = envint("ARENA_MATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
+ARENA_MAX_ACTIVE_MATCHES = envint("ARENA_MAX_ACTIVE_MATCHES", 5, minimum=1)
+ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10, minimum=0)
 
 # -- REST API (competition/api) ---------------------------------------------------------
 

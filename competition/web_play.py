@@ -4,7 +4,8 @@ An endpoint spec names a seat: ``human`` (you, in the browser), ``builtin:NAME``
 ``bot:ID`` (one of your bots) or an ``http(s)://`` URL (checked by the egress policy).
 Bots are created for the signed-in user as needed (one per built-in strategy, one human
 bot per game, one per URL), then the match goes through ``services.matches.create_match``
-like any other and is stored, rated and broadcast as usual.
+like any other and is stored, rated and broadcast as usual (friendly, i.e. unrated, with a
+human seat's longer time limits, as any match with non-default options).
 
 Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=…`` checks
 the two endpoints and shows them with one "Play" button, so a link on another site can
@@ -26,14 +27,12 @@ from django.views.decorators.http import require_http_methods
 
 from bots.models import Bot, BotStatus, EndpointKind, validate_endpoint
 from competition.forms import PACES, BenchForm
-from competition.models import Match, MatchStatus
-from competition.services.matches import create_match
+from competition.models import Match
+from competition.services.matches import create_user_match
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
 
-#: a user may have this many matches of their own queued or running at once
-MAX_ACTIVE_MATCHES = 5
 MAX_SPEC = 2000
 #: time limits a person can live with (the runner's clocks still apply, as for any bot)
 HUMAN_OPTIONS = {
@@ -119,11 +118,8 @@ def bot_for_spec(user, game, spec: str) -> Bot:
 
 
 def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
-    """Create the seats' bots as needed and queue the match (``ValidationError`` if not)."""
-    active = Match.objects.filter(created_by=user, event__isnull=True,
-                                  status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).count()
-    if active >= MAX_ACTIVE_MATCHES:
-        raise ValidationError(f"You already have {active} matches queued or running: wait for one to end.")
+    """Create the seats' bots as needed and queue the match (``ValidationError`` if not; the
+    per-user limits live in ``services.matches.create_user_match``, shared with the API)."""
     if pace_ms not in {p for p, _label in PACES}:
         raise ValidationError("Unknown pace.")
     for spec in specs:
@@ -133,7 +129,7 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
     if any(bot.kind == EndpointKind.HUMAN for bot in bots):
         options = HUMAN_OPTIONS.get(game.slug)
         pace_ms = 0  # a person sets the pace
-    return create_match(game.slug, bots, options=options, created_by=user, pace_ms=pace_ms)
+    return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms)
 
 
 def _game_or_404(slug: str):

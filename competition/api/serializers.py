@@ -282,7 +282,10 @@ class MatchSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="The game's reason for the outcome; for `limit`: turn_limit, "
+                                             "time_limit or size_limit.")
+    rated = serializers.BooleanField(help_text="False for a friendly match (a challenge with non-default "
+                                               "options): never rated, not counted for bot health.")
     event = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
     seed = serializers.IntegerField()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+from collections.abc import AsyncIterator, Iterator
 
-from django.db import transaction
-from django.db.models import Count, F, FloatField, IntegerField, Prefetch, Q, Value
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.db.models import Count, F, FloatField, IntegerField, Max, Prefetch, Q, Value
 from django.db.models.functions import Coalesce
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -39,7 +43,7 @@ from competition.api.throttles import WriteScopedRateThrottle
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
 from competition.services import events as event_services
 from competition.services import ratings
-from competition.services.matches import create_match
+from competition.services.matches import TooManyMatches, create_user_match
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -250,6 +254,39 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
 
 # -- matches ----------------------------------------------------------------------------
 
+#: turns read per query of a streamed replay
+REPLAY_PAGE = 100
+
+
+def _dumps(value) -> bytes:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def replay_chunks(match_data: dict, match_id: int, last: int) -> Iterator[bytes]:
+    """The replay file in pieces: its head, then the turns numbered up to ``last`` (what the
+    match had stored when asked), read ``REPLAY_PAGE`` at a time by number (no cursor held
+    between pages, per-seat logs never read), then its tail."""
+    yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
+    since, first = 0, True
+    while since < last:
+        page = list(Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
+                    .defer("logs").order_by("number")[:REPLAY_PAGE])
+        if not page:
+            break
+        if not first:
+            yield b","
+        yield b",".join([_dumps(turn.public_json()) for turn in page])
+        first, since = False, page[-1].number
+    yield b"]}"
+
+
+async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """A sync iterator doing database work, as an async one (each step in the ORM thread):
+    Django buffers a sync iterator whole under ASGI."""
+    step = sync_to_async(next, thread_sensitive=True)
+    while (chunk := await step(chunks, None)) is not None:
+        yield chunk
+
 
 @extend_schema_view(
     list=extend_schema(parameters=[
@@ -313,15 +350,16 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses=s.ReplaySerializer)
     @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer], content_negotiation_class=JSONDownload)
     def replay(self, request, pk=None):
+        """The whole match as one JSON file, streamed: a page of turns at a time is read,
+        encoded and sent (bounded memory whatever the match's size)."""
         match = self.get_object()
-        turns = Turn.objects.filter(match=match).order_by("number")
-        body = {
-            "format": "arena-replay/1",
-            "match": s.MatchSerializer(match).data,
-            "turns": [turn.public_json() for turn in turns.iterator()],
-        }
+        last = Turn.objects.filter(match=match).aggregate(last=Max("number"))["last"] or 0
+        chunks = replay_chunks(s.MatchSerializer(match).data, match.pk, last)
+        asgi = isinstance(request._request, ASGIRequest)  # daphne: an async iterator, never buffered
+        response = StreamingHttpResponse(aiter_sync(chunks) if asgi else chunks, content_type="application/json")
         filename = f"arena-{match.game}-match-{match.pk}.json"
-        return Response(body, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
     @extend_schema(
         parameters=[
@@ -368,10 +406,17 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(
         request=s.ChallengeSerializer,
         responses={201: s.MatchSerializer, 400: OpenApiResponse(description="Bad game, bots or options."),
-                   403: OpenApiResponse(description="You own none of the bots.")},
+                   403: OpenApiResponse(description="You own none of the bots."),
+                   429: OpenApiResponse(description="Too many challenges, or too many of your matches "
+                                                    "queued or running.")},
         description=(
             "Queue a match between bots (by seat). You must own one of them; every bot must be "
-            "active (yours or anyone's). Staff may pit any bots."
+            "active (yours or anyone's). Staff may pit any bots. A challenge with the game's "
+            "default options is rated; any other options make a friendly match (`rated` false: "
+            "no rating, not counted for bot health). A user may have a few matches queued or "
+            "running at once and challenge one bot of someone else a few times an hour (429 "
+            "beyond). Every match stops at the platform's limits (turns, time, stored bytes) "
+            "as `limit`, unrated."
         ),
     )
     @action(detail=False, methods=["post"], permission_classes=[permissions.IsAuthenticated],
@@ -381,11 +426,11 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         bots = challenge_bots(request.user, data["bots"])
-        with transaction.atomic():  # dispatched on commit, with its pace set
-            match = create_match(data["game"], bots, options=data["options"], seed=data.get("seed"),
-                                 created_by=request.user)
-            if data["pace_ms"]:
-                Match.objects.filter(pk=match.pk).update(pace_ms=data["pace_ms"])
+        try:
+            match = create_user_match(request.user, data["game"], bots, options=data["options"],
+                                      seed=data.get("seed"), pace_ms=data["pace_ms"])
+        except TooManyMatches as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)
         location = reverse("api:match-detail", args=[match.pk], request=request)
         return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED,

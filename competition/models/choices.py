@@ -18,10 +18,13 @@ class MatchStatus(models.TextChoices):
     """Stopped by an organiser; no result."""
     ERRORED = "errored", "Errored"
     """Given up after repeated platform failures; no result, never rated."""
+    LIMIT = "limit", "Stopped at a limit"
+    """Stopped by a platform limit (turns, wall-clock time or stored bytes, whatever its
+    options; the reason names which): no result, never rated."""
 
     @classmethod
     def done(cls) -> tuple[str, ...]:
-        return (cls.FINISHED, cls.FORFEITED, cls.CANCELLED, cls.ERRORED)
+        return (cls.FINISHED, cls.FORFEITED, cls.CANCELLED, cls.ERRORED, cls.LIMIT)
 
     @classmethod
     def with_result(cls) -> tuple[str, ...]:

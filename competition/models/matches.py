@@ -61,6 +61,11 @@ class Match(models.Model):
     error = models.TextField(blank=True, help_text="Why it errored or was requeued.")
     turn_count = models.PositiveIntegerField(default=0)
     pace_ms = models.PositiveIntegerField(default=0, help_text="Minimum duration of a turn (for watchable demos).")
+    rated = models.BooleanField(
+        default=True, help_text="False for a friendly match (a challenge with non-default options): not rated, "
+                                "not counted for bot health.")
+    stored_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).")
 
     objects = MatchQuerySet.as_manager()
 

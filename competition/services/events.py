@@ -489,10 +489,10 @@ def add_all_active_bots(event: Event) -> int:
 
 
 def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause every bot of ``participants`` whose last K matches with a result (since the bot
-    was last changed or resumed) were all forfeited for ``connect`` or ``timeout``
-    (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables). Runs inside the finish transaction.
-    Returns the ids of the bots paused."""
+    """Pause every bot of ``participants`` whose last K rated matches with a result (since
+    the bot was last changed or resumed; friendly matches are not counted) were all
+    forfeited for ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables).
+    Runs inside the finish transaction. Returns the ids of the bots paused."""
     k = settings.ARENA_BOT_HEALTH_FORFEITS
     paused = []
     if k <= 0:
@@ -503,7 +503,7 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
             continue
         causes = list(
             Participant.objects.filter(bot_id=bot_id, match__status__in=MatchStatus.with_result(),
-                                       match__finished__gte=bot.updated)
+                                       match__rated=True, match__finished__gte=bot.updated)
             .order_by("-match__finished", "-match_id")
             .values_list("cause", flat=True)[:k]
         )

@@ -5,6 +5,15 @@ claiming is a conditional ``UPDATE … WHERE status = 'queued'`` that sets a fre
 token; every turn write and the finish are fenced by that token, so a worker whose lease
 expired (and whose match another worker resumed) can write nothing more. A resumed match
 rebuilds its state by replaying the stored turns through the deterministic engine.
+
+Platform limits bound every match whatever its options: ``ARENA_MATCH_MAX_TURNS`` (the
+runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it started) and
+``ARENA_MATCH_MAX_BYTES`` (the JSON bytes of its stored turns, counted as they are encoded
+and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
+Matches users start (``create_user_match``: the web bench and API challenges) are also
+bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
+(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
+game's default options.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import logging
 import os
 import secrets
@@ -21,8 +31,9 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
@@ -30,7 +41,15 @@ from bots.models import Bot
 from competition import broadcast
 from competition.dbthreads import run_db
 from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
-from competition.runner import MatchResult, PlatformError, TurnRecord, forfeit_outcome, play
+from competition.runner import (
+    LIMIT_BYTES,
+    LIMIT_TIME,
+    MatchResult,
+    PlatformError,
+    TurnRecord,
+    forfeit_outcome,
+    play,
+)
 from games import get_game
 from games.base import Outcome
 
@@ -39,6 +58,24 @@ logger = logging.getLogger(__name__)
 
 class LeaseLost(Exception):
     """This worker no longer owns the match (its lease expired or was taken over)."""
+
+
+class LimitReached(Exception):
+    """A platform limit stopped the match (``limit``: ``LIMIT_TURNS``, ``LIMIT_TIME``,
+    ``LIMIT_BYTES``)."""
+
+    def __init__(self, limit: str):
+        super().__init__(limit)
+        self.limit = limit
+
+
+class TooManyMatches(ValidationError):
+    """A user's match refused by a per-user limit (the API answers 429, the web shows it);
+    ``retry_after``: seconds until it may succeed, when known."""
+
+    def __init__(self, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 def worker_name() -> str:
@@ -66,6 +103,7 @@ def create_match(
     pace_ms: int = 0,
     not_before=None,
     dispatch_now: bool = True,
+    rated: bool = True,
 ) -> Match:
     """A queued match (with one ``Participant`` per seat), dispatched after commit.
 
@@ -98,6 +136,7 @@ def create_match(
             created_by=created_by,
             pace_ms=pace_ms,
             not_before=not_before,
+            rated=rated,
         )
         Participant.objects.bulk_create(
             [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
@@ -105,6 +144,54 @@ def create_match(
         if dispatch_now:
             transaction.on_commit(lambda: dispatch(match.pk))
     return match
+
+
+def create_user_match(user, game_slug: str, bots: list[Bot], *, options: dict | None = None,
+                      seed: int | None = None, pace_ms: int = 0) -> Match:
+    """A match a user starts (the web bench, an API challenge), under the per-user limits.
+
+    Refused (``ValidationError``) for options that could never end a game (``Game.endless``,
+    as for events); refused with ``TooManyMatches`` when the user already has
+    ``ARENA_MAX_ACTIVE_MATCHES`` matches queued or running, or has challenged one of the
+    bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
+    only with the game's default options; any other options make a friendly match (not
+    rated, not counted for bot health), so nobody can choose the conditions under which
+    someone else's bot is rated.
+    """
+    try:
+        game = get_game(game_slug)
+        resolved = game.resolve_options(options)
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    if reason := game.endless(resolved):
+        raise ValidationError({"options": f"Not allowed: {reason}."})
+    with transaction.atomic():
+        # a write first: serialises this user's match creations (a row lock on PostgreSQL,
+        # the write lock on SQLite), so that two requests cannot both pass the counts below
+        get_user_model().objects.filter(pk=user.pk).update(last_login=models.F("last_login"))
+        active = Match.objects.filter(created_by=user, event__isnull=True,
+                                      status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).count()
+        if active >= settings.ARENA_MAX_ACTIVE_MATCHES:
+            raise TooManyMatches(f"You already have {active} matches queued or running "
+                                 f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end.")
+        _check_target_rate(user, bots)
+        return create_match(game.slug, bots, options=resolved, seed=seed, created_by=user, pace_ms=pace_ms,
+                            rated=resolved == game.resolve_options(None))
+
+
+def _check_target_rate(user, bots: list[Bot]) -> None:
+    """``TooManyMatches`` if ``user`` challenged a bot of someone else's too often this hour."""
+    limit = settings.ARENA_CHALLENGES_PER_TARGET_HOUR
+    since = timezone.now() - timedelta(hours=1)
+    for bot in {b.pk: b for b in bots if b.owner_id != user.pk}.values():
+        recent = list(Match.objects.filter(created_by=user, created__gte=since, participants__bot=bot)
+                      .order_by("created").values_list("created", flat=True).distinct()[:max(limit, 1)])
+        if len(recent) >= limit:
+            wait = int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1 if recent else 3600
+            raise TooManyMatches(f"You have challenged {bot.name!r} {len(recent)} times in the last hour "
+                                 f"(at most {limit}): try again later.", retry_after=max(wait, 1))
 
 
 def dispatch(match_id: int) -> None:
@@ -222,38 +309,62 @@ def _turn_sql(db) -> tuple[str, str]:
     columns = ", ".join(db.ops.quote_name(Turn._meta.get_field(name).column) for name in _TURN_COLUMNS)
     marks = ", ".join(["%s"] * len(_TURN_COLUMNS))
     return (
-        f"UPDATE {Match._meta.db_table} SET lease_expires = %s, turn_count = %s "
+        f"UPDATE {Match._meta.db_table} SET lease_expires = %s, turn_count = %s, stored_bytes = stored_bytes + %s "
         "WHERE id = %s AND status = %s AND lease_token = %s",
         f"INSERT INTO {Turn._meta.db_table} ({columns}) VALUES ({marks})",
     )
 
 
-def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> None:
+def _identity(text: str) -> str:
+    return text
+
+
+@functools.cache
+def _json_param(db):
+    """Already-encoded JSON text as a parameter of a JSON column: the text itself, or on
+    PostgreSQL a ``Jsonb`` that sends it as it is (encoded once, and measured)."""
+    if db.vendor == "postgresql":
+        from psycopg.types.json import Jsonb
+
+        return lambda text: Jsonb(text, dumps=_identity)
+    return _identity
+
+
+def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord], *, stored_bytes: int = 0,
+                 max_bytes: int | None = None) -> tuple[int, int]:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
 
-    The caller broadcasts them once this returns, i.e. after the commit. This is the hot
-    path of every match (one call per batch of turns), so it speaks SQL through the
-    connection's own value adapters instead of building model instances and ORM queries:
-    two statements per batch.
+    Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
+    take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
+    caller ends the match as ``limit``). The caller broadcasts the stored turns once this
+    returns, i.e. after the commit. This is the hot path of every match (one call per batch
+    of turns), so it speaks SQL, encoding each JSON value once (measured as it is encoded:
+    the byte limit costs a ``len`` per value, no query): two statements per batch.
     """
     db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
     ops = db.ops
     now = timezone.now()
     created = ops.adapt_datetimefield_value(now)
-
-    def js(value):
-        return ops.adapt_json_value(value, None)
-
-    params = [
-        (match_id, r.number, js(list(r.seats)), js(r.actions), js(r.faults), js(r.details), js(r.latencies_ms),
-         js(r.frame), js([log.to_json() if log else None for log in r.logs]), js(list(r.forfeited)), created)
-        for r in records
-    ]
+    wrap = _json_param(db)
+    dumps = json.dumps
+    params = []
+    total = stored_bytes
+    for r in records:
+        texts = (dumps(list(r.seats)), dumps(r.actions), dumps(r.faults), dumps(r.details), dumps(r.latencies_ms),
+                 dumps(r.frame), dumps([log.to_json() if log else None for log in r.logs]),
+                 dumps(list(r.forfeited)))
+        size = sum(map(len, texts))
+        if max_bytes is not None and total + size > max_bytes:
+            break
+        total += size
+        params.append((match_id, r.number, *map(wrap, texts), created))
+    if not params:
+        return 0, total
     fence, insert = _turn_sql(db)
     with transaction.atomic(), db.cursor() as cursor:
         cursor.execute(fence, [
             ops.adapt_datetimefield_value(now + lease_duration()),
-            records[-1].number, match_id, MatchStatus.RUNNING.value,
+            records[len(params) - 1].number, total - stored_bytes, match_id, MatchStatus.RUNNING.value,
             _token_param(token, db),
         ])
         if cursor.rowcount != 1:
@@ -262,6 +373,7 @@ def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord]) -> 
             cursor.executemany(insert, params)
         except IntegrityError:  # raising rolls the whole transaction back
             raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
+    return len(params), total
 
 
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
@@ -280,13 +392,18 @@ class TurnWriter:
     tic-tac-toe match lasts a few milliseconds) one commit in all, with no database work
     while its bots are being asked; a paced one still stores and shows every turn at once.
     ``flush`` waits until everything handed over is stored; a lost lease surfaces as
-    ``LeaseLost`` from ``put``, ``flush`` or the ``task``.
+    ``LeaseLost`` from ``put``, ``flush`` or the ``task``. With ``max_bytes`` it counts the
+    match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the
+    first turn that would go over is not stored and the writer stops with
+    ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
     """
 
     def __init__(self, match_id: int, token: uuid.UUID, *, max_pending: int = 256, max_batch: int = 200,
-                 linger: float = 0.010):
+                 linger: float = 0.010, stored_bytes: int = 0, max_bytes: int | None = None):
         self.match_id = match_id
         self.token = token
+        self.stored_bytes = stored_bytes
+        self.max_bytes = max_bytes
         self.max_batch = max_batch
         self.linger = linger
         self._flushing = False
@@ -316,7 +433,7 @@ class TurnWriter:
 
     async def close(self) -> None:
         self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, LeaseLost):
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await self.task
 
     async def _run(self) -> None:
@@ -337,12 +454,15 @@ class TurnWriter:
             last_arrival = arrival
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            await run_db(record_turns, self.match_id, self.token, batch)
+            stored, self.stored_bytes = await run_db(record_turns, self.match_id, self.token, batch,
+                                                     stored_bytes=self.stored_bytes, max_bytes=self.max_bytes)
             if broadcast.listened(self.group):  # nobody watching: not even encoded
-                for record in batch:
+                for record in batch[:stored]:
                     await broadcast.apublish(self.group, broadcast.turn_message(record.to_json()))
             for _ in batch:
                 self.queue.task_done()
+            if stored < len(batch):
+                raise LimitReached(LIMIT_BYTES)
 
 
 def _collected(fn, *args, **kwargs):
@@ -431,7 +551,7 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
         cursor.executemany(seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants])
         ratings.apply_match(match, participants)
-        if forfeited:  # bot health: pause a bot after K forfeits in a row (before any new pairing)
+        if forfeited and match.rated:  # bot health (a friendly match is not counted): pause a bot after K forfeits in a row (before any new pairing)
             from competition.services.events import check_bot_health
 
             check_bot_health(participants)
@@ -441,6 +561,32 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             events.on_match_finished(match)
         summary = match_json(match, participants)
         transaction.on_commit(lambda: broadcast.match_finished(summary))
+    return True
+
+
+def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
+    """End a running match stopped by a platform limit as ``limit`` (the reason names it:
+    ``LIMIT_TURNS``, ``LIMIT_TIME``, ``LIMIT_BYTES``): no result, no rating, no bot health
+    count; its event moves on as after a cancelled match. Idempotent (False if already done)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    end_leased, end_any, _seat_sql = _finish_sql(db)
+    params = [MatchStatus.LIMIT.value, limit, db.ops.adapt_datetimefield_value(timezone.now()), match_id,
+              MatchStatus.RUNNING.value]
+    with transaction.atomic(), db.cursor() as cursor:
+        if token is None:
+            cursor.execute(end_any, params)
+        else:
+            cursor.execute(end_leased, [*params, _token_param(token, db)])
+        if cursor.rowcount != 1:
+            return False
+        match = Match.objects.get(pk=match_id)
+        if match.event_id:
+            from competition.services import events
+
+            events.on_match_finished(match)
+        summary = match_json(match)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+    logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
 
 
@@ -533,6 +679,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
         "game": match.game,
         "status": match.status,
         "reason": match.reason,
+        "rated": match.rated,
         "event": match.event_id,
         "round": match.round,
         "seed": match.seed,
@@ -620,6 +767,13 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
         outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
         await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return
+    # the wall-clock limit counts from the first claim (a resumed match has less time left)
+    started = match.started or timezone.now()
+    time_left = settings.ARENA_MATCH_MAX_SECONDS - (timezone.now() - started).total_seconds()
+    if time_left <= 0:
+        if not await acall(finish_limit, match_id, token, LIMIT_TIME):
+            raise LeaseLost(f"match {match_id}: finished elsewhere")
+        return
     if not turns:
         await broadcast.asend(broadcast.started_messages(data["summary"]))
     history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
@@ -628,7 +782,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
         p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
         for p in participants
     ]
-    writer = TurnWriter(match_id, token)
+    writer = TurnWriter(match_id, token, stored_bytes=match.stored_bytes, max_bytes=settings.ARENA_MATCH_MAX_BYTES)
 
     async def heartbeat() -> None:
         interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
@@ -651,25 +805,46 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             fault_streaks=streaks,
             pace_ms=match.pace_ms,
             safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
+            max_turns=settings.ARENA_MATCH_MAX_TURNS,
         )
     )
+    limit: str | None = None
     try:
-        done, _pending = await asyncio.wait({beat, writer.task, game_task}, return_when=asyncio.FIRST_COMPLETED)
-        if game_task not in done:
+        done, _pending = await asyncio.wait({beat, writer.task, game_task}, timeout=time_left,
+                                            return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            limit = LIMIT_TIME
+        elif writer.task.done() and not writer.task.cancelled() and isinstance(writer.task.exception(), LimitReached):
+            limit = writer.task.exception().limit
+        elif game_task not in done:
             game_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, LeaseLost):
+            with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
                 await game_task
             for task in (beat, writer.task):
                 if task.done():
                     task.result()  # raises LeaseLost (or the writer's failure)
             raise LeaseLost(f"match {match_id}: stopped")
-        result: MatchResult = game_task.result()
-        await writer.flush()  # every turn stored before the result
+        if limit is None:
+            result: MatchResult = game_task.result()
+            limit = result.limit
+        else:  # stopped from outside the game: the turn in flight is dropped
+            game_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+                await game_task
+        if not writer.task.done():
+            try:
+                await writer.flush()  # every turn stored before the result
+            except LimitReached as exc:  # the last turns took it over the byte limit
+                limit = limit or exc.limit
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
+    if limit is not None:
+        if not await acall(finish_limit, match_id, token, limit):
+            raise LeaseLost(f"match {match_id}: finished elsewhere")
+        return
     turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
     if not await acall(finish, match_id, token, result.outcome, result.forfeited, loaded=data,
                        turn_faults=turn_faults):

@@ -9,7 +9,8 @@ on exactly the stored values (``verify``; ``manage.py recomputeratings --check``
 
 Only matches with a result (``finished`` or ``forfeited``) are rated: a platform fault
 never is (such a match is retried, and given up as ``errored`` without a result), nor a
-cancelled match, nor self-play.
+cancelled match, nor one stopped at a platform ``limit``, nor self-play, nor a friendly
+match (``Match.rated`` false: a challenge with non-default options).
 
 Shown values: ``mu``, ``sigma``, the ``ordinal`` mu - 3 sigma (what leaderboards rank on)
 and ``provisional`` while a bot has fewer than ``PROVISIONAL_GAMES`` rated games.
@@ -68,7 +69,8 @@ def step(before: list[tuple[float, float]], scores: list[float]) -> list[tuple[f
 def rateable(match: Match, participants: list[Participant]) -> bool:
     bot_ids = [p.bot_id for p in participants]
     return (
-        match.status in MatchStatus.with_result()
+        match.rated
+        and match.status in MatchStatus.with_result()
         and len(set(bot_ids)) == len(bot_ids)  # self-play is not rated
         and all(p.score is not None for p in participants)
     )

@@ -70,7 +70,7 @@ export function roundRect(ctx, x, y, w, h, r) {
 
 export const humanize = (reason) => String(reason || "").replaceAll("_", " ");
 
-export const DONE = new Set(["finished", "forfeited", "cancelled", "errored"]);
+export const DONE = new Set(["finished", "forfeited", "cancelled", "errored", "limit"]);
 export const isDone = (match) => Boolean(match && DONE.has(match.status));
 
 /** "X wins (three in a row)", "Draw (board full)", "O wins, X forfeited (timeout)". */
@@ -78,6 +78,7 @@ export function resultText(match, lastTurn, labels) {
   if (!isDone(match)) return null;
   if (match.status === "cancelled") return "Cancelled";
   if (match.status === "errored") return "Voided (platform error)";
+  if (match.status === "limit") return `Stopped, no result (${humanize(match.reason) || "platform limit"})`;
   const parts = match.participants || [];
   const label = (seat) => labels?.[seat] ?? parts[seat]?.name ?? `Seat ${seat}`;
   let forfeited = lastTurn?.forfeited?.length ? lastTurn.forfeited : parts.filter((p) => p.cause).map((p) => p.seat);

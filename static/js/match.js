@@ -53,9 +53,14 @@ async function main() {
       },
       onMessage: (msg) => {
         if (msg.type === "snapshot") {
+          // the snapshot holds the last turns only: older ones come from the turns API
           stats.snapshots += 1;
           viewer.setMatch(msg.match);
-          if (viewer.addTurns(msg.turns || [])) catchUp();
+          if (viewer.addTurns(msg.turns || [])) {
+            const loading = "loading earlier turns…";
+            setConn(loading);
+            catchUp().then(() => { if (conn?.textContent === loading) setConn(""); });
+          }
           if (isDone(msg.match)) finish();
         } else if (msg.type === "turn") {
           stats.liveTurns += 1;

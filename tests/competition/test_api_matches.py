@@ -151,11 +151,14 @@ def test_it_downloads_a_replay(clients, role, match):
     # It should be a JSON attachment with the summary and every public turn.
     assert response["Content-Type"].startswith("application/json")
     assert response["Content-Disposition"] == f'attachment; filename="arena-tictactoe-match-{match.pk}.json"'
-    replay = json.loads(response.content)
+    # It should stream it (see tests/security/test_limits.py for a large one).
+    assert response.streaming
+    content = b"".join(response.streaming_content)
+    replay = json.loads(content)
     assert replay["format"] == "arena-replay/1"
     assert replay["match"]["id"] == match.pk and replay["match"]["options"] == match.options
     assert [t["number"] for t in replay["turns"]] == [1, 2, 3, 4, 5]
-    assert "logs" not in response.content.decode() and "sent" not in response.content.decode()
+    assert "logs" not in content.decode() and "sent" not in content.decode()
     # It should be a JSON download even for a browser asking for HTML.
     browser = clients[role].get(f"/api/matches/{match.pk}/replay/", HTTP_ACCEPT="text/html")
     assert browser.status_code == 200 and browser["Content-Type"].startswith("application/json")
@@ -317,7 +320,7 @@ def test_it_serves_a_real_match_played_by_builtin_bots(users):
     tail = anon.get(f"/api/matches/{match_id}/turns/?since=3").json()["results"]
     assert tail == turns[3:]
     # It should replay the same frames.
-    replay = json.loads(anon.get(f"/api/matches/{match_id}/replay/").content)
+    replay = json.loads(b"".join(anon.get(f"/api/matches/{match_id}/replay/").streaming_content))
     assert [t["frame"] for t in replay["turns"]] == [t["frame"] for t in turns]
     assert replay["turns"][-1]["frame"]["moves"] == match.turn_count
     # It should show the owner what its bot was sent and answered.

@@ -172,9 +172,9 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
                              options={"maxGameIterations": 12})
     real_record = svc.record_turns
 
-    def crash_after_three(match_id, token, records):
+    def crash_after_three(match_id, token, records, **limits):
         keep = [r for r in records if r.number < 4]
-        rows = real_record(match_id, token, keep) if keep else []
+        rows = real_record(match_id, token, keep, **limits) if keep else (0, limits.get("stored_bytes", 0))
         if len(keep) < len(records):
             raise WorkerDied  # the worker dies mid-match (not an ordinary error)
         return rows

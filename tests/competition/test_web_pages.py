@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
@@ -290,11 +291,11 @@ def test_it_seats_a_human_with_time_limits_a_person_can_meet(users):
 
 def test_it_limits_the_matches_a_user_runs_at_once(users):
     client = logged_in(users["owner"])
-    for _ in range(web_play.MAX_ACTIVE_MATCHES):
+    for _ in range(settings.ARENA_MAX_ACTIVE_MATCHES):
         client.post("/games/tictactoe/play", {"p1": "builtin:random", "p2": "builtin:perfect"})
     response = client.post("/games/tictactoe/play", {"p1": "builtin:random", "p2": "builtin:perfect"})
     assert "queued or running" in response.content.decode()
-    assert Match.objects.count() == web_play.MAX_ACTIVE_MATCHES
+    assert Match.objects.count() == settings.ARENA_MAX_ACTIVE_MATCHES
 
 
 # -- docs, leaderboards, matches, events -----------------------------------------------------------

@@ -101,8 +101,8 @@ def _check_start(value: Any) -> list:
     for cells in value:
         if not isinstance(cells, list | tuple):
             raise ValueError("expected a list of 2 lists of [row, col]")
-        if len(cells) > MAX_SIDE * MAX_SIDE:  # before looking at them (the board bounds it again)
-            raise ValueError(f"more than {MAX_SIDE * MAX_SIDE} cells for one seat")
+        if len(cells) > MAX_START_CELLS:  # before looking at them
+            raise ValueError(f"more than {MAX_START_CELLS} cells for one seat")
         seat_cells = []
         for pair in cells:
             if (
@@ -120,6 +120,7 @@ MAX_SIDE = 256  # platform limit (the original event used 24)
 MAX_ITERATIONS = 100_000
 MAX_BUDGET = 4096  # platform limit on budgets (the original event used 15): cells per reply
 MAX_TIMER_MS = 600_000  # platform limit on the time-bank increment (a bank of 50 minutes)
+MAX_START_CELLS = 16_384  # platform limit on each seat's start list (a quarter of the largest board)
 
 _VALIDATORS = {
     # Platform limits beyond the spec's "int >= 0/1": a board, a game, a budget (the length of

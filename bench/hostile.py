@@ -34,22 +34,40 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PRODUCTION_ENV, ROOT, free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, ROOT, free_port, wait_port
 
 SIDE = 256
 #: a 2x2 block (a still life) per seat, far from the cells the hostile bot names
-START = [[[200, 200], [200, 201], [201, 200], [201, 201]], [[220, 20], [220, 21], [221, 20], [221, 21]]]
-OPTIONS = {"rows": SIDE, "cols": SIDE, "startingCells": 4096, "maxCellCapacity": 4096, "cellGainPerTurn": 4096,
-           "maxColonisationDistance": SIDE, "maxGameIterations": 100_000, "timerMs": None, "on_fault": "pass",
-           "start": START}
+START = [
+    [[200, 200], [200, 201], [201, 200], [201, 201]],
+    [[220, 20], [220, 21], [221, 20], [221, 21]],
+]
+OPTIONS = {
+    "rows": SIDE,
+    "cols": SIDE,
+    "startingCells": 4096,
+    "maxCellCapacity": 4096,
+    "cellGainPerTurn": 4096,
+    "maxColonisationDistance": SIDE,
+    "maxGameIterations": 100_000,
+    "timerMs": None,
+    "on_fault": "pass",
+    "start": START,
+}
 #: 4,096 isolated cells (two apart): legal every turn, as they all die in the life step
 LEGAL = [[r, c] for r in range(1, 129, 2) for c in range(1, 129, 2)]
 LEGAL_REPLY = json.dumps({"cells": LEGAL}, separators=(",", ":")).encode()
 BIG_REPLY = json.dumps({"cells": [[1, 1]] * 170_000}, separators=(",", ":")).encode()  # < 1 MiB
-SIMULATE = json.dumps({
-    "options": {**OPTIONS, "maxGameIterations": 5000, "on_fault": "forfeit"},
-    "actions": [{"0": {"cells": LEGAL if turn % 125 == 0 else []}, "1": {"cells": []}} for turn in range(5000)],
-}, separators=(",", ":")).encode()
+SIMULATE = json.dumps(
+    {
+        "options": {**OPTIONS, "maxGameIterations": 5000, "on_fault": "forfeit"},
+        "actions": [
+            {"0": {"cells": LEGAL if turn % 125 == 0 else []}, "1": {"cells": []}}
+            for turn in range(5000)
+        ],
+    },
+    separators=(",", ":"),
+).encode()
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -101,8 +119,11 @@ async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
     async with aiohttp.ClientSession() as session:
         while not stop.is_set():
             try:
-                async with session.post(base + "/api/games/gconway/simulate/", data=SIMULATE,
-                                        headers={"Content-Type": "application/json"}) as response:
+                async with session.post(
+                    base + "/api/games/gconway/simulate/",
+                    data=SIMULATE,
+                    headers={"Content-Type": "application/json"},
+                ) as response:
                     body = await response.read()
                     code = json.loads(body).get("code", "") if response.status != 200 else ""
                     answers[f"{response.status} {code}".strip()] += 1
@@ -113,8 +134,14 @@ async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
 
 def turns_played(env: dict, match_id: int) -> int:
     script = f"from competition.models import Turn; print(Turn.objects.filter(match_id={match_id}).count())"
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "shell", "-c", script], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(done.stdout.strip().splitlines()[-1])
 
 
@@ -128,9 +155,22 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     try:
         done = await asyncio.to_thread(
             subprocess.run,
-            [sys.executable, str(ROOT / "manage.py"), "enqueue", "gconway", f"http://127.0.0.1:{bot_port}/",
-             "builtin:dummy", "--options", json.dumps(OPTIONS)],
-            env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "enqueue",
+                "gconway",
+                f"http://127.0.0.1:{bot_port}/",
+                "builtin:dummy",
+                "--options",
+                json.dumps(OPTIONS),
+            ],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         match_id = json.loads(done.stdout)[0]
         stop = asyncio.Event()
         answers: Counter = Counter()
@@ -142,12 +182,20 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
         turns = await asyncio.to_thread(turns_played, env, match_id)
     finally:
         await bot.cleanup()
-    return {"idle": idle, "attacked": attacked, "problems": problems, "turns": turns,
-            "replies": replies["sent"], "answers": answers}
+    return {
+        "idle": idle,
+        "attacked": attacked,
+        "problems": problems,
+        "turns": turns,
+        "replies": replies["sent"],
+        "answers": answers,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds per phase")
     parser.add_argument("--simulators", type=int, default=2, help="anonymous simulate clients")
     parser.add_argument("--quick", action="store_true", help="CI smoke mode")
@@ -156,27 +204,46 @@ def main() -> None:
         args.seconds, args.simulators = 4.0, 1
     with tempfile.TemporaryDirectory(prefix="arena-hostile-") as data:
         env = dict(__import__("os").environ)
-        env.update({"ARENA_DATA_DIR": data, "LOG_LEVEL": "ERROR", "DJANGO_SETTINGS_MODULE": "competition.settings",
-                    "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", **PRODUCTION_ENV})
+        env.update(
+            {
+                "ARENA_DATA_DIR": data,
+                "LOG_LEVEL": "ERROR",
+                "DJANGO_SETTINGS_MODULE": "competition.settings",
+                "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8",
+                **PRODUCTION_ENV,
+            }
+        )
         port = free_port()
-        server = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_port(port, server)
             result = asyncio.run(run(port, env, args.seconds, args.simulators))
         finally:
             server.terminate()
             server.wait(20)
-    print(f"# GET / on daphne (embedded default), {args.seconds:g} s idle then {args.seconds:g} s under attack: "
-          f"a hostile gconway bot ({SIDE}x{SIDE}, 4,096-cell lists and 1 MB replies) and "
-          f"{args.simulators} simulate client(s) (5,000 turns on {SIDE}x{SIDE})")
+    print(
+        f"# GET / on daphne (embedded default), {args.seconds:g} s idle then {args.seconds:g} s under attack: "
+        f"a hostile gconway bot ({SIDE}x{SIDE}, 4,096-cell lists and 1 MB replies) and "
+        f"{args.simulators} simulate client(s) (5,000 turns on {SIDE}x{SIDE})"
+    )
     print(f"{'phase':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for phase in ("idle", "attacked"):
         values = result[phase]
-        print(f"{phase:<10} {len(values):>9} {percentile(values, 0.5):>8.1f} {percentile(values, 0.95):>8.1f} "
-              f"{percentile(values, 0.99):>8.1f} {max(values, default=float('nan')) * 1000:>8.1f}")
+        print(
+            f"{phase:<10} {len(values):>9} {percentile(values, 0.5):>8.1f} {percentile(values, 0.95):>8.1f} "
+            f"{percentile(values, 0.99):>8.1f} {max(values, default=float('nan')) * 1000:>8.1f}"
+        )
     print(f"hostile match: {result['turns']} turns stored, {result['replies']} replies sent")
-    print("simulate answers: " + (", ".join(f"{k}: {v}" for k, v in sorted(result["answers"].items())) or "none"))
+    print(
+        "simulate answers: "
+        + (", ".join(f"{k}: {v}" for k, v in sorted(result["answers"].items())) or "none")
+    )
     for problem in result["problems"][:10]:
         print("  " + problem)
     if result["problems"]:

@@ -120,7 +120,7 @@ MAX_SIDE = 256  # platform limit (the original event used 24)
 MAX_ITERATIONS = 100_000
 MAX_BUDGET = 4096  # platform limit on budgets (the original event used 15): cells per reply
 MAX_TIMER_MS = 600_000  # platform limit on the time-bank increment (a bank of 50 minutes)
-MAX_START_CELLS = 16_384  # platform limit on each seat's start list (a quarter of the largest board)
+MAX_START_CELLS = 16_384  # platform limit on a seat's start list (a quarter of 256x256)
 
 _VALIDATORS = {
     # Platform limits beyond the spec's "int >= 0/1": a board, a game, a budget (the length of

@@ -75,8 +75,10 @@ async def play_against(reply: bytes, options: dict):
     async with http_bot(hostile) as base:
         task = asyncio.create_task(ticker())
         try:
-            transports = [HttpTransport(base + "/", game=GCONWAY, seat=0),
-                          BuiltinTransport(GCONWAY, "dummy", seat=1)]
+            transports = [
+                HttpTransport(base + "/", game=GCONWAY, seat=0),
+                BuiltinTransport(GCONWAY, "dummy", seat=1),
+            ]
             result = await play(GCONWAY, transports, seed=0, options=options)
         finally:
             stop.set()
@@ -135,8 +137,10 @@ def absurd(value):
     if isinstance(value, str):
         return "x" * 100_000
     if isinstance(value, list):  # gconway's start: each seat's list 100,000 cells long
-        return [[*inner] * (100_000 // max(1, len(inner))) if isinstance(inner, list) else inner
-                for inner in value]
+        return [
+            [*inner] * (100_000 // max(1, len(inner))) if isinstance(inner, list) else inner
+            for inner in value
+        ]
     raise AssertionError(f"no absurd value for {value!r}")
 
 
@@ -148,8 +152,11 @@ def test_it_refuses_an_absurd_value_for_every_option_of_every_game():
         for key, default in game.default_options.items():
             # It should refuse it through the stateless engine, quickly, naming the option.
             started = time.perf_counter()
-            response = client.post(SIMULATE.format(game.slug), {"options": {key: absurd(default)}},
-                                   content_type="application/json")
+            response = client.post(
+                SIMULATE.format(game.slug),
+                {"options": {key: absurd(default)}},
+                content_type="application/json",
+            )
             elapsed = time.perf_counter() - started
             assert response.status_code == 400, (game.slug, key, response.status_code)
             assert "options" in response.json(), (game.slug, key, response.json())
@@ -165,8 +172,13 @@ def test_it_refuses_an_absurd_value_for_every_option_of_every_game():
 @pytest.mark.django_db
 def test_it_refuses_the_16_kb_anonymous_simulate_of_the_report_at_once():
     # The report's request: unbounded options and 2,000 cells of [1, 1] (8.9 s on the old code).
-    options = {"rows": 256, "cols": 256, "startingCells": 10**9, "maxColonisationDistance": 10**9,
-               "start": [[[128, 128]], [[0, 0]]]}
+    options = {
+        "rows": 256,
+        "cols": 256,
+        "startingCells": 10**9,
+        "maxColonisationDistance": 10**9,
+        "start": [[[128, 128]], [[0, 0]]],
+    }
     body = {"options": options, "actions": [{"0": {"cells": [[1, 1]] * 2000}, "1": {"cells": []}}]}
     assert len(json.dumps(body)) < 17_000
     started = time.perf_counter()
@@ -180,17 +192,33 @@ def test_it_refuses_the_16_kb_anonymous_simulate_of_the_report_at_once():
 def test_it_stops_the_costliest_simulate_within_its_cpu_budget():
     # The worst request within every limit: 5,000 turns (the most) on the largest board,
     # 40 of them with the longest legal list of distinct cells (what 2.5 MB holds).
-    options = {"rows": 256, "cols": 256, "startingCells": 4096, "maxCellCapacity": 4096,
-               "cellGainPerTurn": 4096, "maxColonisationDistance": 256, "timerMs": None,
-               "maxGameIterations": 5000,
-               "start": [[[200, 200], [200, 201], [201, 200], [201, 201]], [[220, 20], [220, 21], [221, 20], [221, 21]]]}
+    options = {
+        "rows": 256,
+        "cols": 256,
+        "startingCells": 4096,
+        "maxCellCapacity": 4096,
+        "cellGainPerTurn": 4096,
+        "maxColonisationDistance": 256,
+        "timerMs": None,
+        "maxGameIterations": 5000,
+        "start": [
+            [[200, 200], [200, 201], [201, 200], [201, 201]],
+            [[220, 20], [220, 21], [221, 20], [221, 21]],
+        ],
+    }
     # isolated cells (two apart): they all die in the life step, so the next list is legal too
     cells = [[r, c] for r in range(1, 129, 2) for c in range(1, 129, 2)]
-    actions = [{"0": {"cells": cells if turn % 125 == 0 else []}, "1": {"cells": []}} for turn in range(5000)]
+    actions = [
+        {"0": {"cells": cells if turn % 125 == 0 else []}, "1": {"cells": []}}
+        for turn in range(5000)
+    ]
     assert len(json.dumps({"options": options, "actions": actions})) < 2_500_000
     started = time.perf_counter()
-    response = Client().post(SIMULATE.format("gconway"), {"options": options, "actions": actions},
-                             content_type="application/json")
+    response = Client().post(
+        SIMULATE.format("gconway"),
+        {"options": options, "actions": actions},
+        content_type="application/json",
+    )
     elapsed = time.perf_counter() - started
     # It should stop it in its worker and say why (a 400 naming no turn), in bounded time.
     assert response.status_code == 400, response.content[:300]
@@ -202,11 +230,16 @@ def test_it_stops_the_costliest_simulate_within_its_cpu_budget():
 def test_it_still_simulates_in_its_worker():
     # It should answer a normal request from the worker as before (state, frame, outcome).
     actions = [{"0": {"play": "1-1"}}, {"1": {"play": "2-2"}}]
-    response = Client().post(SIMULATE.format("tictactoe"), {"actions": actions}, content_type="application/json")
+    response = Client().post(
+        SIMULATE.format("tictactoe"), {"actions": actions}, content_type="application/json"
+    )
     assert response.status_code == 200 and response.json()["turn"] == 2
     # ... and a bad turn as a 400 naming it.
-    bad = Client().post(SIMULATE.format("tictactoe"), {"actions": actions + [{"0": {"play": "1-1"}}]},
-                        content_type="application/json")
+    bad = Client().post(
+        SIMULATE.format("tictactoe"),
+        {"actions": actions + [{"0": {"play": "1-1"}}]},
+        content_type="application/json",
+    )
     assert bad.status_code == 400 and bad.json()["turn"] == 3 and bad.json()["code"] == "occupied"
 
 
@@ -217,14 +250,23 @@ def test_it_still_simulates_in_its_worker():
 def test_it_does_not_let_a_rotating_x_forwarded_for_bypass_the_anonymous_throttle(monkeypatch):
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"simulate": "3/min"})
     client = Client(REMOTE_ADDR="203.0.113.9")
-    codes = [client.post(SIMULATE.format("tictactoe"), {}, content_type="application/json",
-                         HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").status_code
-             for i in range(6)]
+    codes = [
+        client.post(
+            SIMULATE.format("tictactoe"),
+            {},
+            content_type="application/json",
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
+        ).status_code
+        for i in range(6)
+    ]
     # It should key the caller by its connection, whatever the header says.
     assert codes == [200, 200, 200, 429, 429, 429]
     # It should still count another connection separately.
     other = Client(REMOTE_ADDR="203.0.113.10")
-    assert other.post(SIMULATE.format("tictactoe"), {}, content_type="application/json").status_code == 200
+    assert (
+        other.post(SIMULATE.format("tictactoe"), {}, content_type="application/json").status_code
+        == 200
+    )
 
 
 @pytest.mark.django_db
@@ -234,8 +276,12 @@ def test_it_trusts_only_the_configured_proxies_x_forwarded_for_entry(settings, m
     proxy = Client(REMOTE_ADDR="10.0.0.2")
 
     def post(forwarded: str) -> int:
-        return proxy.post(SIMULATE.format("tictactoe"), {}, content_type="application/json",
-                          HTTP_X_FORWARDED_FOR=forwarded).status_code
+        return proxy.post(
+            SIMULATE.format("tictactoe"),
+            {},
+            content_type="application/json",
+            HTTP_X_FORWARDED_FOR=forwarded,
+        ).status_code
 
     # It should key by the entry our proxy appended, not by what the client wrote before it.
     assert [post(f"198.51.100.{i}, 203.0.113.9") for i in range(3)] == [200, 200, 429]
@@ -244,12 +290,19 @@ def test_it_trusts_only_the_configured_proxies_x_forwarded_for_entry(settings, m
 
 
 def test_it_reads_the_proxy_count_from_the_environment_strictly():
-    code = ("import django; django.setup(); from django.conf import settings; "
-            "print(settings.REST_FRAMEWORK['NUM_PROXIES'])")
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.REST_FRAMEWORK['NUM_PROXIES'])"
+    )
 
     def num_proxies(**env):
-        return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                              env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env))
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env),
+        )
 
     # It should trust no forwarded address by default, and the given count when set.
     assert num_proxies().stdout.strip() == "0"
@@ -274,7 +327,12 @@ def test_it_answers_400_to_deeply_nested_json(depth):
         assert response.status_code == 400, (path, response.status_code)
         assert "nested deeper than 64" in response.json()["detail"]
     # ... also a body that opens and never closes, and nesting inside a valid request.
-    assert client.post(SIMULATE.format("tictactoe"), "[" * depth, content_type="application/json").status_code == 400
+    assert (
+        client.post(
+            SIMULATE.format("tictactoe"), "[" * depth, content_type="application/json"
+        ).status_code
+        == 400
+    )
     inner = {"actions": [{"0": json.loads("[" * 70 + "]" * 70)}]}
     response = client.post(SIMULATE.format("tictactoe"), inner, content_type="application/json")
     assert response.status_code == 400 and "nested deeper than 64" in response.json()["detail"]
@@ -284,8 +342,9 @@ def test_it_answers_400_to_deeply_nested_json(depth):
 def test_it_still_parses_json_nested_64_levels():
     # It should accept nesting up to the limit (a reply inside a turn inside the body).
     reply = json.loads("[" * 61 + "]" * 61)
-    response = Client().post(SIMULATE.format("tictactoe"), {"actions": [{"0": reply}]},
-                             content_type="application/json")
+    response = Client().post(
+        SIMULATE.format("tictactoe"), {"actions": [{"0": reply}]}, content_type="application/json"
+    )
     assert response.status_code == 400 and response.json()["code"] == "no_play"
 
 
@@ -303,10 +362,14 @@ async def test_it_faults_a_deeply_nested_bot_reply_as_bad_json(depth):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("keys", [("0", "00"), ("00",), ("0", "+0"), ("0", " 0"), ("0", "0" * 5000)])
+@pytest.mark.parametrize(
+    "keys", [("0", "00"), ("00",), ("0", "+0"), ("0", " 0"), ("0", "0" * 5000)]
+)
 def test_it_refuses_seat_keys_that_are_not_canonical(keys):
     step = {key: {"play": f"1-{i + 1}"} for i, key in enumerate(keys)}
-    response = Client().post(SIMULATE.format("tictactoe"), {"actions": [step]}, content_type="application/json")
+    response = Client().post(
+        SIMULATE.format("tictactoe"), {"actions": [step]}, content_type="application/json"
+    )
     # It should refuse "00" (with or without "0"): one seat, one key.
     assert response.status_code == 400
     assert response.json()["code"] == "bad_seat" and response.json()["turn"] == 1

@@ -70,6 +70,10 @@ SIMULATE = json.dumps(
 ).encode()
 
 
+#: whether the hostile bot also sends the 1 MB reply (``--no-big-replies``: legal lists only)
+BIG = [True]
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000 if ordered else float("nan")
@@ -81,7 +85,7 @@ async def hostile_bot(port: int, replies: Counter) -> object:
     async def answer(request: web.Request) -> web.Response:
         await request.read()
         replies["sent"] += 1
-        body = LEGAL_REPLY if replies["sent"] % 2 else BIG_REPLY
+        body = LEGAL_REPLY if replies["sent"] % 2 or not BIG[0] else BIG_REPLY
         return web.Response(body=body, content_type="application/json")
 
     app = web.Application(client_max_size=4 * 1024 * 1024)
@@ -198,10 +202,14 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds per phase")
     parser.add_argument("--simulators", type=int, default=2, help="anonymous simulate clients")
+    parser.add_argument(
+        "--no-big-replies", action="store_true", help="the hostile bot sends legal lists only"
+    )
     parser.add_argument("--quick", action="store_true", help="CI smoke mode")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.simulators = 4.0, 1
+    BIG[0] = not args.no_big_replies
     with tempfile.TemporaryDirectory(prefix="arena-hostile-") as data:
         env = dict(__import__("os").environ)
         env.update(

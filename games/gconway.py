@@ -413,7 +413,7 @@ class Gconway(Game):
 
     def parse_action(self, state: GconwayState, seat: int, raw: JSON) -> list[list[int]]:
         # The work is bounded before it is done: a list longer than the budget (at most
-        # MAX_BUDGET) is refused after a C-speed shape check, and each distinct wrapped target is
+        # MAX_BUDGET) is refused before its entries are read, and each distinct wrapped target is
         # judged once (duplicates cost a set lookup), by a window scan when that is cheap or
         # else by one lookup in the seat's reach mask (a few big-integer operations).
         budget = state.budgets[seat]
@@ -548,15 +548,18 @@ class Gconway(Game):
 
 def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:
     """§5.3: an object whose ``cells`` is an array of [int, int] pairs (JSON integers only),
-    then check 1 of §4.3 (at most ``budget`` entries, duplicates count).
+    and check 1 of §4.3 (at most ``budget`` entries, duplicates count).
 
-    The shape of a long list is checked at C speed (``map`` over the list) before the budget,
-    as the spec orders them; the per-entry work in Python is then bounded by the budget."""
+    Platform choice (cheap checks first): the length is checked before the entries, so a
+    list longer than the budget is ``budget`` even if an entry is malformed, and no work
+    beyond the budget is done; the entries' shapes are then checked at C speed."""
     if not isinstance(raw, dict):
         raise IllegalAction("bad_reply", "the reply must be a JSON object")
     cells = raw.get("cells")
     if not isinstance(cells, list):
         raise IllegalAction("bad_reply", 'the reply needs "cells": an array of [row, col]')
+    if len(cells) > budget:  # cheap checks first: a platform choice, see the docstring
+        raise IllegalAction("budget", f"{len(cells)} cells for a budget of {budget}")
     if not (
         set(map(type, cells)) <= {list}
         and set(map(len, cells)) <= {2}
@@ -570,8 +573,6 @@ def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:
                 or type(pair[1]) is not int
             ):
                 raise IllegalAction("bad_reply", f"not a [row, col] pair of integers: {pair!r}")
-    if len(cells) > budget:
-        raise IllegalAction("budget", f"{len(cells)} cells for a budget of {budget}")
     return [[r, c] for r, c in cells]
 
 

@@ -2,18 +2,64 @@
 
 JSON whitespace (space, tab, CR, LF) around the value is accepted. Anything else is a
 ``BotFault``: invalid UTF-8 is ``bad_encoding``; an empty body, HTML, a BOM, trailing text,
-``NaN``/``Infinity``, absurd nesting or a number too long to convert is ``bad_json``.
-With duplicate keys the last one counts (as every game spec says).
+``NaN``/``Infinity``, nesting deeper than ``MAX_DEPTH`` or a number too long to convert is
+``bad_json``. With duplicate keys the last one counts (as every game spec says).
+
+``too_deep`` is shared with the API's JSON parser: a value nested a few hundred levels deep
+decodes, but would break whatever walks it recursively later (``json.dumps``, a serializer).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import re
+from itertools import accumulate
 from typing import Any
 
 from bots.faults import BotFault, FaultCode
 
 _decoder = json.JSONDecoder(parse_constant=lambda name: _reject_constant(name))
+
+#: the deepest nesting of arrays and objects accepted (every game's reply needs a handful)
+MAX_DEPTH = 64
+
+_DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_A_BRACKET = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def too_deep(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels in ``text``, which must be
+    valid JSON (check after decoding it).
+
+    At C speed, without recursion: fewer opening brackets than the limit cannot nest deeper;
+    otherwise the strings are cut out, every other character but brackets is deleted, and
+    the deepest running total of +1 (``[``, ``{``) and -1 (``]``, ``}``) is the depth.
+    """
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    if b'"' in raw:
+        raw = _STRING.sub(b"", raw)
+    steps = raw.translate(_DEPTH_STEP, _NOT_A_BRACKET)
+    return max(accumulate(memoryview(steps).cast("b")), default=0) > limit
+
+
+@contextlib.contextmanager
+def paused_gc():
+    """No cyclic garbage collection while decoding: JSON values hold no cycles, and a big
+    value's many containers would set off full collections of the whole process (every
+    object Django holds), several times over."""
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _reject_constant(name: str):
@@ -32,11 +78,15 @@ def decode_reply(body: bytes | str) -> Any:
     if text.startswith("\ufeff"):
         raise BotFault(FaultCode.BAD_JSON, "reply starts with a byte order mark")
     try:
-        return _decoder.decode(text)
+        with paused_gc():
+            value = _decoder.decode(text)
     except RecursionError:
         raise BotFault(FaultCode.BAD_JSON, "reply nests too deeply") from None
     except ValueError as exc:  # JSONDecodeError, constants, int digit limit
         raise BotFault(FaultCode.BAD_JSON, f"not one JSON value: {preview(text, 80)!r} ({exc})") from None
+    if too_deep(body):
+        raise BotFault(FaultCode.BAD_JSON, f"reply nests deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def preview(text: str | bytes, limit: int = 200) -> str:

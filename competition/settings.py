@@ -307,6 +307,10 @@ ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10
 # -- REST API (competition/api) ---------------------------------------------------------
 
 ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
+# Reverse proxies in front of the web nodes: anonymous callers are throttled by the
+# X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
+# embedded default, no proxy) ignores the header, which any client can write.
+ARENA_NUM_PROXIES = envint("ARENA_NUM_PROXIES", 0, minimum=0)
 
 REST_FRAMEWORK = {
     # token first: an unauthenticated request gets 401 with ``WWW-Authenticate: Token``
@@ -328,6 +332,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "competition.api.exceptions.exception_handler",
+    "NUM_PROXIES": ARENA_NUM_PROXIES,
     # per user (or address when anonymous), on write endpoints only
     "DEFAULT_THROTTLE_RATES": {
         scope: f"{per_minute * ARENA_API_THROTTLE_SCALE}/min"

@@ -233,13 +233,15 @@ class Drones(Game):
             self.default_options,
             options,
             {
-                # platform limits beyond the spec's "int >= 1" (one match may not run for ever)
+                # platform limits beyond the spec's "int >= 0/1" (one match may not run for
+                # ever; every option has an upper bound; a bonus beyond 2**53 is not exact
+                # in the doubles the game counts in)
                 "rounds": int_option(1, 100_000),
                 "turns": int_option(1, 100_000),
-                "defenderBonus": int_option(0),
+                "defenderBonus": int_option(0, 2**53),
                 "drawAllowed": bool_option,
                 "on_fault": choice_option("pass", "forfeit"),
-                "max_faults_in_a_row": int_option(1, nullable=True),
+                "max_faults_in_a_row": int_option(1, 100_000, nullable=True),
                 "move_timeout_ms": int_option(1, 600_000),
             },
         )

@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +101,8 @@ def _check_start(value: Any) -> list:
     for cells in value:
         if not isinstance(cells, list | tuple):
             raise ValueError("expected a list of 2 lists of [row, col]")
+        if len(cells) > MAX_START_CELLS:  # before looking at them
+            raise ValueError(f"more than {MAX_START_CELLS} cells for one seat")
         seat_cells = []
         for pair in cells:
             if (
@@ -115,20 +118,25 @@ def _check_start(value: Any) -> list:
 
 MAX_SIDE = 256  # platform limit (the original event used 24)
 MAX_ITERATIONS = 100_000
+MAX_BUDGET = 4096  # platform limit on budgets (the original event used 15): cells per reply
+MAX_TIMER_MS = 600_000  # platform limit on the time-bank increment (a bank of 50 minutes)
+MAX_START_CELLS = 16_384  # platform limit on a seat's start list (a quarter of 256x256)
 
 _VALIDATORS = {
-    # Platform limits beyond the spec's "int >= 1": a board or a game this big would let one
-    # request (the API's stateless simulate, a challenge) exhaust the server's memory or time.
+    # Platform limits beyond the spec's "int >= 0/1": a board, a game, a budget (the length of
+    # a reply) or a reach this big would let one request (the API's stateless simulate, a
+    # challenge) or one bot's reply exhaust the server's memory or time. A reach beyond the
+    # side covers the whole torus already.
     "rows": int_option(1, MAX_SIDE),
     "cols": int_option(1, MAX_SIDE),
-    "cellGainPerTurn": int_option(0),
-    "maxCellCapacity": int_option(0),
-    "startingCells": int_option(0),
-    "maxColonisationDistance": int_option(0),
+    "cellGainPerTurn": int_option(0, MAX_BUDGET),
+    "maxCellCapacity": int_option(0, MAX_BUDGET),
+    "startingCells": int_option(0, MAX_BUDGET),
+    "maxColonisationDistance": int_option(0, MAX_SIDE),
     "maxGameIterations": int_option(0, MAX_ITERATIONS),
     "ruleset": choice_option("diff", "classic"),
     "start": _check_start,
-    "timerMs": int_option(1, nullable=True),
+    "timerMs": int_option(1, MAX_TIMER_MS, nullable=True),
     "collisions": choice_option("cancel", "second-player"),
     "on_fault": choice_option("forfeit", "pass"),
 }
@@ -199,12 +207,43 @@ def _neighbour_sums(x: int, b: _Board) -> int:
     return h + _north(h, b) + _south(h, b) - x
 
 
+@functools.lru_cache(maxsize=64)
+def _low_cols(rows: int, cols: int, k: int) -> int:
+    """0xFF lanes in the first ``k`` columns of every row."""
+    return int.from_bytes((b"\xff" * k + bytes(cols - k)) * rows, "little")
+
+
+def _shift_cols(x: int, b: _Board, k: int) -> int:
+    """Each lane takes the value of (r, c - k) on the torus (0 < k < cols)."""
+    low = _low_cols(b.rows, b.cols, k)
+    return ((x << (8 * k)) & (b.full ^ low)) | ((x >> (8 * (b.cols - k))) & low)
+
+
+def _shift_rows(x: int, b: _Board, k: int) -> int:
+    """Each lane takes the value of (r - k, c) on the torus (0 < k < rows)."""
+    return ((x << (8 * b.cols * k)) | (x >> (8 * b.cols * (b.rows - k)))) & b.full
+
+
+def _window(x: int, b: _Board, length: int, shift) -> int:
+    """OR of ``shift(x, b, d)`` for d in [0, length) (d = 0 is x itself), by doubling: a
+    few big-integer operations whatever the length (at most the ring's size)."""
+    span = 1
+    while 2 * span <= length:
+        x |= shift(x, b, span)
+        span *= 2
+    if span < length:  # the last window overlaps the first: harmless for an OR
+        x |= shift(x, b, length - span)
+    return x
+
+
 def _dilate(x: int, b: _Board, distance: int) -> int:
     """0/1 lanes: 1 where a 1 lies within Chebyshev ``distance`` on the torus."""
-    for _ in range(min(distance, b.cols)):
-        x |= _west(x, b) | _east(x, b)
-    for _ in range(min(distance, b.rows)):
-        x |= _north(x, b) | _south(x, b)
+    for size, shift in ((b.cols, _shift_cols), (b.rows, _shift_rows)):
+        length = min(2 * distance + 1, size)
+        if length == size:  # the whole ring: every offset in [0, size)
+            x = _window(x, b, size, shift)
+        elif distance:  # a window of offsets [0, 2D], then back by D: offsets [-D, D]
+            x = shift(_window(x, b, length, shift), b, size - distance)
     return x
 
 
@@ -281,6 +320,12 @@ def _wrapped_offsets(reach: int, size: int) -> list[int]:
     return [d % size for d in range(-reach, reach + 1)]
 
 
+#: window lookups above which parse_action judges the distance with a reach mask instead
+_SCAN_LIMIT = 4096
+#: per seat, the field as 0/1 lanes of that seat's live cells
+_OWNER = (_table({SEAT0: 1}), _table({SEAT1: 1}))
+
+
 # -- the engine -------------------------------------------------------------------------
 
 
@@ -315,6 +360,8 @@ class Gconway(Game):
         merged = merge_options(self.default_options, options, _VALIDATORS)
         rows, cols = merged["rows"], merged["cols"]
         for cells in merged["start"]:
+            if len(cells) > rows * cols:
+                raise ValueError(f"option 'start': more than {rows * cols} cells for one seat")
             for r, c in cells:
                 if not (0 <= r < rows and 0 <= c < cols):
                     raise ValueError(f"option 'start': cell {[r, c]} is outside the board")
@@ -365,31 +412,45 @@ class Gconway(Game):
         return message
 
     def parse_action(self, state: GconwayState, seat: int, raw: JSON) -> list[list[int]]:
-        cells = _parse_cells(raw)
+        # The work is bounded before it is done: a list longer than the budget (at most
+        # MAX_BUDGET) is refused before its entries are read, and each distinct wrapped target is
+        # judged once (duplicates cost a set lookup), by a window scan when that is cheap or
+        # else by one lookup in the seat's reach mask (a few big-integer operations).
+        budget = state.budgets[seat]
+        cells = _parse_cells(raw, budget)  # shape, then 1. budget (duplicates count)
         opts = state.options
         rows, cols = opts["rows"], opts["cols"]
         field = state.field
-        # 1. budget (duplicates count)
-        budget = state.budgets[seat]
-        if len(cells) > budget:
-            raise IllegalAction("budget", f"{len(cells)} cells for a budget of {budget}")
         # 2. alive: the wrapped target must be dead
-        for r, c in cells:
-            if field[(r % rows) * cols + c % cols] != DEAD:
+        targets = [(r % rows) * cols + c % cols for r, c in cells]
+        for (r, c), i in zip(cells, targets, strict=True):
+            if field[i] != DEAD:
                 raise IllegalAction("alive", f"cell {[r, c]} is alive")
         # 3. distance: an own live cell within Chebyshev D of the wrapped target
         reach = opts["maxColonisationDistance"]
         own = SEAT0 if seat == 0 else SEAT1
+        distinct = set(targets)
         row_offsets = _wrapped_offsets(reach, rows)
         col_offsets = _wrapped_offsets(reach, cols)
-        for r, c in cells:
-            wr, wc = r % rows, c % cols
-            if not any(
-                field[((wr + dr) % rows) * cols + (wc + dc) % cols] == own
-                for dr in row_offsets
-                for dc in col_offsets
-            ):
-                raise IllegalAction("distance", f"cell {[r, c]} is out of reach")
+        if len(distinct) * len(row_offsets) * len(col_offsets) <= _SCAN_LIMIT:
+            in_reach = {
+                i
+                for i in distinct
+                if any(
+                    field[((i // cols + dr) % rows) * cols + (i % cols + dc) % cols] == own
+                    for dr in row_offsets
+                    for dc in col_offsets
+                )
+            }
+        else:
+            b = _board(rows, cols)
+            mask = _dilate(int.from_bytes(field.translate(_OWNER[seat]), "little"), b, reach)
+            lanes = mask.to_bytes(b.n, "little")
+            in_reach = {i for i in distinct if lanes[i]}
+        if len(in_reach) < len(distinct):
+            for (r, c), i in zip(cells, targets, strict=True):
+                if i not in in_reach:
+                    raise IllegalAction("distance", f"cell {[r, c]} is out of reach")
         # 4. index: no wrapping for the placement itself
         for r, c in cells:
             if not (0 <= r < rows and 0 <= c < cols):
@@ -485,19 +546,34 @@ class Gconway(Game):
         )
 
 
-def _parse_cells(raw: JSON) -> list[list[int]]:
-    """§5.3: an object whose ``cells`` is an array of [int, int] pairs (JSON integers only)."""
+def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:
+    """§5.3: an object whose ``cells`` is an array of [int, int] pairs (JSON integers only),
+    and check 1 of §4.3 (at most ``budget`` entries, duplicates count).
+
+    Platform choice (cheap checks first): the length is checked before the entries, so a
+    list longer than the budget is ``budget`` even if an entry is malformed, and no work
+    beyond the budget is done; the entries' shapes are then checked at C speed."""
     if not isinstance(raw, dict):
         raise IllegalAction("bad_reply", "the reply must be a JSON object")
     cells = raw.get("cells")
     if not isinstance(cells, list):
         raise IllegalAction("bad_reply", 'the reply needs "cells": an array of [row, col]')
-    out = []
-    for pair in cells:
-        if not isinstance(pair, list) or len(pair) != 2 or not all(type(x) is int for x in pair):
-            raise IllegalAction("bad_reply", f"not a [row, col] pair of integers: {pair!r}")
-        out.append([pair[0], pair[1]])
-    return out
+    if len(cells) > budget:  # cheap checks first: a platform choice, see the docstring
+        raise IllegalAction("budget", f"{len(cells)} cells for a budget of {budget}")
+    if not (
+        set(map(type, cells)) <= {list}
+        and set(map(len, cells)) <= {2}
+        and set(map(type, itertools.chain.from_iterable(cells))) <= {int}
+    ):
+        for pair in cells:
+            if (
+                type(pair) is not list
+                or len(pair) != 2
+                or type(pair[0]) is not int
+                or type(pair[1]) is not int
+            ):
+                raise IllegalAction("bad_reply", f"not a [row, col] pair of integers: {pair!r}")
+    return [[r, c] for r, c in cells]
 
 
 # -- built-in bots (§9) -----------------------------------------------------------------

@@ -307,8 +307,9 @@ _VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "mirror": bool_option,
     "board": _board_option,
     "move_timeout_ms": int_option(1, 600_000),
-    "max_moves": int_option(1, 1_000_000, nullable=True),  # platform limit beyond the spec
-    "max_passes_in_a_row": int_option(1, nullable=True),
+    # platform limits beyond the spec (every option has an upper bound)
+    "max_moves": int_option(1, 1_000_000, nullable=True),
+    "max_passes_in_a_row": int_option(1, 1_000_000, nullable=True),
 }
 
 

@@ -91,3 +91,15 @@ def test_it_runs_the_aggregate_benchmark_in_smoke_mode():
     for games, seconds, per_second, _ratio in rows.values():
         assert int(games) > 0 and float(seconds) > 0 and float(per_second) > 0
         assert abs(float(per_second) - int(games) / float(seconds)) < 0.02 * float(per_second)  # seconds are rounded
+
+
+def test_it_runs_the_hostile_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/hostile.py"), "--quick", timeout=300)
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["idle"], ["attacked"])}
+    # It should measure the home page in both phases (the script exits non-zero if it ever failed).
+    for phase in ("idle", "attacked"):
+        requests, p50, p95, p99 = int(rows[phase][1]), *(float(x) for x in rows[phase][2:5])
+        assert requests > 0 and 0 < p50 <= p95 <= p99
+    # It should have attacked: the hostile match played and the simulate calls were answered.
+    assert int(out.split("hostile match: ")[1].split()[0]) > 0
+    assert "simulate answers: 400 cpu_limit" in out

@@ -3,16 +3,41 @@
 Pure (no ORM, no request): the view validates the request's shape, this module judges
 each turn exactly as the runner would (``parse_action`` for every seat in ``to_move``,
 then ``apply``) and describes the state reached.
+
+``simulate_in_worker`` runs that replay where it cannot stall the web process: in a
+child process forked from a small server process (multiprocessing's ``forkserver``,
+which has imported the engines once), at a lower CPU priority, under ``RLIMIT_CPU``
+(``SIMULATE_CPU_SECONDS``) and ``RLIMIT_AS``, and killed after ``SIMULATE_WALL_SECONDS``.
+At most ``SIMULATE_WORKERS`` run at once per web process; a request that finds none
+free within ``SIMULATE_QUEUE_SECONDS`` is refused (``busy``).
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import resource
+import signal
+import threading
 from typing import Any
 
 from games.base import Context, Game, IllegalAction
 
 logger = logging.getLogger(__name__)
+
+#: CPU seconds one simulation may use (its worker is killed beyond)
+SIMULATE_CPU_SECONDS = 2
+#: wall-clock seconds before a worker is killed (a niced worker on a busy machine is slow)
+SIMULATE_WALL_SECONDS = 10
+#: address space of a worker, bytes
+SIMULATE_MEMORY_BYTES = 1 << 30
+#: simulations running at once in one web process
+SIMULATE_WORKERS = 2
+#: how long a request waits for a free worker before it is refused
+SIMULATE_QUEUE_SECONDS = 5
+#: niceness added to a worker (the web process keeps the CPU it needs)
+SIMULATE_NICENESS = 10
 
 #: the context observations get here (no match, no clock)
 SIMULATE_CONTEXT = Context(match_id="simulate")
@@ -34,14 +59,16 @@ class SimulationError(Exception):
 
 
 def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
-    """``{"0": raw, …}`` as ``{0: raw, …}``; a key that is not a seat is an error."""
+    """``{"0": raw, …}`` as ``{0: raw, …}``; a key that is not a seat's canonical number
+    (``"00"``, ``"+1"``, ``" 1"``) is an error, so no two keys can name one seat."""
+    seats = {str(seat): seat for seat in range(game.num_players)}
     out: dict[int, Any] = {}
     for key, raw in step.items():
         text = str(key)
-        if not (text.isascii() and text.isdigit()) or int(text) >= game.num_players:
+        if text not in seats:
             raise SimulationError(index, None, "bad_seat",
-                                  f"{text!r} is not a seat (seats are 0..{game.num_players - 1})")
-        out[int(text)] = raw
+                                  f"{text[:20]!r} is not a seat (seats are 0..{game.num_players - 1})")
+        out[seats[text]] = raw
     return out
 
 
@@ -84,3 +111,108 @@ def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> di
         "frame": game.frame(state),
         "outcome": outcome.to_json() if outcome else None,
     }
+
+
+# -- the worker -------------------------------------------------------------------------
+
+
+class SimulationRefused(Exception):
+    """The simulation was not finished: over its CPU or wall-clock budget (``cpu_limit``),
+    out of memory (``memory_limit``), no worker free (``busy``) or the worker failed
+    (``worker_failed``)."""
+
+    def __init__(self, code: str, detail: str):
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+    def to_json(self) -> dict:
+        return {"turn": None, "index": None, "seat": None, "code": self.code, "detail": self.detail}
+
+
+_context = multiprocessing.get_context("forkserver")
+_context.set_forkserver_preload(["games.registry", __name__])
+_slots = threading.BoundedSemaphore(SIMULATE_WORKERS)
+
+
+def _work(conn, slug: str, options: dict, seed: int, actions: list, cpu_seconds: int) -> None:
+    """In the child: set the budgets, simulate, send ``(kind, payload)`` back."""
+    os.nice(SIMULATE_NICENESS)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (SIMULATE_MEMORY_BYTES, SIMULATE_MEMORY_BYTES))
+    from games import get_game
+
+    try:
+        game = get_game(slug)
+        try:
+            options = game.resolve_options(options)
+        except ValueError as exc:
+            conn.send(("options", str(exc)))
+            return
+        try:
+            conn.send(("ok", simulate(game, options=options, seed=seed, actions=actions)))
+        except SimulationError as exc:
+            conn.send(("turn", exc.to_json()))
+    except MemoryError:
+        conn.send(("memory", None))
+    finally:
+        conn.close()
+
+
+def simulate_in_worker(game: Game, *, options: dict, seed: int, actions: list[dict],
+                       cpu_seconds: float = SIMULATE_CPU_SECONDS,
+                       wall_seconds: float = SIMULATE_WALL_SECONDS) -> dict:
+    """``simulate`` in a budgeted child process (see the module docstring).
+
+    Raises ``ValueError`` for bad options, ``SimulationError`` for a bad turn and
+    ``SimulationRefused`` when the budget ran out or no worker was free.
+    """
+    if not _slots.acquire(timeout=SIMULATE_QUEUE_SECONDS):
+        raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
+    try:
+        return _run(game.slug, options, seed, actions, cpu_seconds, wall_seconds)
+    finally:
+        _slots.release()
+
+
+def _run(slug: str, options: dict, seed: int, actions: list, cpu_seconds: float,
+         wall_seconds: float) -> dict:
+    receive, send = _context.Pipe(duplex=False)
+    cpu = max(1, int(cpu_seconds))  # RLIMIT_CPU counts whole seconds
+    process = _context.Process(target=_work, args=(send, slug, options, seed, actions, cpu),
+                               daemon=True)
+    try:
+        process.start()
+        send.close()  # the child holds its end: EOF when it dies
+        message = None
+        try:
+            if receive.poll(wall_seconds):
+                message = receive.recv()
+        except EOFError:  # killed by RLIMIT_CPU (SIGXCPU, then SIGKILL) before it answered
+            message = None
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        receive.close()
+    if message is None:
+        exitcode = process.exitcode
+        if exitcode in (-signal.SIGXCPU, -signal.SIGKILL, None) or exitcode == 0:
+            # over the CPU budget, or killed here at the wall-clock limit
+            raise SimulationRefused(
+                "cpu_limit",
+                f"the simulation needed more than {cpu} s of CPU time (or {wall_seconds:g} s "
+                "in all); send fewer or cheaper turns",
+            )
+        logger.error("simulation worker for %s ended with exit code %s", slug, exitcode)
+        raise SimulationRefused("worker_failed", "the simulation worker failed")
+    kind, payload = message
+    if kind == "ok":
+        return payload
+    if kind == "options":
+        raise ValueError(payload)
+    if kind == "turn":
+        error = SimulationError(payload["index"], payload["seat"], payload["code"], payload["detail"])
+        raise error
+    raise SimulationRefused("memory_limit",
+                            f"the simulation needed more than {SIMULATE_MEMORY_BYTES >> 20} MiB")

@@ -1,8 +1,9 @@
 """A JSON parser with a byte cap (DRF reads the raw stream, so Django's
-``DATA_UPLOAD_MAX_MEMORY_SIZE`` would not apply by itself)."""
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` would not apply by itself) and a nesting cap."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 
@@ -10,22 +11,33 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from bots.codec import MAX_DEPTH, paused_gc, too_deep
 from competition.api.exceptions import RequestTooLarge
 
 
 class LimitedJSONParser(JSONParser):
     """Strict JSON (no NaN), at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes (413 beyond),
-    and text only: a lone surrogate (``"\\ud800"``) is a 400, so no string that cannot be
-    encoded reaches a model, the database or an error message."""
+    nested at most ``MAX_DEPTH`` levels (400 beyond: deeper values would break whatever
+    walks them recursively, a 500), and text only: a lone surrogate (``"\\ud800"``) is a
+    400, so no string that cannot be encoded reaches a model, the database or an error
+    message."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        if limit is not None:
-            raw = stream.read(limit + 1)
-            if len(raw) > limit:
-                raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
-            stream = io.BytesIO(raw)
-        data = super().parse(stream, media_type, parser_context)
+        raw = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+        too_deep_error = ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels.")
+        try:
+            with paused_gc():
+                data = super().parse(io.BytesIO(raw), media_type, parser_context)
+        except RecursionError:  # the C decoder's own limit, far deeper than ours
+            raise too_deep_error from None
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        if codecs.lookup(encoding).name != "utf-8":  # too_deep reads UTF-8
+            raw = raw.decode(encoding)
+        if too_deep(raw):
+            raise too_deep_error
         try:
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:

@@ -157,10 +157,10 @@ class SimulateResponseSerializer(serializers.Serializer):
 
 
 class SimulateErrorSerializer(serializers.Serializer):
-    turn = serializers.IntegerField(help_text="The number of the turn that failed (1-based).")
-    index = serializers.IntegerField(help_text="Its index in `actions` (0-based).")
+    turn = serializers.IntegerField(allow_null=True, help_text="The number of the turn that failed (1-based); null for `cpu_limit` and `busy`.")
+    index = serializers.IntegerField(allow_null=True, help_text="Its index in `actions` (0-based).")
     seat = serializers.IntegerField(allow_null=True)
-    code = serializers.CharField(help_text="The game's code (e.g. `occupied`), or missing_seat / extra_seat / game_over.")
+    code = serializers.CharField(help_text="The game's code (e.g. `occupied`), or missing_seat / extra_seat / game_over / bad_seat, or cpu_limit (the replay needed more CPU time than a request may use) / busy (503).")
     detail = serializers.CharField()
 
 

@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 
 from bots.models import Bot, BotStatus, new_secret
 from competition.api import serializers as s
-from competition.api.engine import SimulationError, simulate
+from competition.api.engine import SimulationError, SimulationRefused, simulate_in_worker
 from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
@@ -162,13 +162,16 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         request=s.SimulateRequestSerializer,
         responses={
             200: s.SimulateResponseSerializer,
-            400: OpenApiResponse(s.SimulateErrorSerializer, description="A bad turn, bad options or a malformed body."),
+            400: OpenApiResponse(s.SimulateErrorSerializer, description="A bad turn, bad options, a malformed body or over the CPU budget."),
+            503: OpenApiResponse(s.SimulateErrorSerializer, description="Every simulation worker is busy."),
         },
         description=(
             "Replay `actions` from the initial state of (`options`, `seed`) with the real rules "
             "and return the state reached: what each seat to move would receive, the frame and "
             "the outcome. Each turn is judged as the runner judges it; the first bad one is a 400 "
-            "naming its turn, seat and the game's code."
+            "naming its turn, seat and the game's code. The replay runs in a worker with a CPU-time "
+            "budget: a request that needs more is a 400 with the code `cpu_limit` (and no turn); "
+            "when every worker is busy the answer is 503 with the code `busy`."
         ),
     )
     @action(detail=True, methods=["post"], throttle_classes=[ScopedRateThrottle], throttle_scope="simulate")
@@ -177,14 +180,20 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         body = s.SimulateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            game.resolve_options(data["options"])
+        try:  # every option is bounded, so this is cheap: refuse before starting a worker
+            options = game.resolve_options(data["options"])
         except ValueError as exc:
             raise exceptions.ValidationError({"options": [str(exc)]}) from None
-        try:
-            result = simulate(game, options=data["options"], seed=data["seed"], actions=data["actions"])
+        try:  # in a worker process with a CPU-time budget (competition/api/engine.py)
+            result = simulate_in_worker(game, options=options, seed=data["seed"], actions=data["actions"])
+        except ValueError as exc:
+            raise exceptions.ValidationError({"options": [str(exc)]}) from None
         except SimulationError as exc:
             return Response(exc.to_json(), status=status.HTTP_400_BAD_REQUEST)
+        except SimulationRefused as exc:
+            if exc.code == "cpu_limit":
+                return Response(exc.to_json(), status=status.HTTP_400_BAD_REQUEST)
+            return Response(exc.to_json(), status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "5"})
         return Response(result)
 
 

@@ -1,0 +1,262 @@
+"""Hostile load: the home page's latency while a bot and an anonymous caller do their worst.
+
+Serves the platform (embedded default, production mode) with daphne, then measures the
+latency of ``GET /`` for ``--seconds`` twice: idle, and under attack. The attack, within
+every platform limit (issue 20, finding 2):
+
+- a gconway match on the largest board (256x256, budgets 4,096, reach 256, ``on_fault``
+  ``pass`` so it never ends early) against a hostile HTTP bot on loopback that answers at
+  once, turn after turn, alternately the longest legal list (4,096 distinct cells in reach)
+  and a reply of about 1 MB (the reply cap) of ``[1,1]`` pairs far over the budget;
+- ``--simulators`` anonymous clients posting, in a loop, the costliest ``simulate``
+  request (5,000 turns on the largest board with 40 longest lists, 2.5 MB at most), which
+  the server stops in its worker at the CPU budget.
+
+It prints p50/p95/p99 of the home page for both phases (the goal: p99 under 100 ms under
+attack), the turns the hostile match played and the simulate answers by status, and exits
+non-zero if the home page ever failed.
+
+    python bench/hostile.py                # 30 s per phase
+    python bench/hostile.py --quick        # smoke mode (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import PRODUCTION_ENV, ROOT, free_port, wait_port
+
+SIDE = 256
+#: a 2x2 block (a still life) per seat, far from the cells the hostile bot names
+START = [
+    [[200, 200], [200, 201], [201, 200], [201, 201]],
+    [[220, 20], [220, 21], [221, 20], [221, 21]],
+]
+OPTIONS = {
+    "rows": SIDE,
+    "cols": SIDE,
+    "startingCells": 4096,
+    "maxCellCapacity": 4096,
+    "cellGainPerTurn": 4096,
+    "maxColonisationDistance": SIDE,
+    "maxGameIterations": 100_000,
+    "timerMs": None,
+    "on_fault": "pass",
+    "start": START,
+}
+#: 4,096 isolated cells (two apart): legal every turn, as they all die in the life step
+LEGAL = [[r, c] for r in range(1, 129, 2) for c in range(1, 129, 2)]
+LEGAL_REPLY = json.dumps({"cells": LEGAL}, separators=(",", ":")).encode()
+BIG_REPLY = json.dumps({"cells": [[1, 1]] * 170_000}, separators=(",", ":")).encode()  # < 1 MiB
+SIMULATE = json.dumps(
+    {
+        "options": {**OPTIONS, "maxGameIterations": 5000, "on_fault": "forfeit"},
+        "actions": [
+            {"0": {"cells": LEGAL if turn % 125 == 0 else []}, "1": {"cells": []}}
+            for turn in range(5000)
+        ],
+    },
+    separators=(",", ":"),
+).encode()
+
+
+#: whether the hostile bot also sends the 1 MB reply (``--no-big-replies``: legal lists only)
+BIG = [True]
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000 if ordered else float("nan")
+
+
+async def hostile_bot(port: int, replies: Counter) -> object:
+    from aiohttp import web
+
+    async def answer(request: web.Request) -> web.Response:
+        await request.read()
+        replies["sent"] += 1
+        body = LEGAL_REPLY if replies["sent"] % 2 or not BIG[0] else BIG_REPLY
+        return web.Response(body=body, content_type="application/json")
+
+    app = web.Application(client_max_size=4 * 1024 * 1024)
+    app.router.add_route("POST", "/{tail:.*}", answer)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner
+
+
+async def measure(base: str, seconds: float, problems: list[str]) -> list[float]:
+    """``GET /`` one after another (a 20 ms pause between) for ``seconds``."""
+    import aiohttp
+
+    latencies: list[float] = []
+    async with aiohttp.ClientSession() as session:
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            try:
+                async with session.get(base + "/") as response:
+                    await response.read()
+                    if response.status != 200:
+                        problems.append(f"GET / answered {response.status}")
+            except Exception as exc:
+                problems.append(f"GET / failed: {exc!r}")
+            latencies.append(time.perf_counter() - started)
+            await asyncio.sleep(0.02)
+    return latencies
+
+
+async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        while not stop.is_set():
+            try:
+                async with session.post(
+                    base + "/api/games/gconway/simulate/",
+                    data=SIMULATE,
+                    headers={"Content-Type": "application/json"},
+                ) as response:
+                    body = await response.read()
+                    code = json.loads(body).get("code", "") if response.status != 200 else ""
+                    answers[f"{response.status} {code}".strip()] += 1
+            except Exception as exc:
+                answers[type(exc).__name__] += 1
+                await asyncio.sleep(0.5)
+
+
+def turns_played(env: dict, match_id: int) -> int:
+    script = f"from competition.models import Turn; print(Turn.objects.filter(match_id={match_id}).count())"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
+    base = f"http://127.0.0.1:{port}"
+    problems: list[str] = []
+    idle = await measure(base, seconds, problems)
+    bot_port = free_port()
+    replies: Counter = Counter()
+    bot = await hostile_bot(bot_port, replies)
+    try:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "enqueue",
+                "gconway",
+                f"http://127.0.0.1:{bot_port}/",
+                "builtin:dummy",
+                "--options",
+                json.dumps(OPTIONS),
+            ],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        match_id = json.loads(done.stdout)[0]
+        stop = asyncio.Event()
+        answers: Counter = Counter()
+        clients = [asyncio.create_task(simulator(base, stop, answers)) for _ in range(simulators)]
+        await asyncio.sleep(1)  # the runner picks the match up; the first simulations start
+        attacked = await measure(base, seconds, problems)
+        stop.set()
+        await asyncio.gather(*clients)
+        turns = await asyncio.to_thread(turns_played, env, match_id)
+    finally:
+        await bot.cleanup()
+    return {
+        "idle": idle,
+        "attacked": attacked,
+        "problems": problems,
+        "turns": turns,
+        "replies": replies["sent"],
+        "answers": answers,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="seconds per phase")
+    parser.add_argument("--simulators", type=int, default=2, help="anonymous simulate clients")
+    parser.add_argument(
+        "--no-big-replies", action="store_true", help="the hostile bot sends legal lists only"
+    )
+    parser.add_argument("--quick", action="store_true", help="CI smoke mode")
+    args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.simulators = 4.0, 1
+    BIG[0] = not args.no_big_replies
+    with tempfile.TemporaryDirectory(prefix="arena-hostile-") as data:
+        env = dict(__import__("os").environ)
+        env.update(
+            {
+                "ARENA_DATA_DIR": data,
+                "LOG_LEVEL": "ERROR",
+                "DJANGO_SETTINGS_MODULE": "competition.settings",
+                "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8",
+                **PRODUCTION_ENV,
+            }
+        )
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_port(port, server)
+            result = asyncio.run(run(port, env, args.seconds, args.simulators))
+        finally:
+            server.terminate()
+            server.wait(20)
+    print(
+        f"# GET / on daphne (embedded default), {args.seconds:g} s idle then {args.seconds:g} s under attack: "
+        f"a hostile gconway bot ({SIDE}x{SIDE}, 4,096-cell lists and 1 MB replies) and "
+        f"{args.simulators} simulate client(s) (5,000 turns on {SIDE}x{SIDE})"
+    )
+    print(f"{'phase':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for phase in ("idle", "attacked"):
+        values = result[phase]
+        print(
+            f"{phase:<10} {len(values):>9} {percentile(values, 0.5):>8.1f} {percentile(values, 0.95):>8.1f} "
+            f"{percentile(values, 0.99):>8.1f} {max(values, default=float('nan')) * 1000:>8.1f}"
+        )
+    print(f"hostile match: {result['turns']} turns stored, {result['replies']} replies sent")
+    print(
+        "simulate answers: "
+        + (", ".join(f"{k}: {v}" for k, v in sorted(result["answers"].items())) or "none")
+    )
+    for problem in result["problems"][:10]:
+        print("  " + problem)
+    if result["problems"]:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

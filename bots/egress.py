@@ -4,16 +4,28 @@ Policy, in the order it is applied:
 
 1. The URL must be ``http`` or ``https`` with a host; its port must be allowed
    (``ARENA_BOT_ALLOW_PORTS``, default 80, 443 and 1024-65535).
-2. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
+2. The host is judged exactly as the HTTP client will connect to it: the URL is parsed by
+   aiohttp's own parser (``yarl``), whose UTS46 / IDNA normalisation turns fullwidth,
+   circled or mathematical digits and ideographic full stops into an IP literal, and the
+   normalised host is what is checked. The authority (host and port) must be written in
+   printable ASCII (an internationalised name in its ``xn--`` form); no control or white
+   space character anywhere. A name must be LDH labels (each ``xn--`` label a valid IDNA
+   A-label, the last label not numeric); ``localhost`` and ``*.localhost`` are judged as
+   127.0.0.1 and ::1.
+3. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
    ``127.1``, ``0x7f.1``) are refused outright. A name is resolved once, by the session's
    resolver, and **every** address it resolves to is checked: one non-public address
    refuses the call. The connection then goes to a checked address while TLS still
    verifies the host name (aiohttp connects to the resolver's answer, with the URL's host
    as SNI and for the certificate check).
-3. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
+4. The connector (``GuardedConnector``) checks each address it is about to connect to,
+   then the **peer address of the socket actually opened**, before TLS or any byte of the
+   request: whatever spelling, DNS answer or library shortcut got past steps 2-3, a refused
+   address is never sent a byte (the fault is ``denied``).
+5. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
    routable (not loopback, private, link-local, shared, reserved, multicast, NAT64 or
    6to4/Teredo embedding). Cloud metadata addresses are refused even when allow-listed.
-4. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
+6. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
    environment; ``Accept-Encoding: identity`` and any other ``Content-Encoding`` refused;
    a total deadline for the whole exchange; a byte cap on the raw body.
 

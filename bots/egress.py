@@ -4,16 +4,28 @@ Policy, in the order it is applied:
 
 1. The URL must be ``http`` or ``https`` with a host; its port must be allowed
    (``ARENA_BOT_ALLOW_PORTS``, default 80, 443 and 1024-65535).
-2. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
+2. The host is judged exactly as the HTTP client will connect to it: the URL is parsed by
+   aiohttp's own parser (``yarl``), whose UTS46 / IDNA normalisation turns fullwidth,
+   circled or mathematical digits and ideographic full stops into an IP literal, and the
+   normalised host is what is checked. The authority (host and port) must be written in
+   printable ASCII (an internationalised name in its ``xn--`` form); no control or white
+   space character anywhere. A name must be LDH labels (each ``xn--`` label a valid IDNA
+   A-label, the last label not numeric); ``localhost`` and ``*.localhost`` are judged as
+   127.0.0.1 and ::1.
+3. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
    ``127.1``, ``0x7f.1``) are refused outright. A name is resolved once, by the session's
    resolver, and **every** address it resolves to is checked: one non-public address
    refuses the call. The connection then goes to a checked address while TLS still
    verifies the host name (aiohttp connects to the resolver's answer, with the URL's host
    as SNI and for the certificate check).
-3. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
+4. The connector (``GuardedConnector``) checks each address it is about to connect to,
+   then the **peer address of the socket actually opened**, before TLS or any byte of the
+   request: whatever spelling, DNS answer or library shortcut got past steps 2-3, a refused
+   address is never sent a byte (the fault is ``denied``).
+5. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
    routable (not loopback, private, link-local, shared, reserved, multicast, NAT64 or
    6to4/Teredo embedding). Cloud metadata addresses are refused even when allow-listed.
-4. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
+6. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
    environment; ``Accept-Encoding: identity`` and any other ``Content-Encoding`` refused;
    a total deadline for the whole exchange; a byte cap on the raw body.
 
@@ -40,10 +52,13 @@ import weakref
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import aiohappyeyeballs
 import aiohttp
+import idna
 from aiohttp.abc import AbstractResolver
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from yarl import URL
 
 from bots.faults import BotFault, FaultCode
 
@@ -71,6 +86,12 @@ TRANSLATION_NETWORKS: tuple[IPNetwork, ...] = tuple(
     for n in ("64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32", "::/96")
 )
 _LEGACY_IPV4 = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}\.?$", re.I)
+#: a host name after normalisation: dot-separated LDH labels of 1-63 characters
+_HOST_NAME = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$")
+#: a last label a WHATWG parser would take for (part of) an IPv4 address
+_NUMERIC_LABEL = re.compile(r"^([0-9]+|0x[0-9a-f]*)$")
+#: C0 and C1 controls, DEL and any white space (parsers strip or split on them differently)
+_CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
 
 
 class EgressDenied(OSError):
@@ -157,35 +178,85 @@ def _checked_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
     return check_url(url, policy)
 
 
+def _written_authority(url: str) -> str:
+    """The authority exactly as written: after ``scheme://``, up to ``/``, ``?``, ``#`` or ``\\``."""
+    _scheme, sep, rest = url.partition("://")
+    return re.split(r"[/?#\\]", rest, maxsplit=1)[0] if sep else ""
+
+
+def _name_refusal(host: str) -> str | None:
+    """Why the normalised host name ``host`` is refused, or ``None``: LDH labels only, each
+    ``xn--`` label a valid IDNA A-label, no numeric last label (a WHATWG parser reads such a
+    host as an IPv4 address), no legacy numeric IPv4 form."""
+    if _LEGACY_IPV4.match(host):
+        return f"{host!r} is a non-canonical IPv4 address"
+    name = host[:-1] if host.endswith(".") else host
+    if len(name) > 253 or not _HOST_NAME.match(name):
+        return f"{host[:100]!r} is not a valid host name (letters, digits, hyphens and dots only)"
+    labels = name.split(".")
+    if _NUMERIC_LABEL.match(labels[-1]):
+        return f"{host[:100]!r} ends in a number (not a host name, not a canonical IPv4 address)"
+    for label in labels:
+        if label.startswith("xn--"):
+            try:
+                idna.decode(label)
+            except (idna.IDNAError, UnicodeError, ValueError):
+                return f"{label[:70]!r} is not a valid internationalised (xn--) label"
+    return None
+
+
+def _loopback_name_refusal(host: str, policy: EgressPolicy) -> str | None:
+    """``localhost`` and ``*.localhost`` always mean loopback (RFC 6761): judged as
+    127.0.0.1 and ::1 at once, so they are refused at registration, not only when called."""
+    name = host.rstrip(".")
+    if name != "localhost" and not name.endswith(".localhost"):
+        return None
+    for address in ("127.0.0.1", "::1"):
+        reason = policy.address_refusal(address)
+        if reason:
+            return f"{host!r} is a loopback name: {reason}"
+    return None
+
+
 def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
-    """Validate a bot URL before any connection: (host, port, is_ip_literal).
+    """Validate a bot URL before any connection: (normalised host, port, is_ip_literal).
+
+    The host is judged exactly as the HTTP client will connect to it: the URL is parsed by
+    the client's own parser (``yarl``, which applies UTS46 / IDNA normalisation and would
+    turn fullwidth digits and ideographic full stops into ``127.0.0.1``). The authority must be written in plain
+    printable ASCII (an internationalised name in its ``xn--`` form), so no Unicode spelling
+    can become an address the policy never saw.
 
     Raises ``BotFault(denied)`` for a scheme, host, port or literal address the policy
-    refuses. Host names are checked later, when they resolve.
+    refuses. Host names are checked later, when they resolve (and the connection's peer
+    address when the socket is open).
     """
+    if not isinstance(url, str) or _CONTROL.search(url):
+        raise BotFault(FaultCode.DENIED, "the URL contains control or whitespace characters")
+    authority = _written_authority(url)
+    if not authority.isascii() or not authority.isprintable():
+        raise BotFault(
+            FaultCode.DENIED,
+            "the host and port must be written in plain ASCII (an internationalised name "
+            "in its xn-- form)",
+        )
     try:
-        parts = urlsplit(url)
-        port = parts.port
-        host = parts.hostname
-    except ValueError as exc:
-        raise BotFault(FaultCode.DENIED, f"malformed URL: {exc}") from None
-    if parts.scheme not in ("http", "https"):
-        raise BotFault(FaultCode.DENIED, f"scheme {parts.scheme!r} is not http or https")
+        parsed = URL(url)
+        scheme, host, port = parsed.scheme, parsed.raw_host, parsed.port
+    except (ValueError, TypeError) as exc:
+        raise BotFault(FaultCode.DENIED, f"malformed URL: {str(exc)[:200]}") from None
+    if scheme not in ("http", "https"):
+        raise BotFault(FaultCode.DENIED, f"scheme {scheme!r} is not http or https")
     if not host:
         raise BotFault(FaultCode.DENIED, "the URL has no host")
-    if port is None:
-        port = 443 if parts.scheme == "https" else 80
-    if not policy.port_allowed(port):
+    if port is None or not policy.port_allowed(port):
         raise BotFault(FaultCode.DENIED, f"port {port} is not allowed")
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:
-        if _LEGACY_IPV4.match(host):
-            raise BotFault(FaultCode.DENIED, f"{host!r} is a non-canonical IPv4 address") from None
-        try:
-            host.encode("idna")
-        except UnicodeError:
-            raise BotFault(FaultCode.DENIED, f"{host[:100]!r} is not a valid host name") from None
+        reason = _name_refusal(host) or _loopback_name_refusal(host, policy)
+        if reason:
+            raise BotFault(FaultCode.DENIED, reason) from None
         return host, port, False
     reason = policy.address_refusal(ip)
     if reason:
@@ -217,6 +288,75 @@ class SafeResolver(AbstractResolver):
         await self._inner.close()
 
 
+class GuardedConnector(aiohttp.TCPConnector):
+    """A ``TCPConnector`` that checks, for every connection it opens, each address it is
+    about to connect to (before the SYN) and then the **peer address of the socket actually
+    opened** (``getpeername``, before TLS or any byte of the request), refusing with
+    ``EgressDenied`` (the fault ``denied``) what the policy refuses. No URL spelling, DNS
+    answer, cache or library shortcut that bypasses ``check_url`` and ``SafeResolver`` can
+    therefore reach a refused address.
+
+    It replaces aiohttp's ``_wrap_create_connection`` (connect with Happy Eyeballs, then
+    hand the socket to the event loop): ``_wrap_existing_connection`` does the second half
+    with aiohttp's own error mapping. Both are checked to exist when the class is defined.
+    """
+
+    def __init__(self, *args, policy_getter=current_policy, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._policy = policy_getter
+
+    def _refusal(self, address: str) -> str | None:
+        try:
+            return self._policy().address_refusal(address)
+        except ValueError:
+            return f"{address[:100]!r} is not an IP address"
+
+    def _candidates_refusal(self, addr_infos) -> str | None:
+        """Why one of the addresses about to be tried is refused (checked before any SYN)."""
+        for info in addr_infos:
+            reason = self._refusal(info[4][0])
+            if reason:
+                return reason
+        return None
+
+    def _peer_refusal(self, sock: socket.socket) -> str | None:
+        """Why the connected socket's actual peer is refused (checked before any byte)."""
+        return self._refusal(sock.getpeername()[0])
+
+    async def _wrap_create_connection(
+        self, *args, addr_infos, req, timeout, client_error=aiohttp.ClientConnectorError, **kwargs
+    ):
+        reason = self._candidates_refusal(addr_infos)
+        if reason:
+            raise client_error(req.connection_key, EgressDenied(f"refused before connecting: {reason}"))
+        try:
+            async with asyncio.timeout(timeout.sock_connect):
+                sock = await aiohappyeyeballs.start_connection(
+                    addr_infos=addr_infos, happy_eyeballs_delay=0.25, loop=asyncio.get_running_loop()
+                )
+        except OSError as exc:
+            if exc.errno is None and isinstance(exc, TimeoutError):
+                raise
+            raise client_error(req.connection_key, exc) from exc
+        try:
+            reason = self._peer_refusal(sock)
+        except OSError as exc:
+            sock.close()
+            raise client_error(req.connection_key, exc) from exc
+        if reason:
+            sock.close()
+            raise client_error(req.connection_key, EgressDenied(f"the connection's peer is refused: {reason}"))
+        return await self._wrap_existing_connection(
+            *args, req=req, timeout=timeout, client_error=client_error, sock=sock, **kwargs
+        )
+
+
+# the aiohttp internals GuardedConnector relies on: a new aiohttp without them fails here
+for _name in ("_wrap_create_connection", "_wrap_existing_connection"):
+    if not callable(getattr(aiohttp.TCPConnector, _name, None)):
+        raise ImportError(f"aiohttp.TCPConnector.{_name} is gone: GuardedConnector needs a review")
+
+
 _sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
     weakref.WeakKeyDictionary()
 )
@@ -243,7 +383,7 @@ def get_session() -> aiohttp.ClientSession:
     loop = asyncio.get_running_loop()
     session = _sessions.get(loop)
     if session is None or session.closed:
-        connector = aiohttp.TCPConnector(
+        connector = GuardedConnector(
             resolver=SafeResolver(inner=resolver_factory()),
             ssl=_ssl_context(),
             limit=0,
@@ -353,15 +493,19 @@ async def _post_mapped(url: str, body: bytes, headers: dict, policy: EgressPolic
         raise BotFault(FaultCode.TIMEOUT, f"no complete reply within {int(timeout * 1000)} ms") from None
     except BotFault:
         raise
-    except aiohttp.ClientConnectorDNSError as exc:
-        if isinstance(exc.os_error, EgressDenied):
+    except aiohttp.ClientConnectorError as exc:
+        if isinstance(exc.os_error, EgressDenied):  # the resolver's or the connector's check
             raise BotFault(FaultCode.DENIED, str(exc.os_error)) from None
-        raise BotFault(FaultCode.DNS, f"cannot resolve {exc.host}") from None
-    except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, ssl.SSLError) as exc:
+        if isinstance(exc, aiohttp.ClientConnectorDNSError):
+            raise BotFault(FaultCode.DNS, f"cannot resolve {exc.host}") from None
+        if isinstance(exc, aiohttp.ClientSSLError):  # certificate errors included
+            raise BotFault(FaultCode.TLS, str(exc)[:300]) from None
+        raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
+    except ssl.SSLError as exc:
         raise BotFault(FaultCode.TLS, str(exc)[:300]) from None
     except aiohttp.InvalidURL:
         raise BotFault(FaultCode.DENIED, "invalid URL") from None
-    except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, ConnectionError) as exc:
+    except (aiohttp.ServerDisconnectedError, ConnectionError) as exc:
         raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
     except aiohttp.ClientResponseError as exc:
         raise BotFault(FaultCode.PROTOCOL, f"{type(exc).__name__}: {exc.status} {exc.message}"[:300]) from None

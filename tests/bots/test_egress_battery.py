@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 
+import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.abc import AbstractResolver
@@ -16,6 +17,7 @@ from aiohttp.abc import AbstractResolver
 from bots import egress
 from bots.faults import BotFault, FaultCode
 from tests.helpers import http_bot
+from tests.security.spellings import SPELLINGS, bot_url
 
 
 class StubResolver(AbstractResolver):
@@ -208,3 +210,146 @@ async def test_it_redacts_the_url_in_a_real_fault(allow_loopback):
     async with http_bot(handler) as base:
         fault = await fault_of(base + "/bot?token=s3cr3t")
     assert fault.code is FaultCode.REDIRECT and "s3cr3t" not in fault.detail
+
+
+# -- Unicode and IDNA host spellings (issue 20, finding 1) --------------------------------
+
+
+class Canary(Listener):
+    """A ``Listener`` that also counts the bytes it receives, on a chosen loopback address."""
+
+    def __init__(self, host: str = "127.0.0.1"):
+        super().__init__()
+        self.host = host
+        self.received = 0
+
+    async def __aenter__(self):
+        async def handle(reader, writer):
+            self.accepted += 1
+            data = await reader.read(65536)
+            self.received += len(data)
+            if data:
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                await writer.drain()
+            writer.close()
+
+        self.server = await asyncio.start_server(handle, self.host, 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self
+
+
+@pytest.mark.parametrize(("label", "template"), SPELLINGS, ids=[label for label, _t in SPELLINGS])
+async def test_it_judges_every_unicode_spelling_as_the_client_connects_to_it(stub_dns, label, template):
+    stub_dns["localhost"] = ["127.0.0.1", "::1"]
+    async with Canary() as canary:
+        url = bot_url(template, canary.port)
+        # It should refuse the URL before any connection, with the fault `denied` ...
+        with pytest.raises(BotFault) as refused:
+            egress.check_url(url, egress.current_policy())
+        assert refused.value.code is FaultCode.DENIED, label
+        fault = await fault_of(url)
+        await asyncio.sleep(0.02)
+        assert fault.code is FaultCode.DENIED, (label, fault)
+        # ... and nothing should have reached the canary.
+        assert canary.accepted == 0, label
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [("http://Bots.Example.ORG:8080/a?b=c", "bots.example.org"), ("https://xn--bcher-kva.example/", "xn--bcher-kva.example"),
+     ("http://93.184.216.34/", "93.184.216.34"), ("http://[2606:4700::1111]:8443/", "2606:4700::1111"),
+     ("http://bot.example.org./", "bot.example.org.")],
+)
+def test_it_keeps_plain_ascii_hosts_and_returns_the_normalised_one(url, host):
+    # It should accept public hosts written in ASCII (internationalised ones as xn--).
+    assert egress.check_url(url, egress.current_policy())[0] == host
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [("http://bücher.example/", "plain ASCII"), ("http://\uff11\uff12\uff17.0.0.1/", "plain ASCII"),
+     ("http://a_b.example.org/", "not a valid host name"), ("http://example.123/", "ends in a number"),
+     ("http://1.2.3.4.5/", "ends in a number"), ("http://xn--8g7ccp.example/", "xn--"),
+     ("http://localhost:8080/", "loopback name"), ("http://api.localhost./", "loopback name"),
+     ("http://example.org\t/", "control or whitespace"), ("http://example.org:\uff18\uff10/", "plain ASCII")],
+)
+def test_it_explains_each_refused_host(url, words):
+    # It should say why, so registration shows a clear error.
+    with pytest.raises(BotFault) as refused:
+        egress.check_url(url, egress.current_policy())
+    assert refused.value.code is FaultCode.DENIED and words in refused.value.detail, refused.value.detail
+
+
+# -- the connector checks the socket's actual peer (defence in depth) ---------------------
+
+
+async def test_it_refuses_an_ip_literal_at_the_connector_when_the_url_check_is_bypassed(monkeypatch):
+    # The original bug's shape: aiohttp connects to an IP literal without the resolver, so
+    # with the URL check gone only the connector stands between the call and the canary.
+    monkeypatch.setattr(egress, "_checked_url", lambda url, policy: None)
+    async with Canary() as canary:
+        fault = await fault_of(f"http://127.0.0.1:{canary.port}/internal")
+        fault6 = await fault_of(f"http://１２７.０.０.１:{canary.port}/internal")  # noqa: RUF001
+        await asyncio.sleep(0.05)
+        # It should refuse with `denied` before connecting: nothing reached the canary.
+        assert fault.code is FaultCode.DENIED and "before connecting" in fault.detail, fault
+        assert fault6.code is FaultCode.DENIED, fault6
+        assert canary.accepted == 0 and canary.received == 0
+
+
+async def test_it_refuses_what_a_lying_resolver_answers_at_the_connector():
+    # A resolver that lies (no SafeResolver above it) answers loopback for a public name.
+    StubResolver.table = {"innocent.example.org": ["127.0.0.1"]}
+    connector = egress.GuardedConnector(resolver=StubResolver())
+    async with Canary() as canary, aiohttp.ClientSession(connector=connector) as session:
+        with pytest.raises(aiohttp.ClientConnectorError) as refused:
+            await session.post(f"http://innocent.example.org:{canary.port}/", data=b"{}")
+        await asyncio.sleep(0.05)
+        # It should refuse it as the policy's denial, with nothing sent to the canary.
+        assert isinstance(refused.value.os_error, egress.EgressDenied)
+        assert canary.accepted == 0 and canary.received == 0
+
+
+class PeerOnlyConnector(egress.GuardedConnector):
+    """The guarded connector with its pre-connect check switched off: only the check of the
+    connected socket's peer address remains."""
+
+    def _candidates_refusal(self, addr_infos):
+        return None
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+async def test_it_checks_the_connected_sockets_peer_before_any_byte(scheme):
+    connector = PeerOnlyConnector(resolver=StubResolver())
+    async with Canary() as canary, aiohttp.ClientSession(connector=connector) as session:
+        with pytest.raises(aiohttp.ClientConnectorError) as refused:
+            await session.post(f"{scheme}://127.0.0.1:{canary.port}/internal", data=b"{}")
+        await asyncio.sleep(0.05)
+        # It should refuse the peer with `denied` after the TCP handshake and before the
+        # request (or a TLS ClientHello): the canary received no byte.
+        assert isinstance(refused.value.os_error, egress.EgressDenied)
+        assert "peer" in str(refused.value.os_error)
+        assert canary.received == 0
+
+
+async def test_it_maps_a_peer_refusal_to_denied_through_the_egress_client(monkeypatch):
+    monkeypatch.setattr(egress, "_checked_url", lambda url, policy: None)
+    monkeypatch.setattr(egress.GuardedConnector, "_candidates_refusal", lambda self, infos: None)
+    await egress.close_session()
+    async with Canary() as canary:
+        fault = await fault_of(f"http://127.0.0.1:{canary.port}/")
+        await asyncio.sleep(0.05)
+    assert fault.code is FaultCode.DENIED and "peer" in fault.detail and canary.received == 0
+
+
+async def test_it_lets_the_connector_reach_an_allow_listed_peer(settings):
+    # It should be the policy deciding, not a blanket refusal: 127.0.0.2 is allow-listed,
+    # the canary on 127.0.0.1 is not.
+    settings.ARENA_BOT_ALLOW_NETWORKS = egress.parse_networks("127.0.0.2/32")
+    await egress.close_session()
+    async with Canary("127.0.0.2") as allowed, Canary() as canary:
+        reply = await egress.post(f"http://127.0.0.2:{allowed.port}/", b"{}", content_type="application/json",
+                                  timeout=3)
+        fault = await fault_of(f"http://127.0.0.1:{canary.port}/")
+    assert reply.status == 200 and allowed.accepted == 1 and allowed.received > 0
+    assert fault.code is FaultCode.DENIED and canary.accepted == 0

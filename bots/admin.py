@@ -28,4 +28,6 @@ class BotAdmin(admin.ModelAdmin):
             bot.secret = new_secret()
             bot.save(update_fields=["secret", "updated"])
             count += 1
-        messages.success(request, f"Rotated {count} secret(s); their owners must rotate again to read one.")
+        messages.success(
+            request, f"Rotated {count} secret(s); their owners must rotate again to read one."
+        )

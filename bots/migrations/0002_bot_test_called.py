@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bots', '0001_initial'),
+        ("bots", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='bot',
-            name='test_called',
-            field=models.DateTimeField(blank=True, editable=False, help_text='When its owner last test-called it (rate limit).', null=True),
+            model_name="bot",
+            name="test_called",
+            field=models.DateTimeField(
+                blank=True,
+                editable=False,
+                help_text="When its owner last test-called it (rate limit).",
+                null=True,
+            ),
         ),
     ]

@@ -26,7 +26,7 @@ migrate: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
 web: $(STAMP)
-	$(BIN)/python manage.py serve --no-demo --no-migrate --proxy-headers --host $(HOST) --port $(PORT)
+	ARENA_PROXY_HEADERS=true $(BIN)/python manage.py serve --no-demo --no-migrate --proxy-headers --host $(HOST) --port $(PORT)
 
 WORKER_CONCURRENCY ?= 32
 worker: $(STAMP)

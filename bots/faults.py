@@ -40,6 +40,21 @@ class FaultCode(enum.StrEnum):
     """Our own failure: never charged to a bot."""
 
 
+#: codes whose detail spectators may read: the game's own verdict, and a time limit. Every
+#: other detail may name the bot's host, port, addresses, URL or certificate (``localhost
+#: resolves to 127.0.0.1``), so it stays in the owner's per-turn log.
+PUBLIC_DETAIL_CODES = frozenset({FaultCode.ILLEGAL, FaultCode.TIMEOUT})
+
+
+def public_details(faults: list, details: list) -> list:
+    """The per-seat ``details`` of a turn as spectators see them: kept for
+    ``PUBLIC_DETAIL_CODES``, ``None`` for every other fault."""
+    return [
+        detail if detail is not None and code in PUBLIC_DETAIL_CODES else None
+        for code, detail in zip(faults or [], details or [], strict=False)
+    ]
+
+
 class BotFault(Exception):
     """A failed exchange with a bot: a fault code and a human-readable detail."""
 

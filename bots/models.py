@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
+from django.utils import timezone
 
 from bots import egress
 from bots.faults import BotFault
@@ -24,14 +27,32 @@ class EndpointKind(models.TextChoices):
     BUILTIN = "builtin", "Built-in strategy"
     """A strategy of the game's ``builtin_bots``, run in process."""
     PROCESS = "process", "Local process"
-    """A command on the server speaking JSON lines on stdin/stdout (staff only)."""
+    """A command on the server speaking JSON lines on stdin/stdout (staff, and only with
+    ``ARENA_ALLOW_LOCAL_BOTS``)."""
     TCP = "tcp", "TCP listener"
-    """The server listens; the first client to connect is the bot (staff only)."""
+    """The server listens; the first client to connect is the bot (staff, and only with
+    ``ARENA_ALLOW_LOCAL_BOTS``)."""
     HUMAN = "human", "Human in the browser"
-    """A person playing from the match page."""
+    """A person playing from the match page (made by the play page, never registered)."""
 
 
+#: local bots: a command run on this server, or a port it opens
 STAFF_ONLY_KINDS = frozenset({EndpointKind.PROCESS, EndpointKind.TCP})
+
+
+def local_bots_allowed() -> bool:
+    """``process:`` and ``tcp:`` bots are refused unless the operator says otherwise."""
+    return bool(getattr(settings, "ARENA_ALLOW_LOCAL_BOTS", False))
+
+
+def registrable_kinds(*, staff: bool) -> tuple[EndpointKind, ...]:
+    """The kinds a user may register (the bot form, the API): URLs for everyone; built-ins
+    for staff; local bots for staff when ``ARENA_ALLOW_LOCAL_BOTS`` is on; human seats for
+    nobody (the play page makes them)."""
+    if not staff:
+        return (EndpointKind.HTTP,)
+    kinds = (EndpointKind.HTTP, EndpointKind.BUILTIN)
+    return (*kinds, EndpointKind.PROCESS, EndpointKind.TCP) if local_bots_allowed() else kinds
 
 
 class BotStatus(models.TextChoices):
@@ -51,6 +72,8 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
         raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
     if kind in STAFF_ONLY_KINDS and not staff:
         raise ValidationError({"kind": "Only staff may create process or TCP bots."})
+    if kind in STAFF_ONLY_KINDS and not local_bots_allowed():
+        raise ValidationError({"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."})
     if kind == EndpointKind.HTTP:
         try:
             egress.check_url(target, egress.current_policy())
@@ -85,6 +108,9 @@ class Bot(models.Model):
     status_reason = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+    test_called = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When its owner last test-called it (rate limit)."
+    )
 
     objects = BotQuerySet.as_manager()
 
@@ -99,6 +125,14 @@ class Bot(models.Model):
 
     def clean(self) -> None:
         validate_endpoint(self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff))
+
+    def claim_test_call(self, interval: timedelta) -> bool:
+        """Take the bot's test-call slot: True at most once per ``interval``, whatever the
+        number of sessions, threads or web nodes asking at once (one conditional UPDATE in
+        the shared database; the row count says who won)."""
+        now = timezone.now()
+        free = Q(test_called__isnull=True) | Q(test_called__lte=now - interval)
+        return Bot.objects.filter(free, pk=self.pk).update(test_called=now) == 1
 
     @property
     def endpoint(self) -> str:

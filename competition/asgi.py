@@ -1,11 +1,18 @@
 """ASGI entry point: HTTP through Django, read-only websockets through Channels.
 
+A websocket is accepted only from a page of this very site: its ``Origin`` must equal
+(scheme, host and port) the origin the socket itself was opened on, with a host in
+``ALLOWED_HOSTS``, or be one of ``CSRF_TRUSTED_ORIGINS`` (a TLS proxy's public origin).
+Channels' ``AllowedHostsOriginValidator`` compares host names only, so any other service
+on the same host (another port) could open sockets as the visitor.
+
 In the embedded default the match runner lives in this process: it starts on the serving
 event loop with the first connection of any kind (daphne has no lifespan events;
 ``manage.py serve`` starts it as soon as daphne is ready).
 """
 
 import os
+from urllib.parse import urlparse
 
 from django.core.asgi import get_asgi_application
 
@@ -14,8 +21,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.security.websocket import OriginValidator, WebsocketDenier  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.http.request import split_domain_port, validate_host  # noqa: E402
 
 from competition import embedded  # noqa: E402
 from competition.routing import websocket_urlpatterns  # noqa: E402
@@ -25,10 +33,47 @@ if settings.DEBUG or settings.ARENA_SERVE_STATIC:
 
     django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
 
+class SameOriginValidator(OriginValidator):
+    """``OriginValidator`` whose allowed origins are, per connection, the socket's own
+    origin (``ws`` is ``http``, ``wss`` is ``https``; the ``Host`` header, which must be in
+    ``ALLOWED_HOSTS``) plus ``CSRF_TRUSTED_ORIGINS``; scheme, host and port must all match.
+    A connection without an ``Origin`` header (not a browser) is refused too."""
+
+    def __init__(self, application):
+        super().__init__(application, allowed_origins=())
+
+    @staticmethod
+    def allowed_for(scope) -> list[str]:
+        allowed = [origin for origin in settings.CSRF_TRUSTED_ORIGINS if "://" in origin]
+        host = next((value.decode("latin1") for name, value in scope.get("headers", []) if name == b"host"), "")
+        domain, _port = split_domain_port(host)
+        hosts = settings.ALLOWED_HOSTS
+        if settings.DEBUG and not hosts:
+            hosts = [".localhost", "127.0.0.1", "[::1]"]
+        if domain and validate_host(domain, hosts):
+            scheme = "https" if scope.get("scheme") in ("wss", "https") else "http"
+            allowed.append(f"{scheme}://{host}")
+        return allowed
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket":
+            raise ValueError("SameOriginValidator guards websocket connections only")
+        origin = next((value for name, value in scope.get("headers", []) if name == b"origin"), None)
+        try:
+            parsed = urlparse(origin.decode("latin1")) if origin is not None else None
+        except ValueError:
+            parsed = None
+        if parsed is not None and any(
+            self.match_allowed_origin(parsed, pattern) for pattern in self.allowed_for(scope)
+        ):
+            return await self.application(scope, receive, send)
+        return await WebsocketDenier()(scope, receive, send)
+
+
 router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
 

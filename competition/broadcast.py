@@ -17,6 +17,7 @@ import time
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from bots.faults import public_details
 from competition.hub import hub, process_local
 
 logger = logging.getLogger(__name__)
@@ -114,7 +115,9 @@ def publish(group: str, msg: dict) -> None:
 
 
 def turn_message(turn_json: dict) -> dict:
-    """A stored turn for spectators; ``sent_at`` (epoch seconds) lets clients show lag."""
+    """A stored turn for spectators; ``sent_at`` (epoch seconds) lets clients show lag.
+    Fault details are cut to what spectators may read (``Turn.public_json`` does the same)."""
+    turn_json = {**turn_json, "details": public_details(turn_json.get("faults"), turn_json.get("details"))}
     return message("turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"])
 
 

@@ -7,12 +7,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
-from bots.models import Bot, EndpointKind, validate_endpoint
+from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
 from games import all_games
-
-#: kinds offered on the bot form: ordinary users register URLs; staff may pick the others
-USER_KINDS = (EndpointKind.HTTP,)
-STAFF_KINDS = (EndpointKind.HTTP, EndpointKind.BUILTIN, EndpointKind.PROCESS, EndpointKind.TCP)
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -48,7 +44,11 @@ class BotForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.user = user
         self.fields["game"].choices = game_choices()
-        kinds = STAFF_KINDS if user.is_staff else USER_KINDS
+        # ordinary users register URLs; staff may pick the others (local bots only when
+        # the server allows them: ARENA_ALLOW_LOCAL_BOTS)
+        kinds = registrable_kinds(staff=user.is_staff)
+        if self.instance.pk and self.instance.kind not in kinds:
+            kinds = (*kinds, EndpointKind(self.instance.kind))  # its kind stays (see clean_kind)
         self.fields["kind"].choices = [(k.value, k.label) for k in kinds]
         self.fields["kind"].initial = EndpointKind.HTTP
         if not user.is_staff:
@@ -61,11 +61,12 @@ class BotForm(forms.ModelForm):
 
     def clean_kind(self) -> str:
         kind = self.cleaned_data.get("kind") or EndpointKind.HTTP
-        allowed = STAFF_KINDS if self.user.is_staff else USER_KINDS
+        allowed = registrable_kinds(staff=self.user.is_staff)
         if self.instance.pk and self.instance.kind not in allowed:
             return self.instance.kind  # e.g. a staff-made bot: its kind stays
         if kind not in allowed:
-            raise ValidationError("You may only register a bot by URL.")
+            raise ValidationError("You may only register a bot by URL." if not self.user.is_staff
+                                  else f"Bots of kind {kind!r} cannot be registered here.")
         return kind
 
     def clean_target(self) -> str:

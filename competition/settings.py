@@ -17,6 +17,11 @@ Environment variables (all optional):
 - ``ARENA_BOT_ALLOW_NETWORKS`` (comma list of CIDRs, default empty): addresses bots may
   have besides public ones (e.g. ``127.0.0.0/8`` for local bots in development).
 - ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
+- ``ARENA_ALLOW_LOCAL_BOTS`` (bool, default false): let staff register ``process:`` and
+  ``tcp:`` bots (a command run on, or a port opened by, this server). Off, nobody may.
+- ``ARENA_PROXY_HEADERS`` (bool, default false): trust a reverse proxy's ``X-Forwarded-For``,
+  ``-Port`` and ``-Proto`` (``serve`` as with ``--proxy-headers``, and Django's
+  ``SECURE_PROXY_SSL_HEADER``); ``make web`` sets it. Never set it without such a proxy.
 - ``ARENA_BOT_CA_BUNDLE`` (path, default empty): extra CA certificates trusted for bots'
   HTTPS (a private PKI); verification itself is never switched off.
 - ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
@@ -303,6 +308,21 @@ ARENA_MATCH_MAX_SECONDS = envint("ARENA_MATCH_MAX_SECONDS", 3600, minimum=1)
 ARENA_MATCH_MAX_BYTES = envint("ARENA_MATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
 ARENA_MAX_ACTIVE_MATCHES = envint("ARENA_MAX_ACTIVE_MATCHES", 5, minimum=1)
 ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10, minimum=0)
+ARENA_ALLOW_LOCAL_BOTS = envbool("ARENA_ALLOW_LOCAL_BOTS", False)
+ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
+
+# Sign-up and password-reset limits (competition/ratelimit.py) count in this cache: Redis
+# when configured (shared by every web node), else this process's memory (the embedded
+# default is one process).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+         "KEY_PREFIX": "arena-ratelimit"}
+        if REDIS_URL else
+        {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-ratelimit"}
+    ),
+}
 
 # -- REST API (competition/api) ---------------------------------------------------------
 
@@ -379,8 +399,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # -- Production hardening (DEBUG=false) --------------------------------------------------
 
-if not DEBUG:
+if ARENA_PROXY_HEADERS:
+    # only behind a proxy that sets it: otherwise any client could claim to be on HTTPS
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+if not DEBUG:
     SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", True)
     SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True

@@ -2,13 +2,16 @@
 
 Log in, log out and the password reset come from ``django.contrib.auth.urls`` (templates
 in ``templates/registration/``); password-reset mail goes through ``EMAIL_BACKEND`` (the
-console by default).
+console by default). Sign-up and password-reset requests are rate-limited
+(``competition/ratelimit.py``): per client address, and per e-mail address for resets;
+past a limit the answer is a 429 page. Log-ins are limited by django-axes.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import redirect, render
@@ -18,11 +21,34 @@ from rest_framework.authtoken.models import Token
 
 from bots.models import Bot, EndpointKind
 from competition.forms import SignUpForm
+from competition.ratelimit import Limit, client_address, refused
+
+#: sign-up attempts per client address
+SIGNUP_PER_ADDRESS = Limit("signup-address", 10, 3600)
+#: password-reset requests per client address, and per e-mail address (each may send a mail)
+RESET_PER_ADDRESS = Limit("reset-address", 10, 3600)
+RESET_PER_EMAIL = Limit("reset-email", 3, 3600)
+
+_password_reset = auth_views.PasswordResetView.as_view()
+
+
+def password_reset(request):
+    """Django's password reset, rate-limited per client address and per e-mail."""
+    if request.method == "POST":
+        email = (request.POST.get("email") or "").strip().lower()
+        limited = refused(request, [(RESET_PER_ADDRESS, client_address(request)), (RESET_PER_EMAIL, email)])
+        if limited is not None:
+            return limited
+    return _password_reset(request)
 
 
 def signup(request):
     if request.user.is_authenticated:
         return redirect("profile")
+    if request.method == "POST":
+        limited = refused(request, [(SIGNUP_PER_ADDRESS, client_address(request))])
+        if limited is not None:
+            return limited
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()

@@ -1,9 +1,15 @@
 """My bots: list, register, edit, (de)activate, test call, the bot page and its per-turn logs.
 
 Visibility: a bot page is public (name, owner, rating, matches, results), but its endpoint
-(the URL), its secret, its test calls and its per-turn logs are shown to its owner only:
-every owner-only view answers 404 to anyone else, staff included, so that no page ever
-shows another user's secret, target or logs.
+(the URL), its test calls and its per-turn logs are shown to its owner only: every
+owner-only view answers 404 to anyone else, staff included, so that no page ever shows
+another user's target or logs (the API's ``logs/`` follows the same rule; staff see turns'
+faults in the admin). The signing secret is shown once, to its owner, right after it is
+made (registration or "rotate"), and never again, not even to staff.
+
+A bot is test-called at most once every ``TEST_CALL_INTERVAL`` seconds, whoever asks from
+however many sessions or web nodes: the slot is taken by one conditional UPDATE of the bot
+row (``Bot.claim_test_call``) in the shared database.
 """
 
 from __future__ import annotations
@@ -11,7 +17,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from datetime import timedelta
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -20,7 +28,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import BotFault, FaultCode
-from bots.models import Bot, BotStatus, EndpointKind
+from bots.models import Bot, BotStatus, EndpointKind, new_secret
 from competition.forms import BotForm
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.services import ratings
@@ -33,7 +41,7 @@ logger = logging.getLogger(__name__)
 TEST_CALL_TIMEOUT = 10.0
 #: characters of the request and reply shown after a test call
 TEST_CALL_PREVIEW = 2000
-#: seconds between two test calls of one user (each is a real outbound request)
+#: seconds between two test calls of one bot (each is a real outbound request)
 TEST_CALL_INTERVAL = 2
 #: characters of one message shown in the per-turn log (the runner keeps up to 16 KiB)
 LOG_PREVIEW = 4000
@@ -71,6 +79,7 @@ def bot_new(request):
     form = BotForm(request.POST or None, user=request.user, initial={"game": request.GET.get("game")})
     if request.method == "POST" and form.is_valid():
         bot = form.save()
+        request.session[f"secret:{bot.pk}"] = bot.secret  # shown once, on the next page
         messages.success(request, f"Registered {bot.name}. Try a test call to check that it answers.")
         return redirect("bot-detail", pk=bot.pk)
     return render(request, "bots/form.html", {"form": form, "creating": True})
@@ -104,6 +113,18 @@ def bot_status(request, pk: int):
         messages.error(request, "Unknown action.")
         return redirect("bot-detail", pk=bot.pk)
     bot.save(update_fields=["status", "status_reason", "updated"])
+    return redirect("bot-detail", pk=bot.pk)
+
+
+@login_required
+@require_POST
+def bot_rotate_secret(request, pk: int):
+    """A new signing secret, shown once on the bot page (the old one stops working)."""
+    bot = _owned_or_404(request, pk)
+    bot.secret = new_secret()
+    bot.save(update_fields=["secret", "updated"])
+    request.session[f"secret:{bot.pk}"] = bot.secret
+    messages.success(request, "A new signing secret was made; copy it now, it is not shown again.")
     return redirect("bot-detail", pk=bot.pk)
 
 
@@ -164,11 +185,9 @@ async def bot_test(request, pk: int):
     if bot.kind not in TESTABLE_KINDS:
         messages.error(request, "Only URL and built-in bots can be test-called.")
         return redirect("bot-detail", pk=bot.pk)
-    last = await request.session.aget("testcall:last", 0)
-    if time.time() - last < TEST_CALL_INTERVAL:
-        messages.error(request, f"One test call every {TEST_CALL_INTERVAL} seconds, please.")
+    if not await sync_to_async(bot.claim_test_call)(timedelta(seconds=TEST_CALL_INTERVAL)):
+        messages.error(request, f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.")
         return redirect("bot-detail", pk=bot.pk)
-    await request.session.aset("testcall:last", time.time())
     result = await run_test_call(bot)
     await request.session.aset(f"testcall:{bot.pk}", result)
     return redirect("bot-detail", pk=bot.pk)
@@ -231,9 +250,10 @@ def bot_detail(request, pk: int):
     for p in participations:
         others = [o for o in opponents.get(p.match_id, []) if o.seat != p.seat]
         recent.append({"p": p, "match": p.match, "others": others})
-    test_result = None
+    test_result = new_secret_shown = None
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
+        new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
         "bot": bot, "game": game, "is_owner": is_owner, "rating": rating,
         "mu": rating.mu if rating else ratings.DEFAULT_MU,
@@ -241,7 +261,7 @@ def bot_detail(request, pk: int):
         "ordinal": rating.ordinal if rating else ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA,
         "games_played": games_played, "provisional": games_played < ratings.PROVISIONAL_GAMES,
         "history": history, "recent": recent, "by_opponent": results_by_opponent(bot),
-        "test_result": test_result, "testable": bot.kind in TESTABLE_KINDS,
+        "test_result": test_result, "testable": bot.kind in TESTABLE_KINDS, "new_secret": new_secret_shown,
     }
     return render(request, "bots/detail.html", context)
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("accounts/signup/", web_accounts.signup, name="signup"),
     path("accounts/profile/", web_accounts.profile, name="profile"),
     path("accounts/profile/token", web_accounts.token_regenerate, name="token-regenerate"),
+    path("accounts/password_reset/", web_accounts.password_reset, name="password_reset"),  # rate-limited
     path("accounts/", include("django.contrib.auth.urls")),
     # my bots
     path("bots/", web_bots.bot_list, name="bot-list"),
@@ -17,6 +18,7 @@ urlpatterns = [
     path("bots/<int:pk>/edit/", web_bots.bot_edit, name="bot-edit"),
     path("bots/<int:pk>/status", web_bots.bot_status, name="bot-status"),
     path("bots/<int:pk>/test", web_bots.bot_test, name="bot-test"),
+    path("bots/<int:pk>/secret", web_bots.bot_rotate_secret, name="bot-rotate-secret"),
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
     # games, matches, events
     path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),

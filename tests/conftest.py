@@ -45,6 +45,14 @@ def _strict_egress_default(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Sign-up and password-reset counters (competition/ratelimit.py) start at zero."""
+    from django.core.cache import caches
+
+    caches["ratelimit"].clear()
+
+
+@pytest.fixture(autouse=True)
 async def _close_egress_session():
     """Each test's event loop closes its shared egress session before the loop ends."""
     from bots import egress

@@ -56,8 +56,9 @@ class IsBotOwner(permissions.BasePermission):
 
 
 def may_read_seat_logs(user, bot) -> bool:
-    """A seat's per-turn logs (what was sent and received): its bot's owner, or staff."""
-    return bool(user and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+    """A seat's per-turn logs (what was sent and received): its bot's owner only, as on the
+    web pages (staff read them in the admin)."""
+    return is_owner(user, bot)
 
 
 def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bots.models import Bot, EndpointKind, validate_endpoint
+from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 from competition.services import ratings
 from competition.services.matches import match_json
@@ -95,7 +95,10 @@ class ProtocolSerializer(serializers.Serializer):
     builtin_bots = serializers.ListField(child=serializers.CharField(), help_text="Targets of `builtin` bots.")
     endpoint_kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=EndpointKind.choices),
-        help_text="Bot endpoint kinds (process and tcp: staff only).",
+        help_text=(
+            "Bot endpoint kinds. Anyone registers http; staff also builtin, and process and tcp "
+            "when the server allows local bots; human seats are made by the play page."
+        ),
     )
     policy = PolicySerializer(help_text="How the runner clocks and judges bots with the default options.")
 
@@ -187,7 +190,8 @@ def rating_json(bot: Bot) -> dict:
 
 class BotSerializer(serializers.ModelSerializer):
     """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens);
-    ``secret`` (the HMAC key of its requests) to its owner only."""
+    ``secret`` (the HMAC key of its requests) to its owner once, in the answer that creates
+    the bot, and never again (``rotate-secret`` makes and shows a new one)."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     game = serializers.ChoiceField(choices=game_choices())
@@ -195,7 +199,10 @@ class BotSerializer(serializers.ModelSerializer):
     target = StrictCharField(
         max_length=2000, help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only."
     )
-    secret = serializers.CharField(read_only=True, required=False, help_text="Signs requests to the bot. Owner only.")
+    secret = serializers.CharField(
+        read_only=True, required=False,
+        help_text="Signs requests to the bot. Only in the answer that creates the bot (then: rotate-secret).",
+    )
     status_reason = StrictCharField(max_length=300, required=False, allow_blank=True)
     rating = serializers.SerializerMethodField()
 
@@ -228,11 +235,22 @@ class BotSerializer(serializers.ModelSerializer):
         data = super().to_representation(bot)
         user = self._user()
         owner = bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
-        if not owner:
+        view = self.context.get("view")
+        if not (owner and getattr(view, "action", None) == "create"):
             data.pop("secret", None)
-            if not (user is not None and user.is_staff):
-                data.pop("target", None)
+        if not owner and not (user is not None and user.is_staff):
+            data.pop("target", None)
         return data
+
+    @staticmethod
+    def _refused_kind(kind: str, user) -> str:
+        if kind == EndpointKind.HUMAN:
+            return "Human seats are made by the play page, not registered."
+        if kind in (EndpointKind.PROCESS, EndpointKind.TCP) and user.is_staff:
+            return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
+        if kind in (EndpointKind.PROCESS, EndpointKind.TCP):
+            return "Only staff may create process or TCP bots."
+        return "You may only register a bot by URL (kind http)."
 
     def validate(self, attrs: dict) -> dict:
         user = self._user()
@@ -243,6 +261,9 @@ class BotSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
         target = attrs.get("target", bot.target if bot else "")
         name = attrs.get("name", bot.name if bot else "")
+        if (bot is None or "kind" in attrs) and kind not in registrable_kinds(staff=bool(user.is_staff)):
+            if bot is None or kind != bot.kind:
+                raise serializers.ValidationError({"kind": self._refused_kind(kind, user)})
         if bot is None or "kind" in attrs or "target" in attrs:
             owner = bot.owner if bot else user
             try:

@@ -376,8 +376,11 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                              description="The seat whose logs to read (from 0)."),
             OpenApiParameter("since", int_schema(), description="Only turns numbered above this (default 0)."),
         ],
-        responses={200: s.LogsPageSerializer, 403: OpenApiResponse(description="Not the seat's owner nor staff.")},
-        description="What was sent to and received from one seat's bot, turn by turn: its owner and staff only.",
+        responses={200: s.LogsPageSerializer, 403: OpenApiResponse(description="Not the seat's owner.")},
+        description=(
+            "What was sent to and received from one seat's bot, turn by turn: its owner only "
+            "(staff read logs in the admin)."
+        ),
     )
     @action(detail=True, methods=["get"], permission_classes=[permissions.IsAuthenticated])
     def logs(self, request, pk=None):
@@ -390,7 +393,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         if participant is None:
             raise exceptions.ValidationError({"seat": f"Match {match.pk} has no seat {seat}."})
         if not may_read_seat_logs(request.user, participant.bot):
-            raise exceptions.PermissionDenied("Only the owner of this seat's bot, or staff, may read its logs.")
+            raise exceptions.PermissionDenied("Only the owner of this seat's bot may read its logs.")
         rows = list(
             Turn.objects.filter(match=match, number__gt=since).order_by("number")
             .values_list("number", "logs")[: LOGS_LIMIT + 1]

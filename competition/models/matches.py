@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from bots.faults import public_details
 from competition.models.choices import FaultCode, MatchStatus, SeatResult
 
 
@@ -126,13 +127,14 @@ class Turn(models.Model):
         return f"Match {self.match_id} turn {self.number}"
 
     def public_json(self) -> dict:
-        """What spectators see (no logs)."""
+        """What spectators see (no logs; fault details that could name the bot's
+        network location are the owner's only: ``bots.faults.public_details``)."""
         return {
             "number": self.number,
             "seats": self.seats,
             "actions": self.actions,
             "faults": self.faults,
-            "details": self.details,
+            "details": public_details(self.faults, self.details),
             "latencies_ms": self.latencies_ms,
             "frame": self.frame,
             "forfeited": self.forfeited,

@@ -21,13 +21,18 @@ def users():
 
 
 @pytest.mark.parametrize("kind", [EndpointKind.PROCESS, EndpointKind.TCP])
-def test_it_lets_only_staff_create_process_and_tcp_bots(users, kind):
+def test_it_lets_only_staff_create_process_and_tcp_bots(users, kind, settings):
+    settings.ARENA_ALLOW_LOCAL_BOTS = True
     target = "python bot.py" if kind == EndpointKind.PROCESS else "127.0.0.1:5858"
     bot = Bot(owner=users["owner"], game="tictactoe", name="b", kind=kind, target=target)
     with pytest.raises(ValidationError, match="Only staff"):
         bot.full_clean()
     bot.owner = users["staff"]
     bot.full_clean()
+    # It should refuse them to staff too when the server does not allow local bots.
+    settings.ARENA_ALLOW_LOCAL_BOTS = False
+    with pytest.raises(ValidationError, match="ARENA_ALLOW_LOCAL_BOTS"):
+        bot.full_clean()
 
 
 @pytest.mark.parametrize(

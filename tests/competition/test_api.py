@@ -274,13 +274,14 @@ def test_it_lists_active_bots_without_target_or_secret_to_anonymous_callers(clie
     assert SECRET_URL not in response.content.decode()
 
 
-def test_it_shows_the_owner_its_bots_target_and_secret(clients, bots):
+def test_it_shows_the_owner_its_bots_target_but_no_secret(clients, bots):
     rows = {row["name"]: row for row in results(clients["owner"].get("/api/bots/"))}
-    # It should show the owner its own inactive bots, with target and secret.
+    # It should show the owner its own inactive bots, with target, but never the secret
+    # after creation (rotate-secret makes and shows a new one).
     assert set(rows) == {"owned-http", "owned-paused", "others-random"}
     assert rows["owned-http"]["target"] == SECRET_URL
-    assert rows["owned-http"]["secret"] == bots["public"].secret
-    assert rows["owned-paused"]["secret"] == bots["paused"].secret
+    assert "secret" not in rows["owned-http"] and "secret" not in rows["owned-paused"]
+    assert "secret" not in clients["owner"].get(f"/api/bots/{bots['public'].pk}/").json()
     # It should not show the owner anything private of another user's bot.
     assert "target" not in rows["others-random"] and "secret" not in rows["others-random"]
 
@@ -306,9 +307,9 @@ def test_it_shows_staff_every_target_but_never_another_users_secret(clients, bot
     # It should show staff every bot, inactive ones too, with targets.
     assert set(rows) == {"owned-http", "owned-paused", "others-random", "staff-bot"}
     assert rows["owned-http"]["target"] == SECRET_URL
-    # It should never show staff another user's secret (only its own).
-    assert all("secret" not in row for name, row in rows.items() if name != "staff-bot")
-    assert rows["staff-bot"]["secret"] == own.secret
+    # It should never show staff a secret (another user's, or its own after creation).
+    assert all("secret" not in row for row in rows.values())
+    assert own.secret not in response.content.decode()
     assert bots["public"].secret not in response.content.decode()
     assert "secret" not in clients["staff"].get(f"/api/bots/{bots['paused'].pk}/").json()
 
@@ -354,7 +355,8 @@ def test_it_lets_only_signed_in_users_create_bots(clients, users):
         ({"kind": "http", "target": "http://10.0.0.5/bot"}, "target"),
         ({"kind": "http", "target": "file:///etc/passwd"}, "target"),
         ({"kind": "http", "target": "https://example.org:22/"}, "target"),
-        ({"kind": "builtin", "target": "nobody"}, "target"),
+        ({"kind": "builtin", "target": "random"}, "kind"),  # built-ins: staff only
+        ({"kind": "human", "target": "browser"}, "kind"),  # made by the play page
         ({"kind": "process", "target": "python bot.py"}, "kind"),
         ({"kind": "tcp", "target": "127.0.0.1:5858"}, "kind"),
         ({"kind": "teleport", "target": "x"}, "kind"),
@@ -372,14 +374,15 @@ def test_it_validates_a_new_bots_endpoint(clients, body, field):
 
 
 @pytest.mark.parametrize("kind", ["process", "tcp"])
-def test_it_lets_staff_create_process_and_tcp_bots(clients, kind):
+def test_it_lets_staff_create_process_and_tcp_bots(clients, kind, settings):
+    settings.ARENA_ALLOW_LOCAL_BOTS = True
     target = "python bot.py" if kind == "process" else "127.0.0.1:5858"
     body = {"name": "local", "game": "tictactoe", "kind": kind, "target": target}
     assert clients["staff"].post("/api/bots/", body, format="json").status_code == 201
 
 
 def test_it_refuses_a_second_bot_of_the_same_name_for_the_same_game(clients, bots):
-    body = {"name": "owned-http", "game": "tictactoe", "kind": "builtin", "target": "random"}
+    body = {"name": "owned-http", "game": "tictactoe", "kind": "http", "target": "https://bots.example.org/x"}
     response = clients["owner"].post("/api/bots/", body, format="json")
     assert response.status_code == 400 and "name" in response.json()
     # It should allow the same name to another user.
@@ -406,10 +409,14 @@ def test_it_lets_only_the_owner_update_a_bot(clients, bots):
     # It should still validate the endpoint and keep the game.
     assert clients["owner"].patch(url, {"target": "http://192.168.1.1/"}, format="json").status_code == 400
     assert clients["owner"].patch(url, {"game": "drones"}, format="json").status_code == 400
-    put = {"name": "again", "game": "tictactoe", "kind": "builtin", "target": "perfect", "status": "active"}
+    put = {"name": "again", "game": "tictactoe", "kind": "http", "target": "https://b.example.org/v3",
+           "status": "active"}
     assert clients["owner"].put(url, put, format="json").status_code == 200
     bots["public"].refresh_from_db()
-    assert (bots["public"].kind, bots["public"].target) == ("builtin", "perfect")
+    assert (bots["public"].kind, bots["public"].target) == ("http", "https://b.example.org/v3")
+    # It should not let the owner turn it into a built-in (staff only).
+    put["kind"], put["target"] = "builtin", "perfect"
+    assert clients["owner"].put(url, put, format="json").status_code == 400
 
 
 def test_it_lets_staff_change_any_bots_status(clients, bots):
@@ -458,8 +465,8 @@ def test_it_accepts_token_authentication(users, bots):
     client = APIClient()
     me = client_as(users, "owner").get("/api/me/").json()
     client.credentials(HTTP_AUTHORIZATION=f"Token {me['token']}")
-    response = client.post("/api/bots/", {"name": "scripted", "game": "tictactoe", "kind": "builtin",
-                                          "target": "perfect"}, format="json")
+    response = client.post("/api/bots/", {"name": "scripted", "game": "tictactoe", "kind": "http",
+                                          "target": "https://bots.example.org/s"}, format="json")
     assert response.status_code == 201 and response.json()["owner"] == "owner"
     # It should refuse a wrong token.
     client.credentials(HTTP_AUTHORIZATION="Token nope")
@@ -468,7 +475,7 @@ def test_it_accepts_token_authentication(users, bots):
 
 def test_it_throttles_bot_writes_but_not_reads(clients, monkeypatch):
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"writes": "2/min"})
-    body = {"game": "tictactoe", "kind": "builtin", "target": "random"}
+    body = {"game": "tictactoe", "kind": "http", "target": "https://bots.example.org/t"}
     codes = [clients["owner"].post("/api/bots/", {**body, "name": f"b{i}"}, format="json").status_code
              for i in range(3)]
     assert codes == [201, 201, 429]

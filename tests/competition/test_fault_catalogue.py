@@ -138,13 +138,13 @@ def test_it_stores_every_fault_code_per_seat_and_shows_it_to_the_owner_only(user
         bad, good = Participant.objects.filter(match=match).order_by("seat")
         assert (bad.result, bad.cause, bad.faults) == ("loss", code, 1)
         assert good.result == "win"
-        # It should show the seat's exchange log to its owner (and staff), to nobody else.
+        # It should show the seat's exchange log to its owner, to nobody else (staff neither).
         mine = owner.get(f"/api/matches/{match_id}/logs/?seat=0")
         assert mine.status_code == 200, mine.content
         entries = mine.json()["results"]
         assert entries[0]["number"] == 1 and entries[0]["log"]["fault"] == code
         assert entries[0]["log"]["sent"].startswith("{\"game-id\"")
-        assert staff.get(f"/api/matches/{match_id}/logs/?seat=0").status_code == 200
+        assert staff.get(f"/api/matches/{match_id}/logs/?seat=0").status_code == 403
         assert other.get(f"/api/matches/{match_id}/logs/?seat=0").status_code in (403, 404)
         # The public turn data says what happened, never the bot's URL path.
         public = owner.get(f"/api/matches/{match_id}/turns/?since=0").json()["results"][0]

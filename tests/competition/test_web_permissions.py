@@ -82,24 +82,31 @@ def test_it_never_shows_another_users_secret_target_or_logs(world, role):
         response = client.get(url)
         assert response.status_code in (404, 302), (url, response.status_code)
         assert leaks(response.content.decode(), world) == []
-    # It should refuse the owner's actions: test call, (de)activation.
+    # It should refuse the owner's actions: test call, (de)activation, secret rotation.
     bot = world["bot"]
-    for url, data in ((f"/bots/{bot.pk}/test", {}), (f"/bots/{bot.pk}/status", {"action": "deactivate"})):
+    secret = bot.secret
+    for url, data in ((f"/bots/{bot.pk}/test", {}), (f"/bots/{bot.pk}/status", {"action": "deactivate"}),
+                      (f"/bots/{bot.pk}/secret", {})):
         response = client.post(url, data)
         assert response.status_code in (404, 302), url
     bot.refresh_from_db()
-    assert bot.status == BotStatus.ACTIVE
+    assert bot.status == BotStatus.ACTIVE and bot.secret == secret
     # It should list only the signed-in user's own bots.
     if role:
         assert "secretive" not in client.get("/bots/").content.decode()
 
 
-def test_it_shows_the_owner_their_secret_target_and_logs(world):
+def test_it_shows_the_owner_their_target_and_logs_and_a_new_secret_once(world):
     client = client_for(world, "owner")
     bot, match = world["bot"], world["match"]
     page = client.get(f"/bots/{bot.pk}/").content.decode()
-    # It should show the owner the endpoint, the secret and a log link per match.
-    assert TARGET.replace("&", "&amp;") in page and bot.secret in page
+    # It should show the owner the endpoint and a log link per match, but not the secret
+    # once made: rotating it shows the new one, once.
+    assert TARGET.replace("&", "&amp;") in page and bot.secret not in page
+    assert client.post(f"/bots/{bot.pk}/secret").status_code == 302
+    bot.refresh_from_db()
+    assert bot.secret in client.get(f"/bots/{bot.pk}/").content.decode()
+    assert bot.secret not in client.get(f"/bots/{bot.pk}/").content.decode()
     assert f"/bots/{bot.pk}/matches/{match.pk}/log" in page
     log = client.get(f"/bots/{bot.pk}/matches/{match.pk}/log")
     assert log.status_code == 200 and LOG_MARKER in log.content.decode()

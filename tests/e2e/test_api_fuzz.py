@@ -47,6 +47,10 @@ rivals = [Bot.objects.create(owner=rival, game="tictactoe", name=f"rival-{name}"
 event = Event.objects.create(name="Fuzz cup", game="tictactoe", created_by=rival)
 for seed, bot in enumerate(rivals, start=1):
     Entry.objects.create(event=event, bot=bot, seed=seed)
+# built-ins are registered by staff only (the API refuses them to the fuzzer)
+mine = [Bot.objects.create(owner=fuzzer, game="tictactoe", name=f"mine-{name}", kind="builtin", target=name)
+        for name in ("perfect", "random")]
+print(mine[0].pk)
 print(rivals[0].pk)
 print(Token.objects.create(user=fuzzer).key)
 """
@@ -55,8 +59,8 @@ print(Token.objects.create(user=fuzzer).key)
 # read, whatever it holds: a rejection of invalid data, and no refusal of valid data.
 #
 # Where a schema-valid request may still be refused with a 400 for what a schema cannot
-# say: a bot's endpoint must be usable (an http(s) URL the egress policy allows, a built-in
-# strategy of its game; process and tcp bots are staff-only), a name must be new among its
+# say: a bot's endpoint must be usable (an http(s) URL the egress policy allows; built-in,
+# process and tcp bots are staff-only, human seats come from the play page), a name must be new among its
 # owner's bots of that game, a game never changes; a challenge's bots must exist, be
 # available and as many as its game's seats, and options must be the game's; a simulated
 # turn must be legal. Every other check, and the 400's body, still hold there.
@@ -110,13 +114,10 @@ def site(tmp_path_factory):
         wait_for_port(port, server)
         done = manage("shell", "-c", SETUP, env=env)
         assert done.returncode == 0, done.stderr
-        rival_bot, token = done.stdout.strip().splitlines()[-2:]
+        my_bot, rival_bot, token = done.stdout.strip().splitlines()[-3:]
         base = f"http://127.0.0.1:{port}"
-        mine = [call(base, token, "POST", "/api/bots/", {"name": f"mine-{target}", "game": "tictactoe",
-                                                          "kind": "builtin", "target": target})["id"]
-                for target in ("perfect", "random")]
         match = call(base, token, "POST", "/api/matches/challenge/",
-                     {"game": "tictactoe", "bots": [mine[0], int(rival_bot)], "seed": 7})["id"]
+                     {"game": "tictactoe", "bots": [int(my_bot), int(rival_bot)], "seed": 7})["id"]
         deadline = time.monotonic() + 60
         while call(base, token, "GET", f"/api/matches/{match}/")["status"] not in ("finished", "forfeited"):
             assert time.monotonic() < deadline, "the seeded match did not finish"

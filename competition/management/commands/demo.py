@@ -1,15 +1,22 @@
-"""``manage.py demo``: a staff user, a built-in bot of every strategy of every game, and a
-running demo event (a paced double round robin, so spectators can follow the moves).
+"""``manage.py demo``: the ``demo`` user, a built-in bot of every strategy of every game,
+and a running demo event (a paced double round robin, so spectators can follow the moves).
 
 Idempotent: it creates nothing twice, and starts a new demo event only when none is
-running. The demo user's password comes from ``ARENA_DEMO_PASSWORD`` (default ``demo``;
-set a real one anywhere but your laptop).
+running.
+
+- Development (``DEBUG=true``, the embedded default of ``make run``): ``demo`` is a staff
+  superuser whose password is ``ARENA_DEMO_PASSWORD`` (default ``demo``).
+- Production (``DEBUG=false``): ``demo`` only owns the built-in bots and the event. It is
+  never staff nor superuser (an existing one is demoted), and it has no usable password
+  unless ``ARENA_DEMO_PASSWORD`` is set: there is no known password to log in with.
+  Organisers are made with ``manage.py createsuperuser``.
 """
 
 from __future__ import annotations
 
 import os
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -22,17 +29,33 @@ DEMO_GAME = "tictactoe"
 DEMO_PACE_MS = 600
 
 
+def demo_user(*, production: bool):
+    """The ``demo`` user: a staff superuser in development, an ordinary user without a
+    known password in production (see the module docstring)."""
+    User = get_user_model()
+    password = os.environ.get("ARENA_DEMO_PASSWORD", "")
+    user, created = User.objects.get_or_create(
+        username="demo", defaults={"is_staff": not production, "is_superuser": not production}
+    )
+    if production:
+        user.is_staff = user.is_superuser = False
+        if password:
+            if created:
+                user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save()
+    elif created:
+        user.set_password(password or "demo")
+        user.save()
+    return user
+
+
 class Command(BaseCommand):
     help = "Create the demo user and built-in bots for every game."
 
     def handle(self, *args, **opts):
-        User = get_user_model()
-        user, created = User.objects.get_or_create(
-            username="demo", defaults={"is_staff": True, "is_superuser": True}
-        )
-        if created:
-            user.set_password(os.environ.get("ARENA_DEMO_PASSWORD", "demo"))
-            user.save()
+        user = demo_user(production=not settings.DEBUG)
         made = 0
         for game in all_games():
             for name in sorted(game.builtin_bots):
@@ -43,7 +66,11 @@ class Command(BaseCommand):
                     defaults={"kind": EndpointKind.BUILTIN, "target": name},
                 )
                 made += new
-        self.stdout.write(f"demo: user 'demo', {made} new built-in bots")
+        if settings.DEBUG:
+            self.stdout.write(f"demo: user 'demo' (staff), {made} new built-in bots")
+        else:
+            login = "its password is ARENA_DEMO_PASSWORD" if user.has_usable_password() else "no password"
+            self.stdout.write(f"demo: production mode: user 'demo' is not staff ({login}), {made} new built-in bots")
         if not Event.objects.filter(name__startswith="Demo", status=EventStatus.RUNNING).exists():
             event = Event.objects.create(
                 name=f"Demo {DEMO_GAME} round robin",

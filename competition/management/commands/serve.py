@@ -2,6 +2,10 @@
 
 Daphne runs in this process, and in the embedded default the match runner starts on its
 event loop as soon as it is listening, so the demo event plays before anyone connects.
+
+The demo is a development convenience: with ``DEBUG=false`` it is skipped (say ``--demo``
+to create it anyway; see ``manage.py demo`` for what it is in production mode). Proxy
+headers are trusted with ``--proxy-headers`` or ``ARENA_PROXY_HEADERS=true`` only.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-demo", action="store_true", help="do not create the demo")
+        parser.add_argument("--demo", action="store_true",
+                            help="create the demo even with DEBUG=false (no staff, no known password)")
         parser.add_argument("--no-migrate", action="store_true", help="do not migrate first")
         parser.add_argument("--proxy-headers", action="store_true",
                             help="trust X-Forwarded-For/-Port/-Proto from a reverse proxy")
@@ -26,8 +32,13 @@ class Command(BaseCommand):
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         if not opts["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
-        if not opts["no_demo"]:
+        if opts["no_demo"]:
+            pass
+        elif settings.DEBUG or opts["demo"]:
             call_command("demo")
+        else:
+            self.stdout.write("serve: production mode (DEBUG=false): no demo (--demo to create it)")
+        proxy = opts["proxy_headers"] or settings.ARENA_PROXY_HEADERS
         # daphne installs its asyncio reactor on import: import it only here
         import asyncio
 
@@ -46,9 +57,9 @@ class Command(BaseCommand):
             application=application,
             endpoints=build_endpoint_description_strings(host=opts["host"], port=opts["port"]),
             ready_callable=ready,
-            proxy_forwarded_address_header="X-Forwarded-For" if opts["proxy_headers"] else None,
-            proxy_forwarded_port_header="X-Forwarded-Port" if opts["proxy_headers"] else None,
-            proxy_forwarded_proto_header="X-Forwarded-Proto" if opts["proxy_headers"] else None,
+            proxy_forwarded_address_header="X-Forwarded-For" if proxy else None,
+            proxy_forwarded_port_header="X-Forwarded-Port" if proxy else None,
+            proxy_forwarded_proto_header="X-Forwarded-Proto" if proxy else None,
             verbosity=0,
             server_name="arena",
         ).run()

@@ -1,7 +1,7 @@
 """Ajax Tiles (slug ``tiles``): engine, native wire codec and built-in bots.
 
-The rules in brief; the normative text is ``specs/tiles.md`` in the shared docs (section
-numbers below refer to it).
+The rules in brief; the normative text is ``games/tiles/README.md`` (section numbers
+below refer to it).
 
 - Two seats on a 24x12 board indexed ``board[x][y]``: seat 0 is red (``"r"``) and moves
   first, seat 1 is blue (``"b"``). Tiles are ``""`` (empty), ``"r"``, ``"b"``, ``"d"``
@@ -534,6 +534,16 @@ class Tiles(Game):
             last,
             _freeze_options(self.resolve_options(data["options"])),
         )
+
+    # -- the platform's questions (the parts in games/tiles/) --------------------------
+
+    order = 4
+    human_options = {"move_timeout_ms": 60_000}
+
+    def doc_examples(self):
+        from games.tiles.docs import examples
+
+        return examples(self)
 
 
 # -- the sample AI (index.php) ---------------------------------------------------------

@@ -51,7 +51,7 @@ class GameRendererFinder(BaseFinder):
         found = renderers().get(name) if prefix == PREFIX else None
         if found is not None:
             return [found] if find_all else found
-        return [] if find_all else None
+        return []  # as Django's own finders: nothing found (finders.find wraps a None)
 
     def list(self, ignore_patterns):
         files = renderers()

@@ -30,7 +30,9 @@ def _games() -> dict[str, Game]:
         if not isinstance(game, Game):
             raise TypeError(f"games/{name}/ does not expose GAME, an instance of games.base.Game")
         if game.slug != name:
-            raise ValueError(f"games/{name}/ holds the game {game.slug!r}: a folder is named by its slug")
+            raise ValueError(
+                f"games/{name}/ holds the game {game.slug!r}: a folder is named by its slug"
+            )
         found.append(game)
     return {game.slug: game for game in sorted(found, key=lambda g: (g.order, g.slug))}
 

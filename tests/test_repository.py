@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,17 +25,45 @@ from games.testing import check_game
 from tests.conftest import REPO
 
 PLATFORM = ("competition", "bots", "templates", "static")
-SKIP_DIRS = {".git", ".venv", "var", "screenshots", "node_modules", "__pycache__", ".pytest_cache",
-             ".ruff_cache", "arena.egg-info", "build", "dist"}
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "var",
+    "screenshots",
+    "node_modules",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    "arena.egg-info",
+    "build",
+    "dist",
+}
 MANIFEST = REPO / "tests" / "vectors" / "MANIFEST.sha256"
 # written so that this file does not match itself
 OUTSIDE = re.compile(r"\.\./" + r"shared|parents\[\d+\]\." + r"parent\b")
 
 
+def repository_files(root: Path) -> list[Path]:
+    """The files of the repository under ``root``: what git tracks or would add (ignored
+    files such as ``.venv`` left out); every file under ``root`` outside a git checkout."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return [
+            p for p in sorted(root.rglob("*")) if not SKIP_DIRS & set(p.relative_to(root).parts)
+        ]
+    return sorted(root / name for name in listed.decode().split("\0") if name)
+
+
 def text_files(root: Path):
-    """Every text file under ``root`` (binary files and generated folders left out)."""
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or SKIP_DIRS & set(path.relative_to(REPO).parts):
+    """Every text file of the repository under ``root`` (binary files left out)."""
+    for path in repository_files(root):
+        if not path.is_file():
             continue
         data = path.read_bytes()
         if b"\0" in data:
@@ -44,8 +73,9 @@ def text_files(root: Path):
 
 def slug_mentions(root: Path, slugs: list[str]) -> list[str]:
     """``path:line: text`` of every line under ``root`` naming one of ``slugs`` as a word."""
-    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, slugs)) + r")(?![A-Za-z0-9])",
-                         re.IGNORECASE)
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, slugs)) + r")(?![A-Za-z0-9])", re.IGNORECASE
+    )
     found = []
     for path, text in text_files(root):
         for number, line in enumerate(text.splitlines(), 1):
@@ -92,19 +122,27 @@ def test_it_finds_each_game_conformant_with_its_parts(game):
 def test_it_serves_each_renderer_from_its_game_folder(game):
     # It should find /static/games/<slug>.js in the game's folder, as collectstatic does.
     assert finders.find(f"games/{game.slug}.js") == str(game.folder / "renderer.js")
-    assert finders.find(f"games/{game.slug}.js", find_all=True) == [str(game.folder / "renderer.js")]
-    listed = {(storage.prefix, path): storage.path(path)
-              for finder in finders.get_finders() for path, storage in finder.list([])
-              if getattr(storage, "prefix", None) == "games"}
+    assert finders.find(f"games/{game.slug}.js", find_all=True) == [
+        str(game.folder / "renderer.js")
+    ]
+    listed = {
+        (storage.prefix, path): storage.path(path)
+        for finder in finders.get_finders()
+        for path, storage in finder.list([])
+        if getattr(storage, "prefix", None) == "games"
+    }
     assert listed[("games", f"{game.slug}.js")] == str(game.folder / "renderer.js")
     assert finders.find("games/no-such-game.js") is None
 
 
 def test_it_names_no_path_outside_the_repository():
     # It should find no file reading or naming a path beside the repository.
-    found = [f"{path.relative_to(REPO)}:{number}: {line.strip()}"
-             for path, text in text_files(REPO)
-             for number, line in enumerate(text.splitlines(), 1) if OUTSIDE.search(line)]
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path, text in text_files(REPO)
+        for number, line in enumerate(text.splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
     assert not found, "paths outside the repository:\n" + "\n".join(found)
 
 
@@ -131,8 +169,13 @@ def test_it_keeps_every_vector_byte_for_byte():
     for path, digest in entries.items():
         file = REPO / path
         assert file.is_file(), f"vector file missing: {path}"
-        assert hashlib.sha256(file.read_bytes()).hexdigest() == digest, f"vector file changed: {path}"
+        assert hashlib.sha256(file.read_bytes()).hexdigest() == digest, (
+            f"vector file changed: {path}"
+        )
     held = [*(REPO / "games").glob("*/vectors/**/*"), *(REPO / "tests" / "vectors").rglob("*")]
-    on_disk = {str(p.relative_to(REPO)) for p in held
-               if p.is_file() and p.name not in ("README.md", MANIFEST.name)}
+    on_disk = {
+        str(p.relative_to(REPO))
+        for p in held
+        if p.is_file() and p.name not in ("README.md", MANIFEST.name)
+    }
     assert on_disk == set(entries)

@@ -16,4 +16,12 @@ from games.gconway.engine import (
     life_step,
 )
 
-__all__ = ["DEFAULT_START", "GAME", "MAX_ITERATIONS", "MAX_SIDE", "Gconway", "GconwayState", "life_step"]
+__all__ = [
+    "DEFAULT_START",
+    "GAME",
+    "MAX_ITERATIONS",
+    "MAX_SIDE",
+    "Gconway",
+    "GconwayState",
+    "life_step",
+]

@@ -12,6 +12,12 @@ def examples(game: Game) -> list[DocExample]:
     policy = game.policy(game.resolve_options())
     bank = policy.bank_multiplier * policy.bank_increment_ms
     message = game.observation(state, 0, Context(match_id=SAMPLE_MATCH, time_left_ms=bank))
-    return [DocExample("the state (every turn, to both seats at once)",
-                       "Seat 0's first message with the default options: # is yours, O the opponent's.",
-                       message, doc_bot(game, "grower", 0)(message), seat=0)]
+    return [
+        DocExample(
+            "the state (every turn, to both seats at once)",
+            "Seat 0's first message with the default options: # is yours, O the opponent's.",
+            message,
+            doc_bot(game, "grower", 0)(message),
+            seat=0,
+        )
+    ]

@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test venv lint web worker runner migrate bench anchors clean
+.PHONY: run test venv system-deps lint web worker runner migrate bench anchors clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,8 +35,13 @@ worker: $(STAMP)
 runner: $(STAMP)
 	$(BIN)/python manage.py runmatches
 
+## The system programs the tests start (Chromium, Redis, PostgreSQL, Node.js...): installed
+## with apt-get when missing (as root or with passwordless sudo), else one clear message.
+system-deps:
+	scripts/system-deps
+
 ## Run the whole test suite (in parallel).
-test: $(STAMP)
+test: system-deps $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto --dist loadfile -q $(PYTEST_ARGS)
 

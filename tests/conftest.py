@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from bots.egress import parse_networks
+from tests.leakguard import pytest_configure, pytest_sessionfinish  # noqa: F401  (the leak guard)
 
 REPO = Path(__file__).resolve().parents[1]
 GAMES = REPO / "games"

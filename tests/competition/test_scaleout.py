@@ -162,7 +162,8 @@ print(event.pk)
 def test_it_completes_an_event_across_a_database_restart(stack):
     env, url, pg = stack["env"], stack["db"], stack["pg"]
     if any(p.poll() is not None for p in stack["workers"]):  # the kill test may have run first
-        stack["workers"] = [p for p in stack["workers"] if p.poll() is None] + [start_worker(env, "w3")]
+        # the fixture owns the list (and stops what is in it): add to it, never replace it
+        stack["workers"].append(start_worker(env, "w3"))
     done = manage("shell", "-c", EVENT_SCRIPT, env=env)
     assert done.returncode == 0, done.stderr
     event_id = int(done.stdout.strip().splitlines()[-1])

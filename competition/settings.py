@@ -261,6 +261,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# each game's renderer comes from its folder (games/<slug>/renderer.js) as games/<slug>.js
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "competition.staticfiles.GameRendererFinder",
+]
 STATIC_ROOT = DATA_DIR / "static"
 
 LOGIN_URL = "login"

@@ -3,8 +3,10 @@
 The examples are not written by hand: they are generated from the engine at request time
 (``game.observation`` of a real position, encoded by the HTTP transport's own
 ``encode_body``, signed by ``egress.sign``) and answered by a built-in bot, so the page
-can never drift from what the platform actually sends. Starter bots (standard library
-only) live in ``docs/starters/<slug>_bot.py``.
+can never drift from what the platform actually sends. Each game's parts come from its
+folder through the registry: the exchanges (``Game.doc_examples``), the rules
+(``games/<slug>/rules.html``) and the starter bot (``games/<slug>/starter_bot.py``, standard
+library only, downloaded as ``<slug>_bot.py``).
 """
 
 from __future__ import annotations
@@ -17,20 +19,24 @@ from urllib.parse import unquote_plus
 from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.template import Template
+from django.template.base import Origin
 
 from bots import egress
 from bots.transports.http import encode_body
 from games import all_games, get_game
-from games.base import Context, rng_for
+from games.base import DocExample
 
-STARTERS = Path(settings.BASE_DIR) / "docs" / "starters"
+RULES = "rules.html"
+STARTER = "starter_bot.py"
 SAMPLE_SECRET = "your-bot-secret"
 SAMPLE_TIMESTAMP = "1767225600"
 SAMPLE_MATCH = "42"
 
 
-def starter_path(slug: str) -> Path:
-    return STARTERS / f"{slug}_bot.py"
+def starter_path(slug: str) -> Path | None:
+    """The game's starter bot, ``games/<slug>/starter_bot.py``, or ``None``."""
+    return get_game(slug).part(STARTER)
 
 
 def http_request(game, message, *, seat: int, path: str = "/bot") -> str:
@@ -58,94 +64,29 @@ def decoded_form(game, message) -> str:
     )
 
 
-class _Bot:
-    """A built-in bot answering exactly what a remote bot would."""
-
-    def __init__(self, game, name: str, seat: int):
-        self.game = game
-        self.play = game.builtin_bots[name]()
-        self.rng = rng_for(0, 0, f"docs:{seat}")
-
-    def __call__(self, message):
-        return self.play(json.loads(self.game.encode_message(message)), self.rng)
-
-
 def _text(reply) -> str:
     return json.dumps(reply, separators=(",", ":"))
 
 
-def _example(game, title: str, note: str, message, reply, *, seat: int) -> dict:
-    return {"title": title, "note": note, "request": http_request(game, message, seat=seat),
+def _example(game, example: DocExample) -> dict:
+    message, seat = example.message, example.seat
+    return {"title": example.title, "note": example.note,
+            "request": http_request(game, message, seat=seat),
             "fields": decoded_form(game, message) if game.wire == "form" else "",
-            "reply": _text(reply), "message": game.encode_message(message)}
-
-
-def tictactoe_examples(game) -> list[dict]:
-    ctx = Context(match_id=SAMPLE_MATCH)
-    state = game.initial_state(seed=0)
-    bot = _Bot(game, "perfect", 1)
-    greeting = game.greeting(state, 1, ctx)
-    out = [_example(game, "init (once, before the first move; the reply is ignored)",
-                    "Seat 1 (O) is greeted after seat 0.", greeting, bot(greeting), seat=1)]
-    state = game.apply(state, {0: "1-1"})
-    message = game.observation(state, 1, ctx)
-    out.append(_example(game, "play-turn (each time you must move)",
-                        "X has played the centre; O (seat 1) must move. The reply names an empty cell.",
-                        message, bot(message), seat=1))
-    return out
-
-
-def tiles_examples(game) -> list[dict]:
-    ctx = Context(match_id=SAMPLE_MATCH)
-    state = game.initial_state(seed=7)
-    red, blue = _Bot(game, "contain", 0), _Bot(game, "greedy", 1)
-    state = game.apply(state, {0: game.parse_action(state, 0, red(game.observation(state, 0, ctx)))})
-    message = game.observation(state, 1, ctx)
-    return [_example(game, "a move (the only message)",
-                     "Red (seat 0) has painted its first tile; blue (seat 1) must move. The body is a "
-                     "url-encoded form with two fields; the board is compact JSON text, board[x][y].",
-                     message, blue(message), seat=1)]
-
-
-def gconway_examples(game) -> list[dict]:
-    state = game.initial_state(seed=0)
-    policy = game.policy(game.resolve_options())
-    bank = policy.bank_multiplier * policy.bank_increment_ms
-    message = game.observation(state, 0, Context(match_id=SAMPLE_MATCH, time_left_ms=bank))
-    return [_example(game, "the state (every turn, to both seats at once)",
-                     "Seat 0's first message with the default options: # is yours, O the opponent's.",
-                     message, _Bot(game, "grower", 0)(message), seat=0)]
-
-
-def drones_examples(game) -> list[dict]:
-    ctx = Context(match_id=SAMPLE_MATCH)
-    state = game.initial_state(seed=0)
-    bots = [_Bot(game, "zerg", 0), _Bot(game, "pacifist", 1)]
-    first = game.observation(state, 1, ctx)
-    replies = {1: bots[1](first), 0: bots[0](game.observation(state, 0, ctx))}
-    out = [_example(game, "the first request of a match",
-                    "onMatchStart and onRoundStart come before playTurn; the reply is playTurn's value.",
-                    first, replies[1], seat=1)]
-    for _turn in range(50):  # play the first round to its clash
-        state = game.apply(state, {s: game.parse_action(state, s, replies[s]) for s in (0, 1)})
-        if game.frame(state)["clash"] is not None:
-            break
-        replies = {s: bots[s](game.observation(state, s, ctx)) for s in (0, 1)}
-    message = game.observation(state, 1, ctx)
-    out.append(_example(game, "the first request of the next round",
-                        "onRoundEnd tells you how the last round went (the only news of the opponent).",
-                        message, bots[1](message), seat=1))
-    return out
-
-
-EXAMPLES = {"tictactoe": tictactoe_examples, "tiles": tiles_examples, "gconway": gconway_examples,
-            "drones": drones_examples}
+            "reply": _text(example.reply), "message": game.encode_message(message)}
 
 
 @cache
 def examples(slug: str) -> tuple[dict, ...]:
     game = get_game(slug)
-    return tuple(EXAMPLES[slug](game)) if slug in EXAMPLES else ()
+    return tuple(_example(game, example) for example in game.doc_examples())
+
+
+@cache
+def rules_template(slug: str) -> Template | None:
+    """The game's ``rules.html`` (from its folder), compiled; included by ``docs/game.html``."""
+    path = get_game(slug).part(RULES)
+    return Template(path.read_text(encoding="utf-8"), origin=Origin(str(path))) if path else None
 
 
 def docs_index(request):
@@ -161,7 +102,7 @@ def docs_game(request, slug: str):
     policy = game.policy(options)
     return render(request, "docs/game.html", {
         "game": game, "options": options, "policy": policy, "examples": examples(slug),
-        "rules_template": f"docs/rules/{slug}.html", "has_starter": starter_path(slug).exists(),
+        "rules_template": rules_template(slug), "has_starter": starter_path(slug) is not None,
         "sample_secret": SAMPLE_SECRET, "bank_ms": (policy.bank_multiplier * policy.bank_increment_ms
                                                    if policy.bank_increment_ms else None),
         "safety_ms": settings.ARENA_SAFETY_TIMEOUT_MS,
@@ -174,9 +115,9 @@ def docs_starter(request, slug: str):
     except KeyError:
         raise Http404("No such game") from None
     path = starter_path(slug)
-    if not path.exists():
+    if path is None:
         raise Http404("No starter for this game")
     response = HttpResponse(path.read_text(encoding="utf-8"), content_type="text/x-python; charset=utf-8")
-    response["Content-Disposition"] = f'inline; filename="{path.name}"'
+    response["Content-Disposition"] = f'inline; filename="{slug}_bot.py"'
     response["X-Content-Type-Options"] = "nosniff"
     return response

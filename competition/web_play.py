@@ -34,13 +34,14 @@ from games import all_games, get_game
 logger = logging.getLogger(__name__)
 
 MAX_SPEC = 2000
-#: time limits a person can live with (the runner's clocks still apply, as for any bot)
-HUMAN_OPTIONS = {
-    "tictactoe": {"move_timeout_ms": 30_000},
-    "tiles": {"move_timeout_ms": 60_000},
-    "drones": {"move_timeout_ms": 30_000, "rounds": 5},
-    "gconway": {"timerMs": 10_000, "maxGameIterations": 60},
-}
+
+
+def human_options(game) -> dict | None:
+    """The options of a match with a person in it: time limits a person can live with, set
+    by the game (``Game.human_options``; the runner's clocks still apply, as for any bot)."""
+    return dict(game.human_options) or None
+
+
 _BOT_SPEC = re.compile(r"bot:([0-9]{1,18})")
 
 
@@ -127,7 +128,7 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
     bots = [bot_for_spec(user, game, spec) for spec in specs]
     options = None
     if any(bot.kind == EndpointKind.HUMAN for bot in bots):
-        options = HUMAN_OPTIONS.get(game.slug)
+        options = human_options(game)
         pace_ms = 0  # a person sets the pace
     return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms)
 
@@ -159,7 +160,7 @@ def bench(request):
                     form.add_error(None, exc)
                 else:
                     return redirect("match-detail", pk=match.pk)
-    sections = [{"game": game, "form": forms[game.slug], "human": HUMAN_OPTIONS.get(game.slug)} for game in games]
+    sections = [{"game": game, "form": forms[game.slug], "human": human_options(game)} for game in games]
     return render(request, "bench.html", {"sections": sections, "error": error})
 
 
@@ -193,5 +194,5 @@ def play(request, slug: str):
     return render(request, "play.html", {
         "game": game, "specs": specs, "seats": seats, "errors": errors, "ready": ready,
         "pace_ms": pace_ms if pace_ms in {p for p, _l in PACES} else 0, "paces": PACES,
-        "builtins": sorted(game.builtin_bots), "human": HUMAN_OPTIONS.get(game.slug),
+        "builtins": sorted(game.builtin_bots), "human": human_options(game),
     })

@@ -1,4 +1,4 @@
-"""Pure game engines (standard library only). See DESIGN.md §2."""
+"""Pure game engines (standard library only), one folder per game; see docs/architecture.md."""
 
 from games.base import Context, Game, IllegalAction, Outcome, Policy, rng_for
 from games.registry import all_games, get_game

@@ -1,10 +1,10 @@
-"""The game engine contract (DESIGN.md §2).
+"""The game engine contract (docs/architecture.md, "The engine contract").
 
 An engine is a stateless object whose methods are pure functions over an immutable,
 JSON-serialisable state. One contract covers alternating and simultaneous games:
 ``to_move`` names the seats that act now (one seat, or all of them).
 
-Besides the methods of DESIGN.md §2, an engine tells the runner how its bots are
+Besides the state machine, an engine tells the runner how its bots are
 clocked and what a fault costs (``policy``), and how its messages travel (``wire`` and
 ``encode_message``). The runner never looks inside a state.
 
@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 JSON = Any
@@ -28,6 +30,7 @@ BotFactory = Callable[[], Callable[[JSON, random.Random], JSON]]
 __all__ = [
     "JSON",
     "Context",
+    "DocExample",
     "Game",
     "IllegalAction",
     "Outcome",
@@ -69,6 +72,18 @@ class Context:
     match_id: str = "0"
     time_left_ms: int | None = None
     names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocExample:
+    """One worked exchange of the bot authors' page: the message a seat gets (as the engine
+    builds it) and a built-in bot's reply, with a title and a note in plain text."""
+
+    title: str
+    note: str
+    message: JSON
+    reply: JSON
+    seat: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +187,14 @@ def choice_option(*choices: Any):
 
 
 class Game:
-    """Base class of every engine. Subclasses fill in the rules; see DESIGN.md §2.
+    """Base class of every engine. Subclasses fill in the rules; see docs/architecture.md.
 
     Class attributes: ``slug``, ``title``, ``num_players``, ``default_options``,
     ``builtin_bots`` and ``wire`` (``"json"``: the observation is the HTTP body as JSON
     text; ``"form"``: the observation is a dict of form fields, sent url-encoded).
+
+    The platform also asks a game for the parts it keeps in its folder ``games/<slug>/``
+    (see "The game's folder" below): nothing outside that folder names a game.
     """
 
     slug: ClassVar[str]
@@ -185,6 +203,11 @@ class Game:
     default_options: ClassVar[dict] = {}
     builtin_bots: ClassVar[dict[str, BotFactory]] = {}
     wire: ClassVar[str] = "json"
+    #: the game's place in every listing (home page, API, docs): lower first, then the slug
+    order: ClassVar[int] = 100
+    #: options of a match in which a person plays a seat from the browser (clocks a person
+    #: can live with; the runner's limits still apply); empty: the defaults
+    human_options: ClassVar[dict] = {}
 
     # -- options and policy ---------------------------------------------------------
 
@@ -268,3 +291,44 @@ class Game:
             "rules": (type(self).__doc__ or "").strip(),
         }
 
+    # -- the game's folder (what the platform finds through the registry) -------------
+
+    @property
+    def folder(self) -> Path:
+        """``games/<slug>/``: the package the engine's module lives in."""
+        return Path(sys.modules[type(self).__module__].__file__).resolve().parent
+
+    def part(self, name: str) -> Path | None:
+        """The file ``name`` of the game's folder (``renderer.js``, ``rules.html``,
+        ``starter_bot.py``...), or ``None`` when the game has none."""
+        path = self.folder / name
+        return path if path.is_file() else None
+
+    def doc_examples(self) -> list[DocExample]:
+        """Worked exchanges for the bot authors' page ``/docs/<slug>/``, computed from the
+        engine and its built-in bots (never written by hand); none by default."""
+        return []
+
+    def human_reply(self, message: JSON) -> tuple[bool, JSON]:
+        """``(True, reply)`` for a message whose reply the runner ignores (a greeting, a
+        final notice): a person's seat answers it at once without asking anyone, so a
+        closed tab never holds up a match; ``(False, None)`` for every other message."""
+        return False, None
+
+    def kaggle_agent(self) -> Any:
+        """For a game kaggle-environments also plays: an object with ``message(body)`` (the
+        native message of a kaggle URL-agent request; ``ValueError`` if malformed) and
+        ``action(reply)`` (kaggle's action for the native reply); ``None`` otherwise."""
+        return None
+
+
+def doc_bot(game: Game, name: str, seat: int) -> Callable[[JSON], JSON]:
+    """Built-in bot ``name`` of ``game`` answering exactly what a remote bot would (the
+    message goes through the game's own encoder first), with a fixed generator."""
+    play = game.builtin_bots[name]()
+    rng = rng_for(0, 0, f"docs:{seat}")
+
+    def answer(message: JSON) -> JSON:
+        return play(json.loads(game.encode_message(message)), rng)
+
+    return answer

@@ -1,26 +1,40 @@
 """The registry of games: ``get_game(slug)`` and ``all_games()``.
 
-A game is one module of this package exposing ``GAME`` (an instance of ``games.base.Game``);
-adding a game means adding its module name to ``GAME_MODULES``.
+A game is one folder, ``games/<slug>/``: a package whose ``__init__`` exposes ``GAME`` (an
+instance of ``games.base.Game``). The registry discovers the folders; nothing else lists
+the games, so adding a game means adding its folder (see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from functools import cache
+from pathlib import Path
 
 from games.base import Game
 
-GAME_MODULES: tuple[str, ...] = ("tictactoe", "drones", "gconway", "tiles")
+FOLDER = Path(__file__).resolve().parent
+
+
+def game_packages() -> list[str]:
+    """The names of the packages of ``games/`` (each one a game's folder)."""
+    return sorted(info.name for info in pkgutil.iter_modules([str(FOLDER)]) if info.ispkg)
 
 
 @cache
 def _games() -> dict[str, Game]:
-    games: dict[str, Game] = {}
-    for name in GAME_MODULES:
-        game = importlib.import_module(f"games.{name}").GAME
-        games[game.slug] = game
-    return games
+    found: list[Game] = []
+    for name in game_packages():
+        game = getattr(importlib.import_module(f"games.{name}"), "GAME", None)
+        if not isinstance(game, Game):
+            raise TypeError(f"games/{name}/ does not expose GAME, an instance of games.base.Game")
+        if game.slug != name:
+            raise ValueError(
+                f"games/{name}/ holds the game {game.slug!r}: a folder is named by its slug"
+            )
+        found.append(game)
+    return {game.slug: game for game in sorted(found, key=lambda g: (g.order, g.slug))}
 
 
 def get_game(slug: str) -> Game:
@@ -32,5 +46,5 @@ def get_game(slug: str) -> Game:
 
 
 def all_games() -> list[Game]:
-    """Every registered engine, in registration order."""
+    """Every registered engine, in listing order (``Game.order``, then the slug)."""
     return list(_games().values())

@@ -1,4 +1,4 @@
-"""``check_game``: the generic conformance harness every engine passes (DESIGN.md §2).
+"""``check_game``: the generic conformance harness every engine passes (docs/architecture.md).
 
 It plays whole games with the engine's own built-in bots, exactly as the runner would
 (greeting, observation, reply through a JSON round trip, ``parse_action``, ``apply``,

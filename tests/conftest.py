@@ -1,4 +1,4 @@
-"""Shared fixtures: real local servers on loopback, the shared vectors, the allow-list."""
+"""Shared fixtures: real local servers on loopback, the conformance vectors, the allow-list."""
 
 from __future__ import annotations
 
@@ -12,13 +12,22 @@ from bots.egress import parse_networks
 from tests.leakguard import pytest_configure, pytest_sessionfinish  # noqa: F401  (the leak guard)
 
 REPO = Path(__file__).resolve().parents[1]
-VECTORS = REPO.parent / "shared" / "vectors"
+GAMES = REPO / "games"
+#: recordings of games that have no folder yet (tests/vectors/README.md)
+HELD_VECTORS = REPO / "tests" / "vectors"
 LOOPBACK = "127.0.0.0/8,::1/128"
 
 
-def vectors_path(*parts: str) -> Path:
-    """A file of ``../shared/vectors``; a missing file fails the test (never skips)."""
-    path = VECTORS.joinpath(*parts)
+def game_vectors(slug: str) -> Path:
+    """The conformance vectors folder of a game: ``games/<slug>/vectors``, or
+    ``tests/vectors/<slug>`` for recordings waiting for their game's folder."""
+    folder = GAMES / slug / "vectors"
+    return folder if folder.is_dir() else HELD_VECTORS / slug
+
+
+def vectors_path(slug: str, *parts: str) -> Path:
+    """A file of a game's conformance vectors; a missing file fails the test (never skips)."""
+    path = game_vectors(slug).joinpath(*parts)
     assert path.exists(), f"conformance vectors missing: {path}"
     return path
 

@@ -11,8 +11,8 @@ forwards the browser's move there, raw. The runner judges it with the game's
 While it waits, the transport re-publishes the pending request every second, so a page
 opened (or reconnected) mid-match gets it at once; the browser drops repeats by ``seq``.
 
-Messages whose reply the runner ignores (tic-tac-toe's ``init`` greeting, GameOfDrones'
-final ``onRoundEnd``) are answered here without asking anyone, so a closed tab never holds
+Messages whose reply the runner ignores (a greeting, a final notice: the game says which,
+``Game.human_reply``) are answered here without asking anyone, so a closed tab never holds
 up the start or the end of a match. Works with any channel layer: in process (embedded
 runner) or Redis (Celery workers).
 """
@@ -23,7 +23,6 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from bots.codec import decode_reply
@@ -35,12 +34,6 @@ logger = logging.getLogger(__name__)
 
 #: how often a pending request is published again (late or reconnected pages)
 REPUBLISH_SECONDS = 1.0
-
-#: per game: (is this a message whose reply is ignored?, the reply to give it)
-NO_REPLY: dict[str, tuple[Callable[[Any], bool], Any]] = {
-    "tictactoe": (lambda m: isinstance(m, dict) and m.get("action") == "init", {"name": "human"}),
-    "drones": (lambda m: isinstance(m, dict) and m.get("final") is True, None),
-}
 
 
 class HumanTransport(Transport):
@@ -75,9 +68,8 @@ class HumanTransport(Transport):
 
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
         sent = self.game.encode_message(message)
-        rule = NO_REPLY.get(self.game.slug)
-        if rule is not None and rule[0](message):
-            reply = rule[1]
+        answered, reply = self.game.human_reply(message)
+        if answered:
             return Exchange(reply=reply, sent=sent, received=json.dumps(reply))
         if self.layer is None or self.channel is None:
             raise BotFault(FaultCode.CONNECT, "the human seat was not started")

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Host adapter: serves an unmodified 2018 Game of Drones JavaScript bot file over the
-// Arena wire protocol (shared/specs/drones.md §5, §5.5). Node >= 18, no dependencies.
+// Arena wire protocol (games/drones/README.md §5, §5.5). Node >= 18, no dependencies.
 //
-//   node bots/hosts/drones_js.mjs BOT_FILE                    # line protocol on stdin/stdout
-//   node bots/hosts/drones_js.mjs BOT_FILE --http HOST:PORT   # HTTP server (port 0: any free)
+//   node games/drones/drones_js.mjs BOT_FILE                    # line protocol on stdin/stdout
+//   node games/drones/drones_js.mjs BOT_FILE --http HOST:PORT   # HTTP server (port 0: any free)
 //
 // A request is {"calls": [[method, argument], ...]} (plus "final": true for the last one of a
 // match); each call is made on the bot object if it has such a method, in order, with `this`

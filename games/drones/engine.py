@@ -1,6 +1,6 @@
 """Game of Drones (Bravo LT, Google I/O Extended Grand Rapids Code Challenge 2018).
 
-Rules in brief (normative text: ``shared/specs/drones.md``). Two seats play ``rounds``
+Rules in brief (normative text: ``games/drones/README.md``). Two seats play ``rounds``
 rounds; each round starts from scratch at 1 producer and 0 soldiers per seat and lasts at
 most ``turns`` turns. In every turn both seats act at once, blind: each spends its capacity
 (one unit per producer at the start of the turn) on new producers first, then new soldiers
@@ -394,6 +394,22 @@ class Drones(Game):
 
     def encode_message(self, message: JSON) -> str:
         return js_json(message)
+
+    # -- the platform's questions (the parts in games/drones/) -------------------------
+
+    order = 2
+    human_options = {"move_timeout_ms": 30_000, "rounds": 5}
+
+    def doc_examples(self):
+        from games.drones.docs import examples
+
+        return examples(self)
+
+    def human_reply(self, message):
+        # the final onRoundEnd's reply is ignored: a person's seat answers it at once
+        if isinstance(message, dict) and message.get("final") is True:
+            return True, None
+        return False, None
 
 
 def _over(state: State) -> bool:

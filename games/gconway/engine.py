@@ -1,6 +1,6 @@
 """gconway: AI Battleground's two-player Game of Life (BEST Zagreb, 2015).
 
-Rules in brief (normative text: ``shared/specs/gconway.md``):
+Rules in brief (normative text: ``games/gconway/README.md``):
 
 - Two colonies (seat 0 and seat 1) live on a ``rows`` x ``cols`` **torus**. Both seats move at
   every turn, without seeing each other's choice.
@@ -544,6 +544,16 @@ class Gconway(Game):
             placed=tuple(tuple((r, c) for r, c in cells) for cells in data.get("placed", ((), ()))),
             contested=tuple((r, c) for r, c in data.get("contested", ())),
         )
+
+    # -- the platform's questions (the parts in games/gconway/) ------------------------
+
+    order = 3
+    human_options = {"timerMs": 10_000, "maxGameIterations": 60}
+
+    def doc_examples(self):
+        from games.gconway.docs import examples
+
+        return examples(self)
 
 
 def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:

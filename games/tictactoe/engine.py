@@ -1,6 +1,6 @@
 """Tic-tac-toe over the BotsArena (gnieark/botsArena) HTTP protocol.
 
-Rules in brief (normative text: ``shared/specs/tictactoe.md``): a 3x3 board, cells named
+Rules in brief (normative text: ``games/tictactoe/README.md``): a 3x3 board, cells named
 ``"r-c"`` (row, column); seat 0 is ``X`` and moves first, seat 1 is ``O``. A move names an
 empty cell. Three in a row wins (``three_in_a_row``); a full board without a line is a
 draw (``board_full``). Any fault on a move loses at once (a fixed policy, set by the
@@ -192,6 +192,27 @@ class TicTacToe(Game):
     def encode_message(self, message: JSON) -> str:
         # PHP json_encode: compact, non-ASCII as lowercase \uXXXX, "/" as "\/".
         return compact_json(message).replace("/", "\\/")
+
+    # -- the platform's questions (the parts in games/tictactoe/) ----------------------
+
+    order = 1
+    human_options = {"move_timeout_ms": 30_000}
+
+    def doc_examples(self):
+        from games.tictactoe.docs import examples
+
+        return examples(self)
+
+    def human_reply(self, message):
+        # init's reply is ignored: a person's seat answers it at once
+        if isinstance(message, dict) and message.get("action") == "init":
+            return True, {"name": "human"}
+        return False, None
+
+    def kaggle_agent(self):
+        from games.tictactoe import kaggle
+
+        return kaggle
 
 
 def board_dict(cells: tuple[int, ...]) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The Game of Drones host adapter (``bots/hosts/drones_js.mjs``, spec drones.md §5.5).
+"""The Game of Drones host adapter (``games/drones/drones_js.mjs``, games/drones/README.md §5.5).
 
 Real ``node`` runs original-style bot files; the tests speak to it over stdio (one JSON
 line per request) and over HTTP, as the platform does.
@@ -26,11 +26,11 @@ from bots.transports.http import HttpTransport
 from bots.transports.process import ProcessTransport
 from competition.runner import play
 from games.base import Context
-from games.drones import GAME, js_json, produce
+from games.drones import GAME, JS_HOST, js_json, produce
 from tests.helpers import http_bot as handler_bot
 
 ROOT = Path(__file__).resolve().parents[2]
-ADAPTER = ROOT / "bots" / "hosts" / "drones_js.mjs"
+ADAPTER = JS_HOST
 NODE = shutil.which("node") or "/usr/bin/node"
 CTX = Context(match_id="t")
 

@@ -19,12 +19,10 @@ from bots.transports.process import ProcessTransport, StderrBuffer
 from bots.transports.tcp import TcpTransport
 from games import Context, IllegalAction
 from games.gconway import GAME
+from tests.conftest import game_vectors
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-TRANSCRIPT_BOT = FIXTURES / "gconway_transcript_bot.py"
-PROTOCOL = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "vectors" / "gconway" / "protocol"
-)
+TRANSCRIPT_BOT = GAME.folder / "fixtures" / "transcript_bot.py"
+PROTOCOL = game_vectors("gconway") / "protocol"
 SCENARIOS = ["process_ok", "tcp_ok", "malformed_json"]
 
 MESSAGE = GAME.observation(GAME.initial_state(seed=0), 0, Context())

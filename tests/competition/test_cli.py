@@ -93,7 +93,7 @@ def test_serve_bot_refuses_kaggle_for_other_games():
 
 def test_it_plays_an_unmodified_stupidia_stand_in():
     port = free_port()
-    with running([sys.executable, str(REPO / "tests/fixtures/stupid_ia.py"), str(port)], port):
+    with running([sys.executable, str(REPO / "games/tictactoe/fixtures/stupid_ia.py"), str(port)], port):
         url = f"http://127.0.0.1:{port}/stupidIATictactoe.php"
         results = [play_json("tictactoe", url, "builtin:perfect", "--seed", str(s)) for s in range(3)]
     for data in results:

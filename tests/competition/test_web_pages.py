@@ -14,7 +14,6 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition import web_play
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
 from competition.services.matches import create_match
 from games import all_games, get_game
@@ -280,7 +279,7 @@ def test_it_seats_a_human_with_time_limits_a_person_can_meet(users):
         human = match.participants.get(seat=0).bot
         assert (human.kind, human.owner) == (EndpointKind.HUMAN, users["owner"])
         # It should use the human time limits and never pace a person.
-        for key, value in web_play.HUMAN_OPTIONS[game.slug].items():
+        for key, value in game.human_options.items():
             assert match.options[key] == value
         assert match.pace_ms == 0
         Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)

@@ -1,4 +1,4 @@
-"""The starter bots of the docs (docs/starters/<slug>_bot.py) really play: each is started
+"""The starter bots of the docs (games/<slug>/starter_bot.py) really play: each is started
 as a subprocess on a free port and ``manage.py play`` pits it against a built-in bot."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from games import get_game
+from tests.conftest import LOOPBACK, free_port
 from tests.processes import manage, project_env, running
 
 OPPONENTS = {
@@ -23,7 +24,7 @@ OPPONENTS = {
 def test_it_plays_a_whole_match_with_the_starter_bot(slug):
     port = free_port()
     env = project_env(ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    starter = REPO / "docs" / "starters" / f"{slug}_bot.py"
+    starter = get_game(slug).folder / "starter_bot.py"
     opponent, options = OPPONENTS[slug]
     args = ["play", slug, f"http://127.0.0.1:{port}/", f"builtin:{opponent}", "--json", "--seed", "3"]
     if options:

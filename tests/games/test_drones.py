@@ -17,9 +17,9 @@ from games.base import Context, Outcome, rng_for
 from games.drones import GAME, VECTOR_IDS, State, coerce_action, js_number
 from games.registry import get_game
 from games.testing import check_game, play_builtin
+from tests.conftest import game_vectors
 
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "vectors"
-DRONES = VECTORS / "drones"
+DRONES = game_vectors("drones")
 CTX = Context(match_id="m1")
 NOTHING = {"newProducers": 0, "newSoldiers": 0, "launchAttack": False}
 

@@ -15,13 +15,13 @@ from bots.faults import BotFault
 from games import Context, IllegalAction, Policy, get_game, rng_for
 from games.gconway import GAME, GconwayState, life_step
 from games.testing import check_game, play_builtin
+from tests.conftest import game_vectors
 
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "vectors"
-GCONWAY = VECTORS / "gconway"
+GCONWAY = game_vectors("gconway")
 
 
 def vector_file(*parts: str) -> Path:
-    """A file of the shared vectors; a missing file fails the test (never skips)."""
+    """A file of the conformance vectors; a missing file fails the test (never skips)."""
     path = GCONWAY.joinpath(*parts)
     assert path.is_file(), f"conformance vectors missing: {path}"
     return path

@@ -20,11 +20,10 @@ from bots.transports.process import ProcessTransport
 from bots.transports.tcp import TcpTransport
 from competition.runner import play
 from games.gconway import GAME
+from tests.conftest import game_vectors
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-PROTOCOL = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "vectors" / "gconway" / "protocol"
-)
+FIXTURES = GAME.folder / "fixtures"
+PROTOCOL = game_vectors("gconway") / "protocol"
 
 
 def python(script: Path, *args) -> list[str]:
@@ -48,7 +47,7 @@ def check_complete_game(result, *, iterations: int) -> None:
 
 
 async def test_it_plays_the_demo_bot_over_process_for_a_full_game():
-    demo = ProcessTransport(python(FIXTURES / "gconway_demo_bot.py", 7), codec=GAME)
+    demo = ProcessTransport(python(FIXTURES / "demo_bot.py", 7), codec=GAME)
     frames = []
     result = await play(
         GAME,
@@ -73,7 +72,7 @@ async def test_it_plays_a_tcp_client_for_a_full_game():
     async def client():
         await transport.listening.wait()
         proc = await asyncio.create_subprocess_exec(
-            *python(FIXTURES / "gconway_tcp_bot.py", "127.0.0.1", transport.port, 11)
+            *python(FIXTURES / "tcp_bot.py", "127.0.0.1", transport.port, 11)
         )
         return await proc.wait()
 
@@ -206,7 +205,7 @@ async def test_it_replays_the_original_server_through_the_runner(tmp_path, scena
     transports = [
         ProcessTransport(
             python(
-                FIXTURES / "gconway_transcript_bot.py", path, f"player{s + 1}_transcript", logs[s]
+                FIXTURES / "transcript_bot.py", path, f"player{s + 1}_transcript", logs[s]
             ),
             codec=GAME,
         )

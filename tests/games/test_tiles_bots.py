@@ -3,7 +3,6 @@
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -16,15 +15,10 @@ from games.tiles import (
     sample_ai_move,
     strategy_for_query,
 )
+from tests.conftest import game_vectors
 from tests.games.test_tiles import model_click, wire_board
 
-VECTORS = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "vectors"
-    / "tiles"
-    / "sample-ai-vectors.json"
-)
+VECTORS = game_vectors("tiles") / "sample-ai-vectors.json"
 
 
 def load_vectors() -> list[dict]:

@@ -1,5 +1,6 @@
 """``manage.py demo``: the ``demo`` user, a built-in bot of every strategy of every game,
-and a running demo event (a paced double round robin, so spectators can follow the moves).
+and a running demo event of the first game listed (a paced double round robin, so
+spectators can follow the moves).
 
 Idempotent: it creates nothing twice, and starts a new demo event only when none is
 running.
@@ -25,7 +26,6 @@ from competition.models import Entry, Event, EventFormat, EventStatus
 from competition.services.events import start_event
 from games import all_games
 
-DEMO_GAME = "tictactoe"
 DEMO_PACE_MS = 600
 
 
@@ -71,16 +71,17 @@ class Command(BaseCommand):
         else:
             login = "its password is ARENA_DEMO_PASSWORD" if user.has_usable_password() else "no password"
             self.stdout.write(f"demo: production mode: user 'demo' is not staff ({login}), {made} new built-in bots")
+        demo_game = all_games()[0].slug  # the first game listed (Game.order)
         if not Event.objects.filter(name__startswith="Demo", status=EventStatus.RUNNING).exists():
             event = Event.objects.create(
-                name=f"Demo {DEMO_GAME} round robin",
-                game=DEMO_GAME,
+                name=f"Demo {demo_game} round robin",
+                game=demo_game,
                 format=EventFormat.DOUBLE_ROUND_ROBIN,
                 series_length=1,
                 pace_ms=DEMO_PACE_MS,
                 created_by=user,
             )
-            for seed, bot in enumerate(Bot.objects.filter(owner=user, game=DEMO_GAME).order_by("name"), 1):
+            for seed, bot in enumerate(Bot.objects.filter(owner=user, game=demo_game).order_by("name"), 1):
                 Entry.objects.create(event=event, bot=bot, seed=seed)
             created = start_event(event)
             self.stdout.write(f"demo: event {event.pk} running with {created} matches")

@@ -23,7 +23,7 @@ class Command(BaseCommand):
     help = "Play one match between two endpoints and print the result."
 
     def add_arguments(self, parser):
-        parser.add_argument("game", help="game slug, e.g. tictactoe")
+        parser.add_argument("game", help="a game's slug")
         parser.add_argument("seats", nargs="+", metavar="SEAT", help="one endpoint per seat")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--options", default=None, help="game options as a JSON object")

@@ -7,10 +7,10 @@ matches at once; a request without those headers uses one shared instance. An in
 dropped after a request marked ``"final": true``, and the oldest go when there are more
 than ``--max-instances``.
 
-With ``--kaggle`` (tic-tac-toe only), ``POST /kaggle`` also speaks kaggle-environments'
-URL-agent protocol (``{"action": "act", "state": {"observation": {"board": [9 cells 0/1/2],
-"mark": 1|2}}, ...}`` answered ``{"action": cell}``): the same bot plays, the observation
-translated into the native ``play-turn`` message, so both platforms can play one server.
+With ``--kaggle`` (games kaggle-environments also plays: ``Game.kaggle_agent``), ``POST
+/kaggle`` also speaks kaggle-environments' URL-agent protocol: the same bot plays, each
+request translated into the native message by the game's agent and the native reply back
+into kaggle's action, so both platforms can play one server.
 """
 
 from __future__ import annotations
@@ -27,23 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots.codec import decode_reply
 from bots.faults import BotFault
-from games import get_game
-from games.tictactoe import KEYS
-
-
-def kaggle_message(body: Any) -> dict:
-    """The native tic-tac-toe ``play-turn`` message of a kaggle URL-agent request."""
-    try:
-        observation = body["state"]["observation"]
-        board, mark = observation["board"], observation["mark"]
-    except (KeyError, TypeError):
-        raise ValueError("expected {\"state\": {\"observation\": {\"board\": [...], \"mark\": 1|2}}}") from None
-    if (type(mark) is not int or mark not in (1, 2) or not isinstance(board, list) or len(board) != 9
-            or any(type(c) is not int or c not in (0, 1, 2) for c in board)):
-        raise ValueError("board must be 9 cells 0, 1 or 2 and mark 1 or 2")
-    return {"game-id": "kaggle", "action": "play-turn", "game": "tictactoe", "players": 2,
-            "board": {key: ("", "X", "O")[c] for key, c in zip(KEYS, board, strict=True)},
-            "you": "X" if mark == 1 else "O", "player-index": mark - 1}
+from games import all_games, get_game
 
 
 def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1000,
@@ -51,6 +35,7 @@ def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1
     """The aiohttp application serving built-in bot ``name`` of ``game`` (answering after
     ``delay_ms``, to stand for a slow bot; with ``kaggle``, also ``POST /kaggle``)."""
     factory = game.builtin_bots[name]
+    agent = game.kaggle_agent() if kaggle else None
     instances: OrderedDict[tuple[str, str], tuple] = OrderedDict()
     master = random.Random(seed)
 
@@ -87,8 +72,8 @@ def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1
 
     async def handle_kaggle(request: web.Request) -> web.Response:
         try:
-            message = kaggle_message(decode_reply(await request.read()))
-            cell = KEYS.index(ask(request, message)["play"])
+            message = agent.message(decode_reply(await request.read()))
+            cell = agent.action(ask(request, message))
         except (BotFault, ValueError) as exc:
             return web.json_response({"error": f"bad request: {exc}"}, status=400)
         if delay_ms:
@@ -96,37 +81,44 @@ def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1
         return web.json_response({"action": cell})
 
     app = web.Application(client_max_size=4 * 1024 * 1024)
-    if kaggle:
+    if agent is not None:
         app.router.add_post("/kaggle", handle_kaggle)
     app.router.add_post("/{tail:.*}", handle)
     return app
+
+
+def _example() -> str:
+    game = all_games()[0]
+    bots = sorted(game.builtin_bots)
+    return f"{game.slug}:{'random' if 'random' in bots else bots[0]}"
 
 
 class Command(BaseCommand):
     help = "Serve a built-in bot over HTTP in its game's native protocol."
 
     def add_arguments(self, parser):
-        parser.add_argument("bot", metavar="GAME:NAME", help="e.g. tictactoe:random")
+        parser.add_argument("bot", metavar="GAME:NAME", help="a game's slug and one of its built-in bots")
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8100)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--max-instances", type=int, default=1000)
         parser.add_argument("--delay-ms", type=int, default=0, help="answer every request this late")
         parser.add_argument("--kaggle", action="store_true",
-                            help="tictactoe only: also serve kaggle-environments' URL-agent protocol on POST /kaggle")
+                            help="also serve kaggle-environments' URL-agent protocol on POST /kaggle")
 
     def handle(self, *args, **opts):
         slug, sep, name = opts["bot"].partition(":")
         if not sep:
-            raise CommandError("expected GAME:NAME, e.g. tictactoe:random")
+            raise CommandError(f"expected GAME:NAME, e.g. {_example()}")
         try:
             game = get_game(slug)
         except KeyError as exc:
             raise CommandError(str(exc.args[0])) from None
         if name not in game.builtin_bots:
             raise CommandError(f"{slug} has no built-in bot {name!r}: {', '.join(sorted(game.builtin_bots))}")
-        if opts["kaggle"] and slug != "tictactoe":
-            raise CommandError("--kaggle is for tictactoe only")
+        if opts["kaggle"] and game.kaggle_agent() is None:
+            kaggle = [g.slug for g in all_games() if g.kaggle_agent() is not None]
+            raise CommandError(f"--kaggle is for {' and '.join(kaggle) or 'no game'} only")
         app = make_app(game, name, seed=opts["seed"], max_instances=opts["max_instances"],
                        delay_ms=max(0, opts["delay_ms"]), kaggle=opts["kaggle"])
         self.stdout.write(f"serving {slug}:{name} on http://{opts['host']}:{opts['port']}/")

@@ -1,0 +1,20 @@
+"""Tic-tac-toe (BotsArena's protocol): one folder holds the game.
+
+``engine.py`` (rules, wire, built-in bots), ``docs.py`` (the bot authors' page examples),
+``kaggle.py`` (kaggle-environments' URL-agent protocol), ``renderer.js`` (the viewer),
+``rules.html`` (the rules on ``/docs/tictactoe/``), ``starter_bot.py``, ``README.md`` (the
+normative rules and protocol), ``vectors/`` (recordings of the original) and ``fixtures/``.
+"""
+
+from games.tictactoe.engine import (
+    EMPTY,
+    GAME,
+    INDEX,
+    KEYS,
+    SYMBOLS,
+    TicTacToe,
+    best_moves,
+    board_dict,
+)
+
+__all__ = ["EMPTY", "GAME", "INDEX", "KEYS", "SYMBOLS", "TicTacToe", "best_moves", "board_dict"]

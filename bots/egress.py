@@ -1,4 +1,4 @@
-"""The one SSRF-safe outbound HTTP client (DESIGN.md §3). Every call to a bot URL goes here.
+"""The one SSRF-safe outbound HTTP client (docs/architecture.md). Every call to a bot URL goes here.
 
 Policy, in the order it is applied:
 
@@ -33,7 +33,7 @@ Each call is signed: ``X-Arena-Timestamp`` and ``X-Arena-Signature: sha256=<hex 
 "<timestamp>." + body under the bot's secret>``; ``X-Arena-Match`` and ``X-Arena-Seat``
 name the match and seat. None of this changes the native body.
 
-Every failure is a ``BotFault`` with a code of DESIGN.md §3; nothing else escapes.
+Every failure is a ``BotFault`` with a code of docs/architecture.md; nothing else escapes.
 """
 
 from __future__ import annotations

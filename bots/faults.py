@@ -1,4 +1,4 @@
-"""Fault codes (DESIGN.md §3) and the typed error every transport raises.
+"""Fault codes (docs/architecture.md) and the typed error every transport raises.
 
 Pure Python (no Django import) so the runner, the engines' tests and the transports share
 one vocabulary. ``competition`` exposes the same codes as ``TextChoices`` for the database.

@@ -1,4 +1,4 @@
-"""Bots: a user's program for one game, reached through an endpoint (DESIGN.md §3)."""
+"""Bots: a user's program for one game, reached through an endpoint (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The organisers' console: events are set up and run from here (DESIGN.md §5).
+"""The organisers' console: events are set up and run from here (docs/architecture.md).
 
 Actions call ``services``; history (matches, turns, ratings) is read-only.
 """

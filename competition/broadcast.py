@@ -1,4 +1,4 @@
-"""The only place that names channel groups and publishes to them (DESIGN.md §4).
+"""The only place that names channel groups and publishes to them (docs/architecture.md).
 
 One channel-layer message per turn per group, whatever the number of spectators: each
 process's hub (``competition.hub``) receives it once and writes the pre-encoded text to

@@ -1,4 +1,4 @@
-"""Read-only websocket consumers: a match's turns, an event's progress (DESIGN.md §4).
+"""Read-only websocket consumers: a match's turns, an event's progress (docs/architecture.md).
 
 On connect a consumer joins its group through the process hub **first**, then sends a
 snapshot from the database, then relays what the hub hands it, skipping anything the

@@ -1,4 +1,4 @@
-"""The per-process fan-out hub (DESIGN.md §4).
+"""The per-process fan-out hub (docs/architecture.md).
 
 A process subscribes to a group's channel-layer messages **once**, however many of its
 websockets watch that match or event, and writes each message's pre-encoded text to every

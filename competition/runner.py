@@ -1,4 +1,4 @@
-"""The match loop (DESIGN.md §4): one async loop for every game, seats not names.
+"""The match loop (docs/architecture.md): one async loop for every game, seats not names.
 
 ``play(game, transports, seed=..., options=...)`` greets the seats, then repeatedly asks
 every seat in ``game.to_move(state)`` concurrently under its clock, judges each reply

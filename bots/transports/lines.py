@@ -1,4 +1,4 @@
-"""Line framing shared by the ``process`` and ``tcp`` transports (DESIGN.md §3).
+"""Line framing shared by the ``process`` and ``tcp`` transports (docs/architecture.md).
 
 Each message travels as one line: the game's own encoding (``codec.encode_message``, compact
 JSON) followed by ``"\\n"``. Each reply is exactly one line read back: a ``"\\r"`` before the

@@ -1,4 +1,4 @@
-"""The REST API (DRF + drf-spectacular), mounted at ``/api/`` (DESIGN.md §5).
+"""The REST API (DRF + drf-spectacular), mounted at ``/api/`` (docs/architecture.md).
 
 Views are thin: querysets decide visibility, serializers validate input, services act.
 """

@@ -1,4 +1,4 @@
-"""Competition models: events, matches, seats, turns, ratings (DESIGN.md §4-§5)."""
+"""Competition models: events, matches, seats, turns, ratings (docs/architecture.md)."""
 
 from competition.models.choices import (
     EventFormat,

@@ -43,7 +43,7 @@ class SeatResult(models.TextChoices):
 FaultCode = models.TextChoices(
     "FaultCode", [(code.name, (code.value, code.value.replace("_", " "))) for code in _Fault]
 )
-FaultCode.__doc__ = "Fault codes of DESIGN.md §3 (mirrors ``bots.faults.FaultCode``)."
+FaultCode.__doc__ = "Fault codes of docs/architecture.md (mirrors ``bots.faults.FaultCode``)."
 
 
 class EventFormat(models.TextChoices):

@@ -1,4 +1,4 @@
-// GameOfDrones renderer (specs/drones.md §10): the two armies side by side, growing each
+// GameOfDrones renderer (games/drones/README.md §10): the two armies side by side, growing each
 // turn (producers as factories, soldiers as drones, with the numbers; fractional counts
 // rounded for display and exact on hover), a mark on a seat that attacks, and on a clash
 // frame the two forces meeting and the winner (or the draw) announced with the reason.

@@ -1,4 +1,4 @@
-// gconway renderer (specs/gconway.md §10), as the original GUI showed it: the torus board in
+// gconway renderer (games/gconway/README.md §10), as the original GUI showed it: the torus board in
 // the two seat colours (cells placed this turn outlined, contested cells marked), the bot
 // names top left and top right with their live counts below, a domination bar across the
 // top split in proportion to the live counts (half and half when both are 0), a chart of

@@ -1,4 +1,4 @@
-// Tic-tac-toe renderer (specs/tictactoe.md §10): the 3x3 grid with X for seat 0 and O for
+// Tic-tac-toe renderer (games/tictactoe/README.md §10): the 3x3 grid with X for seat 0 and O for
 // seat 1, the two names with their symbols (the one to move highlighted), the last move
 // marked, the winning line struck through and a result banner ("X wins (three in a row)",
 // "Draw (board full)", "O wins, X forfeited (timeout)").

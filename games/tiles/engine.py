@@ -392,7 +392,7 @@ def _last_json(last: tuple[int, int, int, str] | None) -> JSON:
 
 class Tiles(Game):
     """Ajax Tiles: paint empty tiles, nuke your own, win battles with bigger groups; the
-    side owning more tiles when the board is full wins (specs/tiles.md)."""
+    side owning more tiles when the board is full wins (games/tiles/README.md)."""
 
     slug = "tiles"
     title = "Ajax Tiles"
@@ -413,7 +413,7 @@ class Tiles(Game):
 
     def endless(self, options: dict) -> str | None:
         if options["max_moves"] is None and options["max_passes_in_a_row"] is None:
-            # specs/tiles.md §11.2: no guard, as in the original, "not for events"
+            # games/tiles/README.md §11.2: no guard, as in the original, "not for events"
             return "with max_moves and max_passes_in_a_row both null two passing bots never end a game"
         return None
 

@@ -1,4 +1,4 @@
-// Ajax Tiles renderer (specs/tiles.md §10): the 24x12 grid (red, blue, white for empty, dark
+// Ajax Tiles renderer (games/tiles/README.md §10): the 24x12 grid (red, blue, white for empty, dark
 // grey hatching for contaminated "d", black for nuked "n"), the two names in their colours
 // with their tile counts and a bar splitting the owned tiles between the colours, the move
 // number, and the last click: a ring; a flash on the emptied tiles for "capture" and

@@ -1,4 +1,4 @@
-"""Replay of the BotsArena recordings (shared/vectors/tictactoe) over real HTTP.
+"""Replay of the BotsArena tic-tac-toe recordings (games/tictactoe/vectors) over real HTTP.
 
 A local server answers each request with the next recorded response for its path, after
 checking the request body byte for byte and its Content-Length; the platform plays the

@@ -1,4 +1,4 @@
-"""The fault catalogue end to end: every fault code of DESIGN.md §3 produced by a real
+"""The fault catalogue end to end: every fault code of docs/architecture.md produced by a real
 misbehaving bot in a stored match, recorded per seat per turn, shown to the owner only,
 and handled by the game's policy. Platform faults never count and never change ratings."""
 

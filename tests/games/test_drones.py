@@ -1,6 +1,6 @@
 """GameOfDrones engine: options, rules, wire messages, built-in bots and the vectors.
 
-Normative text: ``shared/specs/drones.md``; vectors: ``shared/vectors/drones/``.
+Normative text: ``games/drones/README.md``; vectors: ``games/drones/vectors/``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""gconway rules, wire format, built-in bots and conformance vectors (specs/gconway.md)."""
+"""gconway rules, wire format, built-in bots and conformance vectors (games/gconway/README.md)."""
 
 from __future__ import annotations
 

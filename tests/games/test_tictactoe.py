@@ -1,4 +1,4 @@
-"""Tic-tac-toe rules, wire format and built-in bots (shared/specs/tictactoe.md)."""
+"""Tic-tac-toe rules, wire format and built-in bots (games/tictactoe/README.md)."""
 
 import json
 import random

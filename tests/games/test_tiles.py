@@ -1,4 +1,4 @@
-"""Ajax Tiles: options, rules, wire format and engine contract (shared/specs/tiles.md).
+"""Ajax Tiles: options, rules, wire format and engine contract (games/tiles/README.md).
 
 Bots and the sample-AI vectors are in ``test_tiles_bots.py``; greedy's acceptance series in
 ``test_tiles_greedy.py``.

@@ -1,5 +1,5 @@
 """Ajax Tiles built-in bots: the sample AI ports against the original's recorded answers
-(shared/vectors/tiles), the query-string rule, and greedy's scoring (specs/tiles.md §9)."""
+(games/tiles/vectors), the query-string rule, and greedy's scoring (games/tiles/README.md §9)."""
 
 import json
 import random

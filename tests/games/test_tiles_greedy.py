@@ -1,4 +1,4 @@
-"""Acceptance: greedy against the four sample-AI strategies (specs/tiles.md §9).
+"""Acceptance: greedy against the four sample-AI strategies (games/tiles/README.md §9).
 
 Greedy must score at least 90% of the points against each sample strategy over 100 seeded
 two-game series, colours swapped within each series (engine-only games, built-in bots).

@@ -230,7 +230,8 @@ def test_it_shows_per_turn_logs_to_the_owner_only_on_the_web_and_the_api(users, 
 
 def test_it_shows_spectators_no_network_details(users, played):
     turns = api().get(f"/api/matches/{played.pk}/turns/").json()["results"]
-    replay = api().get(f"/api/matches/{played.pk}/replay/").json()["turns"]
+    replay_body = b"".join(api().get(f"/api/matches/{played.pk}/replay/").streaming_content)
+    replay = json.loads(replay_body)["turns"]
     live = broadcast.turn_message(
         Turn.objects.get(match=played, number=1).public_json()
         | {"details": ["localhost resolves to 127.0.0.1", "occupied"]}

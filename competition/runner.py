@@ -42,6 +42,11 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_SAFETY_TIMEOUT_MS = 60_000
 LOG_CAP = 16_384
+#: engine work (observations, judging the replies, applying, the frame) of one turn that took
+#: longer than this runs, from then on for that match, on a worker thread instead of the event
+#: loop: a large board must not stall every page, socket and match of the process. Tiny games
+#: (microseconds a turn) stay inline, with no thread hop.
+ENGINE_INLINE_S = 0.002
 FORFEIT = "forfeit"
 #: the reasons of a match stopped by a platform limit (``MatchResult.limit``, ``Match.reason``)
 LIMIT_TURNS, LIMIT_TIME, LIMIT_BYTES = "turn_limit", "time_limit", "size_limit"
@@ -232,6 +237,63 @@ async def play(
             log.received = result.received[:LOG_CAP]
         return result, log
 
+    def observe(state, to_move) -> dict[int, Any]:
+        return {s: game.observation(state, s, ctx_for(seats[s])) for s in to_move}
+
+    def judge(state, to_move, answers, record: TurnRecord):
+        """Judge the replies of one turn and apply them: (state, outcome, forfeited)."""
+        outcome: Outcome | None = None
+        forfeited: tuple[int, ...] = ()
+        actions: dict[int, Any] = {}
+        charged: list[int] = []
+        for s, (result, log) in zip(to_move, answers, strict=True):
+            if not isinstance(result, BotFault):
+                try:
+                    actions[s] = game.parse_action(state, s, result)
+                except IllegalAction as exc:
+                    # the turn records the game's code as the detail; the log explains
+                    result = BotFault(FaultCode.ILLEGAL, exc.code)
+                    log.fault, log.detail = FaultCode.ILLEGAL.value, str(exc)
+            record.logs[s] = log
+            record.latencies_ms[s] = log.latency_ms
+            record.faults[s] = log.fault
+            record.details[s] = result.detail if isinstance(result, BotFault) else None
+            if isinstance(result, BotFault):
+                if result.code is FaultCode.PLATFORM:
+                    raise PlatformError(f"seat {s}: {result.detail}")
+                charged.append(s)
+                seats[s].faults_in_a_row += 1
+            else:
+                seats[s].faults_in_a_row = 0
+        offenders = _offenders(policy, seats, charged)
+        if offenders:
+            forfeited = tuple(offenders)
+            outcome = forfeit_outcome(game.num_players, offenders)
+            record.forfeited = forfeited
+            for s in to_move:
+                record.actions[s] = actions.get(s)
+            record.frame = game.frame(state)
+        else:
+            for s in charged:
+                actions[s] = game.default_action(state, s)
+            for s in to_move:
+                record.actions[s] = actions[s]
+            state = game.apply(state, actions)
+            record.frame = game.frame(state)
+        return state, outcome, forfeited
+
+    heavy = False  # this match's engine work ran over ENGINE_INLINE_S once: use a thread
+
+    async def engine(fn, *args):
+        nonlocal heavy
+        if heavy:
+            return await asyncio.to_thread(fn, *args)
+        started = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            heavy = time.perf_counter() - started > ENGINE_INLINE_S
+
     await asyncio.gather(*(start(s) for s in seats))
     forfeited: tuple[int, ...] = ()
     outcome: Outcome | None = None
@@ -247,7 +309,7 @@ async def play(
             for s in to_move:
                 if seats[s].bank_ms is not None:
                     seats[s].bank_ms = min(bank_cap, seats[s].bank_ms + policy.bank_increment_ms)
-            messages = {s: game.observation(state, s, ctx_for(seats[s])) for s in to_move}
+            messages = await engine(observe, state, to_move)
             if len(to_move) == 1:  # an alternating game: no task to gather
                 answers = [await exchange(seats[to_move[0]], messages[to_move[0]], clocked=True)]
             else:
@@ -264,42 +326,7 @@ async def play(
                 frame=None,
                 logs=[None] * game.num_players,
             )
-            actions: dict[int, Any] = {}
-            charged: list[int] = []
-            for s, (result, log) in zip(to_move, answers, strict=True):
-                if not isinstance(result, BotFault):
-                    try:
-                        actions[s] = game.parse_action(state, s, result)
-                    except IllegalAction as exc:
-                        # the turn records the game's code as the detail; the log explains
-                        result = BotFault(FaultCode.ILLEGAL, exc.code)
-                        log.fault, log.detail = FaultCode.ILLEGAL.value, str(exc)
-                record.logs[s] = log
-                record.latencies_ms[s] = log.latency_ms
-                record.faults[s] = log.fault
-                record.details[s] = result.detail if isinstance(result, BotFault) else None
-                if isinstance(result, BotFault):
-                    if result.code is FaultCode.PLATFORM:
-                        raise PlatformError(f"seat {s}: {result.detail}")
-                    charged.append(s)
-                    seats[s].faults_in_a_row += 1
-                else:
-                    seats[s].faults_in_a_row = 0
-            offenders = _offenders(policy, seats, charged)
-            if offenders:
-                forfeited = tuple(offenders)
-                outcome = forfeit_outcome(game.num_players, offenders)
-                record.forfeited = forfeited
-                for s in to_move:
-                    record.actions[s] = actions.get(s)
-                record.frame = game.frame(state)
-            else:
-                for s in charged:
-                    actions[s] = game.default_action(state, s)
-                for s in to_move:
-                    record.actions[s] = actions[s]
-                state = game.apply(state, actions)
-                record.frame = game.frame(state)
+            state, outcome, forfeited = await engine(judge, state, to_move, answers, record)
             turns.append(record)
             if pace_ms:
                 left = pace_ms / 1000 - (time.perf_counter() - turn_started)

@@ -10,6 +10,7 @@ policy says to ignore it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +20,8 @@ from bots.faults import BotFault, FaultCode
 from bots.transports.base import Exchange, Transport
 from games.base import Game
 
+#: replies larger than this are decoded on a worker thread (a 1 MB reply takes milliseconds)
+DECODE_INLINE_BYTES = 65_536
 CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
 
 
@@ -77,7 +80,10 @@ class HttpTransport(Transport):
                 received=received,
             )
         try:
-            value = decode_reply(reply.body)
+            if len(reply.body) > DECODE_INLINE_BYTES:  # a large reply is decoded off the event loop
+                value = await asyncio.to_thread(decode_reply, reply.body)
+            else:
+                value = decode_reply(reply.body)
         except BotFault as fault:
             fault.sent, fault.received = sent, received
             raise

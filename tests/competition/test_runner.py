@@ -259,3 +259,40 @@ async def test_it_rejects_bad_options_before_contacting_anyone():
     with pytest.raises(ValueError):
         await play(TTT, [a, b], seed=0, options={"move_timeout_ms": -1})
     assert a.messages == [] and b.messages == []
+
+
+class SlowCount(Count):
+    """Count whose engine work takes 40 ms a turn (a large board's life step, say)."""
+
+    slug = "slowcount"
+
+    def apply(self, state, actions):
+        import time
+
+        time.sleep(0.04)  # holds the calling thread as CPU work would
+        return super().apply(state, actions)
+
+
+async def test_it_moves_heavy_engine_work_off_the_event_loop():
+    game = SlowCount()
+    lags: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker():
+        loop = asyncio.get_running_loop()
+        while not done.is_set():
+            before = loop.time()
+            await asyncio.sleep(0.005)
+            lags.append(loop.time() - before - 0.005)
+
+    ticks = asyncio.create_task(ticker())
+    bots = [ScriptedBot([{}] + [ADD] * 8), ScriptedBot([{}] + [ADD] * 8)]
+    result = await play(game, bots, seed=0, options={"turns": 8})
+    done.set()
+    await ticks
+    # It should play the match to its end, the same as inline ...
+    assert result.outcome.scores == (0.5, 0.5) and len(result.turns) == 8
+    # ... stalling the loop at most once (the turn that showed the work is heavy): the other
+    # seven turns' 40 ms ran on a worker thread while the loop kept ticking.
+    assert sum(lag > 0.03 for lag in lags) <= 1, sorted(lags)[-5:]
+    assert len(lags) >= 8 * 0.04 / 0.01

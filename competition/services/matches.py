@@ -500,6 +500,19 @@ def _finish_sql(db) -> tuple[str, str, str]:
             f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s")
 
 
+def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
+    """End a running match's row with ``status`` and ``reason``, fenced by the lease ``token``
+    when one is given: True if this call ended it."""
+    end_leased, end_any, _seat_sql = _finish_sql(db)
+    params = [status.value, reason, db.ops.adapt_datetimefield_value(now), match_id,
+              MatchStatus.RUNNING.value]
+    if token is None:
+        cursor.execute(end_any, params)
+    else:
+        cursor.execute(end_leased, [*params, _token_param(token, db)])
+    return cursor.rowcount == 1
+
+
 def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: tuple[int, ...] = (), *,
            loaded: dict | None = None, turn_faults: list[list] | None = None) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
@@ -512,17 +525,11 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
     from competition.services import ratings
 
     db = connections[DEFAULT_DB_ALIAS]
-    end_leased, end_any, seat_sql = _finish_sql(db)
+    seat_sql = _finish_sql(db)[2]
     now = timezone.now()
     status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
     with transaction.atomic(), db.cursor() as cursor:
-        params = [status.value, outcome.reason, db.ops.adapt_datetimefield_value(now), match_id,
-                  MatchStatus.RUNNING.value]
-        if token is None:
-            cursor.execute(end_any, params)
-        else:
-            cursor.execute(end_leased, [*params, _token_param(token, db)])
-        if cursor.rowcount != 1:
+        if not _end_running(cursor, db, status, outcome.reason, now, match_id, token):
             return False
         if loaded is None:
             match = Match.objects.get(pk=match_id)
@@ -569,15 +576,8 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
     ``LIMIT_TURNS``, ``LIMIT_TIME``, ``LIMIT_BYTES``): no result, no rating, no bot health
     count; its event moves on as after a cancelled match. Idempotent (False if already done)."""
     db = connections[DEFAULT_DB_ALIAS]
-    end_leased, end_any, _seat_sql = _finish_sql(db)
-    params = [MatchStatus.LIMIT.value, limit, db.ops.adapt_datetimefield_value(timezone.now()), match_id,
-              MatchStatus.RUNNING.value]
     with transaction.atomic(), db.cursor() as cursor:
-        if token is None:
-            cursor.execute(end_any, params)
-        else:
-            cursor.execute(end_leased, [*params, _token_param(token, db)])
-        if cursor.rowcount != 1:
+        if not _end_running(cursor, db, MatchStatus.LIMIT, limit, timezone.now(), match_id, token):
             return False
         match = Match.objects.get(pk=match_id)
         if match.event_id:

@@ -32,6 +32,7 @@ from bots.models import Bot, BotStatus, EndpointKind, new_secret
 from competition.forms import BotForm
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.services import ratings
+from competition.services.events import set_bot_status
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -104,15 +105,13 @@ def bot_status(request, pk: int):
     bot = _owned_or_404(request, pk)
     action = request.POST.get("action")
     if action == "deactivate":
-        bot.status, bot.status_reason = BotStatus.INACTIVE, "deactivated by its owner"
+        set_bot_status(bot, BotStatus.INACTIVE, "deactivated by its owner")
         messages.success(request, f"{bot.name} is inactive: it plays no more matches.")
     elif action == "activate":
-        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
+        set_bot_status(bot, BotStatus.ACTIVE)
         messages.success(request, f"{bot.name} is active again.")
     else:
         messages.error(request, "Unknown action.")
-        return redirect("bot-detail", pk=bot.pk)
-    bot.save(update_fields=["status", "status_reason", "updated"])
     return redirect("bot-detail", pk=bot.pk)
 
 

@@ -241,6 +241,17 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
+    def perform_update(self, serializer):
+        # the status goes through the one service that reschedules what waits for the bot
+        data = serializer.validated_data
+        new_status = data.pop("status", None)
+        reason = data.pop("status_reason", None)
+        bot = serializer.save()
+        if new_status is not None or reason is not None:
+            event_services.set_bot_status(
+                bot, new_status or bot.status, reason if reason is not None else ""
+            )
+
     def destroy(self, request, *args, **kwargs):
         bot = self.get_object()
         if Participant.objects.filter(bot=bot).exists():

@@ -518,23 +518,34 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
     return paused
 
 
-def resume_bot(bot: Bot) -> bool:
-    """The owner's resume of a paused bot; its consecutive-forfeit count starts again. Events
-    waiting for it (a ladder, a Swiss round) schedule at once."""
+def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
+    """The one way web, API and admin change a bot's status (bot health pauses inside the
+    finish). True if it changed. A bot that becomes active starts its consecutive-forfeit count
+    again, and the events waiting for it (a ladder, a Swiss round) schedule at once."""
     with transaction.atomic():
-        if not Bot.objects.filter(pk=bot.pk, status=BotStatus.PAUSED).update(
-            status=BotStatus.ACTIVE, status_reason="", updated=timezone.now()
-        ):
-            return False
-        waiting = Event.objects.filter(
-            entries__bot=bot, entries__active=True, status=EventStatus.RUNNING,
-            format__in=(EventFormat.SWISS, EventFormat.LADDER),
-        ).values_list("pk", flat=True)
-        for event_id in list(waiting):
-            locked = Event.objects.select_for_update().get(pk=event_id)
-            _advance(locked)
+        changed = (
+            Bot.objects.filter(pk=bot.pk)
+            .exclude(status=status, status_reason=reason)
+            .update(status=status, status_reason=reason, updated=timezone.now())
+        )
+        if changed and status == BotStatus.ACTIVE:
+            waiting = Event.objects.filter(
+                entries__bot=bot, entries__active=True, status=EventStatus.RUNNING,
+                format__in=(EventFormat.SWISS, EventFormat.LADDER),
+            ).values_list("pk", flat=True)
+            for event_id in list(waiting):
+                locked = Event.objects.select_for_update().get(pk=event_id)
+                _advance(locked)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
-    return True
+    return bool(changed)
+
+
+def resume_bot(bot: Bot) -> bool:
+    """The owner's resume of a paused bot (False if it was not paused)."""
+    with transaction.atomic():
+        if not Bot.objects.select_for_update().filter(pk=bot.pk, status=BotStatus.PAUSED).exists():
+            return False
+        return set_bot_status(bot, BotStatus.ACTIVE)
 
 
 # -- standings and bracket -----------------------------------------------------------------------

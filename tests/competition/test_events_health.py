@@ -118,3 +118,48 @@ async def test_it_pauses_a_bot_that_keeps_timing_out(allow_loopback, settings):
     # It should pause it after two timeouts in a row.
     assert slow.status == BotStatus.PAUSED
     assert slow.status_reason == "paused after 2 consecutive forfeits (timeout)"
+
+
+def _stalled_two_bot_ladder():
+    owner = make_owner()
+    a, b = make_bots(owner, 2, strategies=("random",))
+    event = make_event(owner, [a, b], EventFormat.LADDER, rounds=0)  # continuous: it waits
+    assert events.start_event(event) >= 1
+    # b is paused (as bot health would) while its first match is queued: that match still plays,
+    # then the ladder has nobody to pair a with and waits.
+    Bot.objects.filter(pk=b.pk).update(status=BotStatus.PAUSED, status_reason="paused after 5 consecutive forfeits")
+    play_all()
+    event.refresh_from_db()
+    assert event.status == EventStatus.RUNNING
+    assert not Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()
+    return owner, b, event
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reschedules_a_ladder_when_the_owner_reactivates_a_paused_bot_from_the_web():
+    from django.test import Client
+
+    owner, paused, event = _stalled_two_bot_ladder()
+    client = Client()
+    client.force_login(owner)
+    response = client.post(f"/bots/{paused.pk}/status", {"action": "activate"})
+    assert response.status_code == 302
+    paused.refresh_from_db()
+    # It should make the bot active again and let the waiting ladder pair it at once.
+    assert paused.status == BotStatus.ACTIVE and paused.status_reason == ""
+    assert Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reschedules_a_ladder_when_the_owner_reactivates_a_paused_bot_through_the_api():
+    from rest_framework.test import APIClient
+
+    owner, paused, event = _stalled_two_bot_ladder()
+    client = APIClient()
+    client.force_authenticate(owner)
+    response = client.patch(f"/api/bots/{paused.pk}/", {"status": "active"}, format="json")
+    assert response.status_code == 200, response.content
+    paused.refresh_from_db()
+    # It should do what the web does: active, and the ladder pairs it at once.
+    assert paused.status == BotStatus.ACTIVE
+    assert Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()

@@ -249,3 +249,27 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     list_display = ("id", "match", "bot", "mu_before", "mu_after", "sigma_before", "sigma_after", "created")
     list_select_related = ("bot", "match")
     search_fields = ("bot__name", "=match__id")
+
+
+# -- bots: the status goes through the one service (competition/services/events.py) -----------
+
+from bots.admin import BotAdmin as _BotAdmin  # noqa: E402
+from bots.models import Bot  # noqa: E402
+
+admin.site.unregister(Bot)
+
+
+@admin.register(Bot)
+class BotAdmin(_BotAdmin):
+    """The bots' admin, with status changes through ``set_bot_status`` (which reschedules the
+    events waiting for a bot made active), as the web and the API do."""
+
+    def save_model(self, request, obj, form, change):
+        if change and {"status", "status_reason"} & set(form.changed_data):
+            status, reason = obj.status, obj.status_reason
+            obj.status = form.initial.get("status", obj.status)
+            obj.status_reason = form.initial.get("status_reason", obj.status_reason)
+            super().save_model(request, obj, form, change)
+            event_services.set_bot_status(obj, status, reason)
+        else:
+            super().save_model(request, obj, form, change)

@@ -163,3 +163,24 @@ def test_it_reschedules_a_ladder_when_the_owner_reactivates_a_paused_bot_through
     # It should do what the web does: active, and the ladder pairs it at once.
     assert paused.status == BotStatus.ACTIVE
     assert Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reschedules_a_ladder_when_staff_reactivate_a_paused_bot_in_the_admin():
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    _owner, paused, event = _stalled_two_bot_ladder()
+    staff = get_user_model().objects.create_superuser("admin", password="pw-admin-1")
+    client = Client()
+    client.force_login(staff)
+    url = f"/admin/bots/bot/{paused.pk}/change/"
+    form = client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name in form.fields}
+    data.update(status="active", status_reason="")
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content[:3000]
+    paused.refresh_from_db()
+    # It should do what the web and the API do: active, and the ladder pairs it at once.
+    assert paused.status == BotStatus.ACTIVE
+    assert Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()

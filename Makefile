@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test venv system-deps lint web worker runner migrate bench anchors clean
+.PHONY: run test test-fast venv system-deps lint web worker runner migrate bench anchors clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,10 +40,16 @@ runner: $(STAMP)
 system-deps:
 	scripts/system-deps
 
-## Run the whole test suite (in parallel).
+## Run the whole test suite (in parallel), after the linter and the formatter's check.
 test: system-deps $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -n auto --dist loadfile -q $(PYTEST_ARGS)
+
+## The inner loop while developing: the same without the slow tests (make test runs them all).
+test-fast: system-deps $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -n auto --dist loadfile -q -m "not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

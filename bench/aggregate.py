@@ -80,7 +80,11 @@ print(json.dumps({"games": games, "seconds": time.perf_counter() - started,
 
 def anchor_python(explicit: str | None) -> str | None:
     """The first interpreter that can make kaggle's tictactoe, or None."""
-    candidates = [explicit] if explicit else [os.environ.get("ARENA_ANCHOR_PYTHON"), ANCHOR_DEFAULT, sys.executable]
+    candidates = (
+        [explicit]
+        if explicit
+        else [os.environ.get("ARENA_ANCHOR_PYTHON"), ANCHOR_DEFAULT, sys.executable]
+    )
     for python in candidates:
         if python and Path(python).exists():
             probe = subprocess.run([python, "-c", PROBE], capture_output=True, timeout=120)
@@ -90,8 +94,12 @@ def anchor_python(explicit: str | None) -> str | None:
 
 
 def kaggle(python: str, url: str, seconds: float) -> dict:
-    done = subprocess.run([python, "-c", KAGGLE, url, str(seconds)], capture_output=True, text=True,
-                          timeout=seconds + 300)
+    done = subprocess.run(
+        [python, "-c", KAGGLE, url, str(seconds)],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 300,
+    )
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         raise SystemExit(f"the kaggle-environments run failed:\n{done.stderr[-3000:]}")
@@ -106,9 +114,16 @@ def _sync_make(url: str, first: int, count: int) -> list[int]:
     from competition.services.matches import create_match
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
-    bots = [Bot.objects.get_or_create(owner=user, game="tictactoe", name=f"http{s}",
-                                      defaults={"kind": "http", "target": url})[0] for s in (0, 1)]
-    return [create_match("tictactoe", bots, seed=i, dispatch_now=False).pk for i in range(first, first + count)]
+    bots = [
+        Bot.objects.get_or_create(
+            owner=user, game="tictactoe", name=f"http{s}", defaults={"kind": "http", "target": url}
+        )[0]
+        for s in (0, 1)
+    ]
+    return [
+        create_match("tictactoe", bots, seed=i, dispatch_now=False).pk
+        for i in range(first, first + count)
+    ]
 
 
 def _sync_check(ids: list[int]) -> None:
@@ -117,9 +132,12 @@ def _sync_check(ids: list[int]) -> None:
 
     from competition.models import Match, MatchStatus
 
-    stored = dict(Match.objects.filter(pk__in=ids).annotate(n=Count("turns")).values_list("pk", "n"))
+    stored = dict(
+        Match.objects.filter(pk__in=ids).annotate(n=Count("turns")).values_list("pk", "n")
+    )
     for pk, status, reason, turn_count in Match.objects.filter(pk__in=ids).values_list(
-            "pk", "status", "reason", "turn_count"):
+        "pk", "status", "reason", "turn_count"
+    ):
         if status not in (MatchStatus.FINISHED, MatchStatus.FORFEITED) or reason == "forfeit":
             raise SystemExit(f"match {pk}: {status} ({reason or 'no reason'})")
         if not turn_count or stored[pk] != turn_count:
@@ -161,7 +179,9 @@ async def platform(url: str, concurrency: int, seconds: float, warmup: int) -> t
     return len(ids), took
 
 
-def runner_processes(url: str, data: str, processes: int, concurrency: int, matches: int) -> tuple[int, float]:
+def runner_processes(
+    url: str, data: str, processes: int, concurrency: int, matches: int
+) -> tuple[int, float]:
     """(matches, seconds from the first start to the last finish) played by ``processes``
     ``manage.py runmatches --once`` processes sharing this benchmark's SQLite database."""
     from django.db.models import Max, Min
@@ -170,9 +190,18 @@ def runner_processes(url: str, data: str, processes: int, concurrency: int, matc
 
     ids = _sync_make(url, Match.objects.count() + 1, matches)
     env = {**os.environ, "ARENA_DATA_DIR": data}
-    argv = [sys.executable, str(ROOT / "manage.py"), "runmatches", "--once", "--concurrency", str(concurrency)]
-    runners = [subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-               for _ in range(processes)]
+    argv = [
+        sys.executable,
+        str(ROOT / "manage.py"),
+        "runmatches",
+        "--once",
+        "--concurrency",
+        str(concurrency),
+    ]
+    runners = [
+        subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(processes)
+    ]
     for proc in runners:
         _out, err = proc.communicate(timeout=600)
         if proc.returncode:
@@ -194,7 +223,10 @@ async def match_loop(url: str, concurrency: int, games: int) -> float:
 
     async def worker() -> None:
         for i in queue:
-            transports = [HttpTransport(url, game=game, match_id=str(i), seat=s, secret=secret) for s in (0, 1)]
+            transports = [
+                HttpTransport(url, game=game, match_id=str(i), seat=s, secret=secret)
+                for s in (0, 1)
+            ]
             result = await play(game, transports, seed=i, match_id=str(i))
             faults = {f for t in result.turns for f in t.faults if f is not None}
             if result.forfeited or faults - {"ok"}:
@@ -205,7 +237,9 @@ async def match_loop(url: str, concurrency: int, games: int) -> float:
     return time.perf_counter() - started
 
 
-async def ours(url: str, concurrencies: list[int], seconds: float, warmup: int) -> list[tuple[str, int, float]]:
+async def ours(
+    url: str, concurrencies: list[int], seconds: float, warmup: int
+) -> list[tuple[str, int, float]]:
     from bots import egress
 
     rows = []
@@ -220,13 +254,25 @@ async def ours(url: str, concurrencies: list[int], seconds: float, warmup: int) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=10.0, help="about how long each setup plays")
-    parser.add_argument("--concurrency", default="32", help="concurrent matches (a comma-separated list to compare)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="about how long each setup plays"
+    )
+    parser.add_argument(
+        "--concurrency", default="32", help="concurrent matches (a comma-separated list to compare)"
+    )
     parser.add_argument("--anchor-python", help="an interpreter with kaggle-environments 1.14.15")
-    parser.add_argument("--processes", type=int, default=2,
-                        help="runmatches processes sharing the database for the last row (1: no such row)")
-    parser.add_argument("--quick", action="store_true", help="smoke mode: 1 s per setup, 8 concurrent matches")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="runmatches processes sharing the database for the last row (1: no such row)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke mode: 1 s per setup, 8 concurrent matches"
+    )
     args = parser.parse_args()
     seconds = 1.0 if args.quick else args.seconds
     concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
@@ -235,8 +281,19 @@ def main() -> None:
     python = anchor_python(args.anchor_python)
     os.environ.update(PRODUCTION_ENV)
     port = free_port()
-    bot = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", "tictactoe:random", "--kaggle",
-                            "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bot = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve_bot",
+            "tictactoe:random",
+            "--kaggle",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_port(port, bot)
         url = f"http://127.0.0.1:{port}/"
@@ -249,26 +306,34 @@ def main() -> None:
                 name, games, took = rows[-2]  # the in-process platform row at that concurrency
                 total = max(args.processes * c, round(games / took * seconds * args.processes))
                 played, span = runner_processes(url, data, args.processes, c, total)
-                rows.append((f"arena platform, {args.processes} runner processes, c={c} each", played, span))
+                rows.append(
+                    (f"arena platform, {args.processes} runner processes, c={c} each", played, span)
+                )
     finally:
         bot.terminate()
         bot.wait(10)
     base = anchor["games"] / anchor["seconds"] if anchor and anchor["games"] else None
-    print("# aggregate HTTP tic-tac-toe games/s, one serve_bot tictactoe:random process for everyone"
-          f" ({os.cpu_count()} cores shared)")
+    print(
+        "# aggregate HTTP tic-tac-toe games/s, one serve_bot tictactoe:random process for everyone"
+        f" ({os.cpu_count()} cores shared)"
+    )
     print("| setup | games | seconds | games/s | x kaggle |")
     print("|---|---:|---:|---:|---:|")
     if anchor is None:
         print("| kaggle-environments | not installed | | | |")
     else:
-        print(f"| kaggle-environments | {anchor['games']} | {anchor['seconds']:.3f} | "
-              f"{anchor['games'] / anchor['seconds']:.1f} | {'1.0' if base else '-'} |")
+        print(
+            f"| kaggle-environments | {anchor['games']} | {anchor['seconds']:.3f} | "
+            f"{anchor['games'] / anchor['seconds']:.1f} | {'1.0' if base else '-'} |"
+        )
     for name, games, took in rows:
         ratio = f"{games / took / base:.1f}" if base else "-"
         print(f"| {name} | {games} | {took:.3f} | {games / took:.1f} | {ratio} |")
     if anchor and anchor["failed"]:
-        print(f"kaggle-environments: {anchor['failed']} games did not end normally (not counted), e.g. "
-              f"{'; '.join(anchor['errors'])}")
+        print(
+            f"kaggle-environments: {anchor['failed']} games did not end normally (not counted), e.g. "
+            f"{'; '.join(anchor['errors'])}"
+        )
     print("goal: arena platform >= 10x kaggle-environments")
 
 

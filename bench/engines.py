@@ -35,8 +35,12 @@ from games.base import rng_for
 from games.testing import play_builtin
 
 # Which built-in bots play each game here (the cheapest "random" player where there is one).
-PLAYERS = {"tictactoe": ("random", "random"), "gconway": ("random", "random"),
-           "tiles": ("random", "random"), "drones": ("randomonium", "randomonium")}
+PLAYERS = {
+    "tictactoe": ("random", "random"),
+    "gconway": ("random", "random"),
+    "tiles": ("random", "random"),
+    "drones": ("randomonium", "randomonium"),
+}
 GOALS = {"tictactoe": "goal >= 30,000 games/s", "gconway": "goal >= 5,000 transitions/s"}
 
 
@@ -64,8 +68,13 @@ def bots_game(game, seed: int) -> int:
             bot(greeting, rng)
     turns = 0
     while seats := game.to_move(state):
-        state = game.apply(state, {s: game.parse_action(state, s, bots[s](game.observation(state, s, ctx), rng))
-                                   for s in seats})
+        state = game.apply(
+            state,
+            {
+                s: game.parse_action(state, s, bots[s](game.observation(state, s, ctx), rng))
+                for s in seats
+            },
+        )
         turns += 1
     return turns
 
@@ -87,10 +96,24 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
         calls, elapsed = timed(lambda i: random_playout(game, i), seconds)
         rows.append((game.slug, "random playouts (ours)", calls / elapsed, "games/s"))
     calls, elapsed = timed(lambda i: bots_game(game, i), seconds)
-    rows.append((game.slug, f"built-in bots {' v '.join(PLAYERS.get(game.slug, ('?',)))}", calls / elapsed, "games/s"))
+    rows.append(
+        (
+            game.slug,
+            f"built-in bots {' v '.join(PLAYERS.get(game.slug, ('?',)))}",
+            calls / elapsed,
+            "games/s",
+        )
+    )
     if game.slug == "drones":  # a match is `rounds` rounds
         rounds = game.default_options["rounds"]
-        rows.append((game.slug, f"rounds ({rounds} per match, same games)", calls * rounds / elapsed, "rounds/s"))
+        rows.append(
+            (
+                game.slug,
+                f"rounds ({rounds} per match, same games)",
+                calls * rounds / elapsed,
+                "rounds/s",
+            )
+        )
     if game.slug == "gconway":
         _states, history, _outcome = play_builtin(game, 1, ["grower", "random"])
         start = game.initial_state(seed=1)
@@ -101,7 +124,14 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
                 state = game.apply(state, actions)
 
         calls, elapsed = timed(replay, seconds)
-        rows.append((game.slug, "transitions, grower v random (ours)", calls * len(history) / elapsed, "steps/s"))
+        rows.append(
+            (
+                game.slug,
+                "transitions, grower v random (ours)",
+                calls * len(history) / elapsed,
+                "steps/s",
+            )
+        )
     return rows
 
 
@@ -128,6 +158,7 @@ def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
         except ImportError:
             rows.append((slug, "kaggle-environments tictactoe", float("nan"), "not installed"))
         else:
+
             def kaggle(_i):
                 env = make("tictactoe", debug=False)
                 env.run(["random", "random"])
@@ -175,8 +206,9 @@ def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
 
                 def sp_step(_i, board=board):
                     a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
-                    diff = (convolve2d(a, kernel, mode="same", boundary="wrap")
-                            - convolve2d(b, kernel, mode="same", boundary="wrap"))
+                    diff = convolve2d(a, kernel, mode="same", boundary="wrap") - convolve2d(
+                        b, kernel, mode="same", boundary="wrap"
+                    )
                     dead = board == 0
                     out = np.zeros_like(board)
                     out[dead & (diff == 3)] = 1
@@ -186,18 +218,24 @@ def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
                     return out
 
                 calls, elapsed = timed(sp_step, seconds)
-                rows.append((slug, "SciPy two-colour step (convolve2d)", calls / elapsed, "steps/s"))
+                rows.append(
+                    (slug, "SciPy two-colour step (convolve2d)", calls / elapsed, "steps/s")
+                )
     return rows
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("games", nargs="*", help="game slugs (default: all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="budget per row")
     args = parser.parse_args(argv)
     games = [get_game(s) for s in args.games] if args.games else all_games()
-    print(f"# engines: {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {args.seconds:g} s per row")
+    print(
+        f"# engines: {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {args.seconds:g} s per row"
+    )
     print(f"{'game':<10} {'what':<40} {'rate':>12}  unit")
     for game in games:
         for slug, what, rate, unit in ours(game, args.seconds) + anchors(game.slug, args.seconds):

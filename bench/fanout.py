@@ -36,23 +36,41 @@ from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
 
 
-
-
 def server_env(data_dir: str) -> dict:
     env = dict(os.environ)
-    env.update({"ARENA_DATA_DIR": data_dir, "ARENA_BENCH_NAIVE_FANOUT": "true", "LOG_LEVEL": "WARNING",
-                "DJANGO_SETTINGS_MODULE": "competition.settings", **PRODUCTION_ENV})
+    env.update(
+        {
+            "ARENA_DATA_DIR": data_dir,
+            "ARENA_BENCH_NAIVE_FANOUT": "true",
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "competition.settings",
+            **PRODUCTION_ENV,
+        }
+    )
     return env
-
-
 
 
 def enqueue(env: dict, moves: int, rate: float, start_in: float) -> int:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "enqueue", "gconway", "builtin:random", "builtin:dummy",
-         "--options", json.dumps({"maxGameIterations": moves, "timerMs": None}),
-         "--pace-ms", str(int(1000 / rate)), "--start-in", str(start_in)],
-        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "enqueue",
+            "gconway",
+            "builtin:random",
+            "builtin:dummy",
+            "--options",
+            json.dumps({"maxGameIterations": moves, "timerMs": None}),
+            "--pace-ms",
+            str(int(1000 / rate)),
+            "--start-in",
+            str(start_in),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)[0]
 
@@ -100,8 +118,15 @@ async def spectate(port: int, path: str, n: int, expected: int, timeout: float) 
     def pct(p: float) -> float:
         return delays[min(len(delays) - 1, int(p * len(delays)))] * 1000 if delays else float("nan")
 
-    return {"delivered": delivered, "expected": expected * n, "rate": delivered / span if span == span else 0.0,
-            "p50": pct(0.50), "p99": pct(0.99), "connect_s": connect_s, "unfinished": len(pending)}
+    return {
+        "delivered": delivered,
+        "expected": expected * n,
+        "rate": delivered / span if span == span else 0.0,
+        "p50": pct(0.50),
+        "p99": pct(0.99),
+        "connect_s": connect_s,
+        "unfinished": len(pending),
+    }
 
 
 def client_main(args) -> None:
@@ -115,9 +140,25 @@ def run_case(port: int, env: dict, mode: str, n: int, moves: int, rate: float) -
     path = f"/ws/matches/{match_id}/" if mode == "hub" else f"/ws/naive/matches/{match_id}/"
     timeout = start_in + moves / rate * 3 + 30
     done = subprocess.run(
-        [sys.executable, __file__, "--client", "--port", str(port), "--path", path, "--n", str(n),
-         "--expected", str(moves), "--timeout", str(timeout)],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout + 180,
+        [
+            sys.executable,
+            __file__,
+            "--client",
+            "--port",
+            str(port),
+            "--path",
+            path,
+            "--n",
+            str(n),
+            "--expected",
+            str(moves),
+            "--timeout",
+            str(timeout),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout + 180,
     )
     if done.returncode != 0:
         raise SystemExit(f"client failed: {done.stderr[-2000:]}")
@@ -125,7 +166,9 @@ def run_case(port: int, env: dict, mode: str, n: int, moves: int, rate: float) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--spectators", default="10,100,500,1000")
     parser.add_argument("--modes", default="hub,naive")
     parser.add_argument("--moves", type=int, default=200, help="turns of the match")
@@ -151,8 +194,19 @@ def main() -> None:
                 env = server_env(data)
                 port = free_port()
                 server = subprocess.Popen(
-                    [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    [
+                        sys.executable,
+                        str(ROOT / "manage.py"),
+                        "serve",
+                        "--no-demo",
+                        "--port",
+                        str(port),
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
                 try:
                     wait_port(port, server)
                     result = run_case(port, env, mode, n, moves, args.rate)
@@ -161,13 +215,19 @@ def main() -> None:
                     server.wait(20)
             rows.append((mode, n, result))
             print(f"  {mode} {n}: done", file=sys.stderr, flush=True)
-    print(f"# fan-out on daphne (embedded default): one match at {args.rate:g} moves/s, {moves} moves, "
-          "spectators in one separate client process")
-    print(f"{'mode':<6} {'spectators':>10} {'delivered':>14} {'share':>7} {'msgs/s':>9} {'p50 ms':>8} {'p99 ms':>9}")
+    print(
+        f"# fan-out on daphne (embedded default): one match at {args.rate:g} moves/s, {moves} moves, "
+        "spectators in one separate client process"
+    )
+    print(
+        f"{'mode':<6} {'spectators':>10} {'delivered':>14} {'share':>7} {'msgs/s':>9} {'p50 ms':>8} {'p99 ms':>9}"
+    )
     for mode, n, r in rows:
         share = r["delivered"] / r["expected"] if r["expected"] else 0
-        print(f"{mode:<6} {n:>10} {r['delivered']:>7}/{r['expected']:<6} {share:>7.1%} {r['rate']:>9,.0f}"
-              f" {r['p50']:>8.0f} {r['p99']:>9.0f}")
+        print(
+            f"{mode:<6} {n:>10} {r['delivered']:>7}/{r['expected']:<6} {share:>7.1%} {r['rate']:>9,.0f}"
+            f" {r['p50']:>8.0f} {r['p99']:>9.0f}"
+        )
     print("goal: every message delivered at 1000 spectators with p99 <= 300 ms (hub)")
 
 

@@ -33,26 +33,58 @@ NUMBER = re.compile(rb'"turn":\{"number":(\d+)')
 
 def enqueue(env: dict, count: int, moves: int, rate: float, start_in: float) -> list[int]:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "enqueue", "gconway", "builtin:random", "builtin:grower",
-         "--count", str(count), "--options", json.dumps({"maxGameIterations": moves, "timerMs": None}),
-         "--pace-ms", str(int(1000 / rate)), "--start-in", str(start_in)],
-        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "enqueue",
+            "gconway",
+            "builtin:random",
+            "builtin:grower",
+            "--count",
+            str(count),
+            "--options",
+            json.dumps({"maxGameIterations": moves, "timerMs": None}),
+            "--pace-ms",
+            str(int(1000 / rate)),
+            "--start-in",
+            str(start_in),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)
 
 
 def token(env: dict) -> str:
-    script = ("from django.contrib.auth import get_user_model\n"
-              "from rest_framework.authtoken.models import Token\n"
-              "u, _ = get_user_model().objects.get_or_create(username='load')\n"
-              "print(Token.objects.get_or_create(user=u)[0].key)")
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "shell", "-c", script], env=env, cwd=ROOT,
-                          capture_output=True, text=True, check=True)
+    script = (
+        "from django.contrib.auth import get_user_model\n"
+        "from rest_framework.authtoken.models import Token\n"
+        "u, _ = get_user_model().objects.get_or_create(username='load')\n"
+        "print(Token.objects.get_or_create(user=u)[0].key)"
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip().splitlines()[-1]
 
 
-async def run(port: int, match_ids: list[int], spectators: int, api_clients: int, moves: int,
-              duration: float, key: str) -> dict:
+async def run(
+    port: int,
+    match_ids: list[int],
+    spectators: int,
+    api_clients: int,
+    moves: int,
+    duration: float,
+    key: str,
+) -> dict:
     import aiohttp
 
     origin = {"Origin": f"http://127.0.0.1:{port}"}
@@ -79,17 +111,27 @@ async def run(port: int, match_ids: list[int], spectators: int, api_clients: int
             problems.append(f"spectator of {match_id}: {exc!r}")
             return
         if seen != list(range(1, moves + 1)):
-            problems.append(f"spectator of {match_id}: got {len(seen)} turns, not 1..{moves} in order")
+            problems.append(
+                f"spectator of {match_id}: got {len(seen)} turns, not 1..{moves} in order"
+            )
 
     async def api_client(i: int, session) -> None:
         headers = {"Authorization": f"Token {key}"}
-        paths = ["/api/matches/?game=gconway", "/api/games/", "/api/leaderboard/gconway/", "/api/bots/",
-                 "/api/events/"]
+        paths = [
+            "/api/matches/?game=gconway",
+            "/api/games/",
+            "/api/leaderboard/gconway/",
+            "/api/bots/",
+            "/api/events/",
+        ]
         n = 0
         while not stop.is_set():
             match_id = match_ids[(i + n) % len(match_ids)]
-            for path in (paths[n % len(paths)], f"/api/matches/{match_id}/",
-                         f"/api/matches/{match_id}/turns/?since={n % 50}"):
+            for path in (
+                paths[n % len(paths)],
+                f"/api/matches/{match_id}/",
+                f"/api/matches/{match_id}/turns/?since={n % 50}",
+            ):
                 try:
                     async with session.get(f"http://127.0.0.1:{port}{path}", headers=headers) as r:
                         await r.read()
@@ -103,8 +145,10 @@ async def run(port: int, match_ids: list[int], spectators: int, api_clients: int
             n += 1
 
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        watchers = [asyncio.ensure_future(spectator(match_ids[i % len(match_ids)], session))
-                    for i in range(spectators)]
+        watchers = [
+            asyncio.ensure_future(spectator(match_ids[i % len(match_ids)], session))
+            for i in range(spectators)
+        ]
         clients = [asyncio.ensure_future(api_client(i, session)) for i in range(api_clients)]
         started = time.perf_counter()
         _done, pending = await asyncio.wait(watchers, timeout=duration * 3 + 60)
@@ -119,12 +163,20 @@ async def run(port: int, match_ids: list[int], spectators: int, api_clients: int
     def pct(p):
         return delays[min(len(delays) - 1, int(p * len(delays)))] * 1000 if delays else float("nan")
 
-    return {"problems": problems, "turns": len(delays), "p50": pct(0.5), "p99": pct(0.99), "api": api,
-            "elapsed": elapsed}
+    return {
+        "problems": problems,
+        "turns": len(delays),
+        "p50": pct(0.5),
+        "p99": pct(0.99),
+        "api": api,
+        "elapsed": elapsed,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--spectators", type=int, default=200)
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--api", type=int, default=50, help="concurrent REST clients")
@@ -139,23 +191,34 @@ def main() -> None:
         env = server_env(data)
         env["ARENA_API_THROTTLE_SCALE"] = "1000"  # the API clients here are not abusers
         port = free_port()
-        server = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_port(port, server)
             key = token(env)
             ids = enqueue(env, args.matches, moves, args.rate, start_in=3 + args.spectators / 200)
-            result = asyncio.run(run(port, ids, args.spectators, args.api, moves, args.duration, key))
+            result = asyncio.run(
+                run(port, ids, args.spectators, args.api, moves, args.duration, key)
+            )
         finally:
             server.terminate()
             server.wait(20)
     api = result["api"]
-    print(f"# load on daphne (embedded default): {args.spectators} spectators over {args.matches} matches "
-          f"({moves} moves at {args.rate:g}/s), {args.api} API clients, {result['elapsed']:.0f} s")
+    print(
+        f"# load on daphne (embedded default): {args.spectators} spectators over {args.matches} matches "
+        f"({moves} moves at {args.rate:g}/s), {args.api} API clients, {result['elapsed']:.0f} s"
+    )
     print(f"{'turns delivered':<22} {result['turns']:>10,}")
     print(f"{'turn latency p50 ms':<22} {result['p50']:>10.0f}")
     print(f"{'turn latency p99 ms':<22} {result['p99']:>10.0f}")
-    print(f"{'API requests':<22} {api['requests']:>10,}  ({api['requests'] / result['elapsed']:,.0f}/s)")
+    print(
+        f"{'API requests':<22} {api['requests']:>10,}  ({api['requests'] / result['elapsed']:,.0f}/s)"
+    )
     print(f"{'API errors':<22} {api['errors']:>10,}")
     print(f"{'problems':<22} {len(result['problems']):>10,}")
     for problem in result["problems"][:10]:

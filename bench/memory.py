@@ -28,8 +28,13 @@ from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 
 
 def manage(env, *args, capture=True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env,
-                          capture_output=capture, text=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=capture,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"manage.py {args[0]} failed:\n{(done.stderr or '')[-3000:]}")
     return done
@@ -39,9 +44,21 @@ def worker(env, concurrency: int) -> tuple[float, float]:
     """Run one worker process to drain the queue: (seconds, its peak RSS in MB)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "runmatches", "--once",
-                             "--concurrency", str(concurrency)], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "runmatches",
+            "--once",
+            "--concurrency",
+            str(concurrency),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     peak_kb = 0
     status = Path(f"/proc/{proc.pid}/status")
     while proc.poll() is None:
@@ -60,7 +77,9 @@ def worker(env, concurrency: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--delay-ms", type=int, default=1000)
     parser.add_argument("--quick", action="store_true")
@@ -69,39 +88,69 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-mem-") as data:
         env = dict(os.environ)
         env.pop("DJANGO_SETTINGS_MODULE", None)
-        env.update({"ARENA_DATA_DIR": data, "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8", "LOG_LEVEL": "WARNING",
-                    **PRODUCTION_ENV})
+        env.update(
+            {
+                "ARENA_DATA_DIR": data,
+                "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8",
+                "LOG_LEVEL": "WARNING",
+                **PRODUCTION_ENV,
+            }
+        )
         manage(env, "migrate", "--noinput")
         ports = [free_port(), free_port()]
-        bots = [subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", "tictactoe:random",
-                                  "--port", str(p), "--delay-ms", str(delay)], cwd=ROOT, env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for p in ports]
+        bots = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(ROOT / "manage.py"),
+                    "serve_bot",
+                    "tictactoe:random",
+                    "--port",
+                    str(p),
+                    "--delay-ms",
+                    str(delay),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for p in ports
+        ]
         try:
             for p in ports:
                 wait_port(p)
             seats = [f"http://127.0.0.1:{p}/" for p in ports]
             manage(env, "enqueue", "tictactoe", *seats, "--seed", "1")
             single_s, single_mb = worker(env, 1)
-            ids = json.loads(manage(env, "enqueue", "tictactoe", *seats, "--count", str(matches),
-                                    "--seed", "1").stdout)
+            ids = json.loads(
+                manage(
+                    env, "enqueue", "tictactoe", *seats, "--count", str(matches), "--seed", "1"
+                ).stdout
+            )
             many_s, many_mb = worker(env, matches)
             import sqlite3
 
             with sqlite3.connect(Path(data) / "arena.sqlite3") as conn:
                 marks = ",".join("?" * len(ids))
-                longest = conn.execute(f"select max(turn_count) from competition_match where id in ({marks})",
-                                       ids).fetchone()[0]
+                longest = conn.execute(
+                    f"select max(turn_count) from competition_match where id in ({marks})", ids
+                ).fetchone()[0]
         finally:
             for proc in bots:
                 proc.terminate()
                 proc.wait(10)
-    print(f"# memory: one `runmatches` worker, tic-tac-toe between HTTP bots answering after {delay} ms")
+    print(
+        f"# memory: one `runmatches` worker, tic-tac-toe between HTTP bots answering after {delay} ms"
+    )
     print(f"{'run':<28} {'matches':>8} {'wall s':>8} {'peak RSS MB':>12}")
     print(f"{'one match alone':<28} {1:>8} {single_s:>8.1f} {single_mb:>12.0f}")
     print(f"{'all at once':<28} {len(ids):>8} {many_s:>8.1f} {many_mb:>12.0f}")
     floor = (longest + 2) * delay / 1000  # the longest match's exchanges (2 greetings + moves)
-    print(f"concurrency: {matches} matches took {many_s / single_s:.2f}x one match's time; the longest of them "
-          f"needs {floor:.0f} s of bot time alone, so {many_s / floor:.2f}x that (goal: close to 1x, not {matches}x)")
+    print(
+        f"concurrency: {matches} matches took {many_s / single_s:.2f}x one match's time; the longest of them "
+        f"needs {floor:.0f} s of bot time alone, so {many_s / floor:.2f}x that (goal: close to 1x, not {matches}x)"
+    )
     print("goal: peak RSS under 300 MB")
 
 

@@ -69,8 +69,18 @@ INSTANT = {"tictactoe": "random", "gconway": "dummy"}
 
 def start_bot(port: int, game: str = "tictactoe") -> subprocess.Popen:
     name = INSTANT.get(game, "random")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve_bot", f"{game}:{name}",
-                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve_bot",
+            f"{game}:{name}",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -122,7 +132,9 @@ async def raw(urls: list[str], game_slug: str, n: int) -> float:
         return (time.perf_counter() - started) / n * 1000
 
 
-async def platform(urls: list[str], game_slug: str, matches: int, options=None) -> tuple[float, int]:
+async def platform(
+    urls: list[str], game_slug: str, matches: int, options=None
+) -> tuple[float, int]:
     from asgiref.sync import sync_to_async
     from django.contrib.auth import get_user_model
 
@@ -142,9 +154,15 @@ async def platform(urls: list[str], game_slug: str, matches: int, options=None) 
     @sync_to_async
     def make(i: int):
         user, _ = get_user_model().objects.get_or_create(username="bench")
-        bots = [Bot.objects.get_or_create(owner=user, game=game_slug, name=f"http{s}",
-                                          defaults={"kind": "http", "target": url})[0]
-                for s, url in enumerate(urls)]
+        bots = [
+            Bot.objects.get_or_create(
+                owner=user,
+                game=game_slug,
+                name=f"http{s}",
+                defaults={"kind": "http", "target": url},
+            )[0]
+            for s, url in enumerate(urls)
+        ]
         return create_match(game_slug, bots, seed=i, options=options, dispatch_now=False).pk
 
     from competition.services import matches as services
@@ -213,17 +231,25 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
             proc.terminate()
             proc.wait(10)
     return {
-        "game": game, "rounds": rounds, "moves": moves, "raw": statistics.median(raws),
-        "in_play": statistics.median(in_plays), "whole": statistics.median(wholes),
+        "game": game,
+        "rounds": rounds,
+        "moves": moves,
+        "raw": statistics.median(raws),
+        "in_play": statistics.median(in_plays),
+        "whole": statistics.median(wholes),
         "round_ratios": [p / r for p, r in zip(in_plays, raws, strict=True)],
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("games", nargs="*", metavar="GAME", help=f"default: {' '.join(GAMES)}")
     parser.add_argument("--quick", action="store_true", help="smoke mode (a few short matches)")
-    parser.add_argument("--rounds", type=int, default=7, help="alternations of raw and platform (default 7)")
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="alternations of raw and platform (default 7)"
+    )
     args = parser.parse_args()
     args.games = args.games or list(GAMES)
     for game in args.games:
@@ -239,16 +265,28 @@ def main() -> None:
                 matches, calls, rounds = 1, 20, 1
                 options = {"maxGameIterations": 20} if game == "gconway" else options
             rows.append(measure(game, matches, options, calls, rounds))
-    print("# per-move overhead, embedded default (SQLite WAL, in-memory channel layer), HTTP bots on loopback")
-    print(f"{'game':<10} {'rounds':>6} {'moves':>6} {'raw ms':>8} {'in play ms':>11} {'ratio':>6}"
-          f" {'whole match ms':>15} {'ratio':>6}")
+    print(
+        "# per-move overhead, embedded default (SQLite WAL, in-memory channel layer), HTTP bots on loopback"
+    )
+    print(
+        f"{'game':<10} {'rounds':>6} {'moves':>6} {'raw ms':>8} {'in play ms':>11} {'ratio':>6}"
+        f" {'whole match ms':>15} {'ratio':>6}"
+    )
     for r in rows:
-        print(f"{r['game']:<10} {r['rounds']:>6} {r['moves']:>6} {r['raw']:>8.3f} {r['in_play']:>11.3f}"
-              f" {r['in_play'] / r['raw']:>6.2f} {r['whole']:>15.3f} {r['whole'] / r['raw']:>6.2f}")
+        print(
+            f"{r['game']:<10} {r['rounds']:>6} {r['moves']:>6} {r['raw']:>8.3f} {r['in_play']:>11.3f}"
+            f" {r['in_play'] / r['raw']:>6.2f} {r['whole']:>15.3f} {r['whole'] / r['raw']:>6.2f}"
+        )
     for r in rows:
-        print(f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}")
-    print("in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);")
-    print("whole match: match wall time (claim, greetings, finish, rating included) / turns; medians over rounds.")
+        print(
+            f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}"
+        )
+    print(
+        "in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);"
+    )
+    print(
+        "whole match: match wall time (claim, greetings, finish, rating included) / turns; medians over rounds."
+    )
     print("goal: ratio <= 2.0")
 
 

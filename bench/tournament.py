@@ -59,12 +59,22 @@ def create_event(game_slug: str, bots: int, options: dict):
     game = get_game(game_slug)
     strategies = sorted(game.builtin_bots)[:bots]
     owner = get_user_model().objects.create_user("bench")
-    event = Event.objects.create(name=f"bench {game_slug}", game=game_slug, options=options,
-                                 format=EventFormat.DOUBLE_ROUND_ROBIN, created_by=owner)
+    event = Event.objects.create(
+        name=f"bench {game_slug}",
+        game=game_slug,
+        options=options,
+        format=EventFormat.DOUBLE_ROUND_ROBIN,
+        created_by=owner,
+    )
     for i in range(bots):
         strategy = strategies[i % len(strategies)]
-        bot = Bot.objects.create(owner=owner, game=game_slug, name=f"{strategy}-{i + 1}",
-                                 kind=EndpointKind.BUILTIN, target=strategy)
+        bot = Bot.objects.create(
+            owner=owner,
+            game=game_slug,
+            name=f"{strategy}-{i + 1}",
+            kind=EndpointKind.BUILTIN,
+            target=strategy,
+        )
         Entry.objects.create(event=event, bot=bot, seed=i + 1)
     return event, strategies
 
@@ -86,12 +96,16 @@ async def play_everything(concurrency: int) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--bots", type=int, default=16)
     parser.add_argument("--game", default="tiles")
     parser.add_argument("--concurrency", type=int, default=8, help="matches played at once")
     parser.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK_BOTS} bots")
-    parser.add_argument("--options", default="{}", help="game options as JSON (default: the game's own)")
+    parser.add_argument(
+        "--options", default="{}", help="game options as JSON (default: the game's own)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the data directory and print it")
     args = parser.parse_args(argv)
     bots = QUICK_BOTS if args.quick else args.bots
@@ -117,12 +131,16 @@ def main(argv=None) -> int:
         event.refresh_from_db()
         turns = Turn.objects.filter(match__event=event).count()
         check = ratings.verify(args.game)
-        print(f"# tournament: {args.game}, {bots} built-in bots ({', '.join(strategies)}), double round robin"
-              f"{', options ' + str(options) if options else ''}; concurrency {args.concurrency}; "
-              f"SQLite in {data_dir}; {platform.python_implementation()} {platform.python_version()}, "
-              f"{os.cpu_count()} CPUs")
+        print(
+            f"# tournament: {args.game}, {bots} built-in bots ({', '.join(strategies)}), double round robin"
+            f"{', options ' + str(options) if options else ''}; concurrency {args.concurrency}; "
+            f"SQLite in {data_dir}; {platform.python_implementation()} {platform.python_version()}, "
+            f"{os.cpu_count()} CPUs"
+        )
         print(f"{'matches':>8} {'turns':>9} {'seconds':>9} {'matches/min':>12} {'turns/s':>9}")
-        print(f"{played:>8} {turns:>9} {elapsed:>9.2f} {played / elapsed * 60:>12.1f} {turns / elapsed:>9.0f}")
+        print(
+            f"{played:>8} {turns:>9} {elapsed:>9.2f} {played / elapsed * 60:>12.1f} {turns / elapsed:>9.0f}"
+        )
         problems = []
         if played != queued:
             problems.append(f"played {played} of {queued} matches")

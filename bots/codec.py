@@ -83,7 +83,9 @@ def decode_reply(body: bytes | str) -> Any:
     except RecursionError:
         raise BotFault(FaultCode.BAD_JSON, "reply nests too deeply") from None
     except ValueError as exc:  # JSONDecodeError, constants, int digit limit
-        raise BotFault(FaultCode.BAD_JSON, f"not one JSON value: {preview(text, 80)!r} ({exc})") from None
+        raise BotFault(
+            FaultCode.BAD_JSON, f"not one JSON value: {preview(text, 80)!r} ({exc})"
+        ) from None
     if too_deep(body):
         raise BotFault(FaultCode.BAD_JSON, f"reply nests deeper than {MAX_DEPTH} levels")
     return value

@@ -119,9 +119,7 @@ class EgressPolicy:
             return f"{ip} is a cloud metadata address"
         if any(ip in net for net in self.allow_networks if net.version == ip.version):
             return None
-        if isinstance(ip, ipaddress.IPv6Address) and any(
-            ip in net for net in TRANSLATION_NETWORKS
-        ):
+        if isinstance(ip, ipaddress.IPv6Address) and any(ip in net for net in TRANSLATION_NETWORKS):
             return f"{ip} embeds an IPv4 address (NAT64, 6to4, Teredo or compatible)"
         if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:
             return f"{ip} is not a public address"
@@ -272,7 +270,9 @@ class SafeResolver(AbstractResolver):
         self._inner = inner or aiohttp.ThreadedResolver()
         self._policy = policy_getter
 
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ):
         try:
             answers = await self._inner.resolve(host, port, family)
         except (UnicodeError, ValueError) as exc:  # e.g. an IDNA label too long
@@ -328,11 +328,15 @@ class GuardedConnector(aiohttp.TCPConnector):
     ):
         reason = self._candidates_refusal(addr_infos)
         if reason:
-            raise client_error(req.connection_key, EgressDenied(f"refused before connecting: {reason}"))
+            raise client_error(
+                req.connection_key, EgressDenied(f"refused before connecting: {reason}")
+            )
         try:
             async with asyncio.timeout(timeout.sock_connect):
                 sock = await aiohappyeyeballs.start_connection(
-                    addr_infos=addr_infos, happy_eyeballs_delay=0.25, loop=asyncio.get_running_loop()
+                    addr_infos=addr_infos,
+                    happy_eyeballs_delay=0.25,
+                    loop=asyncio.get_running_loop(),
                 )
         except OSError as exc:
             if exc.errno is None and isinstance(exc, TimeoutError):
@@ -345,7 +349,9 @@ class GuardedConnector(aiohttp.TCPConnector):
             raise client_error(req.connection_key, exc) from exc
         if reason:
             sock.close()
-            raise client_error(req.connection_key, EgressDenied(f"the connection's peer is refused: {reason}"))
+            raise client_error(
+                req.connection_key, EgressDenied(f"the connection's peer is refused: {reason}")
+            )
         return await self._wrap_existing_connection(
             *args, req=req, timeout=timeout, client_error=client_error, sock=sock, **kwargs
         )
@@ -485,12 +491,16 @@ def redact(text: str, url: str) -> str:
     return text
 
 
-async def _post_mapped(url: str, body: bytes, headers: dict, policy: EgressPolicy, timeout: float) -> HttpReply:
+async def _post_mapped(
+    url: str, body: bytes, headers: dict, policy: EgressPolicy, timeout: float
+) -> HttpReply:
     try:
         async with asyncio.timeout(timeout):
             return await _post(url, body, headers, policy)
     except TimeoutError:
-        raise BotFault(FaultCode.TIMEOUT, f"no complete reply within {int(timeout * 1000)} ms") from None
+        raise BotFault(
+            FaultCode.TIMEOUT, f"no complete reply within {int(timeout * 1000)} ms"
+        ) from None
     except BotFault:
         raise
     except aiohttp.ClientConnectorError as exc:
@@ -508,7 +518,9 @@ async def _post_mapped(url: str, body: bytes, headers: dict, policy: EgressPolic
     except (aiohttp.ServerDisconnectedError, ConnectionError) as exc:
         raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
     except aiohttp.ClientResponseError as exc:
-        raise BotFault(FaultCode.PROTOCOL, f"{type(exc).__name__}: {exc.status} {exc.message}"[:300]) from None
+        raise BotFault(
+            FaultCode.PROTOCOL, f"{type(exc).__name__}: {exc.status} {exc.message}"[:300]
+        ) from None
     except aiohttp.ClientPayloadError as exc:
         raise BotFault(FaultCode.PROTOCOL, str(exc)[:300] or type(exc).__name__) from None
     except (aiohttp.ClientError, OSError) as exc:
@@ -528,7 +540,9 @@ async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> H
             raise BotFault(FaultCode.REDIRECT, f"HTTP {response.status} to {location[:200]!r}")
         encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
-            raise BotFault(FaultCode.BAD_ENCODING, f"Content-Encoding {encoding!r} was not asked for")
+            raise BotFault(
+                FaultCode.BAD_ENCODING, f"Content-Encoding {encoding!r} was not asked for"
+            )
         cap = policy.max_reply_bytes
         if response.content_length is not None and response.content_length > cap:
             raise BotFault(FaultCode.TOO_LARGE, f"Content-Length {response.content_length} > {cap}")

@@ -58,7 +58,9 @@ def public_details(faults: list, details: list) -> list:
 class BotFault(Exception):
     """A failed exchange with a bot: a fault code and a human-readable detail."""
 
-    def __init__(self, code: FaultCode | str, detail: str = "", *, sent: str = "", received: str = ""):
+    def __init__(
+        self, code: FaultCode | str, detail: str = "", *, sent: str = "", received: str = ""
+    ):
         self.code = FaultCode(code)
         self.detail = detail
         #: what travelled, when known (for the owner's per-turn log)

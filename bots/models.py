@@ -73,7 +73,9 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
     if kind in STAFF_ONLY_KINDS and not staff:
         raise ValidationError({"kind": "Only staff may create process or TCP bots."})
     if kind in STAFF_ONLY_KINDS and not local_bots_allowed():
-        raise ValidationError({"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."})
+        raise ValidationError(
+            {"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."}
+        )
     if kind == EndpointKind.HTTP:
         try:
             egress.check_url(target, egress.current_policy())
@@ -96,7 +98,9 @@ class BotQuerySet(models.QuerySet):
 
 
 class Bot(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
     game = models.CharField(max_length=32, help_text="The game's slug (see games.registry).")
     name = models.CharField(max_length=80)
     kind = models.CharField(max_length=16, choices=EndpointKind.choices, default=EndpointKind.HTTP)
@@ -109,7 +113,10 @@ class Bot(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     test_called = models.DateTimeField(
-        null=True, blank=True, editable=False, help_text="When its owner last test-called it (rate limit)."
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When its owner last test-called it (rate limit).",
     )
 
     objects = BotQuerySet.as_manager()
@@ -117,14 +124,18 @@ class Bot(models.Model):
     class Meta:
         ordering = ("game", "name")
         constraints = [
-            models.UniqueConstraint(fields=("owner", "game", "name"), name="bot_unique_name_per_owner")
+            models.UniqueConstraint(
+                fields=("owner", "game", "name"), name="bot_unique_name_per_owner"
+            )
         ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
 
     def clean(self) -> None:
-        validate_endpoint(self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff))
+        validate_endpoint(
+            self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff)
+        )
 
     def claim_test_call(self, interval: timedelta) -> bool:
         """Take the bot's test-call slot: True at most once per ``interval``, whatever the
@@ -138,7 +149,9 @@ class Bot(models.Model):
     def endpoint(self) -> str:
         return self.target if self.kind == EndpointKind.HTTP else f"{self.kind}:{self.target}"
 
-    def transport(self, *, seat: int, seed: int, match_id: str, options: dict | None = None) -> Transport:
+    def transport(
+        self, *, seat: int, seed: int, match_id: str, options: dict | None = None
+    ) -> Transport:
         return for_endpoint(
             self.endpoint,
             game=get_game(self.game),

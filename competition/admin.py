@@ -44,15 +44,21 @@ class EventForm(forms.ModelForm):
     class Meta:
         model = Event
         fields = ("name", "game", "options", "format", "series_length", "rounds", "pace_ms")
-        help_texts = {"series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
-                      "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
-                                "before it finishes (empty: until cancelled)."}
+        help_texts = {
+            "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
+            "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
+            "before it finishes (empty: until cancelled).",
+        }
 
     def clean(self):
         cleaned = super().clean()
         slug = cleaned.get("game")
         if slug:
-            if self.instance.pk and self.instance.status != EventStatus.DRAFT and slug != self.instance.game:
+            if (
+                self.instance.pk
+                and self.instance.status != EventStatus.DRAFT
+                and slug != self.instance.game
+            ):
                 self.add_error("game", "The game of a started event cannot change.")
             try:
                 game = get_game(slug)
@@ -96,9 +102,13 @@ class EventAdmin(admin.ModelAdmin):
     actions = ("start", "pause", "resume", "cancel", "add_active_bots", "requeue_errored")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            matches_total=Count("matches"),
-            matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                matches_total=Count("matches"),
+                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+            )
         )
 
     @admin.display(description="progress")
@@ -114,17 +124,24 @@ class EventAdmin(admin.ModelAdmin):
     def start(self, request, queryset):
         for event in queryset:
             if event.status != EventStatus.DRAFT:
-                self.message_user(request, f"{event}: only a draft event can start (it is {event.status}).",
-                                  messages.WARNING)
+                self.message_user(
+                    request,
+                    f"{event}: only a draft event can start (it is {event.status}).",
+                    messages.WARNING,
+                )
                 continue
             try:
                 created = event_services.start_event(event)
             except ValidationError as exc:
                 self.message_user(request, f"{event}: {' '.join(exc.messages)}", messages.ERROR)
                 continue
-            self.message_user(request, f"{event}: started, {created} matches queued.", messages.SUCCESS)
+            self.message_user(
+                request, f"{event}: started, {created} matches queued.", messages.SUCCESS
+            )
 
-    @admin.action(description="Pause (hold queued matches; running ones finish)", permissions=["change"])
+    @admin.action(
+        description="Pause (hold queued matches; running ones finish)", permissions=["change"]
+    )
     def pause(self, request, queryset):
         paused = sum(event_services.pause_event(event) for event in queryset)
         self.message_user(request, f"{paused} event(s) paused.")
@@ -147,11 +164,15 @@ class EventAdmin(admin.ModelAdmin):
     def add_active_bots(self, request, queryset):
         for event in queryset:
             added = event_services.add_all_active_bots(event)
-            self.message_user(request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added.")
+            self.message_user(
+                request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added."
+            )
 
     @admin.action(description="Requeue errored matches", permissions=["change"])
     def requeue_errored(self, request, queryset):
-        errored = Match.objects.filter(event__in=queryset, status=MatchStatus.ERRORED).values_list("id", flat=True)
+        errored = Match.objects.filter(event__in=queryset, status=MatchStatus.ERRORED).values_list(
+            "id", flat=True
+        )
         requeued = sum(match_services.requeue(match_id) for match_id in list(errored))
         self.message_user(request, f"{requeued} errored match(es) requeued.")
 
@@ -224,8 +245,14 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Cancel queued or running matches", permissions=["change"])
     def cancel(self, request, queryset):
-        ids = list(queryset.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).values_list("id", flat=True))
-        cancelled = sum(match_services.cancel(match_id, "cancelled by an organiser") for match_id in ids)
+        ids = list(
+            queryset.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).values_list(
+                "id", flat=True
+            )
+        )
+        cancelled = sum(
+            match_services.cancel(match_id, "cancelled by an organiser") for match_id in ids
+        )
         self.message_user(request, f"{cancelled} match(es) cancelled.")
 
 
@@ -246,7 +273,16 @@ class RatingAdmin(ReadOnlyAdmin):
 
 @admin.register(RatingChange)
 class RatingChangeAdmin(ReadOnlyAdmin):
-    list_display = ("id", "match", "bot", "mu_before", "mu_after", "sigma_before", "sigma_after", "created")
+    list_display = (
+        "id",
+        "match",
+        "bot",
+        "mu_before",
+        "mu_after",
+        "sigma_before",
+        "sigma_after",
+        "created",
+    )
     list_select_related = ("bot", "match")
     search_fields = ("bot__name", "=match__id")
 

@@ -33,6 +33,7 @@ if settings.DEBUG or settings.ARENA_SERVE_STATIC:
 
     django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
 
+
 class SameOriginValidator(OriginValidator):
     """``OriginValidator`` whose allowed origins are, per connection, the socket's own
     origin (``ws`` is ``http``, ``wss`` is ``https``; the ``Host`` header, which must be in
@@ -45,7 +46,10 @@ class SameOriginValidator(OriginValidator):
     @staticmethod
     def allowed_for(scope) -> list[str]:
         allowed = [origin for origin in settings.CSRF_TRUSTED_ORIGINS if "://" in origin]
-        host = next((value.decode("latin1") for name, value in scope.get("headers", []) if name == b"host"), "")
+        host = next(
+            (value.decode("latin1") for name, value in scope.get("headers", []) if name == b"host"),
+            "",
+        )
         domain, _port = split_domain_port(host)
         hosts = settings.ALLOWED_HOSTS
         if settings.DEBUG and not hosts:
@@ -58,7 +62,9 @@ class SameOriginValidator(OriginValidator):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "websocket":
             raise ValueError("SameOriginValidator guards websocket connections only")
-        origin = next((value for name, value in scope.get("headers", []) if name == b"origin"), None)
+        origin = next(
+            (value for name, value in scope.get("headers", []) if name == b"origin"), None
+        )
         try:
             parsed = urlparse(origin.decode("latin1")) if origin is not None else None
         except ValueError:

@@ -45,7 +45,12 @@ def encode(payload: dict) -> str:
 
 def message(kind: str, payload: dict, *, number: int | None = None) -> dict:
     """A channel-layer message the hub relays: the text is encoded here, once."""
-    return {"type": RELAY, "kind": kind, "number": number, "text": encode({"type": kind, **payload})}
+    return {
+        "type": RELAY,
+        "kind": kind,
+        "number": number,
+        "text": encode({"type": kind, **payload}),
+    }
 
 
 def listened(group: str) -> bool:
@@ -117,15 +122,22 @@ def publish(group: str, msg: dict) -> None:
 def turn_message(turn_json: dict) -> dict:
     """A stored turn for spectators; ``sent_at`` (epoch seconds) lets clients show lag.
     Fault details are cut to what spectators may read (``Turn.public_json`` does the same)."""
-    turn_json = {**turn_json, "details": public_details(turn_json.get("faults"), turn_json.get("details"))}
-    return message("turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"])
+    turn_json = {
+        **turn_json,
+        "details": public_details(turn_json.get("faults"), turn_json.get("details")),
+    }
+    return message(
+        "turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"]
+    )
 
 
 def started_messages(match_json: dict) -> list[tuple[str, dict]]:
     """The (group, message) pairs announcing that a match started (send with ``asend``)."""
     out = [(match_group(match_json["id"]), message("started", {"match": match_json}))]
     if match_json.get("event"):
-        out.append((event_group(match_json["event"]), message("match_started", {"match": match_json})))
+        out.append(
+            (event_group(match_json["event"]), message("match_started", {"match": match_json}))
+        )
     return out
 
 
@@ -136,4 +148,6 @@ def match_finished(match_json: dict) -> None:
 
 
 def standings_changed(event_id: int, standings: list) -> None:
-    publish(event_group(event_id), message("standings", {"event": event_id, "standings": standings}))
+    publish(
+        event_group(event_id), message("standings", {"event": event_id, "standings": standings})
+    )

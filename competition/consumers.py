@@ -35,7 +35,9 @@ def match_snapshot(match_id: int) -> dict | None:
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    recent = Turn.objects.filter(match_id=match_id).defer("logs").order_by("-number")[:SNAPSHOT_TURNS]
+    recent = (
+        Turn.objects.filter(match_id=match_id).defer("logs").order_by("-number")[:SNAPSHOT_TURNS]
+    )
     turns = [t.public_json() for t in list(recent)[::-1]]
     first = turns[0]["number"] if turns else 1
     return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
@@ -48,14 +50,25 @@ def event_snapshot(event_id: int) -> dict | None:
     event = Event.objects.filter(pk=event_id).first()
     if event is None:
         return None
-    live = [match_json(m) for m in event.matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20]]
-    upcoming = [match_json(m) for m in event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10]]
+    live = [
+        match_json(m) for m in event.matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20]
+    ]
+    upcoming = [
+        match_json(m) for m in event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10]
+    ]
     total = event.matches.count()
     done = event.matches.filter(status__in=MatchStatus.done()).count()
     return {
         "type": "snapshot",
-        "event": {"id": event.pk, "name": event.name, "game": event.game, "status": event.status,
-                  "format": event.format, "matches_done": done, "matches_total": total},
+        "event": {
+            "id": event.pk,
+            "name": event.name,
+            "game": event.game,
+            "status": event.status,
+            "format": event.format,
+            "matches_done": done,
+            "matches_total": total,
+        },
         "standings": standings(event),
         "live": live,
         "upcoming": upcoming,
@@ -107,7 +120,9 @@ class _RelayConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None):
         # Read-only: validate nothing further, trust nothing, say so.
         if self.pending is None:
-            await self.send(text_data=json.dumps({"type": "error", "detail": "this stream is read-only"}))
+            await self.send(
+                text_data=json.dumps({"type": "error", "detail": "this stream is read-only"})
+            )
 
     async def disconnect(self, code):
         if getattr(self, "joined", False):
@@ -196,12 +211,16 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
 
         if user is None or not user.is_authenticated:
             return False
-        return Match.objects.filter(
-            pk=self.match_id,
-            participants__seat=self.seat,
-            participants__bot__kind=EndpointKind.HUMAN,
-            participants__bot__owner_id=user.pk,
-        ).exclude(status__in=MatchStatus.done()).exists()
+        return (
+            Match.objects.filter(
+                pk=self.match_id,
+                participants__seat=self.seat,
+                participants__bot__kind=EndpointKind.HUMAN,
+                participants__bot__owner_id=user.pk,
+            )
+            .exclude(status__in=MatchStatus.done())
+            .exists()
+        )
 
     async def disconnect(self, code):
         if self.group:
@@ -231,7 +250,11 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
         except (ValueError, RecursionError):
             await self.error("not one JSON value")
             return
-        if not isinstance(data, dict) or data.get("type") != "move" or set(data) - {"type", "seq", "move"}:
+        if (
+            not isinstance(data, dict)
+            or data.get("type") != "move"
+            or set(data) - {"type", "seq", "move"}
+        ):
             await self.error('expected {"type": "move", "seq": n, "move": ...}')
             return
         seq = data.get("seq")
@@ -248,7 +271,9 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
             await self.error("the move is not JSON")
             return
         self.answered.add(seq)
-        await self.channel_layer.send(pending["reply_to"], {"type": "human.move", "seq": seq, "text": text})
+        await self.channel_layer.send(
+            pending["reply_to"], {"type": "human.move", "seq": seq, "text": text}
+        )
         await self.send_json({"type": "sent", "seq": seq})
 
     async def human_request(self, event):
@@ -257,9 +282,16 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
             self.pending = {"seq": seq, "reply_to": event["reply_to"]}
         if seq in self.answered:
             return  # a repeat of a request this socket already answered
-        await self.send_json({"type": "request", "seq": seq, "message": event["message"],
-                              "timeout_ms": event.get("timeout_ms"), "remaining_ms": event.get("remaining_ms"),
-                              "deadline": event.get("deadline")})
+        await self.send_json(
+            {
+                "type": "request",
+                "seq": seq,
+                "message": event["message"],
+                "timeout_ms": event.get("timeout_ms"),
+                "remaining_ms": event.get("remaining_ms"),
+                "deadline": event.get("deadline"),
+            }
+        )
 
     async def human_closed(self, event):
         self.pending = None

@@ -29,7 +29,9 @@ def executor() -> ThreadPoolExecutor:
     if _executor is None:
         with _lock:
             if _executor is None:
-                _executor = ThreadPoolExecutor(max_workers=settings.ARENA_DB_THREADS, thread_name_prefix="arena-db")
+                _executor = ThreadPoolExecutor(
+                    max_workers=settings.ARENA_DB_THREADS, thread_name_prefix="arena-db"
+                )
     return _executor
 
 
@@ -44,4 +46,6 @@ async def run_db(fn, *args, **kwargs):
         return await sync_to_async(fn)(*args, **kwargs)
     # No context copy: each pool thread must keep its own connection (Django's
     # connections follow the context, and a connection may not cross threads).
-    return await asyncio.get_running_loop().run_in_executor(executor(), functools.partial(_call, fn, args, kwargs))
+    return await asyncio.get_running_loop().run_in_executor(
+        executor(), functools.partial(_call, fn, args, kwargs)
+    )

@@ -16,7 +16,9 @@ def game_choices() -> list[tuple[str, str]]:
 
 
 class SignUpForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional: only used to reset your password.")
+    email = forms.EmailField(
+        required=False, help_text="Optional: only used to reset your password."
+    )
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
@@ -37,8 +39,15 @@ class BotForm(forms.ModelForm):
             "target": "The URL the platform POSTs to, exactly as your bot expects it (query string kept).",
             "name": "Unique among your bots for this game.",
         }
-        widgets = {"target": forms.TextInput(attrs={"placeholder": "https://bot.example.org/play",
-                                                    "autocomplete": "off", "spellcheck": "false"})}
+        widgets = {
+            "target": forms.TextInput(
+                attrs={
+                    "placeholder": "https://bot.example.org/play",
+                    "autocomplete": "off",
+                    "spellcheck": "false",
+                }
+            )
+        }
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
@@ -65,8 +74,11 @@ class BotForm(forms.ModelForm):
         if self.instance.pk and self.instance.kind not in allowed:
             return self.instance.kind  # e.g. a staff-made bot: its kind stays
         if kind not in allowed:
-            raise ValidationError("You may only register a bot by URL." if not self.user.is_staff
-                                  else f"Bots of kind {kind!r} cannot be registered here.")
+            raise ValidationError(
+                "You may only register a bot by URL."
+                if not self.user.is_staff
+                else f"Bots of kind {kind!r} cannot be registered here."
+            )
         return kind
 
     def clean_target(self) -> str:
@@ -74,7 +86,12 @@ class BotForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        game, kind, target, name = data.get("game"), data.get("kind"), data.get("target"), data.get("name")
+        game, kind, target, name = (
+            data.get("game"),
+            data.get("kind"),
+            data.get("target"),
+            data.get("name"),
+        )
         if not (game and kind and target is not None):
             return data
         try:
@@ -82,7 +99,12 @@ class BotForm(forms.ModelForm):
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 self.add_error(field if field in self.fields else None, errors)
-        if name and Bot.objects.filter(owner=self.user, game=game, name=name).exclude(pk=self.instance.pk).exists():
+        if (
+            name
+            and Bot.objects.filter(owner=self.user, game=game, name=name)
+            .exclude(pk=self.instance.pk)
+            .exists()
+        ):
             self.add_error("name", "You already have a bot with this name for this game.")
         return data
 
@@ -95,7 +117,11 @@ class BotForm(forms.ModelForm):
         return bot
 
 
-PACES = [(0, "as fast as the bots answer"), (300, "watchable: 0.3 s a turn"), (1000, "slow: 1 s a turn")]
+PACES = [
+    (0, "as fast as the bots answer"),
+    (300, "watchable: 0.3 s a turn"),
+    (1000, "slow: 1 s a turn"),
+]
 SEATS = [(0, "first (seat 0)"), (1, "second (seat 1)")]
 
 
@@ -111,8 +137,12 @@ class BenchForm(forms.Form):
     def __init__(self, *args, user, game, **kwargs):
         super().__init__(*args, prefix=game.slug, **kwargs)
         self.game = game
-        bots = Bot.objects.filter(owner=user, game=game.slug).active().exclude(
-            kind=EndpointKind.HUMAN).order_by("name")
+        bots = (
+            Bot.objects.filter(owner=user, game=game.slug)
+            .active()
+            .exclude(kind=EndpointKind.HUMAN)
+            .order_by("name")
+        )
         mine = [(f"bot:{bot.pk}", bot.name) for bot in bots]
         mine.append(("human", "me, in the browser"))
         self.fields["mine"].choices = mine

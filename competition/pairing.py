@@ -139,7 +139,9 @@ def buchholz(results: Iterable[SeriesResult]) -> dict[Hashable, float]:
     return total
 
 
-def head_to_head(results: Iterable[SeriesResult], group: Iterable[Hashable]) -> dict[Hashable, float]:
+def head_to_head(
+    results: Iterable[SeriesResult], group: Iterable[Hashable]
+) -> dict[Hashable, float]:
     """Points each member of ``group`` took from series against other members."""
     members = set(group)
     total = dict.fromkeys(members, 0.0)
@@ -150,8 +152,12 @@ def head_to_head(results: Iterable[SeriesResult], group: Iterable[Hashable]) -> 
     return total
 
 
-def rank(entries: Sequence[Hashable], keys: Mapping[Hashable, tuple], results: Sequence[SeriesResult],
-         names: Mapping[Hashable, str]) -> list[Hashable]:
+def rank(
+    entries: Sequence[Hashable],
+    keys: Mapping[Hashable, tuple],
+    results: Sequence[SeriesResult],
+    names: Mapping[Hashable, str],
+) -> list[Hashable]:
     """Order entries best first by ``keys[e]`` (larger is better, compared as tuples), then
     head-to-head points among the entries still tied, then name (then id)."""
     ordered = sorted(entries, key=lambda e: tuple(-k for k in keys[e]))
@@ -283,8 +289,12 @@ def swiss_rounds(n: int) -> int:
 SEARCH_BUDGET = 5_000
 
 
-def swiss_round(entries: Sequence[Hashable], results_so_far: Iterable[SeriesResult] = (), *,
-                search_budget: int = SEARCH_BUDGET) -> SwissRound:
+def swiss_round(
+    entries: Sequence[Hashable],
+    results_so_far: Iterable[SeriesResult] = (),
+    *,
+    search_budget: int = SEARCH_BUDGET,
+) -> SwissRound:
     """Pair one Swiss round of ``entries`` (seed order, best first) given past results.
 
     ``results_so_far`` may mention entries not in ``entries`` (withdrawn or paused ones):
@@ -316,8 +326,10 @@ def swiss_round(entries: Sequence[Hashable], results_so_far: Iterable[SeriesResu
     if len(ranked) % 2:
         fresh = [e for e in reversed(ranked) if e not in byes]
         candidates = fresh or list(reversed(ranked))
-        bye_to = next((c for c in candidates if _perfectly_pairable([e for e in ranked if e != c], allowed)),
-                      candidates[0])
+        bye_to = next(
+            (c for c in candidates if _perfectly_pairable([e for e in ranked if e != c], allowed)),
+            candidates[0],
+        )
         pool = [e for e in ranked if e != bye_to]
     pairs = _pair_pool(pool, pts, allowed, search_budget)
     seated = []
@@ -457,7 +469,9 @@ def bracket(seeds: Sequence[Hashable]) -> list[list[Slot]]:
     return advance(seeds, {})
 
 
-def advance(seeds: Sequence[Hashable], winners: Mapping[tuple[int, int], Hashable]) -> list[list[Slot]]:
+def advance(
+    seeds: Sequence[Hashable], winners: Mapping[tuple[int, int], Hashable]
+) -> list[list[Slot]]:
     """The bracket of ``seeds`` (best first) with ``winners[(round, index)]`` applied.
 
     Rounds are lists of ``Slot``; a slot whose both sides are known and which has no
@@ -487,7 +501,11 @@ def advance(seeds: Sequence[Hashable], winners: Mapping[tuple[int, int], Hashabl
         cur = []
         for i in range(len(prev) // 2):
             a, b = prev[2 * i].winner, prev[2 * i + 1].winner
-            w = _checked(winners.get((r, i)), a, b, r, i) if a is not None and b is not None else None
+            w = (
+                _checked(winners.get((r, i)), a, b, r, i)
+                if a is not None and b is not None
+                else None
+            )
             cur.append(Slot(r, i, a, b, w))
         rounds.append(cur)
     return rounds
@@ -504,8 +522,9 @@ def champion(rounds: Sequence[Sequence[Slot]]) -> Hashable | None:
     return rounds[-1][0].winner if rounds else None
 
 
-def elimination_winner(a: Hashable, b: Hashable, score_a: float, score_b: float,
-                       seed_of: Mapping[Hashable, int]) -> Hashable:
+def elimination_winner(
+    a: Hashable, b: Hashable, score_a: float, score_b: float, seed_of: Mapping[Hashable, int]
+) -> Hashable:
     """Who advances from a finished series (``SERIES_TIE_BREAK``)."""
     if score_a != score_b:
         return a if score_a > score_b else b
@@ -542,8 +561,13 @@ def ladder_priority(entry: LadderEntry) -> tuple:
     return (waited, entry.games, str(entry.id))
 
 
-def ladder_pairs(entries: Iterable[LadderEntry], max_concurrent_per_bot: int = 1, *,
-                 max_pairs: int | None = None, running: bool | None = None) -> list[tuple[Hashable, Hashable]]:
+def ladder_pairs(
+    entries: Iterable[LadderEntry],
+    max_concurrent_per_bot: int = 1,
+    *,
+    max_pairs: int | None = None,
+    running: bool | None = None,
+) -> list[tuple[Hashable, Hashable]]:
     """New pairings for a ladder: ``(waiting entry, closest-rated free partner)``.
 
     Entries are taken by ``ladder_priority`` (so a new or rarely played entry is never
@@ -567,8 +591,12 @@ def ladder_pairs(entries: Iterable[LadderEntry], max_concurrent_per_bot: int = 1
         for e in pool:
             while left[e.id] > 0 and (max_pairs is None or len(pairs) < max_pairs):
                 partners = [
-                    o for o in pool
-                    if o.id != e.id and left[o.id] > 0 and (o.id, e.id) not in pairs and (e.id, o.id) not in pairs
+                    o
+                    for o in pool
+                    if o.id != e.id
+                    and left[o.id] > 0
+                    and (o.id, e.id) not in pairs
+                    and (e.id, o.id) not in pairs
                     and (allow_rematch or (e.last_opponent != o.id and o.last_opponent != e.id))
                 ]
                 if not partners:

@@ -10,4 +10,6 @@ websocket_urlpatterns = [
 ]
 
 if settings.ARENA_BENCH_NAIVE_FANOUT:  # benchmark comparison only (bench/fanout.py)
-    websocket_urlpatterns.append(path("ws/naive/matches/<int:pk>/", consumers.NaiveMatchConsumer.as_asgi()))
+    websocket_urlpatterns.append(
+        path("ws/naive/matches/<int:pk>/", consumers.NaiveMatchConsumer.as_asgi())
+    )

@@ -213,7 +213,9 @@ async def play(
         try:
             if seat.start_fault is not None:
                 raise seat.start_fault
-            async with asyncio.timeout(limit_ms / 1000 + 2.0):  # safety net over the transport's own
+            async with asyncio.timeout(
+                limit_ms / 1000 + 2.0
+            ):  # safety net over the transport's own
                 done = await seat.transport.exchange(message, timeout=limit_ms / 1000)
             log.sent, log.received = done.sent[:LOG_CAP], done.received[:LOG_CAP]
             result = done.reply
@@ -340,13 +342,16 @@ async def play(
             outcome = game.outcome(state)
             if outcome is None:  # to_move() was empty but the game claims not to be over
                 raise PlatformError(f"{game.slug}: no seat to move and no outcome")
-            await asyncio.gather(
-                *(_farewell(game, state, s, ctx_for(s), exchange) for s in seats)
-            )
+            await asyncio.gather(*(_farewell(game, state, s, ctx_for(s), exchange) for s in seats))
     finally:
         await asyncio.gather(*(_close(s, forfeited, turns, policy) for s in seats))
     return MatchResult(
-        outcome=outcome, turns=turns, state=state, forfeited=forfeited, greetings=greetings, limit=limit
+        outcome=outcome,
+        turns=turns,
+        state=state,
+        forfeited=forfeited,
+        greetings=greetings,
+        limit=limit,
     )
 
 

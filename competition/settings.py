@@ -116,8 +116,11 @@ def database_from_url(url: str) -> dict:
     if parts.scheme == "sqlite":
         # sqlite:///relative.db and sqlite:////absolute/path.db, as dj-database-url reads them
         path = unquote(parts.path)[1:]
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or ":memory:",
-                "OPTIONS": {"timeout": 20}}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path or ":memory:",
+            "OPTIONS": {"timeout": 20},
+        }
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -229,7 +232,10 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "arena.sqlite3",
             # WAL lets readers (pages, websockets) run beside the runner's writes
-            "OPTIONS": {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+            "OPTIONS": {
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -244,7 +250,10 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 10_000}}
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 10_000},
+        }
     }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -275,7 +284,9 @@ LOGOUT_REDIRECT_URL = "home"
 
 # -- E-mail (password reset): the console by default, SMTP when configured ----------------
 
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "") or "django.core.mail.backends.console.EmailBackend"
+EMAIL_BACKEND = (
+    os.environ.get("EMAIL_BACKEND", "") or "django.core.mail.backends.console.EmailBackend"
+)
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "") or "localhost"
 EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
@@ -323,10 +334,16 @@ ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "ratelimit": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-         "KEY_PREFIX": "arena-ratelimit"}
-        if REDIS_URL else
-        {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "arena-ratelimit"}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "arena-ratelimit",
+        }
+        if REDIS_URL
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "arena-ratelimit",
+        }
     ),
 }
 

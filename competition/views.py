@@ -40,29 +40,52 @@ def home(request):
     games = [
         {
             "game": game,
-            "bots": Bot.objects.for_game(game.slug).filter(status=BotStatus.ACTIVE).exclude(
-                kind=EndpointKind.HUMAN).count(),
+            "bots": Bot.objects.for_game(game.slug)
+            .filter(status=BotStatus.ACTIVE)
+            .exclude(kind=EndpointKind.HUMAN)
+            .count(),
             "live": Match.objects.filter(game=game.slug, status=MatchStatus.RUNNING).count(),
         }
         for game in all_games()
     ]
-    events = (Event.objects.filter(status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED))
-              .annotate(done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-                        total=Count("matches"))
-              .order_by("-created")[:6])
-    recent = list(Match.objects.filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
-                  .prefetch_related("participants__bot").order_by("-id")[:8])
+    events = (
+        Event.objects.filter(
+            status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED)
+        )
+        .annotate(
+            done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
+            total=Count("matches"),
+        )
+        .order_by("-created")[:6]
+    )
+    recent = list(
+        Match.objects.filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
+        .prefetch_related("participants__bot")
+        .order_by("-id")[:8]
+    )
     return render(request, "home.html", {"games": games, "events": events, "recent": recent})
 
 
 def game_detail(request, slug: str):
     game = _game_or_404(slug)
-    bots = (Bot.objects.for_game(slug).filter(status=BotStatus.ACTIVE).exclude(kind=EndpointKind.HUMAN)
-            .select_related("owner").order_by("name")[:200])
-    recent = list(Match.objects.filter(game=slug).exclude(status=MatchStatus.QUEUED)
-                  .prefetch_related("participants__bot").order_by("-id")[:10])
-    return render(request, "game_detail.html", {"game": game, "bots": bots, "info": game.describe(),
-                                                "recent": recent})
+    bots = (
+        Bot.objects.for_game(slug)
+        .filter(status=BotStatus.ACTIVE)
+        .exclude(kind=EndpointKind.HUMAN)
+        .select_related("owner")
+        .order_by("name")[:200]
+    )
+    recent = list(
+        Match.objects.filter(game=slug)
+        .exclude(status=MatchStatus.QUEUED)
+        .prefetch_related("participants__bot")
+        .order_by("-id")[:10]
+    )
+    return render(
+        request,
+        "game_detail.html",
+        {"game": game, "bots": bots, "info": game.describe(), "recent": recent},
+    )
 
 
 def leaderboard(request, slug: str):
@@ -71,18 +94,32 @@ def leaderboard(request, slug: str):
     mu = Coalesce("rating__mu", Value(ratings.DEFAULT_MU), output_field=FloatField())
     sigma = Coalesce("rating__sigma", Value(ratings.DEFAULT_SIGMA), output_field=FloatField())
     bots = (
-        Bot.objects.active().for_game(slug).exclude(kind=EndpointKind.HUMAN).select_related("owner")
-        .annotate(r_mu=mu, r_sigma=sigma,
-                  r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()))
+        Bot.objects.active()
+        .for_game(slug)
+        .exclude(kind=EndpointKind.HUMAN)
+        .select_related("owner")
+        .annotate(
+            r_mu=mu,
+            r_sigma=sigma,
+            r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
+        )
         .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
         .order_by("-r_ordinal", "-r_games", "name", "id")
     )
     page = Paginator(bots, LEADERBOARD_PAGE).get_page(request.GET.get("page"))
-    rows = [{"rank": page.start_index() + i, "bot": bot,
-             "provisional": bot.r_games < ratings.PROVISIONAL_GAMES}
-            for i, bot in enumerate(page.object_list)]
-    return render(request, "leaderboard.html", {"game": game, "rows": rows, "page": page,
-                                                "provisional_games": ratings.PROVISIONAL_GAMES})
+    rows = [
+        {
+            "rank": page.start_index() + i,
+            "bot": bot,
+            "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
+        }
+        for i, bot in enumerate(page.object_list)
+    ]
+    return render(
+        request,
+        "leaderboard.html",
+        {"game": game, "rows": rows, "page": page, "provisional_games": ratings.PROVISIONAL_GAMES},
+    )
 
 
 # -- matches --------------------------------------------------------------------------------
@@ -121,8 +158,18 @@ def match_detail(request, pk: int):
     config["human"] = [{"seat": seat, "ws": f"/ws/play/{match.pk}/{seat}/"} for seat in human]
     config["me"] = [p.seat for p in mine]
     logs = [{"seat": p.seat, "bot": p.bot} for p in mine if p.bot.kind != EndpointKind.HUMAN]
-    return render(request, "match.html", {"match": match, "game": game, "participants": participants,
-                                          "config": config, "logs": logs, "human": human})
+    return render(
+        request,
+        "match.html",
+        {
+            "match": match,
+            "game": game,
+            "participants": participants,
+            "config": config,
+            "logs": logs,
+            "human": human,
+        },
+    )
 
 
 @never_cache
@@ -141,10 +188,16 @@ def event_detail(request, pk: int):
 
     event = get_object_or_404(Event, pk=pk)
     snapshot = event_snapshot(event.pk)
-    recent = list(event.matches.filter(status__in=MatchStatus.done()).prefetch_related("participants__bot")
-                  .order_by("-finished", "-id")[:20])
-    return render(request, "event.html", {"event": event, "snap": snapshot, "recent": recent,
-                                          "game": _game_or_404(event.game)})
+    recent = list(
+        event.matches.filter(status__in=MatchStatus.done())
+        .prefetch_related("participants__bot")
+        .order_by("-finished", "-id")[:20]
+    )
+    return render(
+        request,
+        "event.html",
+        {"event": event, "snap": snapshot, "recent": recent, "game": _game_or_404(event.game)},
+    )
 
 
 def event_screen(request, pk: int):
@@ -159,7 +212,9 @@ def event_screen(request, pk: int):
         "matchWs": "/ws/matches/{id}/",
         "turns": reverse("api:match-turns", args=[0]).replace("/0/", "/{id}/"),
     }
-    return render(request, "screen.html", {"event": event, "game": _game_or_404(event.game), "config": config})
+    return render(
+        request, "screen.html", {"event": event, "game": _game_or_404(event.game), "config": config}
+    )
 
 
 @never_cache

@@ -36,7 +36,9 @@ def password_reset(request):
     """Django's password reset, rate-limited per client address and per e-mail."""
     if request.method == "POST":
         email = (request.POST.get("email") or "").strip().lower()
-        limited = refused(request, [(RESET_PER_ADDRESS, client_address(request)), (RESET_PER_EMAIL, email)])
+        limited = refused(
+            request, [(RESET_PER_ADDRESS, client_address(request)), (RESET_PER_EMAIL, email)]
+        )
         if limited is not None:
             return limited
     return _password_reset(request)
@@ -55,10 +57,14 @@ def signup(request):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Register a bot to start playing.")
         target = request.POST.get("next") or ""
-        if url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+        if url_has_allowed_host_and_scheme(
+            target, {request.get_host()}, require_https=request.is_secure()
+        ):
             return redirect(target)
         return redirect("bot-list")
-    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
+    return render(
+        request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")}
+    )
 
 
 @login_required

@@ -65,23 +65,37 @@ def truncate(text: str | None, limit: int) -> tuple[str, bool]:
 
 @login_required
 def bot_list(request):
-    bots = (Bot.objects.filter(owner=request.user).exclude(kind=EndpointKind.HUMAN)
-            .select_related("rating").order_by("game", "name"))
+    bots = (
+        Bot.objects.filter(owner=request.user)
+        .exclude(kind=EndpointKind.HUMAN)
+        .select_related("rating")
+        .order_by("game", "name")
+    )
     rows = []
     for bot in bots:
         rating = getattr(bot, "rating", None)
-        rows.append({"bot": bot, "game": get_game(bot.game), "rating": rating,
-                     "provisional": (rating.games if rating else 0) < ratings.PROVISIONAL_GAMES})
+        rows.append(
+            {
+                "bot": bot,
+                "game": get_game(bot.game),
+                "rating": rating,
+                "provisional": (rating.games if rating else 0) < ratings.PROVISIONAL_GAMES,
+            }
+        )
     return render(request, "bots/list.html", {"rows": rows})
 
 
 @login_required
 def bot_new(request):
-    form = BotForm(request.POST or None, user=request.user, initial={"game": request.GET.get("game")})
+    form = BotForm(
+        request.POST or None, user=request.user, initial={"game": request.GET.get("game")}
+    )
     if request.method == "POST" and form.is_valid():
         bot = form.save()
         request.session[f"secret:{bot.pk}"] = bot.secret  # shown once, on the next page
-        messages.success(request, f"Registered {bot.name}. Try a test call to check that it answers.")
+        messages.success(
+            request, f"Registered {bot.name}. Try a test call to check that it answers."
+        )
         return redirect("bot-detail", pk=bot.pk)
     return render(request, "bots/form.html", {"form": form, "creating": True})
 
@@ -141,8 +155,16 @@ async def run_test_call(bot: Bot) -> dict:
     message = game.observation(state, 0, ctx)
     limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
     transport = bot.transport(seat=0, seed=0, match_id="test", options=options)
-    result = {"fault": FaultCode.OK.value, "detail": "", "status": None, "latency_ms": None,
-              "sent": "", "reply": "", "verdict": "", "when": time.time()}
+    result = {
+        "fault": FaultCode.OK.value,
+        "detail": "",
+        "status": None,
+        "latency_ms": None,
+        "sent": "",
+        "reply": "",
+        "verdict": "",
+        "when": time.time(),
+    }
     started = time.perf_counter()
     try:
         await transport.start()
@@ -154,7 +176,9 @@ async def run_test_call(bot: Bot) -> dict:
         except IllegalAction as exc:
             result.update(fault=FaultCode.ILLEGAL.value, detail=str(exc))
     except BotFault as fault:
-        result.update(fault=fault.code.value, detail=fault.detail, sent=fault.sent, reply=fault.received)
+        result.update(
+            fault=fault.code.value, detail=fault.detail, sent=fault.sent, reply=fault.received
+        )
     except Exception as exc:  # our failure: say so, never blame the bot
         logger.exception("test call of bot %s failed", bot.pk)
         result.update(fault=FaultCode.PLATFORM.value, detail=repr(exc))
@@ -185,7 +209,9 @@ async def bot_test(request, pk: int):
         messages.error(request, "Only URL and built-in bots can be test-called.")
         return redirect("bot-detail", pk=bot.pk)
     if not await sync_to_async(bot.claim_test_call)(timedelta(seconds=TEST_CALL_INTERVAL)):
-        messages.error(request, f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.")
+        messages.error(
+            request, f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please."
+        )
         return redirect("bot-detail", pk=bot.pk)
     result = await run_test_call(bot)
     await request.session.aset(f"testcall:{bot.pk}", result)
@@ -199,7 +225,9 @@ def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
     """Wins, draws and losses of ``bot`` against each opponent (self-play left out)."""
     match_ids = list(
         Match.objects.filter(participants__bot=bot, status__in=MatchStatus.with_result())
-        .order_by("-id").values_list("id", flat=True).distinct()[:limit]
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .distinct()[:limit]
     )
     seats: dict[int, list[dict]] = {}
     for row in Participant.objects.filter(match_id__in=match_ids).values(
@@ -213,9 +241,17 @@ def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
         if len(mine) != 1 or not others:
             continue
         for other in others:
-            entry = table.setdefault(other["bot_id"], {"bot": other["bot_id"], "name": other["bot__name"],
-                                                       "owner": other["bot__owner__username"],
-                                                       "win": 0, "draw": 0, "loss": 0})
+            entry = table.setdefault(
+                other["bot_id"],
+                {
+                    "bot": other["bot_id"],
+                    "name": other["bot__name"],
+                    "owner": other["bot__owner__username"],
+                    "win": 0,
+                    "draw": 0,
+                    "loss": 0,
+                },
+            )
             if mine[0]["result"] in ("win", "draw", "loss"):
                 entry[mine[0]["result"]] += 1
     out = sorted(table.values(), key=lambda e: (-(e["win"] + e["draw"] + e["loss"]), e["name"]))
@@ -230,21 +266,44 @@ def bot_detail(request, pk: int):
     game = get_game(bot.game)
     rating = Rating.objects.filter(bot=bot).first()
     games_played = rating.games if rating else 0
-    changes = list(RatingChange.objects.filter(bot=bot).order_by("-id")
-                   .values("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "created")[:500])
+    changes = list(
+        RatingChange.objects.filter(bot=bot)
+        .order_by("-id")
+        .values("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "created")[:500]
+    )
     changes.reverse()
     history = []
     if changes:
-        history.append({"match": None, "mu": round(changes[0]["mu_before"], 3),
-                        "sigma": round(changes[0]["sigma_before"], 3), "at": None})
-    history += [{"match": c["match_id"], "mu": round(c["mu_after"], 3), "sigma": round(c["sigma_after"], 3),
-                 "at": c["created"].isoformat()} for c in changes]
+        history.append(
+            {
+                "match": None,
+                "mu": round(changes[0]["mu_before"], 3),
+                "sigma": round(changes[0]["sigma_before"], 3),
+                "at": None,
+            }
+        )
+    history += [
+        {
+            "match": c["match_id"],
+            "mu": round(c["mu_after"], 3),
+            "sigma": round(c["sigma_after"], 3),
+            "at": c["created"].isoformat(),
+        }
+        for c in changes
+    ]
     recent = []
-    participations = (Participant.objects.filter(bot=bot).select_related("match")
-                      .order_by("-match_id")[:RECENT_MATCHES])
+    participations = (
+        Participant.objects.filter(bot=bot)
+        .select_related("match")
+        .order_by("-match_id")[:RECENT_MATCHES]
+    )
     match_ids = [p.match_id for p in participations]
     opponents: dict[int, list[Participant]] = {}
-    for p in Participant.objects.filter(match_id__in=match_ids).select_related("bot", "bot__owner").order_by("seat"):
+    for p in (
+        Participant.objects.filter(match_id__in=match_ids)
+        .select_related("bot", "bot__owner")
+        .order_by("seat")
+    ):
         opponents.setdefault(p.match_id, []).append(p)
     for p in participations:
         others = [o for o in opponents.get(p.match_id, []) if o.seat != p.seat]
@@ -254,13 +313,21 @@ def bot_detail(request, pk: int):
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
         new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
-        "bot": bot, "game": game, "is_owner": is_owner, "rating": rating,
+        "bot": bot,
+        "game": game,
+        "is_owner": is_owner,
+        "rating": rating,
         "mu": rating.mu if rating else ratings.DEFAULT_MU,
         "sigma": rating.sigma if rating else ratings.DEFAULT_SIGMA,
         "ordinal": rating.ordinal if rating else ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA,
-        "games_played": games_played, "provisional": games_played < ratings.PROVISIONAL_GAMES,
-        "history": history, "recent": recent, "by_opponent": results_by_opponent(bot),
-        "test_result": test_result, "testable": bot.kind in TESTABLE_KINDS, "new_secret": new_secret_shown,
+        "games_played": games_played,
+        "provisional": games_played < ratings.PROVISIONAL_GAMES,
+        "history": history,
+        "recent": recent,
+        "by_opponent": results_by_opponent(bot),
+        "test_result": test_result,
+        "testable": bot.kind in TESTABLE_KINDS,
+        "new_secret": new_secret_shown,
     }
     return render(request, "bots/detail.html", context)
 
@@ -275,7 +342,9 @@ def bot_log(request, pk: int, match_id: int):
     seats = [p.seat for p in participants if p.bot_id == bot.pk]
     if not seats:
         raise Http404("This bot did not play that match")
-    turns = Turn.objects.filter(match=match).order_by("number").values_list("number", "logs", "seats")
+    turns = (
+        Turn.objects.filter(match=match).order_by("number").values_list("number", "logs", "seats")
+    )
     page = Paginator(turns, LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = []
     for number, logs, _asked in page.object_list:
@@ -285,14 +354,31 @@ def bot_log(request, pk: int, match_id: int):
                 continue
             sent, sent_cut = truncate(log.get("sent"), LOG_PREVIEW)
             received, received_cut = truncate(log.get("received"), LOG_PREVIEW)
-            rows.append({
-                "number": number, "seat": seat, "fault": log.get("fault") or "ok",
-                "detail": log.get("detail") or "", "latency_ms": log.get("latency_ms"),
-                "time_left_ms": log.get("time_left_ms"), "sent": sent, "sent_cut": sent_cut,
-                "received": received, "received_cut": received_cut,
-                "stderr": "\n".join(log.get("stderr") or [])[:LOG_PREVIEW],
-            })
-    return render(request, "bots/log.html", {
-        "bot": bot, "match": match, "participants": participants, "seats": seats,
-        "rows": rows, "page": page, "game": get_game(match.game),
-    })
+            rows.append(
+                {
+                    "number": number,
+                    "seat": seat,
+                    "fault": log.get("fault") or "ok",
+                    "detail": log.get("detail") or "",
+                    "latency_ms": log.get("latency_ms"),
+                    "time_left_ms": log.get("time_left_ms"),
+                    "sent": sent,
+                    "sent_cut": sent_cut,
+                    "received": received,
+                    "received_cut": received_cut,
+                    "stderr": "\n".join(log.get("stderr") or [])[:LOG_PREVIEW],
+                }
+            )
+    return render(
+        request,
+        "bots/log.html",
+        {
+            "bot": bot,
+            "match": match,
+            "participants": participants,
+            "seats": seats,
+            "rows": rows,
+            "page": page,
+            "game": get_game(match.game),
+        },
+    )

@@ -70,10 +70,14 @@ def _text(reply) -> str:
 
 def _example(game, example: DocExample) -> dict:
     message, seat = example.message, example.seat
-    return {"title": example.title, "note": example.note,
-            "request": http_request(game, message, seat=seat),
-            "fields": decoded_form(game, message) if game.wire == "form" else "",
-            "reply": _text(example.reply), "message": game.encode_message(message)}
+    return {
+        "title": example.title,
+        "note": example.note,
+        "request": http_request(game, message, seat=seat),
+        "fields": decoded_form(game, message) if game.wire == "form" else "",
+        "reply": _text(example.reply),
+        "message": game.encode_message(message),
+    }
 
 
 @cache
@@ -100,13 +104,25 @@ def docs_game(request, slug: str):
         raise Http404("No such game") from None
     options = game.resolve_options()
     policy = game.policy(options)
-    return render(request, "docs/game.html", {
-        "game": game, "options": options, "policy": policy, "examples": examples(slug),
-        "rules_template": rules_template(slug), "has_starter": starter_path(slug) is not None,
-        "sample_secret": SAMPLE_SECRET, "bank_ms": (policy.bank_multiplier * policy.bank_increment_ms
-                                                   if policy.bank_increment_ms else None),
-        "safety_ms": settings.ARENA_SAFETY_TIMEOUT_MS,
-    })
+    return render(
+        request,
+        "docs/game.html",
+        {
+            "game": game,
+            "options": options,
+            "policy": policy,
+            "examples": examples(slug),
+            "rules_template": rules_template(slug),
+            "has_starter": starter_path(slug) is not None,
+            "sample_secret": SAMPLE_SECRET,
+            "bank_ms": (
+                policy.bank_multiplier * policy.bank_increment_ms
+                if policy.bank_increment_ms
+                else None
+            ),
+            "safety_ms": settings.ARENA_SAFETY_TIMEOUT_MS,
+        },
+    )
 
 
 def docs_starter(request, slug: str):
@@ -117,7 +133,9 @@ def docs_starter(request, slug: str):
     path = starter_path(slug)
     if path is None:
         raise Http404("No starter for this game")
-    response = HttpResponse(path.read_text(encoding="utf-8"), content_type="text/x-python; charset=utf-8")
+    response = HttpResponse(
+        path.read_text(encoding="utf-8"), content_type="text/x-python; charset=utf-8"
+    )
     response["Content-Disposition"] = f'inline; filename="{slug}_bot.py"'
     response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -64,7 +64,9 @@ def _own_bot(user, game: str, kind: str, target: str, name: str) -> Bot:
             unique = _unique_name(user, game, name)
             try:
                 with transaction.atomic():
-                    return Bot.objects.create(owner=user, game=game, kind=kind, target=target, name=unique)
+                    return Bot.objects.create(
+                        owner=user, game=game, kind=kind, target=target, name=unique
+                    )
             except IntegrityError:  # a concurrent request took the name
                 continue
         raise ValidationError("Could not create a bot for this endpoint; try again.")
@@ -102,7 +104,9 @@ def check_spec(user, game, spec: str) -> tuple[str, str, str]:
         except ValidationError as exc:
             raise ValidationError(" ".join(exc.messages)) from None
         return EndpointKind.HTTP, spec, spec
-    raise ValidationError(f"Unknown endpoint {spec[:80]!r}: use human, builtin:NAME, bot:ID or an http(s) URL.")
+    raise ValidationError(
+        f"Unknown endpoint {spec[:80]!r}: use human, builtin:NAME, bot:ID or an http(s) URL."
+    )
 
 
 def bot_for_spec(user, game, spec: str) -> Bot:
@@ -155,12 +159,16 @@ def bench(request):
             form = forms[slug] = BenchForm(request.POST, user=request.user, game=game)
             if form.is_valid():
                 try:
-                    match = start_match(request.user, game, form.specs(), pace_ms=form.cleaned_data["pace_ms"])
+                    match = start_match(
+                        request.user, game, form.specs(), pace_ms=form.cleaned_data["pace_ms"]
+                    )
                 except ValidationError as exc:
                     form.add_error(None, exc)
                 else:
                     return redirect("match-detail", pk=match.pk)
-    sections = [{"game": game, "form": forms[game.slug], "human": human_options(game)} for game in games]
+    sections = [
+        {"game": game, "form": forms[game.slug], "human": human_options(game)} for game in games
+    ]
     return render(request, "bench.html", {"sections": sections, "error": error})
 
 
@@ -191,8 +199,18 @@ def play(request, slug: str):
         else:
             return redirect("match-detail", pk=match.pk)
     ready = bool(all(specs) and not errors)
-    return render(request, "play.html", {
-        "game": game, "specs": specs, "seats": seats, "errors": errors, "ready": ready,
-        "pace_ms": pace_ms if pace_ms in {p for p, _l in PACES} else 0, "paces": PACES,
-        "builtins": sorted(game.builtin_bots), "human": human_options(game),
-    })
+    return render(
+        request,
+        "play.html",
+        {
+            "game": game,
+            "specs": specs,
+            "seats": seats,
+            "errors": errors,
+            "ready": ready,
+            "pace_ms": pace_ms if pace_ms in {p for p, _l in PACES} else 0,
+            "paces": PACES,
+            "builtins": sorted(game.builtin_bots),
+            "human": human_options(game),
+        },
+    )

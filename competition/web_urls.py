@@ -9,7 +9,9 @@ urlpatterns = [
     path("accounts/signup/", web_accounts.signup, name="signup"),
     path("accounts/profile/", web_accounts.profile, name="profile"),
     path("accounts/profile/token", web_accounts.token_regenerate, name="token-regenerate"),
-    path("accounts/password_reset/", web_accounts.password_reset, name="password_reset"),  # rate-limited
+    path(
+        "accounts/password_reset/", web_accounts.password_reset, name="password_reset"
+    ),  # rate-limited
     path("accounts/", include("django.contrib.auth.urls")),
     # my bots
     path("bots/", web_bots.bot_list, name="bot-list"),

@@ -3,4 +3,13 @@
 from games.base import Context, Game, IllegalAction, Outcome, Policy, rng_for
 from games.registry import all_games, get_game
 
-__all__ = ["Context", "Game", "IllegalAction", "Outcome", "Policy", "all_games", "get_game", "rng_for"]
+__all__ = [
+    "Context",
+    "Game",
+    "IllegalAction",
+    "Outcome",
+    "Policy",
+    "all_games",
+    "get_game",
+    "rng_for",
+]

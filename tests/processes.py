@@ -21,7 +21,9 @@ def project_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def manage(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def manage(
+    *args: str, env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(REPO / "manage.py"), *args],
         cwd=REPO,
@@ -47,14 +49,27 @@ def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 30) -> 
 
 
 @contextlib.contextmanager
-def running(argv: list[str], port: int, *, env: dict | None = None, cwd: Path = REPO, log: Path | None = None):
+def running(
+    argv: list[str],
+    port: int,
+    *,
+    env: dict | None = None,
+    cwd: Path = REPO,
+    log: Path | None = None,
+):
     """Run a server until the block ends. Its output goes to a file (``log``, or a temporary
     one), never to a pipe nobody reads: a chatty server must not block on a full pipe."""
     with tempfile.TemporaryDirectory(prefix="arena-proc-") as tmp:
         log = Path(log or Path(tmp) / "output.log")
         with log.open("w") as out:
-            proc = subprocess.Popen(argv, cwd=cwd, env=env or project_env(), stdout=out,
-                                    stderr=subprocess.STDOUT, text=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env or project_env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             try:
                 try:
                     wait_for_port(port, proc)

@@ -40,26 +40,82 @@ def postgres_server():
     port = free_port()
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
-    subprocess.run(_as_postgres([_pg_bin("initdb"), "-D", str(data), "-U", "arena", "--auth=trust",
-                                 "-E", "UTF8", "--no-sync"]), check=True, capture_output=True)
-    conf = ["-c", f"port={port}", "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={root}",
-            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-            "-c", "max_connections=200"]
+    subprocess.run(
+        _as_postgres(
+            [
+                _pg_bin("initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "arena",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
+    conf = [
+        "-c",
+        f"port={port}",
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        f"unix_socket_directories={root}",
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+        "-c",
+        "max_connections=200",
+    ]
     log = root / "pg.log"
     ctl = _pg_bin("pg_ctl")
 
     def start() -> None:
-        subprocess.run(_as_postgres([ctl, "-D", str(data), "-l", str(log), "-w", "-t", "30",
-                                     "-o", " ".join(conf), "start"]), check=True, capture_output=True)
+        subprocess.run(
+            _as_postgres(
+                [
+                    ctl,
+                    "-D",
+                    str(data),
+                    "-l",
+                    str(log),
+                    "-w",
+                    "-t",
+                    "30",
+                    "-o",
+                    " ".join(conf),
+                    "start",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+        )
 
     def stop(mode: str = "fast") -> None:
-        subprocess.run(_as_postgres([ctl, "-D", str(data), "-m", mode, "-w", "stop"]), capture_output=True)
+        subprocess.run(
+            _as_postgres([ctl, "-D", str(data), "-m", mode, "-w", "stop"]), capture_output=True
+        )
 
     start()
-    subprocess.run(_as_postgres([_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "arena", "arena"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _as_postgres(
+            [_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "arena", "arena"]
+        ),
+        check=True,
+        capture_output=True,
+    )
     url = f"postgres://arena@127.0.0.1:{port}/arena"
-    server = type("Postgres", (), {"url": url, "port": port, "start": staticmethod(start), "stop": staticmethod(stop)})
+    server = type(
+        "Postgres",
+        (),
+        {"url": url, "port": port, "start": staticmethod(start), "stop": staticmethod(stop)},
+    )
     try:
         yield server
     finally:
@@ -73,9 +129,23 @@ def redis_server():
     binary = shutil.which("redis-server")
     assert binary, "redis-server is not installed (apt-get install redis-server)"
     port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--protected-mode", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     import socket
 

@@ -7,7 +7,9 @@ from tests.conftest import REPO
 
 
 def run_bench(*args: str, timeout: float = 180) -> str:
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -15,7 +17,7 @@ def run_bench(*args: str, timeout: float = 180) -> str:
 def rate(output: str, game: str, what: str) -> float:
     for line in output.splitlines():
         if line.startswith(game) and what in line:
-            return float(line[len(game):].replace(what, "", 1).split()[-2].replace(",", ""))
+            return float(line[len(game) :].replace(what, "", 1).split()[-2].replace(",", ""))
     raise AssertionError(f"no row {game} / {what} in:\n{output}")
 
 
@@ -29,7 +31,11 @@ def test_it_runs_the_engine_benchmark_in_smoke_mode():
 
 def test_it_runs_the_overhead_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/overhead.py"), "--quick")
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["tictactoe"], ["gconway"])}
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.split()[:1] in (["tictactoe"], ["gconway"])
+    }
     # It should report positive times and consistent ratios for both games.
     for game in ("tictactoe", "gconway"):
         raw_ms, in_play, ratio, whole, whole_ratio = (float(x) for x in rows[game][3:8])
@@ -78,24 +84,37 @@ def test_it_runs_the_throughput_benchmark_in_smoke_mode():
 
 def test_it_runs_the_aggregate_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/aggregate.py"), "--quick", timeout=300)
-    rows = {cells[0]: cells[1:] for line in out.splitlines() if line.startswith("| ")
-            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    rows = {
+        cells[0]: cells[1:]
+        for line in out.splitlines()
+        if line.startswith("| ")
+        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+    }
     assert rows.pop("setup") == ["games", "seconds", "games/s", "x kaggle"]
     kaggle = rows.pop("kaggle-environments")
     # It should measure kaggle-environments' anchor when some interpreter has it (CI: not).
     if kaggle[0] != "not installed":
         assert int(kaggle[0]) > 0 and float(kaggle[2]) > 0 and kaggle[3] == "1.0"
     # It should report positive, consistent rates for both of Arena's setups.
-    assert set(rows) == {"arena platform, c=8", "arena match loop, c=8",
-                         "arena platform, 2 runner processes, c=8 each"}
+    assert set(rows) == {
+        "arena platform, c=8",
+        "arena match loop, c=8",
+        "arena platform, 2 runner processes, c=8 each",
+    }
     for games, seconds, per_second, _ratio in rows.values():
         assert int(games) > 0 and float(seconds) > 0 and float(per_second) > 0
-        assert abs(float(per_second) - int(games) / float(seconds)) < 0.02 * float(per_second)  # seconds are rounded
+        assert abs(float(per_second) - int(games) / float(seconds)) < 0.02 * float(
+            per_second
+        )  # seconds are rounded
 
 
 def test_it_runs_the_hostile_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/hostile.py"), "--quick", timeout=300)
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["idle"], ["attacked"])}
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.split()[:1] in (["idle"], ["attacked"])
+    }
     # It should measure the home page in both phases (the script exits non-zero if it ever failed).
     for phase in ("idle", "attacked"):
         requests, p50, p95, p99 = int(rows[phase][1]), *(float(x) for x in rows[phase][2:5])

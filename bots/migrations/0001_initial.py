@@ -8,7 +8,6 @@ import bots.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,23 +16,77 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Bot',
+            name="Bot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(help_text="The game's slug (see games.registry).", max_length=32)),
-                ('name', models.CharField(max_length=80)),
-                ('kind', models.CharField(choices=[('http', 'HTTP URL'), ('builtin', 'Built-in strategy'), ('process', 'Local process'), ('tcp', 'TCP listener'), ('human', 'Human in the browser')], default='http', max_length=16)),
-                ('target', models.CharField(help_text='URL, built-in strategy name, command or HOST:PORT.', max_length=2000)),
-                ('secret', models.CharField(default=bots.models.new_secret, editable=False, max_length=64)),
-                ('status', models.CharField(choices=[('active', 'Active'), ('paused', 'Paused'), ('inactive', 'Inactive')], default='active', max_length=16)),
-                ('status_reason', models.CharField(blank=True, max_length=300)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='bots', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "game",
+                    models.CharField(
+                        help_text="The game's slug (see games.registry).", max_length=32
+                    ),
+                ),
+                ("name", models.CharField(max_length=80)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("http", "HTTP URL"),
+                            ("builtin", "Built-in strategy"),
+                            ("process", "Local process"),
+                            ("tcp", "TCP listener"),
+                            ("human", "Human in the browser"),
+                        ],
+                        default="http",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "target",
+                    models.CharField(
+                        help_text="URL, built-in strategy name, command or HOST:PORT.",
+                        max_length=2000,
+                    ),
+                ),
+                (
+                    "secret",
+                    models.CharField(default=bots.models.new_secret, editable=False, max_length=64),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("active", "Active"),
+                            ("paused", "Paused"),
+                            ("inactive", "Inactive"),
+                        ],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                ("status_reason", models.CharField(blank=True, max_length=300)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="bots",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('game', 'name'),
-                'constraints': [models.UniqueConstraint(fields=('owner', 'game', 'name'), name='bot_unique_name_per_owner')],
+                "ordering": ("game", "name"),
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("owner", "game", "name"), name="bot_unique_name_per_owner"
+                    )
+                ],
             },
         ),
     ]

@@ -84,14 +84,17 @@ class HumanTransport(Transport):
             "message": message,
             "reply_to": self.channel,
             "timeout_ms": int(limit * 1000),
-            "deadline": time.time() + limit,  # wall clock; "remaining_ms" is added at each publication
+            "deadline": time.time()
+            + limit,  # wall clock; "remaining_ms" is added at each publication
         }
         await self._publish({**request, "remaining_ms": int(limit * 1000)})
         next_publish = loop.time() + REPUBLISH_SECONDS
         while True:
             now = loop.time()
             if now >= deadline:
-                raise BotFault(FaultCode.TIMEOUT, f"no move within {int(limit * 1000)} ms", sent=sent)
+                raise BotFault(
+                    FaultCode.TIMEOUT, f"no move within {int(limit * 1000)} ms", sent=sent
+                )
             if now >= next_publish:
                 await self._publish({**request, "remaining_ms": int((deadline - now) * 1000)})
                 next_publish = now + REPUBLISH_SECONDS
@@ -116,6 +119,10 @@ class HumanTransport(Transport):
         if self.layer is None:
             return
         try:
-            await self.layer.group_send(self.group(), {"type": "human.closed", "error": error or ""})
+            await self.layer.group_send(
+                self.group(), {"type": "human.closed", "error": error or ""}
+            )
         except Exception:
-            logger.debug("human seat %s/%s: close notice failed", self.match_id, self.seat, exc_info=True)
+            logger.debug(
+                "human seat %s/%s: close notice failed", self.match_id, self.seat, exc_info=True
+            )

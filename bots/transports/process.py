@@ -84,7 +84,17 @@ class StderrBuffer:
 
 #: what a bot process inherits from the server's environment (never secrets such as
 #: SECRET_KEY or DATABASE_URL); anything else must be passed explicitly with ``env``
-INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "SYSTEMROOT", "PYTHONPATH", "NODE_PATH")
+INHERITED_ENV = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "TMPDIR",
+    "SYSTEMROOT",
+    "PYTHONPATH",
+    "NODE_PATH",
+)
 
 
 def minimal_env() -> dict[str, str]:

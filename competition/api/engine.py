@@ -54,8 +54,13 @@ class SimulationError(Exception):
         self.detail = detail
 
     def to_json(self) -> dict:
-        return {"turn": self.index + 1, "index": self.index, "seat": self.seat,
-                "code": self.code, "detail": self.detail}
+        return {
+            "turn": self.index + 1,
+            "index": self.index,
+            "seat": self.seat,
+            "code": self.code,
+            "detail": self.detail,
+        }
 
 
 def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
@@ -66,8 +71,12 @@ def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
     for key, raw in step.items():
         text = str(key)
         if text not in seats:
-            raise SimulationError(index, None, "bad_seat",
-                                  f"{text[:20]!r} is not a seat (seats are 0..{game.num_players - 1})")
+            raise SimulationError(
+                index,
+                None,
+                "bad_seat",
+                f"{text[:20]!r} is not a seat (seats are 0..{game.num_players - 1})",
+            )
         out[seats[text]] = raw
     return out
 
@@ -85,10 +94,14 @@ def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> di
         replies = _seats_of(index, step, game)
         for seat in to_move:
             if seat not in replies:
-                raise SimulationError(index, seat, "missing_seat", f"seat {seat} must act on this turn")
+                raise SimulationError(
+                    index, seat, "missing_seat", f"seat {seat} must act on this turn"
+                )
         for seat in sorted(replies):
             if seat not in to_move:
-                raise SimulationError(index, seat, "extra_seat", f"seat {seat} does not act on this turn")
+                raise SimulationError(
+                    index, seat, "extra_seat", f"seat {seat} does not act on this turn"
+                )
         parsed = {}
         for seat in to_move:
             try:
@@ -99,7 +112,9 @@ def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> di
                 # an engine must raise IllegalAction for any reply it refuses: log its bug,
                 # but answer the caller as for any refused reply
                 logger.warning("%s.parse_action raised %r instead of IllegalAction", game.slug, exc)
-                raise SimulationError(index, seat, "invalid", f"the reply is not a valid action ({exc})") from None
+                raise SimulationError(
+                    index, seat, "invalid", f"the reply is not a valid action ({exc})"
+                ) from None
         state = game.apply(state, parsed)
     outcome = game.outcome(state)
     to_move = game.to_move(state)
@@ -107,7 +122,9 @@ def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> di
         "turn": len(actions),
         "state": game.to_json(state),
         "to_move": list(to_move),
-        "observations": {str(seat): game.observation(state, seat, SIMULATE_CONTEXT) for seat in to_move},
+        "observations": {
+            str(seat): game.observation(state, seat, SIMULATE_CONTEXT) for seat in to_move
+        },
         "frame": game.frame(state),
         "outcome": outcome.to_json() if outcome else None,
     }
@@ -159,9 +176,15 @@ def _work(conn, slug: str, options: dict, seed: int, actions: list, cpu_seconds:
         conn.close()
 
 
-def simulate_in_worker(game: Game, *, options: dict, seed: int, actions: list[dict],
-                       cpu_seconds: float = SIMULATE_CPU_SECONDS,
-                       wall_seconds: float = SIMULATE_WALL_SECONDS) -> dict:
+def simulate_in_worker(
+    game: Game,
+    *,
+    options: dict,
+    seed: int,
+    actions: list[dict],
+    cpu_seconds: float = SIMULATE_CPU_SECONDS,
+    wall_seconds: float = SIMULATE_WALL_SECONDS,
+) -> dict:
     """``simulate`` in a budgeted child process (see the module docstring).
 
     Raises ``ValueError`` for bad options, ``SimulationError`` for a bad turn and
@@ -175,12 +198,14 @@ def simulate_in_worker(game: Game, *, options: dict, seed: int, actions: list[di
         _slots.release()
 
 
-def _run(slug: str, options: dict, seed: int, actions: list, cpu_seconds: float,
-         wall_seconds: float) -> dict:
+def _run(
+    slug: str, options: dict, seed: int, actions: list, cpu_seconds: float, wall_seconds: float
+) -> dict:
     receive, send = _context.Pipe(duplex=False)
     cpu = max(1, int(cpu_seconds))  # RLIMIT_CPU counts whole seconds
-    process = _context.Process(target=_work, args=(send, slug, options, seed, actions, cpu),
-                               daemon=True)
+    process = _context.Process(
+        target=_work, args=(send, slug, options, seed, actions, cpu), daemon=True
+    )
     try:
         process.start()
         send.close()  # the child holds its end: EOF when it dies
@@ -212,7 +237,10 @@ def _run(slug: str, options: dict, seed: int, actions: list, cpu_seconds: float,
     if kind == "options":
         raise ValueError(payload)
     if kind == "turn":
-        error = SimulationError(payload["index"], payload["seat"], payload["code"], payload["detail"])
+        error = SimulationError(
+            payload["index"], payload["seat"], payload["code"], payload["detail"]
+        )
         raise error
-    raise SimulationRefused("memory_limit",
-                            f"the simulation needed more than {SIMULATE_MEMORY_BYTES >> 20} MiB")
+    raise SimulationRefused(
+        "memory_limit", f"the simulation needed more than {SIMULATE_MEMORY_BYTES >> 20} MiB"
+    )

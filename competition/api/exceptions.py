@@ -20,9 +20,13 @@ class RequestTooLarge(exceptions.APIException):
 
 def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
-        exc = RequestTooLarge(f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.")
+        exc = RequestTooLarge(
+            f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+        )
     elif isinstance(exc, TooManyFieldsSent):
-        exc = exceptions.ParseError(f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters.")
+        exc = exceptions.ParseError(
+            f"More than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters."
+        )
     elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=as_serializer_error(exc))
     return drf_exception_handler(exc, context)

@@ -41,5 +41,7 @@ class LimitedJSONParser(JSONParser):
         try:
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
-            raise ParseError("JSON parse error - a string holds a lone surrogate (not text).") from None
+            raise ParseError(
+                "JSON parse error - a string holds a lone surrogate (not text)."
+            ) from None
         return data

@@ -72,12 +72,16 @@ def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
     errors = []
     for bot_id in bot_ids:
         bot = found.get(bot_id)
-        if bot is None or not (user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot)):
+        if bot is None or not (
+            user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot)
+        ):
             errors.append(f"Bot {bot_id} does not exist or is not available.")
         elif not user.is_staff and bot.status != BotStatus.ACTIVE:
             errors.append(f"Your bot {bot.name!r} is {bot.status}: only active bots play.")
     if errors:
         raise ValidationError({"bots": errors})
     if not user.is_staff and not any(is_owner(user, found[bot_id]) for bot_id in bot_ids):
-        raise PermissionDenied("You must own one of the bots (you may challenge any active bot with yours).")
+        raise PermissionDenied(
+            "You must own one of the bots (you may challenge any active bot with yours)."
+        )
     return [found[bot_id] for bot_id in bot_ids]

@@ -31,7 +31,7 @@ PUBLIC_READ_PERMISSIONS = (permissions.AllowAny, permissions.IsAuthenticatedOrRe
 ERROR_DESCRIPTIONS = {
     "400": "Invalid input: an object naming each offending field (or `detail`) with its messages.",
     "401": "Missing or invalid credentials: send `Authorization: Token <key>` (a wrong token is "
-           "refused even where none is needed).",
+    "refused even where none is needed).",
     "403": "Not allowed: not the owner, staff only, or a session request without its CSRF token.",
     "404": "No such object (or page).",
     "413": "The request body is too large.",
@@ -58,7 +58,8 @@ def conditional_fields(result, generator, request, public):
 
 def reads_are_public(view) -> bool:
     return all(
-        isinstance(permission, PUBLIC_READ_PERMISSIONS) or getattr(permission, "anonymous_reads", False)
+        isinstance(permission, PUBLIC_READ_PERMISSIONS)
+        or getattr(permission, "anonymous_reads", False)
         for permission in view.get_permissions()
     )
 
@@ -68,7 +69,11 @@ class ArenaAutoSchema(AutoSchema):
 
     def get_auth(self):
         auths = super().get_auth()
-        if self.method in permissions.SAFE_METHODS and {} not in auths and reads_are_public(self.view):
+        if (
+            self.method in permissions.SAFE_METHODS
+            and {} not in auths
+            and reads_are_public(self.view)
+        ):
             auths.append({})
         return auths
 
@@ -78,8 +83,12 @@ class ArenaAutoSchema(AutoSchema):
             return None
         paginator = self._get_paginator() if self._is_list_view() else None
         page_param = getattr(paginator, "page_query_param", None)
-        lookup = getattr(self.view, "lookup_url_kwarg", None) or getattr(self.view, "lookup_field", None)
-        lookup_names = {lookup, "id"} if lookup == "pk" else {lookup}  # drf-spectacular shows pk as id
+        lookup = getattr(self.view, "lookup_url_kwarg", None) or getattr(
+            self.view, "lookup_field", None
+        )
+        lookup_names = (
+            {lookup, "id"} if lookup == "pk" else {lookup}
+        )  # drf-spectacular shows pk as id
         lookup_schema = getattr(self.view, "lookup_schema", None)
         for parameter in operation.get("parameters", []):
             if parameter["in"] == "path" and lookup_schema and parameter["name"] in lookup_names:
@@ -93,7 +102,9 @@ class ArenaAutoSchema(AutoSchema):
 
     # -- errors ---------------------------------------------------------------------------
 
-    def _error_codes(self, operation: dict, *, paginated: bool, page_param: str | None) -> list[str]:
+    def _error_codes(
+        self, operation: dict, *, paginated: bool, page_param: str | None
+    ) -> list[str]:
         parameters = operation.get("parameters", [])
         has_body = "requestBody" in operation
         codes = ["401"]
@@ -113,7 +124,9 @@ class ArenaAutoSchema(AutoSchema):
         throttles = self.view.get_throttles()
         if not throttles:
             return False
-        if all(isinstance(t, ScopedRateThrottle) for t in throttles) and not getattr(self.view, "throttle_scope", None):
+        if all(isinstance(t, ScopedRateThrottle) for t in throttles) and not getattr(
+            self.view, "throttle_scope", None
+        ):
             return False  # a scoped throttle without a scope lets everything through
         from competition.api.throttles import WriteScopedRateThrottle
 
@@ -125,7 +138,9 @@ class ArenaAutoSchema(AutoSchema):
     def _error_schema(self, code: str) -> dict:
         if code == "400":
             component = ResolvedComponent(
-                name="ValidationError", type=ResolvedComponent.SCHEMA, object="ValidationError",
+                name="ValidationError",
+                type=ResolvedComponent.SCHEMA,
+                object="ValidationError",
                 schema=VALIDATION_ERROR_SCHEMA,
             )
             self.registry.register_on_missing(component)

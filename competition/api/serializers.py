@@ -78,7 +78,9 @@ class ErrorSerializer(serializers.Serializer):
 
 class PolicySerializer(serializers.Serializer):
     move_timeout_ms = serializers.IntegerField(allow_null=True, help_text="Limit of one exchange.")
-    bank_increment_ms = serializers.IntegerField(allow_null=True, help_text="Time bank increment (null: no bank).")
+    bank_increment_ms = serializers.IntegerField(
+        allow_null=True, help_text="Time bank increment (null: no bank)."
+    )
     bank_multiplier = serializers.IntegerField()
     on_fault = serializers.ChoiceField(choices=["forfeit", "pass"])
     max_faults_in_a_row = serializers.IntegerField(allow_null=True)
@@ -92,7 +94,9 @@ class ProtocolSerializer(serializers.Serializer):
         choices=["json", "form"],
         help_text="How an observation travels over HTTP: a JSON body, or url-encoded form fields.",
     )
-    builtin_bots = serializers.ListField(child=serializers.CharField(), help_text="Targets of `builtin` bots.")
+    builtin_bots = serializers.ListField(
+        child=serializers.CharField(), help_text="Targets of `builtin` bots."
+    )
     endpoint_kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=EndpointKind.choices),
         help_text=(
@@ -100,7 +104,9 @@ class ProtocolSerializer(serializers.Serializer):
             "when the server allows local bots; human seats are made by the play page."
         ),
     )
-    policy = PolicySerializer(help_text="How the runner clocks and judges bots with the default options.")
+    policy = PolicySerializer(
+        help_text="How the runner clocks and judges bots with the default options."
+    )
 
 
 class GameSerializer(serializers.Serializer):
@@ -129,7 +135,9 @@ class GameSerializer(serializers.Serializer):
 
 
 class SimulateRequestSerializer(serializers.Serializer):
-    options = serializers.DictField(required=False, default=dict, help_text="Game options (merged over the defaults).")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="Game options (merged over the defaults)."
+    )
     seed = StrictIntegerField(required=False, default=0, min_value=SEED_MIN, max_value=SEED_MAX)
     actions = serializers.ListField(
         child=serializers.DictField(),
@@ -137,7 +145,7 @@ class SimulateRequestSerializer(serializers.Serializer):
         default=list,
         max_length=MAX_SIMULATE_ACTIONS,
         help_text=(
-            "One object per turn: for every seat in `to_move` (as a string key, e.g. \"0\"), "
+            'One object per turn: for every seat in `to_move` (as a string key, e.g. "0"), '
             "exactly the reply that seat's bot would send."
         ),
     )
@@ -151,19 +159,27 @@ class OutcomeSerializer(serializers.Serializer):
 class SimulateResponseSerializer(serializers.Serializer):
     turn = serializers.IntegerField(help_text="Turns played (the number of the last one).")
     state = serializers.JSONField(help_text="The engine's JSON form of the state.")
-    to_move = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that act now; empty when over.")
+    to_move = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats that act now; empty when over."
+    )
     observations = serializers.DictField(
-        child=serializers.JSONField(), help_text="Per seat in `to_move`: the native message its bot would receive."
+        child=serializers.JSONField(),
+        help_text="Per seat in `to_move`: the native message its bot would receive.",
     )
     frame = serializers.JSONField(help_text="The spectators' view of the state.")
     outcome = OutcomeSerializer(allow_null=True)
 
 
 class SimulateErrorSerializer(serializers.Serializer):
-    turn = serializers.IntegerField(allow_null=True, help_text="The number of the turn that failed (1-based); null for `cpu_limit` and `busy`.")
+    turn = serializers.IntegerField(
+        allow_null=True,
+        help_text="The number of the turn that failed (1-based); null for `cpu_limit` and `busy`.",
+    )
     index = serializers.IntegerField(allow_null=True, help_text="Its index in `actions` (0-based).")
     seat = serializers.IntegerField(allow_null=True)
-    code = serializers.CharField(help_text="The game's code (e.g. `occupied`), or missing_seat / extra_seat / game_over / bad_seat, or cpu_limit (the replay needed more CPU time than a request may use) / busy (503).")
+    code = serializers.CharField(
+        help_text="The game's code (e.g. `occupied`), or missing_seat / extra_seat / game_over / bad_seat, or cpu_limit (the replay needed more CPU time than a request may use) / busy (503)."
+    )
     detail = serializers.CharField()
 
 
@@ -175,17 +191,26 @@ class RatingSerializer(serializers.Serializer):
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the conservative estimate ranked on.")
     games = serializers.IntegerField()
-    provisional = serializers.BooleanField(help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games.")
+    provisional = serializers.BooleanField(
+        help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games."
+    )
 
 
 def rating_json(bot: Bot) -> dict:
     """A bot's rating, or the defaults before its first rated game."""
     rating = getattr(bot, "rating", None)
-    mu, sigma, games = (rating.mu, rating.sigma, rating.games) if rating else (
-        ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0
+    mu, sigma, games = (
+        (rating.mu, rating.sigma, rating.games)
+        if rating
+        else (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0)
     )
-    return {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma, "games": games,
-            "provisional": games < ratings.PROVISIONAL_GAMES}
+    return {
+        "mu": mu,
+        "sigma": sigma,
+        "ordinal": mu - 3 * sigma,
+        "games": games,
+        "provisional": games < ratings.PROVISIONAL_GAMES,
+    }
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -197,10 +222,12 @@ class BotSerializer(serializers.ModelSerializer):
     game = serializers.ChoiceField(choices=game_choices())
     name = StrictCharField(max_length=80)
     target = StrictCharField(
-        max_length=2000, help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only."
+        max_length=2000,
+        help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only.",
     )
     secret = serializers.CharField(
-        read_only=True, required=False,
+        read_only=True,
+        required=False,
         help_text="Signs requests to the bot. Only in the answer that creates the bot (then: rotate-secret).",
     )
     status_reason = StrictCharField(max_length=300, required=False, allow_blank=True)
@@ -208,8 +235,20 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ("id", "name", "game", "owner", "kind", "target", "secret", "status", "status_reason",
-                  "rating", "created", "updated")
+        fields = (
+            "id",
+            "name",
+            "game",
+            "owner",
+            "kind",
+            "target",
+            "secret",
+            "status",
+            "status_reason",
+            "rating",
+            "created",
+            "updated",
+        )
         read_only_fields = ("id", "owner", "secret", "created", "updated")
 
     @extend_schema_field(RatingSerializer)
@@ -224,7 +263,12 @@ class BotSerializer(serializers.ModelSerializer):
         fields = super().get_fields()
         user = self._user()
         instance = self.instance if isinstance(self.instance, Bot) else None
-        if user is not None and user.is_staff and instance is not None and instance.owner_id != user.pk:
+        if (
+            user is not None
+            and user.is_staff
+            and instance is not None
+            and instance.owner_id != user.pk
+        ):
             # staff acting on another user's bot: status (and why) only
             for name, field in fields.items():
                 if name not in ("status", "status_reason"):
@@ -261,7 +305,9 @@ class BotSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
         target = attrs.get("target", bot.target if bot else "")
         name = attrs.get("name", bot.name if bot else "")
-        if (bot is None or "kind" in attrs) and kind not in registrable_kinds(staff=bool(user.is_staff)):
+        if (bot is None or "kind" in attrs) and kind not in registrable_kinds(
+            staff=bool(user.is_staff)
+        ):
             if bot is None or kind != bot.kind:
                 raise serializers.ValidationError({"kind": self._refused_kind(kind, user)})
         if bot is None or "kind" in attrs or "target" in attrs:
@@ -275,7 +321,9 @@ class BotSerializer(serializers.ModelSerializer):
         if bot is not None:
             clash = clash.exclude(pk=bot.pk)
         if clash.exists():
-            raise serializers.ValidationError({"name": "You already have a bot of this name for this game."})
+            raise serializers.ValidationError(
+                {"name": "You already have a bot of this name for this game."}
+            )
         return attrs
 
 
@@ -303,10 +351,14 @@ class MatchSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
-    reason = serializers.CharField(help_text="The game's reason for the outcome; for `limit`: turn_limit, "
-                                             "time_limit or size_limit.")
-    rated = serializers.BooleanField(help_text="False for a friendly match (a challenge with non-default "
-                                               "options): never rated, not counted for bot health.")
+    reason = serializers.CharField(
+        help_text="The game's reason for the outcome; for `limit`: turn_limit, "
+        "time_limit or size_limit."
+    )
+    rated = serializers.BooleanField(
+        help_text="False for a friendly match (a challenge with non-default "
+        "options): never rated, not counted for bot health."
+    )
     event = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
     seed = serializers.IntegerField()
@@ -345,7 +397,9 @@ class TurnsPageSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     since = serializers.IntegerField()
     results = TurnSerializer(many=True, help_text="The turns numbered above `since`, in order.")
-    more = serializers.BooleanField(help_text="More turns follow: ask again with `since=next_since`.")
+    more = serializers.BooleanField(
+        help_text="More turns follow: ask again with `since=next_since`."
+    )
     next_since = serializers.IntegerField(help_text="The last turn number returned (or `since`).")
 
 
@@ -357,7 +411,9 @@ class ReplaySerializer(serializers.Serializer):
 
 class SeatLogSerializer(serializers.Serializer):
     number = serializers.IntegerField()
-    log = serializers.JSONField(help_text="fault, detail, latency_ms, sent, received, stderr, time_left_ms.")
+    log = serializers.JSONField(
+        help_text="fault, detail, latency_ms, sent, received, stderr, time_left_ms."
+    )
 
 
 class LogsPageSerializer(serializers.Serializer):
@@ -365,7 +421,9 @@ class LogsPageSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     bot = serializers.IntegerField()
     since = serializers.IntegerField()
-    results = SeatLogSerializer(many=True, help_text="The turns above `since` where this seat was asked.")
+    results = SeatLogSerializer(
+        many=True, help_text="The turns above `since` where this seat was asked."
+    )
     more = serializers.BooleanField()
     next_since = serializers.IntegerField()
 
@@ -374,7 +432,8 @@ class ChallengeSerializer(serializers.Serializer):
     game = serializers.ChoiceField(choices=game_choices())
     bots = serializers.ListField(
         child=StrictIntegerField(min_value=ID_MIN, max_value=ID_MAX),
-        min_length=MIN_PLAYERS, max_length=MAX_PLAYERS,
+        min_length=MIN_PLAYERS,
+        max_length=MAX_PLAYERS,
         help_text=(
             "Bot ids by seat (seat 0 first), as many as the game has seats. You must own one; "
             "the others must be active."
@@ -383,7 +442,10 @@ class ChallengeSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict)
     seed = StrictIntegerField(required=False, min_value=SEED_MIN, max_value=SEED_MAX)
     pace_ms = StrictIntegerField(
-        required=False, default=0, min_value=0, max_value=MAX_CHALLENGE_PACE_MS,
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=MAX_CHALLENGE_PACE_MS,
         help_text="Minimum duration of a turn, to make the match watchable live.",
     )
 
@@ -412,8 +474,21 @@ class EventSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Event
-        fields = ("id", "name", "game", "options", "format", "series_length", "rounds", "status",
-                  "created", "started", "finished", "entries", "progress")
+        fields = (
+            "id",
+            "name",
+            "game",
+            "options",
+            "format",
+            "series_length",
+            "rounds",
+            "status",
+            "created",
+            "started",
+            "finished",
+            "entries",
+            "progress",
+        )
         read_only_fields = fields
 
     @extend_schema_field(ProgressSerializer)
@@ -440,7 +515,8 @@ class StandingSerializer(serializers.Serializer):
     byes = serializers.IntegerField()
     buchholz = serializers.FloatField(required=False, help_text="Swiss events only.")
     reached = serializers.IntegerField(
-        required=False, help_text="Single elimination only: the round reached (the champion one more than the final)."
+        required=False,
+        help_text="Single elimination only: the round reached (the champion one more than the final).",
     )
     rating = RatingSerializer()
 
@@ -461,4 +537,3 @@ class MeSerializer(serializers.Serializer):
     username = serializers.CharField()
     is_staff = serializers.BooleanField()
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>` from scripts.")
-

@@ -25,9 +25,19 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The documentation pages run third-party UI code that styles elements inline (and
     # ReDoc asks for web fonts): their CSP is relaxed for styles only; scripts stay 'self'.
-    path("docs/", csp_update({"style-src": ["'unsafe-inline'"]})(
-        SpectacularSwaggerSplitView.as_view(url_name="api:schema")), name="docs"),
-    path("redoc/", csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})(
-        SpectacularRedocView.as_view(url_name="api:schema")), name="redoc"),
+    path(
+        "docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api:schema")
+        ),
+        name="docs",
+    ),
+    path(
+        "redoc/",
+        csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})(
+            SpectacularRedocView.as_view(url_name="api:schema")
+        ),
+        name="redoc",
+    ),
     path("", include(router.urls)),
 ]

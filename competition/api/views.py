@@ -66,8 +66,9 @@ def parse_int(raw: str | None, minimum: int, maximum: int) -> int | None:
     return value if minimum <= value <= maximum else None
 
 
-def int_param(request, name: str, *, default: int | None = None, minimum: int = 0,
-              maximum: int = s.ID_MAX) -> int | None:
+def int_param(
+    request, name: str, *, default: int | None = None, minimum: int = 0, maximum: int = s.ID_MAX
+) -> int | None:
     """An integer query parameter in [minimum, maximum] (400 for anything else); an empty
     value is an absent one."""
     raw = request.query_params.get(name)
@@ -134,8 +135,9 @@ class IdLookup:
 
 
 GAME_SLUGS = [game.slug for game in all_games()]
-SLUG_PARAM = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS,
-                              description="The game's slug.")
+SLUG_PARAM = OpenApiParameter(
+    "slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS, description="The game's slug."
+)
 
 
 # -- games ------------------------------------------------------------------------------
@@ -162,8 +164,13 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         request=s.SimulateRequestSerializer,
         responses={
             200: s.SimulateResponseSerializer,
-            400: OpenApiResponse(s.SimulateErrorSerializer, description="A bad turn, bad options, a malformed body or over the CPU budget."),
-            503: OpenApiResponse(s.SimulateErrorSerializer, description="Every simulation worker is busy."),
+            400: OpenApiResponse(
+                s.SimulateErrorSerializer,
+                description="A bad turn, bad options, a malformed body or over the CPU budget.",
+            ),
+            503: OpenApiResponse(
+                s.SimulateErrorSerializer, description="Every simulation worker is busy."
+            ),
         },
         description=(
             "Replay `actions` from the initial state of (`options`, `seed`) with the real rules "
@@ -174,7 +181,12 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
             "when every worker is busy the answer is 503 with the code `busy`."
         ),
     )
-    @action(detail=True, methods=["post"], throttle_classes=[ScopedRateThrottle], throttle_scope="simulate")
+    @action(
+        detail=True,
+        methods=["post"],
+        throttle_classes=[ScopedRateThrottle],
+        throttle_scope="simulate",
+    )
     def simulate(self, request, slug: str):
         game = game_or_404(slug)
         body = s.SimulateRequestSerializer(data=request.data)
@@ -185,7 +197,9 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         except ValueError as exc:
             raise exceptions.ValidationError({"options": [str(exc)]}) from None
         try:  # in a worker process with a CPU-time budget (competition/api/engine.py)
-            result = simulate_in_worker(game, options=options, seed=data["seed"], actions=data["actions"])
+            result = simulate_in_worker(
+                game, options=options, seed=data["seed"], actions=data["actions"]
+            )
         except ValueError as exc:
             raise exceptions.ValidationError({"options": [str(exc)]}) from None
         except SimulationError as exc:
@@ -193,7 +207,11 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         except SimulationRefused as exc:
             if exc.code == "cpu_limit":
                 return Response(exc.to_json(), status=status.HTTP_400_BAD_REQUEST)
-            return Response(exc.to_json(), status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "5"})
+            return Response(
+                exc.to_json(),
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                headers={"Retry-After": "5"},
+            )
         return Response(result)
 
 
@@ -201,12 +219,16 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[
-        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
-        OpenApiParameter("owner", OpenApiTypes.STR, description="The owner's username."),
-        OpenApiParameter("status", OpenApiTypes.STR, enum=BotStatus.values),
-    ]),
-    destroy=extend_schema(responses={204: None, 409: OpenApiResponse(description="The bot has played matches.")}),
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+            OpenApiParameter("owner", OpenApiTypes.STR, description="The owner's username."),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=BotStatus.values),
+        ]
+    ),
+    destroy=extend_schema(
+        responses={204: None, 409: OpenApiResponse(description="The bot has played matches.")}
+    ),
 )
 class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     """Bots. Everyone sees active bots; owners (and staff) also see inactive ones. Owners
@@ -256,15 +278,19 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         bot = self.get_object()
         if Participant.objects.filter(bot=bot).exists():
             return Response(
-                {"detail": "This bot has played matches and is kept for their history; "
-                           "set its status to inactive instead."},
+                {
+                    "detail": "This bot has played matches and is kept for their history; "
+                    "set its status to inactive instead."
+                },
                 status=status.HTTP_409_CONFLICT,
             )
         bot.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=None, responses=s.SecretSerializer)
-    @action(detail=True, methods=["post"], url_path="rotate-secret", permission_classes=[IsBotOwner])
+    @action(
+        detail=True, methods=["post"], url_path="rotate-secret", permission_classes=[IsBotOwner]
+    )
     def rotate_secret(self, request, pk=None):
         bot = self.get_object()
         bot.secret = new_secret()
@@ -289,8 +315,11 @@ def replay_chunks(match_data: dict, match_id: int, last: int) -> Iterator[bytes]
     yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
     since, first = 0, True
     while since < last:
-        page = list(Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
-                    .defer("logs").order_by("number")[:REPLAY_PAGE])
+        page = list(
+            Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
+            .defer("logs")
+            .order_by("number")[:REPLAY_PAGE]
+        )
         if not page:
             break
         if not first:
@@ -309,12 +338,14 @@ async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[
-        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
-        OpenApiParameter("bot", ID_SCHEMA, description="Matches this bot plays."),
-        OpenApiParameter("event", ID_SCHEMA, description="Matches of this event."),
-        OpenApiParameter("status", OpenApiTypes.STR, enum=MatchStatus.values),
-    ]),
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+            OpenApiParameter("bot", ID_SCHEMA, description="Matches this bot plays."),
+            OpenApiParameter("event", ID_SCHEMA, description="Matches of this event."),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=MatchStatus.values),
+        ]
+    ),
 )
 class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     """Matches (public to watch), their turns, replays, owners' logs, and challenges."""
@@ -344,9 +375,14 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("since", int_schema(), description="Only turns numbered above this (default 0)."),
-            OpenApiParameter("limit", int_schema(0, TURNS_LIMIT),
-                             description=f"At most this many turns (0 or absent: {TURNS_LIMIT}, the maximum)."),
+            OpenApiParameter(
+                "since", int_schema(), description="Only turns numbered above this (default 0)."
+            ),
+            OpenApiParameter(
+                "limit",
+                int_schema(0, TURNS_LIMIT),
+                description=f"At most this many turns (0 or absent: {TURNS_LIMIT}, the maximum).",
+            ),
         ],
         responses=s.TurnsPageSerializer,
     )
@@ -355,39 +391,61 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         since = int_param(request, "since", default=0)
         limit = int_param(request, "limit", default=TURNS_LIMIT, maximum=TURNS_LIMIT) or TURNS_LIMIT
         match = self.get_object()
-        rows = list(Turn.objects.filter(match=match, number__gt=since).order_by("number")[: limit + 1])
+        rows = list(
+            Turn.objects.filter(match=match, number__gt=since).order_by("number")[: limit + 1]
+        )
         more = len(rows) > limit
         rows = rows[:limit]
-        return Response({
-            "match": match.pk,
-            "status": match.status,
-            "since": since,
-            "results": [turn.public_json() for turn in rows],
-            "more": more,
-            "next_since": rows[-1].number if rows else since,
-        })
+        return Response(
+            {
+                "match": match.pk,
+                "status": match.status,
+                "since": since,
+                "results": [turn.public_json() for turn in rows],
+                "more": more,
+                "next_since": rows[-1].number if rows else since,
+            }
+        )
 
     @extend_schema(responses=s.ReplaySerializer)
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer], content_negotiation_class=JSONDownload)
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=JSONDownload,
+    )
     def replay(self, request, pk=None):
         """The whole match as one JSON file, streamed: a page of turns at a time is read,
         encoded and sent (bounded memory whatever the match's size)."""
         match = self.get_object()
         last = Turn.objects.filter(match=match).aggregate(last=Max("number"))["last"] or 0
         chunks = replay_chunks(s.MatchSerializer(match).data, match.pk, last)
-        asgi = isinstance(request._request, ASGIRequest)  # daphne: an async iterator, never buffered
-        response = StreamingHttpResponse(aiter_sync(chunks) if asgi else chunks, content_type="application/json")
+        asgi = isinstance(
+            request._request, ASGIRequest
+        )  # daphne: an async iterator, never buffered
+        response = StreamingHttpResponse(
+            aiter_sync(chunks) if asgi else chunks, content_type="application/json"
+        )
         filename = f"arena-{match.game}-match-{match.pk}.json"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("seat", int_schema(0, MAX_SEAT), required=True,
-                             description="The seat whose logs to read (from 0)."),
-            OpenApiParameter("since", int_schema(), description="Only turns numbered above this (default 0)."),
+            OpenApiParameter(
+                "seat",
+                int_schema(0, MAX_SEAT),
+                required=True,
+                description="The seat whose logs to read (from 0).",
+            ),
+            OpenApiParameter(
+                "since", int_schema(), description="Only turns numbered above this (default 0)."
+            ),
         ],
-        responses={200: s.LogsPageSerializer, 403: OpenApiResponse(description="Not the seat's owner.")},
+        responses={
+            200: s.LogsPageSerializer,
+            403: OpenApiResponse(description="Not the seat's owner."),
+        },
         description=(
             "What was sent to and received from one seat's bot, turn by turn: its owner only "
             "(staff read logs in the admin)."
@@ -404,9 +462,12 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         if participant is None:
             raise exceptions.ValidationError({"seat": f"Match {match.pk} has no seat {seat}."})
         if not may_read_seat_logs(request.user, participant.bot):
-            raise exceptions.PermissionDenied("Only the owner of this seat's bot may read its logs.")
+            raise exceptions.PermissionDenied(
+                "Only the owner of this seat's bot may read its logs."
+            )
         rows = list(
-            Turn.objects.filter(match=match, number__gt=since).order_by("number")
+            Turn.objects.filter(match=match, number__gt=since)
+            .order_by("number")
             .values_list("number", "logs")[: LOGS_LIMIT + 1]
         )
         more = len(rows) > LOGS_LIMIT
@@ -416,22 +477,28 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             for number, logs in rows
             if isinstance(logs, list) and seat < len(logs) and logs[seat] is not None
         ]
-        return Response({
-            "match": match.pk,
-            "seat": seat,
-            "bot": participant.bot_id,
-            "since": since,
-            "results": entries,
-            "more": more,
-            "next_since": rows[-1][0] if rows else since,
-        })
+        return Response(
+            {
+                "match": match.pk,
+                "seat": seat,
+                "bot": participant.bot_id,
+                "since": since,
+                "results": entries,
+                "more": more,
+                "next_since": rows[-1][0] if rows else since,
+            }
+        )
 
     @extend_schema(
         request=s.ChallengeSerializer,
-        responses={201: s.MatchSerializer, 400: OpenApiResponse(description="Bad game, bots or options."),
-                   403: OpenApiResponse(description="You own none of the bots."),
-                   429: OpenApiResponse(description="Too many challenges, or too many of your matches "
-                                                    "queued or running.")},
+        responses={
+            201: s.MatchSerializer,
+            400: OpenApiResponse(description="Bad game, bots or options."),
+            403: OpenApiResponse(description="You own none of the bots."),
+            429: OpenApiResponse(
+                description="Too many challenges, or too many of your matches queued or running."
+            ),
+        },
         description=(
             "Queue a match between bots (by seat). You must own one of them; every bot must be "
             "active (yours or anyone's). Staff may pit any bots. A challenge with the game's "
@@ -442,32 +509,48 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             "as `limit`, unrated."
         ),
     )
-    @action(detail=False, methods=["post"], permission_classes=[permissions.IsAuthenticated],
-            throttle_classes=[ScopedRateThrottle], throttle_scope="challenges")
+    @action(
+        detail=False,
+        methods=["post"],
+        permission_classes=[permissions.IsAuthenticated],
+        throttle_classes=[ScopedRateThrottle],
+        throttle_scope="challenges",
+    )
     def challenge(self, request):
         body = s.ChallengeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         bots = challenge_bots(request.user, data["bots"])
         try:
-            match = create_user_match(request.user, data["game"], bots, options=data["options"],
-                                      seed=data.get("seed"), pace_ms=data["pace_ms"])
+            match = create_user_match(
+                request.user,
+                data["game"],
+                bots,
+                options=data["options"],
+                seed=data.get("seed"),
+                pace_ms=data["pace_ms"],
+            )
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)
         location = reverse("api:match-detail", args=[match.pk], request=request)
-        return Response(s.MatchSerializer(match).data, status=status.HTTP_201_CREATED,
-                        headers={"Location": location})
+        return Response(
+            s.MatchSerializer(match).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
 
 
 # -- events -----------------------------------------------------------------------------
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=[
-        OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
-        OpenApiParameter("status", OpenApiTypes.STR, enum=EventStatus.values),
-    ]),
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=EventStatus.values),
+        ]
+    ),
 )
 class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     """Events (public): entries, progress and standings."""
@@ -516,21 +599,36 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
             Bot.objects.active()
             .for_game(self.kwargs["game"])
             .select_related("owner")
-            .annotate(r_mu=mu, r_sigma=sigma,
-                      r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()))
+            .annotate(
+                r_mu=mu,
+                r_sigma=sigma,
+                r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
+            )
             .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
             .order_by("-r_ordinal", "-r_games", "name", "id")
         )
 
-    @extend_schema(parameters=[OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS)])
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS)
+        ]
+    )
     def get(self, request, game: str):
         game_or_404(game)
         page = self.paginate_queryset(self.get_queryset())
         start = self.paginator.page.start_index()
         rows = [
-            {"rank": start + i, "bot": bot.pk, "name": bot.name, "owner": bot.owner.username,
-             "mu": bot.r_mu, "sigma": bot.r_sigma, "ordinal": bot.r_ordinal, "games": bot.r_games,
-             "provisional": bot.r_games < ratings.PROVISIONAL_GAMES}
+            {
+                "rank": start + i,
+                "bot": bot.pk,
+                "name": bot.name,
+                "owner": bot.owner.username,
+                "mu": bot.r_mu,
+                "sigma": bot.r_sigma,
+                "ordinal": bot.r_ordinal,
+                "games": bot.r_games,
+                "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
+            }
             for i, bot in enumerate(page)
         ]
         return self.get_paginated_response(rows)
@@ -544,6 +642,10 @@ class MeView(JSONOnly, APIView):
     @extend_schema(responses=s.MeSerializer)
     def get(self, request):
         token, _ = Token.objects.get_or_create(user=request.user)
-        return Response({"username": request.user.get_username(), "is_staff": request.user.is_staff,
-                         "token": token.key})
-
+        return Response(
+            {
+                "username": request.user.get_username(),
+                "is_staff": request.user.is_staff,
+                "token": token.key,
+            }
+        )

@@ -7,164 +7,421 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('bots', '0001_initial'),
+        ("bots", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('game', models.CharField(max_length=32)),
-                ('options', models.JSONField(blank=True, default=dict, help_text='Game options (validated by the game).')),
-                ('format', models.CharField(choices=[('round_robin', 'Round robin'), ('double_round_robin', 'Double round robin'), ('swiss', 'Swiss'), ('single_elimination', 'Single elimination'), ('ladder', 'Continuous ladder')], default='round_robin', max_length=32)),
-                ('series_length', models.PositiveSmallIntegerField(default=1, help_text='Games per pairing, seats alternating.')),
-                ('rounds', models.PositiveSmallIntegerField(blank=True, help_text='Swiss rounds (default: log2 of entries).', null=True)),
-                ('pace_ms', models.PositiveIntegerField(default=0, help_text='Minimum duration of a turn (for watchable demos).')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('running', 'Running'), ('paused', 'Paused'), ('finished', 'Finished'), ('cancelled', 'Cancelled')], default='draft', max_length=16)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                ("game", models.CharField(max_length=32)),
+                (
+                    "options",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Game options (validated by the game)."
+                    ),
+                ),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[
+                            ("round_robin", "Round robin"),
+                            ("double_round_robin", "Double round robin"),
+                            ("swiss", "Swiss"),
+                            ("single_elimination", "Single elimination"),
+                            ("ladder", "Continuous ladder"),
+                        ],
+                        default="round_robin",
+                        max_length=32,
+                    ),
+                ),
+                (
+                    "series_length",
+                    models.PositiveSmallIntegerField(
+                        default=1, help_text="Games per pairing, seats alternating."
+                    ),
+                ),
+                (
+                    "rounds",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="Swiss rounds (default: log2 of entries).", null=True
+                    ),
+                ),
+                (
+                    "pace_ms",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Minimum duration of a turn (for watchable demos)."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("running", "Running"),
+                            ("paused", "Paused"),
+                            ("finished", "Finished"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="draft",
+                        max_length=16,
+                    ),
+                ),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-created',),
+                "ordering": ("-created",),
             },
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(db_index=True, max_length=32)),
-                ('options', models.JSONField(blank=True, default=dict, help_text='Resolved game options.')),
-                ('seed', models.BigIntegerField(default=0)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('finished', 'Finished'), ('forfeited', 'Forfeited'), ('cancelled', 'Cancelled'), ('errored', 'Errored')], db_index=True, default='queued', max_length=16)),
-                ('reason', models.CharField(blank=True, help_text="The outcome's reason (game-specific).", max_length=40)),
-                ('round', models.PositiveIntegerField(blank=True, null=True)),
-                ('pairing', models.CharField(blank=True, help_text='Series key within an event.', max_length=64)),
-                ('game_in_series', models.PositiveSmallIntegerField(default=0)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('queued_at', models.DateTimeField(default=django.utils.timezone.now, help_text='When it was last (re)queued.')),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('lease_token', models.UUIDField(blank=True, null=True)),
-                ('lease_expires', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('worker', models.CharField(blank=True, max_length=120)),
-                ('attempts', models.PositiveIntegerField(default=0, help_text='Times a worker claimed it.')),
-                ('platform_failures', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True, help_text='Why it errored or was requeued.')),
-                ('turn_count', models.PositiveIntegerField(default=0)),
-                ('pace_ms', models.PositiveIntegerField(default=0, help_text='Minimum duration of a turn (for watchable demos).')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('event', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='competition.event')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game", models.CharField(db_index=True, max_length=32)),
+                (
+                    "options",
+                    models.JSONField(blank=True, default=dict, help_text="Resolved game options."),
+                ),
+                ("seed", models.BigIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("forfeited", "Forfeited"),
+                            ("cancelled", "Cancelled"),
+                            ("errored", "Errored"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        blank=True, help_text="The outcome's reason (game-specific).", max_length=40
+                    ),
+                ),
+                ("round", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "pairing",
+                    models.CharField(
+                        blank=True, help_text="Series key within an event.", max_length=64
+                    ),
+                ),
+                ("game_in_series", models.PositiveSmallIntegerField(default=0)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "queued_at",
+                    models.DateTimeField(
+                        default=django.utils.timezone.now, help_text="When it was last (re)queued."
+                    ),
+                ),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("lease_token", models.UUIDField(blank=True, null=True)),
+                ("lease_expires", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("worker", models.CharField(blank=True, max_length=120)),
+                (
+                    "attempts",
+                    models.PositiveIntegerField(default=0, help_text="Times a worker claimed it."),
+                ),
+                ("platform_failures", models.PositiveIntegerField(default=0)),
+                (
+                    "error",
+                    models.TextField(blank=True, help_text="Why it errored or was requeued."),
+                ),
+                ("turn_count", models.PositiveIntegerField(default=0)),
+                (
+                    "pace_ms",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Minimum duration of a turn (for watchable demos)."
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "event",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="matches",
+                        to="competition.event",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'ordering': ('-id',),
+                "verbose_name_plural": "matches",
+                "ordering": ("-id",),
             },
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('result', models.CharField(blank=True, choices=[('win', 'Win'), ('draw', 'Draw'), ('loss', 'Loss')], max_length=8)),
-                ('cause', models.CharField(blank=True, choices=[('ok', 'ok'), ('timeout', 'timeout'), ('connect', 'connect'), ('dns', 'dns'), ('tls', 'tls'), ('denied', 'denied'), ('redirect', 'redirect'), ('http_status', 'http status'), ('too_large', 'too large'), ('bad_encoding', 'bad encoding'), ('protocol', 'protocol'), ('bad_json', 'bad json'), ('illegal', 'illegal'), ('platform', 'platform')], help_text='The fault that forfeited this seat.', max_length=16)),
-                ('faults', models.PositiveIntegerField(default=0, help_text='Charged faults in this match.')),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='participations', to='bots.bot')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='competition.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("score", models.FloatField(blank=True, null=True)),
+                (
+                    "result",
+                    models.CharField(
+                        blank=True,
+                        choices=[("win", "Win"), ("draw", "Draw"), ("loss", "Loss")],
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "cause",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("ok", "ok"),
+                            ("timeout", "timeout"),
+                            ("connect", "connect"),
+                            ("dns", "dns"),
+                            ("tls", "tls"),
+                            ("denied", "denied"),
+                            ("redirect", "redirect"),
+                            ("http_status", "http status"),
+                            ("too_large", "too large"),
+                            ("bad_encoding", "bad encoding"),
+                            ("protocol", "protocol"),
+                            ("bad_json", "bad json"),
+                            ("illegal", "illegal"),
+                            ("platform", "platform"),
+                        ],
+                        help_text="The fault that forfeited this seat.",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "faults",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Charged faults in this match."
+                    ),
+                ),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="participations",
+                        to="bots.bot",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="participants",
+                        to="competition.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('match', 'seat'),
+                "ordering": ("match", "seat"),
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(db_index=True, max_length=32)),
-                ('mu', models.FloatField()),
-                ('sigma', models.FloatField()),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('bot', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='rating', to='bots.bot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game", models.CharField(db_index=True, max_length=32)),
+                ("mu", models.FloatField()),
+                ("sigma", models.FloatField()),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "bot",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating",
+                        to="bots.bot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('game', '-mu'),
+                "ordering": ("game", "-mu"),
             },
         ),
         migrations.CreateModel(
-            name='RatingChange',
+            name="RatingChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('mu_before', models.FloatField()),
-                ('sigma_before', models.FloatField()),
-                ('mu_after', models.FloatField()),
-                ('sigma_after', models.FloatField()),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='bots.bot')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='competition.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("mu_before", models.FloatField()),
+                ("sigma_before", models.FloatField()),
+                ("mu_after", models.FloatField()),
+                ("sigma_after", models.FloatField()),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="bots.bot",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="competition.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('id',),
+                "ordering": ("id",),
             },
         ),
         migrations.CreateModel(
-            name='Turn',
+            name="Turn",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('seats', models.JSONField(default=list)),
-                ('actions', models.JSONField(default=list)),
-                ('faults', models.JSONField(default=list)),
-                ('details', models.JSONField(default=list)),
-                ('latencies_ms', models.JSONField(default=list)),
-                ('frame', models.JSONField(null=True)),
-                ('logs', models.JSONField(default=list, help_text='Per seat: what was sent and received (owners only).')),
-                ('forfeited', models.JSONField(default=list)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='competition.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("seats", models.JSONField(default=list)),
+                ("actions", models.JSONField(default=list)),
+                ("faults", models.JSONField(default=list)),
+                ("details", models.JSONField(default=list)),
+                ("latencies_ms", models.JSONField(default=list)),
+                ("frame", models.JSONField(null=True)),
+                (
+                    "logs",
+                    models.JSONField(
+                        default=list,
+                        help_text="Per seat: what was sent and received (owners only).",
+                    ),
+                ),
+                ("forfeited", models.JSONField(default=list)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="competition.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('match', 'number'),
+                "ordering": ("match", "number"),
             },
         ),
         migrations.CreateModel(
-            name='Entry',
+            name="Entry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed', models.PositiveIntegerField(default=0, help_text='Initial order (1 = top seed).')),
-                ('active', models.BooleanField(default=True)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='bots.bot')),
-                ('event', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='competition.event')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "seed",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Initial order (1 = top seed)."
+                    ),
+                ),
+                ("active", models.BooleanField(default=True)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="bots.bot",
+                    ),
+                ),
+                (
+                    "event",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="competition.event",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('event', 'seed', 'id'),
-                'constraints': [models.UniqueConstraint(fields=('event', 'bot'), name='entry_unique_bot')],
+                "ordering": ("event", "seed", "id"),
+                "constraints": [
+                    models.UniqueConstraint(fields=("event", "bot"), name="entry_unique_bot")
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', 'id'], name='match_status_id'),
+            model_name="match",
+            index=models.Index(fields=["status", "id"], name="match_status_id"),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(fields=('match', 'seat'), name='participant_unique_seat'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(
+                fields=("match", "seat"), name="participant_unique_seat"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='ratingchange',
-            constraint=models.UniqueConstraint(fields=('match', 'bot'), name='ratingchange_unique'),
+            model_name="ratingchange",
+            constraint=models.UniqueConstraint(fields=("match", "bot"), name="ratingchange_unique"),
         ),
         migrations.AddConstraint(
-            model_name='turn',
-            constraint=models.UniqueConstraint(fields=('match', 'number'), name='turn_unique_number'),
+            model_name="turn",
+            constraint=models.UniqueConstraint(
+                fields=("match", "number"), name="turn_unique_number"
+            ),
         ),
     ]

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competition', '0001_initial'),
+        ("competition", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='not_before',
-            field=models.DateTimeField(blank=True, help_text='Not played before this time.', null=True),
+            model_name="match",
+            name="not_before",
+            field=models.DateTimeField(
+                blank=True, help_text="Not played before this time.", null=True
+            ),
         ),
     ]

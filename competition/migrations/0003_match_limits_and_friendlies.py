@@ -4,25 +4,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competition', '0002_match_not_before'),
+        ("competition", "0002_match_not_before"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='match',
-            name='rated',
-            field=models.BooleanField(default=True, help_text='False for a friendly match (a challenge with non-default options): not rated, not counted for bot health.'),
+            model_name="match",
+            name="rated",
+            field=models.BooleanField(
+                default=True,
+                help_text="False for a friendly match (a challenge with non-default options): not rated, not counted for bot health.",
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='stored_bytes',
-            field=models.PositiveBigIntegerField(default=0, help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES)."),
+            model_name="match",
+            name="stored_bytes",
+            field=models.PositiveBigIntegerField(
+                default=0,
+                help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).",
+            ),
         ),
         migrations.AlterField(
-            model_name='match',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('finished', 'Finished'), ('forfeited', 'Forfeited'), ('cancelled', 'Cancelled'), ('errored', 'Errored'), ('limit', 'Stopped at a limit')], db_index=True, default='queued', max_length=16),
+            model_name="match",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("running", "Running"),
+                    ("finished", "Finished"),
+                    ("forfeited", "Forfeited"),
+                    ("cancelled", "Cancelled"),
+                    ("errored", "Errored"),
+                    ("limit", "Stopped at a limit"),
+                ],
+                db_index=True,
+                default="queued",
+                max_length=16,
+            ),
         ),
     ]

@@ -12,13 +12,25 @@ class EventQuerySet(models.QuerySet):
 class Event(models.Model):
     name = models.CharField(max_length=120)
     game = models.CharField(max_length=32)
-    options = models.JSONField(default=dict, blank=True, help_text="Game options (validated by the game).")
-    format = models.CharField(max_length=32, choices=EventFormat.choices, default=EventFormat.ROUND_ROBIN)
-    series_length = models.PositiveSmallIntegerField(default=1, help_text="Games per pairing, seats alternating.")
-    rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Swiss rounds (default: log2 of entries).")
-    pace_ms = models.PositiveIntegerField(default=0, help_text="Minimum duration of a turn (for watchable demos).")
+    options = models.JSONField(
+        default=dict, blank=True, help_text="Game options (validated by the game)."
+    )
+    format = models.CharField(
+        max_length=32, choices=EventFormat.choices, default=EventFormat.ROUND_ROBIN
+    )
+    series_length = models.PositiveSmallIntegerField(
+        default=1, help_text="Games per pairing, seats alternating."
+    )
+    rounds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Swiss rounds (default: log2 of entries)."
+    )
+    pace_ms = models.PositiveIntegerField(
+        default=0, help_text="Minimum duration of a turn (for watchable demos)."
+    )
     status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)

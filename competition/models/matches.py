@@ -42,16 +42,26 @@ class Match(models.Model):
     game = models.CharField(max_length=32, db_index=True)
     options = models.JSONField(default=dict, blank=True, help_text="Resolved game options.")
     seed = models.BigIntegerField(default=0)
-    status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True)
-    reason = models.CharField(max_length=40, blank=True, help_text="The outcome's reason (game-specific).")
-    event = models.ForeignKey("competition.Event", null=True, blank=True, on_delete=models.CASCADE, related_name="matches")
+    status = models.CharField(
+        max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED, db_index=True
+    )
+    reason = models.CharField(
+        max_length=40, blank=True, help_text="The outcome's reason (game-specific)."
+    )
+    event = models.ForeignKey(
+        "competition.Event", null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
     round = models.PositiveIntegerField(null=True, blank=True)
     pairing = models.CharField(max_length=64, blank=True, help_text="Series key within an event.")
     game_in_series = models.PositiveSmallIntegerField(default=0)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     created = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(default=timezone.now, help_text="When it was last (re)queued.")
-    not_before = models.DateTimeField(null=True, blank=True, help_text="Not played before this time.")
+    not_before = models.DateTimeField(
+        null=True, blank=True, help_text="Not played before this time."
+    )
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     lease_token = models.UUIDField(null=True, blank=True)
@@ -61,12 +71,18 @@ class Match(models.Model):
     platform_failures = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, help_text="Why it errored or was requeued.")
     turn_count = models.PositiveIntegerField(default=0)
-    pace_ms = models.PositiveIntegerField(default=0, help_text="Minimum duration of a turn (for watchable demos).")
+    pace_ms = models.PositiveIntegerField(
+        default=0, help_text="Minimum duration of a turn (for watchable demos)."
+    )
     rated = models.BooleanField(
-        default=True, help_text="False for a friendly match (a challenge with non-default options): not rated, "
-                                "not counted for bot health.")
+        default=True,
+        help_text="False for a friendly match (a challenge with non-default options): not rated, "
+        "not counted for bot health.",
+    )
     stored_bytes = models.PositiveBigIntegerField(
-        default=0, help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).")
+        default=0,
+        help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).",
+    )
 
     objects = MatchQuerySet.as_manager()
 
@@ -92,13 +108,18 @@ class Participant(models.Model):
     score = models.FloatField(null=True, blank=True)
     result = models.CharField(max_length=8, choices=SeatResult.choices, blank=True)
     cause = models.CharField(
-        max_length=16, choices=FaultCode.choices, blank=True, help_text="The fault that forfeited this seat."
+        max_length=16,
+        choices=FaultCode.choices,
+        blank=True,
+        help_text="The fault that forfeited this seat.",
     )
     faults = models.PositiveIntegerField(default=0, help_text="Charged faults in this match.")
 
     class Meta:
         ordering = ("match", "seat")
-        constraints = [models.UniqueConstraint(fields=("match", "seat"), name="participant_unique_seat")]
+        constraints = [
+            models.UniqueConstraint(fields=("match", "seat"), name="participant_unique_seat")
+        ]
 
     def __str__(self) -> str:
         return f"{self.match_id}#{self.seat} {self.bot}"
@@ -115,13 +136,17 @@ class Turn(models.Model):
     details = models.JSONField(default=list)
     latencies_ms = models.JSONField(default=list)
     frame = models.JSONField(null=True)
-    logs = models.JSONField(default=list, help_text="Per seat: what was sent and received (owners only).")
+    logs = models.JSONField(
+        default=list, help_text="Per seat: what was sent and received (owners only)."
+    )
     forfeited = models.JSONField(default=list)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ("match", "number")
-        constraints = [models.UniqueConstraint(fields=("match", "number"), name="turn_unique_number")]
+        constraints = [
+            models.UniqueConstraint(fields=("match", "number"), name="turn_unique_number")
+        ]
 
     def __str__(self) -> str:
         return f"Match {self.match_id} turn {self.number}"

@@ -26,7 +26,9 @@ class Rating(models.Model):
 class RatingChange(models.Model):
     """One rating step (append-only): one row per (match, bot)."""
 
-    match = models.ForeignKey("competition.Match", on_delete=models.CASCADE, related_name="rating_changes")
+    match = models.ForeignKey(
+        "competition.Match", on_delete=models.CASCADE, related_name="rating_changes"
+    )
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
     mu_before = models.FloatField()
     sigma_before = models.FloatField()

@@ -136,21 +136,39 @@ class Series:
 def load_series(event: Event) -> list[Series]:
     """Every series of ``event`` in (round, key) order, from one query."""
     rows = Participant.objects.filter(match__event=event).values_list(
-        "match_id", "match__round", "match__pairing", "match__status", "match__finished",
-        "match__game_in_series", "bot_id", "seat", "score",
+        "match_id",
+        "match__round",
+        "match__pairing",
+        "match__status",
+        "match__finished",
+        "match__game_in_series",
+        "bot_id",
+        "seat",
+        "score",
     )
     found: dict[tuple[int, str], Series] = {}
     for match_id, rnd, key, status, finished, game_no, bot_id, seat, score in rows:
         try:
             a, b, bye = parse_series_key(key)
         except ValueError:
-            logger.warning("event %s: match %s has an unreadable pairing %r", event.pk, match_id, key)
+            logger.warning(
+                "event %s: match %s has an unreadable pairing %r", event.pk, match_id, key
+            )
             continue
         series = found.get((rnd or 0, key))
         if series is None:
             series = found[(rnd or 0, key)] = Series(rnd or 0, key, a, b, bye)
-        row = series.matches.setdefault(match_id, {"id": match_id, "status": status, "finished": finished,
-                                                    "game": game_no, "seats": {}, "scores": {}})
+        row = series.matches.setdefault(
+            match_id,
+            {
+                "id": match_id,
+                "status": status,
+                "finished": finished,
+                "game": game_no,
+                "seats": {},
+                "scores": {},
+            },
+        )
         row["seats"][seat] = bot_id
         row["scores"][bot_id] = score
         if status in MatchStatus.with_result() and score is not None:
@@ -179,8 +197,16 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
     games = max(1, event.series_length)
     for g in range(games):
         seats = [a, b] if g % 2 == 0 else [b, a]
-        create_match(event.game, seats, options=event.options, event=event, round=rnd, pairing=key,
-                     game_in_series=g, pace_ms=event.pace_ms)
+        create_match(
+            event.game,
+            seats,
+            options=event.options,
+            event=event,
+            round=rnd,
+            pairing=key,
+            game_in_series=g,
+            pace_ms=event.pace_ms,
+        )
     return games
 
 
@@ -206,7 +232,9 @@ def _seed_by_rating(entries: list[Entry]) -> list[Entry]:
     to the others; returns the seeded entries, best first."""
     chosen = [e for e in entries if eligible(e)]
     rated = ratings.for_bots(e.bot_id for e in chosen)
-    chosen.sort(key=lambda e: (-rated[e.bot_id]["ordinal"], e.seed if e.seed >= 1 else math.inf, e.pk))
+    chosen.sort(
+        key=lambda e: (-rated[e.bot_id]["ordinal"], e.seed if e.seed >= 1 else math.inf, e.pk)
+    )
     for e in entries:
         e.seed = 0
     for number, e in enumerate(chosen, start=1):
@@ -314,15 +342,24 @@ def _advance_swiss(event: Event, series: list[Series]) -> int:
         return 0
     players = [e for e in entrants if eligible(e)]
     if len(players) < 2:
-        logger.info("event %s: fewer than two entries can play round %s; waiting", event.pk, current + 1)
+        logger.info(
+            "event %s: fewer than two entries can play round %s; waiting", event.pk, current + 1
+        )
         return 0
     bots = {e.bot_id: e.bot for e in players}
     decided = pairing.swiss_round(list(bots), _results(series))
     if decided.rematches:
-        logger.info("event %s round %s: %s unavoidable rematch(es)", event.pk, current + 1, decided.rematches)
+        logger.info(
+            "event %s round %s: %s unavoidable rematch(es)",
+            event.pk,
+            current + 1,
+            decided.rematches,
+        )
     created = 0
     for i, (a, b) in enumerate(decided.pairs):
-        created += _create_series(event, current + 1, bots[a], bots[b], decided.bye if i == 0 else None)
+        created += _create_series(
+            event, current + 1, bots[a], bots[b], decided.bye if i == 0 else None
+        )
     return created
 
 
@@ -334,7 +371,9 @@ class EliminationState:
     walkovers: set[tuple[int, int]]
 
 
-def elimination_state(event: Event, entries: list[Entry], series: list[Series]) -> EliminationState | None:
+def elimination_state(
+    event: Event, entries: list[Entry], series: list[Series]
+) -> EliminationState | None:
     """The bracket as the stored series (and withdrawals) decide it; None before seeding."""
     entrants = _entrants(entries)
     if len(entrants) < 2:
@@ -355,8 +394,9 @@ def elimination_state(event: Event, entries: list[Entry], series: list[Series]) 
             if found is not None:
                 at[where] = found
                 if found.complete:
-                    winners[where] = pairing.elimination_winner(found.a, found.b, found.score_a,
-                                                                found.score_b, seed_of)
+                    winners[where] = pairing.elimination_winner(
+                        found.a, found.b, found.score_a, found.score_b, seed_of
+                    )
                     changed = True
             elif slot.a in withdrawn or slot.b in withdrawn:
                 if slot.a in withdrawn and slot.b not in withdrawn:
@@ -377,8 +417,15 @@ def _advance_elimination(event: Event, series: list[Series]) -> int:
         if state is None:
             _finish(event)
             return 0
-        due = [s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series]
-        unable = [by_bot[x] for s in due for x in (s.a, s.b) if by_bot[x].active and not eligible(by_bot[x])]
+        due = [
+            s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series
+        ]
+        unable = [
+            by_bot[x]
+            for s in due
+            for x in (s.a, s.b)
+            if by_bot[x].active and not eligible(by_bot[x])
+        ]
         if not unable:
             break
         for entry in unable:  # withdraw: its opponent advances by walkover
@@ -412,8 +459,14 @@ def _advance_ladder(event: Event, series: list[Series]) -> int:
                 last_opponent[me] = (s.round, other)
     rated = ratings.for_bots(e.bot_id for e in entries)
     candidates = [
-        LadderEntry(e.bot_id, rated[e.bot_id]["mu"], played[e.bot_id], last.get(e.bot_id), busy[e.bot_id],
-                    last_opponent.get(e.bot_id, (0, None))[1])
+        LadderEntry(
+            e.bot_id,
+            rated[e.bot_id]["mu"],
+            played[e.bot_id],
+            last.get(e.bot_id),
+            busy[e.bot_id],
+            last_opponent.get(e.bot_id, (0, None))[1],
+        )
         for e in entries
         if eligible(e) and (limit is None or played[e.bot_id] < limit)
     ]
@@ -433,14 +486,20 @@ def _advance_ladder(event: Event, series: list[Series]) -> int:
 
 def pause_event(event: Event) -> bool:
     """Stop scheduling new matches (queued and running ones still play)."""
-    return bool(Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(status=EventStatus.PAUSED))
+    return bool(
+        Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(
+            status=EventStatus.PAUSED
+        )
+    )
 
 
 def resume_event(event: Event) -> bool:
     """Resume a paused event: schedule what became due meanwhile (a ladder's new series, a
     Swiss round, elimination series) or finish it if everything ended while paused."""
     with transaction.atomic():
-        if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(status=EventStatus.RUNNING):
+        if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(
+            status=EventStatus.RUNNING
+        ):
             return False
         locked = Event.objects.select_for_update().get(pk=event.pk)
         _advance(locked)
@@ -476,7 +535,9 @@ def add_all_active_bots(event: Event) -> int:
         present = set(locked.entries.values_list("bot_id", flat=True))
         seed = (locked.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
         new = []
-        for bot in Bot.objects.active().for_game(locked.game).exclude(pk__in=present).order_by("id"):
+        for bot in (
+            Bot.objects.active().for_game(locked.game).exclude(pk__in=present).order_by("id")
+        ):
             new.append(Entry(event=locked, bot=bot, seed=seed))
             seed += 1
         Entry.objects.bulk_create(new, ignore_conflicts=True)
@@ -502,8 +563,12 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
         if bot.status != BotStatus.ACTIVE:
             continue
         causes = list(
-            Participant.objects.filter(bot_id=bot_id, match__status__in=MatchStatus.with_result(),
-                                       match__rated=True, match__finished__gte=bot.updated)
+            Participant.objects.filter(
+                bot_id=bot_id,
+                match__status__in=MatchStatus.with_result(),
+                match__rated=True,
+                match__finished__gte=bot.updated,
+            )
             .order_by("-match__finished", "-match_id")
             .values_list("cause", flat=True)[:k]
         )
@@ -530,7 +595,9 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
         )
         if changed and status == BotStatus.ACTIVE:
             waiting = Event.objects.filter(
-                entries__bot=bot, entries__active=True, status=EventStatus.RUNNING,
+                entries__bot=bot,
+                entries__active=True,
+                status=EventStatus.RUNNING,
                 format__in=(EventFormat.SWISS, EventFormat.LADDER),
             ).values_list("pk", flat=True)
             for event_id in list(waiting):
@@ -569,9 +636,21 @@ def standings(event: Event) -> list[dict]:
     results = _results(series)
     rows: dict[int, dict] = {}
     for e in entries:
-        rows[e.bot_id] = {"bot": e.bot_id, "name": e.bot.name, "owner": e.bot.owner.username, "seed": e.seed,
-                          "active": e.active, "points": 0.0, "score": 0.0, "wins": 0, "draws": 0, "losses": 0,
-                          "games": 0, "series": 0, "byes": 0}
+        rows[e.bot_id] = {
+            "bot": e.bot_id,
+            "name": e.bot.name,
+            "owner": e.bot.owner.username,
+            "seed": e.seed,
+            "active": e.active,
+            "points": 0.0,
+            "score": 0.0,
+            "wins": 0,
+            "draws": 0,
+            "losses": 0,
+            "games": 0,
+            "series": 0,
+            "byes": 0,
+        }
     for s in series:
         for m in s.matches.values():
             if m["status"] not in MatchStatus.with_result():
@@ -586,7 +665,13 @@ def standings(event: Event) -> list[dict]:
                 row["games"] += 1
                 row["score"] += score
                 tied = sum(1 for v in scores.values() if v == best)
-                row["wins" if score == best and tied == 1 else "draws" if score == best else "losses"] += 1
+                row[
+                    "wins"
+                    if score == best and tied == 1
+                    else "draws"
+                    if score == best
+                    else "losses"
+                ] += 1
         if s.complete and s.has_result:
             for bot_id in (s.a, s.b):
                 if bot_id in rows:
@@ -659,8 +744,14 @@ def bracket_view(event: Event) -> dict | None:
     entries = _entries(event)
     by_bot = {e.bot_id: e for e in entries}
     state = elimination_state(event, entries, load_series(event))
-    view = {"event": event.pk, "status": event.status, "size": 0, "tie_break": SERIES_TIE_BREAK,
-            "champion": None, "rounds": []}
+    view = {
+        "event": event.pk,
+        "status": event.status,
+        "size": 0,
+        "tie_break": SERIES_TIE_BREAK,
+        "champion": None,
+        "rounds": [],
+    }
     if state is None:
         return view
 
@@ -671,7 +762,7 @@ def bracket_view(event: Event) -> dict | None:
         return {"bot": bot_id, "name": e.bot.name, "seed": e.seed, "active": e.active}
 
     total = len(state.rounds)
-    view["size"] = 2 ** total
+    view["size"] = 2**total
     view["champion"] = side(pairing.champion(state.rounds))
     for r in state.rounds:
         slots = []
@@ -680,15 +771,40 @@ def bracket_view(event: Event) -> dict | None:
             series_json = None
             if found is not None:
                 statuses = [m["status"] for m in found.matches.values()]
-                status = ("errored" if found.blocked else "running" if MatchStatus.RUNNING in statuses
-                          else "queued" if found.pending else "finished")
+                status = (
+                    "errored"
+                    if found.blocked
+                    else "running"
+                    if MatchStatus.RUNNING in statuses
+                    else "queued"
+                    if found.pending
+                    else "finished"
+                )
                 flipped = slot.a != found.a
-                score = [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
-                series_json = {"key": found.key, "score": score, "status": status,
-                               "matches": [{"id": m["id"], "game": m["game"], "status": m["status"]}
-                                           for m in sorted(found.matches.values(), key=lambda m: m["game"])]}
-            slots.append({"index": slot.index, "a": side(slot.a), "b": side(slot.b), "winner": slot.winner,
-                          "bye": slot.bye, "walkover": (slot.round, slot.index) in state.walkovers,
-                          "series": series_json})
-        view["rounds"].append({"round": r[0].round, "name": pairing.round_name(r[0].round, total), "slots": slots})
+                score = (
+                    [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
+                )
+                series_json = {
+                    "key": found.key,
+                    "score": score,
+                    "status": status,
+                    "matches": [
+                        {"id": m["id"], "game": m["game"], "status": m["status"]}
+                        for m in sorted(found.matches.values(), key=lambda m: m["game"])
+                    ],
+                }
+            slots.append(
+                {
+                    "index": slot.index,
+                    "a": side(slot.a),
+                    "b": side(slot.b),
+                    "winner": slot.winner,
+                    "bye": slot.bye,
+                    "walkover": (slot.round, slot.index) in state.walkovers,
+                    "series": series_json,
+                }
+            )
+        view["rounds"].append(
+            {"round": r[0].round, "name": pairing.round_name(r[0].round, total), "slots": slots}
+        )
     return view

@@ -146,8 +146,15 @@ def create_match(
     return match
 
 
-def create_user_match(user, game_slug: str, bots: list[Bot], *, options: dict | None = None,
-                      seed: int | None = None, pace_ms: int = 0) -> Match:
+def create_user_match(
+    user,
+    game_slug: str,
+    bots: list[Bot],
+    *,
+    options: dict | None = None,
+    seed: int | None = None,
+    pace_ms: int = 0,
+) -> Match:
     """A match a user starts (the web bench, an API challenge), under the per-user limits.
 
     Refused (``ValidationError``) for options that could never end a game (``Game.endless``,
@@ -171,14 +178,26 @@ def create_user_match(user, game_slug: str, bots: list[Bot], *, options: dict | 
         # a write first: serialises this user's match creations (a row lock on PostgreSQL,
         # the write lock on SQLite), so that two requests cannot both pass the counts below
         get_user_model().objects.filter(pk=user.pk).update(last_login=models.F("last_login"))
-        active = Match.objects.filter(created_by=user, event__isnull=True,
-                                      status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).count()
+        active = Match.objects.filter(
+            created_by=user,
+            event__isnull=True,
+            status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING),
+        ).count()
         if active >= settings.ARENA_MAX_ACTIVE_MATCHES:
-            raise TooManyMatches(f"You already have {active} matches queued or running "
-                                 f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end.")
+            raise TooManyMatches(
+                f"You already have {active} matches queued or running "
+                f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end."
+            )
         _check_target_rate(user, bots)
-        return create_match(game.slug, bots, options=resolved, seed=seed, created_by=user, pace_ms=pace_ms,
-                            rated=resolved == game.resolve_options(None))
+        return create_match(
+            game.slug,
+            bots,
+            options=resolved,
+            seed=seed,
+            created_by=user,
+            pace_ms=pace_ms,
+            rated=resolved == game.resolve_options(None),
+        )
 
 
 def _check_target_rate(user, bots: list[Bot]) -> None:
@@ -186,12 +205,23 @@ def _check_target_rate(user, bots: list[Bot]) -> None:
     limit = settings.ARENA_CHALLENGES_PER_TARGET_HOUR
     since = timezone.now() - timedelta(hours=1)
     for bot in {b.pk: b for b in bots if b.owner_id != user.pk}.values():
-        recent = list(Match.objects.filter(created_by=user, created__gte=since, participants__bot=bot)
-                      .order_by("created").values_list("created", flat=True).distinct()[:max(limit, 1)])
+        recent = list(
+            Match.objects.filter(created_by=user, created__gte=since, participants__bot=bot)
+            .order_by("created")
+            .values_list("created", flat=True)
+            .distinct()[: max(limit, 1)]
+        )
         if len(recent) >= limit:
-            wait = int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1 if recent else 3600
-            raise TooManyMatches(f"You have challenged {bot.name!r} {len(recent)} times in the last hour "
-                                 f"(at most {limit}): try again later.", retry_after=max(wait, 1))
+            wait = (
+                int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1
+                if recent
+                else 3600
+            )
+            raise TooManyMatches(
+                f"You have challenged {bot.name!r} {len(recent)} times in the last hour "
+                f"(at most {limit}): try again later.",
+                retry_after=max(wait, 1),
+            )
 
 
 def dispatch(match_id: int) -> None:
@@ -216,7 +246,9 @@ def sweep_queued(now=None) -> list[int]:
     """Dispatch again matches queued for more than two lease periods (a lost message)."""
     now = now or timezone.now()
     stale = list(
-        Match.objects.queued().filter(queued_at__lt=now - 2 * lease_duration()).values_list("id", flat=True)[:500]
+        Match.objects.queued()
+        .filter(queued_at__lt=now - 2 * lease_duration())
+        .values_list("id", flat=True)[:500]
     )
     if stale:
         Match.objects.filter(pk__in=stale, status=MatchStatus.QUEUED).update(queued_at=now)
@@ -240,8 +272,10 @@ def _claim_sql(db) -> tuple[str, str]:
     from competition.models import Event
 
     m, e = Match._meta.db_table, Event._meta.db_table
-    due = (f"{m}.status = %s AND ({m}.not_before IS NULL OR {m}.not_before <= %s) AND "
-           f"({m}.event_id IS NULL OR {m}.event_id NOT IN (SELECT id FROM {e} WHERE status = %s))")
+    due = (
+        f"{m}.status = %s AND ({m}.not_before IS NULL OR {m}.not_before <= %s) AND "
+        f"({m}.event_id IS NULL OR {m}.event_id NOT IN (SELECT id FROM {e} WHERE status = %s))"
+    )
     return (
         f"SELECT id FROM {m} WHERE {due} ORDER BY id LIMIT 20",
         f"UPDATE {m} SET status = %s, lease_token = %s, lease_expires = %s, worker = %s, "
@@ -249,7 +283,9 @@ def _claim_sql(db) -> tuple[str, str]:
     )
 
 
-def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[int, uuid.UUID] | None:
+def claim(
+    match_id: int | None = None, *, worker: str | None = None
+) -> tuple[int, uuid.UUID] | None:
     """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
 
     The claim is one conditional UPDATE (``Match.objects.due`` in SQL): of two workers
@@ -271,8 +307,18 @@ def claim(match_id: int | None = None, *, worker: str | None = None) -> tuple[in
         expires = db.ops.adapt_datetimefield_value(now + lease_duration())
         for candidate in candidates:
             token = uuid.uuid4()
-            cursor.execute(take, [MatchStatus.RUNNING.value, _token_param(token, db), expires, worker, at,
-                                  candidate, *due])
+            cursor.execute(
+                take,
+                [
+                    MatchStatus.RUNNING.value,
+                    _token_param(token, db),
+                    expires,
+                    worker,
+                    at,
+                    candidate,
+                    *due,
+                ],
+            )
             if cursor.rowcount == 1:
                 return candidate, token
     return None
@@ -299,14 +345,27 @@ def renew(match_id: int, token: uuid.UUID) -> bool:
 # -- record and finish ----------------------------------------------------------------
 
 
-_TURN_COLUMNS = ("match_id", "number", "seats", "actions", "faults", "details", "latencies_ms", "frame", "logs",
-                 "forfeited", "created")
+_TURN_COLUMNS = (
+    "match_id",
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "logs",
+    "forfeited",
+    "created",
+)
 
 
 @functools.cache
 def _turn_sql(db) -> tuple[str, str]:
     """(the lease-fenced UPDATE, the turn INSERT) for a database connection's vendor."""
-    columns = ", ".join(db.ops.quote_name(Turn._meta.get_field(name).column) for name in _TURN_COLUMNS)
+    columns = ", ".join(
+        db.ops.quote_name(Turn._meta.get_field(name).column) for name in _TURN_COLUMNS
+    )
     marks = ", ".join(["%s"] * len(_TURN_COLUMNS))
     return (
         f"UPDATE {Match._meta.db_table} SET lease_expires = %s, turn_count = %s, stored_bytes = stored_bytes + %s "
@@ -330,8 +389,14 @@ def _json_param(db):
     return _identity
 
 
-def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord], *, stored_bytes: int = 0,
-                 max_bytes: int | None = None) -> tuple[int, int]:
+def record_turns(
+    match_id: int,
+    token: uuid.UUID,
+    records: list[TurnRecord],
+    *,
+    stored_bytes: int = 0,
+    max_bytes: int | None = None,
+) -> tuple[int, int]:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
 
     Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
@@ -350,9 +415,16 @@ def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord], *, 
     params = []
     total = stored_bytes
     for r in records:
-        texts = (dumps(list(r.seats)), dumps(r.actions), dumps(r.faults), dumps(r.details), dumps(r.latencies_ms),
-                 dumps(r.frame), dumps([log.to_json() if log else None for log in r.logs]),
-                 dumps(list(r.forfeited)))
+        texts = (
+            dumps(list(r.seats)),
+            dumps(r.actions),
+            dumps(r.faults),
+            dumps(r.details),
+            dumps(r.latencies_ms),
+            dumps(r.frame),
+            dumps([log.to_json() if log else None for log in r.logs]),
+            dumps(list(r.forfeited)),
+        )
         size = sum(map(len, texts))
         if max_bytes is not None and total + size > max_bytes:
             break
@@ -362,11 +434,17 @@ def record_turns(match_id: int, token: uuid.UUID, records: list[TurnRecord], *, 
         return 0, total
     fence, insert = _turn_sql(db)
     with transaction.atomic(), db.cursor() as cursor:
-        cursor.execute(fence, [
-            ops.adapt_datetimefield_value(now + lease_duration()),
-            records[len(params) - 1].number, total - stored_bytes, match_id, MatchStatus.RUNNING.value,
-            _token_param(token, db),
-        ])
+        cursor.execute(
+            fence,
+            [
+                ops.adapt_datetimefield_value(now + lease_duration()),
+                records[len(params) - 1].number,
+                total - stored_bytes,
+                match_id,
+                MatchStatus.RUNNING.value,
+                _token_param(token, db),
+            ],
+        )
         if cursor.rowcount != 1:
             raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
         try:
@@ -398,8 +476,17 @@ class TurnWriter:
     ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
     """
 
-    def __init__(self, match_id: int, token: uuid.UUID, *, max_pending: int = 256, max_batch: int = 200,
-                 linger: float = 0.010, stored_bytes: int = 0, max_bytes: int | None = None):
+    def __init__(
+        self,
+        match_id: int,
+        token: uuid.UUID,
+        *,
+        max_pending: int = 256,
+        max_batch: int = 200,
+        linger: float = 0.010,
+        stored_bytes: int = 0,
+        max_bytes: int | None = None,
+    ):
         self.match_id = match_id
         self.token = token
         self.stored_bytes = stored_bytes
@@ -454,8 +541,14 @@ class TurnWriter:
             last_arrival = arrival
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            stored, self.stored_bytes = await run_db(record_turns, self.match_id, self.token, batch,
-                                                     stored_bytes=self.stored_bytes, max_bytes=self.max_bytes)
+            stored, self.stored_bytes = await run_db(
+                record_turns,
+                self.match_id,
+                self.token,
+                batch,
+                stored_bytes=self.stored_bytes,
+                max_bytes=self.max_bytes,
+            )
             if broadcast.listened(self.group):  # nobody watching: not even encoded
                 for record in batch[:stored]:
                     await broadcast.apublish(self.group, broadcast.turn_message(record.to_json()))
@@ -494,18 +587,28 @@ def _finish_sql(db) -> tuple[str, str, str]:
     """(end a running match under its lease, the same without a lease check, set a seat's
     result) for a connection."""
     m, p = Match._meta.db_table, Participant._meta.db_table
-    end = (f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
-           f"WHERE id = %s AND status = %s")
-    return (end + " AND lease_token = %s", end,
-            f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s")
+    end = (
+        f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
+        f"WHERE id = %s AND status = %s"
+    )
+    return (
+        end + " AND lease_token = %s",
+        end,
+        f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s",
+    )
 
 
 def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
     """End a running match's row with ``status`` and ``reason``, fenced by the lease ``token``
     when one is given: True if this call ended it."""
     end_leased, end_any, _seat_sql = _finish_sql(db)
-    params = [status.value, reason, db.ops.adapt_datetimefield_value(now), match_id,
-              MatchStatus.RUNNING.value]
+    params = [
+        status.value,
+        reason,
+        db.ops.adapt_datetimefield_value(now),
+        match_id,
+        MatchStatus.RUNNING.value,
+    ]
     if token is None:
         cursor.execute(end_any, params)
     else:
@@ -513,8 +616,15 @@ def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: in
     return cursor.rowcount == 1
 
 
-def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: tuple[int, ...] = (), *,
-           loaded: dict | None = None, turn_faults: list[list] | None = None) -> bool:
+def finish(
+    match_id: int,
+    token: uuid.UUID | None,
+    outcome: Outcome,
+    forfeited: tuple[int, ...] = (),
+    *,
+    loaded: dict | None = None,
+    turn_faults: list[list] | None = None,
+) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
 
     ``token=None`` finishes without a lease check (used by organisers' tools and tests).
@@ -533,14 +643,19 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             return False
         if loaded is None:
             match = Match.objects.get(pk=match_id)
-            participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+            participants = list(
+                match.participants.select_related("bot", "bot__owner").order_by("seat")
+            )
         else:
             match, participants = loaded["match"], loaded["participants"]
             match.status, match.reason, match.finished = status, outcome.reason, now
             match.lease_token = match.lease_expires = None
         if turn_faults is None:
-            turn_faults = list(Turn.objects.filter(match_id=match_id).order_by("number")
-                               .values_list("faults", flat=True))
+            turn_faults = list(
+                Turn.objects.filter(match_id=match_id)
+                .order_by("number")
+                .values_list("faults", flat=True)
+            )
         else:
             match.turn_count = len(turn_faults)
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
@@ -556,9 +671,13 @@ def finish(match_id: int, token: uuid.UUID | None, outcome: Outcome, forfeited: 
             p.result = results[p.seat]
             p.faults = charged.get(p.seat, 0)
             p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
-        cursor.executemany(seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants])
+        cursor.executemany(
+            seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants]
+        )
         ratings.apply_match(match, participants)
-        if forfeited and match.rated:  # bot health (a friendly match is not counted): pause a bot after K forfeits in a row (before any new pairing)
+        if (
+            forfeited and match.rated
+        ):  # bot health (a friendly match is not counted): pause a bot after K forfeits in a row (before any new pairing)
             from competition.services.events import check_bot_health
 
             check_bot_health(participants)
@@ -614,15 +733,33 @@ def _requeue_or_error(match: Match, error: str) -> str:
         if match.event_id:
             from competition.services import events
 
-            match.save(update_fields=["status", "platform_failures", "lease_token", "lease_expires",
-                                      "error", "finished", "queued_at"])
+            match.save(
+                update_fields=[
+                    "status",
+                    "platform_failures",
+                    "lease_token",
+                    "lease_expires",
+                    "error",
+                    "finished",
+                    "queued_at",
+                ]
+            )
             events.advance_event(match.event)
     else:
         match.status = MatchStatus.QUEUED
         match.queued_at = timezone.now()
         transaction.on_commit(lambda: dispatch(match.pk))
-    match.save(update_fields=["status", "platform_failures", "lease_token", "lease_expires", "error",
-                              "finished", "queued_at"])
+    match.save(
+        update_fields=[
+            "status",
+            "platform_failures",
+            "lease_token",
+            "lease_expires",
+            "error",
+            "finished",
+            "queued_at",
+        ]
+    )
     return match.status
 
 
@@ -633,7 +770,11 @@ def reap(now=None) -> list[int]:
     for match_id in list(Match.objects.expired(now).values_list("id", flat=True)):
         with transaction.atomic():
             match = Match.objects.select_for_update().get(pk=match_id)
-            if match.status != MatchStatus.RUNNING or match.lease_expires is None or match.lease_expires >= now:
+            if (
+                match.status != MatchStatus.RUNNING
+                or match.lease_expires is None
+                or match.lease_expires >= now
+            ):
                 continue
             _requeue_or_error(match, f"lease expired (worker {match.worker or '?'})")
             reaped.append(match_id)
@@ -646,8 +787,13 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
     with transaction.atomic():
         updated = Match.objects.filter(
             pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
-        ).update(status=MatchStatus.CANCELLED, lease_token=None, lease_expires=None,
-                 error=reason[:2000], finished=timezone.now())
+        ).update(
+            status=MatchStatus.CANCELLED,
+            lease_token=None,
+            lease_expires=None,
+            error=reason[:2000],
+            finished=timezone.now(),
+        )
         if updated:
             match = Match.objects.get(pk=match_id)
             summary = match_json(match)
@@ -663,7 +809,11 @@ def requeue(match_id: int) -> bool:
     """An organiser's retry of an errored match (history kept: it resumes)."""
     with transaction.atomic():
         updated = Match.objects.filter(pk=match_id, status=MatchStatus.ERRORED).update(
-            status=MatchStatus.QUEUED, platform_failures=0, finished=None, error="", queued_at=timezone.now()
+            status=MatchStatus.QUEUED,
+            platform_failures=0,
+            finished=None,
+            error="",
+            queued_at=timezone.now(),
         )
         if updated:
             transaction.on_commit(lambda: dispatch(match_id))
@@ -712,9 +862,17 @@ def _load(match_id: int) -> dict[str, Any]:
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
-        turns = list(Turn.objects.filter(match_id=match_id).order_by("number")
-                     .values("actions", "seats", "faults", "forfeited", "number"))
-    return {"match": match, "participants": participants, "turns": turns, "summary": match_json(match, participants)}
+        turns = list(
+            Turn.objects.filter(match_id=match_id)
+            .order_by("number")
+            .values("actions", "seats", "faults", "forfeited", "number")
+        )
+    return {
+        "match": match,
+        "participants": participants,
+        "turns": turns,
+        "summary": match_json(match, participants),
+    }
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
@@ -782,7 +940,9 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
         p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
         for p in participants
     ]
-    writer = TurnWriter(match_id, token, stored_bytes=match.stored_bytes, max_bytes=settings.ARENA_MATCH_MAX_BYTES)
+    writer = TurnWriter(
+        match_id, token, stored_bytes=match.stored_bytes, max_bytes=settings.ARENA_MATCH_MAX_BYTES
+    )
 
     async def heartbeat() -> None:
         interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
@@ -810,11 +970,16 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     )
     limit: str | None = None
     try:
-        done, _pending = await asyncio.wait({beat, writer.task, game_task}, timeout=time_left,
-                                            return_when=asyncio.FIRST_COMPLETED)
+        done, _pending = await asyncio.wait(
+            {beat, writer.task, game_task}, timeout=time_left, return_when=asyncio.FIRST_COMPLETED
+        )
         if not done:
             limit = LIMIT_TIME
-        elif writer.task.done() and not writer.task.cancelled() and isinstance(writer.task.exception(), LimitReached):
+        elif (
+            writer.task.done()
+            and not writer.task.cancelled()
+            and isinstance(writer.task.exception(), LimitReached)
+        ):
             limit = writer.task.exception().limit
         elif game_task not in done:
             game_task.cancel()
@@ -846,8 +1011,15 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return
     turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
-    if not await acall(finish, match_id, token, result.outcome, result.forfeited, loaded=data,
-                       turn_faults=turn_faults):
+    if not await acall(
+        finish,
+        match_id,
+        token,
+        result.outcome,
+        result.forfeited,
+        loaded=data,
+        turn_faults=turn_faults,
+    ):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
 
 

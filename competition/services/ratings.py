@@ -44,8 +44,13 @@ def ordinal(mu: float, sigma: float) -> float:
 
 def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0) -> dict:
     """What the site and the API show of a rating."""
-    return {"mu": mu, "sigma": sigma, "ordinal": ordinal(mu, sigma), "games": games,
-            "provisional": games < PROVISIONAL_GAMES}
+    return {
+        "mu": mu,
+        "sigma": sigma,
+        "ordinal": ordinal(mu, sigma),
+        "games": games,
+        "provisional": games < PROVISIONAL_GAMES,
+    }
 
 
 def for_bots(bot_ids: Iterable[int]) -> dict[int, dict]:
@@ -54,7 +59,8 @@ def for_bots(bot_ids: Iterable[int]) -> dict[int, dict]:
     stored = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bot_ids)}
     return {
         bot_id: summary(stored[bot_id].mu, stored[bot_id].sigma, stored[bot_id].games)
-        if bot_id in stored else summary()
+        if bot_id in stored
+        else summary()
         for bot_id in bot_ids
     }
 
@@ -114,14 +120,20 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
         seated = sorted(participants, key=lambda p: p.seat)
         before = [current[p.bot_id] for p in seated]
         after = step([(mu, sigma) for mu, sigma, _games in before], [p.score for p in seated])
-        cursor.executemany(store, [
-            [mu, sigma, games + 1, now, p.bot_id]
-            for p, (mu, sigma), (_mu, _sigma, games) in zip(seated, after, before, strict=True)
-        ])
-        cursor.executemany(append, [
-            [match.pk, p.bot_id, mu0, sigma0, mu, sigma, now]
-            for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True)
-        ])
+        cursor.executemany(
+            store,
+            [
+                [mu, sigma, games + 1, now, p.bot_id]
+                for p, (mu, sigma), (_mu, _sigma, games) in zip(seated, after, before, strict=True)
+            ],
+        )
+        cursor.executemany(
+            append,
+            [
+                [match.pk, p.bot_id, mu0, sigma0, mu, sigma, now]
+                for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True)
+            ],
+        )
 
 
 # -- recompute and verify ----------------------------------------------------------------
@@ -142,7 +154,9 @@ def _replay(game: str):
     for change in RatingChange.objects.filter(match__game=game).order_by("id"):
         steps.setdefault(change.match_id, []).append(change)
     seats: dict[int, dict[int, Participant]] = {}
-    for p in Participant.objects.filter(match_id__in=list(steps)).only("match_id", "bot_id", "seat", "score"):
+    for p in Participant.objects.filter(match_id__in=list(steps)).only(
+        "match_id", "bot_id", "seat", "score"
+    ):
         seats.setdefault(p.match_id, {})[p.bot_id] = p
     replayed = []
     for match_id, changes in steps.items():
@@ -152,7 +166,9 @@ def _replay(game: str):
         after = step(before, [by_bot[c.bot_id].score for c in ordered])
         for change, (mu, sigma) in zip(ordered, after, strict=True):
             state[change.bot_id] = (mu, sigma, state.get(change.bot_id, (0, 0, 0))[2] + 1)
-        replayed.append((match_id, [(c, b, a) for c, b, a in zip(ordered, before, after, strict=True)]))
+        replayed.append(
+            (match_id, [(c, b, a) for c, b, a in zip(ordered, before, after, strict=True)])
+        )
     return state, replayed
 
 
@@ -168,9 +184,9 @@ class Verification:
     game: str
     matches: int = 0
     bots: int = 0
-    ratings: list[tuple] = field(default_factory=list)   # (bot, stored, recomputed)
-    steps: list[tuple] = field(default_factory=list)     # (match, bot, stored, recomputed)
-    unrated: list[int] = field(default_factory=list)     # matches with a result and no rating step
+    ratings: list[tuple] = field(default_factory=list)  # (bot, stored, recomputed)
+    steps: list[tuple] = field(default_factory=list)  # (match, bot, stored, recomputed)
+    unrated: list[int] = field(default_factory=list)  # matches with a result and no rating step
     unexpected: list[int] = field(default_factory=list)  # rated matches without a result
 
     @property
@@ -199,7 +215,9 @@ def verify(game: str) -> Verification:
         if rateable(match, list(match.participants.all())):
             report.unrated.append(match.pk)
     report.unexpected = sorted(
-        Match.objects.filter(pk__in=rated).exclude(status__in=MatchStatus.with_result()).values_list("pk", flat=True)
+        Match.objects.filter(pk__in=rated)
+        .exclude(status__in=MatchStatus.with_result())
+        .values_list("pk", flat=True)
     )
     return report
 

@@ -54,7 +54,10 @@ def signed(headers, body: bytes) -> bool:
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
-    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 
@@ -70,7 +73,7 @@ class Handler(BaseHTTPRequestHandler):
             message = json.loads(body)
             calls = message["calls"]
         except (ValueError, KeyError, TypeError):
-            return self.answer(400, {"error": "expected {\"calls\": [...]}"})
+            return self.answer(400, {"error": 'expected {"calls": [...]}'})
         key = (self.headers.get("X-Arena-Match", ""), self.headers.get("X-Arena-Seat", ""))
         with LOCK:
             state = STATES.setdefault(key, {})

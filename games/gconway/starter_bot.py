@@ -34,8 +34,12 @@ def choose(message: dict) -> list[list[int]]:
     mine = [(r, c) for r in range(rows) for c in range(cols) if field[r][c] == "#"]
 
     def own_neighbours(r: int, c: int) -> int:
-        return sum(field[(r + dr) % rows][(c + dc) % cols] == "#"
-                   for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+        return sum(
+            field[(r + dr) % rows][(c + dc) % cols] == "#"
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if dr or dc
+        )
 
     candidates = set()
     for r, c in mine:
@@ -44,7 +48,9 @@ def choose(message: dict) -> list[list[int]]:
                 rr, cc = (r + dr) % rows, (c + dc) % cols
                 if field[rr][cc] == ".":
                     candidates.add((rr, cc))
-    ranked = sorted(candidates, key=lambda rc: (own_neighbours(*rc) not in (2, 3), -own_neighbours(*rc), rc))
+    ranked = sorted(
+        candidates, key=lambda rc: (own_neighbours(*rc) not in (2, 3), -own_neighbours(*rc), rc)
+    )
     return [[r, c] for r, c in ranked[:budget]]
 
 
@@ -52,7 +58,10 @@ def signed(headers, body: bytes) -> bool:
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
-    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 

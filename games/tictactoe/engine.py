@@ -125,7 +125,7 @@ class TicTacToe(Game):
 
     def parse_action(self, state: State, seat: int, raw: JSON) -> str:
         if not isinstance(raw, dict) or raw.get("play") is None:
-            raise IllegalAction("no_play", "the reply must be an object with a \"play\" key")
+            raise IllegalAction("no_play", 'the reply must be an object with a "play" key')
         play = raw["play"]
         if not isinstance(play, str) or play not in INDEX:
             raise IllegalAction("bad_cell", f"{play!r} is not one of the nine cell keys")
@@ -222,7 +222,9 @@ def board_dict(cells: tuple[int, ...]) -> dict[str, str]:
 
 @cache
 def _board_items(cells: tuple[int, ...]) -> dict[str, str]:
-    return {key: (SYMBOLS[cell] if cell >= 0 else EMPTY) for key, cell in zip(KEYS, cells, strict=True)}
+    return {
+        key: (SYMBOLS[cell] if cell >= 0 else EMPTY) for key, cell in zip(KEYS, cells, strict=True)
+    }
 
 
 def _cells_from_board(board: dict, me: str) -> tuple[tuple[int, ...], ...] | None:

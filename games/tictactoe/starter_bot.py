@@ -22,9 +22,16 @@ import os
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SECRET = os.environ.get("ARENA_BOT_SECRET", "")
-LINES = [("0-0", "0-1", "0-2"), ("1-0", "1-1", "1-2"), ("2-0", "2-1", "2-2"),
-         ("0-0", "1-0", "2-0"), ("0-1", "1-1", "2-1"), ("0-2", "1-2", "2-2"),
-         ("0-0", "1-1", "2-2"), ("0-2", "1-1", "2-0")]
+LINES = [
+    ("0-0", "0-1", "0-2"),
+    ("1-0", "1-1", "1-2"),
+    ("2-0", "2-1", "2-2"),
+    ("0-0", "1-0", "2-0"),
+    ("0-1", "1-1", "2-1"),
+    ("0-2", "1-2", "2-2"),
+    ("0-0", "1-1", "2-2"),
+    ("0-2", "1-1", "2-0"),
+]
 PREFERENCE = ["1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1"]
 
 
@@ -56,7 +63,10 @@ def signed(headers, body: bytes) -> bool:
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
-    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 

@@ -414,7 +414,9 @@ class Tiles(Game):
     def endless(self, options: dict) -> str | None:
         if options["max_moves"] is None and options["max_passes_in_a_row"] is None:
             # games/tiles/README.md §11.2: no guard, as in the original, "not for events"
-            return "with max_moves and max_passes_in_a_row both null two passing bots never end a game"
+            return (
+                "with max_moves and max_passes_in_a_row both null two passing bots never end a game"
+            )
         return None
 
     def options_of(self, state: TilesState) -> dict:

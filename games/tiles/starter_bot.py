@@ -53,7 +53,11 @@ def choose(board, me: str) -> tuple[int, int]:
                 continue
             around = [board[nx][ny] for nx, ny in neighbours(x, y)]
             mine = group_size(board, x, y, me)
-            defenders = [group_size(board, nx, ny, enemy) for nx, ny in neighbours(x, y) if board[nx][ny] == enemy]
+            defenders = [
+                group_size(board, nx, ny, enemy)
+                for nx, ny in neighbours(x, y)
+                if board[nx][ny] == enemy
+            ]
             if defenders and mine <= max(defenders):
                 continue  # this battle would be lost
             # captures first, then growing next to our own tiles, then anywhere
@@ -67,7 +71,10 @@ def signed(headers, body: bytes) -> bool:
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
-    expected = "sha256=" + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 

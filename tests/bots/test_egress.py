@@ -115,7 +115,9 @@ async def test_it_posts_to_an_allowed_loopback_bot(allow_loopback):
     headers = seen["headers"]
     assert headers["X-Arena-Match"] == "7" and headers["X-Arena-Seat"] == "1"
     assert headers["Accept-Encoding"] == "identity"
-    expected = hmac.new(b"s3cret", headers["X-Arena-Timestamp"].encode() + b'.{"a":1}', hashlib.sha256)
+    expected = hmac.new(
+        b"s3cret", headers["X-Arena-Timestamp"].encode() + b'.{"a":1}', hashlib.sha256
+    )
     assert headers["X-Arena-Signature"] == "sha256=" + expected.hexdigest()
 
 
@@ -186,7 +188,9 @@ async def test_it_refuses_a_compressed_reply(allow_loopback):
     import gzip
 
     async def handler(request):
-        return web.Response(body=gzip.compress(b"{}" + b" " * 100000), headers={"Content-Encoding": "gzip"})
+        return web.Response(
+            body=gzip.compress(b"{}" + b" " * 100000), headers={"Content-Encoding": "gzip"}
+        )
 
     async with http_bot(handler) as base:
         fault = await fault_of(post(base + "/"))
@@ -273,8 +277,16 @@ async def test_it_sends_form_games_url_encoded_in_field_order(allow_loopback):
 def test_it_decodes_strictly():
     assert decode_reply(b' {"a": [1, 2.5]} ') == {"a": [1, 2.5]}
     assert decode_reply(b'{"a": 1, "a": 2}') == {"a": 2}
-    for bad in (b"", b"nope", b"[1,]", b"Infinity", b"{'a': 1}", b"1 2", b"[" * 50_000 + b"]" * 50_000,
-                b"1" * 5000):
+    for bad in (
+        b"",
+        b"nope",
+        b"[1,]",
+        b"Infinity",
+        b"{'a': 1}",
+        b"1 2",
+        b"[" * 50_000 + b"]" * 50_000,
+        b"1" * 5000,
+    ):
         with pytest.raises(BotFault) as exc:
             decode_reply(bad)
         assert exc.value.code is FaultCode.BAD_JSON, bad[:20]

@@ -29,9 +29,14 @@ class StubResolver(AbstractResolver):
         if host not in self.table:
             raise OSError(f"stub: no such host {host}")
         return [
-            {"hostname": host, "host": addr, "port": port,
-             "family": socket.AF_INET6 if ":" in addr else socket.AF_INET, "proto": 0,
-             "flags": socket.AI_NUMERICHOST}
+            {
+                "hostname": host,
+                "host": addr,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in addr else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
             for addr in self.table[host]
         ]
 
@@ -79,8 +84,18 @@ async def fault_of(url: str, **kw) -> BotFault:
 
 @pytest.mark.parametrize(
     "host",
-    ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]", "2130706433", "127.1", "0x7f.1", "0.0.0.0",
-     "[::1]", "017700000001", "127.000.000.001"],
+    [
+        "127.0.0.1",
+        "localhost",
+        "[::ffff:127.0.0.1]",
+        "2130706433",
+        "127.1",
+        "0x7f.1",
+        "0.0.0.0",
+        "[::1]",
+        "017700000001",
+        "127.000.000.001",
+    ],
 )
 async def test_it_refuses_loopback_in_every_spelling_without_connecting(host):
     async with Listener() as server:
@@ -93,7 +108,9 @@ async def test_it_refuses_loopback_in_every_spelling_without_connecting(host):
 
 async def test_it_connects_when_loopback_is_allow_listed(allow_loopback):
     async with Listener() as server:
-        reply = await egress.post(f"http://127.0.0.1:{server.port}/", b"{}", content_type="application/json", timeout=3)
+        reply = await egress.post(
+            f"http://127.0.0.1:{server.port}/", b"{}", content_type="application/json", timeout=3
+        )
         assert reply.status == 200 and server.accepted == 1
 
 
@@ -121,8 +138,12 @@ async def test_it_refuses_metadata_names_even_with_everything_allow_listed(stub_
 async def test_it_connects_to_the_checked_address(stub_dns, allow_loopback):
     async with Listener() as server:
         stub_dns["bot.example.com"] = ["127.0.0.1"]
-        reply = await egress.post(f"http://bot.example.com:{server.port}/", b"{}",
-                                  content_type="application/json", timeout=3)
+        reply = await egress.post(
+            f"http://bot.example.com:{server.port}/",
+            b"{}",
+            content_type="application/json",
+            timeout=3,
+        )
         assert reply.status == 200 and server.accepted == 1
 
 
@@ -137,13 +158,30 @@ async def test_it_does_not_follow_a_redirect_to_metadata(allow_loopback):
 
 @pytest.mark.parametrize(
     "url",
-    ["http://[::1", "http://%zz/", "http://exa mple.com/", "http://" + "a" * 300 + ".com/", "javascript:alert(1)",
-     "http://:80/", "http://example.com:99999/", "//example.com/", "", "http://\u2603.com/", "http://[fe80::1%25eth0]/",
-     "https://user:pw@10.0.0.1/", "http://[::]:8080/", "http://0/"],
+    [
+        "http://[::1",
+        "http://%zz/",
+        "http://exa mple.com/",
+        "http://" + "a" * 300 + ".com/",
+        "javascript:alert(1)",
+        "http://:80/",
+        "http://example.com:99999/",
+        "//example.com/",
+        "",
+        "http://\u2603.com/",
+        "http://[fe80::1%25eth0]/",
+        "https://user:pw@10.0.0.1/",
+        "http://[::]:8080/",
+        "http://0/",
+    ],
 )
 async def test_it_never_lets_an_exception_escape(url):
     fault = await fault_of(url)
-    assert isinstance(fault, BotFault) and fault.code in (FaultCode.DENIED, FaultCode.DNS, FaultCode.CONNECT)
+    assert isinstance(fault, BotFault) and fault.code in (
+        FaultCode.DENIED,
+        FaultCode.DNS,
+        FaultCode.CONNECT,
+    )
 
 
 # -- TLS to a pinned address still verifies the host name -----------------------------------
@@ -157,16 +195,57 @@ def pki(tmp_path_factory):
     def run(*args):
         subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
 
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-        "-subj", "/CN=Arena Test CA")
-    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "bot.key", "-out", "bot.csr", "-subj", "/CN=bot.test")
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Arena Test CA",
+    )
+    run(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "bot.key",
+        "-out",
+        "bot.csr",
+        "-subj",
+        "/CN=bot.test",
+    )
     (d / "ext.cnf").write_text("subjectAltName=DNS:bot.test\n")
-    run("x509", "-req", "-in", "bot.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "bot.pem", "-days", "2", "-extfile", "ext.cnf")
+    run(
+        "x509",
+        "-req",
+        "-in",
+        "bot.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "bot.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    )
     return d
 
 
-async def test_it_verifies_the_host_name_over_tls_to_a_pinned_address(pki, stub_dns, allow_loopback, settings):
+async def test_it_verifies_the_host_name_over_tls_to_a_pinned_address(
+    pki, stub_dns, allow_loopback, settings
+):
     settings.ARENA_BOT_CA_BUNDLE = str(pki / "ca.pem")
     await egress.close_session()  # the session's TLS context reads the bundle
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -186,7 +265,9 @@ async def test_it_verifies_the_host_name_over_tls_to_a_pinned_address(pki, stub_
     stub_dns["impostor.test"] = ["127.0.0.1"]
     try:
         # It should connect to the pinned address and accept the certificate for bot.test ...
-        reply = await egress.post(f"https://bot.test:{port}/", b"{}", content_type="application/json", timeout=5)
+        reply = await egress.post(
+            f"https://bot.test:{port}/", b"{}", content_type="application/json", timeout=5
+        )
         assert reply.status == 200
         # ... and refuse the same server under another name, or by its bare address.
         assert (await fault_of(f"https://impostor.test:{port}/")).code is FaultCode.TLS
@@ -239,7 +320,9 @@ class Canary(Listener):
 
 
 @pytest.mark.parametrize(("label", "template"), SPELLINGS, ids=[label for label, _t in SPELLINGS])
-async def test_it_judges_every_unicode_spelling_as_the_client_connects_to_it(stub_dns, label, template):
+async def test_it_judges_every_unicode_spelling_as_the_client_connects_to_it(
+    stub_dns, label, template
+):
     stub_dns["localhost"] = ["127.0.0.1", "::1"]
     async with Canary() as canary:
         url = bot_url(template, canary.port)
@@ -256,9 +339,13 @@ async def test_it_judges_every_unicode_spelling_as_the_client_connects_to_it(stu
 
 @pytest.mark.parametrize(
     ("url", "host"),
-    [("http://Bots.Example.ORG:8080/a?b=c", "bots.example.org"), ("https://xn--bcher-kva.example/", "xn--bcher-kva.example"),
-     ("http://93.184.216.34/", "93.184.216.34"), ("http://[2606:4700::1111]:8443/", "2606:4700::1111"),
-     ("http://bot.example.org./", "bot.example.org.")],
+    [
+        ("http://Bots.Example.ORG:8080/a?b=c", "bots.example.org"),
+        ("https://xn--bcher-kva.example/", "xn--bcher-kva.example"),
+        ("http://93.184.216.34/", "93.184.216.34"),
+        ("http://[2606:4700::1111]:8443/", "2606:4700::1111"),
+        ("http://bot.example.org./", "bot.example.org."),
+    ],
 )
 def test_it_keeps_plain_ascii_hosts_and_returns_the_normalised_one(url, host):
     # It should accept public hosts written in ASCII (internationalised ones as xn--).
@@ -267,23 +354,34 @@ def test_it_keeps_plain_ascii_hosts_and_returns_the_normalised_one(url, host):
 
 @pytest.mark.parametrize(
     ("url", "words"),
-    [("http://bücher.example/", "plain ASCII"), ("http://\uff11\uff12\uff17.0.0.1/", "plain ASCII"),
-     ("http://a_b.example.org/", "not a valid host name"), ("http://example.123/", "ends in a number"),
-     ("http://1.2.3.4.5/", "ends in a number"), ("http://xn--8g7ccp.example/", "xn--"),
-     ("http://localhost:8080/", "loopback name"), ("http://api.localhost./", "loopback name"),
-     ("http://example.org\t/", "control or whitespace"), ("http://example.org:\uff18\uff10/", "plain ASCII")],
+    [
+        ("http://bücher.example/", "plain ASCII"),
+        ("http://\uff11\uff12\uff17.0.0.1/", "plain ASCII"),
+        ("http://a_b.example.org/", "not a valid host name"),
+        ("http://example.123/", "ends in a number"),
+        ("http://1.2.3.4.5/", "ends in a number"),
+        ("http://xn--8g7ccp.example/", "xn--"),
+        ("http://localhost:8080/", "loopback name"),
+        ("http://api.localhost./", "loopback name"),
+        ("http://example.org\t/", "control or whitespace"),
+        ("http://example.org:\uff18\uff10/", "plain ASCII"),
+    ],
 )
 def test_it_explains_each_refused_host(url, words):
     # It should say why, so registration shows a clear error.
     with pytest.raises(BotFault) as refused:
         egress.check_url(url, egress.current_policy())
-    assert refused.value.code is FaultCode.DENIED and words in refused.value.detail, refused.value.detail
+    assert refused.value.code is FaultCode.DENIED and words in refused.value.detail, (
+        refused.value.detail
+    )
 
 
 # -- the connector checks the socket's actual peer (defence in depth) ---------------------
 
 
-async def test_it_refuses_an_ip_literal_at_the_connector_when_the_url_check_is_bypassed(monkeypatch):
+async def test_it_refuses_an_ip_literal_at_the_connector_when_the_url_check_is_bypassed(
+    monkeypatch,
+):
     # The original bug's shape: aiohttp connects to an IP literal without the resolver, so
     # with the URL check gone only the connector stands between the call and the canary.
     monkeypatch.setattr(egress, "_checked_url", lambda url, policy: None)
@@ -348,8 +446,9 @@ async def test_it_lets_the_connector_reach_an_allow_listed_peer(settings):
     settings.ARENA_BOT_ALLOW_NETWORKS = egress.parse_networks("127.0.0.2/32")
     await egress.close_session()
     async with Canary("127.0.0.2") as allowed, Canary() as canary:
-        reply = await egress.post(f"http://127.0.0.2:{allowed.port}/", b"{}", content_type="application/json",
-                                  timeout=3)
+        reply = await egress.post(
+            f"http://127.0.0.2:{allowed.port}/", b"{}", content_type="application/json", timeout=3
+        )
         fault = await fault_of(f"http://127.0.0.1:{canary.port}/")
     assert reply.status == 200 and allowed.accepted == 1 and allowed.received > 0
     assert fault.code is FaultCode.DENIED and canary.accepted == 0

@@ -36,7 +36,14 @@ def test_it_lets_only_staff_create_process_and_tcp_bots(users, kind, settings):
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://example.org/", "http://127.0.0.1/", "http://10.1.2.3/", "http://example.org:22/", "nonsense"]
+    "url",
+    [
+        "ftp://example.org/",
+        "http://127.0.0.1/",
+        "http://10.1.2.3/",
+        "http://example.org:22/",
+        "nonsense",
+    ],
 )
 def test_it_refuses_urls_the_egress_policy_refuses(users, url):
     bot = Bot(owner=users["owner"], game="tictactoe", name="b", kind=EndpointKind.HTTP, target=url)
@@ -45,10 +52,14 @@ def test_it_refuses_urls_the_egress_policy_refuses(users, url):
 
 
 def test_it_accepts_a_public_url_and_builds_its_transport(users):
-    bot = Bot.objects.create(owner=users["owner"], game="tictactoe", name="b", target="https://bots.example.org/ttt?k=1")
+    bot = Bot.objects.create(
+        owner=users["owner"], game="tictactoe", name="b", target="https://bots.example.org/ttt?k=1"
+    )
     bot.full_clean()
     transport = bot.transport(seat=1, seed=0, match_id="5")
-    assert isinstance(transport, HttpTransport) and transport.url == "https://bots.example.org/ttt?k=1"
+    assert (
+        isinstance(transport, HttpTransport) and transport.url == "https://bots.example.org/ttt?k=1"
+    )
     # It should sign with the bot's own secret, generated at creation.
     assert transport.secret == bot.secret and len(bot.secret) >= 40
 
@@ -58,6 +69,12 @@ def test_it_checks_builtin_names_and_games(users):
         validate_endpoint("tictactoe", EndpointKind.BUILTIN, "nobody", staff=False)
     with pytest.raises(ValidationError):
         validate_endpoint("chess", EndpointKind.BUILTIN, "random", staff=False)
-    bot = Bot(owner=users["owner"], game="tictactoe", name="p", kind=EndpointKind.BUILTIN, target="perfect")
+    bot = Bot(
+        owner=users["owner"],
+        game="tictactoe",
+        name="p",
+        kind=EndpointKind.BUILTIN,
+        target="perfect",
+    )
     bot.full_clean()
     assert isinstance(bot.transport(seat=0, seed=1, match_id="1"), BuiltinTransport)

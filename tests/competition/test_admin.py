@@ -30,7 +30,9 @@ def users():
     User = get_user_model()
     staff = User.objects.create_user("staff", is_staff=True)
     # an organiser: staff with the competition's and bots' model permissions
-    staff.user_permissions.set(Permission.objects.filter(content_type__app_label__in=("competition", "bots")))
+    staff.user_permissions.set(
+        Permission.objects.filter(content_type__app_label__in=("competition", "bots"))
+    )
     return {
         "owner": User.objects.create_user("owner"),
         "other": User.objects.create_user("other"),
@@ -45,21 +47,31 @@ def staff(users) -> Client:
     return client
 
 
-def builtin_bots(owner, count: int, *, game: str = "tictactoe", target: str = "random") -> list[Bot]:
-    return [Bot.objects.create(owner=owner, game=game, name=f"{target}-{i}", kind=EndpointKind.BUILTIN,
-                               target=target) for i in range(count)]
+def builtin_bots(
+    owner, count: int, *, game: str = "tictactoe", target: str = "random"
+) -> list[Bot]:
+    return [
+        Bot.objects.create(
+            owner=owner, game=game, name=f"{target}-{i}", kind=EndpointKind.BUILTIN, target=target
+        )
+        for i in range(count)
+    ]
 
 
 def round_robin(users, count: int = 4, **fields) -> Event:
-    event = Event.objects.create(name="Cup", game="tictactoe", format=EventFormat.ROUND_ROBIN, **fields)
+    event = Event.objects.create(
+        name="Cup", game="tictactoe", format=EventFormat.ROUND_ROBIN, **fields
+    )
     for seed, bot in enumerate(builtin_bots(users["owner"], count), start=1):
         Entry.objects.create(event=event, bot=bot, seed=seed)
     return event
 
 
 def run_action(client: Client, model: str, action: str, objects) -> None:
-    response = client.post(f"/admin/competition/{model}/",
-                           {"action": action, "_selected_action": [obj.pk for obj in objects]})
+    response = client.post(
+        f"/admin/competition/{model}/",
+        {"action": action, "_selected_action": [obj.pk for obj in objects]},
+    )
     assert response.status_code == 302, response.content[:2000]
 
 
@@ -69,18 +81,36 @@ def run_action(client: Client, model: str, action: str, objects) -> None:
 def test_it_opens_every_page_for_staff(staff, users):
     event = round_robin(users)
     bot = event.entries.first().bot
-    match = services.create_match("tictactoe", [bot, event.entries.last().bot], event=event, dispatch_now=False)
-    Turn.objects.create(match=match, number=1, seats=[0], actions=["1-1", None], faults=["ok", None],
-                        details=[None, None], latencies_ms=[4, None], frame={}, logs=[{"sent": "SECRET-LOG"}, None])
+    match = services.create_match(
+        "tictactoe", [bot, event.entries.last().bot], event=event, dispatch_now=False
+    )
+    Turn.objects.create(
+        match=match,
+        number=1,
+        seats=[0],
+        actions=["1-1", None],
+        faults=["ok", None],
+        details=[None, None],
+        latencies_ms=[4, None],
+        frame={},
+        logs=[{"sent": "SECRET-LOG"}, None],
+    )
     rating = Rating.objects.create(bot=bot, game="tictactoe", mu=25.0, sigma=8.0, games=1)
-    change = RatingChange.objects.create(match=match, bot=bot, mu_before=25.0, sigma_before=8.3,
-                                         mu_after=25.0, sigma_after=8.0)
+    change = RatingChange.objects.create(
+        match=match, bot=bot, mu_before=25.0, sigma_before=8.3, mu_after=25.0, sigma_after=8.0
+    )
     pages = [
-        "/admin/competition/event/", f"/admin/competition/event/{event.pk}/change/", "/admin/competition/event/add/",
-        "/admin/competition/match/", f"/admin/competition/match/{match.pk}/change/",
-        "/admin/competition/rating/", f"/admin/competition/rating/{rating.pk}/change/",
-        "/admin/competition/ratingchange/", f"/admin/competition/ratingchange/{change.pk}/change/",
-        "/admin/bots/bot/", f"/admin/bots/bot/{bot.pk}/change/",
+        "/admin/competition/event/",
+        f"/admin/competition/event/{event.pk}/change/",
+        "/admin/competition/event/add/",
+        "/admin/competition/match/",
+        f"/admin/competition/match/{match.pk}/change/",
+        "/admin/competition/rating/",
+        f"/admin/competition/rating/{rating.pk}/change/",
+        "/admin/competition/ratingchange/",
+        f"/admin/competition/ratingchange/{change.pk}/change/",
+        "/admin/bots/bot/",
+        f"/admin/bots/bot/{bot.pk}/change/",
     ]
     for url in pages:
         assert staff.get(url).status_code == 200, url
@@ -107,15 +137,24 @@ def test_it_keeps_the_admin_to_staff(users):
 
 
 def event_form(**overrides) -> dict:
-    data = {"name": "Open", "game": "tictactoe", "options": "{}", "format": "round_robin", "series_length": "1",
-            "rounds": "", "pace_ms": "0",
-            "entries-TOTAL_FORMS": "0", "entries-INITIAL_FORMS": "0",
-            "entries-MIN_NUM_FORMS": "0", "entries-MAX_NUM_FORMS": "1000"}
+    data = {
+        "name": "Open",
+        "game": "tictactoe",
+        "options": "{}",
+        "format": "round_robin",
+        "series_length": "1",
+        "rounds": "",
+        "pace_ms": "0",
+        "entries-TOTAL_FORMS": "0",
+        "entries-INITIAL_FORMS": "0",
+        "entries-MIN_NUM_FORMS": "0",
+        "entries-MAX_NUM_FORMS": "1000",
+    }
     data.update(overrides)
     return data
 
 
-@pytest.mark.parametrize("options", ['{"move_timeout_ms": 0}', '{"nope": 1}', '[1, 2]'])
+@pytest.mark.parametrize("options", ['{"move_timeout_ms": 0}', '{"nope": 1}', "[1, 2]"])
 def test_it_validates_event_options_against_the_game(staff, options):
     response = staff.post("/admin/competition/event/add/", event_form(options=options))
     # It should show the form again with the game's error, and create nothing.
@@ -126,18 +165,27 @@ def test_it_validates_event_options_against_the_game(staff, options):
 
 def test_it_refuses_tiles_options_that_could_never_end_an_event_game(staff):
     endless = '{"max_moves": null, "max_passes_in_a_row": null}'
-    response = staff.post("/admin/competition/event/add/", event_form(game="tiles", options=endless))
+    response = staff.post(
+        "/admin/competition/event/add/", event_form(game="tiles", options=endless)
+    )
     # It should refuse the compatibility setting the spec keeps out of events, and create nothing.
     assert response.status_code == 200 and not Event.objects.exists()
     assert "never end" in str(response.context["adminform"].form.errors["options"])
     # One guard is enough.
     guarded = '{"max_moves": null, "max_passes_in_a_row": 8}'
-    assert staff.post("/admin/competition/event/add/", event_form(game="tiles", options=guarded)).status_code == 302
+    assert (
+        staff.post(
+            "/admin/competition/event/add/", event_form(game="tiles", options=guarded)
+        ).status_code
+        == 302
+    )
     assert Event.objects.get().options["max_moves"] is None
 
 
 def test_it_stores_resolved_options_and_the_creator(staff, users):
-    response = staff.post("/admin/competition/event/add/", event_form(options='{"move_timeout_ms": 750}'))
+    response = staff.post(
+        "/admin/competition/event/add/", event_form(options='{"move_timeout_ms": 750}')
+    )
     assert response.status_code == 302
     event = Event.objects.get()
     assert event.options == {"move_timeout_ms": 750, "ignore_http_status": False}
@@ -146,8 +194,14 @@ def test_it_stores_resolved_options_and_the_creator(staff, users):
 
 def test_it_refuses_entries_of_another_game(staff, users):
     (drone,) = builtin_bots(users["owner"], 1, game="drones", target="zerg")
-    data = event_form(**{"entries-TOTAL_FORMS": "1", "entries-0-bot": str(drone.pk), "entries-0-seed": "1",
-                         "entries-0-active": "on"})
+    data = event_form(
+        **{
+            "entries-TOTAL_FORMS": "1",
+            "entries-0-bot": str(drone.pk),
+            "entries-0-seed": "1",
+            "entries-0-active": "on",
+        }
+    )
     response = staff.post("/admin/competition/event/add/", data)
     assert response.status_code == 200 and not Event.objects.exists()
     assert "does not play tictactoe" in response.content.decode()
@@ -163,7 +217,9 @@ def test_it_starts_a_round_robin_of_four_builtin_bots(staff, users):
     # It should schedule every pair once: 4 * 3 / 2 = 6 matches, queued.
     assert event.status == EventStatus.RUNNING and event.started is not None
     matches = Match.objects.filter(event=event)
-    assert matches.count() == 6 and set(matches.values_list("status", flat=True)) == {MatchStatus.QUEUED}
+    assert matches.count() == 6 and set(matches.values_list("status", flat=True)) == {
+        MatchStatus.QUEUED
+    }
     pairs = {frozenset(m.participants.values_list("bot_id", flat=True)) for m in matches}
     assert len(pairs) == 6
     # It should not start an event twice.
@@ -177,7 +233,9 @@ def test_it_plays_series_with_seats_swapped(staff, users):
     # It should schedule 3 pairings of 2 games, each pairing once in each seat order.
     matches = Match.objects.filter(event=event)
     assert matches.count() == 6
-    orders = [tuple(m.participants.order_by("seat").values_list("bot_id", flat=True)) for m in matches]
+    orders = [
+        tuple(m.participants.order_by("seat").values_list("bot_id", flat=True)) for m in matches
+    ]
     assert {(b, a) for a, b in orders} == set(orders)
 
 
@@ -235,12 +293,17 @@ def test_it_requeues_an_events_errored_matches(staff, users):
     event = round_robin(users, 3)
     run_action(staff, "event", "start", [event])
     errored = list(event.matches.order_by("id")[:2])
-    Match.objects.filter(pk__in=[m.pk for m in errored]).update(status=MatchStatus.ERRORED, platform_failures=3,
-                                                                 error="boom")
+    Match.objects.filter(pk__in=[m.pk for m in errored]).update(
+        status=MatchStatus.ERRORED, platform_failures=3, error="boom"
+    )
     run_action(staff, "event", "requeue_errored", [event])
     for match in errored:
         match.refresh_from_db()
-        assert match.status == MatchStatus.QUEUED and match.platform_failures == 0 and match.error == ""
+        assert (
+            match.status == MatchStatus.QUEUED
+            and match.platform_failures == 0
+            and match.error == ""
+        )
 
 
 # -- match actions ----------------------------------------------------------------------
@@ -248,7 +311,9 @@ def test_it_requeues_an_events_errored_matches(staff, users):
 
 def test_it_requeues_and_cancels_matches(staff, users):
     a, b = builtin_bots(users["owner"], 2)
-    queued, errored, finished = (services.create_match("tictactoe", [a, b], dispatch_now=False) for _ in range(3))
+    queued, errored, finished = (
+        services.create_match("tictactoe", [a, b], dispatch_now=False) for _ in range(3)
+    )
     Match.objects.filter(pk=errored.pk).update(status=MatchStatus.ERRORED)
     Match.objects.filter(pk=finished.pk).update(status=MatchStatus.FINISHED)
     run_action(staff, "match", "requeue_errored", [queued, errored, finished])
@@ -257,5 +322,8 @@ def test_it_requeues_and_cancels_matches(staff, users):
     run_action(staff, "match", "cancel", [queued, errored, finished])
     # It should cancel what had not ended and leave the finished match alone.
     statuses = dict(Match.objects.values_list("id", "status"))
-    assert statuses == {queued.pk: MatchStatus.CANCELLED, errored.pk: MatchStatus.CANCELLED,
-                        finished.pk: MatchStatus.FINISHED}
+    assert statuses == {
+        queued.pk: MatchStatus.CANCELLED,
+        errored.pk: MatchStatus.CANCELLED,
+        finished.pk: MatchStatus.FINISHED,
+    }

@@ -22,19 +22,27 @@ ENTRIES = 8
 
 @pytest.fixture
 def organiser() -> Client:
-    user = get_user_model().objects.create_user("organiser", password="pw-organiser-1", is_staff=True,
-                                                is_superuser=True)
+    user = get_user_model().objects.create_user(
+        "organiser", password="pw-organiser-1", is_staff=True, is_superuser=True
+    )
     owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
     for i in range(ENTRIES):  # four perfect and four random players
-        Bot.objects.create(owner=owner, game="tictactoe", name=f"bot{i}", kind=EndpointKind.BUILTIN,
-                           target="perfect" if i % 2 else "random")
+        Bot.objects.create(
+            owner=owner,
+            game="tictactoe",
+            name=f"bot{i}",
+            kind=EndpointKind.BUILTIN,
+            target="perfect" if i % 2 else "random",
+        )
     client = Client()
     client.force_login(user)
     return client
 
 
 def admin_action(client: Client, action: str, event: Event) -> None:
-    response = client.post("/admin/competition/event/", {"action": action, "_selected_action": [event.pk]})
+    response = client.post(
+        "/admin/competition/event/", {"action": action, "_selected_action": [event.pk]}
+    )
     assert response.status_code == 302, response.content[:1000]
 
 
@@ -48,13 +56,25 @@ def admin_action(client: Client, action: str, event: Event) -> None:
         (EventFormat.LADDER, 1, 3, None),  # three series per bot, then it finishes
     ],
 )
-def test_it_runs_an_event_of_eight_bots_from_the_admin(organiser, fmt, series, rounds, expected_matches):
-    response = organiser.post("/admin/competition/event/add/", {
-        "name": f"{fmt} cup", "game": "tictactoe", "options": '{"move_timeout_ms": 2000}', "format": fmt,
-        "series_length": series, "rounds": rounds or "", "pace_ms": 0,
-        "entries-TOTAL_FORMS": 0, "entries-INITIAL_FORMS": 0, "entries-MIN_NUM_FORMS": 0,
-        "entries-MAX_NUM_FORMS": 1000,
-    })
+def test_it_runs_an_event_of_eight_bots_from_the_admin(
+    organiser, fmt, series, rounds, expected_matches
+):
+    response = organiser.post(
+        "/admin/competition/event/add/",
+        {
+            "name": f"{fmt} cup",
+            "game": "tictactoe",
+            "options": '{"move_timeout_ms": 2000}',
+            "format": fmt,
+            "series_length": series,
+            "rounds": rounds or "",
+            "pace_ms": 0,
+            "entries-TOTAL_FORMS": 0,
+            "entries-INITIAL_FORMS": 0,
+            "entries-MIN_NUM_FORMS": 0,
+            "entries-MAX_NUM_FORMS": 1000,
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:3000]
     event = Event.objects.get(name=f"{fmt} cup")
     admin_action(organiser, "add_active_bots", event)

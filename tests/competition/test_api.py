@@ -65,9 +65,18 @@ def clients(users):
     return {role: client_as(users, role) for role in ROLES}
 
 
-def make_bot(owner, name: str, *, game: str = "tictactoe", kind: str = EndpointKind.BUILTIN,
-             target: str = "random", status: str = BotStatus.ACTIVE) -> Bot:
-    return Bot.objects.create(owner=owner, game=game, name=name, kind=kind, target=target, status=status)
+def make_bot(
+    owner,
+    name: str,
+    *,
+    game: str = "tictactoe",
+    kind: str = EndpointKind.BUILTIN,
+    target: str = "random",
+    status: str = BotStatus.ACTIVE,
+) -> Bot:
+    return Bot.objects.create(
+        owner=owner, game=game, name=name, kind=kind, target=target, status=status
+    )
 
 
 @pytest.fixture
@@ -135,8 +144,9 @@ def test_it_plays_worked_example_1_through_simulate(clients, role):
 
 
 def test_it_shows_the_native_message_each_seat_to_move_receives(clients):
-    response = clients["anon"].post("/api/games/tictactoe/simulate/", {"actions": ttt_actions(["1-1"])},
-                                    format="json")
+    response = clients["anon"].post(
+        "/api/games/tictactoe/simulate/", {"actions": ttt_actions(["1-1"])}, format="json"
+    )
     data = response.json()
     assert response.status_code == 200 and data["to_move"] == [1] and data["outcome"] is None
     # It should give exactly the observation of the engine, with the match id "simulate".
@@ -157,14 +167,22 @@ def test_it_shows_the_native_message_each_seat_to_move_receives(clients):
         (ttt_actions(["9-9"]), {"turn": 1, "index": 0, "seat": 0, "code": "bad_cell"}),
         ([{"0": {"move": "1-1"}}], {"turn": 1, "index": 0, "seat": 0, "code": "no_play"}),
         ([{"1": {"play": "1-1"}}], {"turn": 1, "index": 0, "seat": 0, "code": "missing_seat"}),
-        ([{"0": {"play": "1-1"}, "1": {"play": "0-0"}}], {"turn": 1, "index": 0, "seat": 1, "code": "extra_seat"}),
+        (
+            [{"0": {"play": "1-1"}, "1": {"play": "0-0"}}],
+            {"turn": 1, "index": 0, "seat": 1, "code": "extra_seat"},
+        ),
         ([{"X": {"play": "1-1"}}], {"turn": 1, "index": 0, "seat": None, "code": "bad_seat"}),
         ([{"5": {"play": "1-1"}}], {"turn": 1, "index": 0, "seat": None, "code": "bad_seat"}),
-        (ttt_actions([*EXAMPLE_1, "2-1"]), {"turn": 8, "index": 7, "seat": None, "code": "game_over"}),
+        (
+            ttt_actions([*EXAMPLE_1, "2-1"]),
+            {"turn": 8, "index": 7, "seat": None, "code": "game_over"},
+        ),
     ],
 )
 def test_it_refuses_a_bad_turn_naming_the_turn_seat_and_code(clients, actions, expected):
-    response = clients["other"].post("/api/games/tictactoe/simulate/", {"actions": actions}, format="json")
+    response = clients["other"].post(
+        "/api/games/tictactoe/simulate/", {"actions": actions}, format="json"
+    )
     assert response.status_code == 400
     data = response.json()
     # It should say which turn failed, for which seat, with the game's code and a detail.
@@ -193,9 +211,13 @@ def test_it_answers_400_for_malformed_simulate_input(clients, body, field):
     assert field in response.json()
 
 
-@pytest.mark.parametrize("raw", [b'{"actions": [', b"[1, 2]", b'"text"', b"NaN", b'{"seed": NaN}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw", [b'{"actions": [', b"[1, 2]", b'"text"', b"NaN", b'{"seed": NaN}', b"\xff\xfe"]
+)
 def test_it_answers_400_for_bad_json(clients, raw):
-    response = clients["anon"].post("/api/games/tictactoe/simulate/", raw, content_type="application/json")
+    response = clients["anon"].post(
+        "/api/games/tictactoe/simulate/", raw, content_type="application/json"
+    )
     assert response.status_code == 400
     assert response.json()
 
@@ -204,7 +226,9 @@ def test_it_caps_the_request_size(clients, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
     body = json.dumps({"actions": [{"0": {"play": "0-0"}}] * 200})
     assert len(body) > 2000
-    response = clients["anon"].post("/api/games/tictactoe/simulate/", body, content_type="application/json")
+    response = clients["anon"].post(
+        "/api/games/tictactoe/simulate/", body, content_type="application/json"
+    )
     # It should refuse a body over the cap without parsing it.
     assert response.status_code == 413
 
@@ -229,12 +253,18 @@ def test_it_agrees_with_the_engine_on_whole_games_of_builtin_bots(clients, slug)
             bot_reply(bot, game, greeting, rngs[seat])
     steps = []
     while game.to_move(state):
-        replies = {seat: bot_reply(players[seat], game, game.observation(state, seat, ctx), rngs[seat])
-                   for seat in game.to_move(state)}
+        replies = {
+            seat: bot_reply(players[seat], game, game.observation(state, seat, ctx), rngs[seat])
+            for seat in game.to_move(state)
+        }
         steps.append({str(seat): reply for seat, reply in replies.items()})
-        state = game.apply(state, {seat: game.parse_action(state, seat, r) for seat, r in replies.items()})
+        state = game.apply(
+            state, {seat: game.parse_action(state, seat, r) for seat, r in replies.items()}
+        )
     assert len(steps) <= 5000
-    response = clients["anon"].post(f"/api/games/{slug}/simulate/", {"seed": 7, "actions": steps}, format="json")
+    response = clients["anon"].post(
+        f"/api/games/{slug}/simulate/", {"seed": 7, "actions": steps}, format="json"
+    )
     assert response.status_code == 200, response.content[:500]
     data = response.json()
     # It should judge the raw replies exactly as the engine does and reach the same end.
@@ -246,12 +276,17 @@ def test_it_agrees_with_the_engine_on_whole_games_of_builtin_bots(clients, slug)
 
 def test_it_throttles_simulate_per_caller(clients, monkeypatch):
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"simulate": "2/min"})
-    codes = [clients["anon"].post("/api/games/tictactoe/simulate/", {}, format="json").status_code
-             for _ in range(3)]
+    codes = [
+        clients["anon"].post("/api/games/tictactoe/simulate/", {}, format="json").status_code
+        for _ in range(3)
+    ]
     # It should let two calls through and refuse the third with 429.
     assert codes == [200, 200, 429]
     # It should count another caller separately.
-    assert clients["owner"].post("/api/games/tictactoe/simulate/", {}, format="json").status_code == 200
+    assert (
+        clients["owner"].post("/api/games/tictactoe/simulate/", {}, format="json").status_code
+        == 200
+    )
 
 
 # -- bots: reading ----------------------------------------------------------------------
@@ -268,9 +303,13 @@ def test_it_lists_active_bots_without_target_or_secret_to_anonymous_callers(clie
         assert set(row) >= {"id", "name", "game", "owner", "kind", "status", "rating", "created"}
     row = next(row for row in rows if row["name"] == "owned-http")
     assert row["owner"] == "owner" and row["kind"] == "http" and row["game"] == "tictactoe"
-    assert row["rating"] == {"mu": ratings.DEFAULT_MU, "sigma": ratings.DEFAULT_SIGMA,
-                             "ordinal": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
-                             "games": 0, "provisional": True}
+    assert row["rating"] == {
+        "mu": ratings.DEFAULT_MU,
+        "sigma": ratings.DEFAULT_SIGMA,
+        "ordinal": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
+        "games": 0,
+        "provisional": True,
+    }
     assert SECRET_URL not in response.content.decode()
 
 
@@ -291,7 +330,10 @@ def test_it_hides_targets_and_secrets_from_other_users(clients, bots):
     rows = {row["name"]: row for row in results(response)}
     assert set(rows) == {"owned-http", "others-random"}
     assert "target" not in rows["owned-http"] and "secret" not in rows["owned-http"]
-    assert SECRET_URL not in response.content.decode() and bots["public"].secret not in response.content.decode()
+    assert (
+        SECRET_URL not in response.content.decode()
+        and bots["public"].secret not in response.content.decode()
+    )
     # It should hide another user's inactive bot altogether.
     assert clients["other"].get(f"/api/bots/{bots['paused'].pk}/").status_code == 404
     assert clients["anon"].get(f"/api/bots/{bots['paused'].pk}/").status_code == 404
@@ -316,9 +358,16 @@ def test_it_shows_staff_every_target_but_never_another_users_secret(clients, bot
 
 def test_it_filters_bots_by_game_owner_and_status(clients, bots, users):
     make_bot(users["other"], "drone", game="drones", target="zerg")
-    assert [row["name"] for row in results(clients["anon"].get("/api/bots/?game=drones"))] == ["drone"]
-    assert {row["name"] for row in results(clients["anon"].get("/api/bots/?owner=other"))} == {"drone", "others-random"}
-    assert [row["name"] for row in results(clients["owner"].get("/api/bots/?status=paused"))] == ["owned-paused"]
+    assert [row["name"] for row in results(clients["anon"].get("/api/bots/?game=drones"))] == [
+        "drone"
+    ]
+    assert {row["name"] for row in results(clients["anon"].get("/api/bots/?owner=other"))} == {
+        "drone",
+        "others-random",
+    }
+    assert [row["name"] for row in results(clients["owner"].get("/api/bots/?status=paused"))] == [
+        "owned-paused"
+    ]
     # It should refuse filters that cannot match.
     assert clients["anon"].get("/api/bots/?game=chess").status_code == 400
     assert clients["anon"].get("/api/bots/?status=asleep").status_code == 400
@@ -327,14 +376,25 @@ def test_it_filters_bots_by_game_owner_and_status(clients, bots, users):
 def test_it_shows_a_bots_rating(clients, bots):
     Rating.objects.create(bot=bots["others"], game="tictactoe", mu=30.0, sigma=2.0, games=12)
     row = clients["anon"].get(f"/api/bots/{bots['others'].pk}/").json()
-    assert row["rating"] == {"mu": 30.0, "sigma": 2.0, "ordinal": 24.0, "games": 12, "provisional": False}
+    assert row["rating"] == {
+        "mu": 30.0,
+        "sigma": 2.0,
+        "ordinal": 24.0,
+        "games": 12,
+        "provisional": False,
+    }
 
 
 # -- bots: writing ----------------------------------------------------------------------
 
 
 def test_it_lets_only_signed_in_users_create_bots(clients, users):
-    body = {"name": "mine", "game": "tictactoe", "kind": "http", "target": "https://bots.example.org/x"}
+    body = {
+        "name": "mine",
+        "game": "tictactoe",
+        "kind": "http",
+        "target": "https://bots.example.org/x",
+    }
     # It should refuse anonymous callers (401: authenticate first).
     assert clients["anon"].post("/api/bots/", body, format="json").status_code == 401
     for role in ("owner", "other", "staff"):
@@ -366,7 +426,9 @@ def test_it_lets_only_signed_in_users_create_bots(clients, users):
     ],
 )
 def test_it_validates_a_new_bots_endpoint(clients, body, field):
-    response = clients["owner"].post("/api/bots/", {"name": "b", "game": "tictactoe", **body}, format="json")
+    response = clients["owner"].post(
+        "/api/bots/", {"name": "b", "game": "tictactoe", **body}, format="json"
+    )
     assert response.status_code == 400
     # It should explain which field is wrong.
     assert field in response.json()
@@ -382,7 +444,12 @@ def test_it_lets_staff_create_process_and_tcp_bots(clients, kind, settings):
 
 
 def test_it_refuses_a_second_bot_of_the_same_name_for_the_same_game(clients, bots):
-    body = {"name": "owned-http", "game": "tictactoe", "kind": "http", "target": "https://bots.example.org/x"}
+    body = {
+        "name": "owned-http",
+        "game": "tictactoe",
+        "kind": "http",
+        "target": "https://bots.example.org/x",
+    }
     response = clients["owner"].post("/api/bots/", body, format="json")
     assert response.status_code == 400 and "name" in response.json()
     # It should allow the same name to another user.
@@ -395,22 +462,40 @@ def test_it_lets_only_the_owner_update_a_bot(clients, bots):
     assert clients["anon"].patch(url, {"name": "x"}, format="json").status_code == 401
     assert clients["other"].patch(url, {"name": "x"}, format="json").status_code == 403
     assert clients["staff"].patch(url, {"name": "x"}, format="json").status_code == 403
-    assert clients["staff"].patch(url, {"status": "paused", "target": "https://evil.example.org/"},
-                                  format="json").status_code == 403
+    assert (
+        clients["staff"]
+        .patch(url, {"status": "paused", "target": "https://evil.example.org/"}, format="json")
+        .status_code
+        == 403
+    )
     bots["public"].refresh_from_db()
     assert bots["public"].name == "owned-http" and bots["public"].target == SECRET_URL
     # It should let the owner rename it, move it and pause it.
-    response = clients["owner"].patch(url, {"name": "renamed", "target": "https://b.example.org/v2",
-                                            "status": "paused"}, format="json")
+    response = clients["owner"].patch(
+        url,
+        {"name": "renamed", "target": "https://b.example.org/v2", "status": "paused"},
+        format="json",
+    )
     assert response.status_code == 200, response.content
     bots["public"].refresh_from_db()
     assert (bots["public"].name, bots["public"].target, bots["public"].status) == (
-        "renamed", "https://b.example.org/v2", "paused")
+        "renamed",
+        "https://b.example.org/v2",
+        "paused",
+    )
     # It should still validate the endpoint and keep the game.
-    assert clients["owner"].patch(url, {"target": "http://192.168.1.1/"}, format="json").status_code == 400
+    assert (
+        clients["owner"].patch(url, {"target": "http://192.168.1.1/"}, format="json").status_code
+        == 400
+    )
     assert clients["owner"].patch(url, {"game": "drones"}, format="json").status_code == 400
-    put = {"name": "again", "game": "tictactoe", "kind": "http", "target": "https://b.example.org/v3",
-           "status": "active"}
+    put = {
+        "name": "again",
+        "game": "tictactoe",
+        "kind": "http",
+        "target": "https://b.example.org/v3",
+        "status": "active",
+    }
     assert clients["owner"].put(url, put, format="json").status_code == 200
     bots["public"].refresh_from_db()
     assert (bots["public"].kind, bots["public"].target) == ("http", "https://b.example.org/v3")
@@ -421,8 +506,9 @@ def test_it_lets_only_the_owner_update_a_bot(clients, bots):
 
 def test_it_lets_staff_change_any_bots_status(clients, bots):
     url = f"/api/bots/{bots['others'].pk}/"
-    response = clients["staff"].patch(url, {"status": "paused", "status_reason": "too many timeouts"},
-                                      format="json")
+    response = clients["staff"].patch(
+        url, {"status": "paused", "status_reason": "too many timeouts"}, format="json"
+    )
     assert response.status_code == 200, response.content
     bots["others"].refresh_from_db()
     assert bots["others"].status == "paused" and bots["others"].status_reason == "too many timeouts"
@@ -465,8 +551,16 @@ def test_it_accepts_token_authentication(users, bots):
     client = APIClient()
     me = client_as(users, "owner").get("/api/me/").json()
     client.credentials(HTTP_AUTHORIZATION=f"Token {me['token']}")
-    response = client.post("/api/bots/", {"name": "scripted", "game": "tictactoe", "kind": "http",
-                                          "target": "https://bots.example.org/s"}, format="json")
+    response = client.post(
+        "/api/bots/",
+        {
+            "name": "scripted",
+            "game": "tictactoe",
+            "kind": "http",
+            "target": "https://bots.example.org/s",
+        },
+        format="json",
+    )
     assert response.status_code == 201 and response.json()["owner"] == "owner"
     # It should refuse a wrong token.
     client.credentials(HTTP_AUTHORIZATION="Token nope")
@@ -476,13 +570,17 @@ def test_it_accepts_token_authentication(users, bots):
 def test_it_throttles_bot_writes_but_not_reads(clients, monkeypatch):
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"writes": "2/min"})
     body = {"game": "tictactoe", "kind": "http", "target": "https://bots.example.org/t"}
-    codes = [clients["owner"].post("/api/bots/", {**body, "name": f"b{i}"}, format="json").status_code
-             for i in range(3)]
+    codes = [
+        clients["owner"].post("/api/bots/", {**body, "name": f"b{i}"}, format="json").status_code
+        for i in range(3)
+    ]
     assert codes == [201, 201, 429]
     assert all(clients["owner"].get("/api/bots/").status_code == 200 for _ in range(5))
 
 
-@pytest.mark.parametrize("raw", [b"{", b"[]", b'{"name": 5, "game": [], "kind": {}, "target": null}'])
+@pytest.mark.parametrize(
+    "raw", [b"{", b"[]", b'{"name": 5, "game": [], "kind": {}, "target": null}']
+)
 def test_it_answers_400_for_a_malformed_bot(clients, raw):
     response = clients["owner"].post("/api/bots/", raw, content_type="application/json")
     assert response.status_code == 400
@@ -491,7 +589,13 @@ def test_it_answers_400_for_a_malformed_bot(clients, raw):
 @pytest.mark.parametrize("field", ["name", "target", "status_reason"])
 @pytest.mark.parametrize("value", [5, -3.5e-140, True, ["x"], {"x": 1}])
 def test_it_takes_strings_only_where_the_schema_says_string(clients, field, value):
-    body = {"name": "typed", "game": "tictactoe", "kind": "builtin", "target": "random", field: value}
+    body = {
+        "name": "typed",
+        "game": "tictactoe",
+        "kind": "builtin",
+        "target": "random",
+        field: value,
+    }
     response = clients["owner"].post("/api/bots/", body, format="json")
     # It should refuse a number (or anything else) where a string is due, not turn it into one.
     assert response.status_code == 400 and field in response.json()
@@ -508,20 +612,29 @@ def test_it_takes_integers_only_where_the_schema_says_integer(clients, seed):
 def test_it_reads_json_bodies_only(clients, fmt):
     body = {"name": "formed", "game": "tictactoe", "kind": "builtin", "target": "random"}
     if fmt == "form":
-        response = clients["owner"].post("/api/bots/", "name=formed&game=tictactoe&kind=builtin&target=random",
-                                         content_type="application/x-www-form-urlencoded")
+        response = clients["owner"].post(
+            "/api/bots/",
+            "name=formed&game=tictactoe&kind=builtin&target=random",
+            content_type="application/x-www-form-urlencoded",
+        )
     else:
         response = clients["owner"].post("/api/bots/", body, format="multipart")
     # It should refuse any other media type than JSON with 415, in JSON.
     assert response.status_code == 415 and "detail" in response.json()
     assert not Bot.objects.exists()
-    simulate = clients["anon"].post("/api/games/tictactoe/simulate/", {"seed": 1}, format="multipart")
+    simulate = clients["anon"].post(
+        "/api/games/tictactoe/simulate/", {"seed": 1}, format="multipart"
+    )
     assert simulate.status_code == 415
 
 
-@pytest.mark.parametrize("raw", [b'{"name": "\\ud800", "game": "tictactoe", "kind": "builtin", "target": "random"}',
-                                 b'{"name": "x", "game": "tictactoe", "kind": "builtin", "target": "random", '
-                                 b'"\\udc00": 1}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"name": "\\ud800", "game": "tictactoe", "kind": "builtin", "target": "random"}',
+        b'{"name": "x", "game": "tictactoe", "kind": "builtin", "target": "random", "\\udc00": 1}',
+    ],
+)
 def test_it_refuses_strings_that_are_not_text(clients, raw):
     response = clients["owner"].post("/api/bots/", raw, content_type="application/json")
     # It should refuse a lone surrogate anywhere in a body (a key included) with a 400.
@@ -529,16 +642,26 @@ def test_it_refuses_strings_that_are_not_text(clients, raw):
     assert not Bot.objects.exists()
 
 
-@pytest.mark.parametrize("ident", ["0", "-1", "abc", "1.5", "1.Ab", "٣", str(2**63), str(2**70), "9" * 40])
+@pytest.mark.parametrize(
+    "ident", ["0", "-1", "abc", "1.5", "1.Ab", "٣", str(2**63), str(2**70), "9" * 40]
+)
 def test_it_answers_404_in_json_for_ids_that_are_no_ids(clients, bots, ident):
-    for method, url in [("get", f"/api/bots/{ident}/"), ("patch", f"/api/bots/{ident}/"),
-                        ("delete", f"/api/bots/{ident}/"), ("post", f"/api/bots/{ident}/rotate-secret/"),
-                        ("get", f"/api/events/{ident}/"), ("get", f"/api/events/{ident}/standings/"),
-                        ("get", f"/api/matches/{ident}/"), ("get", f"/api/matches/{ident}/turns/"),
-                        ("get", f"/api/matches/{ident}/replay/"), ("get", f"/api/games/{ident}/"),
-                        ("get", f"/api/leaderboard/{ident}/")]:
-        response = getattr(clients["owner"], method)(url, {"name": "x"} if method == "patch" else None,
-                                                    format="json")
+    for method, url in [
+        ("get", f"/api/bots/{ident}/"),
+        ("patch", f"/api/bots/{ident}/"),
+        ("delete", f"/api/bots/{ident}/"),
+        ("post", f"/api/bots/{ident}/rotate-secret/"),
+        ("get", f"/api/events/{ident}/"),
+        ("get", f"/api/events/{ident}/standings/"),
+        ("get", f"/api/matches/{ident}/"),
+        ("get", f"/api/matches/{ident}/turns/"),
+        ("get", f"/api/matches/{ident}/replay/"),
+        ("get", f"/api/games/{ident}/"),
+        ("get", f"/api/leaderboard/{ident}/"),
+    ]:
+        response = getattr(clients["owner"], method)(
+            url, {"name": "x"} if method == "patch" else None, format="json"
+        )
         # It should answer a JSON 404, never query the database with a number it cannot hold.
         assert response.status_code == 404, (method, url, response.status_code)
         assert response["Content-Type"].startswith("application/json"), (method, url)
@@ -550,7 +673,9 @@ def test_it_answers_404_in_json_for_ids_that_are_no_ids(clients, bots, ident):
 
 @pytest.fixture
 def event(users):
-    players = [make_bot(users["owner" if i % 2 else "other"], f"rr{i}", target="perfect") for i in range(3)]
+    players = [
+        make_bot(users["owner" if i % 2 else "other"], f"rr{i}", target="perfect") for i in range(3)
+    ]
     event = Event.objects.create(name="Cup", game="tictactoe", created_by=users["staff"])
     for seed, bot in enumerate(players, start=1):
         Entry.objects.create(event=event, bot=bot, seed=seed)
@@ -575,7 +700,11 @@ def test_it_shows_events_and_standings_to_everyone(clients, role, event):
     assert [entry["name"] for entry in detail["entries"]] == ["rr0", "rr1", "rr2"]
     # It should rank the standings (services.events.standings).
     standings = client.get(f"/api/events/{event.pk}/standings/").json()
-    assert standings[0]["bot"] == first.bot_id and standings[0]["points"] == 1.0 and standings[0]["rank"] == 1
+    assert (
+        standings[0]["bot"] == first.bot_id
+        and standings[0]["points"] == 1.0
+        and standings[0]["rank"] == 1
+    )
     assert {row["games"] for row in standings} == {0, 1}
     # It should refuse writes (anonymous callers are asked to authenticate first).
     refused = 401 if role == "anon" else 405
@@ -595,8 +724,8 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
     newcomer = make_bot(users["other"], "newcomer")
     retired = make_bot(users["owner"], "retired", status=BotStatus.INACTIVE)
     make_bot(users["owner"], "drone", game="drones", target="zerg")
-    Rating.objects.create(bot=strong, game="tictactoe", mu=35.0, sigma=4.0, games=20)   # ordinal 23
-    Rating.objects.create(bot=steady, game="tictactoe", mu=28.0, sigma=1.0, games=3)    # ordinal 25
+    Rating.objects.create(bot=strong, game="tictactoe", mu=35.0, sigma=4.0, games=20)  # ordinal 23
+    Rating.objects.create(bot=steady, game="tictactoe", mu=28.0, sigma=1.0, games=3)  # ordinal 25
     Rating.objects.create(bot=retired, game="tictactoe", mu=50.0, sigma=1.0, games=40)  # inactive
     response = clients[role].get("/api/leaderboard/tictactoe/")
     assert response.status_code == 200
@@ -604,8 +733,17 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
     # It should rank by ordinal (mu - 3 sigma), unrated bots at the default, inactive ones out.
     assert [row["name"] for row in rows] == ["steady", "strong", "newcomer"]
     assert [row["rank"] for row in rows] == [1, 2, 3]
-    assert rows[0] == {"rank": 1, "bot": steady.pk, "name": "steady", "owner": "other", "mu": 28.0,
-                       "sigma": 1.0, "ordinal": 25.0, "games": 3, "provisional": True}
+    assert rows[0] == {
+        "rank": 1,
+        "bot": steady.pk,
+        "name": "steady",
+        "owner": "other",
+        "mu": 28.0,
+        "sigma": 1.0,
+        "ordinal": 25.0,
+        "games": 3,
+        "provisional": True,
+    }
     assert rows[1]["provisional"] is False and rows[1]["ordinal"] == 23.0
     assert rows[2]["bot"] == newcomer.pk and rows[2]["games"] == 0
     assert rows[2]["ordinal"] == pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA)
@@ -634,7 +772,10 @@ def test_it_gives_signed_in_users_their_token(clients, users):
         first = clients[role].get("/api/me/").json()
         assert first["username"] == role and first["is_staff"] is (role == "staff")
         # It should create the token once and keep it.
-        assert len(first["token"]) == 40 and clients[role].get("/api/me/").json()["token"] == first["token"]
+        assert (
+            len(first["token"]) == 40
+            and clients[role].get("/api/me/").json()["token"] == first["token"]
+        )
         assert clients[role].post("/api/me/", {}).status_code == 405
 
 
@@ -650,11 +791,25 @@ def test_it_serves_a_valid_openapi_schema(clients):
     validate(schema)
     # It should document every endpoint.
     paths = set(schema["paths"])
-    assert {"/api/games/", "/api/games/{slug}/", "/api/games/{slug}/simulate/", "/api/bots/",
-            "/api/bots/{id}/", "/api/bots/{id}/rotate-secret/", "/api/matches/", "/api/matches/{id}/",
-            "/api/matches/{id}/turns/", "/api/matches/{id}/replay/", "/api/matches/{id}/logs/",
-            "/api/matches/challenge/", "/api/events/", "/api/events/{id}/", "/api/events/{id}/standings/",
-            "/api/leaderboard/{game}/", "/api/me/"} <= paths
+    assert {
+        "/api/games/",
+        "/api/games/{slug}/",
+        "/api/games/{slug}/simulate/",
+        "/api/bots/",
+        "/api/bots/{id}/",
+        "/api/bots/{id}/rotate-secret/",
+        "/api/matches/",
+        "/api/matches/{id}/",
+        "/api/matches/{id}/turns/",
+        "/api/matches/{id}/replay/",
+        "/api/matches/{id}/logs/",
+        "/api/matches/challenge/",
+        "/api/events/",
+        "/api/events/{id}/",
+        "/api/events/{id}/standings/",
+        "/api/leaderboard/{game}/",
+        "/api/me/",
+    } <= paths
     assert schema["info"]["title"] == "Arena API"
 
 
@@ -673,7 +828,15 @@ def test_it_documents_every_answer_an_operation_can_give(clients):
     assert codes("/api/games/", "get") == {"200", "401"}
     assert codes("/api/games/{slug}/simulate/", "post") >= {"200", "400", "413", "415", "429"}
     assert codes("/api/matches/{id}/logs/", "get") == {"200", "400", "401", "403", "404"}
-    assert codes("/api/matches/challenge/", "post") == {"201", "400", "401", "403", "413", "415", "429"}
+    assert codes("/api/matches/challenge/", "post") == {
+        "201",
+        "400",
+        "401",
+        "403",
+        "413",
+        "415",
+        "429",
+    }
     for path, operations in paths.items():
         for method, operation in operations.items():
             # It should give every error a JSON body: {"detail"} or a field -> messages object.
@@ -685,20 +848,32 @@ def test_it_documents_every_answer_an_operation_can_give(clients):
             # It should mark public reads (and the stateless engine) as needing no credentials,
             # and nothing else.
             public = {} in operation["security"]
-            expected = ((method == "get" and path not in ("/api/me/", "/api/matches/{id}/logs/"))
-                        or path == "/api/games/{slug}/simulate/")
+            expected = (
+                method == "get" and path not in ("/api/me/", "/api/matches/{id}/logs/")
+            ) or path == "/api/games/{slug}/simulate/"
             assert public == expected, (path, method)
             # It should bound every id and integer parameter to what the database holds.
             for parameter in operation.get("parameters", []):
                 if parameter["schema"].get("type") == "integer" and parameter["name"] != "page":
-                    assert 0 <= parameter["schema"]["minimum"] and parameter["schema"]["maximum"] <= 2**63 - 1
-    simulate_400 = paths["/api/games/{slug}/simulate/"]["post"]["responses"]["400"]["content"]["application/json"]
-    assert simulate_400["schema"]["anyOf"] == [{"$ref": "#/components/schemas/SimulateError"},
-                                               {"$ref": "#/components/schemas/ValidationError"}]
+                    assert (
+                        0 <= parameter["schema"]["minimum"]
+                        and parameter["schema"]["maximum"] <= 2**63 - 1
+                    )
+    simulate_400 = paths["/api/games/{slug}/simulate/"]["post"]["responses"]["400"]["content"][
+        "application/json"
+    ]
+    assert simulate_400["schema"]["anyOf"] == [
+        {"$ref": "#/components/schemas/SimulateError"},
+        {"$ref": "#/components/schemas/ValidationError"},
+    ]
     # It should not paginate standings (a whole table) but paginate the leaderboard.
-    standings = paths["/api/events/{id}/standings/"]["get"]["responses"]["200"]["content"]["application/json"]
+    standings = paths["/api/events/{id}/standings/"]["get"]["responses"]["200"]["content"][
+        "application/json"
+    ]
     assert standings["schema"]["type"] == "array"
-    board = paths["/api/leaderboard/{game}/"]["get"]["responses"]["200"]["content"]["application/json"]
+    board = paths["/api/leaderboard/{game}/"]["get"]["responses"]["200"]["content"][
+        "application/json"
+    ]
     assert board["schema"] == {"$ref": "#/components/schemas/PaginatedLeaderboardRowList"}
 
 
@@ -709,17 +884,30 @@ def test_it_scales_the_throttle_rates_from_the_environment():
     from tests.conftest import REPO
     from tests.processes import project_env
 
-    code = ("import django; django.setup(); from django.conf import settings; "
-            "print(sorted(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'].items()))")
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(sorted(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'].items()))"
+    )
 
     def rates(**env):
-        return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                              env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env))
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env),
+        )
 
     # It should keep the production rates by default, and multiply them all when asked.
-    assert rates().stdout.strip() == "[('challenges', '30/min'), ('simulate', '120/min'), ('writes', '60/min')]"
+    assert (
+        rates().stdout.strip()
+        == "[('challenges', '30/min'), ('simulate', '120/min'), ('writes', '60/min')]"
+    )
     scaled = rates(ARENA_API_THROTTLE_SCALE="100")
-    assert scaled.stdout.strip() == "[('challenges', '3000/min'), ('simulate', '12000/min'), ('writes', '6000/min')]"
+    assert (
+        scaled.stdout.strip()
+        == "[('challenges', '3000/min'), ('simulate', '12000/min'), ('writes', '6000/min')]"
+    )
     # It should refuse a malformed or non-positive scale at start-up.
     for bad in ("x", "0", "1.5"):
         refused = rates(ARENA_API_THROTTLE_SCALE=bad)
@@ -728,7 +916,9 @@ def test_it_scales_the_throttle_rates_from_the_environment():
 
 def test_it_generates_the_schema_without_warnings(tmp_path):
     # It should pass drf-spectacular's own validation with warnings as failures.
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml"))
+    call_command(
+        "spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml")
+    )
     assert (tmp_path / "schema.yml").read_text().startswith("openapi: 3")
 
 
@@ -741,7 +931,8 @@ def test_it_serves_the_docs_pages_from_local_assets(clients):
 
 
 def test_it_refuses_a_simulation_too_big_to_run(clients):
-    response = clients["anon"].post("/api/games/gconway/simulate/", {"options": {"rows": 20000, "cols": 20000}},
-                                    format="json")
+    response = clients["anon"].post(
+        "/api/games/gconway/simulate/", {"options": {"rows": 20000, "cols": 20000}}, format="json"
+    )
     # It should answer 400 at once instead of building an 800 MB reply.
     assert response.status_code == 400 and "rows" in response.content.decode()

@@ -32,22 +32,39 @@ def bots(users):
 
 def sent(number: int, seat: int) -> dict:
     """A seat's log as the runner stores it (``SeatLog.to_json``: the texts on the wire)."""
-    return {"fault": "ok", "detail": "", "latency_ms": 3, "sent": json.dumps({"turn": number, "seat": seat}),
-            "received": '{"play":"1-1"}', "stderr": [], "time_left_ms": None}
+    return {
+        "fault": "ok",
+        "detail": "",
+        "latency_ms": 3,
+        "sent": json.dumps({"turn": number, "seat": seat}),
+        "received": '{"play":"1-1"}',
+        "stderr": [],
+        "time_left_ms": None,
+    }
 
 
 @pytest.fixture
 def match(bots):
     """A queued match (owner's bot in seat 0, the other user's in seat 1) with five turns."""
-    match = services.create_match("tictactoe", [bots["owner"], bots["other"]], seed=11, dispatch_now=False)
+    match = services.create_match(
+        "tictactoe", [bots["owner"], bots["other"]], seed=11, dispatch_now=False
+    )
     for number in range(1, 6):
         seat = (number - 1) % 2
         logs = [None, None]
         logs[seat] = sent(number, seat)
-        Turn.objects.create(match=match, number=number, seats=[seat], actions=[None, None],
-                            faults=["ok" if s == seat else None for s in (0, 1)], details=[None, None],
-                            latencies_ms=[3 if s == seat else None for s in (0, 1)],
-                            frame={"moves": number}, logs=logs, forfeited=[])
+        Turn.objects.create(
+            match=match,
+            number=number,
+            seats=[seat],
+            actions=[None, None],
+            faults=["ok" if s == seat else None for s in (0, 1)],
+            details=[None, None],
+            latencies_ms=[3 if s == seat else None for s in (0, 1)],
+            frame={"moves": number},
+            logs=logs,
+            forfeited=[],
+        )
     Match.objects.filter(pk=match.pk).update(turn_count=5)
     match.refresh_from_db()
     return match
@@ -79,8 +96,9 @@ def test_it_lists_and_shows_matches_to_everyone(clients, role, match, bots):
 
 def test_it_filters_matches(clients, bots, match):
     event = Event.objects.create(name="E", game="tictactoe")
-    in_event = services.create_match("tictactoe", [bots["other"], bots["owner_paused"]], event=event,
-                                     dispatch_now=False)
+    in_event = services.create_match(
+        "tictactoe", [bots["other"], bots["owner_paused"]], event=event, dispatch_now=False
+    )
     drones = services.create_match("drones", [bots["drone"], bots["drone"]], dispatch_now=False)
     Match.objects.filter(pk=drones.pk).update(status=MatchStatus.FINISHED)
 
@@ -100,8 +118,16 @@ def test_it_filters_matches(clients, bots, match):
     # It should treat an empty filter as an absent one.
     assert ids("game=&bot=&event=&status=") == [drones.pk, in_event.pk, match.pk]
     # It should refuse malformed filters with 400 (ids are 1 to 2**63 - 1).
-    for query in ("bot=abc", "bot=-1", "bot=0", f"bot={2**63}", "event=1.5", f"event={2**70}",
-                  "status=sleeping", "game=chess"):
+    for query in (
+        "bot=abc",
+        "bot=-1",
+        "bot=0",
+        f"bot={2**63}",
+        "event=1.5",
+        f"event={2**70}",
+        "status=sleeping",
+        "game=chess",
+    ):
         response = clients["anon"].get(f"/api/matches/?{query}")
         assert response.status_code == 400, query
         assert query.split("=")[0] in response.json()
@@ -116,7 +142,11 @@ def test_it_serves_turns_since_n_to_everyone(clients, role, match):
     url = f"/api/matches/{match.pk}/turns/"
     everything = client.get(url).json()
     assert [t["number"] for t in everything["results"]] == [1, 2, 3, 4, 5]
-    assert everything["more"] is False and everything["next_since"] == 5 and everything["status"] == "queued"
+    assert (
+        everything["more"] is False
+        and everything["next_since"] == 5
+        and everything["status"] == "queued"
+    )
     # It should give the public turn data only (no logs).
     assert everything["results"][0] == Turn.objects.get(match=match, number=1).public_json()
     assert "logs" not in json.dumps(everything) and "sent" not in json.dumps(everything)
@@ -126,7 +156,11 @@ def test_it_serves_turns_since_n_to_everyone(clients, role, match):
     assert last["results"] == [] and last["next_since"] == 5 and last["more"] is False
     # It should cap a page and say where to go on.
     page = client.get(f"{url}?since=1&limit=2").json()
-    assert [t["number"] for t in page["results"]] == [2, 3] and page["more"] is True and page["next_since"] == 3
+    assert (
+        [t["number"] for t in page["results"]] == [2, 3]
+        and page["more"] is True
+        and page["next_since"] == 3
+    )
 
 
 @pytest.mark.parametrize("since", ["-1", "abc", "1.5", "1e3", "٣", "99999999999999999999", " 1"])
@@ -140,7 +174,10 @@ def test_it_refuses_a_limit_out_of_range(clients, match):
     assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?limit=100000").status_code == 400
     assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?limit=x").status_code == 400
     assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?since={2**63}").status_code == 400
-    assert clients["anon"].get(f"/api/matches/{match.pk}/turns/?since={2**63 - 1}").json()["results"] == []
+    assert (
+        clients["anon"].get(f"/api/matches/{match.pk}/turns/?since={2**63 - 1}").json()["results"]
+        == []
+    )
     assert clients["anon"].get("/api/matches/99999/turns/").status_code == 404
 
 
@@ -150,7 +187,10 @@ def test_it_downloads_a_replay(clients, role, match):
     assert response.status_code == 200
     # It should be a JSON attachment with the summary and every public turn.
     assert response["Content-Type"].startswith("application/json")
-    assert response["Content-Disposition"] == f'attachment; filename="arena-tictactoe-match-{match.pk}.json"'
+    assert (
+        response["Content-Disposition"]
+        == f'attachment; filename="arena-tictactoe-match-{match.pk}.json"'
+    )
     # It should stream it (see tests/security/test_limits.py for a large one).
     assert response.streaming
     content = b"".join(response.streaming_content)
@@ -185,10 +225,14 @@ def test_it_shows_a_seats_logs_only_to_its_owner(clients, match):
     for seat in (0, 1):
         assert clients["staff"].get(url, {"seat": seat}).status_code == 403
     # It should read from a turn number on.
-    assert [t["number"] for t in clients["owner"].get(url, {"seat": 0, "since": 1}).json()["results"]] == [3, 5]
+    assert [
+        t["number"] for t in clients["owner"].get(url, {"seat": 0, "since": 1}).json()["results"]
+    ] == [3, 5]
 
 
-@pytest.mark.parametrize("query", [{}, {"seat": "x"}, {"seat": "-1"}, {"seat": "2"}, {"seat": "0", "since": "-3"}])
+@pytest.mark.parametrize(
+    "query", [{}, {"seat": "x"}, {"seat": "-1"}, {"seat": "2"}, {"seat": "0", "since": "-3"}]
+)
 def test_it_refuses_bad_log_queries(clients, match, query):
     response = clients["staff"].get(f"/api/matches/{match.pk}/logs/", query)
     assert response.status_code == 400
@@ -203,18 +247,29 @@ def challenge(client, bots, **extra):
 
 
 def test_it_lets_a_user_challenge_any_active_bot_with_their_own(clients, bots, users):
-    response = challenge(clients["owner"], [bots["owner"], bots["other"]], seed=42,
-                         options={"move_timeout_ms": 500}, pace_ms=300)
+    response = challenge(
+        clients["owner"],
+        [bots["owner"], bots["other"]],
+        seed=42,
+        options={"move_timeout_ms": 500},
+        pace_ms=300,
+    )
     assert response.status_code == 201, response.content
     data = response.json()
     match = Match.objects.get(pk=data["id"])
     # It should queue the match with the bots by seat, the options resolved and the seed kept.
     assert response["Location"].endswith(f"/api/matches/{match.pk}/")
-    assert match.status == MatchStatus.QUEUED and match.created_by == users["owner"] and match.seed == 42
+    assert (
+        match.status == MatchStatus.QUEUED
+        and match.created_by == users["owner"]
+        and match.seed == 42
+    )
     assert match.pace_ms == 300
     assert match.options == {"move_timeout_ms": 500, "ignore_http_status": False}
     assert list(match.participants.order_by("seat").values_list("bot_id", flat=True)) == [
-        bots["owner"].pk, bots["other"].pk]
+        bots["owner"].pk,
+        bots["other"].pk,
+    ]
     assert data["participants"][1]["name"] == "other-random"
     # It should let the other user challenge back with seats swapped, and anyone play self-play.
     assert challenge(clients["other"], [bots["owner"], bots["other"]]).status_code == 201
@@ -230,7 +285,9 @@ def test_it_refuses_challenges_the_caller_may_not_make(clients, bots):
     # It should refuse inactive bots, the caller's own included, without revealing others'.
     paused_other = challenge(clients["owner"], [bots["owner"], bots["other_paused"]])
     assert paused_other.status_code == 400
-    assert paused_other.json()["bots"] == [f"Bot {bots['other_paused'].pk} does not exist or is not available."]
+    assert paused_other.json()["bots"] == [
+        f"Bot {bots['other_paused'].pk} does not exist or is not available."
+    ]
     paused_own = challenge(clients["owner"], [bots["owner_paused"], bots["other"]])
     assert paused_own.status_code == 400 and "paused" in paused_own.json()["bots"][0]
     assert not Match.objects.exists()
@@ -280,13 +337,17 @@ def test_it_needs_as_many_bots_as_seats(clients, bots):
 
 @pytest.mark.parametrize("raw", [b"{", b"[]", b"null", b'{"game": 1, "bots": "x"}'])
 def test_it_answers_400_for_a_malformed_challenge(clients, raw):
-    response = clients["owner"].post("/api/matches/challenge/", raw, content_type="application/json")
+    response = clients["owner"].post(
+        "/api/matches/challenge/", raw, content_type="application/json"
+    )
     assert response.status_code == 400
 
 
 def test_it_throttles_challenges(clients, bots, monkeypatch):
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"challenges": "2/min"})
-    codes = [challenge(clients["owner"], [bots["owner"], bots["other"]]).status_code for _ in range(3)]
+    codes = [
+        challenge(clients["owner"], [bots["owner"], bots["other"]]).status_code for _ in range(3)
+    ]
     assert codes == [201, 201, 429]
 
 
@@ -339,12 +400,21 @@ def test_it_lists_without_a_query_per_row(clients, users, django_assert_max_num_
     players = [make_bot(users["owner" if i % 2 else "other"], f"p{i}") for i in range(6)]
     event = Event.objects.create(name="Many", game="tictactoe")
     for i in range(12):
-        services.create_match("tictactoe", [players[i % 6], players[(i + 1) % 6]], event=event, dispatch_now=False)
-        Rating.objects.get_or_create(bot=players[i % 6], defaults={"game": "tictactoe", "mu": 20.0 + i, "sigma": 3.0})
+        services.create_match(
+            "tictactoe", [players[i % 6], players[(i + 1) % 6]], event=event, dispatch_now=False
+        )
+        Rating.objects.get_or_create(
+            bot=players[i % 6], defaults={"game": "tictactoe", "mu": 20.0 + i, "sigma": 3.0}
+        )
     for seed, bot in enumerate(players, start=1):
         Entry.objects.create(event=event, bot=bot, seed=seed)
     # It should read each list in a fixed number of queries, whatever its length.
-    for url in ("/api/matches/", "/api/bots/", "/api/events/", "/api/leaderboard/tictactoe/",
-                f"/api/events/{event.pk}/standings/"):
+    for url in (
+        "/api/matches/",
+        "/api/bots/",
+        "/api/events/",
+        "/api/leaderboard/tictactoe/",
+        f"/api/events/{event.pk}/standings/",
+    ):
         with django_assert_max_num_queries(6):
             assert clients["anon"].get(url).status_code == 200

@@ -57,7 +57,10 @@ async def test_it_replays_a_botsarena_game_byte_for_byte(vector, allow_loopback)
         served.append(expected["to"]["path"])
         if body.decode() != expected["request"]["body"]:
             problems.append(f"body differs:\n got {body!r}\nwant {expected['request']['body']!r}")
-        if request.headers.get("Content-Length") != expected["request"]["headers"]["content-length"]:
+        if (
+            request.headers.get("Content-Length")
+            != expected["request"]["headers"]["content-length"]
+        ):
             problems.append(f"content-length {request.headers.get('Content-Length')}")
         if request.method != "POST" or request.headers.get("Content-Type") != "application/json":
             problems.append(f"{request.method} {request.headers.get('Content-Type')}")
@@ -67,7 +70,9 @@ async def test_it_replays_a_botsarena_game_byte_for_byte(vector, allow_loopback)
         if response["status"] is None:
             request.transport.close()  # drop the connection without any HTTP response
             return web.Response(status=599)
-        return web.Response(status=response["status"], text=response["body"], content_type="text/html")
+        return web.Response(
+            status=response["status"], text=response["body"], content_type="text/html"
+        )
 
     setup = vector["setup"]
     urls = {bot["id"]: bot["url"] for bot in setup["db_bots"]}
@@ -89,7 +94,11 @@ async def test_it_replays_a_botsarena_game_byte_for_byte(vector, allow_loopback)
     assert served == [e["to"]["path"] for e in vector["exchanges"]]
     outcome = vector["outcome"]
     final = GAME.frame(result.state)["board"]
-    board = {f"{r}-{c}": ".XO"[".01".index(final[r][c])].replace(".", "") for r in range(3) for c in range(3)}
+    board = {
+        f"{r}-{c}": ".XO"[".01".index(final[r][c])].replace(".", "")
+        for r in range(3)
+        for c in range(3)
+    }
     assert board == outcome["final_board"]
     if outcome["result"] == "win":
         winner = outcome["winner_player_index"]
@@ -101,7 +110,11 @@ async def test_it_replays_a_botsarena_game_byte_for_byte(vector, allow_loopback)
         loser = outcome["forfeit_player_index"]
         assert result.outcome.reason == "forfeit" and result.forfeited == (loser,)
         # It should record the injected fault on the forfeiting turn.
-        kinds = [i["kind"] for i in setup["injected"] if i["player_index"] == loser and i["turn"] != "init"]
+        kinds = [
+            i["kind"]
+            for i in setup["injected"]
+            if i["player_index"] == loser and i["turn"] != "init"
+        ]
         if setup.get("bot_drops_every_connection"):
             kinds = ["drop"]
         code, detail = FAULT_FOR_KIND[kinds[0]]

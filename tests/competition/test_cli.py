@@ -31,7 +31,14 @@ def play_json(*args: str) -> dict:
 
 def test_it_plays_perfect_against_serve_bot_random_over_real_http():
     port = free_port()
-    serve = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(port)]
+    serve = [
+        sys.executable,
+        str(REPO / "manage.py"),
+        "serve_bot",
+        "tictactoe:random",
+        "--port",
+        str(port),
+    ]
     with running(serve, port, env=ENV):
         url = f"http://127.0.0.1:{port}/"
         first = play_json("tictactoe", "builtin:perfect", url, "--seed", "1")
@@ -58,26 +65,58 @@ def post_json(url: str, body: bytes) -> tuple[int, dict]:
 
 def test_serve_bot_speaks_kaggles_url_agent_protocol_too():
     port = free_port()
-    serve = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:perfect", "--kaggle", "--port", str(port)]
+    serve = [
+        sys.executable,
+        str(REPO / "manage.py"),
+        "serve_bot",
+        "tictactoe:perfect",
+        "--kaggle",
+        "--port",
+        str(port),
+    ]
     board = [1, 1, 0, 2, 2, 0, 0, 0, 0]  # X X . / O O . / . . .
-    native = {"game-id": "1", "action": "play-turn", "game": "tictactoe", "players": 2,
-              "board": {"0-0": "X", "0-1": "X", "0-2": "", "1-0": "O", "1-1": "O", "1-2": "",
-                        "2-0": "", "2-1": "", "2-2": ""}, "you": "O", "player-index": 1}
+    native = {
+        "game-id": "1",
+        "action": "play-turn",
+        "game": "tictactoe",
+        "players": 2,
+        "board": {
+            "0-0": "X",
+            "0-1": "X",
+            "0-2": "",
+            "1-0": "O",
+            "1-1": "O",
+            "1-2": "",
+            "2-0": "",
+            "2-1": "",
+            "2-2": "",
+        },
+        "you": "O",
+        "player-index": 1,
+    }
     with running(serve, port, env=ENV):
         base = f"http://127.0.0.1:{port}/"
 
         def act(mark: int) -> tuple[int, dict]:
-            body = {"action": "act", "configuration": {}, "environment": "tictactoe",
-                    "state": {"observation": {"board": board, "mark": mark}}}
+            body = {
+                "action": "act",
+                "configuration": {},
+                "environment": "tictactoe",
+                "state": {"observation": {"board": board, "mark": mark}},
+            }
             return post_json(base + "kaggle", json.dumps(body).encode())
 
         # It should answer kaggle's cell index, the perfect bot winning with either mark.
         assert act(1) == (200, {"action": 2})
         assert act(2) == (200, {"action": 5})
         # It should refuse what is not a kaggle tic-tac-toe request with a 400 and stay up.
-        for garbage in (b"not json", b"[]", b'{"state": {}}',
-                        b'{"state": {"observation": {"board": [0, 0, 3, 0, 0, 0, 0, 0, 0], "mark": 1}}}',
-                        b'{"state": {"observation": {"board": [0, 0, 0, 0, 0, 0, 0, 0, 0], "mark": 3}}}'):
+        for garbage in (
+            b"not json",
+            b"[]",
+            b'{"state": {}}',
+            b'{"state": {"observation": {"board": [0, 0, 3, 0, 0, 0, 0, 0, 0], "mark": 1}}}',
+            b'{"state": {"observation": {"board": [0, 0, 0, 0, 0, 0, 0, 0, 0], "mark": 3}}}',
+        ):
             status, reply = post_json(base + "kaggle", garbage)
             assert status == 400 and "error" in reply
         # It should keep the native route on every other path.
@@ -93,9 +132,13 @@ def test_serve_bot_refuses_kaggle_for_other_games():
 
 def test_it_plays_an_unmodified_stupidia_stand_in():
     port = free_port()
-    with running([sys.executable, str(REPO / "games/tictactoe/fixtures/stupid_ia.py"), str(port)], port):
+    with running(
+        [sys.executable, str(REPO / "games/tictactoe/fixtures/stupid_ia.py"), str(port)], port
+    ):
         url = f"http://127.0.0.1:{port}/stupidIATictactoe.php"
-        results = [play_json("tictactoe", url, "builtin:perfect", "--seed", str(s)) for s in range(3)]
+        results = [
+            play_json("tictactoe", url, "builtin:perfect", "--seed", str(s)) for s in range(3)
+        ]
     for data in results:
         assert data["outcome"]["reason"] != "forfeit", data["turns"][-1]
         assert data["outcome"]["scores"][1] >= 0.5
@@ -115,7 +158,10 @@ def test_it_prints_a_readable_summary():
         (["tictactoe", "builtin:nobody", "builtin:perfect"], "no built-in bot"),
         (["tictactoe", "ftp://x", "builtin:perfect"], "bad endpoint"),
         (["tictactoe", "builtin:random", "builtin:perfect", "--options", "{bad"], "not JSON"),
-        (["tictactoe", "builtin:random", "builtin:perfect", "--options", '{"x": 1}'], "unknown option"),
+        (
+            ["tictactoe", "builtin:random", "builtin:perfect", "--options", '{"x": 1}'],
+            "unknown option",
+        ),
     ],
 )
 def test_it_rejects_bad_command_lines_clearly(args, message):
@@ -187,7 +233,13 @@ async def test_it_forfeits_a_bad_bot_and_goes_on(path, fault, detail, allow_loop
         # The command runs its own event loop: run it in a worker thread.
         seats = ["builtin:perfect", url] if path == "/occupied" else [url, "builtin:random"]
         await asyncio.to_thread(
-            call_command, "play", "tictactoe", *seats, "--json", "--options", '{"move_timeout_ms": 500}'
+            call_command,
+            "play",
+            "tictactoe",
+            *seats,
+            "--json",
+            "--options",
+            '{"move_timeout_ms": 500}',
         )
         data = json.loads(capsys.readouterr().out)
         seat = seats.index(url)
@@ -198,5 +250,7 @@ async def test_it_forfeits_a_bad_bot_and_goes_on(path, fault, detail, allow_loop
         if detail:
             assert last["details"][seat] == detail
         # It should go on: the next match in the same process plays normally.
-        await asyncio.to_thread(call_command, "play", "tictactoe", "builtin:random", "builtin:perfect", "--json")
+        await asyncio.to_thread(
+            call_command, "play", "tictactoe", "builtin:random", "builtin:perfect", "--json"
+        )
         assert json.loads(capsys.readouterr().out)["outcome"]["reason"] != "forfeit"

@@ -16,8 +16,9 @@ def event():
     owner = get_user_model().objects.create_user("organiser", password="pw-organiser-1")
     event = Event.objects.create(name="e", game="tictactoe", format=EventFormat.ROUND_ROBIN)
     for i, name in enumerate(["perfect", "random", "random"]):
-        bot = Bot.objects.create(owner=owner, game="tictactoe", name=f"{name}{i}", kind=EndpointKind.BUILTIN,
-                                 target=name)
+        bot = Bot.objects.create(
+            owner=owner, game="tictactoe", name=f"{name}{i}", kind=EndpointKind.BUILTIN, target=name
+        )
         Entry.objects.create(event=event, bot=bot, seed=i + 1)
     assert events.start_event(event) == 3
     event.refresh_from_db()

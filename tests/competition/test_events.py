@@ -44,15 +44,24 @@ def make_owner(username: str = "organiser"):
 def make_bots(owner, n: int = 8, strategies=("perfect", "random")) -> list[Bot]:
     """``n`` built-in bots, strategies alternating, all with different names."""
     return [
-        Bot.objects.create(owner=owner, game=GAME, name=f"{strategies[i % len(strategies)]}-{i + 1}",
-                           kind=EndpointKind.BUILTIN, target=strategies[i % len(strategies)])
+        Bot.objects.create(
+            owner=owner,
+            game=GAME,
+            name=f"{strategies[i % len(strategies)]}-{i + 1}",
+            kind=EndpointKind.BUILTIN,
+            target=strategies[i % len(strategies)],
+        )
         for i in range(n)
     ]
 
 
 def make_event(owner, bots, fmt, **fields) -> Event:
-    event = Event.objects.create(name=f"{fmt} test", game=GAME, format=fmt, created_by=owner, **fields)
-    Entry.objects.bulk_create([Entry(event=event, bot=bot, seed=i) for i, bot in enumerate(bots, start=1)])
+    event = Event.objects.create(
+        name=f"{fmt} test", game=GAME, format=fmt, created_by=owner, **fields
+    )
+    Entry.objects.bulk_create(
+        [Entry(event=event, bot=bot, seed=i) for i, bot in enumerate(bots, start=1)]
+    )
     return event
 
 
@@ -118,10 +127,13 @@ def assert_sane_standings(event: Event, bots: list[Bot]) -> list[dict]:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("fmt", "games_per_bot"), [
-    (EventFormat.ROUND_ROBIN, 7),
-    (EventFormat.DOUBLE_ROUND_ROBIN, 14),
-])
+@pytest.mark.parametrize(
+    ("fmt", "games_per_bot"),
+    [
+        (EventFormat.ROUND_ROBIN, 7),
+        (EventFormat.DOUBLE_ROUND_ROBIN, 14),
+    ],
+)
 def test_it_runs_a_round_robin_of_eight_bots_to_completion(fmt, games_per_bot):
     owner = make_owner()
     bots = make_bots(owner)
@@ -140,9 +152,13 @@ def test_it_runs_a_round_robin_of_eight_bots_to_completion(fmt, games_per_bot):
     assert sum(row["points"] for row in table) == expected
     assert table[0]["points"] == max(row["points"] for row in table)
     # It should balance seats: every bot first in half its games (± 1; exactly when double).
-    firsts = Counter(Participant.objects.filter(match__event=event, seat=0).values_list("bot_id", flat=True))
+    firsts = Counter(
+        Participant.objects.filter(match__event=event, seat=0).values_list("bot_id", flat=True)
+    )
     for bot in bots:
-        assert abs(2 * firsts[bot.pk] - games_per_bot) <= (0 if fmt == EventFormat.DOUBLE_ROUND_ROBIN else 1)
+        assert abs(2 * firsts[bot.pk] - games_per_bot) <= (
+            0 if fmt == EventFormat.DOUBLE_ROUND_ROBIN else 1
+        )
     assert events.champion(event)["bot"] == table[0]["bot"]
 
 
@@ -157,7 +173,11 @@ def test_it_runs_a_swiss_event_of_eight_bots_round_by_round():
     assert play_all() == 12
     # It should play ⌈log2 8⌉ = 3 rounds of 4 series and then finish.
     assert refreshed(event).status == EventStatus.FINISHED
-    assert sorted(Counter(event.matches.values_list("round", flat=True)).items()) == [(1, 4), (2, 4), (3, 4)]
+    assert sorted(Counter(event.matches.values_list("round", flat=True)).items()) == [
+        (1, 4),
+        (2, 4),
+        (3, 4),
+    ]
     # It should never pair the same bots twice.
     pairs = [frozenset(s) for s in series_of(event)]
     assert len(pairs) == len(set(pairs)) == 12
@@ -206,7 +226,10 @@ def test_it_runs_a_ladder_until_each_bot_played_its_series():
     for bot in bots:
         opponents = [
             next(p.bot_id for p in m.participants.all() if p.bot_id != bot.pk)
-            for m in Match.objects.involving(bot.pk).filter(event=event).order_by("round").prefetch_related("participants")
+            for m in Match.objects.involving(bot.pk)
+            .filter(event=event)
+            .order_by("round")
+            .prefetch_related("participants")
         ]
         assert all(x != y for x, y in itertools.pairwise(opponents))
     # It should rank the ladder by rating ordinal.
@@ -261,14 +284,20 @@ def test_it_ranks_swiss_by_points_then_buchholz():
     table = events.standings(event)
     # It should put D before A: equal points (1.5), but D met stronger opponents (Buchholz).
     assert [(r["name"], r["points"], r["buchholz"]) for r in table] == [
-        (d.name, 1.5, 2.5), (a.name, 1.5, 1.5), (b.name, 1.0, 1.5), (c.name, 0.0, 2.5)]
+        (d.name, 1.5, 2.5),
+        (a.name, 1.5, 1.5),
+        (b.name, 1.0, 1.5),
+        (c.name, 0.0, 2.5),
+    ]
 
 
 @pytest.mark.django_db
 def test_it_breaks_round_robin_ties_by_wins_then_head_to_head_then_name():
     owner = make_owner()
     alpha, bravo, charlie, delta = (
-        Bot.objects.create(owner=owner, game=GAME, name=name, kind=EndpointKind.BUILTIN, target="random")
+        Bot.objects.create(
+            owner=owner, game=GAME, name=name, kind=EndpointKind.BUILTIN, target="random"
+        )
         for name in ("alpha", "bravo", "charlie", "delta")
     )
     event = make_event(owner, [alpha, bravo, charlie, delta], EventFormat.ROUND_ROBIN)
@@ -391,7 +420,9 @@ def test_it_adds_every_active_bot_once():
     owner = make_owner()
     bots = make_bots(owner, 4)
     Bot.objects.filter(pk=bots[3].pk).update(status=BotStatus.INACTIVE)
-    Bot.objects.create(owner=owner, game="tiles", name="elsewhere", kind=EndpointKind.BUILTIN, target="random")
+    Bot.objects.create(
+        owner=owner, game="tiles", name="elsewhere", kind=EndpointKind.BUILTIN, target="random"
+    )
     event = make_event(owner, bots[:1], EventFormat.ROUND_ROBIN)
     # It should add the active bots of the event's game that are not entered yet.
     assert events.add_all_active_bots(event) == 2

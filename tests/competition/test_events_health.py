@@ -24,8 +24,13 @@ from tests.helpers import http_bot
 
 
 def dead_bot(owner, name="dead") -> Bot:
-    return Bot.objects.create(owner=owner, game=GAME, name=name, kind=EndpointKind.HTTP,
-                              target=f"http://127.0.0.1:{free_port()}/")
+    return Bot.objects.create(
+        owner=owner,
+        game=GAME,
+        name=name,
+        kind=EndpointKind.HTTP,
+        target=f"http://127.0.0.1:{free_port()}/",
+    )
 
 
 def forfeit_once(alive: Bot, dead: Bot, seats_swapped: bool = False) -> Match:
@@ -106,7 +111,9 @@ async def test_it_pauses_a_bot_that_keeps_timing_out(allow_loopback, settings):
         def setup():
             owner = make_owner()
             (alive,) = make_bots(owner, 1, strategies=("random",))
-            slow = Bot.objects.create(owner=owner, game=GAME, name="slow", kind=EndpointKind.HTTP, target=base + "/")
+            slow = Bot.objects.create(
+                owner=owner, game=GAME, name="slow", kind=EndpointKind.HTTP, target=base + "/"
+            )
             for seats in ([alive, slow], [slow, alive]):
                 create_match(GAME, seats, options={"move_timeout_ms": 100})
             return slow
@@ -127,7 +134,9 @@ def _stalled_two_bot_ladder():
     assert events.start_event(event) >= 1
     # b is paused (as bot health would) while its first match is queued: that match still plays,
     # then the ladder has nobody to pair a with and waits.
-    Bot.objects.filter(pk=b.pk).update(status=BotStatus.PAUSED, status_reason="paused after 5 consecutive forfeits")
+    Bot.objects.filter(pk=b.pk).update(
+        status=BotStatus.PAUSED, status_reason="paused after 5 consecutive forfeits"
+    )
     play_all()
     event.refresh_from_db()
     assert event.status == EventStatus.RUNNING
@@ -176,7 +185,11 @@ def test_it_reschedules_a_ladder_when_staff_reactivate_a_paused_bot_in_the_admin
     client.force_login(staff)
     url = f"/admin/bots/bot/{paused.pk}/change/"
     form = client.get(url).context["adminform"].form
-    data = {name: value for name, value in form.initial.items() if value is not None and name in form.fields}
+    data = {
+        name: value
+        for name, value in form.initial.items()
+        if value is not None and name in form.fields
+    }
     data.update(status="active", status_reason="")
     response = client.post(url, data)
     assert response.status_code == 302, response.content[:3000]

@@ -51,7 +51,9 @@ async def move_handler(request: web.Request) -> web.StreamResponse:
     if kind == "too_large":
         return web.Response(body=b" " * 2_000_000)
     if kind == "bad_encoding":
-        return web.Response(body=gzip.compress(b'{"play":"0-0"}'), headers={"Content-Encoding": "gzip"})
+        return web.Response(
+            body=gzip.compress(b'{"play":"0-0"}'), headers={"Content-Encoding": "gzip"}
+        )
     if kind == "bad_json":
         return web.Response(text="{play: 0-0}")
     if kind == "illegal":
@@ -70,9 +72,11 @@ async def garbage_http(reader, writer):
 @pytest.fixture
 def users():
     User = get_user_model()
-    return {"owner": User.objects.create_user("owner", password="pw-owner-123"),
-            "other": User.objects.create_user("other", password="pw-other-123"),
-            "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True)}
+    return {
+        "owner": User.objects.create_user("owner", password="pw-owner-123"),
+        "other": User.objects.create_user("other", password="pw-other-123"),
+        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True),
+    }
 
 
 async def play_against(url_or_target, users, *, kind=EndpointKind.HTTP, settings=None):
@@ -81,20 +85,43 @@ async def play_against(url_or_target, users, *, kind=EndpointKind.HTTP, settings
 
     @sync_to_async
     def make():
-        bad = Bot.objects.create(owner=users["owner"], game="tictactoe", name=f"bad-{Bot.objects.count()}",
-                                 kind=kind, target=url_or_target)
-        good = Bot.objects.create(owner=users["other"], game="tictactoe", name=f"good-{Bot.objects.count()}",
-                                  kind=EndpointKind.BUILTIN, target="random")
-        return svc.create_match("tictactoe", [bad, good], options={"move_timeout_ms": 800},
-                                dispatch_now=False).pk
+        bad = Bot.objects.create(
+            owner=users["owner"],
+            game="tictactoe",
+            name=f"bad-{Bot.objects.count()}",
+            kind=kind,
+            target=url_or_target,
+        )
+        good = Bot.objects.create(
+            owner=users["other"],
+            game="tictactoe",
+            name=f"good-{Bot.objects.count()}",
+            kind=EndpointKind.BUILTIN,
+            target="random",
+        )
+        return svc.create_match(
+            "tictactoe", [bad, good], options={"move_timeout_ms": 800}, dispatch_now=False
+        ).pk
 
     match_id = await make()
     await svc.run_match(match_id)
     return match_id
 
 
-FAULTS = ["timeout", "connect", "dns", "tls", "denied", "redirect", "http_status", "too_large",
-          "bad_encoding", "protocol", "bad_json", "illegal"]
+FAULTS = [
+    "timeout",
+    "connect",
+    "dns",
+    "tls",
+    "denied",
+    "redirect",
+    "http_status",
+    "too_large",
+    "bad_encoding",
+    "protocol",
+    "bad_json",
+    "illegal",
+]
 
 
 def test_it_stores_every_fault_code_per_seat_and_shows_it_to_the_owner_only(users, settings):
@@ -134,7 +161,11 @@ def test_it_stores_every_fault_code_per_seat_and_shows_it_to_the_owner_only(user
         first = Turn.objects.get(match=match, number=1)
         # It should forfeit the bad seat at once (tic-tac-toe's fixed policy), recording the code.
         assert match.status == MatchStatus.FORFEITED, (code, match.status, match.error)
-        assert first.faults[0] == code and first.forfeited == [0], (code, first.faults, first.details)
+        assert first.faults[0] == code and first.forfeited == [0], (
+            code,
+            first.faults,
+            first.details,
+        )
         bad, good = Participant.objects.filter(match=match).order_by("seat")
         assert (bad.result, bad.cause, bad.faults) == ("loss", code, 1)
         assert good.result == "win"
@@ -143,7 +174,7 @@ def test_it_stores_every_fault_code_per_seat_and_shows_it_to_the_owner_only(user
         assert mine.status_code == 200, mine.content
         entries = mine.json()["results"]
         assert entries[0]["number"] == 1 and entries[0]["log"]["fault"] == code
-        assert entries[0]["log"]["sent"].startswith("{\"game-id\"")
+        assert entries[0]["log"]["sent"].startswith('{"game-id"')
         assert staff.get(f"/api/matches/{match_id}/logs/?seat=0").status_code == 403
         assert other.get(f"/api/matches/{match_id}/logs/?seat=0").status_code in (403, 404)
         # The public turn data says what happened, never the bot's URL path.
@@ -164,10 +195,20 @@ def test_it_never_charges_or_rates_a_platform_fault(users, settings):
 
     game.builtin_bots["broken-for-test"] = broken
     try:
-        bad = Bot.objects.create(owner=users["owner"], game="tictactoe", name="broken",
-                                 kind=EndpointKind.BUILTIN, target="broken-for-test")
-        good = Bot.objects.create(owner=users["other"], game="tictactoe", name="good",
-                                  kind=EndpointKind.BUILTIN, target="random")
+        bad = Bot.objects.create(
+            owner=users["owner"],
+            game="tictactoe",
+            name="broken",
+            kind=EndpointKind.BUILTIN,
+            target="broken-for-test",
+        )
+        good = Bot.objects.create(
+            owner=users["other"],
+            game="tictactoe",
+            name="good",
+            kind=EndpointKind.BUILTIN,
+            target="random",
+        )
         match = svc.create_match("tictactoe", [bad, good], dispatch_now=False)
         for _ in range(2):
             run(svc.run_match(match.pk))
@@ -178,8 +219,9 @@ def test_it_never_charges_or_rates_a_platform_fault(users, settings):
     assert match.status == MatchStatus.ERRORED and match.platform_failures == 2
     assert "platform failure" in match.error
     assert not Turn.objects.filter(match=match).exists()
-    assert list(Participant.objects.filter(match=match).values_list("faults", "cause", "result")) == [
-        (0, "", ""), (0, "", "")]
+    assert list(
+        Participant.objects.filter(match=match).values_list("faults", "cause", "result")
+    ) == [(0, "", ""), (0, "", "")]
     assert not RatingChange.objects.filter(match=match).exists() and not Rating.objects.exists()
 
 
@@ -197,12 +239,23 @@ def test_it_plays_on_under_a_pass_policy_until_too_many_faults(users, settings):
 
             @sync_to_async
             def make():
-                bad = Bot.objects.create(owner=users["owner"], game="drones", name="garbage",
-                                         kind=EndpointKind.HTTP, target=base + "/")
-                good = Bot.objects.create(owner=users["other"], game="drones", name="zerg",
-                                          kind=EndpointKind.BUILTIN, target="zerg")
-                return svc.create_match("drones", [bad, good], options={"max_faults_in_a_row": 3},
-                                        dispatch_now=False).pk
+                bad = Bot.objects.create(
+                    owner=users["owner"],
+                    game="drones",
+                    name="garbage",
+                    kind=EndpointKind.HTTP,
+                    target=base + "/",
+                )
+                good = Bot.objects.create(
+                    owner=users["other"],
+                    game="drones",
+                    name="zerg",
+                    kind=EndpointKind.BUILTIN,
+                    target="zerg",
+                )
+                return svc.create_match(
+                    "drones", [bad, good], options={"max_faults_in_a_row": 3}, dispatch_now=False
+                ).pk
 
             match_id = await make()
             await svc.run_match(match_id)

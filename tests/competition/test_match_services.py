@@ -26,20 +26,33 @@ def bots():
     make = lambda name, target, game="tictactoe": Bot.objects.create(  # noqa: E731
         owner=owner, game=game, name=name, kind=EndpointKind.BUILTIN, target=target
     )
-    return {"perfect": make("perfect", "perfect"), "random": make("random", "random"),
-            "grower": make("grower", "grower", "gconway")}
+    return {
+        "perfect": make("perfect", "perfect"),
+        "random": make("random", "random"),
+        "grower": make("grower", "grower", "gconway"),
+    }
 
 
 def record(number: int, actions=("0-0", None)) -> TurnRecord:
-    return TurnRecord(number=number, seats=(0,), actions=list(actions), faults=["ok", None],
-                      details=[None, None], latencies_ms=[1, None], frame={"n": number}, logs=[None, None])
+    return TurnRecord(
+        number=number,
+        seats=(0,),
+        actions=list(actions),
+        faults=["ok", None],
+        details=[None, None],
+        latencies_ms=[1, None],
+        frame={"n": number},
+        logs=[None, None],
+    )
 
 
 def test_it_validates_a_new_match(bots):
     with pytest.raises(ValidationError, match="Unknown game"):
         svc.create_match("chess", [bots["perfect"], bots["random"]])
     with pytest.raises(ValidationError, match="move_timeout_ms"):
-        svc.create_match("tictactoe", [bots["perfect"], bots["random"]], options={"move_timeout_ms": -5})
+        svc.create_match(
+            "tictactoe", [bots["perfect"], bots["random"]], options={"move_timeout_ms": -5}
+        )
     with pytest.raises(ValidationError, match="exactly 2"):
         svc.create_match("tictactoe", [bots["perfect"]])
     with pytest.raises(ValidationError, match="does not play"):
@@ -79,7 +92,9 @@ def test_it_finishes_once_and_rates_once(bots):
     assert svc.finish(match.pk, token, Outcome((0.0, 1.0), "three_in_a_row")) is False
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.reason == "three_in_a_row"
-    seats = list(Participant.objects.filter(match=match).order_by("seat").values_list("result", "score"))
+    seats = list(
+        Participant.objects.filter(match=match).order_by("seat").values_list("result", "score")
+    )
     assert seats == [("win", 1.0), ("loss", 0.0)]
     assert RatingChange.objects.filter(match=match).count() == 2
     assert Rating.objects.get(bot=bots["perfect"]).mu > Rating.objects.get(bot=bots["random"]).mu
@@ -88,8 +103,17 @@ def test_it_finishes_once_and_rates_once(bots):
 def test_it_records_the_forfeit_cause(bots):
     match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
     _mid, token = svc.claim(match.pk)
-    bad = TurnRecord(number=1, seats=(0,), actions=[None, None], faults=["timeout", None], details=["slow", None],
-                     latencies_ms=[500, None], frame={}, logs=[None, None], forfeited=(0,))
+    bad = TurnRecord(
+        number=1,
+        seats=(0,),
+        actions=[None, None],
+        faults=["timeout", None],
+        details=["slow", None],
+        latencies_ms=[500, None],
+        frame={},
+        logs=[None, None],
+        forfeited=(0,),
+    )
     svc.record_turn(match.pk, token, bad)
     svc.finish(match.pk, token, Outcome((0.0, 1.0), "forfeit"), forfeited=(0,))
     p0, p1 = Participant.objects.filter(match=match).order_by("seat")
@@ -103,7 +127,9 @@ def test_it_reaps_expired_leases_and_gives_up_after_n_failures(bots, settings):
     match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
     for attempt in (1, 2):
         svc.claim(match.pk, worker=f"w{attempt}")
-        Match.objects.filter(pk=match.pk).update(lease_expires=timezone.now() - timedelta(seconds=1))
+        Match.objects.filter(pk=match.pk).update(
+            lease_expires=timezone.now() - timedelta(seconds=1)
+        )
         assert svc.reap() == [match.pk]
         match.refresh_from_db()
         expected = MatchStatus.QUEUED if attempt == 1 else MatchStatus.ERRORED
@@ -114,7 +140,9 @@ def test_it_reaps_expired_leases_and_gives_up_after_n_failures(bots, settings):
 
 
 def test_it_plays_a_match_to_the_end_with_run_match(bots):
-    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], seed=5, dispatch_now=False)
+    match = svc.create_match(
+        "tictactoe", [bots["perfect"], bots["random"]], seed=5, dispatch_now=False
+    )
     assert asyncio.run(svc.run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.turn_count >= 5
@@ -129,14 +157,17 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
 
     now = timezone.now()
     pair = [bots["perfect"], bots["random"]]
-    running, paused = (Event.objects.create(name=s, game="tictactoe", status=s) for s in
-                       (EventStatus.RUNNING, EventStatus.PAUSED))
+    running, paused = (
+        Event.objects.create(name=s, game="tictactoe", status=s)
+        for s in (EventStatus.RUNNING, EventStatus.PAUSED)
+    )
     for not_before in (None, now - timedelta(seconds=5), now + timedelta(hours=1)):
         for event in (None, running, paused):
             match = svc.create_match("tictactoe", pair, dispatch_now=False, not_before=not_before)
             Match.objects.filter(pk=match.pk).update(event=event)
     Match.objects.filter(pk=svc.create_match("tictactoe", pair, dispatch_now=False).pk).update(
-        status=MatchStatus.CANCELLED)
+        status=MatchStatus.CANCELLED
+    )
     due = set(Match.objects.due().values_list("id", flat=True))
     assert len(due) == 4  # no start time or a past one, outside any event or in a running one
     # It should claim (in SQL) exactly what the ORM's definition of "due" names, oldest first.
@@ -153,7 +184,9 @@ def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch)
     announced = []
     monkeypatch.setattr(broadcast, "match_finished", announced.append)
     for seed in range(3):  # the first rates two new bots, the others update their ratings
-        svc.create_match("tictactoe", [bots["perfect"], bots["random"]], seed=seed, dispatch_now=False)
+        svc.create_match(
+            "tictactoe", [bots["perfect"], bots["random"]], seed=seed, dispatch_now=False
+        )
         mid = asyncio.run(svc.run_match())
         # It should finish from what the runner holds (no re-reading) and announce exactly
         # the summary the stored rows give.
@@ -168,13 +201,22 @@ class WorkerDied(BaseException):
 
 
 def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
-    match = svc.create_match("gconway", [bots["grower"], bots["grower"]], seed=1, dispatch_now=False,
-                             options={"maxGameIterations": 12})
+    match = svc.create_match(
+        "gconway",
+        [bots["grower"], bots["grower"]],
+        seed=1,
+        dispatch_now=False,
+        options={"maxGameIterations": 12},
+    )
     real_record = svc.record_turns
 
     def crash_after_three(match_id, token, records, **limits):
         keep = [r for r in records if r.number < 4]
-        rows = real_record(match_id, token, keep, **limits) if keep else (0, limits.get("stored_bytes", 0))
+        rows = (
+            real_record(match_id, token, keep, **limits)
+            if keep
+            else (0, limits.get("stored_bytes", 0))
+        )
         if len(keep) < len(records):
             raise WorkerDied  # the worker dies mid-match (not an ordinary error)
         return rows
@@ -197,4 +239,6 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         state = game.apply(state, {s: turn.actions[s] for s in turn.seats})
         assert game.frame(state) == turn.frame
     # The resumed result equals an uninterrupted play of the same match.
-    assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == list(range(1, 13))
+    assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == list(
+        range(1, 13)
+    )

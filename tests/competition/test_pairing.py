@@ -71,7 +71,10 @@ def test_it_plays_every_pair_the_right_number_of_times_with_balanced_seats(n, do
     assert set(unordered) == {frozenset(p) for p in itertools.combinations(entries, 2)}
     assert set(unordered.values()) == {2 if double else 1}
     if double:
-        assert all(ordered[(a, b)] == 1 and ordered[(b, a)] == 1 for a, b in itertools.combinations(entries, 2))
+        assert all(
+            ordered[(a, b)] == 1 and ordered[(b, a)] == 1
+            for a, b in itertools.combinations(entries, 2)
+        )
     # It should balance seats: first in half of one's pairings, give or take one.
     firsts = Counter(a for a, _ in ordered.elements())
     seconds = Counter(b for _, b in ordered.elements())
@@ -106,8 +109,18 @@ def brute_max_matching(n, edges):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 9).flatmap(lambda n: st.tuples(
-    st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda e: e[0] < e[1])))))
+@given(
+    st.integers(1, 9).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.sets(
+                st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(
+                    lambda e: e[0] < e[1]
+                )
+            ),
+        )
+    )
+)
 def test_it_finds_a_maximum_matching_in_any_small_graph(case):
     n, edges = case
     adj = [[] for _ in range(n)]
@@ -132,7 +145,8 @@ def pairable_without_rematch(players, played):
         return True
     top, rest = players[0], players[1:]
     return any(
-        frozenset((top, p)) not in played and pairable_without_rematch([q for q in rest if q != p], played)
+        frozenset((top, p)) not in played
+        and pairable_without_rematch([q for q in rest if q != p], played)
         for p in rest
     )
 
@@ -143,7 +157,8 @@ def fewest_rematches(players, played):
         return 0
     top, rest = players[0], players[1:]
     return min(
-        (frozenset((top, p)) in played) + fewest_rematches([q for q in rest if q != p], played) for p in rest
+        (frozenset((top, p)) in played) + fewest_rematches([q for q in rest if q != p], played)
+        for p in rest
     )
 
 
@@ -167,14 +182,20 @@ def test_it_never_repeats_a_pairing_while_avoidable_and_gives_at_most_one_bye_ea
             # …and otherwise to the lowest-ranked entry without one, unless that forces a rematch
             # another choice avoids.
             pts = points(results)
-            fresh = sorted([e for e in entries if not byes[e]] or entries, key=lambda e: (pts.get(e, 0.0), -e))
-            feasible = [c for c in fresh if pairable_without_rematch([e for e in entries if e != c], played)]
+            fresh = sorted(
+                [e for e in entries if not byes[e]] or entries, key=lambda e: (pts.get(e, 0.0), -e)
+            )
+            feasible = [
+                c for c in fresh if pairable_without_rematch([e for e in entries if e != c], played)
+            ]
             assert sw.bye == (feasible or fresh)[0]
         # It should avoid rematches whenever any admissible bye leaves a rematch-free pairing.
         rest = [e for e in entries if e != sw.bye]
         if sw.rematches:
             choices = ([e for e in entries if not byes[e]] or entries) if n % 2 else [None]
-            assert not any(pairable_without_rematch([e for e in entries if e != c], played) for c in choices)
+            assert not any(
+                pairable_without_rematch([e for e in entries if e != c], played) for c in choices
+            )
         # It should never use more rematches than necessary for its bye.
         assert sw.rematches == fewest_rematches(rest, played)
         assert sw.rematches == sum(frozenset(p) in played for p in sw.pairs)
@@ -191,7 +212,12 @@ def test_it_pairs_round_one_top_half_against_bottom_half_and_score_groups_after(
     entries = list("ABCDEFGH")
     sw = swiss_round(entries)
     # It should pair seed 1 with seed 5, 2 with 6… (Dutch), alternating nobody yet.
-    assert {frozenset(p) for p in sw.pairs} == {frozenset("AE"), frozenset("BF"), frozenset("CG"), frozenset("DH")}
+    assert {frozenset(p) for p in sw.pairs} == {
+        frozenset("AE"),
+        frozenset("BF"),
+        frozenset("CG"),
+        frozenset("DH"),
+    }
     results = [SeriesResult(a, b, 1.0, 0.0) for a, b in sw.pairs]
     winners = {a for a, _ in sw.pairs}
     sw2 = swiss_round(entries, results)
@@ -235,8 +261,11 @@ def test_it_counts_rounds_points_and_buchholz():
     # It should default to ⌈log2 n⌉ rounds.
     assert [swiss_rounds(n) for n in (1, 2, 3, 8, 9, 16)] == [0, 1, 2, 3, 4, 4]
     results = [
-        SeriesResult("A", "B", 1.0, 0.0), SeriesResult("C", "D", 0.5, 0.5),
-        SeriesResult("A", "C", 1.0, 0.0), SeriesResult("B", "D", 0.0, 1.0), bye("E"),
+        SeriesResult("A", "B", 1.0, 0.0),
+        SeriesResult("C", "D", 0.5, 0.5),
+        SeriesResult("A", "C", 1.0, 0.0),
+        SeriesResult("B", "D", 0.0, 1.0),
+        bye("E"),
     ]
     assert points(results) == {"A": 2.0, "B": 0.0, "C": 0.5, "D": 1.5, "E": 1.0}
     # It should sum the opponents' points; a bye adds nothing.
@@ -291,7 +320,12 @@ def test_it_seeds_one_and_two_into_opposite_halves():
     assert [(s.a, s.b) for s in rounds[0]] == [(1, 8), (4, 5), (2, 7), (3, 6)]
     rounds = bracket([1, 2, 3, 4, 5])
     # It should give seeds 1-3 a bye and seed 4 meets seed 5.
-    assert [(s.a, s.b, s.winner) for s in rounds[0]] == [(1, None, 1), (4, 5, None), (2, None, 2), (3, None, 3)]
+    assert [(s.a, s.b, s.winner) for s in rounds[0]] == [
+        (1, None, 1),
+        (4, 5, None),
+        (2, None, 2),
+        (3, None, 3),
+    ]
     # It should already fill round two where byes met: 2 against 3.
     assert (rounds[1][1].a, rounds[1][1].b) == (2, 3) and rounds[1][1].ready
     with pytest.raises(ValueError):
@@ -348,18 +382,25 @@ def test_it_gives_every_active_bot_a_match_within_a_bounded_number_of_rounds(n, 
     clock = 0.0
     for _step in range(4 * n + 8):
         busy = Counter(e for pair in in_flight for e in pair)
-        entries = [LadderEntry(i, ratings[i], s["games"], s["last"], busy[i], s["opp"]) for i, s in state.items()]
+        entries = [
+            LadderEntry(i, ratings[i], s["games"], s["last"], busy[i], s["opp"])
+            for i, s in state.items()
+        ]
         new = ladder_pairs(entries, cap, max_pairs=max_pairs)
         in_flight += new
         busy = Counter(e for pair in in_flight for e in pair)
         # It should never exceed the cap, and always keep something running.
         assert max(busy.values()) <= cap and in_flight
         for i in state:
-            waiting[i] = waiting[i] + 1 if busy[i] < cap and i not in {e for p in new for e in p} else 0
+            waiting[i] = (
+                waiting[i] + 1 if busy[i] < cap and i not in {e for p in new for e in p} else 0
+            )
             # It should never leave a free bot waiting for more than n rounds.
             assert waiting[i] <= n + 1, f"bot {i} waited {waiting[i]} rounds"
         # Some series finish (at least one), in an order the test chooses.
-        done = data.draw(st.lists(st.sampled_from(range(len(in_flight))), min_size=1, unique=True), label="done")
+        done = data.draw(
+            st.lists(st.sampled_from(range(len(in_flight))), min_size=1, unique=True), label="done"
+        )
         for k in sorted(done, reverse=True):
             a, b = in_flight.pop(k)
             clock += 1.0

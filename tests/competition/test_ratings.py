@@ -39,10 +39,14 @@ def test_it_reproduces_the_stored_ratings_exactly_from_the_history():
     # It should recompute exactly the stored values.
     report = ratings.verify(GAME)
     assert report.ok and report.matches == 15 and report.bots == 6
-    assert "0 ratings differ, 0 steps differ, 0 unrated" in recompute_output("--check", "--game", GAME)
+    assert "0 ratings differ, 0 steps differ, 0 unrated" in recompute_output(
+        "--check", "--game", GAME
+    )
     # It should show mu, sigma, the ordinal and the provisional flag.
     shown = ratings.for_bots([bots[0].pk])[bots[0].pk]
-    assert shown["ordinal"] == pytest.approx(shown["mu"] - 3 * shown["sigma"]) and shown["provisional"]
+    assert (
+        shown["ordinal"] == pytest.approx(shown["mu"] - 3 * shown["sigma"]) and shown["provisional"]
+    )
     assert shown["games"] == 5 and ratings.PROVISIONAL_GAMES == 10
 
     # It should notice a tampered rating, refuse it with --check, and repair it without.
@@ -52,7 +56,9 @@ def test_it_reproduces_the_stored_ratings_exactly_from_the_history():
     assert "1 ratings rewritten" in recompute_output()
     assert ratings.verify(GAME).ok
     # It should notice a tampered step too (the history is never rewritten, only reported).
-    RatingChange.objects.filter(pk=RatingChange.objects.order_by("id").first().pk).update(mu_after=0.0)
+    RatingChange.objects.filter(pk=RatingChange.objects.order_by("id").first().pk).update(
+        mu_after=0.0
+    )
     assert len(ratings.verify(GAME).steps) == 1
 
 
@@ -66,8 +72,12 @@ def test_it_rates_in_finish_order_one_step_per_match_and_bot():
     decide(second, 1.0)
     decide(first, 0.5)
     steps = list(RatingChange.objects.order_by("id"))
-    assert [(s.match_id, s.bot_id) for s in steps] == [(second.pk, b.pk), (second.pk, a.pk),
-                                                       (first.pk, a.pk), (first.pk, b.pk)]
+    assert [(s.match_id, s.bot_id) for s in steps] == [
+        (second.pk, b.pk),
+        (second.pk, a.pk),
+        (first.pk, a.pk),
+        (first.pk, b.pk),
+    ]
     # It should chain each step from the previous one, as the pure step computes it.
     (b1, a1) = ratings.step([(ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA)] * 2, [1.0, 0.0])
     (a2, b2) = ratings.step([a1, b1], [0.5, 0.5])
@@ -110,8 +120,12 @@ def test_it_never_rates_a_platform_failure_an_errored_or_a_cancelled_match(monke
     settings.ARENA_MAX_PLATFORM_FAILURES = 2
     owner = make_owner()
     (good,) = make_bots(owner, 1, strategies=("random",))
-    broken = Bot.objects.create(owner=owner, game=GAME, name="broken", kind=EndpointKind.BUILTIN, target="broken")
-    flaky = Bot.objects.create(owner=owner, game=GAME, name="flaky", kind=EndpointKind.BUILTIN, target="flaky")
+    broken = Bot.objects.create(
+        owner=owner, game=GAME, name="broken", kind=EndpointKind.BUILTIN, target="broken"
+    )
+    flaky = Bot.objects.create(
+        owner=owner, game=GAME, name="flaky", kind=EndpointKind.BUILTIN, target="flaky"
+    )
     errored = create_match(GAME, [good, broken])
     cancelled = create_match(GAME, [good, broken])
     assert cancel(cancelled.pk)

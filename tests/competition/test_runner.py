@@ -64,7 +64,13 @@ class Count(Game):
 
     slug = "count"
     title = "Count"
-    default_options = {"turns": 3, "bank": None, "on_fault": "forfeit", "max_faults": None, "limit": 2000}
+    default_options = {
+        "turns": 3,
+        "bank": None,
+        "on_fault": "forfeit",
+        "max_faults": None,
+        "limit": 2000,
+    }
 
     def resolve_options(self, options=None):
         return merge_options(self.default_options, options, {"turns": int_option(1)})
@@ -121,7 +127,10 @@ ADD = {"add": 1}
 
 async def test_it_plays_tictactoe_between_builtins_and_reports_every_turn():
     seen = []
-    transports = [BuiltinTransport(TTT, "perfect", seed=1, seat=0), BuiltinTransport(TTT, "random", seed=1, seat=1)]
+    transports = [
+        BuiltinTransport(TTT, "perfect", seed=1, seat=0),
+        BuiltinTransport(TTT, "random", seed=1, seat=1),
+    ]
     result = await play(TTT, transports, seed=1, match_id="9", on_turn=seen.append)
     assert result.outcome.reason in ("three_in_a_row", "board_full")
     assert result.outcome.scores[0] >= 0.5
@@ -169,7 +178,11 @@ async def test_it_forfeits_the_offender_under_the_forfeit_policy():
     assert result.outcome == Outcome((0.0, 1.0), "forfeit")
     assert result.forfeited == (0,)
     last = result.turns[-1]
-    assert last.number == 2 and last.faults == ["illegal", "ok"] and last.details[0].startswith("bad_add")
+    assert (
+        last.number == 2
+        and last.faults == ["illegal", "ok"]
+        and last.details[0].startswith("bad_add")
+    )
     # It should not apply the turn that forfeited, nor say farewell after a forfeit.
     assert last.frame == {"totals": [1, 1], "turn": 1}
     assert {"bye": 1} not in b.messages

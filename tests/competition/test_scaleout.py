@@ -54,9 +54,26 @@ def stack():
 
 
 def start_worker(env: dict, name: str) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "celery", "-A", "competition", "worker", "-P", "threads", "-c", "8",
-            "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--loglevel=WARNING"]
-    return subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "competition",
+        "worker",
+        "-P",
+        "threads",
+        "-c",
+        "8",
+        "-n",
+        f"{name}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
+    return subprocess.Popen(
+        argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def enqueue(env, *args) -> list[int]:
@@ -73,20 +90,37 @@ def query(url: str, sql: str, params=()) -> list[tuple]:
 def wait_done(url: str, ids: list[int], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pending = query(url, "select count(*) from competition_match where id = any(%s) and status in ('queued','running')", (ids,))[0][0]
+        pending = query(
+            url,
+            "select count(*) from competition_match where id = any(%s) and status in ('queued','running')",
+            (ids,),
+        )[0][0]
         if pending == 0:
             return
         time.sleep(0.25)
-    rows = query(url, "select id, status, worker, attempts, error from competition_match where id = any(%s)", (ids,))
-    raise AssertionError(f"matches not done after {timeout} s: {[r for r in rows if r[1] in ('queued', 'running')]}")
+    rows = query(
+        url,
+        "select id, status, worker, attempts, error from competition_match where id = any(%s)",
+        (ids,),
+    )
+    raise AssertionError(
+        f"matches not done after {timeout} s: {[r for r in rows if r[1] in ('queued', 'running')]}"
+    )
 
 
 def assert_consistent(url: str, match_id: int) -> list[tuple]:
     """Turns 1..n without gap or duplicate, and replaying them gives the stored frames."""
     game_slug, seed, options, status = query(
-        url, "select game, seed, options, status from competition_match where id = %s", (match_id,))[0]
-    turns = query(url, "select number, seats, actions, frame, forfeited from competition_turn where match_id = %s order by number", (match_id,))
-    assert [t[0] for t in turns] == list(range(1, len(turns) + 1)), f"match {match_id}: turn numbers {[t[0] for t in turns]}"
+        url, "select game, seed, options, status from competition_match where id = %s", (match_id,)
+    )[0]
+    turns = query(
+        url,
+        "select number, seats, actions, frame, forfeited from competition_turn where match_id = %s order by number",
+        (match_id,),
+    )
+    assert [t[0] for t in turns] == list(range(1, len(turns) + 1)), (
+        f"match {match_id}: turn numbers {[t[0] for t in turns]}"
+    )
     game = get_game(game_slug)
     state = game.initial_state(seed=seed, options=options)
     for number, seats, actions, frame, forfeited in turns:
@@ -100,11 +134,19 @@ def assert_consistent(url: str, match_id: int) -> list[tuple]:
 
 def test_it_plays_40_matches_on_two_celery_workers_exactly_once(stack):
     env, url = stack["env"], stack["db"]
-    ids = enqueue(env, "tictactoe", "builtin:perfect", "builtin:random", "--count", "30", "--seed", "1")
-    ids += enqueue(env, "tictactoe", "builtin:random", "builtin:perfect", "--count", "10", "--seed", "100")
+    ids = enqueue(
+        env, "tictactoe", "builtin:perfect", "builtin:random", "--count", "30", "--seed", "1"
+    )
+    ids += enqueue(
+        env, "tictactoe", "builtin:random", "builtin:perfect", "--count", "10", "--seed", "100"
+    )
     assert len(ids) == 40
     wait_done(url, ids, timeout=120)
-    rows = query(url, "select id, status, attempts, turn_count from competition_match where id = any(%s)", (ids,))
+    rows = query(
+        url,
+        "select id, status, attempts, turn_count from competition_match where id = any(%s)",
+        (ids,),
+    )
     # It should finish every match exactly once, each claimed once.
     assert all(status in ("finished", "forfeited") for _, status, _, _ in rows), rows
     assert all(attempts == 1 for _, _, attempts, _ in rows), rows
@@ -112,19 +154,31 @@ def test_it_plays_40_matches_on_two_celery_workers_exactly_once(stack):
         turns = assert_consistent(url, match_id)
         assert len(turns) == turn_count
     # It should rate each match exactly once (two rating steps per match of distinct bots).
-    steps = query(url, "select match_id, count(*) from competition_ratingchange where match_id = any(%s) group by match_id", (ids,))
+    steps = query(
+        url,
+        "select match_id, count(*) from competition_ratingchange where match_id = any(%s) group by match_id",
+        (ids,),
+    )
     assert len(steps) == 40 and all(n == 2 for _, n in steps)
     # It should spread the work over both workers.
-    workers = query(url, "select count(distinct worker) from competition_match where id = any(%s)", (ids,))[0][0]
+    workers = query(
+        url, "select count(distinct worker) from competition_match where id = any(%s)", (ids,)
+    )[0][0]
     assert workers == 2
 
 
 def test_it_resumes_a_match_whose_worker_was_killed(stack):
     env, url = stack["env"], stack["db"]
-    (match_id,) = enqueue(env, "tictactoe", "builtin:random", "builtin:random", "--seed", "7", "--pace-ms", "700")
+    (match_id,) = enqueue(
+        env, "tictactoe", "builtin:random", "builtin:random", "--seed", "7", "--pace-ms", "700"
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        row = query(url, "select status, worker, turn_count from competition_match where id = %s", (match_id,))[0]
+        row = query(
+            url,
+            "select status, worker, turn_count from competition_match where id = %s",
+            (match_id,),
+        )[0]
         if row[0] == "running" and row[2] >= 2:
             break
         time.sleep(0.1)
@@ -138,7 +192,10 @@ def test_it_resumes_a_match_whose_worker_was_killed(stack):
     turns_at_kill = row[2]
     wait_done(url, [match_id], timeout=90)
     _status, attempts, worker, turn_count = query(
-        url, "select status, attempts, worker, turn_count from competition_match where id = %s", (match_id,))[0]
+        url,
+        "select status, attempts, worker, turn_count from competition_match where id = %s",
+        (match_id,),
+    )[0]
     assert attempts == 2 and worker != row[1]
     turns = assert_consistent(url, match_id)
     assert len(turns) == turn_count >= turns_at_kill
@@ -167,16 +224,32 @@ def test_it_completes_an_event_across_a_database_restart(stack):
     done = manage("shell", "-c", EVENT_SCRIPT, env=env)
     assert done.returncode == 0, done.stderr
     event_id = int(done.stdout.strip().splitlines()[-1])
-    ids = [r[0] for r in query(url, "select id from competition_match where event_id = %s", (event_id,))]
+    ids = [
+        r[0]
+        for r in query(url, "select id from competition_match where event_id = %s", (event_id,))
+    ]
     assert len(ids) == 6
     # Wait until turns are being stored, then take the database away for a while.
     deadline = time.monotonic() + 60
-    while query(url, "select count(*) from competition_turn t join competition_match m on m.id = t.match_id"
-                     " where m.event_id = %s", (event_id,))[0][0] < 3:
+    while (
+        query(
+            url,
+            "select count(*) from competition_turn t join competition_match m on m.id = t.match_id"
+            " where m.event_id = %s",
+            (event_id,),
+        )[0][0]
+        < 3
+    ):
         assert time.monotonic() < deadline, "the event never started"
         time.sleep(0.1)
-    before = set(query(url, "select match_id, number from competition_turn t join competition_match m"
-                            " on m.id = t.match_id where m.event_id = %s", (event_id,)))
+    before = set(
+        query(
+            url,
+            "select match_id, number from competition_turn t join competition_match m"
+            " on m.id = t.match_id where m.event_id = %s",
+            (event_id,),
+        )
+    )
     pg.stop("fast")
     time.sleep(LEASE_SECONDS + 1)
     pg.start()
@@ -184,8 +257,14 @@ def test_it_completes_an_event_across_a_database_restart(stack):
     # It should finish the event and every match, keeping every turn stored before the outage.
     status = query(url, "select status from competition_event where id = %s", (event_id,))[0][0]
     assert status == "finished"
-    after = set(query(url, "select match_id, number from competition_turn t join competition_match m"
-                           " on m.id = t.match_id where m.event_id = %s", (event_id,)))
+    after = set(
+        query(
+            url,
+            "select match_id, number from competition_turn t join competition_match m"
+            " on m.id = t.match_id where m.event_id = %s",
+            (event_id,),
+        )
+    )
     assert before <= after
     for match_id in ids:
         assert_consistent(url, match_id)

@@ -22,9 +22,14 @@ def test_it_locks_out_repeated_failed_logins(settings):
         response = client.post("/accounts/login/", {"username": "victim", "password": "guess"})
         assert response.status_code == 200  # the form again, with an error
     # The last allowed failure locks the pair out.
-    assert client.post("/accounts/login/", {"username": "victim", "password": "guess"}).status_code == 429
+    assert (
+        client.post("/accounts/login/", {"username": "victim", "password": "guess"}).status_code
+        == 429
+    )
     # It should refuse even the right password once locked out ...
-    locked = client.post("/accounts/login/", {"username": "victim", "password": "the-right-password-9"})
+    locked = client.post(
+        "/accounts/login/", {"username": "victim", "password": "the-right-password-9"}
+    )
     assert locked.status_code == 429 and "_auth_user_id" not in client.session
     # ... from that address, while the owner still logs in from elsewhere.
     other = Client(REMOTE_ADDR="198.51.100.4")
@@ -40,5 +45,5 @@ def test_it_keeps_inline_code_out_of_templates():
     for path in (REPO / "templates").rglob("*.html"):
         text = path.read_text()
         # It should hold no inline script, handler or style attribute (the CSP forbids them).
-        assert "<script>" not in text and "<script type=\"module\">" not in text, path
-        assert not re.search(r"\son[a-z]+=", text) and " style=\"" not in text, path
+        assert "<script>" not in text and '<script type="module">' not in text, path
+        assert not re.search(r"\son[a-z]+=", text) and ' style="' not in text, path

@@ -27,10 +27,25 @@ GAME = get_game("tiles")
 def test_it_plays_contain_against_serve_bot_expand_with_the_query_string():
     port = free_port()
     env = project_env(ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    serve = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tiles:expand", "--port", str(port)]
+    serve = [
+        sys.executable,
+        str(REPO / "manage.py"),
+        "serve_bot",
+        "tiles:expand",
+        "--port",
+        str(port),
+    ]
     with running(serve, port, env=env):
-        done = manage("play", "tiles", "builtin:contain", f"http://127.0.0.1:{port}/?expand", "--seed", "3",
-                      "--json", env=env)
+        done = manage(
+            "play",
+            "tiles",
+            "builtin:contain",
+            f"http://127.0.0.1:{port}/?expand",
+            "--seed",
+            "3",
+            "--json",
+            env=env,
+        )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     # It should play to the end with every HTTP move accepted.
@@ -47,16 +62,22 @@ async def test_it_posts_form_fields_to_the_url_as_registered(allow_loopback):
         form = dict(parse_qsl((await request.read()).decode(), keep_blank_values=True))
         seen.append((request.headers["Content-Type"], request.query_string, list(form)))
         board = json.loads(form["board"])
-        x, y = sample_ai_move(board, form["color"], strategy_for_query(request.query_string), random.Random(1))
+        x, y = sample_ai_move(
+            board, form["color"], strategy_for_query(request.query_string), random.Random(1)
+        )
         return web.json_response({"x": x, "y": y})
 
     async with http_bot(sample_ai) as base:
-        transports = [BuiltinTransport(GAME, "greedy", seed=1, seat=0),
-                      HttpTransport(base + "/ai/index.php?fearful", game=GAME, seat=1)]
+        transports = [
+            BuiltinTransport(GAME, "greedy", seed=1, seat=0),
+            HttpTransport(base + "/ai/index.php?fearful", game=GAME, seat=1),
+        ]
         result = await play(GAME, transports, seed=1)
     assert result.outcome.reason != "forfeit"
     # It should send application/x-www-form-urlencoded fields color then board, query kept.
-    assert seen and all(s == ("application/x-www-form-urlencoded", "fearful", ["color", "board"]) for s in seen)
+    assert seen and all(
+        s == ("application/x-www-form-urlencoded", "fearful", ["color", "board"]) for s in seen
+    )
 
 
 @pytest.mark.parametrize(
@@ -75,10 +96,15 @@ async def test_it_forfeits_a_faulty_tiles_bot_at_once(reply, fault, detail, allo
             await asyncio.sleep(2)
         if reply == "500":
             return web.Response(status=500, text='{"x":0,"y":0}')
-        return web.Response(text="<html>" if reply == "nonjson" else reply, content_type="application/json")
+        return web.Response(
+            text="<html>" if reply == "nonjson" else reply, content_type="application/json"
+        )
 
     async with http_bot(bot) as base:
-        transports = [HttpTransport(base + "/", game=GAME, seat=0), BuiltinTransport(GAME, "random", seat=1)]
+        transports = [
+            HttpTransport(base + "/", game=GAME, seat=0),
+            BuiltinTransport(GAME, "random", seat=1),
+        ]
         result = await play(GAME, transports, seed=2, options={"move_timeout_ms": 500})
     # It should end the game on the first move, the offender losing, the fault recorded.
     assert result.outcome.reason == "forfeit" and result.outcome.scores == (0.0, 1.0)
@@ -101,7 +127,10 @@ async def test_it_treats_a_click_on_a_dead_enemy_or_off_board_tile_as_a_pass(all
             return web.json_response({"x": x, "y": y})
 
     async with http_bot(bot) as base:
-        transports = [HttpTransport(base + "/", game=GAME, seat=0), BuiltinTransport(GAME, "expand", seat=1)]
+        transports = [
+            HttpTransport(base + "/", game=GAME, seat=0),
+            BuiltinTransport(GAME, "expand", seat=1),
+        ]
         result = await play(GAME, transports, seed=4, options={"max_passes_in_a_row": 6})
     faults = [t.faults[0] for t in result.turns if 0 in t.seats]
     # It should never call those clicks faults: the game goes on (a pass) until it ends.
@@ -113,4 +142,6 @@ def test_it_rejects_a_tiles_command_line_with_bad_options():
     from django.core.management import CommandError
 
     with pytest.raises(CommandError, match="bad options"):
-        call_command("play", "tiles", "builtin:random", "builtin:random", "--options", '{"craters_min": -1}')
+        call_command(
+            "play", "tiles", "builtin:random", "builtin:random", "--options", '{"craters_min": -1}'
+        )

@@ -41,8 +41,12 @@ def world():
     owner = User.objects.create_user("owner", password="pw-owner-123")
     other = User.objects.create_user("other", password="pw-other-123")
     staff = User.objects.create_user("staff", password="pw-staff-123", is_staff=True)
-    human = Bot.objects.create(owner=owner, game="tictactoe", name="human", kind=EndpointKind.HUMAN, target="browser")
-    perfect = Bot.objects.create(owner=other, game="tictactoe", name="perfect", kind=EndpointKind.BUILTIN, target="perfect")
+    human = Bot.objects.create(
+        owner=owner, game="tictactoe", name="human", kind=EndpointKind.HUMAN, target="browser"
+    )
+    perfect = Bot.objects.create(
+        owner=other, game="tictactoe", name="perfect", kind=EndpointKind.BUILTIN, target="perfect"
+    )
     match = create_match("tictactoe", [human, perfect], seed=0, dispatch_now=False)
     Match.objects.filter(pk=match.pk).update(status=MatchStatus.RUNNING)
     return {"owner": owner, "other": other, "staff": staff, "human": human, "match": match}
@@ -55,9 +59,14 @@ async def connect(world, role: str, seat: int = 0):
 
 
 async def test_it_builds_a_human_transport_for_a_human_bot(world):
-    transport = await sync_to_async(world["human"].transport)(seat=0, seed=0, match_id=str(world["match"].pk))
+    transport = await sync_to_async(world["human"].transport)(
+        seat=0, seed=0, match_id=str(world["match"].pk)
+    )
     assert isinstance(transport, HumanTransport) and transport.kind == "human"
-    assert isinstance(for_endpoint("human:browser", game=get_game("tictactoe"), seat=1, match_id="7"), HumanTransport)
+    assert isinstance(
+        for_endpoint("human:browser", game=get_game("tictactoe"), seat=1, match_id="7"),
+        HumanTransport,
+    )
 
 
 async def test_it_relays_the_request_and_the_move(world):
@@ -76,11 +85,16 @@ async def test_it_relays_the_request_and_the_move(world):
     assert request["type"] == "request" and request["seq"] == 1 and request["message"] == message
     assert 9000 <= request["timeout_ms"] <= 10000 and "reply_to" not in request
     # It should check every incoming message and say why it refused it.
-    for bad, why in ((("x" * 20000), "longer"), ("{nope", "JSON"), ("NaN", "JSON"), ('["move"]', "expected"),
-                     (json.dumps({"type": "move", "seq": 1}), "required"),
-                     (json.dumps({"type": "move", "seq": True, "move": 1}), "integer"),
-                     (json.dumps({"type": "move", "seq": 2, "move": {"play": "0-0"}}), "no pending"),
-                     (json.dumps({"type": "move", "seq": 1, "move": 1, "reply_to": "x"}), "expected")):
+    for bad, why in (
+        (("x" * 20000), "longer"),
+        ("{nope", "JSON"),
+        ("NaN", "JSON"),
+        ('["move"]', "expected"),
+        (json.dumps({"type": "move", "seq": 1}), "required"),
+        (json.dumps({"type": "move", "seq": True, "move": 1}), "integer"),
+        (json.dumps({"type": "move", "seq": 2, "move": {"play": "0-0"}}), "no pending"),
+        (json.dumps({"type": "move", "seq": 1, "move": 1, "reply_to": "x"}), "expected"),
+    ):
         await comm.send_to(text_data=bad)
         answer = await comm.receive_json_from(timeout=3)
         while answer["type"] == "request":  # a re-publication may come in between

@@ -31,18 +31,48 @@ def world():
     users = {
         "owner": User.objects.create_user("owner", password="pw-owner-123"),
         "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True, is_superuser=True),
+        "staff": User.objects.create_user(
+            "staff", password="pw-staff-123", is_staff=True, is_superuser=True
+        ),
     }
-    bot = Bot.objects.create(owner=users["owner"], game="tictactoe", name="secretive", target=TARGET)
-    rival = Bot.objects.create(owner=users["other"], game="tictactoe", name="rival", kind=EndpointKind.BUILTIN,
-                               target="random")
+    bot = Bot.objects.create(
+        owner=users["owner"], game="tictactoe", name="secretive", target=TARGET
+    )
+    rival = Bot.objects.create(
+        owner=users["other"],
+        game="tictactoe",
+        name="rival",
+        kind=EndpointKind.BUILTIN,
+        target="random",
+    )
     match = create_match("tictactoe", [bot, rival], seed=1, dispatch_now=False)
-    log = {"fault": "ok", "detail": "", "latency_ms": 12, "sent": f'{{"board":"{LOG_MARKER}"}}',
-           "received": f'{{"play":"1-1","note":"{LOG_MARKER}"}}', "stderr": [], "time_left_ms": None}
-    Turn.objects.create(match=match, number=1, seats=[0], actions=["1-1", None], faults=["ok", None],
-                        details=[None, None], latencies_ms=[12, None],
-                        frame={"board": ["...", ".0.", "..."], "to_move": 1, "last": [1, 1], "line": None, "moves": 1},
-                        logs=[log, None], forfeited=[])
+    log = {
+        "fault": "ok",
+        "detail": "",
+        "latency_ms": 12,
+        "sent": f'{{"board":"{LOG_MARKER}"}}',
+        "received": f'{{"play":"1-1","note":"{LOG_MARKER}"}}',
+        "stderr": [],
+        "time_left_ms": None,
+    }
+    Turn.objects.create(
+        match=match,
+        number=1,
+        seats=[0],
+        actions=["1-1", None],
+        faults=["ok", None],
+        details=[None, None],
+        latencies_ms=[12, None],
+        frame={
+            "board": ["...", ".0.", "..."],
+            "to_move": 1,
+            "last": [1, 1],
+            "line": None,
+            "moves": 1,
+        },
+        logs=[log, None],
+        forfeited=[],
+    )
     Match.objects.filter(pk=match.pk).update(turn_count=1)
     return {"users": users, "bot": bot, "rival": rival, "match": match}
 
@@ -56,8 +86,15 @@ def client_for(world, role: str | None) -> Client:
 
 def public_pages(world) -> list[str]:
     bot, match = world["bot"], world["match"]
-    return ["/", "/games/tictactoe/", "/games/tictactoe/leaderboard", f"/bots/{bot.pk}/",
-            f"/matches/{match.pk}/", f"/matches/{match.pk}/viewer.json", "/docs/tictactoe/"]
+    return [
+        "/",
+        "/games/tictactoe/",
+        "/games/tictactoe/leaderboard",
+        f"/bots/{bot.pk}/",
+        f"/matches/{match.pk}/",
+        f"/matches/{match.pk}/viewer.json",
+        "/docs/tictactoe/",
+    ]
 
 
 def owner_only(world) -> list[str]:
@@ -85,8 +122,11 @@ def test_it_never_shows_another_users_secret_target_or_logs(world, role):
     # It should refuse the owner's actions: test call, (de)activation, secret rotation.
     bot = world["bot"]
     secret = bot.secret
-    for url, data in ((f"/bots/{bot.pk}/test", {}), (f"/bots/{bot.pk}/status", {"action": "deactivate"}),
-                      (f"/bots/{bot.pk}/secret", {})):
+    for url, data in (
+        (f"/bots/{bot.pk}/test", {}),
+        (f"/bots/{bot.pk}/status", {"action": "deactivate"}),
+        (f"/bots/{bot.pk}/secret", {}),
+    ):
         response = client.post(url, data)
         assert response.status_code in (404, 302), url
     bot.refresh_from_db()
@@ -122,7 +162,11 @@ def test_it_escapes_what_bots_send_in_the_owners_log(world):
     turn = Turn.objects.get(match=world["match"], number=1)
     turn.logs[0]["received"] = '<script>alert("x")</script>'
     turn.save(update_fields=["logs"])
-    page = client_for(world, "owner").get(f"/bots/{world['bot'].pk}/matches/{world['match'].pk}/log").content.decode()
+    page = (
+        client_for(world, "owner")
+        .get(f"/bots/{world['bot'].pk}/matches/{world['match'].pk}/log")
+        .content.decode()
+    )
     # It should print the reply as text, never as markup.
     assert "<script>alert" not in page and "&lt;script&gt;alert" in page
 

@@ -26,10 +26,20 @@ def test_it_plays_a_whole_match_with_the_starter_bot(slug):
     env = project_env(ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
     starter = get_game(slug).folder / "starter_bot.py"
     opponent, options = OPPONENTS[slug]
-    args = ["play", slug, f"http://127.0.0.1:{port}/", f"builtin:{opponent}", "--json", "--seed", "3"]
+    args = [
+        "play",
+        slug,
+        f"http://127.0.0.1:{port}/",
+        f"builtin:{opponent}",
+        "--json",
+        "--seed",
+        "3",
+    ]
     if options:
         args += ["--options", json.dumps(options)]
-    with running([sys.executable, str(starter), "--host", "127.0.0.1", "--port", str(port)], port, env=env):
+    with running(
+        [sys.executable, str(starter), "--host", "127.0.0.1", "--port", str(port)], port, env=env
+    ):
         done = manage(*args, env=env)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

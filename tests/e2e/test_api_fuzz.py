@@ -85,9 +85,16 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
 
 def call(base: str, token: str, method: str, path: str, body: dict | None = None) -> dict:
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"{base}{path}", data=data, method=method, headers={
-        "Authorization": f"Token {token}", "Content-Type": "application/json", "Accept": "application/json",
-    })
+    request = urllib.request.Request(
+        f"{base}{path}",
+        data=data,
+        method=method,
+        headers={
+            "Authorization": f"Token {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
@@ -101,14 +108,21 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
     # bots the fuzzer registers may play (its challenges): the only port their URLs may
     # name is the discard port, so that no match reaches out to a host a fuzzer made up
-    env = project_env(ARENA_DATA_DIR=str(root / "data"), ARENA_API_THROTTLE_SCALE="1000",
-                      ARENA_BOT_ALLOW_PORTS="9")
+    env = project_env(
+        ARENA_DATA_DIR=str(root / "data"),
+        ARENA_API_THROTTLE_SCALE="1000",
+        ARENA_BOT_ALLOW_PORTS="9",
+    )
     port = free_port()
     log = (root / "server.log").open("w")
     # the server's output goes to a file: a fuzzing run logs far more than a pipe holds
     server = subprocess.Popen(
         [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         wait_for_port(port, server)
@@ -116,10 +130,18 @@ def site(tmp_path_factory):
         assert done.returncode == 0, done.stderr
         my_bot, rival_bot, token = done.stdout.strip().splitlines()[-3:]
         base = f"http://127.0.0.1:{port}"
-        match = call(base, token, "POST", "/api/matches/challenge/",
-                     {"game": "tictactoe", "bots": [int(my_bot), int(rival_bot)], "seed": 7})["id"]
+        match = call(
+            base,
+            token,
+            "POST",
+            "/api/matches/challenge/",
+            {"game": "tictactoe", "bots": [int(my_bot), int(rival_bot)], "seed": 7},
+        )["id"]
         deadline = time.monotonic() + 60
-        while call(base, token, "GET", f"/api/matches/{match}/")["status"] not in ("finished", "forfeited"):
+        while call(base, token, "GET", f"/api/matches/{match}/")["status"] not in (
+            "finished",
+            "forfeited",
+        ):
             assert time.monotonic() < deadline, "the seeded match did not finish"
             time.sleep(0.2)
         yield {"base": base, "token": token, "root": root, "log": root / "server.log"}
@@ -137,24 +159,43 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(site):
     config = site["root"] / "schemathesis.toml"
     config.write_text(CONFIG)
     argv = [
-        sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "--no-color",
-        "run", f"{site['base']}/api/schema/",
-        "--header", f"Authorization: Token {site['token']}",
-        "--checks", "all",
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "--config-file",
+        str(config),
+        "--no-color",
+        "run",
+        f"{site['base']}/api/schema/",
+        "--header",
+        f"Authorization: Token {site['token']}",
+        "--checks",
+        "all",
         # one worker: with two, Hypothesis' lambda descriptions (ast.parse) race in CPython
         # 3.11 now and then ("AST constructor recursion depth mismatch", python/cpython#106905),
         # and the server is the bottleneck anyway (as many cases per minute with one)
-        "--workers", "1",
-        "--seed", str(SEED),
-        "--max-examples", str(MAX_EXAMPLES),
-        "--max-time", str(MAX_TIME_S),
-        "--request-timeout", "30",
+        "--workers",
+        "1",
+        "--seed",
+        str(SEED),
+        "--max-examples",
+        str(MAX_EXAMPLES),
+        "--max-time",
+        str(MAX_TIME_S),
+        "--request-timeout",
+        "30",
     ]
     # its caches (.hypothesis, .schemathesis) go to the temporary directory
-    run = subprocess.run(argv, cwd=site["root"], env=project_env(), capture_output=True, text=True,
-                         timeout=MAX_TIME_S + 120)
+    run = subprocess.run(
+        argv,
+        cwd=site["root"],
+        env=project_env(),
+        capture_output=True,
+        text=True,
+        timeout=MAX_TIME_S + 120,
+    )
     report = run.stdout + run.stderr
-    print(report[report.find("SUMMARY"):])  # with -s: operations, phases, test cases
+    print(report[report.find("SUMMARY") :])  # with -s: operations, phases, test cases
     # It should find no failure at all: no 5xx, no undocumented status, body or header, no
     # schema-violating request accepted, no schema-valid request refused, no ignored auth.
     assert run.returncode == 0, report[-20_000:]
@@ -165,7 +206,11 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(site):
     assert selected.group(1) == selected.group(2) == tested.group(1), report[-5_000:]
     assert int(tested.group(1)) >= 20
     cases = re.search(r"(\d+) generated, (\d+) passed", report)
-    assert cases and int(cases.group(1)) >= 1000 and cases.group(1) == cases.group(2), report[-5_000:]
+    assert cases and int(cases.group(1)) >= 1000 and cases.group(1) == cases.group(2), report[
+        -5_000:
+    ]
     # It should not have logged any server error either (the server's own account).
     server_log = site["log"].read_text()
-    assert "Internal Server Error" not in server_log and "Traceback" not in server_log, server_log[-10_000:]
+    assert "Internal Server Error" not in server_log and "Traceback" not in server_log, server_log[
+        -10_000:
+    ]

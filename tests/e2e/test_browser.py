@@ -24,8 +24,14 @@ from tests.processes import manage, project_env, running
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1920, "height": 1080}
 SHOTS = REPO / "screenshots"
@@ -45,12 +51,23 @@ def site(tmp_path_factory):
     data = tmp_path_factory.mktemp("browser")
     env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
     bot_port, port = free_port(), free_port()
-    bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(bot_port)]
+    bot = [
+        sys.executable,
+        str(REPO / "manage.py"),
+        "serve_bot",
+        "tictactoe:random",
+        "--port",
+        str(bot_port),
+    ]
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
     log = data / "server.log"
     with running(bot, bot_port, env=env), running(server, port, env=env, log=log):
-        yield {"base": f"http://127.0.0.1:{port}", "bot_url": f"http://127.0.0.1:{bot_port}/", "env": env,
-               "log": log}
+        yield {
+            "base": f"http://127.0.0.1:{port}",
+            "bot_url": f"http://127.0.0.1:{bot_port}/",
+            "env": env,
+            "log": log,
+        }
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +155,11 @@ def start_match(ui, slug: str, p1: str, p2: str) -> int:
     errors = page.locator("ul.errors").all_inner_texts()
     assert not errors, errors
     response = navigation.value
-    assert re.search(r"/matches/\d+/$", page.url), (page.url, response and response.status,
-                                                    ui.log.read_text()[-4000:] if ui.log else "")
+    assert re.search(r"/matches/\d+/$", page.url), (
+        page.url,
+        response and response.status,
+        ui.log.read_text()[-4000:] if ui.log else "",
+    )
     return match_id(page)
 
 
@@ -216,7 +236,9 @@ def test_it_plays_the_bot_against_a_builtin_and_shows_it_live(ui):
     page.wait_for_function("() => window.arenaStats.snapshots >= 2")
     wait_done(page)
     wait_done(ui.phone)
-    viewer = page.evaluate("() => [arenaViewer.match.status, arenaViewer.last, arenaViewer.index, arenaViewer.match.turn_count]")
+    viewer = page.evaluate(
+        "() => [arenaViewer.match.status, arenaViewer.last, arenaViewer.index, arenaViewer.match.turn_count]"
+    )
     assert viewer[0] in ("finished", "forfeited") and viewer[1] == viewer[2] == viewer[3] >= 5
     numbers = page.evaluate("() => arenaViewer.turns.map(t => t.number)")
     assert numbers == list(range(1, viewer[1] + 1))
@@ -236,8 +258,15 @@ def test_it_replays_the_match_and_steps_with_the_keyboard(ui):
     index = lambda: page.evaluate("() => arenaViewer.index")  # noqa: E731
     # A replay opens on the result; the keys step through it.
     assert index() == last
-    for key, expected in (("Home", 0), ("ArrowRight", 1), ("k", 2), ("K", 3), ("j", 2), ("ArrowLeft", 1),
-                          ("End", last)):
+    for key, expected in (
+        ("Home", 0),
+        ("ArrowRight", 1),
+        ("k", 2),
+        ("K", 3),
+        ("j", 2),
+        ("ArrowLeft", 1),
+        ("End", last),
+    ):
         page.keyboard.press(key)
         assert index() == expected, key
     assert page.inner_text("#turn-label") == f"turn {last} / {last}"
@@ -253,7 +282,11 @@ def test_it_replays_the_match_and_steps_with_the_keyboard(ui):
     page.select_option("select[data-action=speed]", "16")
     page.click("button[data-action=play]")
     page.wait_for_function(f"() => arenaViewer.index === {last} && !arenaViewer.playing")
-    ui.both(f"/matches/{SEEN['match']}/?turn=3", "match-replay", "() => window.arenaViewer && arenaViewer.last > 0")
+    ui.both(
+        f"/matches/{SEEN['match']}/?turn=3",
+        "match-replay",
+        "() => window.arenaViewer && arenaViewer.last > 0",
+    )
     # The owner's per-turn log of the match.
     ui.both(f"/bots/{SEEN['bot']}/matches/{SEEN['match']}/log", "bot-log")
     assert "play-turn" in ui.desktop.content()
@@ -275,7 +308,8 @@ def test_a_human_plays_tictactoe_against_perfect_in_the_browser(ui):
     for _ in range(6):
         page.wait_for_function(
             "() => document.body.dataset.matchDone === '1' || (window.arenaHumans?.[0]?.current ?? null) !== null",
-            timeout=30_000)
+            timeout=30_000,
+        )
         if page.evaluate("() => document.body.dataset.matchDone === '1'"):
             break
         if moves == 1:
@@ -286,7 +320,11 @@ def test_a_human_plays_tictactoe_against_perfect_in_the_browser(ui):
             shot(ui.phone, "human-tictactoe")
             ui.phone.goto(ui.url("/"))  # leave the seat to the desktop page
         seq, board = page.evaluate("() => [arenaHumans[0].current, arenaHumans[0].message.board]")
-        key = next(k for k in ("1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1") if board[k] == "")
+        key = next(
+            k
+            for k in ("1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1")
+            if board[k] == ""
+        )
         x, y = cell_point(page, (int(key[0]), int(key[2])))
         page.mouse.click(x, y)
         page.wait_for_function(f"() => arenaHumans[0].answered >= {seq}")
@@ -304,7 +342,11 @@ def test_a_human_plays_tictactoe_against_perfect_in_the_browser(ui):
     assert [t["actions"][0] for t in turns if 0 in t["seats"]][:1] == ["1-1"]
     assert all(t["faults"][0] == "ok" for t in turns if 0 in t["seats"])
     page.goto(ui.url(f"/matches/{mid}/"))
-    page.wait_for_function("() => window.arenaViewer && arenaViewer.last === arguments[0]".replace("arguments[0]", str(len(turns))))
+    page.wait_for_function(
+        "() => window.arenaViewer && arenaViewer.last === arguments[0]".replace(
+            "arguments[0]", str(len(turns))
+        )
+    )
     shot(page, "human-tictactoe-replay")
 
 
@@ -323,7 +365,9 @@ def test_the_big_screen_follows_the_demo_event_live(ui, site):
         for page in pages:
             page.evaluate("() => { window.__sameDocument = 42; }")
         try:
-            ui.desktop.wait_for_function("() => document.body.dataset.featuredStatus === 'running'", timeout=8_000)
+            ui.desktop.wait_for_function(
+                "() => document.body.dataset.featuredStatus === 'running'", timeout=8_000
+            )
             caught = True
         except playwright_api.TimeoutError:
             continue  # the demo was over before the page came up: start another
@@ -334,11 +378,17 @@ def test_the_big_screen_follows_the_demo_event_live(ui, site):
     assert caught, "never saw a live match of the demo event"
     # It should update the standings and follow the event without a reload.
     for page in pages:
-        page.wait_for_function("() => Number(document.body.dataset.standingsGames || 0) >= 2", timeout=30_000)
+        page.wait_for_function(
+            "() => Number(document.body.dataset.standingsGames || 0) >= 2", timeout=30_000
+        )
         assert page.evaluate("() => window.__sameDocument") == 42
         # It should fill the screen without scrolling.
-        assert page.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1")
-    ui.desktop.wait_for_function("() => document.body.dataset.featuredStatus === 'finished'", timeout=30_000)
+        assert page.evaluate(
+            "() => document.documentElement.scrollHeight <= window.innerHeight + 1"
+        )
+    ui.desktop.wait_for_function(
+        "() => document.body.dataset.featuredStatus === 'finished'", timeout=30_000
+    )
     for page in pages:
         shot(page, "screen-result")
     ui.both(f"/events/{event}/", "event")
@@ -347,7 +397,11 @@ def test_the_big_screen_follows_the_demo_event_live(ui, site):
 # -- 6. every game's renderer and input, and the remaining pages ------------------------------------------
 
 
-GAMES = {"tiles": ("greedy", "contain"), "gconway": ("grower", "random"), "drones": ("zerg", "adaptive-defender")}
+GAMES = {
+    "tiles": ("greedy", "contain"),
+    "gconway": ("grower", "random"),
+    "drones": ("zerg", "adaptive-defender"),
+}
 
 
 def test_every_game_renders_in_the_viewer(ui):
@@ -361,9 +415,19 @@ def test_every_game_renders_in_the_viewer(ui):
         last = page.evaluate("() => arenaViewer.last")
         middle = max(1, last // 2)
         if slug == "drones":  # a clash frame: the forces meet and the winner is announced
-            middle = page.evaluate("() => arenaViewer.turns.findIndex(t => t.frame.clash) + 1") or middle
-        ui.both(f"/matches/{mid}/?turn={middle}", f"match-{slug}-middle", "() => window.arenaViewer && arenaViewer.last > 0")
-        ui.both(f"/matches/{mid}/", f"match-{slug}-final", "() => window.arenaViewer && arenaViewer.last > 0")
+            middle = (
+                page.evaluate("() => arenaViewer.turns.findIndex(t => t.frame.clash) + 1") or middle
+            )
+        ui.both(
+            f"/matches/{mid}/?turn={middle}",
+            f"match-{slug}-middle",
+            "() => window.arenaViewer && arenaViewer.last > 0",
+        )
+        ui.both(
+            f"/matches/{mid}/",
+            f"match-{slug}-final",
+            "() => window.arenaViewer && arenaViewer.last > 0",
+        )
 
 
 def test_a_human_gets_an_input_for_every_game(ui):
@@ -373,7 +437,12 @@ def test_a_human_gets_an_input_for_every_game(ui):
         page.wait_for_function("() => (window.arenaHumans?.[0]?.current ?? null) !== null")
         if slug == "tiles":  # the first empty tile from the middle column out (craters are random)
             board = json.loads(page.evaluate("() => arenaHumans[0].message.board"))
-            tile = next((x, y) for x in (11, 12, 10, 13, 9, 14, 8, 15) for y in range(12) if board[x][y] == "")
+            tile = next(
+                (x, y)
+                for x in (11, 12, 10, 13, 9, 14, 8, 15)
+                for y in range(12)
+                if board[x][y] == ""
+            )
             page.mouse.move(*cell_point(page, (tile[1], tile[0])))
         elif slug == "gconway":
             for cell in ((10, 5), (10, 6), (13, 6)):
@@ -409,6 +478,10 @@ def test_the_remaining_pages(ui):
     ui.both("/games/tictactoe/", "game")
     ui.both("/games/tictactoe/leaderboard", "leaderboard")
     ui.both("/bots/", "bots")
-    ui.both(f"/bots/{SEEN['bot']}/", "bot-rated", "() => document.querySelector('#rating-chart svg') !== null")
+    ui.both(
+        f"/bots/{SEEN['bot']}/",
+        "bot-rated",
+        "() => document.querySelector('#rating-chart svg') !== null",
+    )
     ui.both("/", "home-after")
     time.sleep(0)  # (keeps the module's sections apart in -v output)

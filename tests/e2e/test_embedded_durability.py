@@ -22,8 +22,13 @@ def rows(db, sql, params=()):
 
 
 def serve(env, port):
-    proc = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for_port(port, proc)
     return proc
 
@@ -34,34 +39,57 @@ def test_it_resumes_a_match_after_the_server_is_killed(tmp_path):
     port = free_port()
     first = serve(env, port)
     try:
-        done = manage("enqueue", "tictactoe", "builtin:random", "builtin:perfect", "--seed", "4",
-                      "--pace-ms", "600", env=env)
+        done = manage(
+            "enqueue",
+            "tictactoe",
+            "builtin:random",
+            "builtin:perfect",
+            "--seed",
+            "4",
+            "--pace-ms",
+            "600",
+            env=env,
+        )
         assert done.returncode == 0, done.stderr
         (match_id,) = json.loads(done.stdout)
         deadline = time.monotonic() + 30
-        while rows(db, "select turn_count from competition_match where id = ?", (match_id,))[0][0] < 2:
+        while (
+            rows(db, "select turn_count from competition_match where id = ?", (match_id,))[0][0] < 2
+        ):
             assert time.monotonic() < deadline, "the embedded runner never played"
             time.sleep(0.1)
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(10)
-    status, turns_at_kill = rows(db, "select status, turn_count from competition_match where id = ?", (match_id,))[0]
+    status, turns_at_kill = rows(
+        db, "select status, turn_count from competition_match where id = ?", (match_id,)
+    )[0]
     assert status == "running"
     second = serve(env, free_port())
     try:
         deadline = time.monotonic() + 60
-        while rows(db, "select status from competition_match where id = ?", (match_id,))[0][0] == "running" or \
-                rows(db, "select status from competition_match where id = ?", (match_id,))[0][0] == "queued":
+        while (
+            rows(db, "select status from competition_match where id = ?", (match_id,))[0][0]
+            == "running"
+            or rows(db, "select status from competition_match where id = ?", (match_id,))[0][0]
+            == "queued"
+        ):
             assert time.monotonic() < deadline, "the match was not resumed"
             time.sleep(0.2)
     finally:
         second.terminate()
         second.wait(10)
     status, attempts, seed, options = rows(
-        db, "select status, attempts, seed, options from competition_match where id = ?", (match_id,))[0]
+        db,
+        "select status, attempts, seed, options from competition_match where id = ?",
+        (match_id,),
+    )[0]
     assert status in ("finished", "forfeited") and attempts == 2
-    turns = rows(db, "select number, seats, actions, frame from competition_turn where match_id = ? order by number",
-                 (match_id,))
+    turns = rows(
+        db,
+        "select number, seats, actions, frame from competition_turn where match_id = ? order by number",
+        (match_id,),
+    )
     assert [t[0] for t in turns] == list(range(1, len(turns) + 1)) and len(turns) >= turns_at_kill
     game = get_game("tictactoe")
     state = game.initial_state(seed=seed, options=json.loads(options))

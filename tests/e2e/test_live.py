@@ -23,16 +23,25 @@ def site(tmp_path_factory):
     env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
     bot_ports = [free_port(), free_port()]
     port = free_port()
-    bots = [[sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(p)]
-            for p in bot_ports]
+    bots = [
+        [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random", "--port", str(p)]
+        for p in bot_ports
+    ]
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    with running(bots[0], bot_ports[0], env=env), running(bots[1], bot_ports[1], env=env), \
-            running(server, port, env=env):
+    with (
+        running(bots[0], bot_ports[0], env=env),
+        running(bots[1], bot_ports[1], env=env),
+        running(server, port, env=env),
+    ):
         done = manage("shell", "-c", SETUP_USER, env=env)
         assert done.returncode == 0, done.stderr
         token = done.stdout.strip().splitlines()[-1]
-        yield {"port": port, "env": env, "token": token,
-               "urls": [f"http://127.0.0.1:{p}/" for p in bot_ports]}
+        yield {
+            "port": port,
+            "env": env,
+            "token": token,
+            "urls": [f"http://127.0.0.1:{p}/" for p in bot_ports],
+        }
 
 
 SETUP_USER = """
@@ -46,7 +55,9 @@ print(Token.objects.get_or_create(user=user)[0].key)
 
 async def api(session, site, method, path, **kw):
     headers = {"Authorization": f"Token {site['token']}"}
-    async with session.request(method, f"http://127.0.0.1:{site['port']}{path}", headers=headers, **kw) as r:
+    async with session.request(
+        method, f"http://127.0.0.1:{site['port']}{path}", headers=headers, **kw
+    ) as r:
         body = await r.json(content_type=None)
         assert r.status < 300, (r.status, body)
         return body
@@ -55,12 +66,28 @@ async def api(session, site, method, path, **kw):
 async def create_http_match(session, site, *, pace_ms: int = 0, seed: int = 3) -> int:
     bots = []
     for i, url in enumerate(site["urls"]):
-        bot = await api(session, site, "POST", "/api/bots/",
-                        json={"name": f"http-{seed}-{i}", "game": "tictactoe", "kind": "http", "target": url})
+        bot = await api(
+            session,
+            site,
+            "POST",
+            "/api/bots/",
+            json={"name": f"http-{seed}-{i}", "game": "tictactoe", "kind": "http", "target": url},
+        )
         bots.append(bot["id"])
     options = {"move_timeout_ms": 5000}
-    match = await api(session, site, "POST", "/api/matches/challenge/",
-                      json={"game": "tictactoe", "bots": bots, "options": options, "seed": seed, "pace_ms": pace_ms})
+    match = await api(
+        session,
+        site,
+        "POST",
+        "/api/matches/challenge/",
+        json={
+            "game": "tictactoe",
+            "bots": bots,
+            "options": options,
+            "seed": seed,
+            "pace_ms": pace_ms,
+        },
+    )
     return match["id"]
 
 
@@ -68,12 +95,17 @@ async def watch(session, site, match_id: int, timeout: float = 60) -> list[dict]
     """Every message of one websocket client until the end of the match."""
     url = f"ws://127.0.0.1:{site['port']}/ws/matches/{match_id}/"
     messages = []
-    async with session.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{site['port']}"}) as ws:
+    async with session.ws_connect(
+        url, headers={"Origin": f"http://127.0.0.1:{site['port']}"}
+    ) as ws:
         async with asyncio.timeout(timeout):
             async for msg in ws:
                 data = json.loads(msg.data)
                 messages.append(data)
-                if data["type"] in END_TYPES or (data["type"] == "snapshot" and data["match"]["status"] in ("finished", "forfeited")):
+                if data["type"] in END_TYPES or (
+                    data["type"] == "snapshot"
+                    and data["match"]["status"] in ("finished", "forfeited")
+                ):
                     break
     return messages
 
@@ -124,7 +156,9 @@ async def test_it_streams_a_live_http_match_to_a_websocket_client(site):
 async def test_it_fans_out_every_turn_to_300_spectators(site):
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         match_id = await create_http_match(session, site, pace_ms=1000, seed=11)
-        results = await asyncio.gather(*(watch(session, site, match_id, timeout=90) for _ in range(300)))
+        results = await asyncio.gather(
+            *(watch(session, site, match_id, timeout=90) for _ in range(300))
+        )
         stored = await stored_turns(session, site, match_id)
     expected = [t["number"] for t in stored]
     assert len(expected) >= 5
@@ -144,6 +178,8 @@ async def test_it_refuses_a_foreign_origin_and_unknown_matches(site):
                 pass
         # It should refuse the handshake for a match that does not exist.
         with pytest.raises(aiohttp.WSServerHandshakeError):
-            async with session.ws_connect(f"ws://127.0.0.1:{site['port']}/ws/matches/999999/",
-                                          headers={"Origin": f"http://127.0.0.1:{site['port']}"}):
+            async with session.ws_connect(
+                f"ws://127.0.0.1:{site['port']}/ws/matches/999999/",
+                headers={"Origin": f"http://127.0.0.1:{site['port']}"},
+            ):
                 pass

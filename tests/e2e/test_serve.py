@@ -15,9 +15,13 @@ def test_it_serves_the_home_page_from_a_fresh_data_dir(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             html = response.read().decode()
             assert response.status == 200
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/css/arena.css", timeout=10) as css:
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/static/css/arena.css", timeout=10
+        ) as css:
             assert css.status == 200
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/games/tictactoe/", timeout=10) as page:
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/games/tictactoe/", timeout=10
+        ) as page:
             game_html = page.read().decode()
     # It should list every game and show the demo's built-in bots.
     assert "Tic-tac-toe" in html and "Arena" in html

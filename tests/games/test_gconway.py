@@ -938,4 +938,7 @@ def test_it_refuses_boards_and_games_beyond_the_platform_limits():
     for bad in ({"rows": 20_000}, {"cols": 257}, {"maxGameIterations": 10**9}):
         with pytest.raises(ValueError):
             GAME.initial_state(seed=0, options=bad)
-    assert GAME.initial_state(seed=0, options={"rows": 256, "cols": 256, "start": [[], []]}) is not None
+    assert (
+        GAME.initial_state(seed=0, options={"rows": 256, "cols": 256, "start": [[], []]})
+        is not None
+    )

@@ -204,9 +204,7 @@ async def test_it_replays_the_original_server_through_the_runner(tmp_path, scena
     logs = [tmp_path / f"seat{s}.log" for s in (0, 1)]
     transports = [
         ProcessTransport(
-            python(
-                FIXTURES / "transcript_bot.py", path, f"player{s + 1}_transcript", logs[s]
-            ),
+            python(FIXTURES / "transcript_bot.py", path, f"player{s + 1}_transcript", logs[s]),
             codec=GAME,
         )
         for s in (0, 1)

@@ -24,7 +24,9 @@ def test_it_imports_only_the_standard_library():
     allowed = set(sys.stdlib_module_names) | {"games", "__future__"}
     for path in files:
         # a script of a game's folder (fixtures) may import the script beside it
-        beside = {p.stem for p in path.parent.glob("*.py")} if path.parent.name == "fixtures" else set()
+        beside = (
+            {p.stem for p in path.parent.glob("*.py")} if path.parent.name == "fixtures" else set()
+        )
         bad = imported_roots(path) - allowed - beside
         assert not bad, f"{path.name} imports {sorted(bad)}"
 

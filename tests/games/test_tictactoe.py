@@ -81,7 +81,10 @@ def test_it_writes_the_byte_exact_messages_of_the_spec():
     )
     assert len(body.encode()) == 187
     init = GAME.encode_message(GAME.greeting(state, 1, ctx))
-    assert init == '{"game-id":"42","action":"init","game":"tictactoe","players":2,"board":"","player-index":1}'
+    assert (
+        init
+        == '{"game-id":"42","action":"init","game":"tictactoe","players":2,"board":"","player-index":1}'
+    )
     assert len(init.encode()) == 91
 
 

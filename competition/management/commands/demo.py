@@ -69,8 +69,14 @@ class Command(BaseCommand):
         if settings.DEBUG:
             self.stdout.write(f"demo: user 'demo' (staff), {made} new built-in bots")
         else:
-            login = "its password is ARENA_DEMO_PASSWORD" if user.has_usable_password() else "no password"
-            self.stdout.write(f"demo: production mode: user 'demo' is not staff ({login}), {made} new built-in bots")
+            login = (
+                "its password is ARENA_DEMO_PASSWORD"
+                if user.has_usable_password()
+                else "no password"
+            )
+            self.stdout.write(
+                f"demo: production mode: user 'demo' is not staff ({login}), {made} new built-in bots"
+            )
         demo_game = all_games()[0].slug  # the first game listed (Game.order)
         if not Event.objects.filter(name__startswith="Demo", status=EventStatus.RUNNING).exists():
             event = Event.objects.create(
@@ -81,7 +87,9 @@ class Command(BaseCommand):
                 pace_ms=DEMO_PACE_MS,
                 created_by=user,
             )
-            for seed, bot in enumerate(Bot.objects.filter(owner=user, game=demo_game).order_by("name"), 1):
+            for seed, bot in enumerate(
+                Bot.objects.filter(owner=user, game=demo_game).order_by("name"), 1
+            ):
                 Entry.objects.create(event=event, bot=bot, seed=seed)
             created = start_event(event)
             self.stdout.write(f"demo: event {event.pk} running with {created} matches")

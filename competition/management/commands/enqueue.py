@@ -43,14 +43,19 @@ class Command(BaseCommand):
             options = json.loads(opts["options"]) if opts["options"] else None
         except json.JSONDecodeError as exc:
             raise CommandError(f"--options is not JSON: {exc}") from None
-        user, _ = get_user_model().objects.get_or_create(username="cli", defaults={"is_staff": True})
+        user, _ = get_user_model().objects.get_or_create(
+            username="cli", defaults={"is_staff": True}
+        )
         bots = []
         try:
             for spec in opts["seats"]:
                 kind, target = split_endpoint(spec)
                 validate_endpoint(game.slug, kind, target, staff=True)
                 bot, _ = Bot.objects.get_or_create(
-                    owner=user, game=game.slug, kind=kind, target=target,
+                    owner=user,
+                    game=game.slug,
+                    kind=kind,
+                    target=target,
                     defaults={"name": f"{kind}:{target}"[:80]},
                 )
                 bots.append(bot)
@@ -58,9 +63,20 @@ class Command(BaseCommand):
             with transaction.atomic():
                 for i in range(max(1, opts["count"])):
                     seed = None if opts["seed"] is None else opts["seed"] + i
-                    not_before = timezone.now() + timedelta(seconds=opts["start_in"]) if opts["start_in"] > 0 else None
-                    match = create_match(game.slug, bots, options=options, seed=seed, created_by=user,
-                                         pace_ms=max(0, opts["pace_ms"]), not_before=not_before)
+                    not_before = (
+                        timezone.now() + timedelta(seconds=opts["start_in"])
+                        if opts["start_in"] > 0
+                        else None
+                    )
+                    match = create_match(
+                        game.slug,
+                        bots,
+                        options=options,
+                        seed=seed,
+                        created_by=user,
+                        pace_ms=max(0, opts["pace_ms"]),
+                        not_before=not_before,
+                    )
                     ids.append(match.pk)
         except (ValueError, ValidationError) as exc:
             raise CommandError(str(exc)) from None

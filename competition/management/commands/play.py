@@ -51,7 +51,12 @@ class Command(BaseCommand):
         try:
             transports = [
                 for_endpoint(
-                    spec, game=game, seat=i, seed=opts["seed"], match_id=opts["match_id"], options=options
+                    spec,
+                    game=game,
+                    seat=i,
+                    seed=opts["seed"],
+                    match_id=opts["match_id"],
+                    options=options,
                 )
                 for i, spec in enumerate(seats)
             ]

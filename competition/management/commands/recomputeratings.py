@@ -19,8 +19,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--game", help="only this game's slug (default: every rated game)")
-        parser.add_argument("--check", action="store_true",
-                            help="write nothing; fail unless the stored values are reproduced exactly")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="write nothing; fail unless the stored values are reproduced exactly",
+        )
 
     def handle(self, *args, game=None, check=False, **opts):
         games = ratings.games_rated(game)
@@ -37,7 +40,9 @@ class Command(BaseCommand):
             for bot_id, stored, expected in report.ratings[:20]:
                 self.stdout.write(f"  bot {bot_id}: stored {stored}, recomputed {expected}")
             for match_id, bot_id, stored, expected in report.steps[:20]:
-                self.stdout.write(f"  match {match_id} bot {bot_id}: stored step {stored}, recomputed {expected}")
+                self.stdout.write(
+                    f"  match {match_id} bot {bot_id}: stored step {stored}, recomputed {expected}"
+                )
             if report.unrated:
                 self.stdout.write(f"  unrated matches: {report.unrated[:20]}")
             if report.unexpected:

@@ -42,7 +42,9 @@ class Command(BaseCommand):
                 if once and not tasks:
                     return played
                 if tasks:
-                    _done, tasks = await asyncio.wait(tasks, timeout=poll, return_when=asyncio.FIRST_COMPLETED)
+                    _done, tasks = await asyncio.wait(
+                        tasks, timeout=poll, return_when=asyncio.FIRST_COMPLETED
+                    )
                     tasks = set(tasks)
                 else:
                     await asyncio.sleep(poll)

@@ -22,11 +22,17 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-demo", action="store_true", help="do not create the demo")
-        parser.add_argument("--demo", action="store_true",
-                            help="create the demo even with DEBUG=false (no staff, no known password)")
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="create the demo even with DEBUG=false (no staff, no known password)",
+        )
         parser.add_argument("--no-migrate", action="store_true", help="do not migrate first")
-        parser.add_argument("--proxy-headers", action="store_true",
-                            help="trust X-Forwarded-For/-Port/-Proto from a reverse proxy")
+        parser.add_argument(
+            "--proxy-headers",
+            action="store_true",
+            help="trust X-Forwarded-For/-Port/-Proto from a reverse proxy",
+        )
 
     def handle(self, *args, **opts):
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)

@@ -30,8 +30,15 @@ from bots.faults import BotFault
 from games import all_games, get_game
 
 
-def make_app(game, name: str, *, seed: int | None = None, max_instances: int = 1000,
-             delay_ms: int = 0, kaggle: bool = False) -> web.Application:
+def make_app(
+    game,
+    name: str,
+    *,
+    seed: int | None = None,
+    max_instances: int = 1000,
+    delay_ms: int = 0,
+    kaggle: bool = False,
+) -> web.Application:
     """The aiohttp application serving built-in bot ``name`` of ``game`` (answering after
     ``delay_ms``, to stand for a slow bot; with ``kaggle``, also ``POST /kaggle``)."""
     factory = game.builtin_bots[name]
@@ -97,14 +104,21 @@ class Command(BaseCommand):
     help = "Serve a built-in bot over HTTP in its game's native protocol."
 
     def add_arguments(self, parser):
-        parser.add_argument("bot", metavar="GAME:NAME", help="a game's slug and one of its built-in bots")
+        parser.add_argument(
+            "bot", metavar="GAME:NAME", help="a game's slug and one of its built-in bots"
+        )
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8100)
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--max-instances", type=int, default=1000)
-        parser.add_argument("--delay-ms", type=int, default=0, help="answer every request this late")
-        parser.add_argument("--kaggle", action="store_true",
-                            help="also serve kaggle-environments' URL-agent protocol on POST /kaggle")
+        parser.add_argument(
+            "--delay-ms", type=int, default=0, help="answer every request this late"
+        )
+        parser.add_argument(
+            "--kaggle",
+            action="store_true",
+            help="also serve kaggle-environments' URL-agent protocol on POST /kaggle",
+        )
 
     def handle(self, *args, **opts):
         slug, sep, name = opts["bot"].partition(":")
@@ -115,12 +129,20 @@ class Command(BaseCommand):
         except KeyError as exc:
             raise CommandError(str(exc.args[0])) from None
         if name not in game.builtin_bots:
-            raise CommandError(f"{slug} has no built-in bot {name!r}: {', '.join(sorted(game.builtin_bots))}")
+            raise CommandError(
+                f"{slug} has no built-in bot {name!r}: {', '.join(sorted(game.builtin_bots))}"
+            )
         if opts["kaggle"] and game.kaggle_agent() is None:
             kaggle = [g.slug for g in all_games() if g.kaggle_agent() is not None]
             raise CommandError(f"--kaggle is for {' and '.join(kaggle) or 'no game'} only")
-        app = make_app(game, name, seed=opts["seed"], max_instances=opts["max_instances"],
-                       delay_ms=max(0, opts["delay_ms"]), kaggle=opts["kaggle"])
+        app = make_app(
+            game,
+            name,
+            seed=opts["seed"],
+            max_instances=opts["max_instances"],
+            delay_ms=max(0, opts["delay_ms"]),
+            kaggle=opts["kaggle"],
+        )
         self.stdout.write(f"serving {slug}:{name} on http://{opts['host']}:{opts['port']}/")
         self.stdout.flush()
         web.run_app(app, host=opts["host"], port=opts["port"], print=None, access_log=None)

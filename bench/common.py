@@ -1,10 +1,12 @@
-"""Helpers shared by the benchmark scripts: free ports and waiting for a server."""
+"""Helpers shared by the benchmark scripts: free ports, waiting for a server, serving the platform."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -37,3 +39,23 @@ def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 
         except OSError:
             time.sleep(0.1)
     raise SystemExit(f"nothing on port {port} after {timeout} s")
+
+
+@contextlib.contextmanager
+def serving(env: dict):
+    """Serve the platform (``manage.py serve --no-demo``, embedded default) with ``env`` on a
+    free loopback port until the block ends; yields the port once it accepts connections."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_port(port, server)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(20)

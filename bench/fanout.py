@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, serving  # noqa: E402
 
 SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
 
@@ -192,27 +192,8 @@ def main() -> None:
         for n in counts:
             with tempfile.TemporaryDirectory(prefix="arena-fanout-") as data:
                 env = server_env(data)
-                port = free_port()
-                server = subprocess.Popen(
-                    [
-                        sys.executable,
-                        str(ROOT / "manage.py"),
-                        "serve",
-                        "--no-demo",
-                        "--port",
-                        str(port),
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                try:
-                    wait_port(port, server)
+                with serving(env) as port:
                     result = run_case(port, env, mode, n, moves, args.rate)
-                finally:
-                    server.terminate()
-                    server.wait(20)
             rows.append((mode, n, result))
             print(f"  {mode} {n}: done", file=sys.stderr, flush=True)
     print(

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PRODUCTION_ENV, ROOT, free_port, wait_port
+from common import PRODUCTION_ENV, ROOT, free_port, serving
 
 SIDE = 256
 #: a 2x2 block (a still life) per seat, far from the cells the hostile bot names
@@ -221,20 +221,8 @@ def main() -> None:
                 **PRODUCTION_ENV,
             }
         )
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            wait_port(port, server)
+        with serving(env) as port:
             result = asyncio.run(run(port, env, args.seconds, args.simulators))
-        finally:
-            server.terminate()
-            server.wait(20)
     print(
         f"# GET / on daphne (embedded default), {args.seconds:g} s idle then {args.seconds:g} s under attack: "
         f"a hostile gconway bot ({SIDE}x{SIDE}, 4,096-cell lists and 1 MB replies) and "

@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fanout import ROOT, SENT_AT, free_port, server_env, wait_port
+from common import serving
+from fanout import ROOT, SENT_AT, server_env
 
 NUMBER = re.compile(rb'"turn":\{"number":(\d+)')
 
@@ -190,24 +191,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-load-") as data:
         env = server_env(data)
         env["ARENA_API_THROTTLE_SCALE"] = "1000"  # the API clients here are not abusers
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            wait_port(port, server)
+        with serving(env) as port:
             key = token(env)
             ids = enqueue(env, args.matches, moves, args.rate, start_in=3 + args.spectators / 200)
             result = asyncio.run(
                 run(port, ids, args.spectators, args.api, moves, args.duration, key)
             )
-        finally:
-            server.terminate()
-            server.wait(20)
     api = result["api"]
     print(
         f"# load on daphne (embedded default): {args.spectators} spectators over {args.matches} matches "

@@ -21,6 +21,19 @@ def project_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def setting_in(expression: str, **env: str) -> subprocess.CompletedProcess:
+    """Print ``expression`` (over ``settings``) in a fresh process started with ``env``: how a
+    setting reads an environment variable, and how start-up refuses a malformed one."""
+    code = f"import django; django.setup(); from django.conf import settings; print({expression})"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env),
+    )
+
+
 def manage(
     *args: str, env: dict | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess:

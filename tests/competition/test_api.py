@@ -878,24 +878,11 @@ def test_it_documents_every_answer_an_operation_can_give(clients):
 
 
 def test_it_scales_the_throttle_rates_from_the_environment():
-    import subprocess
-    import sys
-
-    from tests.conftest import REPO
-    from tests.processes import project_env
-
-    code = (
-        "import django; django.setup(); from django.conf import settings; "
-        "print(sorted(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'].items()))"
-    )
+    from tests.processes import setting_in
 
     def rates(**env):
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env),
+        return setting_in(
+            "sorted(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'].items())", **env
         )
 
     # It should keep the production rates by default, and multiply them all when asked.

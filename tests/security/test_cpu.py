@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 
 import pytest
@@ -24,9 +22,8 @@ from bots.transports.http import HttpTransport
 from competition.runner import play
 from games import all_games
 from games.gconway import GAME as GCONWAY
-from tests.conftest import REPO
 from tests.helpers import http_bot
-from tests.processes import project_env
+from tests.processes import setting_in
 
 SIMULATE = "/api/games/{}/simulate/"
 
@@ -290,19 +287,8 @@ def test_it_trusts_only_the_configured_proxies_x_forwarded_for_entry(settings, m
 
 
 def test_it_reads_the_proxy_count_from_the_environment_strictly():
-    code = (
-        "import django; django.setup(); from django.conf import settings; "
-        "print(settings.REST_FRAMEWORK['NUM_PROXIES'])"
-    )
-
     def num_proxies(**env):
-        return subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            env=project_env(DJANGO_SETTINGS_MODULE="competition.settings", **env),
-        )
+        return setting_in("settings.REST_FRAMEWORK['NUM_PROXIES']", **env)
 
     # It should trust no forwarded address by default, and the given count when set.
     assert num_proxies().stdout.strip() == "0"

@@ -13,6 +13,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 
+from bots.admin import BotAdmin as _BotAdmin
+from bots.models import Bot
 from competition.models import (
     Entry,
     Event,
@@ -288,9 +290,6 @@ class RatingChangeAdmin(ReadOnlyAdmin):
 
 
 # -- bots: the status goes through the one service (competition/services/events.py) -----------
-
-from bots.admin import BotAdmin as _BotAdmin  # noqa: E402
-from bots.models import Bot  # noqa: E402
 
 admin.site.unregister(Bot)
 

@@ -14,6 +14,7 @@ Standard library only: nothing in ``games/`` may import Django or a third-party 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import random
 import sys
@@ -314,6 +315,15 @@ class Game:
         final notice): a person's seat answers it at once without asking anyone, so a
         closed tab never holds up a match; ``(False, None)`` for every other message."""
         return False, None
+
+    def text_frame(self, frame: JSON) -> str:
+        """A spectator frame as plain text for a terminal (``arena watch``, ``arena
+        play``): the game's ``text.py`` draws it (``render(frame) -> str``) when its folder
+        has one; otherwise the frame's compact JSON."""
+        if self.part("text.py") is None:
+            return compact_json(frame)
+        package = type(self).__module__.rpartition(".")[0]
+        return importlib.import_module(f"{package}.text").render(frame)
 
     def kaggle_agent(self) -> Any:
         """For a game kaggle-environments also plays: an object with ``message(body)`` (the

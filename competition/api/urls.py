@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from competition.api import views
+from competition.api import live, views
 
 app_name = "api"
 
@@ -23,6 +23,10 @@ urlpatterns = [
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("me/", views.MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # the live protocol (websocket messages) as JSON Schemas, and its docs page
+    path("schema/live/", live.schema_index, name="live-schemas"),
+    path("schema/live/<slug:name>.json", live.schema, name="live-schema"),
+    path("docs/live/", live.docs, name="live-docs"),
     # The documentation pages run third-party UI code that styles elements inline (and
     # ReDoc asks for web fonts): their CSP is relaxed for styles only; scripts stay 'self'.
     path(

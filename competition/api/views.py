@@ -6,8 +6,9 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Count, F, FloatField, IntegerField, Max, Prefetch, Q, Value
 from django.db.models.functions import Coalesce
@@ -296,6 +297,35 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         bot.secret = new_secret()
         bot.save(update_fields=["secret", "updated"])
         return Response({"secret": bot.secret})
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiTypes.OBJECT,
+            400: OpenApiResponse(description="Only URL and built-in bots can be test-called."),
+            429: OpenApiResponse(description="One test call per bot every few seconds."),
+        },
+        description=(
+            "One real request to the bot (the game's first message), judged like the runner "
+            "would: `fault` (`ok` or a fault code), `detail`, `status`, `latency_ms`, `sent`, "
+            "`reply` (both cut), `verdict`. The bot's owner only (as on its web page)."
+        ),
+    )
+    @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])
+    def test(self, request, pk=None):
+        from competition.web_bots import TEST_CALL_INTERVAL, TESTABLE_KINDS, run_test_call
+
+        bot = self.get_object()
+        if bot.kind not in TESTABLE_KINDS:
+            raise exceptions.ValidationError(
+                {"kind": "Only URL and built-in bots can be test-called."}
+            )
+        if not bot.claim_test_call(timedelta(seconds=TEST_CALL_INTERVAL)):
+            raise exceptions.Throttled(
+                wait=TEST_CALL_INTERVAL,
+                detail=f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.",
+            )
+        return Response(async_to_sync(run_test_call)(bot))
 
 
 # -- matches ----------------------------------------------------------------------------

@@ -1,0 +1,549 @@
+"""``arena``: the command line client of an Arena server, and a local match runner.
+
+    arena [--server URL] login [--token TOKEN]   store the API token (read from stdin if absent)
+    arena logout | whoami
+    arena games
+    arena bots [--game G] [--owner U] [--mine]
+    arena register GAME NAME TARGET [--kind http]
+    arena test BOT                               one real request to your bot, judged
+    arena challenge GAME BOT BOT... [--seed N] [--options JSON] [--pace-ms N]
+    arena matches [--game G] [--bot ID] [--event ID] [--status S]
+    arena match MATCH
+    arena watch MATCH                            live in the terminal (the game's text renderer)
+    arena replay MATCH -o FILE                   download the replay file
+    arena events [--game G] [--status S]
+    arena event EVENT [--follow]                 progress and standings (live with --follow)
+    arena play GAME SEAT... [--seed N] [--json]  a match on this machine, no server
+
+Errors are one line on standard error and exit status 1 (2 for bad usage); never a
+traceback. The server and token come from ``--server``, then ``ARENA_SERVER`` /
+``ARENA_TOKEN``, then what ``arena login`` stored (``arena.config``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import io
+import json
+import os
+import sys
+import time
+
+from arena import config
+from arena.client import DONE_STATUSES, ArenaError, Client
+
+#: networks ``arena play`` lets HTTP bots use when ``ARENA_BOT_ALLOW_NETWORKS`` is unset:
+#: the author's own machine (the match runs there, not on a server)
+LOCAL_NETWORKS = "127.0.0.0/8,::1/128"
+
+
+class Progress:
+    """A one-line progress bar on standard error (redrawn in place on a terminal; elsewhere
+    only its last state is written, when it is closed)."""
+
+    WIDTH = 30
+
+    def __init__(self, label: str, total: int | None = None, *, unit: str = ""):
+        self.label, self.total, self.unit = label, total, unit
+        self.done = 0
+        self.tty = sys.stderr.isatty()
+        self.last_draw = 0.0
+
+    def update(self, done: int, total: int | None = None) -> None:
+        self.done = done
+        if total is not None:
+            self.total = total
+        now = time.monotonic()
+        if self.tty and now - self.last_draw > 0.05:
+            self.last_draw = now
+            sys.stderr.write("\r" + self.line())
+            sys.stderr.flush()
+
+    def line(self) -> str:
+        amount = f"{self.done:,}{self.unit}"
+        if self.total:
+            filled = min(self.WIDTH, self.WIDTH * self.done // self.total)
+            bar = "#" * filled + "." * (self.WIDTH - filled)
+            return f"{self.label} [{bar}] {amount} / {self.total:,}{self.unit}"
+        return f"{self.label} {amount}"
+
+    def close(self) -> None:
+        sys.stderr.write(("\r" if self.tty else "") + self.line() + "\n")
+        sys.stderr.flush()
+
+
+def out(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def table(rows: list[list], headers: list[str]) -> None:
+    cells = [[str(c) for c in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    for n, row in enumerate(cells):
+        out("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        if n == 0:
+            out("  ".join("-" * w for w in widths))
+
+
+def parse_json_option(text: str | None, name: str):
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ArenaError(f"{name} is not JSON: {exc}") from None
+
+
+# -- commands ----------------------------------------------------------------------------
+
+
+def client_for(args, *, token: bool = True) -> Client:
+    server = config.server(args.server)
+    return Client(server, config.token(server) if token else None, timeout=args.timeout)
+
+
+def cmd_login(args) -> None:
+    server = config.server(args.server)
+    token = args.token
+    if token is None:
+        if sys.stdin.isatty():
+            token = getpass.getpass(f"API token for {server} (see your profile page): ")
+        else:
+            token = sys.stdin.readline()
+    token = token.strip()
+    if not token:
+        raise ArenaError("no token given")
+    me = Client(server, token, timeout=args.timeout).me()
+    path = config.remember(server, token)
+    out(f"logged in to {server} as {me['username']} (token stored in {path})")
+
+
+def cmd_logout(args) -> None:
+    server = config.server(args.server)
+    config.remember(server, None)
+    out(f"logged out of {server}")
+
+
+def cmd_whoami(args) -> None:
+    client = client_for(args)
+    if not client.token:
+        raise ArenaError(f"not logged in to {client.server}: run `arena login`")
+    me = client.me()
+    out(f"{me['username']} on {client.server}" + (" (staff)" if me.get("is_staff") else ""))
+
+
+def cmd_games(args) -> None:
+    games = client_for(args).games()
+    table(
+        [
+            [g["slug"], g["title"], g["num_players"], ", ".join(g.get("builtin_bots", []))]
+            for g in games
+        ],
+        ["slug", "title", "players", "built-in bots"],
+    )
+
+
+def _rating(bot: dict) -> str:
+    rating = bot.get("rating") or {}
+    if rating.get("mu") is None:
+        return ""
+    return f"{rating['mu']:.1f} ± {rating.get('sigma', 0):.1f}"
+
+
+def cmd_bots(args) -> None:
+    client = client_for(args)
+    owner = args.owner
+    if args.mine:
+        if not client.token:
+            raise ArenaError(f"not logged in to {client.server}: run `arena login`")
+        owner = client.me()["username"]
+    bots = client.bots(limit=args.limit, game=args.game, owner=owner)
+    table(
+        [[b["id"], b["game"], b["name"], b["owner"], b["status"], _rating(b)] for b in bots],
+        ["id", "game", "name", "owner", "status", "rating"],
+    )
+
+
+def cmd_register(args) -> None:
+    bot = client_for(args).register_bot(args.game, args.name, args.target, kind=args.kind)
+    out(f"registered bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']})")
+    if bot.get("secret"):
+        out(f"signing secret (shown once): {bot['secret']}")
+
+
+def cmd_test(args) -> None:
+    result = client_for(args).test_bot(args.bot)
+    status = result.get("status")
+    out(
+        f"bot {args.bot}: {result['fault']} in {result.get('latency_ms')} ms"
+        + (f" (HTTP {status})" if status else "")
+    )
+    if result.get("detail"):
+        out(f"detail: {result['detail']}")
+    if result.get("verdict"):
+        out(f"verdict: {result['verdict']}")
+    out(f"sent: {result.get('sent', '')}")
+    out(f"reply: {result.get('reply', '')}")
+    if result["fault"] != "ok":
+        raise ArenaError(f"the test call of bot {args.bot} failed: {result['fault']}")
+
+
+def cmd_challenge(args) -> None:
+    options = parse_json_option(args.options, "--options")
+    match = client_for(args).challenge(
+        args.game, args.bots, options=options, seed=args.seed, pace_ms=args.pace_ms
+    )
+    names = " vs ".join(p["name"] for p in match["participants"])
+    out(f"match {match['id']} {match['status']}: {names}")
+
+
+def _match_row(m: dict) -> list:
+    names = " vs ".join(p["name"] for p in m.get("participants", []))
+    return [m["id"], m["game"], m["status"], m.get("turn_count"), names, _scores(m)]
+
+
+def _scores(m: dict) -> str:
+    scores = [p.get("score") for p in m.get("participants", [])]
+    if any(s is None for s in scores) or not scores:
+        return ""
+    return " - ".join(f"{s:g}" for s in scores)
+
+
+def cmd_matches(args) -> None:
+    matches = client_for(args).matches(
+        limit=args.limit, game=args.game, bot=args.bot, event=args.event, status=args.status
+    )
+    table([_match_row(m) for m in matches], ["id", "game", "status", "turns", "seats", "score"])
+
+
+def cmd_match(args) -> None:
+    m = client_for(args).match(args.match)
+    out(
+        f"match {m['id']}: {m['game']}, {m['status']}"
+        + (f" ({m['reason']})" if m.get("reason") else "")
+    )
+    for p in m["participants"]:
+        score = "" if p.get("score") is None else f"  score {p['score']:g}"
+        out(f"  seat {p['seat']}: {p['name']} ({p['owner']}){score}")
+
+
+def _renderer(slug: str):
+    """The game's text renderer when this machine knows the game, else compact JSON."""
+    try:
+        from games import get_game
+
+        game = get_game(slug)
+    except Exception:
+        return lambda frame: json.dumps(frame, separators=(",", ":"))
+    return game.text_frame
+
+
+def _turn_text(turn: dict, names: list[str], render) -> str:
+    moves = []
+    for seat in turn.get("seats", []):
+        who = names[seat] if seat < len(names) else f"seat {seat}"
+        action = turn["actions"][seat] if seat < len(turn.get("actions", [])) else None
+        part = f"{who}: {json.dumps(action, separators=(',', ':'))}"
+        fault = (turn.get("faults") or [None] * (seat + 1))[seat]
+        if fault not in (None, "ok"):
+            detail = (turn.get("details") or [None] * (seat + 1))[seat]
+            part += f" [fault {fault}{': ' + detail if detail else ''}]"
+        latency = (turn.get("latencies_ms") or [None] * (seat + 1))[seat]
+        if latency is not None:
+            part += f" ({latency} ms)"
+        moves.append(part)
+    lines = [f"turn {turn['number']}: " + "; ".join(moves)]
+    if turn.get("frame") is not None:
+        lines.append(render(turn["frame"]))
+    return "\n".join(lines)
+
+
+def _result_text(match: dict) -> str:
+    parts = [
+        f"{p['name']} {p['score']:g}" if p.get("score") is not None else p["name"]
+        for p in match.get("participants", [])
+    ]
+    reason = f" ({match['reason']})" if match.get("reason") else ""
+    return f"match {match['id']} {match['status']}{reason}: " + " - ".join(parts)
+
+
+def cmd_watch(args) -> None:
+    client = client_for(args, token=False)
+    match = client.match(args.match)  # a clear 404 before opening the socket
+    names = [p["name"] for p in match["participants"]]
+    render = _renderer(match["game"])
+    out(f"match {match['id']}: {match['game']}, " + " vs ".join(names))
+    last = 0
+    final = None
+    for message in client.watch_match(args.match, timeout=args.idle):
+        kind = message.get("type")
+        turns = []
+        if kind == "snapshot":
+            if message["first"] > last + 1:
+                out(f"(turns {last + 1}-{message['first'] - 1} are in the replay)")
+            turns = message["turns"]
+            if message["match"]["status"] in DONE_STATUSES:
+                final = message["match"]
+        elif kind == "turn":
+            turns = [message["turn"]]
+        elif kind == "started":
+            out("started")
+        elif kind == "end":
+            final = message["match"]
+        for turn in turns:
+            if turn["number"] > last:
+                last = turn["number"]
+                out(_turn_text(turn, names, render))
+    if final is None:
+        final = client.match(args.match)
+        if final["status"] not in DONE_STATUSES:
+            raise ArenaError(f"the live stream of match {args.match} ended before the match")
+    out(_result_text(final))
+
+
+def cmd_replay(args) -> None:
+    client = client_for(args, token=False)
+    bar = Progress(f"replay {args.match}", unit=" B")
+    size = client.download_replay(args.match, args.output, progress=bar.update)
+    bar.close()
+    out(f"saved {args.output} ({size:,} bytes)")
+
+
+def cmd_events(args) -> None:
+    events = client_for(args, token=False).events(
+        limit=args.limit, game=args.game, status=args.status
+    )
+    table(
+        [[e["id"], e["game"], e["name"], e["format"], e["status"]] for e in events],
+        ["id", "game", "name", "format", "status"],
+    )
+
+
+def _standings(rows: list[dict]) -> None:
+    table(
+        [
+            [
+                r.get("rank"),
+                r.get("name"),
+                r.get("owner"),
+                f"{r.get('points', 0):g}",
+                r.get("wins"),
+                r.get("draws"),
+                r.get("losses"),
+            ]
+            for r in rows
+        ],
+        ["rank", "bot", "owner", "points", "w", "d", "l"],
+    )
+
+
+def cmd_event(args) -> None:
+    client = client_for(args, token=False)
+    event = client.event(args.event)
+    out(
+        f"event {event['id']}: {event['name']} ({event['game']}, {event['format']}, {event['status']})"
+    )
+    if args.follow:
+        bar = Progress("matches")
+        standings = None
+        for message in client.stream(
+            f"/ws/events/{int(args.event)}/", what=f"event {args.event}", timeout=args.idle
+        ):
+            kind = message.get("type")
+            if kind == "snapshot":
+                info = message["event"]
+                bar.update(info["matches_done"], info["matches_total"])
+                standings = message["standings"]
+                if info["status"] not in ("draft", "registration", "running", "paused"):
+                    break
+            elif kind == "match_finished":
+                bar.update(bar.done + 1)
+            elif kind == "standings":
+                standings = message["standings"]
+            if bar.total and bar.done >= bar.total:
+                break
+        bar.close()
+        _standings(standings if standings is not None else client.standings(args.event))
+        return
+    total = event.get("matches_total")
+    done = event.get("matches_done")
+    if total is not None and done is not None:
+        bar = Progress("matches", total)
+        bar.update(done)
+        bar.close()
+    _standings(client.standings(args.event))
+
+
+def cmd_play(args) -> None:
+    """A match on this machine through the platform's own runner (``manage.py play``):
+    engines, built-in bots, ``process:`` and ``tcp:`` bots and HTTP bots on this machine;
+    nothing is stored and no server is involved."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
+    os.environ.setdefault("ARENA_BOT_ALLOW_NETWORKS", LOCAL_NETWORKS)
+    try:
+        import django
+        from django.core.management import CommandError, call_command
+
+        django.setup()
+    except Exception as exc:  # a malformed setting in the environment, say which
+        raise ArenaError(f"cannot set up the local runner: {' '.join(str(exc).split())}") from None
+    from games import get_game
+
+    try:
+        game = get_game(args.game)
+    except KeyError as exc:
+        raise ArenaError(str(exc.args[0])) from None
+    argv = [args.game, *args.seats, "--seed", str(args.seed), "--json"]
+    if args.options is not None:
+        argv += ["--options", args.options]
+    buffer = io.StringIO()
+    try:
+        call_command("play", *argv, stdout=buffer)
+    except CommandError as exc:
+        raise ArenaError(str(exc)) from None
+    if args.json:
+        out(buffer.getvalue())
+        return
+    transcript = json.loads(buffer.getvalue())
+    names = list(args.seats)
+    turns = transcript["turns"]
+    for turn in turns if args.verbose else []:
+        out(_turn_text(turn, names, game.text_frame))
+    if turns and not args.verbose:
+        for turn in turns:
+            for seat in turn["seats"]:
+                if turn["faults"][seat] not in (None, "ok"):
+                    detail = turn["details"][seat] or ""
+                    out(
+                        f"turn {turn['number']}: {names[seat]} fault {turn['faults'][seat]} {detail}".rstrip()
+                    )
+        if turns[-1].get("frame") is not None:
+            out(game.text_frame(turns[-1]["frame"]))
+    outcome = transcript.get("outcome")
+    if outcome is None:
+        out(
+            f"{game.title}: stopped at the {transcript.get('limit')} limit after {len(turns)} turns, no result"
+        )
+        return
+    scores = " - ".join(f"{s:g}" for s in outcome["scores"])
+    out(f"{game.title}: {scores} ({outcome['reason']}) after {len(turns)} turns")
+    for seat, spec in enumerate(names):
+        out(f"  seat {seat}: {spec}  score {outcome['scores'][seat]:g}")
+
+
+# -- the parser ---------------------------------------------------------------------------
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
+    )
+    parser.add_argument(
+        "--server", help=f"the server's URL (default: the stored one, or {config.DEFAULT_SERVER})"
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for an answer")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("login", cmd_login, "store an API token (from your profile page) for the server")
+    p.add_argument("--token", help="the token (default: asked for, or read from stdin)")
+    command("logout", cmd_logout, "forget the server's token")
+    command("whoami", cmd_whoami, "who the stored token belongs to")
+    command("games", cmd_games, "the games")
+    p = command("bots", cmd_bots, "list bots")
+    p.add_argument("--game")
+    p.add_argument("--owner")
+    p.add_argument("--mine", action="store_true", help="my bots only")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p = command("register", cmd_register, "register a bot")
+    p.add_argument("game")
+    p.add_argument("name")
+    p.add_argument("target", help="the bot's URL (or built-in name for staff)")
+    p.add_argument("--kind", default="http", help="http (default), builtin, process, tcp")
+    p = command("test", cmd_test, "one real request to your bot, judged like a match")
+    p.add_argument("bot", type=positive_int)
+    p = command("challenge", cmd_challenge, "queue a match between bots (one of them yours)")
+    p.add_argument("game")
+    p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--options", help="game options as a JSON object (a friendly match)")
+    p.add_argument("--pace-ms", type=int, dest="pace_ms")
+    p = command("matches", cmd_matches, "list matches")
+    p.add_argument("--game")
+    p.add_argument("--bot", type=positive_int)
+    p.add_argument("--event", type=positive_int)
+    p.add_argument("--status")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p = command("match", cmd_match, "one match")
+    p.add_argument("match", type=positive_int)
+    p = command("watch", cmd_watch, "follow a match live in the terminal")
+    p.add_argument("match", type=positive_int)
+    p.add_argument(
+        "--idle", type=float, default=120.0, help="give up after this many silent seconds"
+    )
+    p = command("replay", cmd_replay, "download a match's replay file")
+    p.add_argument("match", type=positive_int)
+    p.add_argument("-o", "--output", required=True, help="the file to write")
+    p = command("events", cmd_events, "list events")
+    p.add_argument("--game")
+    p.add_argument("--status")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p = command("event", cmd_event, "an event's progress and standings")
+    p.add_argument("event", type=positive_int)
+    p.add_argument("--follow", action="store_true", help="follow it live until it is over")
+    p.add_argument(
+        "--idle", type=float, default=600.0, help="give up after this many silent seconds"
+    )
+    p = command("play", cmd_play, "play a match on this machine, no server (like manage.py play)")
+    p.add_argument("game")
+    p.add_argument(
+        "seats",
+        nargs="+",
+        metavar="SEAT",
+        help="builtin:NAME, process:COMMAND, tcp:HOST:PORT or an http(s):// URL",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--options", help="game options as a JSON object")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every turn")
+    p.add_argument("--json", action="store_true", help="print the full transcript as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.handler(args)
+    except ArenaError as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # never a traceback: name what broke, in one line
+        print(
+            f"arena: unexpected failure: {type(exc).__name__}: {' '.join(str(exc).split())}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

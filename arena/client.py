@@ -1,0 +1,318 @@
+"""A Python client of the Arena API: REST through ``requests``, live turns through a
+websocket (``websocket-client``).
+
+Every failure is an ``ArenaError`` whose message is one line a person can act on (the
+server down, a refused token, a missing match, a throttle and when to retry); nothing
+else escapes from a ``Client`` call made against a misbehaving server.
+
+    client = Client("http://127.0.0.1:8000", token="...")
+    client.games()
+    match = client.challenge("tictactoe", [12, 7])
+    for message in client.watch_match(match["id"]):
+        ...
+    client.download_replay(match["id"], "replay.json")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import requests
+import websocket
+
+#: seconds to wait for the server to answer one request
+TIMEOUT = 30.0
+#: bytes read at a time from a streamed download
+CHUNK = 64 * 1024
+#: the message types that end a match's stream
+END_TYPES = frozenset({"end"})
+DONE_STATUSES = frozenset({"finished", "forfeited", "errored", "cancelled", "limit"})
+
+
+class ArenaError(Exception):
+    """A failure of a client call, with a one-line message for people."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+def _detail(body) -> str:
+    """The useful text of an API error body (DRF: ``{"detail": ...}`` or field errors)."""
+    if isinstance(body, dict):
+        if isinstance(body.get("detail"), str):
+            return body["detail"]
+        parts = []
+        for field, errors in body.items():
+            if isinstance(errors, list):
+                errors = "; ".join(str(e) for e in errors)
+            elif isinstance(errors, dict):
+                errors = _detail(errors)
+            parts.append(f"{field}: {errors}")
+        return ", ".join(parts)
+    if isinstance(body, list):
+        return "; ".join(str(e) for e in body)
+    return str(body)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Client:
+    """The API of one Arena server, with an optional token (``Authorization: Token``)."""
+
+    def __init__(self, server: str, token: str | None = None, *, timeout: float = TIMEOUT):
+        parts = urlsplit(server)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ArenaError(f"the server must be an http(s):// URL, not {server!r}")
+        self.server = server.rstrip("/")
+        self.token = token or None
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.headers["Accept"] = "application/json"
+        self.session.headers["User-Agent"] = "arena-client/1"
+        if self.token:
+            self.session.headers["Authorization"] = f"Token {self.token}"
+
+    # -- HTTP ---------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, *, what: str = "", **kw) -> requests.Response:
+        """One API call; an ``ArenaError`` for anything but a 2xx answer. ``what`` names the
+        thing asked for in a 404's message (``match 12``)."""
+        url = path if path.startswith(("http://", "https://")) else self.server + path
+        try:
+            response = self.session.request(method, url, timeout=self.timeout, **kw)
+        except requests.ConnectionError:
+            raise ArenaError(f"cannot reach the server at {self.server} (is it running?)") from None
+        except requests.Timeout:
+            raise ArenaError(
+                f"the server at {self.server} did not answer within {self.timeout:g} s"
+            ) from None
+        except requests.RequestException as exc:
+            raise ArenaError(f"request to {self.server} failed: {_one_line(exc)}") from None
+        if response.status_code < 300:
+            return response
+        raise self._error(response, what)
+
+    def _error(self, response: requests.Response, what: str) -> ArenaError:
+        code = response.status_code
+        try:
+            detail = _detail(response.json())
+        except ValueError:
+            detail = ""
+        detail = _one_line(detail)
+        if code == 401:
+            message = (
+                "not logged in, or the server refused the token (401): run `arena login` "
+                "with the token from your profile page"
+            )
+        elif code == 403:
+            message = f"not allowed (403): {detail or 'permission denied'}"
+        elif code == 404:
+            message = f"{what or 'the resource'} was not found (404)"
+        elif code == 429:
+            wait = response.headers.get("Retry-After")
+            message = f"too many requests (429): {detail or 'throttled'}"
+            if wait and wait.isdigit():
+                message += f"; try again in {wait} s"
+        elif code >= 500:
+            message = f"the server failed ({code}); try again later"
+        else:
+            message = f"refused ({code}): {detail or response.reason}"
+        return ArenaError(message, status=code)
+
+    def get(self, path: str, *, what: str = "", **params):
+        params = {k: v for k, v in params.items() if v is not None}
+        return self._json(self.request("GET", path, params=params, what=what))
+
+    def post(self, path: str, body: dict | None = None, *, what: str = ""):
+        return self._json(self.request("POST", path, json=body, what=what))
+
+    def _json(self, response: requests.Response):
+        try:
+            return response.json()
+        except ValueError:
+            raise ArenaError(
+                f"{self.server} answered {response.request.url} with something that is not "
+                "JSON: is it an Arena server?"
+            ) from None
+
+    def pages(self, path: str, *, limit: int = 50, **params) -> list[dict]:
+        """Up to ``limit`` rows of a paginated list (``next`` links followed)."""
+        rows: list[dict] = []
+        body = self.get(path, **params)
+        while True:
+            if isinstance(body, list):  # an unpaginated list
+                return body[:limit]
+            rows += body.get("results", [])
+            if len(rows) >= limit or not body.get("next"):
+                return rows[:limit]
+            body = self.get(body["next"])
+
+    # -- the API ------------------------------------------------------------------------
+
+    def me(self) -> dict:
+        return self.get("/api/me/")
+
+    def games(self) -> list[dict]:
+        return self.get("/api/games/")
+
+    def game(self, slug: str) -> dict:
+        return self.get(f"/api/games/{slug}/", what=f"game {slug!r}")
+
+    def bots(self, *, limit: int = 50, **filters) -> list[dict]:
+        return self.pages("/api/bots/", limit=limit, **filters)
+
+    def bot(self, bot_id: int) -> dict:
+        return self.get(f"/api/bots/{int(bot_id)}/", what=f"bot {bot_id}")
+
+    def register_bot(self, game: str, name: str, target: str, *, kind: str = "http") -> dict:
+        return self.post("/api/bots/", {"game": game, "name": name, "kind": kind, "target": target})
+
+    def test_bot(self, bot_id: int) -> dict:
+        return self.post(f"/api/bots/{int(bot_id)}/test/", what=f"bot {bot_id}")
+
+    def matches(self, *, limit: int = 50, **filters) -> list[dict]:
+        return self.pages("/api/matches/", limit=limit, **filters)
+
+    def match(self, match_id: int) -> dict:
+        return self.get(f"/api/matches/{int(match_id)}/", what=f"match {match_id}")
+
+    def turns(self, match_id: int, since: int = 0) -> dict:
+        return self.get(
+            f"/api/matches/{int(match_id)}/turns/", what=f"match {match_id}", since=since
+        )
+
+    def challenge(
+        self,
+        game: str,
+        bots: list[int],
+        *,
+        options: dict | None = None,
+        seed: int | None = None,
+        pace_ms: int | None = None,
+    ) -> dict:
+        body: dict = {"game": game, "bots": list(bots)}
+        if options is not None:
+            body["options"] = options
+        if seed is not None:
+            body["seed"] = seed
+        if pace_ms is not None:
+            body["pace_ms"] = pace_ms
+        return self.post("/api/matches/challenge/", body)
+
+    def events(self, *, limit: int = 50, **filters) -> list[dict]:
+        return self.pages("/api/events/", limit=limit, **filters)
+
+    def event(self, event_id: int) -> dict:
+        return self.get(f"/api/events/{int(event_id)}/", what=f"event {event_id}")
+
+    def standings(self, event_id: int) -> list[dict]:
+        return self.get(f"/api/events/{int(event_id)}/standings/", what=f"event {event_id}")
+
+    def download_replay(
+        self,
+        match_id: int,
+        path: str | Path,
+        *,
+        progress: Callable[[int, int | None], None] | None = None,
+    ) -> int:
+        """Stream the match's replay file to ``path`` (written whole or not at all);
+        ``progress(bytes_so_far, total_or_None)`` after each chunk. Returns its size."""
+        target = Path(path)
+        partial = target.with_name(target.name + ".part")
+        response = self.request(
+            "GET", f"/api/matches/{int(match_id)}/replay/", stream=True, what=f"match {match_id}"
+        )
+        total = response.headers.get("Content-Length")
+        total = int(total) if total and total.isdigit() else None
+        done = 0
+        try:
+            with response, partial.open("wb") as out:
+                for chunk in response.iter_content(CHUNK):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if progress:
+                        progress(done, total)
+            partial.replace(target)
+        except requests.RequestException as exc:
+            partial.unlink(missing_ok=True)
+            raise ArenaError(f"the download broke off: {_one_line(exc)}") from None
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
+        return done
+
+    # -- live ---------------------------------------------------------------------------
+
+    def websocket_url(self, path: str) -> str:
+        parts = urlsplit(self.server)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        return f"{scheme}://{parts.netloc}{parts.path}{path}"
+
+    def origin(self) -> str:
+        parts = urlsplit(self.server)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def stream(self, path: str, *, what: str = "", timeout: float | None = None) -> Iterator[dict]:
+        """Every message of a websocket stream, decoded, until the server closes it."""
+        url = self.websocket_url(path)
+        try:
+            ws = websocket.create_connection(
+                url, timeout=timeout or self.timeout, origin=self.origin()
+            )
+        except websocket.WebSocketBadStatusException as exc:
+            raise ArenaError(
+                f"the server refused the live stream of {what or path} ({exc.status_code})"
+            ) from None
+        except (OSError, websocket.WebSocketException) as exc:
+            if isinstance(exc, ConnectionRefusedError):
+                raise ArenaError(
+                    f"cannot reach the server at {self.server} (is it running?)"
+                ) from None
+            raise ArenaError(f"cannot open the live stream {url}: {_one_line(exc)}") from None
+        try:
+            while True:
+                try:
+                    opcode, data = ws.recv_data()
+                except websocket.WebSocketConnectionClosedException:
+                    return
+                except websocket.WebSocketTimeoutException:
+                    raise ArenaError(
+                        f"the live stream of {what or path} was silent for "
+                        f"{timeout or self.timeout:g} s"
+                    ) from None
+                except (OSError, websocket.WebSocketException) as exc:
+                    raise ArenaError(f"the live stream broke off: {_one_line(exc)}") from None
+                if opcode == websocket.ABNF.OPCODE_CLOSE:
+                    code = int.from_bytes(data[:2], "big") if len(data) >= 2 else 1000
+                    if code == 4404:
+                        raise ArenaError(f"{what or path} was not found (404)")
+                    if code >= 4000:
+                        raise ArenaError(f"the server closed the live stream ({code})")
+                    return
+                if opcode != websocket.ABNF.OPCODE_TEXT:
+                    continue
+                try:
+                    yield json.loads(data)
+                except ValueError:
+                    raise ArenaError("the live stream sent something that is not JSON") from None
+        finally:
+            ws.close()
+
+    def watch_match(self, match_id: int, *, timeout: float | None = None) -> Iterator[dict]:
+        """The messages of ``ws/matches/<id>/`` until the match is over (its ``end``, or a
+        snapshot of a match already done)."""
+        what = f"match {match_id}"
+        for message in self.stream(f"/ws/matches/{int(match_id)}/", what=what, timeout=timeout):
+            yield message
+            kind = message.get("type")
+            if kind in END_TYPES or (
+                kind == "snapshot" and message.get("match", {}).get("status") in DONE_STATUSES
+            ):
+                return

@@ -1,0 +1,269 @@
+"""The live protocol: JSON Schemas of every websocket message, served beside the OpenAPI
+schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/``).
+
+Three streams (``competition/consumers.py``):
+
+- ``ws/matches/<id>/`` (read-only): a ``snapshot`` first, then ``started``, ``turn`` and
+  ``end`` as the match goes; any message from the client is answered with an ``error``.
+- ``ws/events/<id>/`` (read-only): a ``snapshot``, then ``match_started``,
+  ``match_finished`` and ``standings``; ``error`` likewise.
+- ``ws/play/<match>/<seat>/`` (the human seat, its owner only): the server sends ``hello``,
+  ``request`` (the seat's native message), ``sent``, ``closed`` and ``error``; the client
+  sends ``move``.
+
+Each schema (draft 2020-12) describes one direction of one stream as a ``oneOf`` over the
+message types; the frame of a turn is the game's own (its docs page describes it) and is
+left open here. The tests validate every message the servers send in the live and
+end-to-end tests against these schemas (``tests/live_protocol.py``).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+_INT = {"type": "integer"}
+_ID = {"type": "integer", "minimum": 1}
+_STR = {"type": "string"}
+_TIME = {"type": ["string", "null"], "description": "ISO 8601, or null when not yet"}
+_NUM_OR_NULL = {"type": ["number", "null"]}
+
+
+def _obj(properties: dict, required: list[str] | None = None, *, closed: bool = True) -> dict:
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _message(kind: str, properties: dict, required: list[str] | None = None) -> dict:
+    props = {"type": {"const": kind}, **properties}
+    return _obj(props, None if required is None else ["type", *required])
+
+
+PARTICIPANT = _obj(
+    {
+        "seat": {"type": "integer", "minimum": 0},
+        "bot": _ID,
+        "name": _STR,
+        "owner": _STR,
+        "score": _NUM_OR_NULL,
+        "result": _STR,
+        "cause": _STR,
+        "faults": _INT,
+    }
+)
+
+MATCH = _obj(
+    {
+        "id": _ID,
+        "game": _STR,
+        "status": {
+            "enum": ["queued", "running", "finished", "forfeited", "errored", "cancelled", "limit"]
+        },
+        "reason": _STR,
+        "rated": {"type": "boolean"},
+        "event": {"type": ["integer", "null"]},
+        "round": {"type": ["integer", "null"]},
+        "seed": _INT,
+        "turn_count": {"type": "integer", "minimum": 0},
+        "created": _TIME,
+        "started": _TIME,
+        "finished": _TIME,
+        "error": _STR,
+        "participants": {"type": "array", "items": PARTICIPANT},
+    }
+)
+
+_PER_SEAT = {"type": "array"}
+TURN = _obj(
+    {
+        "number": {"type": "integer", "minimum": 1},
+        "seats": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+        "actions": {**_PER_SEAT, "description": "per seat: its action, null if not asked"},
+        "faults": {**_PER_SEAT, "items": {"type": ["string", "null"]}},
+        "details": {**_PER_SEAT, "items": {"type": ["string", "null"]}},
+        "latencies_ms": {**_PER_SEAT, "items": {"type": ["integer", "null"]}},
+        "frame": {"description": "the game's spectator frame after the turn (see its docs)"},
+        "forfeited": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+    }
+)
+
+STANDING = _obj(
+    {
+        "bot": _ID,
+        "name": _STR,
+        "owner": _STR,
+        "rank": {"type": "integer", "minimum": 1},
+        "points": {"type": "number"},
+        "score": {"type": "number"},
+        "wins": _INT,
+        "draws": _INT,
+        "losses": _INT,
+        "games": _INT,
+    },
+    closed=False,  # per format: seed, byes, buchholz, reached, rating...
+)
+
+EVENT = _obj(
+    {
+        "id": _ID,
+        "name": _STR,
+        "game": _STR,
+        "status": _STR,
+        "format": _STR,
+        "matches_done": {"type": "integer", "minimum": 0},
+        "matches_total": {"type": "integer", "minimum": 0},
+    }
+)
+
+ERROR = _message("error", {"detail": _STR})
+
+
+def _stream(title: str, description: str, messages: dict[str, dict]) -> dict:
+    return {
+        "$schema": DRAFT,
+        "title": title,
+        "description": description,
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in messages],
+        "$defs": messages,
+    }
+
+
+SCHEMAS: dict[str, dict] = {
+    "match": _stream(
+        "ws/matches/<id>/: server to client",
+        "A match's stream (read-only). First a snapshot of the match and its last 50 turns "
+        "(`first` is the number of the first one included; older turns: the turns API), "
+        "then each turn as it is stored, `started` when a queued match starts and `end` "
+        "when it is over. Turn numbers only grow: skip any already seen.",
+        {
+            "snapshot": _message(
+                "snapshot",
+                {
+                    "match": MATCH,
+                    "first": {"type": "integer", "minimum": 1},
+                    "turns": {"type": "array", "items": TURN, "maxItems": 50},
+                },
+            ),
+            "started": _message("started", {"match": MATCH}),
+            "turn": _message(
+                "turn", {"turn": TURN, "sent_at": {"type": "number", "description": "epoch s"}}
+            ),
+            "end": _message("end", {"match": MATCH}),
+            "error": ERROR,
+        },
+    ),
+    "event": _stream(
+        "ws/events/<id>/: server to client",
+        "An event's stream (read-only): a snapshot (the event, its standings, up to 20 "
+        "running and 10 queued matches), then matches starting and finishing and the "
+        "standings after each result.",
+        {
+            "snapshot": _message(
+                "snapshot",
+                {
+                    "event": EVENT,
+                    "standings": {"type": "array", "items": STANDING},
+                    "live": {"type": "array", "items": MATCH, "maxItems": 20},
+                    "upcoming": {"type": "array", "items": MATCH, "maxItems": 10},
+                },
+            ),
+            "match_started": _message("match_started", {"match": MATCH}),
+            "match_finished": _message("match_finished", {"match": MATCH}),
+            "standings": _message(
+                "standings", {"event": _ID, "standings": {"type": "array", "items": STANDING}}
+            ),
+            "error": ERROR,
+        },
+    ),
+    "play": _stream(
+        "ws/play/<match>/<seat>/: server to client",
+        "A human seat, for its owner only (the socket is closed with 4403 for anyone else). "
+        "`request` carries the seat's native message and is repeated while it is pending; "
+        "`sent` acknowledges a move; `closed` says the match no longer waits for this seat.",
+        {
+            "hello": _message("hello", {"match": _ID, "seat": {"type": "integer", "minimum": 0}}),
+            "request": _message(
+                "request",
+                {
+                    "seq": _INT,
+                    "message": {"description": "the game's native message for this seat"},
+                    "timeout_ms": {"type": ["integer", "null"]},
+                    "remaining_ms": {"type": ["integer", "null"]},
+                    "deadline": {"type": ["number", "null"], "description": "epoch s"},
+                },
+            ),
+            "sent": _message("sent", {"seq": _INT}),
+            "closed": _message("closed", {}),
+            "error": ERROR,
+        },
+    ),
+    "play-move": {
+        "$schema": DRAFT,
+        "title": "ws/play/<match>/<seat>/: client to server",
+        "description": "The one message a human seat sends: its move for the pending "
+        "request `seq` (at most 16,384 characters; 40 messages per 10 s).",
+        **_message(
+            "move",
+            {"seq": _INT, "move": {"description": "the seat's native reply (any JSON)"}},
+        ),
+    },
+}
+
+#: the stream (URL pattern) each schema belongs to
+STREAMS = {
+    "match": "ws/matches/<id>/",
+    "event": "ws/events/<id>/",
+    "play": "ws/play/<match>/<seat>/",
+    "play-move": "ws/play/<match>/<seat>/",
+}
+
+
+def schema_index(request):
+    """``/api/schema/live/``: every live schema's name, stream and URL."""
+    return JsonResponse(
+        {
+            "schemas": [
+                {
+                    "name": name,
+                    "stream": STREAMS[name],
+                    "title": schema["title"],
+                    "url": request.build_absolute_uri(reverse("api:live-schema", args=[name])),
+                }
+                for name, schema in SCHEMAS.items()
+            ],
+            "openapi": request.build_absolute_uri(reverse("api:schema")),
+        }
+    )
+
+
+def schema(request, name: str):
+    """``/api/schema/live/<name>.json``: one schema."""
+    found = SCHEMAS.get(name)
+    if found is None:
+        raise Http404("No such schema")
+    body = {"$id": request.build_absolute_uri(), **found}
+    return JsonResponse(body, json_dumps_params={"indent": 2})
+
+
+def docs(request):
+    """``/api/docs/live/``: the live protocol and the ``arena`` client, for people."""
+    rows = [
+        {
+            "name": name,
+            "stream": STREAMS[name],
+            "title": schema["title"],
+            "description": schema["description"],
+            "types": list(schema.get("$defs", {})) or [schema["properties"]["type"]["const"]],
+        }
+        for name, schema in SCHEMAS.items()
+    ]
+    return render(request, "docs/live.html", {"schemas": rows})

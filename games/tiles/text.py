@@ -1,0 +1,13 @@
+"""Ajax Tiles' spectator frame as text (``arena watch``): the board as the frame spells it
+("0"/"1" the seats' colours, "." empty, other letters the tiles), then the counts."""
+
+from __future__ import annotations
+
+
+def render(frame: dict) -> str:
+    counts = frame.get("counts") or [0, 0]
+    last = frame.get("last")
+    tail = f"move {frame.get('move', 0)}: red {counts[0]}, blue {counts[1]}, empty {frame.get('empty', 0)}"
+    if last:
+        tail += f"; seat {last['seat']} {last['kind']} at {last['x']},{last['y']}"
+    return "\n".join([*frame["board"], tail])

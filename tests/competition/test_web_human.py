@@ -9,7 +9,6 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from channels.routing import URLRouter
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
 from bots.faults import BotFault, FaultCode
@@ -21,6 +20,7 @@ from competition.routing import websocket_urlpatterns
 from competition.services.matches import create_match
 from games import get_game
 from games.base import Context
+from tests.live_protocol import CheckedCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,7 +53,7 @@ def world():
 
 
 async def connect(world, role: str, seat: int = 0):
-    comm = WebsocketCommunicator(as_user(world[role]), f"/ws/play/{world['match'].pk}/{seat}/")
+    comm = CheckedCommunicator(as_user(world[role]), f"/ws/play/{world['match'].pk}/{seat}/")
     connected, code = await comm.connect()
     return comm, connected, code
 
@@ -144,7 +144,7 @@ async def test_it_lets_only_the_owner_of_the_human_seat_connect(world, role, sea
 async def test_it_refuses_anonymous_users_and_finished_matches(world):
     from django.contrib.auth.models import AnonymousUser
 
-    comm = WebsocketCommunicator(as_user(AnonymousUser()), f"/ws/play/{world['match'].pk}/0/")
+    comm = CheckedCommunicator(as_user(AnonymousUser()), f"/ws/play/{world['match'].pk}/0/")
     assert (await comm.connect())[0] is False
     await Match.objects.filter(pk=world["match"].pk).aupdate(status=MatchStatus.FINISHED)
     _comm, connected, code = await connect(world, "owner")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LOOPBACK, REPO, free_port
+from tests.live_protocol import check_text, stream_of
 from tests.processes import manage, project_env, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -85,6 +86,7 @@ class UI:
     def __init__(self, browser, base: str, log: Path | None = None):
         self.browser, self.base, self.log = browser, base, log
         self.errors: list[str] = []
+        self.websockets: list[str] = []  # every websocket a page opened (checked frames)
         self.desktop = self.page(PROJECTOR)
         self.phone = self.page(PHONE)
 
@@ -93,7 +95,27 @@ class UI:
         context.set_default_timeout(20_000)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
+        page.on("websocket", self.check_websocket)
         return page
+
+    def check_websocket(self, ws) -> None:
+        """Every frame of the page's websockets keeps to the live protocol's schemas (the
+        server's messages, and the moves a human seat sends); a violation fails the module."""
+        stream = stream_of(ws.url)
+        if stream is None:
+            self.errors.append(f"a websocket without a published schema: {ws.url}")
+            return
+        self.websockets.append(ws.url)
+
+        def checked(name: str, payload) -> None:
+            try:
+                check_text(name, payload)
+            except (AssertionError, ValueError) as exc:
+                self.errors.append(f"{ws.url}: {exc}")
+
+        ws.on("framereceived", lambda payload: checked(stream, payload))
+        if stream == "play":
+            ws.on("framesent", lambda payload: checked("play-move", payload))
 
     def share_login(self) -> None:
         """Give the phone the desktop's session."""
@@ -475,6 +497,9 @@ def test_the_remaining_pages(ui):
     for slug in ("tictactoe", "tiles", "gconway", "drones"):
         ui.both(f"/docs/{slug}/", f"docs-{slug}")
     ui.both("/docs/", "docs")
+    ui.both("/api/docs/live/", "docs-live")
+    # The live pages opened every kind of websocket, whose frames were checked as they came.
+    assert {stream_of(url) for url in ui.websockets} >= {"match", "event", "play"}
     ui.both("/games/tictactoe/", "game")
     ui.both("/games/tictactoe/leaderboard", "leaderboard")
     ui.both("/bots/", "bots")

@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import LOOPBACK, REPO, free_port
+from tests.live_protocol import check
 from tests.processes import manage, project_env, running
 
 END_TYPES = {"end"}
@@ -101,6 +102,7 @@ async def watch(session, site, match_id: int, timeout: float = 60) -> list[dict]
         async with asyncio.timeout(timeout):
             async for msg in ws:
                 data = json.loads(msg.data)
+                check("match", data)  # every message keeps to its published schema
                 messages.append(data)
                 if data["type"] in END_TYPES or (
                     data["type"] == "snapshot"

@@ -15,7 +15,6 @@ import sys
 
 import pytest
 from aiohttp import web
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import AsyncClient, Client
@@ -27,6 +26,7 @@ from competition.models import Match, Turn
 from competition.services.matches import create_match
 from tests.conftest import REPO, free_port
 from tests.helpers import http_bot
+from tests.live_protocol import CheckedCommunicator, check
 from tests.processes import manage, project_env, running
 
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "s" * 30 + "-a-real-production-secret-key-0123456789"}
@@ -237,6 +237,7 @@ def test_it_shows_spectators_no_network_details(users, played):
         | {"details": ["localhost resolves to 127.0.0.1", "occupied"]}
     )
     live = json.loads(live["text"])
+    check("match", live)  # the live message keeps to its published schema
     for turn in (turns[0], replay[0], live["turn"]):
         # It should keep the fault codes and the game's verdict, and drop the host, port and
         # DNS answers (the owner reads them in the per-turn log).
@@ -350,7 +351,7 @@ async def test_it_accepts_websockets_from_the_sites_own_origin_only(users, origi
 
     match = await Match.objects.acreate(game="tictactoe", seed=1)
     headers = [(b"host", b"127.0.0.1:8000")] + ([(b"origin", origin)] if origin else [])
-    comm = WebsocketCommunicator(router, f"/ws/matches/{match.pk}/", headers=headers)
+    comm = CheckedCommunicator(router, f"/ws/matches/{match.pk}/", headers=headers)
     connected, _code = await comm.connect()
     # It should compare scheme, host and port with the socket's own origin.
     assert connected is accepted

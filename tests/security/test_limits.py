@@ -16,7 +16,6 @@ import warnings
 import pytest
 from aiohttp import web
 from channels.routing import URLRouter
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
@@ -27,6 +26,7 @@ from competition.models import Match, MatchStatus, Participant, Rating, RatingCh
 from competition.routing import websocket_urlpatterns
 from competition.services import matches as services
 from tests.helpers import http_bot
+from tests.live_protocol import CheckedCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -276,7 +276,7 @@ async def test_it_streams_a_replay_under_asgi_without_buffering_it(users):
 
 async def test_it_bounds_the_websocket_snapshot_of_a_long_match(users):
     match = await asyncio.to_thread(make_long_match, users, 3000, 200, MatchStatus.RUNNING)
-    comm = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/matches/{match.pk}/")
+    comm = CheckedCommunicator(URLRouter(websocket_urlpatterns), f"/ws/matches/{match.pk}/")
     connected, _code = await comm.connect()
     assert connected
     try:

@@ -406,7 +406,7 @@ def cmd_play(args) -> None:
         out(buffer.getvalue())
         return
     transcript = json.loads(buffer.getvalue())
-    names = list(args.seats)
+    names = [f"seat {seat}" for seat in range(len(args.seats))]
     turns = transcript["turns"]
     for turn in turns if args.verbose else []:
         out(_turn_text(turn, names, game.text_frame))
@@ -428,7 +428,7 @@ def cmd_play(args) -> None:
         return
     scores = " - ".join(f"{s:g}" for s in outcome["scores"])
     out(f"{game.title}: {scores} ({outcome['reason']}) after {len(turns)} turns")
-    for seat, spec in enumerate(names):
+    for seat, spec in enumerate(args.seats):
         out(f"  seat {seat}: {spec}  score {outcome['scores'][seat]:g}")
 
 

@@ -1,0 +1,240 @@
+"""The ``arena`` command as a subprocess against a live server (daphne, ``manage.py serve``)
+and a ``serve_bot`` HTTP bot on loopback: log in, register, test, challenge, watch to the
+end, download the replay; its errors (a bad token, the server down, an unknown match, a
+404, a 429) as one line each; and ``arena play`` with two local process bots and no server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.processes import manage, project_env, running
+
+ARENA = Path(sys.executable).with_name("arena")
+
+SETUP_USER = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+user, _ = get_user_model().objects.get_or_create(username="carol")
+print(Token.objects.get_or_create(user=user)[0].key)
+"""
+
+#: a tic-tac-toe bot speaking JSON lines on stdin/stdout: the first empty cell
+LINE_BOT = textwrap.dedent(
+    """
+    import json, sys
+    for line in sys.stdin:
+        msg = json.loads(line)
+        board = msg.get("board") if isinstance(msg, dict) else None
+        if isinstance(board, dict):
+            print(json.dumps({"play": sorted(k for k, v in board.items() if v == "")[0]}), flush=True)
+        else:
+            print("{}", flush=True)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("cli-site")
+    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    bot_port, port = free_port(), free_port()
+    bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    with (
+        running([*bot, "--port", str(bot_port)], bot_port, env=env),
+        running(server, port, env=env),
+    ):
+        done = manage("shell", "-c", SETUP_USER, env=env)
+        assert done.returncode == 0, done.stderr
+        yield {
+            "server": f"http://127.0.0.1:{port}",
+            "token": done.stdout.strip().splitlines()[-1],
+            "bot_url": f"http://127.0.0.1:{bot_port}/",
+        }
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """The CLI user's home: its config lands in ``$XDG_CONFIG_HOME/arena/``."""
+    return tmp_path_factory.mktemp("cli-home")
+
+
+def arena(
+    home: Path, *args: str, stdin: str = "", timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    env = project_env(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"))
+    for name in ("ARENA_SERVER", "ARENA_TOKEN", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    return subprocess.run(
+        [str(ARENA), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=cwd or home,
+    )
+
+
+def ok(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    return done.stdout
+
+
+def failed(done: subprocess.CompletedProcess) -> str:
+    """The one-line error of a failed command."""
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    # It should say what went wrong in one line, never with a traceback.
+    assert len(lines) == 1 and lines[0].startswith("arena: "), done.stderr
+    assert "Traceback" not in done.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def logged_in(site, home):
+    out = ok(arena(home, "--server", site["server"], "login", stdin=site["token"] + "\n"))
+    assert f"logged in to {site['server']} as carol" in out
+    return site
+
+
+def test_it_logs_in_and_keeps_the_token_for_its_owner_only(logged_in, home):
+    path = home / "config" / "arena" / "config.json"
+    # It should store the token in the user's config dir, readable by the user only.
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    stored = json.loads(path.read_text())
+    assert stored["tokens"] == {logged_in["server"]: logged_in["token"]}
+    # Later commands use the stored server and token without being told.
+    assert ok(arena(home, "whoami")).strip() == f"carol on {logged_in['server']}"
+
+
+def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_in, home):
+    site = logged_in
+    ids = []
+    for name in ("cli-one", "cli-two"):
+        out = ok(arena(home, "register", "tictactoe", name, site["bot_url"]))
+        found = re.search(r"registered bot (\d+): " + name, out)
+        assert found, out
+        assert "signing secret (shown once): " in out
+        ids.append(int(found.group(1)))
+    # It should list the new bots as mine.
+    listing = ok(arena(home, "bots", "--mine"))
+    assert "cli-one" in listing and "cli-two" in listing
+
+    # It should test-call the bot through the server and show the verdict.
+    tested = ok(arena(home, "test", str(ids[0])))
+    assert tested.startswith(f"bot {ids[0]}: ok in ") and "(HTTP 200)" in tested
+    assert "verdict: accepted as the move" in tested
+    # A second test call at once is throttled: one clear line with the wait.
+    throttled = failed(arena(home, "test", str(ids[0])))
+    assert "too many requests (429)" in throttled and "try again in" in throttled
+
+    out = ok(
+        arena(home, "challenge", "tictactoe", *map(str, ids), "--seed", "5", "--pace-ms", "150")
+    )
+    found = re.match(r"match (\d+) (queued|running): cli-one vs cli-two", out)
+    assert found, out
+    match_id = int(found.group(1))
+
+    watched = ok(arena(home, "watch", str(match_id)))
+    api = requests.get(f"{site['server']}/api/matches/{match_id}/", timeout=10).json()
+    turns = requests.get(f"{site['server']}/api/matches/{match_id}/turns/", timeout=10).json()
+    assert api["status"] in ("finished", "forfeited")
+    # It should print every turn once, in order, with the game's text board...
+    numbers = [int(n) for n in re.findall(r"^turn (\d+): ", watched, re.M)]
+    assert numbers == [t["number"] for t in turns["results"]] and numbers
+    last = turns["results"][-1]
+    board = [
+        " ".join({"0": "X", "1": "O", ".": "."}[c] for c in row) for row in last["frame"]["board"]
+    ]
+    assert "\n".join(board) in watched
+    # ...and the result the API has.
+    scores = " - ".join(f"{p['name']} {p['score']:g}" for p in api["participants"])
+    assert watched.strip().splitlines()[-1].endswith(scores)
+    assert f"match {match_id} {api['status']}" in watched
+
+    target = home / "replay.json"
+    out = ok(arena(home, "replay", str(match_id), "-o", str(target)))
+    assert out.startswith(f"saved {target} (")
+    served = requests.get(f"{site['server']}/api/matches/{match_id}/replay/", timeout=10)
+    # It should save exactly the API's replay file.
+    assert target.read_bytes() == served.content
+    assert json.loads(target.read_bytes())["match"]["id"] == match_id
+
+    # Listings show it.
+    assert str(match_id) in ok(arena(home, "matches", "--bot", str(ids[0])))
+    assert f"match {match_id}: tictactoe, {api['status']}" in ok(
+        arena(home, "match", str(match_id))
+    )
+    assert "tictactoe" in ok(arena(home, "games"))
+
+
+def test_it_says_what_went_wrong_in_one_line(logged_in, home, tmp_path):
+    site = logged_in
+    # a refused token: nothing is stored
+    line = failed(arena(tmp_path, "--server", site["server"], "login", "--token", "not-a-token"))
+    assert "401" in line and "arena login" in line
+    assert not (tmp_path / "config" / "arena" / "config.json").exists()
+    # the server down
+    down = f"http://127.0.0.1:{free_port()}"
+    line = failed(arena(home, "--server", down, "games"))
+    assert line == f"arena: cannot reach the server at {down} (is it running?)"
+    # an unknown match, watched and downloaded
+    assert failed(arena(home, "watch", "999999")) == "arena: match 999999 was not found (404)"
+    line = failed(arena(home, "replay", "999999", "-o", str(tmp_path / "r.json")))
+    assert line == "arena: match 999999 was not found (404)"
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.json.part").exists()
+    # a 404 on an action, and a refusal with the server's reason
+    assert failed(arena(home, "test", "999999")) == "arena: bot 999999 was not found (404)"
+    line = failed(arena(home, "register", "no-such-game", "x", site["bot_url"]))
+    assert line.startswith("arena: refused (400): game: ")
+    line = failed(arena(home, "challenge", "tictactoe", "1", "--options", "{nope"))
+    assert line.startswith("arena: --options is not JSON")
+    # not an Arena server at all (an HTML page)
+    line = failed(arena(home, "--server", site["bot_url"].rstrip("/"), "games"))
+    assert line.startswith("arena: ")
+
+
+def test_it_plays_a_match_locally_with_two_process_bots_and_no_server(tmp_path):
+    script = tmp_path / "line_bot.py"
+    script.write_text(LINE_BOT)
+    seat = f"process:{sys.executable} {script}"
+    done = arena(tmp_path, "play", "tictactoe", seat, seat, "--seed", "1")
+    out = ok(done)
+    # It should print the final board and the result (the first empty cell, each turn).
+    assert "X O X\nO X O\nX . ." in out
+    assert "Tic-tac-toe: 1 - 0 (three_in_a_row) after 7 turns" in out
+    assert f"seat 0: {seat}  score 1" in out
+    # It should also print each turn on demand, and the transcript as JSON.
+    verbose = ok(arena(tmp_path, "play", "tictactoe", seat, "builtin:perfect", "-v"))
+    assert re.search(r"^turn 1: seat 0: \"0-0\"", verbose, re.M)
+    transcript = json.loads(ok(arena(tmp_path, "play", "tictactoe", seat, seat, "--json")))
+    assert transcript["outcome"]["scores"] == [1, 0] and len(transcript["turns"]) == 7
+    # Its errors are one line too.
+    assert failed(arena(tmp_path, "play", "tictactoe", seat)).startswith(
+        "arena: tictactoe needs 2 endpoints"
+    )
+    assert failed(arena(tmp_path, "play", "no-such-game", seat, seat)) == (
+        "arena: unknown game 'no-such-game'"
+    )
+
+
+def test_the_console_script_is_installed():
+    # It should be the project's console script (pyproject's [project.scripts]).
+    assert ARENA.exists() or shutil.which("arena"), "pip install -e . installs `arena`"
+    assert os.access(ARENA, os.X_OK)

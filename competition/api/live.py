@@ -23,6 +23,8 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from games import all_games
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _INT = {"type": "integer"}
@@ -266,4 +268,6 @@ def docs(request):
         }
         for name, schema in SCHEMAS.items()
     ]
-    return render(request, "docs/live.html", {"schemas": rows})
+    game = all_games()[0]  # the examples' game: the first listed
+    builtin = sorted(game.builtin_bots)[0] if game.builtin_bots else "NAME"
+    return render(request, "docs/live.html", {"schemas": rows, "game": game, "builtin": builtin})

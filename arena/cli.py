@@ -346,7 +346,6 @@ def cmd_event(args) -> None:
     )
     if args.follow:
         bar = Progress("matches")
-        standings = None
         for message in client.stream(
             f"/ws/events/{int(args.event)}/", what=f"event {args.event}", timeout=args.idle
         ):
@@ -354,20 +353,17 @@ def cmd_event(args) -> None:
             if kind == "snapshot":
                 info = message["event"]
                 bar.update(info["matches_done"], info["matches_total"])
-                standings = message["standings"]
                 if info["status"] not in ("draft", "registration", "running", "paused"):
                     break
             elif kind == "match_finished":
                 bar.update(bar.done + 1)
-            elif kind == "standings":
-                standings = message["standings"]
             if bar.total and bar.done >= bar.total:
                 break
         bar.close()
-        _standings(standings if standings is not None else client.standings(args.event))
+        _standings(client.standings(args.event))  # the final word, whatever the stream missed
         return
-    total = event.get("matches_total")
-    done = event.get("matches_done")
+    progress = event.get("progress") or {}
+    total, done = progress.get("total"), progress.get("done")
     if total is not None and done is not None:
         bar = Progress("matches", total)
         bar.update(done)

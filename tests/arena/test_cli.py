@@ -63,6 +63,7 @@ def site(tmp_path_factory):
             "server": f"http://127.0.0.1:{port}",
             "token": done.stdout.strip().splitlines()[-1],
             "bot_url": f"http://127.0.0.1:{bot_port}/",
+            "env": env,
         }
 
 
@@ -182,6 +183,43 @@ def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_i
         arena(home, "match", str(match_id))
     )
     assert "tictactoe" in ok(arena(home, "games"))
+
+
+SETUP_EVENT = """
+from django.contrib.auth import get_user_model
+from bots.models import Bot, EndpointKind
+from competition.models import Entry, Event
+from competition.services.events import start_event
+from games import all_games
+game = all_games()[0]
+user = get_user_model().objects.get(username="carol")
+event = Event.objects.create(name="CLI Cup", game=game.slug, created_by=user)
+for seed in range(1, 4):
+    bot = Bot.objects.create(owner=user, name=f"cup-{seed}", game=game.slug,
+                             kind=EndpointKind.BUILTIN, target=sorted(game.builtin_bots)[0])
+    Entry.objects.create(event=event, bot=bot, seed=seed)
+start_event(event)
+print(event.pk)
+"""
+
+
+def test_it_follows_an_event_with_a_progress_bar_to_its_standings(logged_in, home):
+    done = manage("shell", "-c", SETUP_EVENT, env=logged_in["env"])
+    assert done.returncode == 0, done.stderr
+    event_id = int(done.stdout.strip().splitlines()[-1])
+    followed = arena(home, "event", str(event_id), "--follow")
+    out = ok(followed)
+    # It should follow the event live to its end: the progress bar full, then the standings.
+    assert out.startswith(f"event {event_id}: CLI Cup (")
+    assert followed.stderr.strip().splitlines()[-1] == f"matches [{'#' * 30}] 3 / 3"
+    rows = [line.split() for line in out.splitlines() if line.startswith(("1 ", "2 ", "3 "))]
+    assert sorted(row[1] for row in rows) == ["cup-1", "cup-2", "cup-3"]
+    assert sum(int(row[4]) + int(row[5]) + int(row[6]) for row in rows) == 6  # 3 games, 2 seats
+    # Without --follow: where it stands now.
+    again = arena(home, "event", str(event_id))
+    assert ok(again).splitlines()[-3:] == out.splitlines()[-3:]
+    assert again.stderr.strip() == f"matches [{'#' * 30}] 3 / 3"
+    assert "CLI Cup" in ok(arena(home, "events"))
 
 
 def test_it_says_what_went_wrong_in_one_line(logged_in, home, tmp_path):

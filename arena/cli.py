@@ -280,9 +280,16 @@ def cmd_watch(args) -> None:
         kind = message.get("type")
         turns = []
         if kind == "snapshot":
-            if message["first"] > last + 1:
-                out(f"(turns {last + 1}-{message['first'] - 1} are in the replay)")
-            turns = message["turns"]
+            # a snapshot holds the last turns only: the ones before come from the turns API
+            since = last
+            while message["first"] > since + 1:
+                page = client.turns(args.match, since=since)
+                older = [t for t in page["results"] if t["number"] < message["first"]]
+                turns += older
+                if not older or not page["more"]:
+                    break
+                since = older[-1]["number"]
+            turns += message["turns"]
             if message["match"]["status"] in DONE_STATUSES:
                 final = message["match"]
         elif kind == "turn":

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -222,6 +222,36 @@ def test_it_follows_an_event_with_a_progress_bar_to_its_standings(logged_in, hom
     assert "CLI Cup" in ok(arena(home, "events"))
 
 
+SETUP_BUILTINS = """
+from django.contrib.auth import get_user_model
+from bots.models import Bot, EndpointKind
+user = get_user_model().objects.get(username="carol")
+for name in ("random", "grower"):
+    print(Bot.objects.create(owner=user, name=f"long-{name}", game="gconway",
+                             kind=EndpointKind.BUILTIN, target=name).pk)
+"""
+
+
+def test_it_watches_a_long_finished_match_from_its_first_turn(logged_in, home):
+    done = manage("shell", "-c", SETUP_BUILTINS, env=logged_in["env"])
+    assert done.returncode == 0, done.stderr
+    bots = done.stdout.split()[-2:]
+    out = ok(arena(home, "challenge", "gconway", *bots, "--seed", "2"))
+    match_id = int(re.match(r"match (\d+) ", out).group(1))
+    url = f"{logged_in['server']}/api/matches/{match_id}/"
+    deadline = time.monotonic() + 60
+    while requests.get(url, timeout=10).json()["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "the match did not end"
+        time.sleep(0.3)
+    match = requests.get(url, timeout=10).json()
+    assert match["turn_count"] > 100  # more than a websocket snapshot holds (50)
+    watched = ok(arena(home, "watch", str(match_id)))
+    # It should print every turn from the first (older ones read from the turns API).
+    numbers = [int(n) for n in re.findall(r"^turn (\d+): ", watched, re.M)]
+    assert numbers == list(range(1, match["turn_count"] + 1))
+    assert watched.strip().splitlines()[-1].startswith(f"match {match_id} {match['status']}")
+
+
 def test_it_says_what_went_wrong_in_one_line(logged_in, home, tmp_path):
     site = logged_in
     # a refused token: nothing is stored
@@ -274,5 +304,6 @@ def test_it_plays_a_match_locally_with_two_process_bots_and_no_server(tmp_path):
 
 def test_the_console_script_is_installed():
     # It should be the project's console script (pyproject's [project.scripts]).
-    assert ARENA.exists() or shutil.which("arena"), "pip install -e . installs `arena`"
-    assert os.access(ARENA, os.X_OK)
+    assert ARENA.is_file() and os.access(ARENA, os.X_OK), "pip install -e . installs `arena`"
+    entry = ARENA.read_text(errors="replace")
+    assert "arena.cli" in entry

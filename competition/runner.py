@@ -148,46 +148,195 @@ def forfeit_outcome(num_players: int, offenders: Sequence[int]) -> Outcome:
     )
 
 
-async def play(
-    game: Game,
-    transports: Sequence[Transport],
-    *,
-    seed: int,
-    options: dict | None = None,
-    match_id: str = "0",
-    names: Sequence[str] = (),
-    on_turn: OnTurn | None = None,
-    history: Sequence[dict[int, Any]] = (),
-    fault_streaks: Sequence[int] | None = None,
-    pace_ms: int = 0,
-    safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
-    max_turns: int | None = None,
-) -> MatchResult:
-    """Play one match to its end and return the result (see the module docstring).
+class MatchLoop:
+    """One match, played turn by turn: ``open()``, then ``step()`` until it returns ``None``,
+    then ``finish()`` (``run()`` does the three). Tests drive ``step()`` to see each turn.
 
-    ``history`` holds the actions of turns already played (a resumed match): they are
-    replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
-    ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
-    last at least that long (a spectator-friendly pace for demos; bots are not slowed).
-    ``max_turns`` is the platform's turn limit (a counter: no query, no clock).
+    The phases are small methods so that a game's needs stay local: ``greet`` (the greeting
+    exchange of every seat, concurrent or sequential), ``ask`` (one turn's messages to every
+    seat in ``to_move`` at once, under their clocks), ``judge`` (replies to actions, the fault
+    policy, ``game.apply``) and ``farewell``/``close``.
     """
-    if len(transports) != game.num_players:
-        raise ValueError(f"{game.slug} needs {game.num_players} transports")
-    options = game.resolve_options(options)
-    policy = game.policy(options)
-    state = game.initial_state(seed=seed, options=options)
-    for actions in history:
-        state = game.apply(state, {int(k): v for k, v in actions.items()})
-    bank_cap = None
-    if policy.bank_increment_ms is not None:
-        bank_cap = policy.bank_multiplier * policy.bank_increment_ms
-    seats = [_Seat(i, t, bank_cap) for i, t in enumerate(transports)]
-    for seat, streak in zip(seats, fault_streaks or (), strict=False):
-        seat.faults_in_a_row = streak
-    names = tuple(names)
-    turns: list[TurnRecord] = []
 
-    async def start(seat: _Seat) -> None:
+    def __init__(
+        self,
+        game: Game,
+        transports: Sequence[Transport],
+        *,
+        seed: int,
+        options: dict | None = None,
+        match_id: str = "0",
+        names: Sequence[str] = (),
+        on_turn: OnTurn | None = None,
+        history: Sequence[dict[int, Any]] = (),
+        fault_streaks: Sequence[int] | None = None,
+        pace_ms: int = 0,
+        safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
+        max_turns: int | None = None,
+    ):
+        if len(transports) != game.num_players:
+            raise ValueError(f"{game.slug} needs {game.num_players} transports")
+        self.game = game
+        self.options = options = game.resolve_options(options)
+        self.policy = policy = game.policy(options)
+        state = game.initial_state(seed=seed, options=options)
+        for actions in history:
+            state = game.apply(state, {int(k): v for k, v in actions.items()})
+        self.state = state
+        self.bank_cap = None
+        if policy.bank_increment_ms is not None:
+            self.bank_cap = policy.bank_multiplier * policy.bank_increment_ms
+        self.seats = [_Seat(i, t, self.bank_cap) for i, t in enumerate(transports)]
+        for seat, streak in zip(self.seats, fault_streaks or (), strict=False):
+            seat.faults_in_a_row = streak
+        self.match_id = str(match_id)
+        self.names = tuple(names)
+        self.on_turn = on_turn
+        self.played_before = len(history)
+        self.pace_ms = pace_ms
+        self.safety_timeout_ms = safety_timeout_ms
+        self.max_turns = max_turns
+        self.turns: list[TurnRecord] = []
+        self.greetings: list[SeatLog | None] = []
+        self.outcome: Outcome | None = None
+        self.forfeited: tuple[int, ...] = ()
+        self.limit: str | None = None
+        self.heavy = False  # this match's engine work ran over ENGINE_INLINE_S once: a thread
+        self._closed = False
+
+    # -- the phases -------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start every seat's transport, then greet them (a failure closes the seats)."""
+        await asyncio.gather(*(self._start(s) for s in self.seats))
+        try:
+            self.greetings = await self.greet()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def greet(self) -> list[SeatLog | None]:
+        """The greeting exchange: recorded for diagnostics, never charged."""
+        greetings: list[SeatLog | None] = [None] * len(self.seats)
+
+        async def greet(seat: _Seat) -> None:
+            message = self.game.greeting(self.state, seat.seat, self.ctx_for(seat))
+            if message is not None:
+                _result, log = await self.exchange(seat, message, clocked=False)
+                greetings[seat.seat] = log
+
+        if self.policy.sequential_greetings:
+            for seat in self.seats:
+                await greet(seat)
+        else:
+            await asyncio.gather(*(greet(s) for s in self.seats))
+        return greetings
+
+    async def step(self) -> TurnRecord | None:
+        """Play one turn and return its record; ``None`` once the match is over (an outcome,
+        no seat to move, or the platform's turn limit, which sets ``limit``)."""
+        game, policy = self.game, self.policy
+        if not (to_move := game.to_move(self.state)) or self.outcome is not None:
+            return None
+        number = self.played_before + len(self.turns) + 1
+        if self.max_turns is not None and number > self.max_turns:
+            self.limit = LIMIT_TURNS  # no outcome, no farewell: the caller ends it as `limit`
+            return None
+        turn_started = time.perf_counter()
+        for s in to_move:
+            seat = self.seats[s]
+            if seat.bank_ms is not None:
+                seat.bank_ms = min(self.bank_cap, seat.bank_ms + policy.bank_increment_ms)
+        messages = await self.engine(self.observe, self.state, to_move)
+        answers = await self.ask(to_move, messages)
+        n = game.num_players
+        record = TurnRecord(
+            number=number,
+            seats=tuple(to_move),
+            actions=[None] * n,
+            faults=[None] * n,
+            details=[None] * n,
+            latencies_ms=[None] * n,
+            frame=None,
+            logs=[None] * n,
+        )
+        self.state, self.outcome, self.forfeited = await self.engine(
+            self.judge, self.state, to_move, answers, record
+        )
+        self.turns.append(record)
+        if self.pace_ms:
+            left = self.pace_ms / 1000 - (time.perf_counter() - turn_started)
+            if left > 0:
+                await asyncio.sleep(left)
+        if self.on_turn is not None:
+            maybe = self.on_turn(record)
+            if inspect.isawaitable(maybe):
+                await maybe
+        return record
+
+    async def ask(self, to_move: Sequence[int], messages: dict[int, Any]) -> list:
+        """Send every seat in ``to_move`` its message at once, under its clocks:
+        one ``(reply or BotFault, SeatLog)`` per seat, in ``to_move``'s order."""
+        if len(to_move) == 1:  # an alternating game: no task to gather
+            s = to_move[0]
+            return [await self.exchange(self.seats[s], messages[s], clocked=True)]
+        return list(
+            await asyncio.gather(
+                *(self.exchange(self.seats[s], messages[s], clocked=True) for s in to_move)
+            )
+        )
+
+    async def finish(self) -> MatchResult:
+        """Judge the end (the game's outcome, then the farewells), close every seat and
+        return the result."""
+        try:
+            if self.outcome is None and self.limit is None:
+                self.outcome = self.game.outcome(self.state)
+                if self.outcome is None:  # to_move() was empty but the game is not over
+                    raise PlatformError(f"{self.game.slug}: no seat to move and no outcome")
+                await asyncio.gather(*(self.farewell(s) for s in self.seats))
+        finally:
+            await self.close()
+        return MatchResult(
+            outcome=self.outcome,
+            turns=self.turns,
+            state=self.state,
+            forfeited=self.forfeited,
+            greetings=self.greetings,
+            limit=self.limit,
+        )
+
+    async def run(self) -> MatchResult:
+        """The whole match: open, every turn, finish."""
+        await self.open()
+        try:
+            while await self.step() is not None:
+                pass
+        except BaseException:
+            await self.close()
+            raise
+        return await self.finish()
+
+    async def farewell(self, seat: _Seat) -> None:
+        message = self.game.farewell(self.state, seat.seat, self.ctx_for(seat))
+        if message is not None:
+            await self.exchange(seat, message, clocked=False)  # reply and faults are ignored
+
+    async def close(self) -> None:
+        """Close every seat's transport once (the last turn's fault on a forfeit)."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(
+            *(_close(s, self.forfeited, self.turns, self.policy) for s in self.seats)
+        )
+
+    # -- one exchange, one turn's engine work -----------------------------------------------
+
+    def ctx_for(self, seat: _Seat) -> Context:
+        return Context(match_id=self.match_id, time_left_ms=seat.bank_ms, names=self.names)
+
+    async def _start(self, seat: _Seat) -> None:
         try:
             await seat.transport.start()
         except BotFault as fault:
@@ -196,14 +345,11 @@ async def play(
             logger.exception("transport start failed (seat %s)", seat.seat)
             seat.start_fault = BotFault(FaultCode.PLATFORM, repr(exc))
 
-    def ctx_for(seat: _Seat) -> Context:
-        return Context(match_id=str(match_id), time_left_ms=seat.bank_ms, names=names)
-
-    async def exchange(seat: _Seat, message: Any, *, clocked: bool) -> tuple[Any, SeatLog]:
+    async def exchange(self, seat: _Seat, message: Any, *, clocked: bool) -> tuple[Any, SeatLog]:
         """One exchange under the seat's clocks: (reply or BotFault, log)."""
-        limits = [safety_timeout_ms]
-        if policy.move_timeout_ms is not None:
-            limits.append(policy.move_timeout_ms)
+        limits = [self.safety_timeout_ms]
+        if self.policy.move_timeout_ms is not None:
+            limits.append(self.policy.move_timeout_ms)
         if clocked and seat.bank_ms is not None:
             limits.append(max(seat.bank_ms, 0))
         limit_ms = min(limits)
@@ -235,17 +381,26 @@ async def play(
         log.stderr = seat.transport.log_lines()
         if isinstance(result, BotFault):
             log.fault, log.detail = result.code.value, result.detail[:LOG_CAP]
-            log.sent = (result.sent or _encoded(game, message))[:LOG_CAP]
+            log.sent = (result.sent or _encoded(self.game, message))[:LOG_CAP]
             log.received = result.received[:LOG_CAP]
         return result, log
 
-    def observe(state, to_move) -> dict[int, Any]:
-        return {s: game.observation(state, s, ctx_for(seats[s])) for s in to_move}
+    async def engine(self, fn, *args):
+        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``)."""
+        if self.heavy:
+            return await asyncio.to_thread(fn, *args)
+        started = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.heavy = time.perf_counter() - started > ENGINE_INLINE_S
 
-    def judge(state, to_move, answers, record: TurnRecord):
+    def observe(self, state, to_move) -> dict[int, Any]:
+        return {s: self.game.observation(state, s, self.ctx_for(self.seats[s])) for s in to_move}
+
+    def judge(self, state, to_move, answers, record: TurnRecord):
         """Judge the replies of one turn and apply them: (state, outcome, forfeited)."""
-        outcome: Outcome | None = None
-        forfeited: tuple[int, ...] = ()
+        game, seats = self.game, self.seats
         actions: dict[int, Any] = {}
         charged: list[int] = []
         for s, (result, log) in zip(to_move, answers, strict=True):
@@ -267,92 +422,33 @@ async def play(
                 seats[s].faults_in_a_row += 1
             else:
                 seats[s].faults_in_a_row = 0
-        offenders = _offenders(policy, seats, charged)
+        offenders = _offenders(self.policy, seats, charged)
         if offenders:
-            forfeited = tuple(offenders)
-            outcome = forfeit_outcome(game.num_players, offenders)
-            record.forfeited = forfeited
+            record.forfeited = tuple(offenders)
             for s in to_move:
                 record.actions[s] = actions.get(s)
             record.frame = game.frame(state)
-        else:
-            for s in charged:
-                actions[s] = game.default_action(state, s)
-            for s in to_move:
-                record.actions[s] = actions[s]
-            state = game.apply(state, actions)
-            record.frame = game.frame(state)
-        return state, outcome, forfeited
+            return state, forfeit_outcome(game.num_players, offenders), record.forfeited
+        for s in charged:
+            actions[s] = game.default_action(state, s)
+        for s in to_move:
+            record.actions[s] = actions[s]
+        state = game.apply(state, actions)
+        record.frame = game.frame(state)
+        return state, None, ()
 
-    heavy = False  # this match's engine work ran over ENGINE_INLINE_S once: use a thread
 
-    async def engine(fn, *args):
-        nonlocal heavy
-        if heavy:
-            return await asyncio.to_thread(fn, *args)
-        started = time.perf_counter()
-        try:
-            return fn(*args)
-        finally:
-            heavy = time.perf_counter() - started > ENGINE_INLINE_S
+async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> MatchResult:
+    """Play one match to its end and return the result (see the module docstring and
+    ``MatchLoop``, which takes the same keyword arguments).
 
-    await asyncio.gather(*(start(s) for s in seats))
-    forfeited: tuple[int, ...] = ()
-    outcome: Outcome | None = None
-    limit: str | None = None
-    try:
-        greetings = await _greet(game, state, seats, ctx_for, exchange, policy.sequential_greetings)
-        while (to_move := game.to_move(state)) and outcome is None:
-            number = len(history) + len(turns) + 1
-            if max_turns is not None and number > max_turns:
-                limit = LIMIT_TURNS  # no outcome, no farewell: the caller ends it as `limit`
-                break
-            turn_started = time.perf_counter()
-            for s in to_move:
-                if seats[s].bank_ms is not None:
-                    seats[s].bank_ms = min(bank_cap, seats[s].bank_ms + policy.bank_increment_ms)
-            messages = await engine(observe, state, to_move)
-            if len(to_move) == 1:  # an alternating game: no task to gather
-                answers = [await exchange(seats[to_move[0]], messages[to_move[0]], clocked=True)]
-            else:
-                answers = await asyncio.gather(
-                    *(exchange(seats[s], messages[s], clocked=True) for s in to_move)
-                )
-            record = TurnRecord(
-                number=number,
-                seats=tuple(to_move),
-                actions=[None] * game.num_players,
-                faults=[None] * game.num_players,
-                details=[None] * game.num_players,
-                latencies_ms=[None] * game.num_players,
-                frame=None,
-                logs=[None] * game.num_players,
-            )
-            state, outcome, forfeited = await engine(judge, state, to_move, answers, record)
-            turns.append(record)
-            if pace_ms:
-                left = pace_ms / 1000 - (time.perf_counter() - turn_started)
-                if left > 0:
-                    await asyncio.sleep(left)
-            if on_turn is not None:
-                maybe = on_turn(record)
-                if inspect.isawaitable(maybe):
-                    await maybe
-        if outcome is None and limit is None:
-            outcome = game.outcome(state)
-            if outcome is None:  # to_move() was empty but the game claims not to be over
-                raise PlatformError(f"{game.slug}: no seat to move and no outcome")
-            await asyncio.gather(*(_farewell(game, state, s, ctx_for(s), exchange) for s in seats))
-    finally:
-        await asyncio.gather(*(_close(s, forfeited, turns, policy) for s in seats))
-    return MatchResult(
-        outcome=outcome,
-        turns=turns,
-        state=state,
-        forfeited=forfeited,
-        greetings=greetings,
-        limit=limit,
-    )
+    ``history`` holds the actions of turns already played (a resumed match): they are
+    replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
+    ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
+    last at least that long (a spectator-friendly pace for demos; bots are not slowed).
+    ``max_turns`` is the platform's turn limit (a counter: no query, no clock).
+    """
+    return await MatchLoop(game, transports, **kwargs).run()
 
 
 def _offenders(policy, seats: list[_Seat], charged: list[int]) -> list[int]:
@@ -362,29 +458,6 @@ def _offenders(policy, seats: list[_Seat], charged: list[int]) -> list[int]:
         return charged
     limit = policy.max_faults_in_a_row
     return [s for s in charged if limit is not None and seats[s].faults_in_a_row >= limit]
-
-
-async def _greet(game, state, seats, ctx_for, exchange, sequential: bool):
-    greetings: list[SeatLog | None] = [None] * len(seats)
-
-    async def greet(seat: _Seat) -> None:
-        message = game.greeting(state, seat.seat, ctx_for(seat))
-        if message is not None:
-            _result, log = await exchange(seat, message, clocked=False)
-            greetings[seat.seat] = log  # recorded for diagnostics, never charged
-
-    if sequential:
-        for seat in seats:
-            await greet(seat)
-    else:
-        await asyncio.gather(*(greet(s) for s in seats))
-    return greetings
-
-
-async def _farewell(game, state, seat: _Seat, ctx: Context, exchange) -> None:
-    message = game.farewell(state, seat.seat, ctx)
-    if message is not None:
-        await exchange(seat, message, clocked=False)  # reply and faults are ignored
 
 
 async def _close(seat: _Seat, forfeited, turns: list[TurnRecord], policy) -> None:

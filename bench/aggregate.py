@@ -15,7 +15,7 @@ native BotsArena route for Arena, ``POST /kaggle`` for kaggle's URL agents):
   the runner, every turn stored in SQLite, broadcast, the match finished and rated. M is
   sized from a warm-up round to last about ``--seconds``; afterwards every match must have
   finished without a forfeit, with all its turns stored.
-- arena match loop: the same M games, C at a time, through ``competition.runner.play`` with
+- arena match loop: the same M games, C at a time, through ``competition.matches.loop.play`` with
   two ``HttpTransport``s and no database: what the storage and the service cost.
 - arena platform, P runner processes: the embedded runner is one process (one GIL, so about
   one core); ``manage.py runmatches`` processes on the same SQLite database are how one
@@ -111,7 +111,7 @@ def _sync_make(url: str, first: int, count: int) -> list[int]:
     from django.contrib.auth import get_user_model
 
     from bots.models import Bot
-    from competition.services.matches import create_match
+    from competition.matches.lifecycle import create_match
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
     bots = [
@@ -150,7 +150,7 @@ async def platform(url: str, concurrency: int, seconds: float, warmup: int) -> t
     """(matches, wall seconds) of matches played C at a time by ``run_match``."""
     from asgiref.sync import sync_to_async
 
-    from competition.services.matches import run_match
+    from competition.matches.lifecycle import run_match
 
     def make(first: int, count: int):
         return sync_to_async(_sync_make)(url, first, count)
@@ -214,7 +214,7 @@ def runner_processes(
 async def match_loop(url: str, concurrency: int, games: int) -> float:
     """Wall seconds of ``games`` games played C at a time by ``runner.play``, no database."""
     from bots.transports.http import HttpTransport
-    from competition.runner import play
+    from competition.matches.loop import play
     from games import get_game
 
     game = get_game("tictactoe")

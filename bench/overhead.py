@@ -140,10 +140,10 @@ async def platform(
 
     from bots import egress
     from bots.models import Bot
-    from competition import broadcast
-    from competition.hub import hub
+    from competition.live import broadcast
+    from competition.live.hub import hub
+    from competition.matches.lifecycle import create_match, run_match
     from competition.models import Turn
-    from competition.services.matches import create_match, run_match
 
     class Member:
         received = 0
@@ -165,7 +165,7 @@ async def platform(
         ]
         return create_match(game_slug, bots, seed=i, options=options, dispatch_now=False).pk
 
-    from competition.services import matches as services
+    from competition.matches import lifecycle as services
 
     # Per move in play: the interval between consecutive turns handed to the store (each
     # one asked over HTTP, judged, applied, then stored and broadcast by the writer).

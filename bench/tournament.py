@@ -81,7 +81,7 @@ def create_event(game_slug: str, bots: int, options: dict):
 
 async def play_everything(concurrency: int) -> int:
     from bots import egress
-    from competition.services.matches import run_match
+    from competition.matches.lifecycle import run_match
 
     async def worker() -> int:
         played = 0
@@ -120,8 +120,9 @@ def main(argv=None) -> int:
     data_dir = tempfile.mkdtemp(prefix="arena-bench-")
     try:
         setup_django(data_dir)
+        from competition.events import services as events
         from competition.models import EventStatus, Turn
-        from competition.services import events, ratings
+        from competition.ratings import services as ratings
 
         event, strategies = create_event(args.game, bots, options)
         started = time.perf_counter()

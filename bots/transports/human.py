@@ -48,7 +48,7 @@ class HumanTransport(Transport):
         self.layer = None
 
     def group(self) -> str:
-        from competition.broadcast import human_group
+        from competition.live.broadcast import human_group
 
         return human_group(int(self.match_id), self.seat)
 

@@ -40,10 +40,10 @@ from competition.api.permissions import (
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
+from competition.events import services as event_services
+from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
-from competition.services import events as event_services
-from competition.services import ratings
-from competition.services.matches import TooManyMatches, create_user_match
+from competition.ratings import services as ratings
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)

@@ -17,10 +17,10 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.events.services import start_event
+from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
-from competition.services import ratings
-from competition.services.events import start_event
-from competition.services.matches import create_match
+from competition.ratings import services as ratings
 from games import all_games, get_game
 from games.base import Context
 from games.testing import bot_reply

@@ -10,8 +10,8 @@ import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import BotStatus, EndpointKind
+from competition.matches import lifecycle as services
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating, Turn
-from competition.services import matches as services
 from tests.competition.test_api import ROLES, _fresh_throttles, clients, make_bot, results, users
 
 pytestmark = pytest.mark.django_db

@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.events import services as events
+from competition.matches.lifecycle import claim, finish, run_match
 from competition.models import (
     Entry,
     Event,
@@ -27,8 +29,6 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
-from competition.services import events
-from competition.services.matches import claim, finish, run_match
 from games.base import Outcome
 
 GAME = "tictactoe"
@@ -434,7 +434,7 @@ def test_it_adds_every_active_bot_once():
 
 @pytest.mark.django_db
 def test_it_holds_a_swiss_round_for_an_errored_match_until_an_organiser_acts(settings):
-    from competition.services.matches import cancel, release, requeue
+    from competition.matches.lifecycle import cancel, release, requeue
 
     settings.ARENA_MAX_PLATFORM_FAILURES = 1
     owner = make_owner()

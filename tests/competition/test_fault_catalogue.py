@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 
 from bots.egress import parse_networks
 from bots.models import Bot, EndpointKind
+from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.services import matches as svc
 from games import get_game
 from tests.conftest import LOOPBACK, free_port
 

@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
+from competition.matches import lifecycle as svc
+from competition.matches.loop import TurnRecord
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.runner import TurnRecord
-from competition.services import matches as svc
 from games import get_game
 from games.base import Outcome
 
@@ -178,8 +178,8 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
 
 
 def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch):
-    from competition import broadcast
-    from competition.services import ratings
+    from competition.live import broadcast
+    from competition.ratings import services as ratings
 
     announced = []
     monkeypatch.setattr(broadcast, "match_finished", announced.append)

@@ -12,7 +12,7 @@ import pytest
 from bots.faults import BotFault, FaultCode
 from bots.transports.base import Exchange, Transport
 from bots.transports.builtin import BuiltinTransport
-from competition.runner import LIMIT_TURNS, MatchLoop, PlatformError, play
+from competition.matches.loop import LIMIT_TURNS, MatchLoop, PlatformError, play
 from games import get_game
 from games.base import Game, IllegalAction, Outcome, Policy, int_option, merge_options
 

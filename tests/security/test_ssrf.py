@@ -27,8 +27,8 @@ from rest_framework.test import APIClient
 
 from bots import egress
 from bots.models import Bot, EndpointKind
+from competition.matches import lifecycle as services
 from competition.models import Match, Turn
-from competition.services import matches as services
 from tests.bots.test_egress_battery import StubResolver
 from tests.security.spellings import SPELLINGS, bot_url
 

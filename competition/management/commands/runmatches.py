@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand
 
 from bots import egress
 from competition.dbthreads import run_db
-from competition.services.matches import claim_and_load, play_claimed, reap
+from competition.matches.lifecycle import claim_and_load, play_claimed, reap
 
 
 class Command(BaseCommand):

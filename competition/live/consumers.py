@@ -15,8 +15,8 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from competition import broadcast
-from competition.hub import hub
+from competition.live import broadcast
+from competition.live.hub import hub
 from competition.models import Event, Match, MatchStatus, Turn
 
 logger = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ SNAPSHOT_TURNS = 50
 def match_snapshot(match_id: int) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
     ``first`` is the number of the first turn included (turns before it: the turns API)."""
-    from competition.services.matches import match_json
+    from competition.matches.lifecycle import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -44,8 +44,8 @@ def match_snapshot(match_id: int) -> dict | None:
 
 
 def event_snapshot(event_id: int) -> dict | None:
-    from competition.services.events import standings
-    from competition.services.matches import match_json
+    from competition.events.services import standings
+    from competition.matches.lifecycle import match_json
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:

@@ -26,9 +26,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from bots.models import Bot, BotStatus, EndpointKind, validate_endpoint
-from competition.forms import PACES, BenchForm
+from competition.matches.lifecycle import create_user_match
 from competition.models import Match
-from competition.services.matches import create_user_match
+from competition.web.forms import PACES, BenchForm
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """The only place that names channel groups and publishes to them (docs/architecture.md).
 
 One channel-layer message per turn per group, whatever the number of spectators: each
-process's hub (``competition.hub``) receives it once and writes the pre-encoded text to
+process's hub (``competition.live.hub``) receives it once and writes the pre-encoded text to
 its local sockets. Publishing is best effort: a broadcast failure never loses a turn (the
 database is the source of truth; clients catch up with ``turns/?since=N``).
 """
@@ -18,7 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from bots.faults import public_details
-from competition.hub import hub, process_local
+from competition.live.hub import hub, process_local
 
 logger = logging.getLogger(__name__)
 

@@ -50,7 +50,7 @@ class Scheduler:
 
     async def step(self) -> bool:
         """Claim and launch as many matches as capacity allows; True if it launched any."""
-        from competition.services.matches import claim_and_load
+        from competition.matches.lifecycle import claim_and_load
 
         launched = False
         while len(self.tasks) < self.concurrency:
@@ -62,7 +62,7 @@ class Scheduler:
         return launched
 
     def _launch(self, match_id: int, token, loaded: dict | None = None) -> None:
-        from competition.services.matches import play_claimed
+        from competition.matches.lifecycle import play_claimed
 
         task = asyncio.ensure_future(play_claimed(match_id, token, loaded))
         self.tasks.add(task)
@@ -76,7 +76,7 @@ class Scheduler:
             self.event.set()
 
     async def run(self) -> None:
-        from competition.services.matches import reap
+        from competition.matches.lifecycle import reap
 
         last_reap = 0.0
         while True:

@@ -38,10 +38,9 @@ from django.utils import timezone
 
 from bots.faults import FaultCode
 from bots.models import Bot
-from competition import broadcast
 from competition.dbthreads import run_db
-from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
-from competition.runner import (
+from competition.live import broadcast
+from competition.matches.loop import (
     LIMIT_BYTES,
     LIMIT_TIME,
     MatchResult,
@@ -50,6 +49,7 @@ from competition.runner import (
     forfeit_outcome,
     play,
 )
+from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
 from games import get_game
 from games.base import Outcome
 
@@ -231,11 +231,11 @@ def dispatch(match_id: int) -> None:
     ``sweep_queued`` dispatches it again later."""
     try:
         if settings.ARENA_RUNNER == "celery":
-            from competition.tasks import run_match_task
+            from competition.runners.tasks import run_match_task
 
             run_match_task.delay(match_id)
         else:
-            from competition import embedded
+            from competition.runners import embedded
 
             embedded.wake()
     except Exception:
@@ -632,7 +632,7 @@ def finish(
     ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
     itself is ended by one conditional UPDATE (the lease is the fence, as for turns).
     """
-    from competition.services import ratings
+    from competition.ratings import services as ratings
 
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = _finish_sql(db)[2]
@@ -678,11 +678,11 @@ def finish(
         if (
             forfeited and match.rated
         ):  # bot health (a friendly match is not counted): pause a bot after K forfeits in a row (before any new pairing)
-            from competition.services.events import check_bot_health
+            from competition.events.services import check_bot_health
 
             check_bot_health(participants)
         if match.event_id:
-            from competition.services import events
+            from competition.events import services as events
 
             events.on_match_finished(match)
         summary = match_json(match, participants)
@@ -700,7 +700,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
             return False
         match = Match.objects.get(pk=match_id)
         if match.event_id:
-            from competition.services import events
+            from competition.events import services as events
 
             events.on_match_finished(match)
         summary = match_json(match)
@@ -731,7 +731,7 @@ def _requeue_or_error(match: Match, error: str) -> str:
         # an errored match holds its event's round (an organiser may requeue it), but a
         # round robin whose last pending match errored is over
         if match.event_id:
-            from competition.services import events
+            from competition.events import services as events
 
             match.save(
                 update_fields=[
@@ -799,7 +799,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
             summary = match_json(match)
             transaction.on_commit(lambda: broadcast.match_finished(summary))
             if advance and match.event_id:
-                from competition.services import events
+                from competition.events import services as events
 
                 events.advance_event(match.event)
     return bool(updated)

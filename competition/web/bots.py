@@ -29,10 +29,10 @@ from django.views.decorators.http import require_POST
 
 from bots.faults import BotFault, FaultCode
 from bots.models import Bot, BotStatus, EndpointKind, new_secret
-from competition.forms import BotForm
+from competition.events.services import set_bot_status
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.services import ratings
-from competition.services.events import set_bot_status
+from competition.ratings import services as ratings
+from competition.web.forms import BotForm
 from games import get_game
 from games.base import Context, IllegalAction
 

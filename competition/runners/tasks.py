@@ -9,7 +9,7 @@ from celery import shared_task
 
 async def _run(match_id: int) -> None:
     from bots import egress
-    from competition.services.matches import run_match
+    from competition.matches.lifecycle import run_match
 
     # ORM work runs on the process's database threads (competition.dbthreads), which drop
     # dead connections (a database restart) before each call.

@@ -150,7 +150,7 @@ async def platform(url: str, concurrency: int, seconds: float, warmup: int) -> t
     """(matches, wall seconds) of matches played C at a time by ``run_match``."""
     from asgiref.sync import sync_to_async
 
-    from competition.matches.lifecycle import run_match
+    from competition.runners.play import run_match
 
     def make(first: int, count: int):
         return sync_to_async(_sync_make)(url, first, count)

@@ -81,7 +81,7 @@ def create_event(game_slug: str, bots: int, options: dict):
 
 async def play_everything(concurrency: int) -> int:
     from bots import egress
-    from competition.matches.lifecycle import run_match
+    from competition.runners.play import run_match
 
     async def worker() -> int:
         played = 0

@@ -13,7 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
-from competition.matches.lifecycle import match_json
+from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 from competition.ratings import services as ratings
 from games import all_games

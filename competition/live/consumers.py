@@ -30,7 +30,7 @@ SNAPSHOT_TURNS = 50
 def match_snapshot(match_id: int) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
     ``first`` is the number of the first turn included (turns before it: the turns API)."""
-    from competition.matches.lifecycle import match_json
+    from competition.matches.presenters import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -45,7 +45,7 @@ def match_snapshot(match_id: int) -> dict | None:
 
 def event_snapshot(event_id: int) -> dict | None:
     from competition.events.services import standings
-    from competition.matches.lifecycle import match_json
+    from competition.matches.presenters import match_json
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.matches.lifecycle import match_json
+from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
 from games import all_games, get_game

@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import services as events
-from competition.matches.lifecycle import claim, finish, run_match
+from competition.matches.lifecycle import claim, finish
 from competition.models import (
     Entry,
     Event,
@@ -29,6 +29,7 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
+from competition.runners.play import run_match
 from games.base import Outcome
 
 GAME = "tictactoe"

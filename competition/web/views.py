@@ -184,7 +184,7 @@ def match_viewer_json(request, pk: int):
 
 
 def event_detail(request, pk: int):
-    from competition.live.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot
 
     event = get_object_or_404(Event, pk=pk)
     snapshot = event_snapshot(event.pk)
@@ -219,7 +219,7 @@ def event_screen(request, pk: int):
 
 @never_cache
 def event_screen_json(request, pk: int):
-    from competition.live.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot
 
     snapshot = event_snapshot(pk)
     if snapshot is None:

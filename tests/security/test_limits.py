@@ -23,10 +23,10 @@ from rest_framework.test import APIClient
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.live.routing import websocket_urlpatterns
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
+from competition.web.routing import websocket_urlpatterns
 from tests.helpers import http_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -253,7 +253,7 @@ async def ours(
     return rows
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -274,10 +274,16 @@ def main() -> None:
         "--quick", action="store_true", help="smoke mode: 1 s per setup, 8 concurrent matches"
     )
     args = parser.parse_args()
-    seconds = 1.0 if args.quick else args.seconds
-    concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
-    if seconds <= 0 or not concurrencies or min(concurrencies) < 1:
+    args.seconds = 1.0 if args.quick else args.seconds
+    args.concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
+    if args.seconds <= 0 or not args.concurrencies or min(args.concurrencies) < 1:
         parser.error("--seconds and --concurrency must be positive")
+    return args
+
+
+def main() -> None:
+    args = arguments()
+    seconds, concurrencies = args.seconds, args.concurrencies
     python = anchor_python(args.anchor_python)
     os.environ.update(PRODUCTION_ENV)
     port = free_port()
@@ -303,7 +309,7 @@ def main() -> None:
             rows = asyncio.run(ours(url, concurrencies, seconds, warmup=8 if args.quick else 64))
             if args.processes > 1:
                 c = concurrencies[-1]
-                name, games, took = rows[-2]  # the in-process platform row at that concurrency
+                _name, games, took = rows[-2]  # the in-process platform row at that concurrency
                 total = max(args.processes * c, round(games / took * seconds * args.processes))
                 played, span = runner_processes(url, data, args.processes, c, total)
                 rows.append(
@@ -312,6 +318,10 @@ def main() -> None:
     finally:
         bot.terminate()
         bot.wait(10)
+    report(anchor, rows)
+
+
+def report(anchor: dict | None, rows: list) -> None:
     base = anchor["games"] / anchor["seconds"] if anchor and anchor["games"] else None
     print(
         "# aggregate HTTP tic-tac-toe games/s, one serve_bot tictactoe:random process for everyone"

@@ -12,7 +12,13 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
+from bots.models import (
+    STAFF_ONLY_KINDS,
+    Bot,
+    EndpointKind,
+    registrable_kinds,
+    validate_endpoint,
+)
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 from competition.ratings import services as ratings
@@ -290,9 +296,9 @@ class BotSerializer(serializers.ModelSerializer):
     def _refused_kind(kind: str, user) -> str:
         if kind == EndpointKind.HUMAN:
             return "Human seats are made by the play page, not registered."
-        if kind in (EndpointKind.PROCESS, EndpointKind.TCP) and user.is_staff:
+        if kind in STAFF_ONLY_KINDS and user.is_staff:
             return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
-        if kind in (EndpointKind.PROCESS, EndpointKind.TCP):
+        if kind in STAFF_ONLY_KINDS:
             return "Only staff may create process or TCP bots."
         return "You may only register a bot by URL (kind http)."
 

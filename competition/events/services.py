@@ -686,6 +686,17 @@ def standings(event: Event) -> list[dict]:
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
+    keys = _rank_keys(event, rows, entries, series, results)
+    order = pairing.rank(list(rows), keys, results, names)
+    table = []
+    for position, bot_id in enumerate(order, start=1):
+        rows[bot_id]["rank"] = position
+        table.append(rows[bot_id])
+    return table
+
+
+def _rank_keys(event: Event, rows: dict[int, dict], entries, series, results) -> dict:
+    """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``)."""
     fmt = event.format
     if fmt == EventFormat.SWISS:
         bh = pairing.buchholz(results)
@@ -702,12 +713,7 @@ def standings(event: Event) -> list[dict]:
         keys = {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}
     else:
         keys = {b: (r["points"], r["wins"]) for b, r in rows.items()}
-    order = pairing.rank(list(rows), keys, results, names)
-    table = []
-    for position, bot_id in enumerate(order, start=1):
-        rows[bot_id]["rank"] = position
-        table.append(rows[bot_id])
-    return table
+    return keys
 
 
 def _reached(state: EliminationState) -> dict[int, int]:

@@ -125,22 +125,9 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     data = loaded if loaded is not None else await run_db(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
-    if turns and turns[-1]["forfeited"]:
-        # the worker died after storing the forfeiting turn: finish it as it ended
-        outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
-        await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+    time_left = await _before_play(match_id, token, data, game)
+    if time_left is None:
         return
-    # the wall-clock limit counts from the first claim (a resumed match has less time left)
-    started = match.started or timezone.now()
-    time_left = settings.ARENA_MATCH_MAX_SECONDS - (timezone.now() - started).total_seconds()
-    if time_left <= 0:
-        if not await acall(finish_limit, match_id, token, LIMIT_TIME):
-            raise LeaseLost(f"match {match_id}: finished elsewhere")
-        return
-    if not turns:
-        await broadcast.asend(broadcast.started_messages(data["summary"]))
-    history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
-    streaks = _fault_streaks(turns, game.num_players)
     transports = [
         p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
         for p in participants
@@ -148,15 +135,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     writer = TurnWriter(
         match_id, token, stored_bytes=match.stored_bytes, max_bytes=settings.ARENA_MATCH_MAX_BYTES
     )
-
-    async def heartbeat() -> None:
-        interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
-        while True:
-            await asyncio.sleep(interval)
-            if not await run_db(renew, match_id, token):
-                raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
-
-    beat = asyncio.ensure_future(heartbeat())
+    beat = asyncio.ensure_future(_heartbeat(match_id, token))
     game_task = asyncio.ensure_future(
         play(
             game,
@@ -166,46 +145,15 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             match_id=str(match.pk),
             names=tuple(p.bot.name for p in participants),
             on_turn=writer.put,
-            history=history,
-            fault_streaks=streaks,
+            history=[{seat: t["actions"][seat] for seat in t["seats"]} for t in turns],
+            fault_streaks=_fault_streaks(turns, game.num_players),
             pace_ms=match.pace_ms,
             safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
             max_turns=settings.ARENA_MATCH_MAX_TURNS,
         )
     )
-    limit: str | None = None
     try:
-        done, _pending = await asyncio.wait(
-            {beat, writer.task, game_task}, timeout=time_left, return_when=asyncio.FIRST_COMPLETED
-        )
-        if not done:
-            limit = LIMIT_TIME
-        elif (
-            writer.task.done()
-            and not writer.task.cancelled()
-            and isinstance(writer.task.exception(), LimitReached)
-        ):
-            limit = writer.task.exception().limit
-        elif game_task not in done:
-            game_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
-                await game_task
-            for task in (beat, writer.task):
-                if task.done():
-                    task.result()  # raises LeaseLost (or the writer's failure)
-            raise LeaseLost(f"match {match_id}: stopped")
-        if limit is None:
-            result: MatchResult = game_task.result()
-            limit = result.limit
-        else:  # stopped from outside the game: the turn in flight is dropped
-            game_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
-                await game_task
-        if not writer.task.done():
-            try:
-                await writer.flush()  # every turn stored before the result
-            except LimitReached as exc:  # the last turns took it over the byte limit
-                limit = limit or exc.limit
+        result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
@@ -226,6 +174,77 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
         turn_faults=turn_faults,
     ):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
+
+
+async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
+    """The seconds the match has left to play, or None when it ended here: a resumed match
+    whose last stored turn forfeited is finished as it ended, one past its wall-clock limit
+    is ended as ``limit``. A fresh match is announced as started."""
+    match, turns = data["match"], data["turns"]
+    if turns and turns[-1]["forfeited"]:
+        # the worker died after storing the forfeiting turn: finish it as it ended
+        outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
+        await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+        return None
+    # the wall-clock limit counts from the first claim (a resumed match has less time left)
+    started = match.started or timezone.now()
+    time_left = settings.ARENA_MATCH_MAX_SECONDS - (timezone.now() - started).total_seconds()
+    if time_left <= 0:
+        if not await acall(finish_limit, match_id, token, LIMIT_TIME):
+            raise LeaseLost(f"match {match_id}: finished elsewhere")
+        return None
+    if not turns:
+        await broadcast.asend(broadcast.started_messages(data["summary"]))
+    return time_left
+
+
+async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
+    """Renew the lease every third of its duration; ``LeaseLost`` once it is gone."""
+    interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
+    while True:
+        await asyncio.sleep(interval)
+        if not await run_db(renew, match_id, token):
+            raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
+
+
+async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
+    (``limit`` set when a platform limit stopped the match); every turn is stored before it
+    returns. A lost lease or a writer's failure is raised."""
+    result: MatchResult | None = None
+    limit: str | None = None
+    done, _pending = await asyncio.wait(
+        {beat, writer.task, game_task}, timeout=time_left, return_when=asyncio.FIRST_COMPLETED
+    )
+    if not done:
+        limit = LIMIT_TIME
+    elif (
+        writer.task.done()
+        and not writer.task.cancelled()
+        and isinstance(writer.task.exception(), LimitReached)
+    ):
+        limit = writer.task.exception().limit
+    elif game_task not in done:
+        game_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+            await game_task
+        for task in (beat, writer.task):
+            if task.done():
+                task.result()  # raises LeaseLost (or the writer's failure)
+        raise LeaseLost(f"match {match_id}: stopped")
+    if limit is None:
+        result = game_task.result()
+        limit = result.limit
+    else:  # stopped from outside the game: the turn in flight is dropped
+        game_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+            await game_task
+    if not writer.task.done():
+        try:
+            await writer.flush()  # every turn stored before the result
+        except LimitReached as exc:  # the last turns took it over the byte limit
+            limit = limit or exc.limit
+    return result, limit
 
 
 def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:

@@ -20,7 +20,7 @@ from competition.live.hub import hub
 from competition.models import Event, Match, MatchStatus, Turn
 
 logger = logging.getLogger(__name__)
-END = 2**62
+END = broadcast.END_NUMBER
 MAX_CLIENT_MESSAGE = 4096
 #: turns a match snapshot carries: the last ones (their frames include the current one);
 #: a viewer fetches older turns through the turns API when it wants them
@@ -202,7 +202,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         self.group = broadcast.human_group(self.match_id, self.seat)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await broadcast.join(self.group, self.channel_name)
         await self.accept()
         await self.send_json({"type": "hello", "match": self.match_id, "seat": self.seat})
 
@@ -224,7 +224,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await broadcast.leave(self.group, self.channel_name)
 
     async def send_json(self, payload: dict) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":"), allow_nan=False))
@@ -308,11 +308,11 @@ class NaiveMatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await broadcast.join(self.group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code):
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await broadcast.leave(self.group, self.channel_name)
 
     async def relay(self, message):
         await self.send(text_data=message["text"])

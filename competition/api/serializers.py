@@ -527,6 +527,55 @@ class StandingSerializer(serializers.Serializer):
     rating = RatingSerializer()
 
 
+class BracketSideSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    seed = serializers.IntegerField(help_text="Initial order (1 = top seed).")
+    active = serializers.BooleanField(help_text="False once withdrawn.")
+
+
+class BracketMatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="Game number within the series.")
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+
+
+class BracketSeriesSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    score = serializers.ListField(
+        child=serializers.FloatField(), help_text="Series points of sides a and b."
+    )
+    status = serializers.ChoiceField(choices=["queued", "running", "finished", "errored"])
+    matches = BracketMatchSerializer(many=True)
+
+
+class BracketSlotSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position within the round, top to bottom.")
+    a = BracketSideSerializer(allow_null=True)
+    b = BracketSideSerializer(allow_null=True)
+    winner = serializers.IntegerField(allow_null=True, help_text="The winning bot, once known.")
+    bye = serializers.BooleanField()
+    walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
+    series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
+
+
+class BracketRoundSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    name = serializers.CharField(help_text="E.g. Final, Semi-finals.")
+    slots = BracketSlotSerializer(many=True)
+
+
+class BracketSerializer(serializers.Serializer):
+    """``services.events.bracket_view``: a single-elimination event's bracket."""
+
+    event = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=EventStatus.choices)
+    size = serializers.IntegerField(help_text="Slots of round 1 (0 before seeding).")
+    tie_break = serializers.CharField()
+    champion = BracketSideSerializer(allow_null=True)
+    rounds = BracketRoundSerializer(many=True)
+
+
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()

@@ -2,8 +2,8 @@
 
 It sets up a throw-away data directory (SQLite, the in-memory channel layer, no broker),
 migrates, creates ``--bots`` built-in bots of ``--game`` (the game's strategies in turn),
-starts a double round robin through ``services.events.start_event`` and plays every match
-through ``services.matches.run_match`` on ``--concurrency`` asyncio tasks, the code path
+starts a double round robin through ``events.services.start_event`` and plays every match
+through ``runners.play.run_match`` on ``--concurrency`` asyncio tasks, the code path
 of the embedded runner (every turn stored and broadcast, every finish rated). At the end
 it checks that the event finished and that the ratings recompute exactly.
 

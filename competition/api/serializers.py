@@ -352,7 +352,7 @@ class ParticipantSerializer(serializers.Serializer):
 
 
 class MatchSerializer(serializers.Serializer):
-    """``services.matches.match_json`` plus the resolved options."""
+    """``matches.presenters.match_json`` plus the resolved options."""
 
     id = serializers.IntegerField()
     game = serializers.CharField()
@@ -503,7 +503,7 @@ class EventSerializer(serializers.ModelSerializer):
 
 
 class StandingSerializer(serializers.Serializer):
-    """A row of ``services.events.standings``."""
+    """A row of ``events.services.standings``."""
 
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()
@@ -566,7 +566,7 @@ class BracketRoundSerializer(serializers.Serializer):
 
 
 class BracketSerializer(serializers.Serializer):
-    """``services.events.bracket_view``: a single-elimination event's bracket."""
+    """``events.services.bracket_view``: a single-elimination event's bracket."""
 
     event = serializers.IntegerField()
     status = serializers.ChoiceField(choices=EventStatus.choices)

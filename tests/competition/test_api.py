@@ -698,7 +698,7 @@ def test_it_shows_events_and_standings_to_everyone(clients, role, event):
     # It should show the entries and the progress.
     assert detail["status"] == "running" and detail["progress"] == {"done": 1, "total": 3}
     assert [entry["name"] for entry in detail["entries"]] == ["rr0", "rr1", "rr2"]
-    # It should rank the standings (services.events.standings).
+    # It should rank the standings (events.services.standings).
     standings = client.get(f"/api/events/{event.pk}/standings/").json()
     assert (
         standings[0]["bot"] == first.bot_id

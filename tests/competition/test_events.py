@@ -1,8 +1,8 @@
 """Events end to end: every format run to completion with built-in bots, standings and
 tie-breaks, the elimination bracket, and the organiser's actions.
 
-Played tests run real matches through ``services.matches.run_match`` (the runners' own code
-path). Scripted tests decide results with ``services.matches.finish`` so that standings
+Played tests run real matches through ``runners.play.run_match`` (the runners' own code
+path). Scripted tests decide results with ``matches.lifecycle.finish`` so that standings
 can be asserted exactly.
 """
 

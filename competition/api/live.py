@@ -1,7 +1,7 @@
 """The live protocol: JSON Schemas of every websocket message, served beside the OpenAPI
 schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/``).
 
-Three streams (``competition/consumers.py``):
+Three streams (``competition/web/consumers.py``):
 
 - ``ws/matches/<id>/`` (read-only): a ``snapshot`` first, then ``started``, ``turn`` and
   ``end`` as the match goes; any message from the client is answered with an ``error``.

@@ -41,10 +41,10 @@ from competition.api.permissions import (
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
+from competition.events import services as event_services
+from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
-from competition.services import events as event_services
-from competition.services import ratings
-from competition.services.matches import TooManyMatches, create_user_match
+from competition.ratings import services as ratings
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -313,7 +313,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])
     def test(self, request, pk=None):
-        from competition.web_bots import TEST_CALL_INTERVAL, TESTABLE_KINDS, run_test_call
+        from competition.web.bots import TEST_CALL_INTERVAL, TESTABLE_KINDS, run_test_call
 
         bot = self.get_object()
         if bot.kind not in TESTABLE_KINDS:
@@ -583,7 +583,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     ),
 )
 class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
-    """Events (public): entries, progress and standings."""
+    """Events (public): entries, progress, standings and (single elimination) the bracket."""
 
     serializer_class = s.EventSerializer
 
@@ -611,6 +611,15 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], pagination_class=None)
     def standings(self, request, pk=None):
         return Response(event_services.standings(self.get_object()))
+
+    @extend_schema(responses=s.BracketSerializer)
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def bracket(self, request, pk=None):
+        """The bracket of a single-elimination event (404 for other formats)."""
+        view = event_services.bracket_view(self.get_object())
+        if view is None:
+            raise exceptions.NotFound("Only single-elimination events have a bracket.")
+        return Response(view)
 
 
 # -- leaderboards and me ----------------------------------------------------------------

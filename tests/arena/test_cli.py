@@ -189,7 +189,7 @@ SETUP_EVENT = """
 from django.contrib.auth import get_user_model
 from bots.models import Bot, EndpointKind
 from competition.models import Entry, Event
-from competition.services.events import start_event
+from competition.events.services import start_event
 from games import all_games
 game = all_games()[0]
 user = get_user_model().objects.get(username="carol")

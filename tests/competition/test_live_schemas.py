@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot, EndpointKind
 from competition.api.live import SCHEMAS
-from competition.consumers import match_snapshot
-from competition.services.matches import create_match
+from competition.matches.lifecycle import create_match
+from competition.web.consumers import match_snapshot
 from tests.live_protocol import check
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,9 @@ no outcome and ``limit = LIMIT_TURNS`` (the caller ends the match as ``limit``, 
 Fault policy: ``forfeit`` ends the match after this turn's replies are collected (offenders
 score 0, the others 1; all seats at once: a draw); ``pass`` plays the game's
 ``default_action`` for the faulty seat and forfeits it after ``max_faults_in_a_row``
-consecutive faults. A ``platform`` fault is ours: it is never charged, the match stops with
+consecutive faults. Where a game judges its greetings' replies (``Game.judges_greeting``:
+battleship's fleet), the seats are greeted one by one and a seat whose greeting faults or is
+refused loses at once (a forfeited turn of that seat alone). A ``platform`` fault is ours: it is never charged, the match stops with
 ``PlatformError`` and the caller retries or voids it.
 """
 
@@ -176,8 +178,9 @@ async def play(
     options = game.resolve_options(options)
     policy = game.policy(options)
     state = game.initial_state(seed=seed, options=options)
-    for actions in history:
-        state = game.apply(state, {int(k): v for k, v in actions.items()})
+    if not game.judges_greeting:  # else after the greetings, which place what they replay on
+        for actions in history:
+            state = game.apply(state, {int(k): v for k, v in actions.items()})
     bank_cap = None
     if policy.bank_increment_ms is not None:
         bank_cap = policy.bank_multiplier * policy.bank_increment_ms
@@ -301,7 +304,22 @@ async def play(
     outcome: Outcome | None = None
     limit: str | None = None
     try:
-        greetings = await _greet(game, state, seats, ctx_for, exchange, policy.sequential_greetings)
+        if game.judges_greeting:
+            greetings, state, lost = await _greet_judged(game, state, seats, ctx_for, exchange)
+            if lost is not None:
+                forfeited = lost.forfeited
+                turns.append(lost)
+                if on_turn is not None:
+                    maybe = on_turn(lost)
+                    if inspect.isawaitable(maybe):
+                        await maybe
+            else:
+                for actions in history:
+                    state = game.apply(state, {int(k): v for k, v in actions.items()})
+        else:
+            greetings = await _greet(
+                game, state, seats, ctx_for, exchange, policy.sequential_greetings
+            )
         while (to_move := game.to_move(state)) and outcome is None:
             number = len(history) + len(turns) + 1
             if max_turns is not None and number > max_turns:
@@ -379,6 +397,45 @@ async def _greet(game, state, seats, ctx_for, exchange, sequential: bool):
     else:
         await asyncio.gather(*(greet(s) for s in seats))
     return greetings
+
+
+async def _greet_judged(game, state, seats, ctx_for, exchange):
+    """Greet the seats one by one where the replies matter (``Game.judges_greeting``): each
+    reply goes through ``accept_greeting`` before the next seat is greeted. A seat whose
+    greeting faults or is refused loses at once (``greeting_lost``); that is recorded as a
+    turn of that seat alone, forfeited, and no later seat is greeted.
+    Returns (greeting logs, state, the losing turn or ``None``)."""
+    greetings: list[SeatLog | None] = [None] * len(seats)
+    for seat in seats:
+        message = game.greeting(state, seat.seat, ctx_for(seat))
+        if message is None:
+            continue
+        result, log = await exchange(seat, message, clocked=False)
+        greetings[seat.seat] = log
+        if not isinstance(result, BotFault):
+            try:
+                state = game.accept_greeting(state, seat.seat, result)
+                continue
+            except IllegalAction as exc:
+                result = BotFault(FaultCode.ILLEGAL, exc.code)
+                log.fault, log.detail = FaultCode.ILLEGAL.value, str(exc)
+        if result.code is FaultCode.PLATFORM:
+            raise PlatformError(f"seat {seat.seat}: {result.detail}")
+        n = len(seats)
+        state = game.greeting_lost(state, seat.seat)
+        record = TurnRecord(
+            number=1,
+            seats=(seat.seat,),
+            actions=[None] * n,
+            faults=[log.fault if s == seat.seat else None for s in range(n)],
+            details=[result.detail if s == seat.seat else None for s in range(n)],
+            latencies_ms=[log.latency_ms if s == seat.seat else None for s in range(n)],
+            frame=game.frame(state),
+            logs=[log if s == seat.seat else None for s in range(n)],
+            forfeited=(seat.seat,),
+        )
+        return greetings, state, record
+    return greetings, state, None
 
 
 async def _farewell(game, state, seat: _Seat, ctx: Context, exchange) -> None:

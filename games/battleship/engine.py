@@ -51,6 +51,7 @@ class State:
     winner: int | None
     setup_loser: int | None
     options: dict
+    placed: tuple[bool, bool] = (False, False)  # fleets set by a greeting's reply
 
     def __hash__(self) -> int:
         return hash((self.fleets, self.shots, self.setup_loser))
@@ -216,9 +217,9 @@ class Battleship(Game):
             fleets.append(parse_fleet(boats, options["width"], options["height"], options["ships"]))
         return self._fresh(tuple(fleets), options)
 
-    def _fresh(self, fleets, options: dict) -> State:
+    def _fresh(self, fleets, options: dict, placed=(False, False)) -> State:
         afloat = tuple(tuple(range(len(fleet))) for fleet in fleets)
-        return State(fleets, afloat, ((), ()), None, None, options)
+        return State(fleets, afloat, ((), ()), None, None, options, tuple(placed))
 
     def _over(self, state: State) -> bool:
         return (
@@ -258,10 +259,13 @@ class Battleship(Game):
         o = state.options
         fleet = parse_fleet(reply["boats"], o["width"], o["height"], o["ships"])
         fleets = (fleet, state.fleets[1]) if seat == 0 else (state.fleets[0], fleet)
-        return self._fresh(fleets, o)
+        placed = (True, state.placed[1]) if seat == 0 else (state.placed[0], True)
+        return self._fresh(fleets, o, placed)
 
     def greeting_lost(self, state: State, seat: int) -> State:
-        return State(state.fleets, state.afloat, state.shots, None, seat, state.options)
+        return State(
+            state.fleets, state.afloat, state.shots, None, seat, state.options, state.placed
+        )
 
     # -- play ----------------------------------------------------------------------------
 
@@ -321,7 +325,9 @@ class Battleship(Game):
         shots[seat] = (*shots[seat], (target, result))
         floats = list(state.afloat)
         floats[other] = afloat
-        return State(state.fleets, tuple(floats), tuple(shots), winner, None, state.options)
+        return State(
+            state.fleets, tuple(floats), tuple(shots), winner, None, state.options, state.placed
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         if state.setup_loser is not None:
@@ -344,7 +350,11 @@ class Battleship(Game):
         return {
             "width": state.options["width"],
             "height": state.options["height"],
-            "fleets": [[list(ship) for ship in fleet] for fleet in state.fleets],
+            # a fleet is shown once its seat placed it (before, the seed's stand-in is hidden)
+            "fleets": [
+                [list(ship) for ship in fleet] if state.placed[s] or n0 else []
+                for s, fleet in enumerate(state.fleets)
+            ],
             "strikes": [[{"target": t, "result": r} for t, r in shots] for shots in state.shots],
             "sunk": [len(state.fleets[s]) - len(state.afloat[s]) for s in (0, 1)],
             "last": last,
@@ -358,13 +368,14 @@ class Battleship(Game):
             "fleets": [[list(ship) for ship in fleet] for fleet in state.fleets],
             "shots": [[t for t, _ in shots] for shots in state.shots],
             "setup_loser": state.setup_loser,
+            "placed": list(state.placed),
             "options": dict(state.options),
         }
 
     def from_json(self, data: JSON) -> State:
         options = self.resolve_options(data["options"])
         fleets = tuple(tuple(tuple(ship) for ship in fleet) for fleet in data["fleets"])
-        state = self._fresh(fleets, options)
+        state = self._fresh(fleets, options, tuple(data.get("placed", (False, False))))
         if data.get("setup_loser") is not None:
             return self.greeting_lost(state, data["setup_loser"])
         s0, s1 = data["shots"]

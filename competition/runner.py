@@ -20,9 +20,10 @@ Fault policy: ``forfeit`` ends the match after this turn's replies are collected
 score 0, the others 1; all seats at once: a draw); ``pass`` plays the game's
 ``default_action`` for the faulty seat and forfeits it after ``max_faults_in_a_row``
 consecutive faults. Where a game judges its greetings' replies (``Game.judges_greeting``:
-battleship's fleet), the seats are greeted one by one and a seat whose greeting faults or is
-refused loses at once (a forfeited turn of that seat alone). A ``platform`` fault is ours: it is never charged, the match stops with
-``PlatformError`` and the caller retries or voids it.
+a fleet placed at setup), the seats are greeted one by one and a seat whose greeting faults
+or is refused loses at once (a forfeited turn of that seat alone). A ``platform`` fault is
+ours: it is never charged, the match stops with ``PlatformError`` and the caller retries or
+voids it.
 """
 
 from __future__ import annotations

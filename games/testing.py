@@ -58,7 +58,7 @@ def play_builtin(game: Game, seed: int, bot_names: list[str], *, options=None, m
         if message is not None:
             _roundtrip(message, "greeting", seed)
             reply = _roundtrip(bot_reply(bot, game, message, rngs[seat]), "greeting reply", seed)
-            if game.judges_greeting:  # the reply places something (battleship's fleet)
+            if game.judges_greeting:  # the reply places something (a fleet)
                 try:
                     state = game.accept_greeting(state, seat, reply)
                 except IllegalAction as exc:

@@ -103,11 +103,11 @@ def test_it_discovers_every_game_folder():
     # It should register exactly the packages of games/, each named by its game's slug.
     assert [game.slug for game in all_games()] == [
         "tictactoe",
-        "connectfour",
-        "battleship",
         "drones",
         "gconway",
         "tiles",
+        "connectfour",
+        "battleship",
     ]
     assert sorted(game.slug for game in all_games()) == game_packages()
     for game in all_games():

@@ -170,7 +170,7 @@ class Battleship(Game):
         "move_timeout_ms": 10_000,
         "ignore_http_status": False,
     }
-    order = 3
+    order = 6
     human_options = {"move_timeout_ms": 120_000}
     judges_greeting = True
 

@@ -98,7 +98,7 @@ class ConnectFour(Game):
     num_players = 2
     wire = "json"
     default_options = {"move_timeout_ms": 10_000, "ignore_http_status": False}
-    order = 2
+    order = 5
     human_options = {"move_timeout_ms": 60_000}
 
     def resolve_options(self, options: dict | None = None) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from games.base import (
     JSON,
@@ -295,6 +296,16 @@ class Battleship(Game):
     def default_action(self, state: State, seat: int) -> str:
         return "0,0"
 
+    def legal_actions(self, state: State, seat: int) -> list[str]:
+        """The cells ``seat`` has not fired at yet (repeating a shot is legal, never useful)."""
+        if self.to_move(state) != (seat,):
+            return []
+        tried = {t for t, _ in state.shots[seat]}
+        cells = [
+            c for c in _cells(state.options["width"], state.options["height"]) if c not in tried
+        ]
+        return cells or ["0,0"]
+
     def apply(self, state: State, actions: dict[int, str]) -> State:
         seats = self.to_move(state)
         if not seats:
@@ -311,10 +322,10 @@ class Battleship(Game):
         afloat = state.afloat[other]
         result = MISS
         winner = None
-        previous = {t for t, _ in state.shots[seat]}
         for i in afloat:  # strings compared, as the original's in_array
             if target in fleet[i]:
                 result = HIT
+                previous = {t for t, _ in state.shots[seat]}
                 if all(cell in previous or cell == target for cell in fleet[i]):
                     result = SUNK
                     afloat = tuple(j for j in afloat if j != i)
@@ -394,6 +405,11 @@ class Battleship(Game):
         from games.battleship.docs import examples
 
         return examples(self)
+
+
+@cache
+def _cells(width: int, height: int) -> tuple[str, ...]:
+    return tuple(f"{x},{y}" for y in range(height) for x in range(width))
 
 
 def _numeric_id(match_id: str) -> int | str:

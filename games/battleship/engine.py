@@ -467,22 +467,26 @@ def hunt(width: int, height: int, ships: list[int], strikes: list[dict]) -> str:
         tried[(x, y)] = s.get("result") or tried.get((x, y), "")
     hits = {c for c, r in tried.items() if r in (HIT, SUNK, WON)}
     remaining = [length for length in range(1, 7) for _ in range(ships[length - 1])]
-    # ships sunk: walk back from each sinking shot along the hits to remove its cells
+    # each sinking shot, in order: the ship is the one run of unassigned hits through it of a
+    # length still afloat; where several runs fit, nothing is assumed (its hits stay open)
     sunk_cells: set[tuple[int, int]] = set()
-    for (x, y), r in tried.items():
-        if r in (SUNK, WON):
+    for cell in order:
+        if tried[cell] not in (SUNK, WON):
+            continue
+        x, y = cell
+        fits = []
+        for length in set(remaining):
             for dx, dy in ((1, 0), (0, 1)):
-                run = [(x, y)]
-                for sign in (1, -1):
-                    cx, cy = x + sign * dx, y + sign * dy
-                    while (cx, cy) in hits and (cx, cy) not in sunk_cells:
-                        run.append((cx, cy))
-                        cx, cy = cx + sign * dx, cy + sign * dy
-                if len(run) > 1 or dx == 0:
-                    if len(run) in remaining:
-                        remaining.remove(len(run))
-                        sunk_cells.update(run)
-                        break
+                if length == 1 and dy:
+                    continue
+                for start in range(length):
+                    run = [(x + (i - start) * dx, y + (i - start) * dy) for i in range(length)]
+                    if all(c in hits and c not in sunk_cells for c in run):
+                        fits.append((length, run))
+        if len(fits) == 1:
+            length, run = fits[0]
+            remaining.remove(length)
+            sunk_cells.update(run)
     open_hits = hits - sunk_cells
     misses = {c for c, r in tried.items() if r == MISS}
     blocked = misses | sunk_cells

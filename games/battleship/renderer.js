@@ -28,7 +28,7 @@ class BattleshipRenderer {
   }
 
   preferredHeight(width) {
-    return width >= 700 ? Math.round(width * 0.56) : Math.round(width * 1.9);
+    return width >= 700 ? Math.round(width * 0.56) : Math.round(width * 1.8);
   }
 
   layout(w, h, cols, rows) {

@@ -157,3 +157,24 @@ async def test_it_replays_a_recorded_game_byte_for_byte(slug, vector):
         assert frame["strikes"] == per_seat
     else:
         assert frame is None or frame["strikes"] == [[], []]
+
+
+def test_it_sends_the_names_given_and_refuses_bad_ones():
+    # It should send --names as the opponent's name, and refuse a list that is not one
+    # string per seat.
+    from tests.processes import manage
+
+    done = manage(
+        "play",
+        "connectfour",
+        "builtin:solver",
+        "builtin:random",
+        "--names",
+        '["a/b", "c"]',
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["names"] == ["a/b", "c"]
+    for bad in ('["a"]', '["a", 2]', '{"a": 1}', "nope"):
+        done = manage("play", "connectfour", "builtin:random", "builtin:random", "--names", bad)
+        assert done.returncode != 0 and "--names" in done.stderr, (bad, done.stderr)

@@ -167,3 +167,18 @@ def test_each_viewer_shows_a_match_of_built_ins(ui, slug, a, b):
     assert last > 0
     ui.both(f"/docs/{slug}/", f"docs-{slug}")
     ui.both(f"/games/{slug}/leaderboard", f"leaderboard-{slug}")
+
+
+def test_the_bench_and_the_home_page_offer_both_games(ui):
+    # It should list both games on the home page and offer them on the bench, human seat included.
+    page = ui.desktop
+    page.goto(ui.url("/"))
+    text = page.inner_text("main")
+    assert "Connect four" in text and "Battleship" in text
+    page.goto(ui.url("/bench/"))
+    for slug in ("connectfour", "battleship"):
+        form = page.locator(f"#bench-{slug}")
+        assert form.count() == 1
+        options = form.locator(f"select[name={slug}-opponent] option").all_inner_texts()
+        assert any("random" in o for o in options), options
+    ui.both("/bench/", "bench-boards")

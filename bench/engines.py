@@ -10,8 +10,9 @@ Rows per game:
 - for gconway, ``transitions``: ``apply`` alone on a recorded 500-turn game, steps per second.
 
 Anchors (measured in the same run when installed: ``pip install -e '.[bench]'``):
-kaggle-environments' ``tictactoe`` (random agents), OpenSpiel's C++ ``tic_tac_toe`` through
-pyspiel (random playouts), and a two-colour 24x24 torus life step in NumPy and in SciPy
+kaggle-environments' ``tictactoe`` (random agents), OpenSpiel's C++ ``tic_tac_toe``,
+``connect_four`` and ``battleship`` (its default: 10x10, ships of 2-5) through pyspiel (random
+playouts), and a two-colour 24x24 torus life step in NumPy and in SciPy
 (``convolve2d``), against which gconway's pure-Python transition is compared.
 
     python bench/engines.py                 # every game, 3 s per row
@@ -40,6 +41,14 @@ PLAYERS = {
     "gconway": ("random", "random"),
     "tiles": ("random", "random"),
     "drones": ("randomonium", "randomonium"),
+    "connectfour": ("random", "random"),
+    "battleship": ("random", "random"),
+}
+# OpenSpiel's game of the same rules, timed as random playouts beside ours (C++ via pyspiel)
+SPIEL = {
+    "tictactoe": "tic_tac_toe",
+    "connectfour": "connect_four",
+    "battleship": "battleship",
 }
 GOALS = {"tictactoe": "goal >= 30,000 games/s", "gconway": "goal >= 5,000 transitions/s"}
 
@@ -65,7 +74,9 @@ def bots_game(game, seed: int) -> int:
     for seat, bot in enumerate(bots):
         greeting = game.greeting(state, seat, ctx)
         if greeting is not None:
-            bot(greeting, rng)
+            reply = bot(greeting, rng)
+            if game.judges_greeting:  # the reply places something (a fleet)
+                state = game.accept_greeting(state, seat, reply)
     turns = 0
     while seats := game.to_move(state):
         state = game.apply(
@@ -137,41 +148,46 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
 
 def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
     rows: list[tuple[str, str, float, str]] = []
+    if slug in SPIEL:
+        _spiel_anchor(slug, SPIEL[slug], seconds, rows)
     if slug == "tictactoe":
-        _tictactoe_anchors(slug, seconds, rows)
+        _kaggle_anchor(slug, seconds, rows)
     if slug == "gconway":
         _gconway_anchors(slug, seconds, rows)
     return rows
 
 
-def _tictactoe_anchors(slug: str, seconds: float, rows: list) -> None:
+def _spiel_anchor(slug: str, name: str, seconds: float, rows: list) -> None:
     try:
         import pyspiel
     except ImportError:
-        rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel)", float("nan"), "not installed"))
-    else:
-        sp = pyspiel.load_game("tic_tac_toe")
-        rng = random.Random(0)
+        rows.append((slug, f"OpenSpiel {name} (pyspiel)", float("nan"), "not installed"))
+        return
+    sp = pyspiel.load_game(name)
+    rng = random.Random(0)
 
-        def spiel(_i):
-            state = sp.new_initial_state()
-            while not state.is_terminal():
-                state.apply_action(rng.choice(state.legal_actions()))
+    def spiel(_i):
+        state = sp.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
 
-        calls, elapsed = timed(spiel, seconds)
-        rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel, C++)", calls / elapsed, "games/s"))
+    calls, elapsed = timed(spiel, seconds)
+    rows.append((slug, f"OpenSpiel {name} (pyspiel, C++)", calls / elapsed, "games/s"))
+
+
+def _kaggle_anchor(slug: str, seconds: float, rows: list) -> None:
     try:
         from kaggle_environments import make
     except ImportError:
         rows.append((slug, "kaggle-environments tictactoe", float("nan"), "not installed"))
-    else:
+        return
 
-        def kaggle(_i):
-            env = make("tictactoe", debug=False)
-            env.run(["random", "random"])
+    def kaggle(_i):
+        env = make("tictactoe", debug=False)
+        env.run(["random", "random"])
 
-        calls, elapsed = timed(kaggle, seconds)
-        rows.append((slug, "kaggle-environments tictactoe", calls / elapsed, "games/s"))
+    calls, elapsed = timed(kaggle, seconds)
+    rows.append((slug, "kaggle-environments tictactoe", calls / elapsed, "games/s"))
 
 
 def _gconway_anchors(slug: str, seconds: float, rows: list) -> None:

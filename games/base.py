@@ -240,6 +240,22 @@ class Game:
     def greeting(self, state: State, seat: int, ctx: Context) -> JSON | None:
         return None
 
+    #: the greeting's reply matters (an optional step of the contract): the runner greets
+    #: the seats one by one and judges each reply with ``accept_greeting`` before the next
+    #: seat is greeted; a fault or an ``IllegalAction`` there ends the match through
+    #: ``greeting_lost``. False (the default): greeting replies are logged and ignored.
+    judges_greeting: ClassVar[bool] = False
+
+    def accept_greeting(self, state: State, seat: int, reply: JSON) -> State:
+        """The state after ``seat``'s greeting ``reply`` (only where ``judges_greeting``);
+        ``IllegalAction`` when the reply is not acceptable."""
+        return state
+
+    def greeting_lost(self, state: State, seat: int) -> State:
+        """The final state of a match in which ``seat`` failed its judged greeting (a
+        transport fault or an ``IllegalAction``): ``outcome`` names the result."""
+        raise NotImplementedError
+
     def observation(self, state: State, seat: int, ctx: Context) -> JSON:
         raise NotImplementedError
 

@@ -57,7 +57,15 @@ def play_builtin(game: Game, seed: int, bot_names: list[str], *, options=None, m
         message = game.greeting(state, seat, ctx[seat])
         if message is not None:
             _roundtrip(message, "greeting", seed)
-            bot(json.loads(game.encode_message(message)), rngs[seat])
+            reply = _roundtrip(bot_reply(bot, game, message, rngs[seat]), "greeting reply", seed)
+            if game.judges_greeting:  # the reply places something (a fleet)
+                try:
+                    state = game.accept_greeting(state, seat, reply)
+                except IllegalAction as exc:
+                    raise AssertionError(
+                        f"seed {seed}: built-in bot {bot_names[seat]!r} (seat {seat}) answered "
+                        f"an unacceptable greeting reply {reply!r}: {exc}"
+                    ) from None
     states = [state]
     history: list[dict] = []
     for _ in range(max_turns):
@@ -104,8 +112,13 @@ def check_game(game: Game, seeds, *, options=None, max_turns: int = 100_000) -> 
         )
         _check_states(game, seed, states, history)
         _check_outcome(game, seed, states[-1], outcome)
-        # It should replay identically from (seed, actions).
+        # It should replay identically from (seed, actions): from the greeted state where
+        # the greetings' replies placed something (the state before any turn).
         state = game.initial_state(seed=seed, options=options)
+        if game.judges_greeting:
+            again = game.initial_state(seed=seed, options=options)
+            assert again == state, f"seed {seed}: initial_state is not deterministic"
+            state = states[0]
         assert state == states[0], f"seed {seed}: initial_state is not deterministic"
         for i, actions in enumerate(history):
             state = game.apply(state, copy.deepcopy(actions))

@@ -19,8 +19,11 @@ no outcome and ``limit = LIMIT_TURNS`` (the caller ends the match as ``limit``, 
 Fault policy: ``forfeit`` ends the match after this turn's replies are collected (offenders
 score 0, the others 1; all seats at once: a draw); ``pass`` plays the game's
 ``default_action`` for the faulty seat and forfeits it after ``max_faults_in_a_row``
-consecutive faults. A ``platform`` fault is ours: it is never charged, the match stops with
-``PlatformError`` and the caller retries or voids it.
+consecutive faults. Where a game judges its greetings' replies (``Game.judges_greeting``:
+a fleet placed at setup), the seats are greeted one by one and a seat whose greeting faults
+or is refused loses at once (a forfeited turn of that seat alone). A ``platform`` fault is
+ours: it is never charged, the match stops with ``PlatformError`` and the caller retries or
+voids it.
 """
 
 from __future__ import annotations
@@ -180,8 +183,10 @@ class MatchLoop:
         self.options = options = game.resolve_options(options)
         self.policy = policy = game.policy(options)
         state = game.initial_state(seed=seed, options=options)
-        for actions in history:
-            state = game.apply(state, {int(k): v for k, v in actions.items()})
+        self.history = history
+        if not game.judges_greeting:  # else after the greetings, which place what they replay on
+            for actions in history:
+                state = game.apply(state, {int(k): v for k, v in actions.items()})
         self.state = state
         self.bank_cap = None
         if policy.bank_increment_ms is not None:
@@ -210,7 +215,10 @@ class MatchLoop:
         """Start every seat's transport, then greet them (a failure closes the seats)."""
         await asyncio.gather(*(self._start(s) for s in self.seats))
         try:
-            self.greetings = await self.greet()
+            if self.game.judges_greeting:
+                await self.greet_judged()
+            else:
+                self.greetings = await self.greet()
         except BaseException:
             await self.close()
             raise
@@ -231,6 +239,55 @@ class MatchLoop:
         else:
             await asyncio.gather(*(greet(s) for s in self.seats))
         return greetings
+
+    async def greet_judged(self) -> None:
+        """Greet the seats one by one where the replies matter (``Game.judges_greeting``):
+        each reply goes through ``accept_greeting`` before the next seat is greeted. A seat
+        whose greeting faults or is refused loses at once (``greeting_lost``): a turn of that
+        seat alone, forfeited, and no later seat is greeted. Otherwise the history of a resumed
+        match is replayed on the state the greetings made."""
+        game = self.game
+        self.greetings = [None] * len(self.seats)
+        for seat in self.seats:
+            message = game.greeting(self.state, seat.seat, self.ctx_for(seat))
+            if message is None:
+                continue
+            result, log = await self.exchange(seat, message, clocked=False)
+            self.greetings[seat.seat] = log
+            if not isinstance(result, BotFault):
+                try:
+                    self.state = game.accept_greeting(self.state, seat.seat, result)
+                    continue
+                except IllegalAction as exc:
+                    result = BotFault(FaultCode.ILLEGAL, exc.code)
+                    log.fault, log.detail = FaultCode.ILLEGAL.value, str(exc)
+            if result.code is FaultCode.PLATFORM:
+                raise PlatformError(f"seat {seat.seat}: {result.detail}")
+            await self._greeting_lost(seat, result, log)
+            return
+        for actions in self.history:
+            self.state = game.apply(self.state, {int(k): v for k, v in actions.items()})
+
+    async def _greeting_lost(self, seat: _Seat, fault: BotFault, log: SeatLog) -> None:
+        n = len(self.seats)
+        self.state = self.game.greeting_lost(self.state, seat.seat)
+        record = TurnRecord(
+            number=1,
+            seats=(seat.seat,),
+            actions=[None] * n,
+            faults=[log.fault if s == seat.seat else None for s in range(n)],
+            details=[fault.detail if s == seat.seat else None for s in range(n)],
+            latencies_ms=[log.latency_ms if s == seat.seat else None for s in range(n)],
+            frame=self.game.frame(self.state),
+            logs=[log if s == seat.seat else None for s in range(n)],
+            forfeited=(seat.seat,),
+        )
+        self.forfeited = record.forfeited
+        self.turns.append(record)
+        if self.on_turn is not None:
+            maybe = self.on_turn(record)
+            if inspect.isawaitable(maybe):
+                await maybe
 
     async def step(self) -> TurnRecord | None:
         """Play one turn and return its record; ``None`` once the match is over (an outcome,

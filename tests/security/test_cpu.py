@@ -133,6 +133,8 @@ def absurd(value):
         return 10**18
     if isinstance(value, str):
         return "x" * 100_000
+    if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+        return [10**18] * len(value)  # counts (battleship's ships)
     if isinstance(value, list):  # gconway's start: each seat's list 100,000 cells long
         return [
             [*inner] * (100_000 // max(1, len(inner))) if isinstance(inner, list) else inner

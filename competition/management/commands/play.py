@@ -1,7 +1,9 @@
 """``manage.py play GAME SEAT0 SEAT1``: play one match between endpoints, no web server needed.
 
 Endpoints are ``builtin:NAME``, an ``http(s)://`` URL, ``process:COMMAND`` or
-``tcp:HOST:PORT``. HTTP bots go through the egress policy: local bots need
+``tcp:HOST:PORT``. ``--names '["a", "b"]'`` sets the names the seats carry (games that send
+the opponent's name use them); with ``--match-id``, ``--options`` and ``--json`` a recorded
+game replays against its recorded bots served over HTTP. HTTP bots go through the egress policy: local bots need
 ``ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8`` (or similar) in the environment.
 """
 
@@ -28,6 +30,12 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--options", default=None, help="game options as a JSON object")
         parser.add_argument("--match-id", default="0", help="the id bots see (default 0)")
+        parser.add_argument(
+            "--names",
+            default=None,
+            help='the bot names the seats carry, as a JSON list (e.g. \'["a", "b"]\'); some '
+            "games send them to the other seats (default: the endpoints)",
+        )
         parser.add_argument("--json", action="store_true", help="print the full transcript")
 
     def handle(self, *args, **opts):
@@ -48,6 +56,19 @@ class Command(BaseCommand):
         seats = opts["seats"]
         if len(seats) != game.num_players:
             raise CommandError(f"{game.slug} needs {game.num_players} endpoints, got {len(seats)}")
+        names = tuple(seats)
+        if opts["names"] is not None:
+            try:
+                names = json.loads(opts["names"])
+            except json.JSONDecodeError as exc:
+                raise CommandError(f"--names is not JSON: {exc}") from None
+            if (
+                not isinstance(names, list)
+                or len(names) != len(seats)
+                or not all(isinstance(n, str) for n in names)
+            ):
+                raise CommandError(f"--names must be a JSON list of {len(seats)} strings")
+            names = tuple(names)
         try:
             transports = [
                 for_endpoint(
@@ -63,12 +84,13 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         try:
-            result = asyncio.run(self._play(game, transports, opts, options, seats))
+            result = asyncio.run(self._play(game, transports, opts, options, names))
         except PlatformError as exc:
             raise CommandError(f"platform failure, match voided: {exc}") from None
         if opts["json"]:
             data = result.to_json(game)
             data["seats"] = seats
+            data["names"] = list(names)
             data["seed"] = opts["seed"]
             data["options"] = options
             self.stdout.write(json.dumps(data, indent=None, separators=(",", ":")))
@@ -88,7 +110,7 @@ class Command(BaseCommand):
         for seat, spec in enumerate(seats):
             self.stdout.write(f"  seat {seat}: {spec}  score {result.outcome.scores[seat]:g}")
 
-    async def _play(self, game, transports, opts, options, seats):
+    async def _play(self, game, transports, opts, options, names):
         try:
             return await play(
                 game,
@@ -96,7 +118,7 @@ class Command(BaseCommand):
                 seed=opts["seed"],
                 options=options,
                 match_id=opts["match_id"],
-                names=tuple(seats),
+                names=names,
                 safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
             )
         finally:

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""A minimal Arena bot for Battleship (BotsArena protocol). Standard library only.
+
+Run it where the platform can reach it, then register its URL:
+
+    python3 battleship_bot.py --port 8000
+    ARENA_BOT_SECRET=<your bot's secret> python3 battleship_bot.py   # reject unsigned calls
+
+Each request is one JSON object. ``init`` comes once per match and your reply PLACES YOUR
+FLEET: ``{"name": ..., "boats": ["x1,y1-x2,y2", ...]}`` (``board`` gives ``width``,
+``height`` and ``ship1``..``ship6``, the number of ships of each length, all as strings).
+``play-turn`` asks for a shot: ``board.your_strikes`` lists your shots so far, each
+``{"target": "x,y", "result": "" | "hit" | "hit and sunk"}``. Reply ``{"play": "x,y"}``.
+Strategy: a random fleet; fire next to an unsunk hit if there is one, else on a
+checkerboard of cells not yet tried.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import random
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+
+
+def grid(board: dict) -> tuple[int, int, list[int]]:
+    ships = [int(board.get(f"ship{n}", 0)) for n in range(1, 7)]
+    return int(board.get("width", 10)), int(board.get("height", 10)), ships
+
+
+def place_fleet(width: int, height: int, ships: list[int]) -> list[str]:
+    """Random non-overlapping ships, longest first (retried until they all fit)."""
+    while True:
+        taken, boats = set(), []
+        for length in sorted((n for n in range(1, 7) for _ in range(ships[n - 1])), reverse=True):
+            spots = []
+            for x in range(width):
+                for y in range(height):
+                    for dx, dy in ((1, 0), (0, 1)):
+                        cells = [(x + i * dx, y + i * dy) for i in range(length)]
+                        if all(a < width and b < height and (a, b) not in taken for a, b in cells):
+                            spots.append(cells)
+            if not spots:
+                break
+            cells = random.choice(spots)
+            taken.update(cells)
+            boats.append(f"{cells[0][0]},{cells[0][1]}-{cells[-1][0]},{cells[-1][1]}")
+        else:
+            return boats
+
+
+def shoot(board: dict) -> str:
+    width, height, _ = grid(board)
+    results = {}
+    for strike in board.get("your_strikes") or []:
+        results[strike["target"]] = strike["result"]
+    hits = [t for t, r in results.items() if r == "hit"]
+    for target in hits:  # finish what we started
+        x, y = (int(v) for v in target.split(","))
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < width and 0 <= ny < height and f"{nx},{ny}" not in results:
+                return f"{nx},{ny}"
+    free = [f"{x},{y}" for x in range(width) for y in range(height) if f"{x},{y}" not in results]
+    even = [t for t in free if sum(int(v) for v in t.split(",")) % 2 == 0]
+    return random.choice(even or free or ["0,0"])
+
+
+def reply_to(message: dict) -> dict:
+    board = message.get("board") or {}
+    if message.get("action") == "init":
+        return {"name": "starter", "boats": place_fleet(*grid(board))}
+    return {"play": shoot(board)}
+
+
+def signed(headers, body: bytes) -> bool:
+    """True when the request carries a valid X-Arena-Signature (or no secret is set)."""
+    if not SECRET:
+        return True
+    timestamp = headers.get("X-Arena-Timestamp", "")
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
+    return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
+    disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not signed(self.headers, body):
+            return self.answer(403, {"error": "bad signature"})
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return self.answer(400, {"error": "not JSON"})
+        self.answer(200, reply_to(message))
+
+    def answer(self, status: int, value) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    print(f"battleship bot on http://{args.host}:{args.port}/", flush=True)
+    server.serve_forever()

@@ -171,9 +171,8 @@ async def play(
     last at least that long (a spectator-friendly pace for demos; bots are not slowed).
     ``max_turns`` is the platform's turn limit (a counter: no query, no clock).
     """
-    if len(transports) != game.num_players:
-        raise ValueError(f"{game.slug} needs {game.num_players} transports")
-    options = game.resolve_options(options)
+    num_seats = len(transports)
+    options = game.options_for_seats(game.resolve_options(options), num_seats)
     policy = game.policy(options)
     state = game.initial_state(seed=seed, options=options)
     for actions in history:
@@ -270,7 +269,7 @@ async def play(
         offenders = _offenders(policy, seats, charged)
         if offenders:
             forfeited = tuple(offenders)
-            outcome = forfeit_outcome(game.num_players, offenders)
+            outcome = forfeit_outcome(num_seats, offenders)
             record.forfeited = forfeited
             for s in to_move:
                 record.actions[s] = actions.get(s)
@@ -321,12 +320,12 @@ async def play(
             record = TurnRecord(
                 number=number,
                 seats=tuple(to_move),
-                actions=[None] * game.num_players,
-                faults=[None] * game.num_players,
-                details=[None] * game.num_players,
-                latencies_ms=[None] * game.num_players,
+                actions=[None] * num_seats,
+                faults=[None] * num_seats,
+                details=[None] * num_seats,
+                latencies_ms=[None] * num_seats,
                 frame=None,
-                logs=[None] * game.num_players,
+                logs=[None] * num_seats,
             )
             state, outcome, forfeited = await engine(judge, state, to_move, answers, record)
             turns.append(record)

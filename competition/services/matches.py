@@ -113,12 +113,14 @@ def create_match(
         game = get_game(game_slug)
     except KeyError:
         raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    low, high = game.seats
+    if not low <= len(bots) <= high:
+        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise ValidationError({"bots": f"{game.title} needs {wanted} bots."})
     try:
-        resolved = game.resolve_options(options)
+        resolved = game.options_for_seats(game.resolve_options(options), len(bots))
     except ValueError as exc:
         raise ValidationError({"options": str(exc)}) from None
-    if len(bots) != game.num_players:
-        raise ValidationError({"bots": f"{game.title} needs exactly {game.num_players} bots."})
     for bot in bots:
         if bot.game != game.slug:
             raise ValidationError({"bots": f"{bot} does not play {game.title}."})
@@ -922,7 +924,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     game = get_game(match.game)
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
-        outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
+        outcome = forfeit_outcome(len(participants), turns[-1]["forfeited"])
         await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return
     # the wall-clock limit counts from the first claim (a resumed match has less time left)
@@ -935,7 +937,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     if not turns:
         await broadcast.asend(broadcast.started_messages(data["summary"]))
     history = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
-    streaks = _fault_streaks(turns, game.num_players)
+    streaks = _fault_streaks(turns, len(participants))
     transports = [
         p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
         for p in participants

@@ -16,7 +16,7 @@ The number of seats is the option ``players`` (set by the runner from the match'
 from __future__ import annotations
 
 import random
-from collections import deque
+from functools import cache
 from dataclasses import dataclass
 
 from games.base import (
@@ -89,7 +89,7 @@ class State:
     grid: bytes
     died: tuple[int | None, ...]
     reasons: tuple[str | None, ...]
-    last: tuple[tuple[str | None, ...], ...] = ()  # the actions of every lap (to_json)
+    starts: tuple[tuple[int, int], ...] = ()
 
     def __hash__(self) -> int:
         return hash((self.lap, self.grid, self.died))
@@ -182,6 +182,10 @@ class Tron(Game):
                 cell = (rng.randint(1, width - 1), rng.randint(1, height - 1))
                 if cell not in starts:
                     starts.append(cell)
+        return self._start(opts, starts)
+
+    def _start(self, opts: dict, starts: list[tuple[int, int]]) -> State:
+        width, height, n = opts["width"], opts["height"], len(starts)
         grid = bytearray(width * height)
         for seat, (x, y) in enumerate(starts):
             grid[y * width + x] = seat + 1
@@ -195,6 +199,7 @@ class Tron(Game):
             grid=bytes(grid),
             died=(None,) * n,
             reasons=(None,) * n,
+            starts=tuple(starts),
         )
 
     def to_move(self, state: State) -> tuple[int, ...]:
@@ -319,7 +324,7 @@ class Tron(Game):
             grid=bytes(cells),
             died=tuple(died),
             reasons=tuple(reasons),
-            last=(*state.last, tuple(actions.get(s) for s in range(len(trails)))),
+            starts=state.starts,
         )
 
     def outcome(self, state: State) -> Outcome | None:
@@ -363,18 +368,37 @@ class Tron(Game):
     def to_json(self, state: State) -> JSON:
         return {
             "options": dict(state.options),
+            "starts": [list(cell) for cell in state.starts],
             "lap": state.lap,
-            "laps": [list(actions) for actions in state.last],
             "board": self.board(state),
             "died": list(state.died),
             "reasons": list(state.reasons),
         }
 
     def from_json(self, data: JSON) -> State:
-        state = self.initial_state(seed=0, options={**data["options"]})
-        for actions in data["laps"]:
-            state = self.apply(state, {s: a for s, a in enumerate(actions) if s in state.alive})
-        return state
+        opts = self.resolve_options(data["options"])
+        width = opts["width"]
+        grid = bytearray(width * opts["height"])
+        trails: list[Trail] = []
+        for seat, points in enumerate(data["board"]):
+            trail: Trail = None
+            for x, y in reversed(points):
+                point = (x, y) if x is not None else None
+                grid[0 if point is None else y * width + x] = seat + 1
+                trail = (point, trail)
+            trails.append(trail)
+        return State(
+            options=opts,
+            width=width,
+            height=opts["height"],
+            lap=data["lap"],
+            trails=tuple(trails),
+            lengths=tuple(len(points) for points in data["board"]),
+            grid=bytes(grid),
+            died=tuple(data["died"]),
+            reasons=tuple(data["reasons"]),
+            starts=tuple((x, y) for x, y in data["starts"]),
+        )
 
     def encode_message(self, message: JSON) -> str:
         # PHP json_encode: compact, non-ASCII as lowercase \uXXXX, "/" as "\/".
@@ -404,17 +428,23 @@ class _View:
         board = message.get("board") if isinstance(message, dict) else None
         self.board = board if isinstance(board, list) else []
         self.me = message.get("player-index", 0) if isinstance(message, dict) else 0
-        cells = [p for trail in self.board if isinstance(trail, list) for p in trail]
-        xs = [p[0] for p in cells if _is_cell(p)]
-        ys = [p[1] for p in cells if _is_cell(p)]
-        self.width = max([width - 1, *xs]) + 1
-        self.height = max([height - 1, *ys]) + 1
+        taken = []  # every held cell; [null, null] holds (0, 0)
+        for trail in self.board:
+            if type(trail) is not list:
+                continue
+            for p in trail:
+                if type(p) is list and len(p) == 2:
+                    x, y = p
+                    if type(x) is int and type(y) is int:
+                        taken.append((x, y))
+                    elif x is None and y is None:
+                        taken.append((0, 0))
+        self.width = max([width - 1, *(x for x, _ in taken)]) + 1
+        self.height = max([height - 1, *(y for _, y in taken)]) + 1
+        self.taken = [(x, y) for x, y in taken if x >= 0 and y >= 0]
         self.blocked = bytearray(self.width * self.height)
-        for p in cells:
-            if _is_cell(p) and p[0] >= 0 and p[1] >= 0:
-                self.blocked[p[1] * self.width + p[0]] = 1
-            elif isinstance(p, list) and len(p) == 2 and p[0] is None:
-                self.blocked[0] = 1
+        for x, y in self.taken:
+            self.blocked[y * self.width + x] = 1
         mine = self.board[self.me] if 0 <= self.me < len(self.board) else []
         head = mine[0] if mine else None
         self.head = (head[0], head[1]) if _is_cell(head) else None
@@ -443,11 +473,7 @@ class _View:
 
 
 def _is_cell(p) -> bool:
-    return (
-        isinstance(p, list)
-        and len(p) == 2
-        and all(isinstance(c, int) and not isinstance(c, bool) for c in p)
-    )
+    return type(p) is list and len(p) == 2 and type(p[0]) is int and type(p[1]) is int
 
 
 def _random_bot():
@@ -461,9 +487,11 @@ def _random_bot():
 
 
 def _survivor_bot():
-    """Voronoi space: for each free move, a breadth-first race between our new head and the
-    rivals' heads counts the cells we reach first; the move with the most such cells wins
-    (ties: more space reachable at all, then fewer cells next to a rival head)."""
+    """Voronoi space on bitboards: for each free move, our new head and the rivals' heads
+    flood the free cells lap by lap (cells reached by both at once belong to nobody); the
+    move that claims the most cells wins. Ties: more cells reachable at all, then hugging
+    walls and trails (fills space tighter). A move a rival could also take (a head-on
+    collision) comes last."""
 
     def bot(message: JSON, rng: random.Random) -> JSON:
         if not isinstance(message, dict) or message.get("action") == "init":
@@ -472,20 +500,27 @@ def _survivor_bot():
         moves = view.moves()
         if not moves:
             return {"play": rng.choice(list(DIRECTIONS))}
-        rivals = view.rival_heads()
-        # a cell a rival could also enter this lap risks a head-on collision
+        board = _Bits(view)
+        rivals = 0
         danger = set()
-        for head in rivals:
+        for x, y in view.rival_heads():
+            rivals |= 1 << board.index(x, y)
             for d in DIRECTIONS:
-                p = view.step(head, d)
+                p = view.step((x, y), d)
                 if p is not None:
                     danger.add(p)
-        dist = _distances(view, rivals)
-        best, best_key = moves[0], None
+        scored = []
         for d in moves:
             p = view.step(view.head, d)
-            mine, total = _race(view, p, dist)
-            key = (p not in danger, mine, total, rng.random())
+            scored.append(((p not in danger, board.race(board.index(*p), rivals)), d, p))
+        top = max(key for key, _, _ in scored)
+        best, best_key = moves[0], None
+        for key, d, p in scored:
+            if key != top:
+                continue
+            # ties: more room at all, then hugging walls and trails (tighter filling)
+            walls = sum(1 for e in DIRECTIONS if not view.free(view.step(p, e)))
+            key = (board.reach(board.index(*p)), walls, rng.random())
             if best_key is None or key > best_key:
                 best, best_key = d, key
         return {"play": best}
@@ -493,61 +528,67 @@ def _survivor_bot():
     return bot
 
 
-def _distances(view: _View, rivals: list[tuple[int, int]]) -> list[int]:
-    """Each cell's distance in laps from the nearest rival head (-1: unreachable)."""
-    width, height = view.width, view.height
-    dist = [-1] * (width * height)
-    blocked = view.blocked
-    queue = deque()
-    for x, y in rivals:
-        i = y * width + x
-        dist[i] = 0
-        queue.append(i)
-    while queue:
-        i = queue.popleft()
-        nd = dist[i] + 1
-        x, y = i % width, i // width
-        for j, ok in (
-            (i - 1, x > 0),
-            (i + 1, x < width - 1),
-            (i - width, y > 0),
-            (i + width, y < height - 1),
-        ):
-            if ok and dist[j] < 0 and not blocked[j]:
-                dist[j] = nd
-                queue.append(j)
-    return dist
+#: how many laps ahead ``survivor`` looks (beyond, space counts the same for everyone)
+HORIZON = 32
 
 
-def _race(view: _View, start: tuple[int, int], dist: list[int]) -> tuple[int, int]:
-    """(cells ``start`` reaches strictly before every rival, cells it reaches at all)."""
-    width, height = view.width, view.height
-    blocked = view.blocked
-    seen = bytearray(width * height)
-    s = start[1] * width + start[0]
-    seen[s] = 1
-    frontier = [s]
-    mine = total = 0
-    depth = 1  # we reach start at distance 1 (one lap), the rivals reach their neighbours at 1
-    while frontier:
-        nxt = []
-        for i in frontier:
-            total += 1
-            if dist[i] < 0 or depth < dist[i]:
-                mine += 1
-            x, y = i % width, i // width
-            for j, ok in (
-                (i - 1, x > 0),
-                (i + 1, x < width - 1),
-                (i - width, y > 0),
-                (i + width, y < height - 1),
-            ):
-                if ok and not seen[j] and not blocked[j]:
-                    seen[j] = 1
-                    nxt.append(j)
-        frontier = nxt
-        depth += 1
-    return mine, total
+class _Bits:
+    """The free cells of a view as one integer, a bit per cell, each row followed by a
+    guard bit that is never free (so shifting by one never wraps to the next row)."""
+
+    def __init__(self, view: _View):
+        self.stride = stride = view.width + 1
+        buf = bytearray((stride * view.height + 7) // 8)
+        for x, y in view.taken:
+            i = y * stride + x
+            buf[i >> 3] |= 1 << (i & 7)
+        self.free = _all_cells(view.width, view.height) & ~int.from_bytes(buf, "little")
+
+    def index(self, x: int, y: int) -> int:
+        return y * self.stride + x
+
+    def race(self, start: int, rivals: int) -> int:
+        """The cells our head at ``start`` reaches before any rival (within the horizon)."""
+        stride = self.stride
+        me = 1 << start
+        free = self.free & ~me
+
+        # the rivals take their first step while we take ours (onto ``start``)
+        s = rivals
+        theirs = ((s << 1) | (s >> 1) | (s << stride) | (s >> stride)) & free
+        seen = me | theirs
+        front, mine, depth = me, 1, 0
+        while front and depth < HORIZON:
+            depth += 1
+            s = front
+            ours = ((s << 1) | (s >> 1) | (s << stride) | (s >> stride)) & free & ~seen
+            s = theirs
+            theirs = ((s << 1) | (s >> 1) | (s << stride) | (s >> stride)) & free & ~seen
+            both = ours & theirs
+            front, theirs = ours ^ both, theirs ^ both
+            seen |= ours | theirs
+            mine += front.bit_count()
+        return mine
+
+    def reach(self, start: int) -> int:
+        """The cells our head at ``start`` reaches at all (within the horizon)."""
+        stride = self.stride
+        me = 1 << start
+        free = self.free & ~me
+        reach = front = me
+        depth = 0
+        while front and depth < HORIZON:
+            depth += 1
+            s = front
+            front = ((s << 1) | (s >> 1) | (s << stride) | (s >> stride)) & free & ~reach
+            reach |= front
+        return reach.bit_count()
+
+
+@cache
+def _all_cells(width: int, height: int) -> int:
+    row = (1 << width) - 1
+    return sum(row << (y * (width + 1)) for y in range(height))
 
 
 Tron.builtin_bots = {"random": _random_bot, "survivor": _survivor_bot}

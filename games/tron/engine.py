@@ -16,8 +16,8 @@ The number of seats is the option ``players`` (set by the runner from the match'
 from __future__ import annotations
 
 import random
-from functools import cache
 from dataclasses import dataclass
+from functools import cache
 
 from games.base import (
     JSON,

@@ -101,7 +101,13 @@ def test_it_notices_a_slug_in_the_platform(tmp_path, monkeypatch):
 
 def test_it_discovers_every_game_folder():
     # It should register exactly the packages of games/, each named by its game's slug.
-    assert [game.slug for game in all_games()] == ["tictactoe", "drones", "gconway", "tiles"]
+    assert [game.slug for game in all_games()] == [
+        "tictactoe",
+        "drones",
+        "gconway",
+        "tiles",
+        "tron",
+    ]
     assert sorted(game.slug for game in all_games()) == game_packages()
     for game in all_games():
         assert game.folder == REPO / "games" / game.slug

@@ -108,7 +108,7 @@ class Tron(Game):
     num_players = 2
     seats = (MIN_SEATS, MAX_SEATS)
     wire = "json"
-    order = 4
+    order = 5
     default_options = {
         "width": 100,
         "height": 100,

@@ -1,5 +1,5 @@
 """``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: play one match between endpoints, no web
-server needed. One endpoint per seat (as many as the game takes: tron 2 to 13); the same
+server needed. One endpoint per seat (as many as the game takes, `Game.seats`); the same
 endpoint may hold several seats.
 
 Endpoints are ``builtin:NAME``, an ``http(s)://`` URL, ``process:COMMAND`` or

@@ -16,7 +16,7 @@ The number of seats is the option ``players`` (set by the runner from the match'
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from games.base import (
@@ -90,6 +90,11 @@ class State:
     died: tuple[int | None, ...]
     reasons: tuple[str | None, ...]
     starts: tuple[tuple[int, int], ...] = ()
+    #: each trail as compact JSON text, grown with the trail (a lap's messages splice it in
+    #: instead of encoding every trail once per snake); derived, so not compared
+    texts: tuple[str, ...] = field(default=(), compare=False)
+    #: the lap's board, built once for all the snakes' messages (derived, not compared)
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __hash__(self) -> int:
         return hash((self.lap, self.grid, self.died))
@@ -200,6 +205,7 @@ class Tron(Game):
             died=(None,) * n,
             reasons=(None,) * n,
             starts=tuple(starts),
+            texts=tuple(f"[[{x},{y}]]" for x, y in starts),
         )
 
     def to_move(self, state: State) -> tuple[int, ...]:
@@ -217,7 +223,7 @@ class Tron(Game):
         }
 
     def board(self, state: State) -> list:
-        """Every trail, head first, in seat order (``[]`` for a dead snake)."""
+        """Every trail, head first, in seat order (``[]`` for a dead snake): a new list."""
         return [
             [list(p) if p is not None else [None, None] for p in _points(t)] for t in state.trails
         ]
@@ -227,10 +233,17 @@ class Tron(Game):
             "game-id": str(ctx.match_id),
             "action": "play-turn",
             "game": "tron",
-            "board": self.board(state),
+            "board": self._shared_board(state),
             "player-index": seat,
             "players": len(state.trails),
         }
+
+    def _shared_board(self, state: State) -> list:
+        board = state.cache.get("board")
+        if board is None:
+            board = state.cache["board"] = _Board(self.board(state))
+            board.text = "[" + ",".join(state.texts) + "]"
+        return board
 
     def parse_action(self, state: State, seat: int, raw: JSON) -> str:
         # PHP: `! $arr = json_decode($response, TRUE)`, then `Direction::make($arr['play'])`
@@ -298,6 +311,7 @@ class Tron(Game):
                 deaths[seat] = SAME_TARGET
         cells = bytearray(grid)
         trails = list(state.trails)
+        texts = list(state.texts)
         lengths = list(state.lengths)
         died = list(state.died)
         reasons = list(state.reasons)
@@ -309,10 +323,14 @@ class Tron(Game):
                 cells[0 if p is None else p[1] * width + p[0]] = 0
                 trail = trail[1]
             trails[seat], lengths[seat], died[seat], reasons[seat] = None, 0, lap, reason
+            texts[seat] = "[]"
         for seat, index in targets.items():
             if seat not in deaths:
                 cells[index] = seat + 1
                 trails[seat] = (points[seat], trails[seat])
+                p = points[seat]
+                head = "[null,null]" if p is None else f"[{p[0]},{p[1]}]"
+                texts[seat] = f"[{head},{texts[seat][1:]}"
                 lengths[seat] += 1
         return State(
             options=state.options,
@@ -325,6 +343,7 @@ class Tron(Game):
             died=tuple(died),
             reasons=tuple(reasons),
             starts=state.starts,
+            texts=tuple(texts),
         )
 
     def outcome(self, state: State) -> Outcome | None:
@@ -398,10 +417,16 @@ class Tron(Game):
             died=tuple(data["died"]),
             reasons=tuple(data["reasons"]),
             starts=tuple((x, y) for x, y in data["starts"]),
+            texts=tuple(compact_json(points) for points in data["board"]),
         )
 
     def encode_message(self, message: JSON) -> str:
-        # PHP json_encode: compact, non-ASCII as lowercase \uXXXX, "/" as "\/".
+        # PHP json_encode: compact, non-ASCII as lowercase \uXXXX, "/" as "\/". A lap's
+        # board (numbers and nulls only) is encoded once and spliced into every message.
+        board = message.get("board") if isinstance(message, dict) else None
+        if type(board) is _Board:
+            text = compact_json({**message, "board": _HOLE}).replace("/", "\\/")
+            return text.replace(_HOLE_JSON, board.text, 1)
         return compact_json(message).replace("/", "\\/")
 
     # -- the platform's questions (the parts in games/tron/) ----------------------------
@@ -415,6 +440,16 @@ class Tron(Game):
         if isinstance(message, dict) and message.get("action") == "init":
             return True, {"name": "human"}
         return False, None
+
+
+class _Board(list):
+    """A lap's board shared by its messages, with its compact JSON text (``text``)."""
+
+    text: str
+
+
+_HOLE = "\x00board"
+_HOLE_JSON = compact_json(_HOLE)
 
 
 # -- built-in bots ----------------------------------------------------------------------

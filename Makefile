@@ -40,10 +40,12 @@ runner: $(STAMP)
 system-deps:
 	scripts/system-deps
 
-## Run the whole test suite (in parallel), after the linter and the formatter's check.
+## Run the whole test suite (in parallel), after the linter, the formatter's check and the
+## import contracts (pyproject.toml [tool.importlinter]: the layers, no cycles).
 test: system-deps $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto --dist loadfile -q $(PYTEST_ARGS)
 
 ## The inner loop while developing: the same without the slow tests (make test runs them all).
@@ -54,6 +56,7 @@ test-fast: system-deps $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py

@@ -15,7 +15,7 @@ native BotsArena route for Arena, ``POST /kaggle`` for kaggle's URL agents):
   the runner, every turn stored in SQLite, broadcast, the match finished and rated. M is
   sized from a warm-up round to last about ``--seconds``; afterwards every match must have
   finished without a forfeit, with all its turns stored.
-- arena match loop: the same M games, C at a time, through ``competition.runner.play`` with
+- arena match loop: the same M games, C at a time, through ``competition.matches.loop.play`` with
   two ``HttpTransport``s and no database: what the storage and the service cost.
 - arena platform, P runner processes: the embedded runner is one process (one GIL, so about
   one core); ``manage.py runmatches`` processes on the same SQLite database are how one
@@ -111,7 +111,7 @@ def _sync_make(url: str, first: int, count: int) -> list[int]:
     from django.contrib.auth import get_user_model
 
     from bots.models import Bot
-    from competition.services.matches import create_match
+    from competition.matches.lifecycle import create_match
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
     bots = [
@@ -150,7 +150,7 @@ async def platform(url: str, concurrency: int, seconds: float, warmup: int) -> t
     """(matches, wall seconds) of matches played C at a time by ``run_match``."""
     from asgiref.sync import sync_to_async
 
-    from competition.services.matches import run_match
+    from competition.runners.play import run_match
 
     def make(first: int, count: int):
         return sync_to_async(_sync_make)(url, first, count)
@@ -214,7 +214,7 @@ def runner_processes(
 async def match_loop(url: str, concurrency: int, games: int) -> float:
     """Wall seconds of ``games`` games played C at a time by ``runner.play``, no database."""
     from bots.transports.http import HttpTransport
-    from competition.runner import play
+    from competition.matches.loop import play
     from games import get_game
 
     game = get_game("tictactoe")
@@ -253,7 +253,7 @@ async def ours(
     return rows
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -274,10 +274,16 @@ def main() -> None:
         "--quick", action="store_true", help="smoke mode: 1 s per setup, 8 concurrent matches"
     )
     args = parser.parse_args()
-    seconds = 1.0 if args.quick else args.seconds
-    concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
-    if seconds <= 0 or not concurrencies or min(concurrencies) < 1:
+    args.seconds = 1.0 if args.quick else args.seconds
+    args.concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
+    if args.seconds <= 0 or not args.concurrencies or min(args.concurrencies) < 1:
         parser.error("--seconds and --concurrency must be positive")
+    return args
+
+
+def main() -> None:
+    args = arguments()
+    seconds, concurrencies = args.seconds, args.concurrencies
     python = anchor_python(args.anchor_python)
     os.environ.update(PRODUCTION_ENV)
     port = free_port()
@@ -303,7 +309,7 @@ def main() -> None:
             rows = asyncio.run(ours(url, concurrencies, seconds, warmup=8 if args.quick else 64))
             if args.processes > 1:
                 c = concurrencies[-1]
-                name, games, took = rows[-2]  # the in-process platform row at that concurrency
+                _name, games, took = rows[-2]  # the in-process platform row at that concurrency
                 total = max(args.processes * c, round(games / took * seconds * args.processes))
                 played, span = runner_processes(url, data, args.processes, c, total)
                 rows.append(
@@ -312,6 +318,10 @@ def main() -> None:
     finally:
         bot.terminate()
         bot.wait(10)
+    report(anchor, rows)
+
+
+def report(anchor: dict | None, rows: list) -> None:
     base = anchor["games"] / anchor["seconds"] if anchor and anchor["games"] else None
     print(
         "# aggregate HTTP tic-tac-toe games/s, one serve_bot tictactoe:random process for everyone"

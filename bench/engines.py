@@ -194,56 +194,88 @@ def tron_laps(game, seconds: float) -> list[tuple[str, str, float, str]]:
 
 
 def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
-    rows = []
+    rows: list[tuple[str, str, float, str]] = []
     if slug == "tictactoe":
-        try:
-            import pyspiel
-        except ImportError:
-            rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel)", float("nan"), "not installed"))
-        else:
-            sp = pyspiel.load_game("tic_tac_toe")
-            rng = random.Random(0)
-
-            def spiel(_i):
-                state = sp.new_initial_state()
-                while not state.is_terminal():
-                    state.apply_action(rng.choice(state.legal_actions()))
-
-            calls, elapsed = timed(spiel, seconds)
-            rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel, C++)", calls / elapsed, "games/s"))
-        try:
-            from kaggle_environments import make
-        except ImportError:
-            rows.append((slug, "kaggle-environments tictactoe", float("nan"), "not installed"))
-        else:
-
-            def kaggle(_i):
-                env = make("tictactoe", debug=False)
-                env.run(["random", "random"])
-
-            calls, elapsed = timed(kaggle, seconds)
-            rows.append((slug, "kaggle-environments tictactoe", calls / elapsed, "games/s"))
+        _tictactoe_anchors(slug, seconds, rows)
     if slug == "gconway":
+        _gconway_anchors(slug, seconds, rows)
+    return rows
+
+
+def _tictactoe_anchors(slug: str, seconds: float, rows: list) -> None:
+    try:
+        import pyspiel
+    except ImportError:
+        rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel)", float("nan"), "not installed"))
+    else:
+        sp = pyspiel.load_game("tic_tac_toe")
+        rng = random.Random(0)
+
+        def spiel(_i):
+            state = sp.new_initial_state()
+            while not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+
+        calls, elapsed = timed(spiel, seconds)
+        rows.append((slug, "OpenSpiel tic_tac_toe (pyspiel, C++)", calls / elapsed, "games/s"))
+    try:
+        from kaggle_environments import make
+    except ImportError:
+        rows.append((slug, "kaggle-environments tictactoe", float("nan"), "not installed"))
+    else:
+
+        def kaggle(_i):
+            env = make("tictactoe", debug=False)
+            env.run(["random", "random"])
+
+        calls, elapsed = timed(kaggle, seconds)
+        rows.append((slug, "kaggle-environments tictactoe", calls / elapsed, "games/s"))
+
+
+def _gconway_anchors(slug: str, seconds: float, rows: list) -> None:
+    try:
+        import numpy as np
+    except ImportError:
+        rows.append((slug, "NumPy two-colour step", float("nan"), "not installed"))
+    else:
+        rng = np.random.default_rng(0)
+        board = rng.integers(0, 3, size=(24, 24), dtype=np.int8)
+
+        def counts(mask):
+            total = np.zeros(mask.shape, dtype=np.int8)
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if dr or dc:
+                        total += np.roll(np.roll(mask, dr, 0), dc, 1)
+            return total
+
+        def np_step(_i, board=board):
+            a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
+            na, nb = counts(a), counts(b)
+            diff = na - nb
+            dead = board == 0
+            out = np.zeros_like(board)
+            out[dead & (diff == 3)] = 1
+            out[dead & (diff == -3)] = 2
+            out[(board == 1) & ((diff == 2) | (diff == 3))] = 1
+            out[(board == 2) & ((-diff == 2) | (-diff == 3))] = 2
+            return out
+
+        calls, elapsed = timed(np_step, seconds)
+        rows.append((slug, "NumPy two-colour step (np.roll)", calls / elapsed, "steps/s"))
         try:
-            import numpy as np
+            from scipy.signal import convolve2d
         except ImportError:
-            rows.append((slug, "NumPy two-colour step", float("nan"), "not installed"))
+            rows.append((slug, "SciPy two-colour step", float("nan"), "not installed"))
         else:
-            rng = np.random.default_rng(0)
-            board = rng.integers(0, 3, size=(24, 24), dtype=np.int8)
+            kernel = np.ones((3, 3), dtype=np.int8)
+            kernel[1, 1] = 0
 
-            def counts(mask):
-                total = np.zeros(mask.shape, dtype=np.int8)
-                for dr in (-1, 0, 1):
-                    for dc in (-1, 0, 1):
-                        if dr or dc:
-                            total += np.roll(np.roll(mask, dr, 0), dc, 1)
-                return total
-
-            def np_step(_i, board=board):
+            def sp_step(_i, board=board):
                 a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
-                na, nb = counts(a), counts(b)
-                diff = na - nb
+                diff = convolve2d(a, kernel, mode="same", boundary="wrap") - convolve2d(
+                    b, kernel, mode="same", boundary="wrap"
+                )
                 dead = board == 0
                 out = np.zeros_like(board)
                 out[dead & (diff == 3)] = 1
@@ -252,34 +284,8 @@ def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
                 out[(board == 2) & ((-diff == 2) | (-diff == 3))] = 2
                 return out
 
-            calls, elapsed = timed(np_step, seconds)
-            rows.append((slug, "NumPy two-colour step (np.roll)", calls / elapsed, "steps/s"))
-            try:
-                from scipy.signal import convolve2d
-            except ImportError:
-                rows.append((slug, "SciPy two-colour step", float("nan"), "not installed"))
-            else:
-                kernel = np.ones((3, 3), dtype=np.int8)
-                kernel[1, 1] = 0
-
-                def sp_step(_i, board=board):
-                    a, b = (board == 1).astype(np.int8), (board == 2).astype(np.int8)
-                    diff = convolve2d(a, kernel, mode="same", boundary="wrap") - convolve2d(
-                        b, kernel, mode="same", boundary="wrap"
-                    )
-                    dead = board == 0
-                    out = np.zeros_like(board)
-                    out[dead & (diff == 3)] = 1
-                    out[dead & (diff == -3)] = 2
-                    out[(board == 1) & ((diff == 2) | (diff == 3))] = 1
-                    out[(board == 2) & ((-diff == 2) | (-diff == 3))] = 2
-                    return out
-
-                calls, elapsed = timed(sp_step, seconds)
-                rows.append(
-                    (slug, "SciPy two-colour step (convolve2d)", calls / elapsed, "steps/s")
-                )
-    return rows
+            calls, elapsed = timed(sp_step, seconds)
+            rows.append((slug, "SciPy two-colour step (convolve2d)", calls / elapsed, "steps/s"))
 
 
 def main(argv=None) -> None:

@@ -77,6 +77,16 @@ def token(env: dict) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+#: what each API client of the load asks for, in turn
+API_PATHS = [
+    "/api/matches/?game=gconway",
+    "/api/games/",
+    "/api/leaderboard/gconway/",
+    "/api/bots/",
+    "/api/events/",
+]
+
+
 async def run(
     port: int,
     match_ids: list[int],
@@ -118,13 +128,7 @@ async def run(
 
     async def api_client(i: int, session) -> None:
         headers = {"Authorization": f"Token {key}"}
-        paths = [
-            "/api/matches/?game=gconway",
-            "/api/games/",
-            "/api/leaderboard/gconway/",
-            "/api/bots/",
-            "/api/events/",
-        ]
+        paths = API_PATHS
         n = 0
         while not stop.is_set():
             match_id = match_ids[(i + n) % len(match_ids)]
@@ -159,6 +163,10 @@ async def run(
         for task in pending:
             task.cancel()
             problems.append("a spectator never saw its match end")
+    return summary(delays, problems, api, elapsed)
+
+
+def summary(delays: list[float], problems: list[str], api: dict, elapsed: float) -> dict:
     delays.sort()
 
     def pct(p):

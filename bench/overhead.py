@@ -140,10 +140,11 @@ async def platform(
 
     from bots import egress
     from bots.models import Bot
-    from competition import broadcast
-    from competition.hub import hub
+    from competition.live import broadcast
+    from competition.live.hub import hub
+    from competition.matches.lifecycle import create_match
     from competition.models import Turn
-    from competition.services.matches import create_match, run_match
+    from competition.runners.play import run_match
 
     class Member:
         received = 0
@@ -165,18 +166,18 @@ async def platform(
         ]
         return create_match(game_slug, bots, seed=i, options=options, dispatch_now=False).pk
 
-    from competition.services import matches as services
+    from competition.matches import turns
 
     # Per move in play: the interval between consecutive turns handed to the store (each
     # one asked over HTTP, judged, applied, then stored and broadcast by the writer).
     stamps: list[float] = []
-    original_put = services.TurnWriter.put
+    original_put = turns.TurnWriter.put
 
     async def put(self, record):
         stamps.append(time.perf_counter())
         await original_put(self, record)
 
-    services.TurnWriter.put = put
+    turns.TurnWriter.put = put
     member = Member()
     moves = 0
     elapsed = 0.0
@@ -200,7 +201,7 @@ async def platform(
             moves += len(stamps)
             if stored not in (0, len(stamps)):
                 raise SystemExit(f"match {match_id}: {stored} turns stored, {len(stamps)} played")
-    services.TurnWriter.put = original_put
+    turns.TurnWriter.put = original_put
     await egress.close_session()
     in_play = sum(intervals) / len(intervals) * 1000 if intervals else float("nan")
     return elapsed / moves * 1000, in_play, moves

@@ -2,8 +2,8 @@
 
 It sets up a throw-away data directory (SQLite, the in-memory channel layer, no broker),
 migrates, creates ``--bots`` built-in bots of ``--game`` (the game's strategies in turn),
-starts a double round robin through ``services.events.start_event`` and plays every match
-through ``services.matches.run_match`` on ``--concurrency`` asyncio tasks, the code path
+starts a double round robin through ``events.services.start_event`` and plays every match
+through ``runners.play.run_match`` on ``--concurrency`` asyncio tasks, the code path
 of the embedded runner (every turn stored and broadcast, every finish rated). At the end
 it checks that the event finished and that the ratings recompute exactly.
 
@@ -81,7 +81,7 @@ def create_event(game_slug: str, bots: int, options: dict):
 
 async def play_everything(concurrency: int) -> int:
     from bots import egress
-    from competition.services.matches import run_match
+    from competition.runners.play import run_match
 
     async def worker() -> int:
         played = 0
@@ -120,8 +120,9 @@ def main(argv=None) -> int:
     data_dir = tempfile.mkdtemp(prefix="arena-bench-")
     try:
         setup_django(data_dir)
+        from competition.events import services as events
         from competition.models import EventStatus, Turn
-        from competition.services import events, ratings
+        from competition.ratings import services as ratings
 
         event, strategies = create_event(args.game, bots, options)
         started = time.perf_counter()

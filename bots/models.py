@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from bots import egress
 from bots.faults import BotFault
-from bots.transports import Transport, for_endpoint
+from bots.transports import LOCAL_KINDS, TRANSPORTS, Transport, for_endpoint
 from games import get_game
 
 
@@ -21,23 +21,14 @@ def new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-class EndpointKind(models.TextChoices):
-    HTTP = "http", "HTTP URL"
-    """A URL; the default and the only kind ordinary users may register."""
-    BUILTIN = "builtin", "Built-in strategy"
-    """A strategy of the game's ``builtin_bots``, run in process."""
-    PROCESS = "process", "Local process"
-    """A command on the server speaking JSON lines on stdin/stdout (staff, and only with
-    ``ARENA_ALLOW_LOCAL_BOTS``)."""
-    TCP = "tcp", "TCP listener"
-    """The server listens; the first client to connect is the bot (staff, and only with
-    ``ARENA_ALLOW_LOCAL_BOTS``)."""
-    HUMAN = "human", "Human in the browser"
-    """A person playing from the match page (made by the play page, never registered)."""
-
+#: ``Bot.kind``'s choices (HTTP, BUILTIN, PROCESS, TCP, HUMAN), derived from the transports
+#: table (``bots.transports.TRANSPORTS``, which documents each kind)
+EndpointKind = models.TextChoices(
+    "EndpointKind", [(t.kind.upper(), (t.kind, t.label)) for t in TRANSPORTS]
+)
 
 #: local bots: a command run on this server, or a port it opens
-STAFF_ONLY_KINDS = frozenset({EndpointKind.PROCESS, EndpointKind.TCP})
+STAFF_ONLY_KINDS = frozenset(EndpointKind(k) for k in LOCAL_KINDS)
 
 
 def local_bots_allowed() -> bool:
@@ -49,10 +40,10 @@ def registrable_kinds(*, staff: bool) -> tuple[EndpointKind, ...]:
     """The kinds a user may register (the bot form, the API): URLs for everyone; built-ins
     for staff; local bots for staff when ``ARENA_ALLOW_LOCAL_BOTS`` is on; human seats for
     nobody (the play page makes them)."""
-    if not staff:
-        return (EndpointKind.HTTP,)
-    kinds = (EndpointKind.HTTP, EndpointKind.BUILTIN)
-    return (*kinds, EndpointKind.PROCESS, EndpointKind.TCP) if local_bots_allowed() else kinds
+    allowed = {"everyone"}
+    if staff:
+        allowed |= {"staff", "local"} if local_bots_allowed() else {"staff"}
+    return tuple(EndpointKind(t.kind) for t in TRANSPORTS if t.register in allowed)
 
 
 class BotStatus(models.TextChoices):
@@ -85,7 +76,7 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
         if target not in game.builtin_bots:
             known = ", ".join(sorted(game.builtin_bots))
             raise ValidationError({"target": f"No built-in bot {target!r} (known: {known})."})
-    elif kind in (EndpointKind.PROCESS, EndpointKind.TCP) and not target.strip():
+    elif kind in STAFF_ONLY_KINDS and not target.strip():
         raise ValidationError({"target": "A command or HOST:PORT is required."})
 
 

@@ -15,6 +15,8 @@ from django.forms.models import BaseInlineFormSet
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot
+from competition.events import services as event_services
+from competition.matches import lifecycle as match_services
 from competition.models import (
     Entry,
     Event,
@@ -26,8 +28,6 @@ from competition.models import (
     RatingChange,
     Turn,
 )
-from competition.services import events as event_services
-from competition.services import matches as match_services
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -289,7 +289,7 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     search_fields = ("bot__name", "=match__id")
 
 
-# -- bots: the status goes through the one service (competition/services/events.py) -----------
+# -- bots: the status goes through the one service (competition/events/services.py) -----------
 
 admin.site.unregister(Bot)
 

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class CompetitionConfig(AppConfig):
     name = "competition"
     verbose_name = "Competition"
+
+    def ready(self) -> None:
+        # the events react to a match's end through the lifecycle's signal
+        from bots.transports import human
+        from competition.events import receivers  # noqa: F401
+        from competition.live.broadcast import human_group
+
+        # a human seat reaches its browsers through the group the consumers join
+        human.use_seat_groups(human_group)

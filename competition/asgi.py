@@ -25,8 +25,8 @@ from channels.security.websocket import OriginValidator, WebsocketDenier  # noqa
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
-from competition import embedded  # noqa: E402
-from competition.routing import websocket_urlpatterns  # noqa: E402
+from competition.runners import embedded  # noqa: E402
+from competition.web.routing import websocket_urlpatterns  # noqa: E402
 
 if settings.DEBUG or settings.ARENA_SERVE_STATIC:
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

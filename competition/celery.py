@@ -20,7 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
 
 app = Celery("competition")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["competition"])
+app.autodiscover_tasks(["competition.runners"])
 
 logger = logging.getLogger(__name__)
 _stop = threading.Event()
@@ -29,7 +29,7 @@ _stop = threading.Event()
 def _reaper(interval: float) -> None:
     from django.db import close_old_connections
 
-    from competition.services.matches import reap, sweep_queued
+    from competition.matches.lifecycle import reap, sweep_queued
 
     while not _stop.wait(interval):
         try:

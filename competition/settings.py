@@ -13,7 +13,8 @@ Environment variables (all optional):
 - ``CSRF_TRUSTED_ORIGINS`` (comma list of origins).
 - ``DATABASE_URL`` (``sqlite:///path`` or ``postgres://user:pass@host:port/db``).
 - ``REDIS_URL``: use channels-redis for broadcasts (and the Celery broker).
-- ``ARENA_RUNNER`` (``embedded`` or ``celery``, default ``embedded``).
+- ``ARENA_RUNNER`` (``embedded`` or ``celery``, default ``embedded``): sets
+  ``ARENA_MATCH_BACKEND``, the dotted path of the class matches are dispatched to.
 - ``ARENA_BOT_ALLOW_NETWORKS`` (comma list of CIDRs, default empty): addresses bots may
   have besides public ones (e.g. ``127.0.0.0/8`` for local bots in development).
 - ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
@@ -300,6 +301,11 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "arena@localhos
 # -- Arena ------------------------------------------------------------------------------
 
 ARENA_RUNNER = envchoice("ARENA_RUNNER", "embedded", ("embedded", "celery"))
+#: what runs matches (``competition.matches.dispatch``), chosen by ARENA_RUNNER
+ARENA_MATCH_BACKEND = {
+    "embedded": "competition.runners.embedded.EmbeddedBackend",
+    "celery": "competition.runners.tasks.CeleryBackend",
+}[ARENA_RUNNER]
 try:
     ARENA_BOT_ALLOW_NETWORKS = parse_networks(os.environ.get("ARENA_BOT_ALLOW_NETWORKS", ""))
 except ValueError as exc:

@@ -12,13 +12,82 @@ Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + t
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 
 from bots.transports.base import Exchange, Transport
 from games.base import Game
 
-__all__ = ["ENDPOINT_KINDS", "Exchange", "Transport", "for_endpoint", "split_endpoint"]
+__all__ = [
+    "ENDPOINT_KINDS",
+    "LOCAL_KINDS",
+    "TESTABLE_KINDS",
+    "TRANSPORTS",
+    "Exchange",
+    "Transport",
+    "TransportKind",
+    "for_endpoint",
+    "split_endpoint",
+]
 
-ENDPOINT_KINDS = ("http", "builtin", "process", "tcp", "human")
+
+@dataclass(frozen=True)
+class TransportKind:
+    """One kind of endpoint. ``register``: who may register a bot of this kind (``everyone``;
+    ``staff``; ``local``: staff, when the server allows local bots; ``nobody``: made by the
+    platform). ``testable``: the owner's test button can exchange one message with it."""
+
+    kind: str
+    label: str
+    register: str
+    testable: bool
+    help: str
+
+
+#: the one table of endpoint kinds: everything else (``Bot.kind``'s choices, who may
+#: register what, the forms, the API, the test button) is derived from it
+TRANSPORTS = (
+    TransportKind(
+        "http",
+        "HTTP URL",
+        "everyone",
+        True,
+        "A URL; the default and the only kind ordinary users may register.",
+    ),
+    TransportKind(
+        "builtin",
+        "Built-in strategy",
+        "staff",
+        True,
+        "A strategy of the game's builtin_bots, run in process.",
+    ),
+    TransportKind(
+        "process",
+        "Local process",
+        "local",
+        False,
+        "A command on the server speaking JSON lines on stdin/stdout (staff, and only with "
+        "ARENA_ALLOW_LOCAL_BOTS).",
+    ),
+    TransportKind(
+        "tcp",
+        "TCP listener",
+        "local",
+        False,
+        "The server listens; the first client to connect is the bot (staff, and only with "
+        "ARENA_ALLOW_LOCAL_BOTS).",
+    ),
+    TransportKind(
+        "human",
+        "Human in the browser",
+        "nobody",
+        False,
+        "A person playing from the match page (made by the play page, never registered).",
+    ),
+)
+ENDPOINT_KINDS = tuple(t.kind for t in TRANSPORTS)
+#: bots run on this server (a command, a port it opens): staff only, when allowed
+LOCAL_KINDS = frozenset(t.kind for t in TRANSPORTS if t.register == "local")
+TESTABLE_KINDS = frozenset(t.kind for t in TRANSPORTS if t.testable)
 
 
 def split_endpoint(spec: str) -> tuple[str, str]:

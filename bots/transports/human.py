@@ -15,6 +15,10 @@ Messages whose reply the runner ignores (a greeting, a final notice: the game sa
 ``Game.human_reply``) are answered here without asking anyone, so a closed tab never holds
 up the start or the end of a match. Works with any channel layer: in process (embedded
 runner) or Redis (Celery workers).
+
+The seat's group name is the platform's business: it is injected (``use_seat_groups``, called
+once at start-up by the competition app, or ``seat_group=`` per transport), so this package
+imports nothing of the platform.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bots.codec import decode_reply
@@ -35,24 +40,37 @@ logger = logging.getLogger(__name__)
 #: how often a pending request is published again (late or reconnected pages)
 REPUBLISH_SECONDS = 1.0
 
+#: ``(match_id, seat) -> group name`` of a human seat's browser sockets (``use_seat_groups``)
+_seat_groups: Callable[[int, int], str] | None = None
+
+
+def use_seat_groups(namer: Callable[[int, int], str]) -> None:
+    """Inject how the platform names a human seat's channel-layer group (once, at start-up)."""
+    global _seat_groups
+    _seat_groups = namer
+
 
 class HumanTransport(Transport):
     kind = "human"
 
-    def __init__(self, *, game: Game, match_id: str, seat: int):
+    def __init__(self, *, game: Game, match_id: str, seat: int, seat_group: str | None = None):
         self.game = game
         self.match_id = str(match_id)
         self.seat = seat
+        self.seat_group = seat_group
         self.seq = 0
         self.channel: str | None = None
         self.layer = None
 
     def group(self) -> str:
-        from competition.broadcast import human_group
-
-        return human_group(int(self.match_id), self.seat)
+        if self.seat_group is not None:
+            return self.seat_group
+        if _seat_groups is None:
+            raise BotFault(FaultCode.PLATFORM, "no seat channel: use_seat_groups was not called")
+        return _seat_groups(int(self.match_id), self.seat)
 
     async def start(self) -> None:
+        self.group()  # no seat channel injected: a platform fault before anything is sent
         from channels.layers import get_channel_layer
 
         self.layer = get_channel_layer()

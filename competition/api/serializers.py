@@ -12,10 +12,16 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
+from bots.models import (
+    STAFF_ONLY_KINDS,
+    Bot,
+    EndpointKind,
+    registrable_kinds,
+    validate_endpoint,
+)
+from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
-from competition.services import ratings
-from competition.services.matches import match_json
+from competition.ratings import services as ratings
 from games import all_games
 from games.base import Game
 
@@ -293,9 +299,9 @@ class BotSerializer(serializers.ModelSerializer):
     def _refused_kind(kind: str, user) -> str:
         if kind == EndpointKind.HUMAN:
             return "Human seats are made by the play page, not registered."
-        if kind in (EndpointKind.PROCESS, EndpointKind.TCP) and user.is_staff:
+        if kind in STAFF_ONLY_KINDS and user.is_staff:
             return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
-        if kind in (EndpointKind.PROCESS, EndpointKind.TCP):
+        if kind in STAFF_ONLY_KINDS:
             return "Only staff may create process or TCP bots."
         return "You may only register a bot by URL (kind http)."
 
@@ -349,7 +355,7 @@ class ParticipantSerializer(serializers.Serializer):
 
 
 class MatchSerializer(serializers.Serializer):
-    """``services.matches.match_json`` plus the resolved options."""
+    """``matches.presenters.match_json`` plus the resolved options."""
 
     id = serializers.IntegerField()
     game = serializers.CharField()
@@ -500,7 +506,7 @@ class EventSerializer(serializers.ModelSerializer):
 
 
 class StandingSerializer(serializers.Serializer):
-    """A row of ``services.events.standings``."""
+    """A row of ``events.services.standings``."""
 
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()
@@ -522,6 +528,55 @@ class StandingSerializer(serializers.Serializer):
         help_text="Single elimination only: the round reached (the champion one more than the final).",
     )
     rating = RatingSerializer()
+
+
+class BracketSideSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    seed = serializers.IntegerField(help_text="Initial order (1 = top seed).")
+    active = serializers.BooleanField(help_text="False once withdrawn.")
+
+
+class BracketMatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="Game number within the series.")
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+
+
+class BracketSeriesSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    score = serializers.ListField(
+        child=serializers.FloatField(), help_text="Series points of sides a and b."
+    )
+    status = serializers.ChoiceField(choices=["queued", "running", "finished", "errored"])
+    matches = BracketMatchSerializer(many=True)
+
+
+class BracketSlotSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position within the round, top to bottom.")
+    a = BracketSideSerializer(allow_null=True)
+    b = BracketSideSerializer(allow_null=True)
+    winner = serializers.IntegerField(allow_null=True, help_text="The winning bot, once known.")
+    bye = serializers.BooleanField()
+    walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
+    series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
+
+
+class BracketRoundSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    name = serializers.CharField(help_text="E.g. Final, Semi-finals.")
+    slots = BracketSlotSerializer(many=True)
+
+
+class BracketSerializer(serializers.Serializer):
+    """``events.services.bracket_view``: a single-elimination event's bracket."""
+
+    event = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=EventStatus.choices)
+    size = serializers.IntegerField(help_text="Slots of round 1 (0 before seeding).")
+    tie_break = serializers.CharField()
+    champion = BracketSideSerializer(allow_null=True)
+    rounds = BracketRoundSerializer(many=True)
 
 
 class LeaderboardRowSerializer(serializers.Serializer):

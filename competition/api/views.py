@@ -40,10 +40,10 @@ from competition.api.permissions import (
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
+from competition.events import services as event_services
+from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
-from competition.services import events as event_services
-from competition.services import ratings
-from competition.services.matches import TooManyMatches, create_user_match
+from competition.ratings import services as ratings
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -553,7 +553,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     ),
 )
 class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
-    """Events (public): entries, progress and standings."""
+    """Events (public): entries, progress, standings and (single elimination) the bracket."""
 
     serializer_class = s.EventSerializer
 
@@ -581,6 +581,15 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], pagination_class=None)
     def standings(self, request, pk=None):
         return Response(event_services.standings(self.get_object()))
+
+    @extend_schema(responses=s.BracketSerializer)
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def bracket(self, request, pk=None):
+        """The bracket of a single-elimination event (404 for other formats)."""
+        view = event_services.bracket_view(self.get_object())
+        if view is None:
+            raise exceptions.NotFound("Only single-elimination events have a bracket.")
+        return Response(view)
 
 
 # -- leaderboards and me ----------------------------------------------------------------

@@ -18,14 +18,17 @@ class MatchQuerySet(models.QuerySet):
 
     def due(self, now=None):
         """Queued matches a worker may start now: their start time (if any) has come and
-        their event (if any) is not paused."""
+        their event (if any) is not paused. The one definition of "due": the claim's SQL is
+        compiled from it (``competition.matches.sql``), so it filters the match row itself
+        (the paused events in a subquery, no join)."""
         from competition.models.choices import EventStatus
+        from competition.models.events import Event
 
         now = now or timezone.now()
         return (
             self.queued()
             .filter(models.Q(not_before__isnull=True) | models.Q(not_before__lte=now))
-            .exclude(event__status=EventStatus.PAUSED)
+            .exclude(event__in=Event.objects.filter(status=EventStatus.PAUSED).values("pk"))
         )
 
     def running(self):

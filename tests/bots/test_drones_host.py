@@ -24,7 +24,7 @@ from bots.egress import sign
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
 from bots.transports.process import ProcessTransport
-from competition.runner import play
+from competition.matches.loop import play
 from games.base import Context
 from games.drones import GAME, JS_HOST, js_json, produce
 from tests.helpers import http_bot as handler_bot

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import lifecycle as services
 from competition.models import (
     Entry,
     Event,
@@ -20,7 +21,6 @@ from competition.models import (
     RatingChange,
     Turn,
 )
-from competition.services import matches as services
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot, EndpointKind
+from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
-from competition.services import events
 from tests.competition.test_events import play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,10 +17,10 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.events.services import start_event
+from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
-from competition.services import ratings
-from competition.services.events import start_event
-from competition.services.matches import create_match
+from competition.ratings import services as ratings
 from games import all_games, get_game
 from games.base import Context
 from games.testing import bot_reply
@@ -698,7 +698,7 @@ def test_it_shows_events_and_standings_to_everyone(clients, role, event):
     # It should show the entries and the progress.
     assert detail["status"] == "running" and detail["progress"] == {"done": 1, "total": 3}
     assert [entry["name"] for entry in detail["entries"]] == ["rr0", "rr1", "rr2"]
-    # It should rank the standings (services.events.standings).
+    # It should rank the standings (events.services.standings).
     standings = client.get(f"/api/events/{event.pk}/standings/").json()
     assert (
         standings[0]["bot"] == first.bot_id

@@ -10,8 +10,10 @@ import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import BotStatus, EndpointKind
+from competition.matches import lifecycle as services
+from competition.matches.presenters import match_json
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating, Turn
-from competition.services import matches as services
+from competition.runners.play import run_match
 from tests.competition.test_api import ROLES, _fresh_throttles, clients, make_bot, results, users
 
 pytestmark = pytest.mark.django_db
@@ -80,7 +82,7 @@ def test_it_lists_and_shows_matches_to_everyone(clients, role, match, bots):
     assert [row["id"] for row in rows] == [match.pk]
     detail = client.get(f"/api/matches/{match.pk}/").json()
     # It should show the services' match summary plus the resolved options.
-    assert detail == {**services.match_json(match), "options": match.options}
+    assert detail == {**match_json(match), "options": match.options}
     assert detail["options"] == {"move_timeout_ms": 10_000, "ignore_http_status": False}
     assert [p["bot"] for p in detail["participants"]] == [bots["owner"].pk, bots["other"].pk]
     assert [p["owner"] for p in detail["participants"]] == ["owner", "other"]
@@ -366,7 +368,7 @@ def test_it_serves_a_real_match_played_by_builtin_bots(users):
     match_id = created.json()["id"]
 
     # It should leave the match queued for a runner (the embedded one is not started here).
-    assert asyncio.run(services.run_match(match_id)) == match_id
+    assert asyncio.run(run_match(match_id)) == match_id
 
     match = Match.objects.get(pk=match_id)
     assert match.status == MatchStatus.FINISHED and match.turn_count >= 5

@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from bots.transports.http import HttpTransport
-from competition.runner import play
+from competition.matches.loop import play
 from games import get_game
 from tests.conftest import vectors_path
 from tests.helpers import http_bot

@@ -5,8 +5,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots.models import Bot, EndpointKind
+from competition.events import services as events
+from competition.matches import lifecycle as matches
 from competition.models import Entry, Event, EventFormat, EventStatus, Match, MatchStatus
-from competition.services import events, matches
 
 pytestmark = pytest.mark.django_db
 

@@ -1,8 +1,8 @@
 """Events end to end: every format run to completion with built-in bots, standings and
 tie-breaks, the elimination bracket, and the organiser's actions.
 
-Played tests run real matches through ``services.matches.run_match`` (the runners' own code
-path). Scripted tests decide results with ``services.matches.finish`` so that standings
+Played tests run real matches through ``runners.play.run_match`` (the runners' own code
+path). Scripted tests decide results with ``matches.lifecycle.finish`` so that standings
 can be asserted exactly.
 """
 
@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.events import services as events
+from competition.matches.lifecycle import claim, finish
 from competition.models import (
     Entry,
     Event,
@@ -27,8 +29,7 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
-from competition.services import events
-from competition.services.matches import claim, finish, run_match
+from competition.runners.play import run_match
 from games.base import Outcome
 
 GAME = "tictactoe"
@@ -434,7 +435,7 @@ def test_it_adds_every_active_bot_once():
 
 @pytest.mark.django_db
 def test_it_holds_a_swiss_round_for_an_errored_match_until_an_organiser_acts(settings):
-    from competition.services.matches import cancel, release, requeue
+    from competition.matches.lifecycle import cancel, release, requeue
 
     settings.ARENA_MAX_PLATFORM_FAILURES = 1
     owner = make_owner()

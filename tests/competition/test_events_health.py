@@ -15,9 +15,10 @@ from aiohttp import web
 from asgiref.sync import sync_to_async
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.events import services as events
+from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Participant
-from competition.services import events
-from competition.services.matches import create_match, run_match
+from competition.runners.play import run_match
 from tests.competition.test_events import GAME, decide, make_bots, make_event, make_owner, play_all
 from tests.conftest import free_port
 from tests.helpers import http_bot

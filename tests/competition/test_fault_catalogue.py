@@ -15,8 +15,9 @@ from rest_framework.test import APIClient
 
 from bots.egress import parse_networks
 from bots.models import Bot, EndpointKind
+from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.services import matches as svc
+from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import LOOPBACK, free_port
 
@@ -104,7 +105,7 @@ async def play_against(url_or_target, users, *, kind=EndpointKind.HTTP, settings
         ).pk
 
     match_id = await make()
-    await svc.run_match(match_id)
+    await run_match(match_id)
     return match_id
 
 
@@ -211,7 +212,7 @@ def test_it_never_charges_or_rates_a_platform_fault(users, settings):
         )
         match = svc.create_match("tictactoe", [bad, good], dispatch_now=False)
         for _ in range(2):
-            run(svc.run_match(match.pk))
+            run(run_match(match.pk))
     finally:
         del game.builtin_bots["broken-for-test"]
     match.refresh_from_db()
@@ -258,7 +259,7 @@ def test_it_plays_on_under_a_pass_policy_until_too_many_faults(users, settings):
                 ).pk
 
             match_id = await make()
-            await svc.run_match(match_id)
+            await run_match(match_id)
             return match_id
 
     match_id = run(scenario())

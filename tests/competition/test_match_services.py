@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -11,9 +12,12 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
+from competition.matches import lifecycle as svc
+from competition.matches import turns
+from competition.matches.loop import TurnRecord
+from competition.matches.presenters import match_json
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.runner import TurnRecord
-from competition.services import matches as svc
+from competition.runners.play import run_match
 from games import get_game
 from games.base import Outcome
 
@@ -74,12 +78,12 @@ def test_it_lets_only_one_worker_claim_a_match(bots):
 def test_it_fences_turns_with_the_lease(bots):
     match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
     _mid, token = svc.claim(match.pk)
-    svc.record_turn(match.pk, token, record(1))
+    turns.record_turn(match.pk, token, record(1))
     # It should refuse a stale worker's turn and a duplicate turn number.
     with pytest.raises(svc.LeaseLost):
-        svc.record_turn(match.pk, svc.uuid.uuid4(), record(2))
+        turns.record_turn(match.pk, uuid.uuid4(), record(2))
     with pytest.raises(svc.LeaseLost):
-        svc.record_turn(match.pk, token, record(1))
+        turns.record_turn(match.pk, token, record(1))
     assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == [1]
 
 
@@ -114,7 +118,7 @@ def test_it_records_the_forfeit_cause(bots):
         logs=[None, None],
         forfeited=(0,),
     )
-    svc.record_turn(match.pk, token, bad)
+    turns.record_turn(match.pk, token, bad)
     svc.finish(match.pk, token, Outcome((0.0, 1.0), "forfeit"), forfeited=(0,))
     p0, p1 = Participant.objects.filter(match=match).order_by("seat")
     assert (p0.result, p0.cause, p0.faults) == ("loss", "timeout", 1)
@@ -143,13 +147,13 @@ def test_it_plays_a_match_to_the_end_with_run_match(bots):
     match = svc.create_match(
         "tictactoe", [bots["perfect"], bots["random"]], seed=5, dispatch_now=False
     )
-    assert asyncio.run(svc.run_match()) == match.pk
+    assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.turn_count >= 5
     numbers = list(Turn.objects.filter(match=match).values_list("number", flat=True))
     assert numbers == list(range(1, match.turn_count + 1))
     # Nothing left to claim.
-    assert asyncio.run(svc.run_match()) is None
+    assert asyncio.run(run_match()) is None
 
 
 def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
@@ -178,8 +182,8 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
 
 
 def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch):
-    from competition import broadcast
-    from competition.services import ratings
+    from competition.live import broadcast
+    from competition.ratings import services as ratings
 
     announced = []
     monkeypatch.setattr(broadcast, "match_finished", announced.append)
@@ -187,10 +191,10 @@ def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch)
         svc.create_match(
             "tictactoe", [bots["perfect"], bots["random"]], seed=seed, dispatch_now=False
         )
-        mid = asyncio.run(svc.run_match())
+        mid = asyncio.run(run_match())
         # It should finish from what the runner holds (no re-reading) and announce exactly
         # the summary the stored rows give.
-        assert announced[-1] == svc.match_json(Match.objects.get(pk=mid))
+        assert announced[-1] == match_json(Match.objects.get(pk=mid))
         assert announced[-1]["turn_count"] == Turn.objects.filter(match_id=mid).count() >= 5
     assert RatingChange.objects.count() == 6 and Rating.objects.get(bot=bots["perfect"]).games == 3
     assert ratings.verify("tictactoe").ok
@@ -208,7 +212,7 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         dispatch_now=False,
         options={"maxGameIterations": 12},
     )
-    real_record = svc.record_turns
+    real_record = turns.record_turns
 
     def crash_after_three(match_id, token, records, **limits):
         keep = [r for r in records if r.number < 4]
@@ -221,16 +225,16 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
             raise WorkerDied  # the worker dies mid-match (not an ordinary error)
         return rows
 
-    monkeypatch.setattr(svc, "record_turns", crash_after_three)
+    monkeypatch.setattr(turns, "record_turns", crash_after_three)
     with pytest.raises(WorkerDied):
-        asyncio.run(svc.run_match(match.pk))
-    monkeypatch.setattr(svc, "record_turns", real_record)
+        asyncio.run(run_match(match.pk))
+    monkeypatch.setattr(turns, "record_turns", real_record)
     match.refresh_from_db()
     assert match.status == MatchStatus.RUNNING and match.turn_count == 3
     # The lease expires; the reaper requeues; another worker resumes.
     Match.objects.filter(pk=match.pk).update(lease_expires=timezone.now() - timedelta(seconds=1))
     assert svc.reap() == [match.pk]
-    assert asyncio.run(svc.run_match(worker="second")) == match.pk
+    assert asyncio.run(run_match(worker="second")) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.attempts == 2 and match.turn_count == 12
     game = get_game("gconway")

@@ -1,4 +1,4 @@
-"""Pairing generators (``competition.pairing``): pure, no database, property-tested."""
+"""Pairing generators (``competition.events.pairing``): pure, no database, property-tested."""
 
 import ast
 import itertools
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from competition.pairing import (
+from competition.events.pairing import (
     SERIES_TIE_BREAK,
     LadderEntry,
     SeriesResult,

@@ -12,7 +12,7 @@ import pytest
 from bots.faults import BotFault, FaultCode
 from bots.transports.base import Exchange, Transport
 from bots.transports.builtin import BuiltinTransport
-from competition.runner import PlatformError, play
+from competition.matches.loop import LIMIT_TURNS, MatchLoop, PlatformError, play
 from games import get_game
 from games.base import Game, IllegalAction, Outcome, Policy, int_option, merge_options
 
@@ -272,6 +272,38 @@ async def test_it_rejects_bad_options_before_contacting_anyone():
     with pytest.raises(ValueError):
         await play(TTT, [a, b], seed=0, options={"move_timeout_ms": -1})
     assert a.messages == [] and b.messages == []
+
+
+async def test_it_plays_one_turn_per_step():
+    a, b = ScriptedBot([{}, ADD, {"add": 2}, ADD, {}]), ScriptedBot([{}, ADD, ADD, ADD, {}])
+    loop = MatchLoop(COUNT, [a, b], seed=0)
+    await loop.open()
+    # It should greet on open and ask nothing more until a step.
+    assert a.messages == [{"hello": 0}] and loop.turns == []
+    first = await loop.step()
+    # It should play exactly one turn per step, the state moving with it.
+    assert first.number == 1 and first.actions == [1, 1] and loop.state.totals == (1, 1)
+    assert len(a.messages) == 2 and a.closed_with == "not closed"
+    second = await loop.step()
+    assert second.number == 2 and second.actions == [2, 1] and loop.state.totals == (3, 2)
+    assert await loop.step() is not None
+    # It should return None once no seat is to move, then finish with the farewells.
+    assert await loop.step() is None and loop.outcome is None
+    result = await loop.finish()
+    assert result.outcome == Outcome((1.0, 0.0), "total") and result.turns == loop.turns
+    assert a.messages[-1] == {"bye": 0} and a.closed_with is None
+
+
+async def test_it_stops_stepping_at_the_turn_limit():
+    a, b = ScriptedBot([{}] + [ADD] * 3), ScriptedBot([{}] + [ADD] * 3)
+    loop = MatchLoop(COUNT, [a, b], seed=0, max_turns=1)
+    await loop.open()
+    assert (await loop.step()).number == 1
+    # It should refuse the turn past the limit, without asking anyone.
+    assert await loop.step() is None and loop.limit == LIMIT_TURNS and len(a.messages) == 2
+    result = await loop.finish()
+    # It should end with no outcome and no farewell.
+    assert result.outcome is None and result.limit == LIMIT_TURNS and len(a.messages) == 2
 
 
 class SlowCount(Count):

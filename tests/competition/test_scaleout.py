@@ -205,7 +205,7 @@ EVENT_SCRIPT = """
 from django.contrib.auth import get_user_model
 from bots.models import Bot
 from competition.models import Entry, Event, EventFormat
-from competition.services.events import start_event
+from competition.events.services import start_event
 user, _ = get_user_model().objects.get_or_create(username="organiser", defaults={"is_staff": True})
 event = Event.objects.create(name="restart", game="tictactoe", format=EventFormat.ROUND_ROBIN, pace_ms=250)
 for i, name in enumerate(["perfect", "random", "perfect", "random"]):

@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
-from competition.runner import play
+from competition.matches.loop import play
 from games import get_game
 from games.tiles import sample_ai_move, strategy_for_query
 from tests.conftest import LOOPBACK, REPO, free_port

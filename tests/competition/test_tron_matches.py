@@ -16,9 +16,11 @@ from openskill.models import PlackettLuce
 
 from bots.models import Bot, EndpointKind
 from bots.transports.http import HttpTransport
+from competition.matches import lifecycle as svc
+from competition.matches.loop import play
+from competition.matches.presenters import match_json
 from competition.models import Match, MatchStatus, Participant, RatingChange, Turn
-from competition.runner import play
-from competition.services import matches as svc
+from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import LOOPBACK, REPO, free_port
 from tests.helpers import http_bot
@@ -143,7 +145,7 @@ def test_it_plays_and_rates_a_thirteen_seat_match_by_rank(owner):
     match = svc.create_match("tron", bots, seed=4, dispatch_now=False)
     assert match.options["players"] == 13
     assert Participant.objects.filter(match=match).count() == 13
-    assert asyncio.run(svc.run_match()) == match.pk
+    assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.reason in ("last_alive", "all_dead")
     turns = list(Turn.objects.filter(match=match).order_by("number"))
@@ -155,7 +157,7 @@ def test_it_plays_and_rates_a_thirteen_seat_match_by_rank(owner):
     participants = list(Participant.objects.filter(match=match).order_by("seat"))
     for p in participants:
         assert p.score == sum(1 for other in laps if other < laps[p.seat])
-    summary = svc.match_json(match)
+    summary = match_json(match)
     assert [p["seat"] for p in summary["participants"]] == list(range(13))
     changes = {c.bot_id: c for c in RatingChange.objects.filter(match=match)}
     assert len(changes) == 13
@@ -188,7 +190,7 @@ def test_it_lets_one_bot_hold_several_seats_unrated(owner):
     # It should play a match where one bot holds three of four seats, and rate nobody.
     one, other = tron_bots(owner, 2)
     match = svc.create_match("tron", [one, other, one, one], seed=2, dispatch_now=False)
-    assert asyncio.run(svc.run_match()) == match.pk
+    assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED
     seats = list(

@@ -16,9 +16,9 @@ from bots.faults import BotFault, FaultCode
 from bots.models import Bot, EndpointKind
 from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
+from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
-from competition.routing import websocket_urlpatterns
-from competition.services.matches import create_match
+from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context
 

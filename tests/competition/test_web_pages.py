@@ -14,8 +14,8 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
-from competition.services.matches import create_match
 from games import all_games, get_game
 from games.base import Context
 

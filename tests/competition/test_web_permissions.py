@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
-from competition.services.matches import create_match
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ import pytest
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.process import ProcessTransport
 from bots.transports.tcp import TcpTransport
-from competition.runner import play
+from competition.matches.loop import play
 from games.gconway import GAME
 from tests.conftest import game_vectors
 

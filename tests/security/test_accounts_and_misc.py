@@ -22,9 +22,9 @@ from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from competition import broadcast
+from competition.live import broadcast
+from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
-from competition.services.matches import create_match
 from tests.conftest import REPO, free_port
 from tests.helpers import http_bot
 from tests.processes import manage, project_env, running

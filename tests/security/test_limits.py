@@ -23,9 +23,10 @@ from rest_framework.test import APIClient
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.routing import websocket_urlpatterns
-from competition.services import matches as services
+from competition.runners.play import run_match
+from competition.web.routing import websocket_urlpatterns
 from tests.helpers import http_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,7 +102,7 @@ def test_it_stops_a_huge_drones_challenge_at_the_turn_limit(users, settings):
     created = challenge(client, [mine, theirs], options={"rounds": 50, "turns": 50})
     assert created.status_code == 201, created.content
     match_id = created.json()["id"]
-    assert asyncio.run(services.run_match(match_id)) == match_id
+    assert asyncio.run(run_match(match_id)) == match_id
     match = Match.objects.get(pk=match_id)
     # It should end the match at the platform's turn limit, whatever its options allowed.
     assert (match.status, match.reason) == (MatchStatus.LIMIT, "turn_limit")
@@ -125,7 +126,7 @@ def test_it_stops_a_match_at_the_wall_clock_limit(users, settings):
     created = challenge(api_as(users["attacker"]), [mine, theirs], pace_ms=800)
     assert created.status_code == 201, created.content
     started = time.monotonic()
-    asyncio.run(services.run_match(created.json()["id"]))
+    asyncio.run(run_match(created.json()["id"]))
     elapsed = time.monotonic() - started
     match = Match.objects.get(pk=created.json()["id"])
     # It should stop a match that runs longer than ARENA_MATCH_MAX_SECONDS (5+ turns of 0.8 s).
@@ -143,7 +144,7 @@ def test_it_stops_a_match_at_the_stored_bytes_limit(users, settings):
     )
     created = challenge(api_as(users["attacker"]), [mine, theirs])
     assert created.status_code == 201, created.content
-    asyncio.run(services.run_match(created.json()["id"]))
+    asyncio.run(run_match(created.json()["id"]))
     match = Match.objects.get(pk=created.json()["id"])
     # It should stop storing before the match's turns take more than ARENA_MATCH_MAX_BYTES.
     assert (match.status, match.reason) == (MatchStatus.LIMIT, "size_limit")
@@ -321,7 +322,7 @@ def test_it_makes_a_challenge_with_non_default_options_friendly(users, settings,
                 )
                 assert response.status_code == 201, response.content
                 created.append(response.json())
-            while await services.run_match() is not None:
+            while await run_match() is not None:
                 pass
             default = await asyncio.to_thread(
                 challenge, client, [victim, mine], options={"move_timeout_ms": 10000}

@@ -28,7 +28,7 @@ from rest_framework.test import APIClient
 from bots import egress
 from bots.models import Bot, EndpointKind
 from competition.models import Match, Turn
-from competition.services import matches as services
+from competition.runners.play import run_match
 from tests.bots.test_egress_battery import StubResolver
 from tests.security.spellings import SPELLINGS, bot_url
 
@@ -218,7 +218,7 @@ def play_match(user, bot: Bot) -> list[Turn]:
 
     async def play() -> int | None:
         try:
-            return await services.run_match(match_id)
+            return await run_match(match_id)
         finally:
             await egress.close_session()
 

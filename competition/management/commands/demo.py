@@ -22,8 +22,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from bots.models import Bot, EndpointKind
+from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat, EventStatus
-from competition.services.events import start_event
 from games import all_games
 
 DEMO_PACE_MS = 600

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from bots.models import Bot, validate_endpoint
 from bots.transports import split_endpoint
-from competition.services.matches import create_match
+from competition.matches.lifecycle import create_match
 from games import get_game
 
 

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots import egress
 from bots.transports import for_endpoint
-from competition.runner import PlatformError, play
+from competition.matches.loop import PlatformError, play
 from games import get_game
 
 

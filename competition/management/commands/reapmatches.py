@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from competition.services.matches import reap
+from competition.matches.lifecycle import reap
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from competition.services import ratings
+from competition.ratings import services as ratings
 
 
 class Command(BaseCommand):

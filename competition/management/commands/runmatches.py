@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand
 
 from bots import egress
 from competition.dbthreads import run_db
-from competition.services.matches import claim_and_load, play_claimed, reap
+from competition.matches.lifecycle import reap
+from competition.runners.play import claim_and_load, play_claimed
 
 
 class Command(BaseCommand):

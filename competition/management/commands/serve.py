@@ -51,8 +51,8 @@ class Command(BaseCommand):
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
 
-        from competition import embedded
         from competition.asgi import application
+        from competition.runners import embedded
 
         def ready() -> None:
             asyncio.get_event_loop().call_soon(embedded.start)

@@ -1,8 +1,9 @@
-"""The only place that names channel groups and publishes to them (docs/architecture.md).
+"""The only place that names channel groups and builds live messages (docs/architecture.md).
 
 One channel-layer message per turn per group, whatever the number of spectators: each
-process's hub (``competition.hub``) receives it once and writes the pre-encoded text to
-its local sockets. Publishing is best effort: a broadcast failure never loses a turn (the
+process's hub (``competition.live.hub``) receives it once and writes the pre-encoded text to
+its local sockets. Messages leave through the process's publisher (``competition.live.publisher``:
+in memory or through the channel layer, chosen at start-up). Publishing is best effort: a broadcast failure never loses a turn (the
 database is the source of truth; clients catch up with ``turns/?since=N``).
 """
 
@@ -15,15 +16,16 @@ import threading
 import time
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
 from bots.faults import public_details
-from competition.hub import hub, process_local
+from competition.live.publisher import publisher
 
 logger = logging.getLogger(__name__)
 
 #: the hub relays these message types to sockets
 RELAY = "relay"
+#: the ``number`` of a match's end message: after every turn (a viewer orders by number)
+END_NUMBER = 2**62
 
 
 def match_group(match_id: int) -> str:
@@ -57,28 +59,31 @@ def listened(group: str) -> bool:
     """False only when nobody can receive a message to ``group``: the channel layer is
     process-local and neither the hub nor any socket of this process joined it (then a
     caller may skip even encoding the message)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return False
-    if not process_local(layer):
-        return True
-    return hub.watchers(group) > 0 or bool(layer.groups.get(group))
+    out = publisher()
+    return out is not None and out.listened(group)
 
 
 async def apublish(group: str, msg: dict) -> None:
-    layer = get_channel_layer()
-    if layer is None:
+    out = publisher()
+    if out is None:
         return
     try:
-        if process_local(layer):
-            # the hub takes it directly; the layer only for sockets that joined the group
-            # themselves (none in production: the hub holds every spectator)
-            hub.dispatch(group, msg)
-            if not layer.groups.get(group):
-                return
-        await layer.group_send(group, msg)
+        await out.publish(group, msg)
     except Exception:  # a broadcast is never worth a lost turn
         logger.exception("broadcast to %s failed", group)
+
+
+async def join(group: str, channel: str) -> None:
+    """A socket joins ``group`` on the channel layer itself (not through the hub)."""
+    out = publisher()
+    if out is not None:
+        await out.join(group, channel)
+
+
+async def leave(group: str, channel: str) -> None:
+    out = publisher()
+    if out is not None:
+        await out.leave(group, channel)
 
 
 _local = threading.local()
@@ -142,7 +147,7 @@ def started_messages(match_json: dict) -> list[tuple[str, dict]]:
 
 
 def match_finished(match_json: dict) -> None:
-    publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=2**62))
+    publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=END_NUMBER))
     if match_json.get("event"):
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
 

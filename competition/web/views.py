@@ -15,9 +15,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
-from competition.services import ratings
-from competition.services.matches import match_json
+from competition.ratings import services as ratings
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def match_viewer_json(request, pk: int):
 
 
 def event_detail(request, pk: int):
-    from competition.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot
 
     event = get_object_or_404(Event, pk=pk)
     snapshot = event_snapshot(event.pk)
@@ -219,7 +219,7 @@ def event_screen(request, pk: int):
 
 @never_cache
 def event_screen_json(request, pk: int):
-    from competition.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot
 
     snapshot = event_snapshot(pk)
     if snapshot is None:

@@ -3,8 +3,9 @@
 ``start()`` (called once per process, on the serving event loop) launches a scheduler
 that reaps expired leases and claims queued matches up to ``ARENA_EMBEDDED_CONCURRENCY``,
 running each as a task. ``wake()`` (called after a match is created) makes it look at
-once instead of at its next poll. Everything goes through ``services.matches``, the same
-code path the Celery worker and ``manage.py runmatches`` use.
+once instead of at its next poll: ``EmbeddedBackend`` is the ``ARENA_MATCH_BACKEND`` that
+does it. Everything goes through ``competition.runners.play``, the same code path the Celery
+worker and ``manage.py runmatches`` use.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Scheduler:
 
     async def step(self) -> bool:
         """Claim and launch as many matches as capacity allows; True if it launched any."""
-        from competition.services.matches import claim_and_load
+        from competition.runners.play import claim_and_load
 
         launched = False
         while len(self.tasks) < self.concurrency:
@@ -62,7 +63,7 @@ class Scheduler:
         return launched
 
     def _launch(self, match_id: int, token, loaded: dict | None = None) -> None:
-        from competition.services.matches import play_claimed
+        from competition.runners.play import play_claimed
 
         task = asyncio.ensure_future(play_claimed(match_id, token, loaded))
         self.tasks.add(task)
@@ -76,7 +77,7 @@ class Scheduler:
             self.event.set()
 
     async def run(self) -> None:
-        from competition.services.matches import reap
+        from competition.matches.lifecycle import reap
 
         last_reap = 0.0
         while True:
@@ -117,3 +118,11 @@ def start() -> Scheduler | None:
 def wake() -> None:
     if _scheduler is not None:
         _scheduler.wake()
+
+
+class EmbeddedBackend:
+    """``ARENA_MATCH_BACKEND`` of the embedded runner: a queued match wakes the scheduler of
+    this process (if it runs one; else the match waits for a runner's poll)."""
+
+    def dispatch(self, match_id: int) -> None:
+        wake()

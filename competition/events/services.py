@@ -1,6 +1,6 @@
 """Event services: start an event, progress it as matches finish, standings, bracket.
 
-Pairing decisions are pure (``competition.pairing``); this module persists them as matches
+Pairing decisions are pure (``competition.events.pairing``); this module persists them as matches
 and reads them back. An event pairing is a *series*: ``series_length`` matches sharing
 ``(round, pairing)``, seats alternating (the pairing key ``"A-B"`` names the bots; A has
 seat 0 in games 0, 2, 4 …). All games of a series are queued at once.
@@ -53,7 +53,9 @@ from django.utils import timezone
 
 from bots.faults import FaultCode
 from bots.models import Bot, BotStatus
-from competition import broadcast, pairing
+from competition.events import pairing
+from competition.events.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
+from competition.live import broadcast
 from competition.models import (
     Entry,
     Event,
@@ -63,8 +65,7 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
-from competition.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
-from competition.services import ratings
+from competition.ratings import services as ratings
 
 logger = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def _results(series: list[Series]) -> list[SeriesResult]:
 
 
 def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
-    from competition.services.matches import create_match
+    from competition.matches.lifecycle import create_match
 
     key = series_key(a.pk, b.pk, bye)
     games = max(1, event.series_length)
@@ -509,7 +510,7 @@ def resume_event(event: Event) -> bool:
 
 def cancel_event(event: Event, reason: str = "event cancelled") -> int:
     """Cancel an open event and its queued matches; returns the matches cancelled."""
-    from competition.services.matches import cancel
+    from competition.matches.lifecycle import cancel
 
     with transaction.atomic():
         locked = Event.objects.select_for_update().get(pk=event.pk)
@@ -685,6 +686,17 @@ def standings(event: Event) -> list[dict]:
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
+    keys = _rank_keys(event, rows, entries, series, results)
+    order = pairing.rank(list(rows), keys, results, names)
+    table = []
+    for position, bot_id in enumerate(order, start=1):
+        rows[bot_id]["rank"] = position
+        table.append(rows[bot_id])
+    return table
+
+
+def _rank_keys(event: Event, rows: dict[int, dict], entries, series, results) -> dict:
+    """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``)."""
     fmt = event.format
     if fmt == EventFormat.SWISS:
         bh = pairing.buchholz(results)
@@ -701,12 +713,7 @@ def standings(event: Event) -> list[dict]:
         keys = {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}
     else:
         keys = {b: (r["points"], r["wins"]) for b, r in rows.items()}
-    order = pairing.rank(list(rows), keys, results, names)
-    table = []
-    for position, bot_id in enumerate(order, start=1):
-        rows[bot_id]["rank"] = position
-        table.append(rows[bot_id])
-    return table
+    return keys
 
 
 def _reached(state: EliminationState) -> dict[int, int]:

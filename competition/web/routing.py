@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.urls import path
 
-from competition import consumers
+from competition.web import consumers
 
 websocket_urlpatterns = [
     path("ws/matches/<int:pk>/", consumers.MatchConsumer.as_asgi()),

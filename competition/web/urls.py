@@ -2,7 +2,11 @@
 
 from django.urls import include, path
 
-from competition import views, web_accounts, web_bots, web_docs, web_play
+from competition.web import accounts as web_accounts
+from competition.web import bots as web_bots
+from competition.web import docs as web_docs
+from competition.web import play as web_play
+from competition.web import views
 
 urlpatterns = [
     # accounts: login, logout, password change and reset come from django.contrib.auth

@@ -20,8 +20,8 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from bots.models import Bot, EndpointKind
-from competition.forms import SignUpForm
 from competition.ratelimit import Limit, client_address, refused
+from competition.web.forms import SignUpForm
 
 #: sign-up attempts per client address
 SIGNUP_PER_ADDRESS = Limit("signup-address", 10, 3600)

@@ -9,7 +9,7 @@ from celery import shared_task
 
 async def _run(match_id: int) -> None:
     from bots import egress
-    from competition.services.matches import run_match
+    from competition.runners.play import run_match
 
     # ORM work runs on the process's database threads (competition.dbthreads), which drop
     # dead connections (a database restart) before each call.
@@ -22,3 +22,10 @@ async def _run(match_id: int) -> None:
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_match_task(match_id: int) -> None:
     asyncio.run(_run(match_id))
+
+
+class CeleryBackend:
+    """``ARENA_MATCH_BACKEND`` of the scale-out runner: one Celery task per queued match."""
+
+    def dispatch(self, match_id: int) -> None:
+        run_match_task.delay(match_id)

@@ -29,10 +29,11 @@ from django.views.decorators.http import require_POST
 
 from bots.faults import BotFault, FaultCode
 from bots.models import Bot, BotStatus, EndpointKind, new_secret
-from competition.forms import BotForm
+from bots.transports import TESTABLE_KINDS
+from competition.events.services import set_bot_status
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
-from competition.services import ratings
-from competition.services.events import set_bot_status
+from competition.ratings import services as ratings
+from competition.web.forms import BotForm
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -48,7 +49,6 @@ TEST_CALL_INTERVAL = 2
 LOG_PREVIEW = 4000
 LOG_TURNS_PER_PAGE = 100
 RECENT_MATCHES = 20
-TESTABLE_KINDS = (EndpointKind.HTTP, EndpointKind.BUILTIN)
 
 
 def _owned_or_404(request, pk: int) -> Bot:

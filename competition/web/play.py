@@ -3,7 +3,7 @@
 An endpoint spec names a seat: ``human`` (you, in the browser), ``builtin:NAME``,
 ``bot:ID`` (one of your bots) or an ``http(s)://`` URL (checked by the egress policy).
 Bots are created for the signed-in user as needed (one per built-in strategy, one human
-bot per game, one per URL), then the match goes through ``services.matches.create_match``
+bot per game, one per URL), then the match goes through ``matches.lifecycle.create_match``
 like any other and is stored, rated and broadcast as usual (friendly, i.e. unrated, with a
 human seat's longer time limits, as any match with non-default options).
 
@@ -26,9 +26,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from bots.models import Bot, BotStatus, EndpointKind, validate_endpoint
-from competition.forms import PACES, BenchForm
+from competition.matches.lifecycle import create_user_match
 from competition.models import Match
-from competition.services.matches import create_user_match
+from competition.web.forms import PACES, BenchForm
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ def bot_for_spec(user, game, spec: str) -> Bot:
 
 def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
     """Create the seats' bots as needed and queue the match (``ValidationError`` if not; the
-    per-user limits live in ``services.matches.create_user_match``, shared with the API)."""
+    per-user limits live in ``matches.lifecycle.create_user_match``, shared with the API)."""
     if pace_ms not in {p for p, _label in PACES}:
         raise ValidationError("Unknown pace.")
     for spec in specs:

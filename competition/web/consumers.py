@@ -15,12 +15,12 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from competition import broadcast
-from competition.hub import hub
+from competition.live import broadcast
+from competition.live.hub import hub
 from competition.models import Event, Match, MatchStatus, Turn
 
 logger = logging.getLogger(__name__)
-END = 2**62
+END = broadcast.END_NUMBER
 MAX_CLIENT_MESSAGE = 4096
 #: turns a match snapshot carries: the last ones (their frames include the current one);
 #: a viewer fetches older turns through the turns API when it wants them
@@ -30,7 +30,7 @@ SNAPSHOT_TURNS = 50
 def match_snapshot(match_id: int) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
     ``first`` is the number of the first turn included (turns before it: the turns API)."""
-    from competition.services.matches import match_json
+    from competition.matches.presenters import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -44,8 +44,8 @@ def match_snapshot(match_id: int) -> dict | None:
 
 
 def event_snapshot(event_id: int) -> dict | None:
-    from competition.services.events import standings
-    from competition.services.matches import match_json
+    from competition.events.services import standings
+    from competition.matches.presenters import match_json
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:
@@ -202,7 +202,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         self.group = broadcast.human_group(self.match_id, self.seat)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await broadcast.join(self.group, self.channel_name)
         await self.accept()
         await self.send_json({"type": "hello", "match": self.match_id, "seat": self.seat})
 
@@ -224,7 +224,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await broadcast.leave(self.group, self.channel_name)
 
     async def send_json(self, payload: dict) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":"), allow_nan=False))
@@ -308,11 +308,11 @@ class NaiveMatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await broadcast.join(self.group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code):
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await broadcast.leave(self.group, self.channel_name)
 
     async def relay(self, message):
         await self.send(text_data=message["text"])

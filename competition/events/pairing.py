@@ -1,6 +1,6 @@
 """Pairing generators: pure functions over entry ids and small records (no ORM, no Django).
 
-Everything here decides; ``competition.services.events`` persists the decisions. Entry ids
+Everything here decides; ``competition.events.services`` persists the decisions. Entry ids
 are any hashable values (the services use bot ids). An event pairing is a *series* of N
 games between two entries, seats alternating (the first entry of a pair takes seat 0 in
 games 0, 2, 4 …); the pair's order is chosen here to balance seats.

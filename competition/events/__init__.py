@@ -1,0 +1,1 @@
+"""Events: pairing decisions (``pairing``, pure) and their persistence (``services``)."""

@@ -1,0 +1,21 @@
+"""How the events react to the match lifecycle (``competition.matches.signals``).
+
+Connected once at start-up by ``CompetitionConfig.ready``.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import receiver
+
+from competition.events.services import check_bot_health, on_match_finished
+from competition.matches.signals import match_ended
+
+
+@receiver(match_ended, dispatch_uid="competition.events.match_ended")
+def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
+    """A rated forfeit counts towards the bots' health (a bot is paused after K forfeits in
+    a row, before any new pairing); then the match's event, if any, moves on."""
+    if forfeited and match.rated and participants:
+        check_bot_health(participants)
+    if match.event_id:
+        on_match_finished(match)

@@ -1,0 +1,1 @@
+"""Live updates: the hub, the broadcasts, the websocket consumers and their routing."""

@@ -1,0 +1,107 @@
+"""The one way live messages (a match's start, turns and end; an event's news) leave.
+
+``publisher()`` is the process's ``Publisher`` for its channel layer, chosen once (at the
+first message, i.e. at start-up) by the layer's kind:
+
+- ``InMemoryPublisher``: the layer reaches this process only (the embedded default), so a
+  message is handed to the process's hub directly (``Hub.dispatch``: no copy per message),
+  and to the layer only for a group some socket joined on the layer itself (``join``);
+- ``ChannelLayerPublisher``: the layer spans processes (Redis): every message goes through
+  it; each process's hub is subscribed to the groups its sockets watch.
+
+Whether a group has listeners is known from the hub and from the joins made here, never
+from a channel layer's private state.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Protocol
+
+from channels.layers import get_channel_layer
+
+from competition.live.hub import hub, process_local
+
+
+class Publisher(Protocol):
+    def listened(self, group: str) -> bool:
+        """False only when nobody can receive a message to ``group`` (then a caller may
+        skip even encoding it)."""
+
+    async def publish(self, group: str, message: dict) -> None: ...
+
+    async def join(self, group: str, channel: str) -> None:
+        """A socket's own membership of ``group`` on the channel layer."""
+
+    async def leave(self, group: str, channel: str) -> None: ...
+
+
+class ChannelLayerPublisher:
+    """Every message through the channel layer (it reaches the hubs of every process)."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def listened(self, group: str) -> bool:
+        return True  # other processes' listeners are not known here
+
+    async def publish(self, group: str, message: dict) -> None:
+        await self.layer.group_send(group, message)
+
+    async def join(self, group: str, channel: str) -> None:
+        await self.layer.group_add(group, channel)
+
+    async def leave(self, group: str, channel: str) -> None:
+        await self.layer.group_discard(group, channel)
+
+
+class InMemoryPublisher(ChannelLayerPublisher):
+    """This process only: the hub takes messages directly; the layer carries them only to
+    the sockets that joined a group on it themselves (counted by ``join``/``leave``)."""
+
+    def __init__(self, layer):
+        super().__init__(layer)
+        self.joined: Counter[str] = Counter()
+
+    def listened(self, group: str) -> bool:
+        return hub.watchers(group) > 0 or self.joined[group] > 0
+
+    async def publish(self, group: str, message: dict) -> None:
+        hub.dispatch(group, message)
+        if self.joined[group] > 0:
+            await self.layer.group_send(group, message)
+
+    async def join(self, group: str, channel: str) -> None:
+        await self.layer.group_add(group, channel)
+        self.joined[group] += 1
+
+    async def leave(self, group: str, channel: str) -> None:
+        await self.layer.group_discard(group, channel)
+        self.joined[group] -= 1
+        if self.joined[group] <= 0:
+            del self.joined[group]
+
+
+_lock = threading.Lock()
+_current: tuple[object, Publisher] | None = None
+
+
+def publisher() -> Publisher | None:
+    """The publisher of this process's channel layer (None without a layer)."""
+    global _current
+    layer = get_channel_layer()
+    if layer is None:
+        return None
+    current = _current
+    if current is None or current[0] is not layer:
+        with _lock:
+            if _current is None or _current[0] is not layer:
+                chosen = (
+                    InMemoryPublisher(layer)
+                    if process_local(layer)
+                    else ChannelLayerPublisher(layer)
+                )
+                _current = (layer, chosen)
+            current = _current
+    return current[1]

@@ -1,0 +1,505 @@
+"""Match lifecycle services: create, claim, renew, finish, release, cancel, requeue, reap.
+
+The database is the source of truth. A worker owns a match only while it holds the lease:
+claiming is a conditional ``UPDATE … WHERE status = 'queued'`` that sets a fresh lease
+token; every turn write and the finish are fenced by that token, so a worker whose lease
+expired (and whose match another worker resumed) can write nothing more. A resumed match
+rebuilds its state by replaying the stored turns through the deterministic engine.
+The turns are stored by ``competition.matches.turns``; the statements of the hot paths are
+in ``competition.matches.sql``; a queued match reaches a runner through
+``competition.matches.dispatch``; a match that ended (finished, stopped at a limit, errored,
+cancelled) is announced by the ``match_ended`` signal (``competition.matches.signals``),
+which the events react to.
+
+Platform limits bound every match whatever its options: ``ARENA_MATCH_MAX_TURNS`` (the
+runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it started) and
+``ARENA_MATCH_MAX_BYTES`` (the JSON bytes of its stored turns, counted as they are encoded
+and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
+Matches users start (``create_user_match``: the web bench and API challenges) are also
+bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
+(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
+game's default options.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
+from django.utils import timezone
+
+from bots.faults import FaultCode
+from bots.models import Bot
+from competition.live import broadcast
+from competition.matches.dispatch import dispatch
+from competition.matches.presenters import match_json
+from competition.matches.signals import match_ended
+from competition.matches.sql import bind, claim_sql, finish_sql, token_param
+from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
+from competition.ratings import services as ratings
+from games import get_game
+from games.base import Outcome
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseLost(Exception):
+    """This worker no longer owns the match (its lease expired or was taken over)."""
+
+
+class LimitReached(Exception):
+    """A platform limit stopped the match (``limit``: ``LIMIT_TURNS``, ``LIMIT_TIME``,
+    ``LIMIT_BYTES``)."""
+
+    def __init__(self, limit: str):
+        super().__init__(limit)
+        self.limit = limit
+
+
+class TooManyMatches(ValidationError):
+    """A user's match refused by a per-user limit (the API answers 429, the web shows it);
+    ``retry_after``: seconds until it may succeed, when known."""
+
+    def __init__(self, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def lease_duration() -> timedelta:
+    return timedelta(seconds=settings.ARENA_LEASE_SECONDS)
+
+
+# -- create ---------------------------------------------------------------------------
+
+
+def create_match(
+    game_slug: str,
+    bots: list[Bot],
+    *,
+    options: dict | None = None,
+    seed: int | None = None,
+    event=None,
+    round: int | None = None,
+    pairing: str = "",
+    game_in_series: int = 0,
+    created_by=None,
+    pace_ms: int = 0,
+    not_before=None,
+    dispatch_now: bool = True,
+    rated: bool = True,
+) -> Match:
+    """A queued match (with one ``Participant`` per seat), dispatched after commit.
+
+    Raises ``ValidationError`` for an unknown game, bad options or wrong bots.
+    """
+    try:
+        game = get_game(game_slug)
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    low, high = game.seats
+    if not low <= len(bots) <= high:
+        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise ValidationError({"bots": f"{game.title} needs {wanted} bots."})
+    try:
+        resolved = game.options_for_seats(game.resolve_options(options), len(bots))
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    for bot in bots:
+        if bot.game != game.slug:
+            raise ValidationError({"bots": f"{bot} does not play {game.title}."})
+    if seed is None:
+        seed = secrets.randbits(31)
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game.slug,
+            options=resolved,
+            seed=seed,
+            event=event,
+            round=round,
+            pairing=pairing,
+            game_in_series=game_in_series,
+            created_by=created_by,
+            pace_ms=pace_ms,
+            not_before=not_before,
+            rated=rated,
+        )
+        Participant.objects.bulk_create(
+            [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
+        )
+        if dispatch_now:
+            transaction.on_commit(lambda: dispatch(match.pk))
+    return match
+
+
+def create_user_match(
+    user,
+    game_slug: str,
+    bots: list[Bot],
+    *,
+    options: dict | None = None,
+    seed: int | None = None,
+    pace_ms: int = 0,
+) -> Match:
+    """A match a user starts (the web bench, an API challenge), under the per-user limits.
+
+    Refused (``ValidationError``) for options that could never end a game (``Game.endless``,
+    as for events); refused with ``TooManyMatches`` when the user already has
+    ``ARENA_MAX_ACTIVE_MATCHES`` matches queued or running, or has challenged one of the
+    bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
+    only with the game's default options; any other options make a friendly match (not
+    rated, not counted for bot health), so nobody can choose the conditions under which
+    someone else's bot is rated.
+    """
+    try:
+        game = get_game(game_slug)
+        resolved = game.resolve_options(options)
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    if reason := game.endless(resolved):
+        raise ValidationError({"options": f"Not allowed: {reason}."})
+    with transaction.atomic():
+        # a write first: serialises this user's match creations (a row lock on PostgreSQL,
+        # the write lock on SQLite), so that two requests cannot both pass the counts below
+        get_user_model().objects.filter(pk=user.pk).update(last_login=models.F("last_login"))
+        active = Match.objects.filter(
+            created_by=user,
+            event__isnull=True,
+            status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING),
+        ).count()
+        if active >= settings.ARENA_MAX_ACTIVE_MATCHES:
+            raise TooManyMatches(
+                f"You already have {active} matches queued or running "
+                f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end."
+            )
+        _check_target_rate(user, bots)
+        return create_match(
+            game.slug,
+            bots,
+            options=resolved,
+            seed=seed,
+            created_by=user,
+            pace_ms=pace_ms,
+            rated=resolved == game.resolve_options(None),
+        )
+
+
+def _check_target_rate(user, bots: list[Bot]) -> None:
+    """``TooManyMatches`` if ``user`` challenged a bot of someone else's too often this hour."""
+    limit = settings.ARENA_CHALLENGES_PER_TARGET_HOUR
+    since = timezone.now() - timedelta(hours=1)
+    for bot in {b.pk: b for b in bots if b.owner_id != user.pk}.values():
+        recent = list(
+            Match.objects.filter(created_by=user, created__gte=since, participants__bot=bot)
+            .order_by("created")
+            .values_list("created", flat=True)
+            .distinct()[: max(limit, 1)]
+        )
+        if len(recent) >= limit:
+            wait = (
+                int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1
+                if recent
+                else 3600
+            )
+            raise TooManyMatches(
+                f"You have challenged {bot.name!r} {len(recent)} times in the last hour "
+                f"(at most {limit}): try again later.",
+                retry_after=max(wait, 1),
+            )
+
+
+def sweep_queued(now=None) -> list[int]:
+    """Dispatch again matches queued for more than two lease periods (a lost message)."""
+    now = now or timezone.now()
+    stale = list(
+        Match.objects.queued()
+        .filter(queued_at__lt=now - 2 * lease_duration())
+        .values_list("id", flat=True)[:500]
+    )
+    if stale:
+        Match.objects.filter(pk__in=stale, status=MatchStatus.QUEUED).update(queued_at=now)
+        for match_id in stale:
+            dispatch(match_id)
+    return stale
+
+
+# -- claim and lease ------------------------------------------------------------------
+
+
+def claim(
+    match_id: int | None = None, *, worker: str | None = None
+) -> tuple[int, uuid.UUID] | None:
+    """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
+
+    The claim is one conditional UPDATE (``Match.objects.due``, compiled to SQL once): of
+    two workers racing for a match, one updates a row and the other none."""
+    worker = (worker or worker_name())[:120]
+    db = connections[DEFAULT_DB_ALIAS]
+    now = timezone.now()
+    at = db.ops.adapt_datetimefield_value(now)
+    pick, pick_slots, take, take_slots = claim_sql(db)
+    with db.cursor() as cursor:
+        if match_id is not None:
+            candidates = [match_id]
+        else:
+            cursor.execute(pick, bind(pick_slots, now=at))
+            candidates = [row[0] for row in cursor.fetchall()]
+        expires = db.ops.adapt_datetimefield_value(now + lease_duration())
+        for candidate in candidates:
+            token = uuid.uuid4()
+            params = bind(
+                take_slots,
+                now=at,
+                expires=expires,
+                worker=worker,
+                token=token_param(token, db),
+                id=candidate,
+            )
+            cursor.execute(take, params)
+            if cursor.rowcount == 1:
+                return candidate, token
+    return None
+
+
+def renew(match_id: int, token: uuid.UUID) -> bool:
+    """Extend the lease; False when this worker no longer holds it."""
+    return bool(
+        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, lease_token=token).update(
+            lease_expires=timezone.now() + lease_duration()
+        )
+    )
+
+
+# -- finish ---------------------------------------------------------------------------
+
+
+def seat_results(scores: tuple[float, ...]) -> list[str]:
+    best = max(scores)
+    winners = sum(1 for s in scores if s == best)
+    return [
+        (SeatResult.DRAW if winners > 1 else SeatResult.WIN) if s == best else SeatResult.LOSS
+        for s in scores
+    ]
+
+
+def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
+    """End a running match's row with ``status`` and ``reason``, fenced by the lease ``token``
+    when one is given: True if this call ended it."""
+    end_leased, end_any, _seat_sql = finish_sql(db)
+    params = [
+        status.value,
+        reason,
+        db.ops.adapt_datetimefield_value(now),
+        match_id,
+        MatchStatus.RUNNING.value,
+    ]
+    if token is None:
+        cursor.execute(end_any, params)
+    else:
+        cursor.execute(end_leased, [*params, token_param(token, db)])
+    return cursor.rowcount == 1
+
+
+def finish(
+    match_id: int,
+    token: uuid.UUID | None,
+    outcome: Outcome,
+    forfeited: tuple[int, ...] = (),
+    *,
+    loaded: dict | None = None,
+    turn_faults: list[list] | None = None,
+) -> bool:
+    """Store the result, rate it, progress the event; idempotent (False if already done).
+
+    ``token=None`` finishes without a lease check (used by organisers' tools and tests).
+    A runner passes what it already holds: ``loaded`` (its ``_load`` of the match) and
+    ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
+    itself is ended by one conditional UPDATE (the lease is the fence, as for turns).
+    """
+    db = connections[DEFAULT_DB_ALIAS]
+    seat_sql = finish_sql(db)[2]
+    now = timezone.now()
+    status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
+    with transaction.atomic(), db.cursor() as cursor:
+        if not _end_running(cursor, db, status, outcome.reason, now, match_id, token):
+            return False
+        if loaded is None:
+            match = Match.objects.get(pk=match_id)
+            participants = list(
+                match.participants.select_related("bot", "bot__owner").order_by("seat")
+            )
+        else:
+            match, participants = loaded["match"], loaded["participants"]
+            match.status, match.reason, match.finished = status, outcome.reason, now
+            match.lease_token = match.lease_expires = None
+        if turn_faults is None:
+            turn_faults = list(
+                Turn.objects.filter(match_id=match_id)
+                .order_by("number")
+                .values_list("faults", flat=True)
+            )
+        else:
+            match.turn_count = len(turn_faults)
+        charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
+        last_fault: dict[int, str] = {}
+        for faults in turn_faults:
+            for seat, code in enumerate(faults):
+                if code not in (None, FaultCode.OK.value, FaultCode.PLATFORM.value):
+                    charged[seat] = charged.get(seat, 0) + 1
+                    last_fault[seat] = code
+        results = seat_results(outcome.scores)
+        for p in participants:
+            p.score = outcome.scores[p.seat]
+            p.result = results[p.seat]
+            p.faults = charged.get(p.seat, 0)
+            p.cause = last_fault.get(p.seat, "") if p.seat in forfeited else ""
+        cursor.executemany(
+            seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants]
+        )
+        ratings.apply_match(match, participants)
+        _ended(match, participants, forfeited)
+        summary = match_json(match, participants)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+    return True
+
+
+def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
+    """End a running match stopped by a platform limit as ``limit`` (the reason names it:
+    ``LIMIT_TURNS``, ``LIMIT_TIME``, ``LIMIT_BYTES``): no result, no rating, no bot health
+    count; its event moves on as after a cancelled match. Idempotent (False if already done)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    with transaction.atomic(), db.cursor() as cursor:
+        if not _end_running(cursor, db, MatchStatus.LIMIT, limit, timezone.now(), match_id, token):
+            return False
+        match = Match.objects.get(pk=match_id)
+        _ended(match)
+        summary = match_json(match)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+    logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
+    return True
+
+
+def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
+    """A platform failure: requeue the match, or give up after too many (``errored``)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != MatchStatus.RUNNING or match.lease_token != token:
+            return None
+        return _requeue_or_error(match, error)
+
+
+def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
+    """Announce, inside the transaction that ended it, that ``match`` ended (the one hook an
+    event's progression and the bots' health react to: ``signals.match_ended``)."""
+    match_ended.send(Match, match=match, participants=participants, forfeited=tuple(forfeited))
+
+
+def _requeue_or_error(match: Match, error: str) -> str:
+    match.platform_failures += 1
+    match.lease_token = None
+    match.lease_expires = None
+    match.error = error[:2000]
+    if match.platform_failures >= settings.ARENA_MAX_PLATFORM_FAILURES:
+        match.status = MatchStatus.ERRORED
+        match.finished = timezone.now()
+        summary = match_json(match)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        # an errored match holds its event's round (an organiser may requeue it), but a
+        # round robin whose last pending match errored is over
+        if match.event_id:
+            match.save(
+                update_fields=[
+                    "status",
+                    "platform_failures",
+                    "lease_token",
+                    "lease_expires",
+                    "error",
+                    "finished",
+                    "queued_at",
+                ]
+            )
+            _ended(match)
+    else:
+        match.status = MatchStatus.QUEUED
+        match.queued_at = timezone.now()
+        transaction.on_commit(lambda: dispatch(match.pk))
+    match.save(
+        update_fields=[
+            "status",
+            "platform_failures",
+            "lease_token",
+            "lease_expires",
+            "error",
+            "finished",
+            "queued_at",
+        ]
+    )
+    return match.status
+
+
+def reap(now=None) -> list[int]:
+    """Requeue running matches whose lease expired (a dead worker); returns their ids."""
+    now = now or timezone.now()
+    reaped = []
+    for match_id in list(Match.objects.expired(now).values_list("id", flat=True)):
+        with transaction.atomic():
+            match = Match.objects.select_for_update().get(pk=match_id)
+            if (
+                match.status != MatchStatus.RUNNING
+                or match.lease_expires is None
+                or match.lease_expires >= now
+            ):
+                continue
+            _requeue_or_error(match, f"lease expired (worker {match.worker or '?'})")
+            reaped.append(match_id)
+    return reaped
+
+
+def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) -> bool:
+    """Cancel a queued or running match (no result); its event moves on unless
+    ``advance`` is false (the event is being cancelled as a whole)."""
+    with transaction.atomic():
+        updated = Match.objects.filter(
+            pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
+        ).update(
+            status=MatchStatus.CANCELLED,
+            lease_token=None,
+            lease_expires=None,
+            error=reason[:2000],
+            finished=timezone.now(),
+        )
+        if updated:
+            match = Match.objects.get(pk=match_id)
+            summary = match_json(match)
+            transaction.on_commit(lambda: broadcast.match_finished(summary))
+            if advance:
+                _ended(match)
+    return bool(updated)
+
+
+def requeue(match_id: int) -> bool:
+    """An organiser's retry of an errored match (history kept: it resumes)."""
+    with transaction.atomic():
+        updated = Match.objects.filter(pk=match_id, status=MatchStatus.ERRORED).update(
+            status=MatchStatus.QUEUED,
+            platform_failures=0,
+            finished=None,
+            error="",
+            queued_at=timezone.now(),
+        )
+        if updated:
+            transaction.on_commit(lambda: dispatch(match_id))
+    return bool(updated)

@@ -1,0 +1,39 @@
+"""What the outside sees of a match: its public summary (the API, the pages, the broadcasts)."""
+
+from __future__ import annotations
+
+from competition.models import Match, MatchStatus, Participant
+
+
+def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
+    """The public summary of a match (API and broadcasts)."""
+    if participants is None:
+        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    return {
+        "id": match.pk,
+        "game": match.game,
+        "status": match.status,
+        "reason": match.reason,
+        "rated": match.rated,
+        "event": match.event_id,
+        "round": match.round,
+        "seed": match.seed,
+        "turn_count": match.turn_count,
+        "created": match.created.isoformat() if match.created else None,
+        "started": match.started.isoformat() if match.started else None,
+        "finished": match.finished.isoformat() if match.finished else None,
+        "error": match.error if match.status == MatchStatus.ERRORED else "",
+        "participants": [
+            {
+                "seat": p.seat,
+                "bot": p.bot_id,
+                "name": p.bot.name,
+                "owner": p.bot.owner.username,
+                "score": p.score,
+                "result": p.result,
+                "cause": p.cause,
+                "faults": p.faults,
+            }
+            for p in participants
+        ],
+    }

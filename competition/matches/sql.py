@@ -1,0 +1,130 @@
+"""The SQL of the match lifecycle's hot paths, compiled once per connection.
+
+The claim is compiled from the ORM (``Match.objects.due``), so "a match is due" has one
+definition; the turn writes and the finish are plain statements over the models' tables
+(one call per batch of turns: no ORM compiling on the hot path).
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
+from django.db.models.sql import UpdateQuery
+
+from competition.models import Match, MatchStatus, Participant, Turn
+
+#: stand-ins compiled into the claim's statements, replaced by the values of each call
+_NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
+_EXPIRES = datetime(2002, 3, 4, 5, 6, 7, tzinfo=UTC)
+_WORKER = "\x00worker"
+_TOKEN = uuid.UUID(int=0x5EED)
+_ID = -424_242
+
+
+def token_param(token: uuid.UUID, db) -> Any:
+    """A lease token as the connection stores it (hex text on SQLite, a uuid on PostgreSQL)."""
+    return Match._meta.get_field("lease_token").get_db_prep_save(token, db)
+
+
+@functools.cache
+def claim_sql(db) -> tuple[str, tuple, str, tuple]:
+    """``(pick, pick_slots, take, take_slots)`` for a connection: pick up to 20 due match ids
+    (oldest first), take one of them (``status`` running, a fresh lease) if still due. Both are
+    compiled from ``Match.objects.due``; ``bind(slots, ...)`` gives each call's parameters."""
+    due = Match.objects.using(db.alias).due(_NOW)
+    pick = due.order_by("id").values_list("id", flat=True)[:20].query
+    query = due.filter(pk=_ID).query.chain(UpdateQuery)
+    query.add_update_values(
+        {
+            "status": MatchStatus.RUNNING.value,
+            "lease_token": _TOKEN,
+            "lease_expires": _EXPIRES,
+            "worker": _WORKER,
+            "attempts": F("attempts") + 1,
+            "started": Coalesce(F("started"), Value(_NOW)),
+        }
+    )
+    pick_sql, pick_params = pick.get_compiler(db.alias).as_sql()
+    take_sql, take_params = query.get_compiler(db.alias).as_sql()
+    return pick_sql, _slots(db, pick_params), take_sql, _slots(db, take_params)
+
+
+def _slots(db, params) -> tuple:
+    names = {
+        db.ops.adapt_datetimefield_value(_NOW): "now",
+        db.ops.adapt_datetimefield_value(_EXPIRES): "expires",
+        _WORKER: "worker",
+        token_param(_TOKEN, db): "token",
+        _ID: "id",
+    }
+    return tuple((names.get(p), p) for p in params)
+
+
+def bind(slots: tuple, **values) -> list:
+    """The parameters of one call: each stand-in replaced by its value."""
+    return [value if name is None else values[name] for name, value in slots]
+
+
+_TURN_COLUMNS = (
+    "match_id",
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "logs",
+    "forfeited",
+    "created",
+)
+
+
+@functools.cache
+def turn_sql(db) -> tuple[str, str]:
+    """(the lease-fenced UPDATE, the turn INSERT) for a database connection's vendor."""
+    columns = ", ".join(
+        db.ops.quote_name(Turn._meta.get_field(name).column) for name in _TURN_COLUMNS
+    )
+    marks = ", ".join(["%s"] * len(_TURN_COLUMNS))
+    return (
+        f"UPDATE {Match._meta.db_table} SET lease_expires = %s, turn_count = %s, stored_bytes = stored_bytes + %s "
+        "WHERE id = %s AND status = %s AND lease_token = %s",
+        f"INSERT INTO {Turn._meta.db_table} ({columns}) VALUES ({marks})",
+    )
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+@functools.cache
+def json_param(db):
+    """Already-encoded JSON text as a parameter of a JSON column: the text itself, or on
+    PostgreSQL a ``Jsonb`` that sends it as it is (encoded once, and measured)."""
+    if db.vendor == "postgresql":
+        from psycopg.types.json import Jsonb
+
+        return lambda text: Jsonb(text, dumps=_identity)
+    return _identity
+
+
+@functools.cache
+def finish_sql(db) -> tuple[str, str, str]:
+    """(end a running match under its lease, the same without a lease check, set a seat's
+    result) for a connection."""
+    m, p = Match._meta.db_table, Participant._meta.db_table
+    end = (
+        f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
+        f"WHERE id = %s AND status = %s"
+    )
+    return (
+        end + " AND lease_token = %s",
+        end,
+        f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s",
+    )

@@ -1,0 +1,191 @@
+"""The turn writer: a running match's turns stored (fenced by its lease) and broadcast.
+
+``record_turns`` is the hot path of every match (one call per batch of turns);
+``TurnWriter`` batches a match's turns while the runner goes on (group commit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.utils import timezone
+
+from competition.dbthreads import run_db
+from competition.live import broadcast
+from competition.matches.lifecycle import LeaseLost, LimitReached, lease_duration
+from competition.matches.loop import LIMIT_BYTES, TurnRecord
+from competition.matches.sql import json_param, token_param, turn_sql
+from competition.models import MatchStatus
+
+
+def record_turns(
+    match_id: int,
+    token: uuid.UUID,
+    records: list[TurnRecord],
+    *,
+    stored_bytes: int = 0,
+    max_bytes: int | None = None,
+) -> tuple[int, int]:
+    """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
+
+    Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
+    take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
+    caller ends the match as ``limit``). The caller broadcasts the stored turns once this
+    returns, i.e. after the commit. This is the hot path of every match (one call per batch
+    of turns), so it speaks SQL, encoding each JSON value once (measured as it is encoded:
+    the byte limit costs a ``len`` per value, no query): two statements per batch.
+    """
+    db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
+    ops = db.ops
+    now = timezone.now()
+    created = ops.adapt_datetimefield_value(now)
+    wrap = json_param(db)
+    dumps = json.dumps
+    params = []
+    total = stored_bytes
+    for r in records:
+        texts = (
+            dumps(list(r.seats)),
+            dumps(r.actions),
+            dumps(r.faults),
+            dumps(r.details),
+            dumps(r.latencies_ms),
+            dumps(r.frame),
+            dumps([log.to_json() if log else None for log in r.logs]),
+            dumps(list(r.forfeited)),
+        )
+        size = sum(map(len, texts))
+        if max_bytes is not None and total + size > max_bytes:
+            break
+        total += size
+        params.append((match_id, r.number, *map(wrap, texts), created))
+    if not params:
+        return 0, total
+    fence, insert = turn_sql(db)
+    with transaction.atomic(), db.cursor() as cursor:
+        cursor.execute(
+            fence,
+            [
+                ops.adapt_datetimefield_value(now + lease_duration()),
+                records[len(params) - 1].number,
+                total - stored_bytes,
+                match_id,
+                MatchStatus.RUNNING.value,
+                token_param(token, db),
+            ],
+        )
+        if cursor.rowcount != 1:
+            raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
+        try:
+            cursor.executemany(insert, params)
+        except IntegrityError:  # raising rolls the whole transaction back
+            raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
+    return len(params), total
+
+
+def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
+    """Store one turn (see ``record_turns``)."""
+    record_turns(match_id, token, [record])
+
+
+class TurnWriter:
+    """Stores and broadcasts a match's turns while the runner goes on (group commit).
+
+    ``put`` hands a turn over and returns at once unless ``max_pending`` turns wait; a
+    background task writes whatever has accumulated in one fenced transaction, then
+    broadcasts each turn of it, in order. When turns arrive less than ``linger`` seconds
+    apart (the first one: after the writer started) it waits up to ``linger`` for more, so
+    a fast match costs one commit per batch instead of one per move, and a short one (a
+    tic-tac-toe match lasts a few milliseconds) one commit in all, with no database work
+    while its bots are being asked; a paced one still stores and shows every turn at once.
+    ``flush`` waits until everything handed over is stored; a lost lease surfaces as
+    ``LeaseLost`` from ``put``, ``flush`` or the ``task``. With ``max_bytes`` it counts the
+    match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the
+    first turn that would go over is not stored and the writer stops with
+    ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
+    """
+
+    def __init__(
+        self,
+        match_id: int,
+        token: uuid.UUID,
+        *,
+        max_pending: int = 256,
+        max_batch: int = 200,
+        linger: float = 0.010,
+        stored_bytes: int = 0,
+        max_bytes: int | None = None,
+    ):
+        self.match_id = match_id
+        self.token = token
+        self.stored_bytes = stored_bytes
+        self.max_bytes = max_bytes
+        self.max_batch = max_batch
+        self.linger = linger
+        self._flushing = False
+        self._wake = asyncio.Event()
+        self.group = broadcast.match_group(match_id)
+        self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
+        self.task = asyncio.ensure_future(self._run())
+
+    async def put(self, record: TurnRecord) -> None:
+        if self.task.done():
+            self.task.result()  # raises what stopped the writer
+            raise LeaseLost(f"match {self.match_id}: the turn writer stopped")
+        await self.queue.put(record)
+        if self.queue.qsize() >= self.max_batch:
+            self._wake.set()  # a full batch: no reason to linger
+
+    async def flush(self) -> None:
+        self._flushing = True
+        self._wake.set()  # a writer lingering for more turns: no more are coming
+        joined = asyncio.ensure_future(self.queue.join())
+        try:
+            await asyncio.wait({joined, self.task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            joined.cancel()
+        if self.task.done():
+            self.task.result()
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+            await self.task
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
+        while True:
+            batch = [await self.queue.get()]
+            arrival = loop.time()
+            if arrival - last_arrival < self.linger and not self._flushing:
+                # turns are coming fast: let a few more gather for this transaction (one
+                # commit for many moves), delaying their broadcast by at most `linger`; a
+                # flush or a full batch cuts the wait short
+                self._wake.clear()
+                if self.queue.qsize() + 1 < self.max_batch and not self._flushing:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.linger):
+                            await self._wake.wait()
+            last_arrival = arrival
+            while len(batch) < self.max_batch and not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            stored, self.stored_bytes = await run_db(
+                record_turns,
+                self.match_id,
+                self.token,
+                batch,
+                stored_bytes=self.stored_bytes,
+                max_bytes=self.max_bytes,
+            )
+            if broadcast.listened(self.group):  # nobody watching: not even encoded
+                for record in batch[:stored]:
+                    await broadcast.apublish(self.group, broadcast.turn_message(record.to_json()))
+            for _ in batch:
+                self.queue.task_done()
+            if stored < len(batch):
+                raise LimitReached(LIMIT_BYTES)

@@ -1,0 +1,1 @@
+"""Ratings: Glicko-2 updates and the leaderboards (``services``)."""

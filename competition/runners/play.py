@@ -1,0 +1,260 @@
+"""Playing a claimed match: the code path every runner shares (embedded, Celery, ``runmatches``).
+
+``claim_and_load`` claims a due match and reads what playing it needs; ``play_claimed`` plays it
+through the match loop (``competition.matches.loop``) with its lease renewed by a heartbeat, its
+turns stored by a ``TurnWriter``, the platform's time, turn and byte limits enforced, and ends it
+(``finish``, ``finish_limit`` or ``release``). ``run_match`` does both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from bots.faults import FaultCode
+from competition.dbthreads import run_db
+from competition.live import broadcast
+from competition.matches.lifecycle import (
+    LeaseLost,
+    LimitReached,
+    claim,
+    finish,
+    finish_limit,
+    release,
+    renew,
+)
+from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
+from competition.matches.presenters import match_json
+from competition.matches.turns import TurnWriter
+from competition.models import Match, Turn
+from games import get_game
+
+logger = logging.getLogger(__name__)
+
+
+def claim_and_load(match_id: int | None = None, *, worker: str | None = None):
+    """``claim`` and, when it got one, what playing the match needs (``_load``): one trip
+    to the database thread instead of two. ``(id, token, loaded)`` or None."""
+    claimed = claim(match_id, worker=worker)
+    if claimed is None:
+        return None
+    return (*claimed, _load(claimed[0]))
+
+
+def _collected(fn, *args, **kwargs):
+    """Run a sync service, collecting its broadcasts (see ``broadcast.collecting``)."""
+    with broadcast.collecting() as outbox:
+        result = fn(*args, **kwargs)
+    return result, outbox
+
+
+async def acall(fn, *args, **kwargs):
+    """A sync service from async code: run it in the ORM thread, then send its broadcasts
+    on this loop (they were queued by its ``on_commit`` hooks, i.e. after the commit)."""
+    result, outbox = await run_db(_collected, fn, *args, **kwargs)
+    await broadcast.asend(outbox)
+    return result
+
+
+def _load(match_id: int) -> dict[str, Any]:
+    match = Match.objects.get(pk=match_id)
+    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    turns = []
+    if match.turn_count:  # a match being resumed (a fresh one has none to read)
+        turns = list(
+            Turn.objects.filter(match_id=match_id)
+            .order_by("number")
+            .values("actions", "seats", "faults", "forfeited", "number")
+        )
+    return {
+        "match": match,
+        "participants": participants,
+        "turns": turns,
+        "summary": match_json(match, participants),
+    }
+
+
+async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
+    """Claim and play one match to its end (or resume it). Returns its id, or None if
+    there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
+    claimed = await run_db(claim_and_load, match_id, worker=worker)
+    if claimed is None:
+        return None
+    mid, token, loaded = claimed
+    await play_claimed(mid, token, loaded)
+    return mid
+
+
+async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
+    """Play a match this worker has claimed (``loaded``: its ``_load``, if already read);
+    a lost lease or a platform failure is handled here (released or left to the reaper),
+    never raised."""
+    mid = match_id
+    try:
+        await _play_claimed(mid, token, loaded)
+    except LeaseLost as exc:
+        logger.warning("%s", exc)
+    except PlatformError as exc:
+        # the reason stored on the match is public: the details go to the server log
+        logger.warning("match %s: platform failure: %s", mid, exc)
+        await _release_quietly(mid, token, "platform failure (details in the server log)")
+    except asyncio.CancelledError:
+        # this worker is shutting down: leave the lease to expire (the reaper requeues)
+        raise
+    except Exception as exc:
+        logger.exception("match %s: unexpected failure", mid)
+        await _release_quietly(mid, token, f"unexpected platform failure ({type(exc).__name__})")
+
+
+async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
+    """Release after a platform failure; if even that fails (the database is down), the
+    lease simply expires and the reaper requeues the match later."""
+    try:
+        await acall(release, match_id, token, error)
+    except Exception:
+        logger.exception("match %s: could not release; its lease will expire", match_id)
+
+
+async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
+    data = loaded if loaded is not None else await run_db(_load, match_id)
+    match, participants, turns = data["match"], data["participants"], data["turns"]
+    game = get_game(match.game)
+    time_left = await _before_play(match_id, token, data, game)
+    if time_left is None:
+        return
+    transports = [
+        p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
+        for p in participants
+    ]
+    writer = TurnWriter(
+        match_id, token, stored_bytes=match.stored_bytes, max_bytes=settings.ARENA_MATCH_MAX_BYTES
+    )
+    beat = asyncio.ensure_future(_heartbeat(match_id, token))
+    game_task = asyncio.ensure_future(
+        play(
+            game,
+            transports,
+            seed=match.seed,
+            options=match.options,
+            match_id=str(match.pk),
+            names=tuple(p.bot.name for p in participants),
+            on_turn=writer.put,
+            history=[{seat: t["actions"][seat] for seat in t["seats"]} for t in turns],
+            fault_streaks=_fault_streaks(turns, len(participants)),
+            pace_ms=match.pace_ms,
+            safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
+            max_turns=settings.ARENA_MATCH_MAX_TURNS,
+        )
+    )
+    try:
+        result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
+    finally:
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost):
+            await beat
+        await writer.close()
+    if limit is not None:
+        if not await acall(finish_limit, match_id, token, limit):
+            raise LeaseLost(f"match {match_id}: finished elsewhere")
+        return
+    turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
+    if not await acall(
+        finish,
+        match_id,
+        token,
+        result.outcome,
+        result.forfeited,
+        loaded=data,
+        turn_faults=turn_faults,
+    ):
+        raise LeaseLost(f"match {match_id}: finished elsewhere")
+
+
+async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
+    """The seconds the match has left to play, or None when it ended here: a resumed match
+    whose last stored turn forfeited is finished as it ended, one past its wall-clock limit
+    is ended as ``limit``. A fresh match is announced as started."""
+    match, turns = data["match"], data["turns"]
+    if turns and turns[-1]["forfeited"]:
+        # the worker died after storing the forfeiting turn: finish it as it ended
+        outcome = forfeit_outcome(len(data["participants"]), turns[-1]["forfeited"])
+        await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+        return None
+    # the wall-clock limit counts from the first claim (a resumed match has less time left)
+    started = match.started or timezone.now()
+    time_left = settings.ARENA_MATCH_MAX_SECONDS - (timezone.now() - started).total_seconds()
+    if time_left <= 0:
+        if not await acall(finish_limit, match_id, token, LIMIT_TIME):
+            raise LeaseLost(f"match {match_id}: finished elsewhere")
+        return None
+    if not turns:
+        await broadcast.asend(broadcast.started_messages(data["summary"]))
+    return time_left
+
+
+async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
+    """Renew the lease every third of its duration; ``LeaseLost`` once it is gone."""
+    interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
+    while True:
+        await asyncio.sleep(interval)
+        if not await run_db(renew, match_id, token):
+            raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
+
+
+async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
+    (``limit`` set when a platform limit stopped the match); every turn is stored before it
+    returns. A lost lease or a writer's failure is raised."""
+    result: MatchResult | None = None
+    limit: str | None = None
+    done, _pending = await asyncio.wait(
+        {beat, writer.task, game_task}, timeout=time_left, return_when=asyncio.FIRST_COMPLETED
+    )
+    if not done:
+        limit = LIMIT_TIME
+    elif (
+        writer.task.done()
+        and not writer.task.cancelled()
+        and isinstance(writer.task.exception(), LimitReached)
+    ):
+        limit = writer.task.exception().limit
+    elif game_task not in done:
+        game_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+            await game_task
+        for task in (beat, writer.task):
+            if task.done():
+                task.result()  # raises LeaseLost (or the writer's failure)
+        raise LeaseLost(f"match {match_id}: stopped")
+    if limit is None:
+        result = game_task.result()
+        limit = result.limit
+    else:  # stopped from outside the game: the turn in flight is dropped
+        game_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
+            await game_task
+    if not writer.task.done():
+        try:
+            await writer.flush()  # every turn stored before the result
+        except LimitReached as exc:  # the last turns took it over the byte limit
+            limit = limit or exc.limit
+    return result, limit
+
+
+def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:
+    """Each seat's consecutive charged faults at the end of the stored turns."""
+    streaks = [0] * num_players
+    for t in turns:
+        for seat in t["seats"]:
+            code = t["faults"][seat]
+            if code in (None, FaultCode.OK.value):
+                streaks[seat] = 0
+            elif code != FaultCode.PLATFORM.value:
+                streaks[seat] += 1
+    return streaks

@@ -7,7 +7,10 @@ Rows per game:
   over (what OpenSpiel's and kaggle-environments' random games measure);
 - ``built-in bots``: full games played by the built-in bots exactly as the runner drives an
   engine (``observation`` → bot → ``parse_action`` → ``apply``), without JSON or transports;
-- for gconway, ``transitions``: ``apply`` alone on a recorded 500-turn game, steps per second.
+- for gconway, ``transitions``: ``apply`` alone on a recorded 500-turn game, steps per second;
+- for tron, ``laps``: on recorded games of 2 and 13 ``survivor`` snakes, ``apply`` alone, and
+  the whole engine work of a lap as the runner does it (every live snake's message built and
+  encoded, ``apply``, the frame), laps per second; and the mean bytes of a lap's frame.
 
 Anchors (measured in the same run when installed: ``pip install -e '.[bench]'``):
 kaggle-environments' ``tictactoe`` (random agents), OpenSpiel's C++ ``tic_tac_toe``,
@@ -43,6 +46,7 @@ PLAYERS = {
     "drones": ("randomonium", "randomonium"),
     "connectfour": ("random", "random"),
     "battleship": ("random", "random"),
+    "tron": ("random", "random"),
 }
 # OpenSpiel's game of the same rules, timed as random playouts beside ours (C++ via pyspiel)
 SPIEL = {
@@ -125,6 +129,8 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
                 "rounds/s",
             )
         )
+    if game.slug == "tron":
+        rows += tron_laps(game, seconds)
     if game.slug == "gconway":
         _states, history, _outcome = play_builtin(game, 1, ["grower", "random"])
         start = game.initial_state(seed=1)
@@ -143,6 +149,58 @@ def ours(game, seconds: float) -> list[tuple[str, str, float, str]]:
                 "steps/s",
             )
         )
+    return rows
+
+
+def tron_laps(game, seconds: float) -> list[tuple[str, str, float, str]]:
+    rows = []
+    for n in (2, 13):
+        options = game.options_for_seats(game.resolve_options({}), n)
+        start = game.initial_state(seed=1, options=options)
+        bots = [game.builtin_bots["survivor"]() for _ in range(n)]
+        rng = rng_for(1, 0, "bench")
+        ctx = Context(match_id="1")
+        state, history = start, []
+        while seats := game.to_move(state):
+            actions = {
+                s: game.parse_action(state, s, bots[s](game.observation(state, s, ctx), rng))
+                for s in seats
+            }
+            history.append(actions)
+            state = game.apply(state, actions)
+
+        def replay(_i, start=start, history=history):
+            state = start
+            for actions in history:
+                state = game.apply(state, actions)
+
+        def lap_work(_i, start=start, history=history, ctx=ctx):
+            state = start
+            for actions in history:
+                for s in game.to_move(state):
+                    game.encode_message(game.observation(state, s, ctx))
+                state = game.apply(state, actions)
+                game.frame(state)
+
+        laps = len(history)
+        calls, elapsed = timed(replay, seconds)
+        rows.append(
+            (
+                game.slug,
+                f"laps, {n} snakes, apply ({laps}-lap game)",
+                calls * laps / elapsed,
+                "laps/s",
+            )
+        )
+        calls, elapsed = timed(lap_work, seconds)
+        rows.append(
+            (game.slug, f"laps, {n} snakes, messages+apply+frame", calls * laps / elapsed, "laps/s")
+        )
+        frames, state = [], start
+        for actions in history:
+            state = game.apply(state, actions)
+            frames.append(len(game.encode_message(game.frame(state))))
+        rows.append((game.slug, f"frame bytes per lap, {n} snakes", sum(frames) / laps, "bytes"))
     return rows
 
 

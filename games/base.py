@@ -200,7 +200,10 @@ class Game:
 
     slug: ClassVar[str]
     title: ClassVar[str]
+    #: the usual number of seats (tools, docs); ``seats`` is the range a match may have
     num_players: ClassVar[int] = 2
+    #: (fewest, most) seats of a match; a game that does not set it takes ``num_players``
+    seats: ClassVar[tuple[int, int]] = (2, 2)
     default_options: ClassVar[dict] = {}
     builtin_bots: ClassVar[dict[str, BotFactory]] = {}
     wire: ClassVar[str] = "json"
@@ -210,11 +213,26 @@ class Game:
     #: can live with; the runner's limits still apply); empty: the defaults
     human_options: ClassVar[dict] = {}
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "seats" not in cls.__dict__:
+            cls.seats = (cls.num_players, cls.num_players)
+
     # -- options and policy ---------------------------------------------------------
 
     def resolve_options(self, options: dict | None = None) -> dict:
         """``options`` merged over ``default_options`` and validated (``ValueError``)."""
         return merge_options(self.default_options, options, {})
+
+    def options_for_seats(self, options: dict, seats: int) -> dict:
+        """The resolved ``options`` of a match of ``seats`` seats: ``ValueError`` when the
+        game does not take that many; a game whose rules depend on the count records it
+        in the options it returns (so a stored match replays alone)."""
+        low, high = self.seats
+        if not low <= seats <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            raise ValueError(f"{self.title} takes {wanted} seats, not {seats}")
+        return options
 
     def policy(self, options: dict) -> Policy:
         """How the runner clocks and judges this game's bots, for resolved ``options``."""
@@ -302,6 +320,7 @@ class Game:
             "slug": self.slug,
             "title": self.title,
             "num_players": self.num_players,
+            "seats": list(self.seats),
             "wire": self.wire,
             "default_options": self.default_options,
             "builtin_bots": sorted(self.builtin_bots),

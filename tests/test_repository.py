@@ -108,6 +108,7 @@ def test_it_discovers_every_game_folder():
         "tiles",
         "connectfour",
         "battleship",
+        "tron",
     ]
     assert sorted(game.slug for game in all_games()) == game_packages()
     for game in all_games():

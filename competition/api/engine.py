@@ -66,7 +66,8 @@ class SimulationError(Exception):
 def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
     """``{"0": raw, …}`` as ``{0: raw, …}``; a key that is not a seat's canonical number
     (``"00"``, ``"+1"``, ``" 1"``) is an error, so no two keys can name one seat."""
-    seats = {str(seat): seat for seat in range(game.num_players)}
+    most = game.seats[1]  # a seat the match does not have is refused as extra_seat
+    seats = {str(seat): seat for seat in range(most)}
     out: dict[int, Any] = {}
     for key, raw in step.items():
         text = str(key)
@@ -75,7 +76,7 @@ def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
                 index,
                 None,
                 "bad_seat",
-                f"{text[:20]!r} is not a seat (seats are 0..{game.num_players - 1})",
+                f"{text[:20]!r} is not a seat (seats are 0..{most - 1})",
             )
         out[seats[text]] = raw
     return out

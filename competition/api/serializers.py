@@ -34,9 +34,9 @@ SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
 #: every id the API takes (paths, filters, bodies): a positive 64-bit signed integer, so
 #: that no value reaches the database that its integer columns cannot hold
 ID_MIN, ID_MAX = 1, 2**63 - 1
-#: seats of the largest game (seats are numbered from 0)
-MAX_PLAYERS = max(game.num_players for game in all_games())
-MIN_PLAYERS = min(game.num_players for game in all_games())
+#: seats of the largest match of any game, and of the smallest (seats are numbered from 0)
+MAX_PLAYERS = max(game.seats[1] for game in all_games())
+MIN_PLAYERS = min(game.seats[0] for game in all_games())
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -119,6 +119,9 @@ class GameSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
     num_players = serializers.IntegerField()
+    seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The fewest and the most seats of a match."
+    )
     wire = serializers.CharField()
     rules = serializers.CharField(help_text="The rules in brief (the engine's docstring).")
     default_options = serializers.JSONField(help_text="The game's declared default options.")

@@ -108,12 +108,14 @@ def create_match(
         game = get_game(game_slug)
     except KeyError:
         raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    low, high = game.seats
+    if not low <= len(bots) <= high:
+        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise ValidationError({"bots": f"{game.title} needs {wanted} bots."})
     try:
-        resolved = game.resolve_options(options)
+        resolved = game.options_for_seats(game.resolve_options(options), len(bots))
     except ValueError as exc:
         raise ValidationError({"options": str(exc)}) from None
-    if len(bots) != game.num_players:
-        raise ValidationError({"bots": f"{game.title} needs exactly {game.num_players} bots."})
     for bot in bots:
         if bot.game != game.slug:
             raise ValidationError({"bots": f"{bot} does not play {game.title}."})

@@ -177,10 +177,12 @@ class MatchLoop:
         safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
         max_turns: int | None = None,
     ):
-        if len(transports) != game.num_players:
-            raise ValueError(f"{game.slug} needs {game.num_players} transports")
         self.game = game
-        self.options = options = game.resolve_options(options)
+        self.num_seats = len(transports)
+        # ValueError for a seat count the game does not take; records it where the game needs
+        self.options = options = game.options_for_seats(
+            game.resolve_options(options), self.num_seats
+        )
         self.policy = policy = game.policy(options)
         state = game.initial_state(seed=seed, options=options)
         self.history = history
@@ -306,7 +308,7 @@ class MatchLoop:
                 seat.bank_ms = min(self.bank_cap, seat.bank_ms + policy.bank_increment_ms)
         messages = await self.engine(self.observe, self.state, to_move)
         answers = await self.ask(to_move, messages)
-        n = game.num_players
+        n = self.num_seats
         record = TurnRecord(
             number=number,
             seats=tuple(to_move),
@@ -485,7 +487,7 @@ class MatchLoop:
             for s in to_move:
                 record.actions[s] = actions.get(s)
             record.frame = game.frame(state)
-            return state, forfeit_outcome(game.num_players, offenders), record.forfeited
+            return state, forfeit_outcome(self.num_seats, offenders), record.forfeited
         for s in charged:
             actions[s] = game.default_action(state, s)
         for s in to_move:

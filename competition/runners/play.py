@@ -146,7 +146,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             names=tuple(p.bot.name for p in participants),
             on_turn=writer.put,
             history=[{seat: t["actions"][seat] for seat in t["seats"]} for t in turns],
-            fault_streaks=_fault_streaks(turns, game.num_players),
+            fault_streaks=_fault_streaks(turns, len(participants)),
             pace_ms=match.pace_ms,
             safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
             max_turns=settings.ARENA_MATCH_MAX_TURNS,
@@ -183,7 +183,7 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
     match, turns = data["match"], data["turns"]
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
-        outcome = forfeit_outcome(game.num_players, turns[-1]["forfeited"])
+        outcome = forfeit_outcome(len(data["participants"]), turns[-1]["forfeited"])
         await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return None
     # the wall-clock limit counts from the first claim (a resumed match has less time left)

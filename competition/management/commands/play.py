@@ -1,4 +1,6 @@
-"""``manage.py play GAME SEAT0 SEAT1``: play one match between endpoints, no web server needed.
+"""``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: play one match between endpoints, no web
+server needed. One endpoint per seat (as many as the game takes, `Game.seats`); the same
+endpoint may hold several seats.
 
 Endpoints are ``builtin:NAME``, an ``http(s)://`` URL, ``process:COMMAND`` or
 ``tcp:HOST:PORT``. ``--names '["a", "b"]'`` sets the names the seats carry (games that send
@@ -22,7 +24,7 @@ from games import get_game
 
 
 class Command(BaseCommand):
-    help = "Play one match between two endpoints and print the result."
+    help = "Play one match between endpoints (one per seat) and print the result."
 
     def add_arguments(self, parser):
         parser.add_argument("game", help="a game's slug")
@@ -49,13 +51,15 @@ class Command(BaseCommand):
                 options = json.loads(opts["options"])
             except json.JSONDecodeError as exc:
                 raise CommandError(f"--options is not JSON: {exc}") from None
+        seats = opts["seats"]
+        low, high = game.seats
+        if not low <= len(seats) <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            raise CommandError(f"{game.slug} needs {wanted} endpoints, got {len(seats)}")
         try:
-            options = game.resolve_options(options)
+            options = game.options_for_seats(game.resolve_options(options), len(seats))
         except ValueError as exc:
             raise CommandError(f"bad options: {exc}") from None
-        seats = opts["seats"]
-        if len(seats) != game.num_players:
-            raise CommandError(f"{game.slug} needs {game.num_players} endpoints, got {len(seats)}")
         names = tuple(seats)
         if opts["names"] is not None:
             try:

@@ -1,0 +1,204 @@
+// Tron renderer (games/tron/README.md §6): the grid with every snake's trail, 2 to 13 snakes
+// told apart by colour (Okabe-Ito, safe for colour-blind viewers), by pattern (seats 7 to 12
+// are dotted) and by a letter label (A to M) at each head and in the standings column beside
+// the board (alive first by length, then the dead by lap of death, with the reason).
+// Frame: {"width", "height", "lap", "heads": [[x, y] | [null, null] | null per seat],
+//         "alive": [bool], "lengths": [n], "deaths": [{"seat", "lap", "reason"}]}
+// Frames carry only each lap's new heads: the renderer rebuilds the trails from the frames of
+// laps 0..k (view.frameAt), one step at a time when the viewer moves forward by one lap, so a
+// late joiner and a replay scrubbed to lap k both draw exactly the board of lap k.
+
+import {
+  BG, GOLD, INK, MUTED, PANEL, clamp, drawBanner, ellipsize, fitFont, font, humanize, resultText,
+  roundRect, setupCanvas,
+} from "../js/common.js";
+
+// Okabe & Ito (2008), without black (the background): seven hues, then six of them again dotted
+const HUES = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7", "#D55E00", "#0072B2"];
+export const COLORS = Array.from({ length: 13 }, (_, i) => HUES[i % 7]);
+export const DOTTED = Array.from({ length: 13 }, (_, i) => i >= 7);
+export const LABELS = "ABCDEFGHIJKLM".split("");
+
+export function createRenderer(canvas, options = {}) {
+  return new TronRenderer(canvas, options);
+}
+
+/** The board of lap ``index``: {index, trails: [[[x, y] or null, ...] head first]}. */
+export function rebuild(frameAt, index) {
+  const first = frameAt(0);
+  const board = { index: 0, trails: (first?.heads || []).map((h) => (h ? [h] : [])) };
+  for (let i = 1; i <= index; i += 1) step(board, frameAt(i));
+  board.index = index;
+  return board;
+}
+
+function step(board, frame) {
+  if (!frame) return;
+  const n = frame.heads?.length ?? 0;
+  for (let seat = 0; seat < n; seat += 1) {
+    if (!board.trails[seat]) board.trails[seat] = [];
+    if (!frame.alive[seat]) board.trails[seat] = [];
+    else if (frame.heads[seat]) board.trails[seat].unshift(frame.heads[seat]);
+  }
+  board.index += 1;
+}
+
+class TronRenderer {
+  constructor(canvas, { names = [] } = {}) {
+    this.canvas = canvas;
+    this.names = names;
+    this.view = null;
+    this.board = null;
+  }
+
+  preferredHeight(width) {
+    if (width < 760) return Math.round(width + 40 + 13 * 22);
+    return Math.round(width * 0.62);
+  }
+
+  setOverlay() {}
+
+  /** The trails at the view's lap: one step from the last board drawn when possible. */
+  trailsFor(view) {
+    const b = this.board;
+    if (b && b.index === view.index && b.frame === view.frame) return b;
+    if (b && b.index === view.index - 1 && view.index > 0) step(b, view.frame);
+    else this.board = rebuild(view.frameAt || ((i) => (i === view.index ? view.frame : null)), view.index);
+    this.board.frame = view.frame;
+    return this.board;
+  }
+
+  draw(view) {
+    this.view = view;
+    const { ctx, w, h } = setupCanvas(this.canvas);
+    ctx.fillStyle = BG;
+    ctx.fillRect(0, 0, w, h);
+    const f = view.frame;
+    if (!f?.heads) return;
+    const names = view.names?.length ? view.names : this.names;
+    const board = this.trailsFor(view);
+    const n = f.heads.length;
+    const portrait = w < 760;
+    const foot = clamp(h * 0.08, 28, 70);
+    const side = portrait ? Math.min(w - 16, h - foot - 16 - n * 22) : Math.min(h - foot - 16, w * 0.66);
+    const x0 = 8;
+    const y0 = 8;
+    const cols = f.width || 100;
+    const rows = f.height || 100;
+    const cell = side / Math.max(cols, rows);
+    const bw = cell * cols;
+    const bh = cell * rows;
+
+    // the grid: y grows downwards (row 0 at the top), a faint line every 10 cells
+    ctx.fillStyle = "#0f1424";
+    ctx.fillRect(x0, y0, bw, bh);
+    ctx.strokeStyle = "rgba(154,164,192,0.10)";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 10; i < cols; i += 10) {
+      ctx.moveTo(x0 + i * cell, y0);
+      ctx.lineTo(x0 + i * cell, y0 + bh);
+    }
+    for (let i = 10; i < rows; i += 10) {
+      ctx.moveTo(x0, y0 + i * cell);
+      ctx.lineTo(x0 + bw, y0 + i * cell);
+    }
+    ctx.stroke();
+    ctx.strokeStyle = "#3a4468";
+    ctx.strokeRect(x0 - 0.5, y0 - 0.5, bw + 1, bh + 1);
+
+    // the trails (an off-grid point [null, null] is not drawn), then heads with their labels
+    const pad = cell > 4 ? cell * 0.08 : 0;
+    for (let seat = 0; seat < n; seat += 1) {
+      const trail = board.trails[seat] || [];
+      ctx.fillStyle = COLORS[seat];
+      for (const p of trail) {
+        if (p && p[0] !== null) ctx.fillRect(x0 + p[0] * cell + pad, y0 + p[1] * cell + pad, cell - 2 * pad, cell - 2 * pad);
+      }
+      if (DOTTED[seat] && cell >= 3) {
+        ctx.fillStyle = BG;
+        const r = Math.max(0.8, cell * 0.18);
+        for (const p of trail) {
+          if (p && p[0] !== null) ctx.fillRect(x0 + (p[0] + 0.5) * cell - r, y0 + (p[1] + 0.5) * cell - r, 2 * r, 2 * r);
+        }
+      }
+    }
+    const tag = clamp(cell * 2.4, 11, 22);
+    ctx.font = font(tag * 0.72, 900);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let seat = 0; seat < n; seat += 1) {
+      const head = f.heads[seat];
+      if (!f.alive[seat] || !head || head[0] === null) continue;
+      const cx = clamp(x0 + (head[0] + 0.5) * cell, x0 + tag / 2, x0 + bw - tag / 2);
+      const cy = clamp(y0 + (head[1] + 0.5) * cell, y0 + tag / 2, y0 + bh - tag / 2);
+      ctx.fillStyle = COLORS[seat];
+      ctx.strokeStyle = INK;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.arc(cx, cy, tag / 2, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.stroke();
+      ctx.fillStyle = BG;
+      ctx.fillText(LABELS[seat], cx, cy + 1);
+    }
+
+    // the standings column: alive first (longest first), then the dead (latest death first)
+    const died = new Map((f.deaths || []).map((d) => [d.seat, d]));
+    const order = [...Array(n).keys()].sort((a, b) => {
+      const da = died.get(a);
+      const db = died.get(b);
+      if (!da !== !db) return da ? 1 : -1;
+      if (da && db && da.lap !== db.lap) return db.lap - da.lap;
+      return (f.lengths?.[b] ?? 0) - (f.lengths?.[a] ?? 0) || a - b;
+    });
+    const sx = portrait ? 8 : x0 + bw + 16;
+    const sy = portrait ? y0 + bh + 10 : y0;
+    const sw = portrait ? w - 16 : w - sx - 8;
+    const rowH = portrait ? 22 : clamp((bh - 40) / Math.max(n, 8), 20, 60);
+    ctx.textAlign = "left";
+    ctx.fillStyle = INK;
+    ctx.font = font(clamp(rowH * 0.6, 12, 28), 800);
+    const alive = f.alive.filter(Boolean).length;
+    ctx.fillText(`lap ${f.lap ?? 0} · ${alive} of ${n} alive`, sx, sy + rowH * 0.5);
+    order.forEach((seat, i) => {
+      const y = sy + rowH * (i + 1.1);
+      const d = died.get(seat);
+      ctx.globalAlpha = d ? 0.55 : 1;
+      ctx.fillStyle = PANEL;
+      roundRect(ctx, sx, y, sw, rowH - 3, 6);
+      ctx.fill();
+      const sq = rowH - 9;
+      ctx.fillStyle = COLORS[seat];
+      ctx.fillRect(sx + 4, y + 3, sq, sq);
+      if (DOTTED[seat]) {
+        // the dotted pattern of the trail, as four dots in the corners of the swatch
+        ctx.fillStyle = BG;
+        const r = sq * 0.09;
+        for (const [dx, dy] of [[0.18, 0.18], [0.82, 0.18], [0.18, 0.82], [0.82, 0.82]]) {
+          ctx.fillRect(sx + 4 + sq * dx - r, y + 3 + sq * dy - r, 2 * r, 2 * r);
+        }
+      }
+      ctx.fillStyle = BG;
+      ctx.font = font(sq * 0.62, 900);
+      ctx.textAlign = "center";
+      ctx.fillText(LABELS[seat], sx + 4 + sq / 2, y + 3 + sq / 2 + 1, sq);
+      ctx.textAlign = "left";
+      const status = d ? `lap ${d.lap}: ${humanize(d.reason)}` : `${f.lengths?.[seat] ?? ""} long`;
+      ctx.font = font(sq * 0.58, 600);
+      const statusW = Math.min(ctx.measureText(status).width, sw * 0.45);
+      ctx.fillStyle = d ? MUTED : GOLD;
+      ctx.textAlign = "right";
+      ctx.fillText(status, sx + sw - 8, y + rowH / 2, sw * 0.45);
+      ctx.textAlign = "left";
+      fitFont(ctx, names[seat] ?? `seat ${seat}`, sw - sq - statusW - 28, sq * 0.66, 700, 9);
+      ctx.fillStyle = INK;
+      ctx.fillText(ellipsize(ctx, names[seat] ?? `seat ${seat}`, sw - sq - statusW - 28), sx + sq + 12, y + rowH / 2);
+      ctx.globalAlpha = 1;
+    });
+
+    // the result at the end
+    const text = view.final ? resultText(view.match, view.lastTurn, null) : null;
+    if (text) drawBanner(ctx, text, 8, h - foot - 4, w - 16, foot);
+  }
+}

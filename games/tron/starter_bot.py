@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A minimal Arena bot for Tron (BotsArena protocol). Standard library only.
+
+Run it where the platform can reach it, then register its URL:
+
+    python3 tron_bot.py --port 8000
+    ARENA_BOT_SECRET=<your bot's secret> python3 tron_bot.py   # reject unsigned calls
+
+Each request is one JSON object. ``init`` comes once per match (the reply is ignored);
+``play-turn`` asks for a move every lap: ``board`` holds one trail per seat, each a list of
+[x, y] cells head first (a dead snake's is []), ``player-index`` is your seat. Reply
+``{"play": d}`` with d one of "x+", "x-", "y+", "y-". Strategy: of the free cells next to the
+head, the one from which the most cells can be reached (a flood fill), avoiding cells
+another head could also enter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+SIZE = 100  # BotsArena's grid: 0..99 each way
+MOVES = {"x+": (1, 0), "x-": (-1, 0), "y+": (0, 1), "y-": (0, -1)}
+
+
+def room(start: tuple[int, int], taken: set, limit: int = 400) -> int:
+    """How many free cells a flood fill from ``start`` reaches (at most ``limit``)."""
+    seen, stack = {start}, [start]
+    while stack and len(seen) < limit:
+        x, y = stack.pop()
+        for dx, dy in MOVES.values():
+            cell = (x + dx, y + dy)
+            if (
+                cell not in seen
+                and cell not in taken
+                and 0 <= cell[0] < SIZE
+                and 0 <= cell[1] < SIZE
+            ):
+                seen.add(cell)
+                stack.append(cell)
+    return len(seen)
+
+
+def choose(board: list, me: int) -> str:
+    taken = {tuple(cell) for trail in board for cell in trail if None not in cell}
+    heads = [tuple(trail[0]) for trail in board if trail and None not in trail[0]]
+    if me >= len(board) or not board[me] or None in board[me][0]:
+        return "x+"
+    x, y = board[me][0]
+    mine = (x, y)
+    near_rivals = {
+        (hx + dx, hy + dy) for hx, hy in heads if (hx, hy) != mine for dx, dy in MOVES.values()
+    }
+    best, best_score = "x+", -1
+    for move, (dx, dy) in MOVES.items():
+        cell = (x + dx, y + dy)
+        if cell in taken or not (0 <= cell[0] < SIZE and 0 <= cell[1] < SIZE):
+            continue
+        score = room(cell, taken) - (1000 if cell in near_rivals else 0)
+        if score > best_score:
+            best, best_score = move, score
+    return best
+
+
+def reply_to(message: dict) -> dict:
+    if message.get("action") == "init":
+        return {"name": "starter"}
+    return {"play": choose(message.get("board") or [], message.get("player-index", 0))}
+
+
+def signed(headers, body: bytes) -> bool:
+    """True when the request carries a valid X-Arena-Signature (or no secret is set)."""
+    if not SECRET:
+        return True
+    timestamp = headers.get("X-Arena-Timestamp", "")
+    expected = (
+        "sha256="
+        + hmac.new(SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    )
+    return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
+    disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not signed(self.headers, body):
+            return self.answer(403, {"error": "bad signature"})
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return self.answer(400, {"error": "not JSON"})
+        self.answer(200, reply_to(message))
+
+    def answer(self, status: int, value) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    print(f"tron bot on http://{args.host}:{args.port}/", flush=True)
+    server.serve_forever()

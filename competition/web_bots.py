@@ -28,7 +28,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import BotFault, FaultCode
-from bots.models import Bot, BotStatus, EndpointKind, new_secret
+from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from competition.forms import BotForm
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.services import ratings
@@ -246,7 +246,7 @@ def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
                 {
                     "bot": other["bot_id"],
                     "name": other["bot__name"],
-                    "owner": other["bot__owner__username"],
+                    "owner": other["bot__owner__username"] or PLATFORM_OWNER,
                     "win": 0,
                     "draw": 0,
                     "loss": 0,

@@ -77,10 +77,25 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
             {"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."}
         )
     if kind == EndpointKind.HTTP:
+        if target and "://" not in target:
+            raise ValidationError(
+                {
+                    "target": f"A bot URL starts with http:// or https://: did you mean "
+                    f"https://{target[:200]}?"
+                }
+            )
         try:
             egress.check_url(target, egress.current_policy())
         except BotFault as fault:
-            raise ValidationError({"target": f"This URL cannot be used: {fault.detail}."}) from None
+            hint = ""
+            if settings.DEBUG and "not a public address" in fault.detail:
+                hint = (
+                    " Running the platform yourself? Allow local addresses with "
+                    "ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8,::1/128 (development only)."
+                )
+            raise ValidationError(
+                {"target": f"This URL cannot be used: {fault.detail}.{hint}"}
+            ) from None
     elif kind == EndpointKind.BUILTIN:
         if target not in game.builtin_bots:
             known = ", ".join(sorted(game.builtin_bots))
@@ -189,6 +204,8 @@ class Bot(models.Model):
         return self.owner.username if self.owner_id else PLATFORM_OWNER
 
     def clean(self) -> None:
+        if not self.target:  # refused already (the field's own error): no second message
+            return
         validate_endpoint(
             self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff)
         )

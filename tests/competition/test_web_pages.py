@@ -224,7 +224,7 @@ async def test_it_test_calls_a_bot_and_shows_the_escaped_reply(users, allow_loop
         assert response.status_code == 302
         page = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()
     # It should show the status, the latency, the verdict and the reply, escaped.
-    assert "HTTP status 200" in page and " ms" in page and "accepted as the move" in page
+    assert "HTTP 200" in page and " ms" in page and "accepted as the move" in page
     assert "&lt;b&gt;hi&lt;/b&gt;" in page and "<b>hi</b>" not in page
     # It should show the result once (it is not kept in the session).
     again = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()

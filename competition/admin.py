@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 
 from bots.admin import BotAdmin as _BotAdmin
-from bots.models import Bot
+from bots.models import Bot, EndpointKind
 from competition.models import (
     Entry,
     Event,
@@ -350,6 +350,13 @@ admin.site.unregister(Bot)
 class BotAdmin(_BotAdmin):
     """The bots' admin, with status changes through ``set_bot_status`` (which reschedules the
     events waiting for a bot made active), as the web and the API do."""
+
+    def get_search_results(self, request, queryset, search_term):
+        """An event entry's autocomplete (by bot name) never offers a human seat."""
+        queryset, duplicates = super().get_search_results(request, queryset, search_term)
+        if request.GET.get("model_name") == "entry":
+            queryset = queryset.exclude(kind=EndpointKind.HUMAN)
+        return queryset, duplicates
 
     def save_model(self, request, obj, form, change):
         if change and {"status", "status_reason"} & set(form.changed_data):

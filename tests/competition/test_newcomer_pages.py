@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
 
-from bots.models import Bot, EndpointKind
+from bots.models import Bot, EndpointKind, platform_seat
 from competition.models import Entry, Event, EventFormat, EventStatus
 from tests.conftest import REPO, free_port
 
@@ -212,6 +212,18 @@ def test_it_runs_an_event_from_its_admin_page(users):
     assert f"/admin/competition/event/{event.pk}/start/" in page
     assert f'href="/events/{event.pk}/"' in page and f'href="/events/{event.pk}/screen"' in page
     assert 'name="builtin" value="perfect"' in page
+    # The autocomplete finds bots by name, never a human seat.
+    platform_seat("tictactoe", EndpointKind.HUMAN, "browser")
+    found = staff.get(
+        "/admin/autocomplete/",
+        {"app_label": "competition", "model_name": "entry", "field_name": "bot", "term": "human"},
+    ).json()["results"]
+    assert [r["text"] for r in found] == []
+    found = staff.get(
+        "/admin/autocomplete/",
+        {"app_label": "competition", "model_name": "entry", "field_name": "bot", "term": "own"},
+    ).json()["results"]
+    assert [r["text"] for r in found] == ["owner (tictactoe)"]
     response = staff.post(f"/admin/competition/event/{event.pk}/add-bots/", {"builtin": "perfect"})
     assert response.status_code == 302
     entered = list(Entry.objects.filter(event=event).select_related("bot"))

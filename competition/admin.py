@@ -214,7 +214,10 @@ class EventAdmin(admin.ModelAdmin):
             cancelled = event_services.cancel_event(event)
             self.message_user(request, f"{event}: cancelled, with {cancelled} queued match(es).")
 
-    @admin.action(description="Add every active bot of the event's game", permissions=["change"])
+    @admin.action(
+        description="Add every active bot users registered for the event's game",
+        permissions=["change"],
+    )
     def add_active_bots(self, request, queryset):
         for event in queryset:
             added = event_services.add_all_active_bots(event)

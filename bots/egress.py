@@ -119,6 +119,8 @@ class EgressPolicy:
             return f"{ip} is a cloud metadata address"
         if any(ip in net for net in self.allow_networks if net.version == ip.version):
             return None
+        if ip.is_loopback or ip.is_unspecified:  # before ::/96 (::1 embeds no IPv4 address)
+            return f"{ip} is not a public address (it is this server itself)"
         if isinstance(ip, ipaddress.IPv6Address) and any(ip in net for net in TRANSLATION_NETWORKS):
             return f"{ip} embeds an IPv4 address (NAT64, 6to4, Teredo or compatible)"
         if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:

@@ -67,3 +67,35 @@ class BotFault(Exception):
         self.sent = sent
         self.received = received
         super().__init__(f"{self.code.value}: {detail}" if detail else self.code.value)
+
+
+#: the fault catalogue in plain words, for pages (the transport's ``detail`` is the technical
+#: part, shown folded away under it)
+MESSAGES: dict[FaultCode, str] = {
+    FaultCode.OK: "Your bot answered with a legal move.",
+    FaultCode.TIMEOUT: "Your bot did not answer in time.",
+    FaultCode.CONNECT: "Nothing answered at your bot's address: is it running, and reachable "
+    "from the platform at that host and port?",
+    FaultCode.DNS: "Your bot's host name does not exist (the name did not resolve).",
+    FaultCode.TLS: "The secure (https) connection failed: check your bot's certificate, or "
+    "use http:// if it does not serve TLS.",
+    FaultCode.DENIED: "The platform may not call this address (a private or local address, or "
+    "a port it does not use).",
+    FaultCode.REDIRECT: "Your bot answered with a redirect; the platform never follows one: "
+    "register the final URL.",
+    FaultCode.HTTP_STATUS: "Your bot answered with an HTTP error status instead of a move.",
+    FaultCode.TOO_LARGE: "Your bot's reply was too long.",
+    FaultCode.BAD_ENCODING: "Your bot's reply was compressed or not UTF-8 text.",
+    FaultCode.PROTOCOL: "Your bot's reply was not a well-formed answer (broken HTTP or framing).",
+    FaultCode.BAD_JSON: "Your bot's reply was not one JSON value.",
+    FaultCode.ILLEGAL: "Your bot's move is not legal here.",
+    FaultCode.PLATFORM: "The platform failed, not your bot: this is never held against it.",
+}
+
+
+def explain(code: FaultCode | str) -> str:
+    """The plain-words message of a fault code (``MESSAGES``)."""
+    try:
+        return MESSAGES[FaultCode(code)]
+    except ValueError:
+        return f"Fault {code}."

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -37,12 +37,12 @@ def local_bots_allowed() -> bool:
 
 
 def registrable_kinds(*, staff: bool) -> tuple[EndpointKind, ...]:
-    """The kinds a user may register (the bot form, the API): URLs for everyone; built-ins
-    for staff; local bots for staff when ``ARENA_ALLOW_LOCAL_BOTS`` is on; human seats for
-    nobody (the play page makes them)."""
+    """The kinds a user may register (the bot form, the API): URLs for everyone; local bots
+    for staff when ``ARENA_ALLOW_LOCAL_BOTS`` is on; built-ins and human seats for nobody
+    (they are the platform's seats, ``platform_seat``: one per strategy, one human per game)."""
     allowed = {"everyone"}
-    if staff:
-        allowed |= {"staff", "local"} if local_bots_allowed() else {"staff"}
+    if staff and local_bots_allowed():
+        allowed.add("local")
     return tuple(EndpointKind(t.kind) for t in TRANSPORTS if t.register in allowed)
 
 
@@ -68,10 +68,25 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
             {"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."}
         )
     if kind == EndpointKind.HTTP:
+        if target and "://" not in target:
+            raise ValidationError(
+                {
+                    "target": f"A bot URL starts with http:// or https://: did you mean "
+                    f"https://{target[:200]}?"
+                }
+            )
         try:
             egress.check_url(target, egress.current_policy())
         except BotFault as fault:
-            raise ValidationError({"target": f"This URL cannot be used: {fault.detail}."}) from None
+            hint = ""
+            if settings.DEBUG and "not a public address" in fault.detail:
+                hint = (
+                    " Running the platform yourself? Allow local addresses with "
+                    "ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8,::1/128 (development only)."
+                )
+            raise ValidationError(
+                {"target": f"This URL cannot be used: {fault.detail}.{hint}"}
+            ) from None
     elif kind == EndpointKind.BUILTIN:
         if target not in game.builtin_bots:
             known = ", ".join(sorted(game.builtin_bots))
@@ -80,17 +95,58 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
         raise ValidationError({"target": "A command or HOST:PORT is required."})
 
 
+#: the name of a platform seat's owner wherever a user's name is shown
+PLATFORM_OWNER = "arena"
+
+
 class BotQuerySet(models.QuerySet):
     def active(self):
         return self.filter(status=BotStatus.ACTIVE)
+
+    def of_users(self):
+        """Bots registered by users: never the platform's seats (built-ins, human seats)."""
+        return self.filter(owner__isnull=False)
+
+    def platform(self):
+        """The platform's seats: one per built-in strategy per game, one human seat per game."""
+        return self.filter(owner__isnull=True)
 
     def for_game(self, slug: str):
         return self.filter(game=slug)
 
 
+def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
+    """The platform's seat of ``game_slug`` for a built-in strategy (``kind`` builtin,
+    ``target`` its name) or for a person in the browser (``kind`` human): a bot owned by no
+    user, made once per game and strategy, that plays on the bench and, if an organiser
+    enters it, in events as the platform's reference bot. Never in a user's bot list."""
+    if kind not in (EndpointKind.BUILTIN, EndpointKind.HUMAN):
+        raise ValueError(f"no platform seat of kind {kind!r}")
+    target = "browser" if kind == EndpointKind.HUMAN else target
+    name = "human" if kind == EndpointKind.HUMAN else f"builtin {target}"
+    bot = Bot.objects.platform().filter(game=game_slug, kind=kind, target=target).first()
+    if bot is None:
+        try:
+            with transaction.atomic():
+                bot = Bot.objects.create(
+                    owner=None, game=game_slug, kind=kind, target=target, name=name
+                )
+        except IntegrityError:  # made by a concurrent request
+            bot = Bot.objects.platform().get(game=game_slug, kind=kind, target=target)
+    if bot.status != BotStatus.ACTIVE:
+        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
+        bot.save(update_fields=["status", "status_reason", "updated"])
+    return bot
+
+
 class Bot(models.Model):
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="bots",
+        help_text="Its user; none for the platform's seats (built-ins, human seats).",
     )
     game = models.CharField(max_length=32, help_text="The game's slug (see games.registry).")
     name = models.CharField(max_length=80)
@@ -117,13 +173,30 @@ class Bot(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=("owner", "game", "name"), name="bot_unique_name_per_owner"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=("game", "kind", "target"),
+                condition=Q(owner__isnull=True),
+                name="bot_unique_platform_seat",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
 
+    @property
+    def is_platform(self) -> bool:
+        """A seat of the platform (a built-in strategy or the human seat), not a user's bot."""
+        return self.owner_id is None
+
+    @property
+    def owner_name(self) -> str:
+        """Who the bot belongs to, as pages and the API show it."""
+        return self.owner.username if self.owner_id else PLATFORM_OWNER
+
     def clean(self) -> None:
+        if not self.target:  # refused already (the field's own error): no second message
+            return
         validate_endpoint(
             self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff)
         )

@@ -14,7 +14,7 @@ from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 
 from bots.admin import BotAdmin as _BotAdmin
-from bots.models import Bot
+from bots.models import Bot, EndpointKind
 from competition.events import services as event_services
 from competition.matches import lifecycle as match_services
 from competition.models import (
@@ -89,7 +89,9 @@ class EntryInline(admin.TabularInline):
     model = Entry
     formset = EntryFormSet
     fields = ("bot", "seed", "active")
-    raw_id_fields = ("bot",)
+    autocomplete_fields = ("bot",)  # by bot name (the bots' admin searches names and owners)
+    verbose_name = "entry"
+    verbose_name_plural = "entries"
     extra = 0
 
 
@@ -102,6 +104,56 @@ class EventAdmin(admin.ModelAdmin):
     readonly_fields = ("status", "created_by", "created", "started", "finished")
     inlines = (EntryInline,)
     actions = ("start", "pause", "resume", "cancel", "add_active_bots", "requeue_errored")
+    change_form_template = "admin/competition/event/change_form.html"
+
+    def get_urls(self):
+        from django.urls import path
+
+        view = self.admin_site.admin_view
+        return [
+            path("<int:pk>/add-bots/", view(self.add_bots_view), name="event-add-bots"),
+            path("<int:pk>/start/", view(self.start_view), name="event-start"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        event = self.get_object(request, object_id)
+        extra = dict(extra_context or {})
+        if event is not None:
+            try:
+                extra["builtins"] = sorted(get_game(event.game).builtin_bots)
+            except KeyError:
+                extra["builtins"] = []
+        return super().change_view(request, object_id, form_url, extra)
+
+    def _posted_event(self, request, pk: int) -> Event | None:
+        from django.core.exceptions import PermissionDenied
+
+        if request.method != "POST":
+            raise PermissionDenied("POST only")
+        event = Event.objects.filter(pk=pk).first()
+        if event is None or not self.has_change_permission(request, event):
+            raise PermissionDenied("No such event")
+        return event
+
+    def _back(self, event: Event):
+        from django.shortcuts import redirect
+
+        return redirect("admin:competition_event_change", event.pk)
+
+    def add_bots_view(self, request, pk: int):
+        """The event page's "Add bots" button: every active bot users registered for the
+        game, and the built-in strategies the organiser ticked (shown as built-ins)."""
+        event = self._posted_event(request, pk)
+        added = event_services.add_all_active_bots(event, request.POST.getlist("builtin"))
+        self.message_user(request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added.")
+        return self._back(event)
+
+    def start_view(self, request, pk: int):
+        """The event page's "Start" button (as the list's action)."""
+        event = self._posted_event(request, pk)
+        self.start(request, Event.objects.filter(pk=event.pk))
+        return self._back(event)
 
     def get_queryset(self, request):
         return (
@@ -162,7 +214,10 @@ class EventAdmin(admin.ModelAdmin):
             cancelled = event_services.cancel_event(event)
             self.message_user(request, f"{event}: cancelled, with {cancelled} queued match(es).")
 
-    @admin.action(description="Add every active bot of the event's game", permissions=["change"])
+    @admin.action(
+        description="Add every active bot users registered for the event's game",
+        permissions=["change"],
+    )
     def add_active_bots(self, request, queryset):
         for event in queryset:
             added = event_services.add_all_active_bots(event)
@@ -298,6 +353,13 @@ admin.site.unregister(Bot)
 class BotAdmin(_BotAdmin):
     """The bots' admin, with status changes through ``set_bot_status`` (which reschedules the
     events waiting for a bot made active), as the web and the API do."""
+
+    def get_search_results(self, request, queryset, search_term):
+        """An event entry's autocomplete (by bot name) never offers a human seat."""
+        queryset, duplicates = super().get_search_results(request, queryset, search_term)
+        if request.GET.get("model_name") == "entry":
+            queryset = queryset.exclude(kind=EndpointKind.HUMAN)
+        return queryset, duplicates
 
     def save_model(self, request, obj, form, change):
         if change and {"status", "status_reason"} & set(form.changed_data):

@@ -166,6 +166,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # the site's 404 page with DEBUG=true as well (competition/sitepages.py)
+    "competition.sitepages.NotFoundPageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -187,6 +189,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15, minimum
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_LOCKOUT_CALLABLE = "competition.sitepages.locked_out"  # a page in the site's layout
 
 # Content Security Policy (django-csp): everything from this origin, no inline code, no
 # third party. Websockets go to this origin too ('self' covers ws:/wss: of the same host).

@@ -33,7 +33,7 @@ __all__ = [
 @dataclass(frozen=True)
 class TransportKind:
     """One kind of endpoint. ``register``: who may register a bot of this kind (``everyone``;
-    ``staff``; ``local``: staff, when the server allows local bots; ``nobody``: made by the
+    ``local``: staff, when the server allows local bots; ``nobody``: made by the
     platform). ``testable``: the owner's test button can exchange one message with it."""
 
     kind: str
@@ -56,9 +56,10 @@ TRANSPORTS = (
     TransportKind(
         "builtin",
         "Built-in strategy",
-        "staff",
+        "nobody",
         True,
-        "A strategy of the game's builtin_bots, run in process.",
+        "A strategy of the game's builtin_bots, run in process (a platform seat, one per "
+        "strategy and game: never registered by a user).",
     ),
     TransportKind(
         "process",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from rest_framework import permissions
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
-from bots.models import Bot, BotStatus
+from bots.models import Bot, BotStatus, EndpointKind
 
 #: the only fields staff may change on another user's bot
 STAFF_BOT_FIELDS = frozenset({"status", "status_reason"})
@@ -65,15 +65,17 @@ def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
     """The bots of a challenge, by seat, if ``user`` may pit them against each other.
 
     Every bot must exist and be active (staff may pit any bots), and the caller must own
-    one of them: you may challenge any active bot with your own. Raises ``ValidationError``
+    one of them; a human seat (a person on the bench, not a bot) is never one: you may challenge any active bot with your own. Raises ``ValidationError``
     (400) for an unknown or unavailable bot and ``PermissionDenied`` (403) otherwise.
     """
     found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
     errors = []
     for bot_id in bot_ids:
         bot = found.get(bot_id)
-        if bot is None or not (
-            user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot)
+        if (
+            bot is None
+            or bot.kind == EndpointKind.HUMAN
+            or not (user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot))
         ):
             errors.append(f"Bot {bot_id} does not exist or is not available.")
         elif not user.is_staff and bot.status != BotStatus.ACTIVE:

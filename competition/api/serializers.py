@@ -227,7 +227,7 @@ class BotSerializer(serializers.ModelSerializer):
     ``secret`` (the HMAC key of its requests) to its owner once, in the answer that creates
     the bot, and never again (``rotate-secret`` makes and shows a new one)."""
 
-    owner = serializers.CharField(source="owner.username", read_only=True)
+    owner = serializers.CharField(source="owner_name", read_only=True)
     game = serializers.ChoiceField(choices=game_choices())
     name = StrictCharField(max_length=80)
     target = StrictCharField(
@@ -299,6 +299,8 @@ class BotSerializer(serializers.ModelSerializer):
     def _refused_kind(kind: str, user) -> str:
         if kind == EndpointKind.HUMAN:
             return "Human seats are made by the play page, not registered."
+        if kind == EndpointKind.BUILTIN:
+            return "Built-in strategies are the platform's seats: play them on the bench."
         if kind in STAFF_ONLY_KINDS and user.is_staff:
             return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
         if kind in STAFF_ONLY_KINDS:
@@ -465,7 +467,7 @@ class ChallengeSerializer(serializers.Serializer):
 class EntrySerializer(serializers.Serializer):
     bot = serializers.IntegerField(source="bot_id")
     name = serializers.CharField(source="bot.name")
-    owner = serializers.CharField(source="bot.owner.username")
+    owner = serializers.CharField(source="bot.owner_name")
     seed = serializers.IntegerField()
     active = serializers.BooleanField()
 
@@ -583,7 +585,8 @@ class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()
     name = serializers.CharField()
-    owner = serializers.CharField()
+    owner = serializers.CharField(help_text="`arena` for a built-in strategy.")
+    builtin = serializers.BooleanField(help_text="The platform's built-in strategy.")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()

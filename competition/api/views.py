@@ -10,8 +10,7 @@ from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Count, F, FloatField, IntegerField, Max, Prefetch, Q, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Max, Prefetch, Q
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -30,7 +29,7 @@ from rest_framework.reverse import reverse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotStatus, new_secret
+from bots.models import Bot, BotStatus, EndpointKind, new_secret
 from competition.api import serializers as s
 from competition.api.engine import SimulationError, SimulationRefused, simulate_in_worker
 from competition.api.parsers import LimitedJSONParser
@@ -242,7 +241,11 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
 
     def get_queryset(self):
         user = self.request.user
-        bots = Bot.objects.select_related("owner", "rating").order_by("game", "name", "id")
+        bots = (
+            Bot.objects.select_related("owner", "rating")
+            .exclude(kind=EndpointKind.HUMAN)  # a person's seat on the bench, not a bot
+            .order_by("game", "name", "id")
+        )
         if not user.is_staff:
             visible = Q(status=BotStatus.ACTIVE)
             if user.is_authenticated:
@@ -626,26 +629,15 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
 
 
 class LeaderboardView(JSONOnly, generics.ListAPIView):
-    """Active bots of a game ranked by rating ordinal (mu - 3 sigma), best first."""
+    """Active bots of a game with rated games, ranked by rating ordinal (mu - 3 sigma), best
+    first; ``unranked`` lists those without a rated game yet (``services.ratings.leaderboard``,
+    as the leaderboard page)."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.LeaderboardRowSerializer
 
     def get_queryset(self):
-        mu = Coalesce("rating__mu", Value(ratings.DEFAULT_MU), output_field=FloatField())
-        sigma = Coalesce("rating__sigma", Value(ratings.DEFAULT_SIGMA), output_field=FloatField())
-        return (
-            Bot.objects.active()
-            .for_game(self.kwargs["game"])
-            .select_related("owner")
-            .annotate(
-                r_mu=mu,
-                r_sigma=sigma,
-                r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
-            )
-            .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
-            .order_by("-r_ordinal", "-r_games", "name", "id")
-        )
+        return ratings.leaderboard(self.kwargs["game"])[0]
 
     @extend_schema(
         parameters=[
@@ -661,7 +653,8 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
                 "rank": start + i,
                 "bot": bot.pk,
                 "name": bot.name,
-                "owner": bot.owner.username,
+                "owner": bot.owner_name,
+                "builtin": bot.is_platform,
                 "mu": bot.r_mu,
                 "sigma": bot.r_sigma,
                 "ordinal": bot.r_ordinal,
@@ -670,7 +663,13 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
             }
             for i, bot in enumerate(page)
         ]
-        return self.get_paginated_response(rows)
+        response = self.get_paginated_response(rows)
+        unranked = ratings.leaderboard(game)[1][: ratings.UNRANKED_SHOWN]
+        response.data["unranked"] = [
+            {"bot": bot.pk, "name": bot.name, "owner": bot.owner_name, "builtin": bot.is_platform}
+            for bot in unranked
+        ]
+        return response
 
 
 class MeView(JSONOnly, APIView):

@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -52,7 +53,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot, BotStatus
+from bots.models import Bot, BotStatus, EndpointKind, platform_seat
 from competition.events import pairing
 from competition.events.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
 from competition.live import broadcast
@@ -66,6 +67,7 @@ from competition.models import (
     Participant,
 )
 from competition.ratings import services as ratings
+from games import get_game
 
 logger = logging.getLogger(__name__)
 
@@ -525,9 +527,14 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
     return cancelled
 
 
-def add_all_active_bots(event: Event) -> int:
-    """Enter every active bot of the event's game not yet entered (a draft event, or a
-    running or paused ladder); returns the entries added."""
+def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
+    """Enter every active bot registered by a user for the event's game not yet entered (a
+    draft event, or a running or paused ladder), then the platform's built-in strategies
+    named in ``builtins`` (the organiser's choice; never a human seat); returns the entries
+    added."""
+    builtins = [name for name in builtins if name in get_game(event.game).builtin_bots]
+    for name in builtins:
+        platform_seat(event.game, EndpointKind.BUILTIN, name)
     with transaction.atomic():
         locked = Event.objects.select_for_update().get(pk=event.pk)
         ladder_open = locked.format == EventFormat.LADDER and locked.status in OPEN_STATES
@@ -536,9 +543,10 @@ def add_all_active_bots(event: Event) -> int:
         present = set(locked.entries.values_list("bot_id", flat=True))
         seed = (locked.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
         new = []
-        for bot in (
-            Bot.objects.active().for_game(locked.game).exclude(pk__in=present).order_by("id")
-        ):
+        candidates = Bot.objects.active().for_game(locked.game).exclude(pk__in=present)
+        users = candidates.of_users().exclude(kind=EndpointKind.HUMAN)
+        named = candidates.platform().filter(kind=EndpointKind.BUILTIN, target__in=builtins)
+        for bot in [*users.order_by("id"), *named.order_by("target")]:
             new.append(Entry(event=locked, bot=bot, seed=seed))
             seed += 1
         Entry.objects.bulk_create(new, ignore_conflicts=True)
@@ -640,7 +648,7 @@ def standings(event: Event) -> list[dict]:
         rows[e.bot_id] = {
             "bot": e.bot_id,
             "name": e.bot.name,
-            "owner": e.bot.owner.username,
+            "owner": e.bot.owner_name,
             "seed": e.seed,
             "active": e.active,
             "points": 0.0,

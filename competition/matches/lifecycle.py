@@ -151,6 +151,7 @@ def create_user_match(
     options: dict | None = None,
     seed: int | None = None,
     pace_ms: int = 0,
+    practice: bool = False,
 ) -> Match:
     """A match a user starts (the web bench, an API challenge), under the per-user limits.
 
@@ -160,7 +161,8 @@ def create_user_match(
     bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
     only with the game's default options; any other options make a friendly match (not
     rated, not counted for bot health), so nobody can choose the conditions under which
-    someone else's bot is rated.
+    someone else's bot is rated. A match with a platform seat in it (a built-in strategy or
+    a person in the browser), or any match of the bench (``practice``), is unrated as well.
     """
     try:
         game = get_game(game_slug)
@@ -193,7 +195,9 @@ def create_user_match(
             seed=seed,
             created_by=user,
             pace_ms=pace_ms,
-            rated=resolved == game.resolve_options(None),
+            rated=not practice
+            and resolved == game.resolve_options(None)
+            and not any(bot.owner_id is None for bot in bots),
         )
 
 
@@ -201,7 +205,8 @@ def _check_target_rate(user, bots: list[Bot]) -> None:
     """``TooManyMatches`` if ``user`` challenged a bot of someone else's too often this hour."""
     limit = settings.ARENA_CHALLENGES_PER_TARGET_HOUR
     since = timezone.now() - timedelta(hours=1)
-    for bot in {b.pk: b for b in bots if b.owner_id != user.pk}.values():
+    others = {b.pk: b for b in bots if b.owner_id not in (user.pk, None)}  # platform seats: free
+    for bot in others.values():
         recent = list(
             Match.objects.filter(created_by=user, created__gte=since, participants__bot=bot)
             .order_by("created")

@@ -28,7 +28,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
                 "seat": p.seat,
                 "bot": p.bot_id,
                 "name": p.bot.name,
-                "owner": p.bot.owner.username,
+                "owner": p.bot.owner_name,
                 "score": p.score,
                 "result": p.result,
                 "cause": p.cause,

@@ -136,6 +136,41 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
         )
 
 
+# -- leaderboards ---------------------------------------------------------------------------
+
+#: unranked bots listed under a leaderboard (page and API)
+UNRANKED_SHOWN = 200
+
+
+def leaderboard(game: str):
+    """``(ranked, unranked)``: the querysets of a game's leaderboard, for the page and the API
+    alike. Active bots, never a human seat (a person on the bench); a built-in strategy is
+    the platform's one seat (owner none). Ranked: the bots with rated games, by ordinal (mu -
+    3 sigma), then games, name, id; each row annotated ``r_mu``, ``r_sigma``, ``r_games``,
+    ``r_ordinal``. Unranked: the bots with no rated game yet, by name (the defaults would
+    rank them above bots that played and lost)."""
+    from django.db.models import F, FloatField, IntegerField, Value
+    from django.db.models.functions import Coalesce
+
+    from bots.models import Bot, EndpointKind
+
+    bots = (
+        Bot.objects.active()
+        .for_game(game)
+        .exclude(kind=EndpointKind.HUMAN)
+        .select_related("owner")
+        .annotate(
+            r_mu=Coalesce("rating__mu", Value(DEFAULT_MU), output_field=FloatField()),
+            r_sigma=Coalesce("rating__sigma", Value(DEFAULT_SIGMA), output_field=FloatField()),
+            r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
+        )
+        .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
+    )
+    ranked = bots.filter(r_games__gt=0).order_by("-r_ordinal", "-r_games", "name", "id")
+    unranked = bots.filter(r_games=0).order_by("name", "id")
+    return ranked, unranked
+
+
 # -- recompute and verify ----------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from bots.models import Bot, EndpointKind
+from bots.models import Bot
 from competition.ratelimit import Limit, client_address, refused
 from competition.web.forms import SignUpForm
 
@@ -70,7 +70,7 @@ def signup(request):
 @login_required
 def profile(request):
     token, _created = Token.objects.get_or_create(user=request.user)
-    bots = Bot.objects.filter(owner=request.user).exclude(kind=EndpointKind.HUMAN).count()
+    bots = Bot.objects.filter(owner=request.user).count()
     return render(request, "accounts/profile.html", {"token": token, "bots": bots})
 
 

@@ -14,10 +14,12 @@ row (``Bot.claim_test_call``) in the shared database.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import OrderedDict
 from datetime import timedelta
+from urllib.parse import parse_qsl
 
 from asgiref.sync import sync_to_async
 from django.contrib import messages
@@ -27,8 +29,8 @@ from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from bots.faults import BotFault, FaultCode
-from bots.models import Bot, BotStatus, EndpointKind, new_secret
+from bots.faults import BotFault, FaultCode, explain
+from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
 from competition.events.services import set_bot_status
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
@@ -141,6 +143,61 @@ def bot_rotate_secret(request, pk: int):
     return redirect("bot-detail", pk=bot.pk)
 
 
+# -- showing what travelled ------------------------------------------------------------------
+
+
+def _pretty_json(text: str) -> str | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def readable(text: str | None, limit: int | None = None) -> dict:
+    """A message as a person reads it: ``{"kind": "json", "text"}`` (pretty-printed), ``{"kind":
+    "form", "fields": [(name, value)]}`` (a form-encoded body decoded, a JSON value such as
+    Tiles' ``board`` pretty-printed) or ``{"kind": "text", "text"}``; the raw text is kept.
+    Each shown text is cut at ``limit`` characters (an ellipsis marks the cut)."""
+    text = text or ""
+
+    def cut(value: str) -> str:
+        return value if limit is None or len(value) <= limit else value[:limit] + "…"
+
+    pretty = _pretty_json(text) if text.strip() else None
+    if pretty is not None:
+        return {"kind": "json", "text": cut(pretty), "raw": cut(text)}
+    if "=" in text and not any(c.isspace() for c in text.strip()):
+        try:
+            fields = parse_qsl(text.strip(), keep_blank_values=True, strict_parsing=True)
+        except ValueError:
+            fields = []
+        if fields:
+            shown = [(name, cut(_compact_rows(value))) for name, value in fields]
+            return {"kind": "form", "fields": shown, "raw": cut(text)}
+    return {"kind": "text", "text": cut(text), "raw": cut(text)}
+
+
+def _compact_rows(value: str) -> str:
+    """A form field's value for reading: a JSON list of rows (a board) one row a line,
+    other JSON pretty-printed, anything else as it is."""
+    try:
+        data = json.loads(value)
+    except (ValueError, TypeError):
+        return value
+    if isinstance(data, list) and data and all(isinstance(row, list) for row in data):
+        rows = ",\n ".join(json.dumps(row, ensure_ascii=False) for row in data)
+        return f"[{rows}]"
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _as_json(value) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
 # -- the test call ------------------------------------------------------------------------
 
 
@@ -172,7 +229,7 @@ async def run_test_call(bot: Bot) -> dict:
         result.update(status=done.status, sent=done.sent, reply=done.received)
         try:
             action = game.parse_action(state, 0, done.reply)
-            result["verdict"] = f"accepted as the move {action!r}"
+            result["verdict"] = f"accepted as the move {_as_json(action)}"
         except IllegalAction as exc:
             result.update(fault=FaultCode.ILLEGAL.value, detail=str(exc))
     except BotFault as fault:
@@ -189,6 +246,8 @@ async def run_test_call(bot: Bot) -> dict:
         except Exception:
             logger.debug("closing the test transport failed", exc_info=True)
     for key in ("sent", "reply"):
+        # decoded from the whole message (a form body cut short would not decode)
+        result[f"{key}_view"] = readable(result[key], TEST_CALL_PREVIEW)
         text, cut = truncate(result[key], TEST_CALL_PREVIEW)
         result[key], result[f"{key}_truncated"] = text, cut
     result["detail"] = truncate(result["detail"], 500)[0]
@@ -246,7 +305,7 @@ def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
                 {
                     "bot": other["bot_id"],
                     "name": other["bot__name"],
-                    "owner": other["bot__owner__username"],
+                    "owner": other["bot__owner__username"] or PLATFORM_OWNER,
                     "win": 0,
                     "draw": 0,
                     "loss": 0,
@@ -311,6 +370,8 @@ def bot_detail(request, pk: int):
     test_result = new_secret_shown = None
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
+        if test_result:
+            test_result["message"] = explain(test_result.get("fault", "ok"))
         new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
         "bot": bot,
@@ -356,6 +417,9 @@ def bot_log(request, pk: int, match_id: int):
             received, received_cut = truncate(log.get("received"), LOG_PREVIEW)
             rows.append(
                 {
+                    "sent_view": readable(log.get("sent"), LOG_PREVIEW),
+                    "received_view": readable(log.get("received"), LOG_PREVIEW),
+                    "message": explain(log.get("fault") or "ok"),
                     "number": number,
                     "seat": seat,
                     "fault": log.get("fault") or "ok",

@@ -216,7 +216,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
                 pk=self.match_id,
                 participants__seat=self.seat,
                 participants__bot__kind=EndpointKind.HUMAN,
-                participants__bot__owner_id=user.pk,
+                created_by_id=user.pk,
             )
             .exclude(status__in=MatchStatus.done())
             .exists()

@@ -109,7 +109,8 @@ def docs_game(request, slug: str):
         "docs/game.html",
         {
             "game": game,
-            "options": options,
+            # as the bot sees them: JSON (true, null), not Python (True, None)
+            "options": {key: json.dumps(value) for key, value in options.items()},
             "policy": policy,
             "examples": examples(slug),
             "rules_template": rules_template(slug),

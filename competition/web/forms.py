@@ -52,6 +52,8 @@ class BotForm(forms.ModelForm):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
+        if not self.instance.pk:
+            self.instance.owner = user  # the model's clean judges the kind by its owner
         self.fields["game"].choices = game_choices()
         # ordinary users register URLs; staff may pick the others (local bots only when
         # the server allows them: ARENA_ALLOW_LOCAL_BOTS)

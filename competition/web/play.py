@@ -2,10 +2,11 @@
 
 An endpoint spec names a seat: ``human`` (you, in the browser), ``builtin:NAME``,
 ``bot:ID`` (one of your bots) or an ``http(s)://`` URL (checked by the egress policy).
-Bots are created for the signed-in user as needed (one per built-in strategy, one human
-bot per game, one per URL), then the match goes through ``matches.lifecycle.create_match``
-like any other and is stored, rated and broadcast as usual (friendly, i.e. unrated, with a
-human seat's longer time limits, as any match with non-default options).
+Built-in strategies and ``human`` are the platform's seats (``bots.models.platform_seat``:
+owned by no user, in nobody's bot list); a URL becomes a bot of the signed-in user (one per
+URL). The match goes through ``matches.lifecycle.create_user_match`` like an API challenge
+and is stored and broadcast as usual; with a platform seat in it, it is practice: unrated,
+and not counted for bot health (a human seat also gets a person's longer time limits).
 
 Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=…`` checks
 the two endpoints and shows them with one "Play" button, so a link on another site can
@@ -25,7 +26,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from bots.models import Bot, BotStatus, EndpointKind, validate_endpoint
+from bots.models import Bot, BotStatus, EndpointKind, platform_seat, validate_endpoint
 from competition.matches.lifecycle import create_user_match
 from competition.models import Match
 from competition.web.forms import PACES, BenchForm
@@ -113,10 +114,8 @@ def bot_for_spec(user, game, spec: str) -> Bot:
     kind, target, _label = check_spec(user, game, spec)
     if kind == "bot":
         return Bot.objects.get(pk=int(target))
-    if kind == EndpointKind.HUMAN:
-        return _own_bot(user, game.slug, kind, target, "human")
-    if kind == EndpointKind.BUILTIN:
-        return _own_bot(user, game.slug, kind, target, f"builtin {target}")
+    if kind in (EndpointKind.HUMAN, EndpointKind.BUILTIN):
+        return platform_seat(game.slug, kind, target)
     parts = urlsplit(target)
     label = (parts.netloc + parts.path).rstrip("/") or target
     return _own_bot(user, game.slug, kind, target, label)
@@ -134,7 +133,7 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
     if any(bot.kind == EndpointKind.HUMAN for bot in bots):
         options = human_options(game)
         pace_ms = 0  # a person sets the pace
-    return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms)
+    return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms, practice=True)
 
 
 def _game_or_404(slug: str):

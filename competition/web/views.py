@@ -6,15 +6,14 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Count, F, FloatField, IntegerField, Q, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
-from bots.models import Bot, BotStatus, EndpointKind
+from bots.models import Bot, EndpointKind
 from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
@@ -40,10 +39,7 @@ def home(request):
     games = [
         {
             "game": game,
-            "bots": Bot.objects.for_game(game.slug)
-            .filter(status=BotStatus.ACTIVE)
-            .exclude(kind=EndpointKind.HUMAN)
-            .count(),
+            "bots": Bot.objects.for_game(game.slug).of_users().active().count(),
             "live": Match.objects.filter(game=game.slug, status=MatchStatus.RUNNING).count(),
         }
         for game in all_games()
@@ -70,7 +66,7 @@ def game_detail(request, slug: str):
     game = _game_or_404(slug)
     bots = (
         Bot.objects.for_game(slug)
-        .filter(status=BotStatus.ACTIVE)
+        .active()
         .exclude(kind=EndpointKind.HUMAN)
         .select_related("owner")
         .order_by("name")[:200]
@@ -89,23 +85,10 @@ def game_detail(request, slug: str):
 
 
 def leaderboard(request, slug: str):
-    """Active bots ranked by ordinal (mu - 3 sigma), as the API's leaderboard ranks them."""
+    """Active bots with rated games ranked by ordinal (mu - 3 sigma), then the unranked ones
+    apart: ``services.ratings.leaderboard``, as the API's leaderboard."""
     game = _game_or_404(slug)
-    mu = Coalesce("rating__mu", Value(ratings.DEFAULT_MU), output_field=FloatField())
-    sigma = Coalesce("rating__sigma", Value(ratings.DEFAULT_SIGMA), output_field=FloatField())
-    bots = (
-        Bot.objects.active()
-        .for_game(slug)
-        .exclude(kind=EndpointKind.HUMAN)
-        .select_related("owner")
-        .annotate(
-            r_mu=mu,
-            r_sigma=sigma,
-            r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
-        )
-        .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
-        .order_by("-r_ordinal", "-r_games", "name", "id")
-    )
+    bots, unranked = ratings.leaderboard(slug)
     page = Paginator(bots, LEADERBOARD_PAGE).get_page(request.GET.get("page"))
     rows = [
         {
@@ -118,7 +101,13 @@ def leaderboard(request, slug: str):
     return render(
         request,
         "leaderboard.html",
-        {"game": game, "rows": rows, "page": page, "provisional_games": ratings.PROVISIONAL_GAMES},
+        {
+            "game": game,
+            "rows": rows,
+            "page": page,
+            "unranked": list(unranked[: ratings.UNRANKED_SHOWN]),
+            "provisional_games": ratings.PROVISIONAL_GAMES,
+        },
     )
 
 
@@ -154,9 +143,15 @@ def match_detail(request, pk: int):
     config = viewer_config(match, participants)
     user = request.user
     mine = [p for p in participants if user.is_authenticated and p.bot.owner_id == user.pk]
-    human = [p.seat for p in mine if p.bot.kind == EndpointKind.HUMAN and not match.is_done]
+    # a human seat is the platform's; the person who started the match plays it
+    player = user.is_authenticated and match.created_by_id == user.pk
+    human = [
+        p.seat
+        for p in participants
+        if player and p.bot.kind == EndpointKind.HUMAN and not match.is_done
+    ]
     config["human"] = [{"seat": seat, "ws": f"/ws/play/{match.pk}/{seat}/"} for seat in human]
-    config["me"] = [p.seat for p in mine]
+    config["me"] = sorted({p.seat for p in mine} | set(human))
     logs = [{"seat": p.seat, "bot": p.bot} for p in mine if p.bot.kind != EndpointKind.HUMAN]
     return render(
         request,

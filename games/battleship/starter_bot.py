@@ -3,7 +3,7 @@
 
 Run it where the platform can reach it, then register its URL:
 
-    python3 battleship_bot.py --port 8000
+    python3 battleship_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 battleship_bot.py   # reject unsigned calls
 
 Each request is one JSON object. ``init`` comes once per match and your reply PLACES YOUR
@@ -118,7 +118,7 @@ class Handler(BaseHTTPRequestHandler):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8100)
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"battleship bot on http://{args.host}:{args.port}/", flush=True)

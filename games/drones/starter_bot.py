@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A minimal Arena bot for Game of Drones. Standard library only.
 
-    python3 drones_bot.py --port 8000
+    python3 drones_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 drones_bot.py   # reject unsigned calls
 
 Each request carries the pending calls of the original JavaScript bot interface:
@@ -97,7 +97,7 @@ class Handler(BaseHTTPRequestHandler):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8100)
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"drones bot on http://{args.host}:{args.port}/", flush=True)

@@ -2,7 +2,7 @@
 """A minimal Arena bot for gconway (AI Battleground's two-player Game of Life). Standard
 library only.
 
-    python3 gconway_bot.py --port 8000
+    python3 gconway_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 gconway_bot.py   # reject unsigned calls
 
 Each request is the state, one JSON object: ``field`` (one string per row: "#" yours,
@@ -95,7 +95,7 @@ class Handler(BaseHTTPRequestHandler):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8100)
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"gconway bot on http://{args.host}:{args.port}/", flush=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A minimal Arena bot for Ajax Tiles. Standard library only.
 
-    python3 tiles_bot.py --port 8000
+    python3 tiles_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 tiles_bot.py   # reject unsigned calls
 
 Each request is a form (application/x-www-form-urlencoded) with two fields: ``color``
@@ -110,7 +110,7 @@ class Handler(BaseHTTPRequestHandler):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8100)
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"tiles bot on http://{args.host}:{args.port}/", flush=True)

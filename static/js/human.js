@@ -13,6 +13,7 @@ export class HumanSeat {
     this.answered = 0;
     this.deadline = null;
     this.panel = document.getElementById("human-panel");
+    this.title = document.getElementById("human-title");
     this.status = document.getElementById("human-status");
     const root = document.getElementById("human-input");
     // on a phone the input goes right under the board, not below the whole viewer
@@ -53,6 +54,12 @@ export class HumanSeat {
     if (this.status) this.status.textContent = text;
   }
 
+  heading(text, yourMove = false) {
+    if (this.title) this.title.textContent = text;
+    this.viewer.yourMove = yourMove; // the turn panel says "your move" at the start position
+    this.viewer.describeTurn();
+  }
+
   onMessage(msg) {
     if (msg.type === "request") {
       if (msg.seq <= this.answered || msg.seq === this.current) return; // a repeat
@@ -62,6 +69,7 @@ export class HumanSeat {
       const left = typeof msg.remaining_ms === "number" ? msg.remaining_ms : msg.timeout_ms || 0;
       this.deadline = Date.now() + left;
       this.panel?.classList.remove("waiting");
+      this.heading("Your move", true);
       this.viewer.goLive();
       this.input.request(msg.message);
       this.tick();
@@ -86,6 +94,7 @@ export class HumanSeat {
     this.deadline = null;
     this.input.clear();
     this.panel?.classList.add("waiting");
+    this.heading("Their move");
     return true;
   }
 
@@ -104,6 +113,9 @@ export class HumanSeat {
     clearInterval(this.clock);
     this.sock?.stop();
     this.current = null;
+    this.deadline = null;
+    this.tick(); // no time left to show
+    this.heading("Game over");
     this.input.clear();
     this.panel?.classList.add("waiting");
     if (text) this.say(text);

@@ -28,6 +28,7 @@ export class Viewer {
     this.playing = false;
     this.speed = 1;
     this.follow = !isDone(this.match);
+    this.endedFollowing = false;
     this.timer = null;
     this.lastDrawn = -1;
     const q = new URLSearchParams(location.search).get("turn");
@@ -85,8 +86,8 @@ export class Viewer {
         this.index = this.requested;
         this.requested = null;
         this.jumped = true;
-      } else if (this.follow) {
-        this.index = this.last;
+      } else if (this.follow || this.endedFollowing) {
+        this.index = this.last; // a match that ended while followed shows its final position
       }
       this.update();
     }
@@ -97,7 +98,12 @@ export class Viewer {
     if (!match) return;
     const wasDone = isDone(this.match);
     this.match = match;
-    if (isDone(match) && !wasDone) this.follow = false;
+    if (isDone(match) && !wasDone) {
+      // it ended while the viewer followed it (or before its turns had loaded): the turns
+      // still arriving land on the final position, unless the user moves
+      this.endedFollowing = this.follow || this.last === 0;
+      this.follow = false;
+    }
     this.update();
   }
 
@@ -116,7 +122,10 @@ export class Viewer {
 
   seek(i, { user = true } = {}) {
     this.index = clamp(Math.round(i), 0, this.last);
-    if (user) this.follow = !isDone(this.match) && this.index === this.last;
+    if (user) {
+      this.follow = !isDone(this.match) && this.index === this.last;
+      this.endedFollowing = false;
+    }
     this.update();
   }
 
@@ -258,7 +267,10 @@ export class Viewer {
     if (!turn) {
       const p = document.createElement("p");
       p.className = "muted";
-      p.textContent = this.last ? "The start position." : "Waiting for the first turn…";
+      const started = this.last || this.yourMove || this.match?.status !== "queued";
+      p.textContent = this.yourMove
+        ? "The start position: your move."
+        : started ? "The start position." : "Waiting for the first turn…";
       info.append(p);
       return;
     }
@@ -368,8 +380,10 @@ export class Viewer {
     this.el.play?.addEventListener("click", () => this.toggle());
     this.el.speed?.addEventListener("change", () => this.setSpeed(parseFloat(this.el.speed.value)));
     this.el.scrub?.addEventListener("input", () => {
+      // read the position first: pause() redraws, which writes the old index back
+      const wanted = parseInt(this.el.scrub.value, 10);
       this.pause();
-      this.seek(parseInt(this.el.scrub.value, 10));
+      this.seek(wanted);
     });
     const seekTimeline = (event) => {
       const rect = this.el.timeline.getBoundingClientRect();

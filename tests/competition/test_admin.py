@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from bots.models import Bot, BotStatus, EndpointKind
+from bots.models import Bot, BotStatus, EndpointKind, platform_seat
 from competition.matches import lifecycle as services
 from competition.models import (
     Entry,
@@ -251,8 +251,12 @@ def test_it_adds_every_active_bot_of_the_game(staff, users):
     others = builtin_bots(users["other"], 2, target="perfect")
     Bot.objects.filter(pk=others[1].pk).update(status=BotStatus.PAUSED)
     builtin_bots(users["other"], 1, game="drones", target="zerg")
+    # the platform's seats (a human seat, a built-in) are no user's bots
+    platform_seat("tictactoe", EndpointKind.HUMAN, "browser")
+    platform_seat("tictactoe", EndpointKind.BUILTIN, "random")
     run_action(staff, "event", "add_active_bots", [event])
-    # It should add the missing active bots of the event's game only, seeded after the others.
+    # It should add the missing active bots users registered for the event's game only,
+    # seeded after the others: never a human seat nor a built-in the organiser did not name.
     entries = list(event.entries.order_by("seed").values_list("bot_id", "seed"))
     assert entries[-1] == (others[0].pk, 3) and len(entries) == 3
     run_action(staff, "event", "add_active_bots", [event])

@@ -730,14 +730,19 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
     response = clients[role].get("/api/leaderboard/tictactoe/")
     assert response.status_code == 200
     rows = results(response)
-    # It should rank by ordinal (mu - 3 sigma), unrated bots at the default, inactive ones out.
-    assert [row["name"] for row in rows] == ["steady", "strong", "newcomer"]
-    assert [row["rank"] for row in rows] == [1, 2, 3]
+    # It should rank by ordinal (mu - 3 sigma), inactive ones out, and list the bots with no
+    # rated game apart, unranked (they ranked at the default before issue 25).
+    assert [row["name"] for row in rows] == ["steady", "strong"]
+    assert [row["rank"] for row in rows] == [1, 2]
+    assert response.json()["unranked"] == [
+        {"bot": newcomer.pk, "name": "newcomer", "owner": "other", "builtin": False}
+    ]
     assert rows[0] == {
         "rank": 1,
         "bot": steady.pk,
         "name": "steady",
         "owner": "other",
+        "builtin": False,
         "mu": 28.0,
         "sigma": 1.0,
         "ordinal": 25.0,
@@ -745,8 +750,6 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
         "provisional": True,
     }
     assert rows[1]["provisional"] is False and rows[1]["ordinal"] == 23.0
-    assert rows[2]["bot"] == newcomer.pk and rows[2]["games"] == 0
-    assert rows[2]["ordinal"] == pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA)
     # It should answer 404 for an unknown game and refuse writes.
     assert clients[role].get("/api/leaderboard/chess/").status_code == 404
     assert clients[role].post("/api/leaderboard/tictactoe/", {}).status_code == 405

@@ -12,7 +12,7 @@ from channels.routing import URLRouter
 from django.contrib.auth import get_user_model
 
 from bots.faults import BotFault, FaultCode
-from bots.models import Bot, EndpointKind
+from bots.models import EndpointKind, platform_seat
 from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
 from competition.matches.lifecycle import create_match
@@ -41,13 +41,12 @@ def world():
     owner = User.objects.create_user("owner", password="pw-owner-123")
     other = User.objects.create_user("other", password="pw-other-123")
     staff = User.objects.create_user("staff", password="pw-staff-123", is_staff=True)
-    human = Bot.objects.create(
-        owner=owner, game="tictactoe", name="human", kind=EndpointKind.HUMAN, target="browser"
+    # the platform's seats: whoever started the match plays its human seat
+    human = platform_seat("tictactoe", EndpointKind.HUMAN, "browser")
+    perfect = platform_seat("tictactoe", EndpointKind.BUILTIN, "perfect")
+    match = create_match(
+        "tictactoe", [human, perfect], seed=0, created_by=owner, dispatch_now=False
     )
-    perfect = Bot.objects.create(
-        owner=other, game="tictactoe", name="perfect", kind=EndpointKind.BUILTIN, target="perfect"
-    )
-    match = create_match("tictactoe", [human, perfect], seed=0, dispatch_now=False)
     Match.objects.filter(pk=match.pk).update(status=MatchStatus.RUNNING)
     return {"owner": owner, "other": other, "staff": staff, "human": human, "match": match}
 

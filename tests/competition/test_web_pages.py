@@ -158,14 +158,22 @@ def test_it_registers_a_bot_by_url_and_refuses_what_the_egress_policy_refuses(us
     assert sneaky.status_code == 200 and not Bot.objects.filter(name="p").exists()
 
 
-def test_it_lets_staff_register_other_kinds(users):
+def test_it_lets_staff_register_other_kinds(users, settings):
+    settings.ARENA_ALLOW_LOCAL_BOTS = True
     client = logged_in(users["staff"])
     response = client.post(
         "/bots/new/",
+        {"game": "tictactoe", "name": "local", "kind": "process", "target": "python3 bot.py"},
+    )
+    assert response.status_code == 302, response.context["form"].errors
+    assert Bot.objects.get(name="local").kind == EndpointKind.PROCESS
+    # It should refuse a copy of a built-in, even from staff: built-ins are the platform's
+    # seats, ranked once (decided in issue 25; staff could register copies before).
+    copy = client.post(
+        "/bots/new/",
         {"game": "tictactoe", "name": "perfect-copy", "kind": "builtin", "target": "perfect"},
     )
-    assert response.status_code == 302
-    assert Bot.objects.get(name="perfect-copy").kind == EndpointKind.BUILTIN
+    assert copy.status_code == 200 and not Bot.objects.filter(name="perfect-copy").exists()
 
 
 def test_it_edits_deactivates_and_reactivates_a_bot(users):
@@ -217,7 +225,7 @@ async def test_it_test_calls_a_bot_and_shows_the_escaped_reply(users, allow_loop
         assert response.status_code == 302
         page = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()
     # It should show the status, the latency, the verdict and the reply, escaped.
-    assert "HTTP status 200" in page and " ms" in page and "accepted as the move" in page
+    assert "HTTP 200" in page and " ms" in page and "accepted as the move" in page
     assert "&lt;b&gt;hi&lt;/b&gt;" in page and "<b>hi</b>" not in page
     # It should show the result once (it is not kept in the session).
     again = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()
@@ -303,12 +311,13 @@ def test_it_starts_a_bench_match_against_a_builtin(users):
             "bot__kind", "bot__target", "bot__owner__username"
         )
     )
-    # It should seat the built-in (created for this user) first and the user's bot second.
+    # It should seat the built-in (the platform's seat, owned by no user) first and the
+    # user's bot second, as unrated practice.
     assert seats == [
-        ("builtin", "perfect", "owner"),
+        ("builtin", "perfect", None),
         ("http", "https://bots.example.org/t", "owner"),
     ]
-    assert match.pace_ms == 300 and match.created_by == users["owner"]
+    assert match.pace_ms == 300 and match.created_by == users["owner"] and not match.rated
     # Against itself: the same bot in both seats.
     client.post(
         "/bench/",
@@ -355,7 +364,7 @@ def test_it_confirms_then_plays_any_two_endpoints(users):
     assert response["Location"] == f"/matches/{match.pk}/"
     bots = [p.bot for p in match.participants.order_by("seat")]
     assert [(b.kind, b.target, b.owner) for b in bots] == [
-        ("builtin", "random", users["owner"]),
+        ("builtin", "random", None),
         ("http", "https://bots.example.org/ttt?k=2", users["owner"]),
     ]
     # It should reuse the same bots next time.
@@ -409,18 +418,16 @@ def test_it_seats_a_human_with_time_limits_a_person_can_meet(users):
         client.post(f"/games/{game.slug}/play", {"p1": "human", "p2": f"builtin:{opponent}"})
         match = Match.objects.filter(game=game.slug).get()
         human = match.participants.get(seat=0).bot
-        assert (human.kind, human.owner) == (EndpointKind.HUMAN, users["owner"])
+        assert (human.kind, human.owner) == (EndpointKind.HUMAN, None)
         # It should use the human time limits and never pace a person.
         for key, value in game.human_options.items():
             assert match.options[key] == value
         assert match.pace_ms == 0
         Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
-    # One human bot per user per game, reused.
+    # One human seat per game, the platform's, reused (none in the user's account).
     client.post("/games/tictactoe/play", {"p1": "builtin:random", "p2": "human"})
-    assert (
-        Bot.objects.filter(owner=users["owner"], kind=EndpointKind.HUMAN, game="tictactoe").count()
-        == 1
-    )
+    assert Bot.objects.filter(kind=EndpointKind.HUMAN, game="tictactoe").count() == 1
+    assert not Bot.objects.filter(owner=users["owner"]).exists()
 
 
 def test_it_limits_the_matches_a_user_runs_at_once(users):

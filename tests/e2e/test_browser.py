@@ -220,7 +220,7 @@ def test_it_signs_up_registers_a_bot_and_test_calls_it(ui, site):
     page.click("#test-call")
     page.wait_for_selector("#test-result")
     result = page.inner_text("#test-result")
-    assert "OK" in result and "HTTP status 200" in result and " ms" in result
+    assert "OK" in result and "HTTP 200" in result and " ms" in result
     assert re.search(r'"play":\s*"\d-\d"', result)
     shot(page, "bot-test-call")
     ui.phone.goto(ui.url(f"/bots/{SEEN['bot']}/"))

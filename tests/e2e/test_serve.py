@@ -1,6 +1,8 @@
 """``make run``'s server: ``manage.py serve`` migrates, creates the demo and serves with daphne."""
 
+import json
 import sys
+import time
 import urllib.request
 
 from tests.conftest import REPO, free_port
@@ -23,8 +25,31 @@ def test_it_serves_the_home_page_from_a_fresh_data_dir(tmp_path):
             f"http://127.0.0.1:{port}/games/tictactoe/", timeout=10
         ) as page:
             game_html = page.read().decode()
-    # It should list every game and show the demo's built-in bots.
+    # It should list every game and show the demo's built-in bots (the platform's seats).
     assert "Tic-tac-toe" in html and "Arena" in html
-    assert "builtin:perfect" in game_html and "demo" in game_html
+    assert "builtin:perfect" in game_html and "builtin perfect" in game_html
     # It should have created the SQLite database in the data dir.
     assert (tmp_path / "var" / "arena.sqlite3").exists()
+
+
+def test_it_creates_the_demo_once_across_restarts(tmp_path):
+    env = project_env(ARENA_DATA_DIR=str(tmp_path / "var"))
+    seen = []
+    for restart in range(3):
+        port = free_port()
+        argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
+        with running(argv, port, env=env):
+            deadline = time.monotonic() + 90
+            while True:  # the first time, until the demo event has played out
+                url = f"http://127.0.0.1:{port}/api/events/"
+                with urllib.request.urlopen(url, timeout=10) as r:
+                    events = json.loads(r.read())["results"]
+                if restart or all(e["status"] == "finished" for e in events):
+                    break
+                assert time.monotonic() < deadline, events
+                time.sleep(1)
+        seen.append(sorted((e["id"], e["name"]) for e in events))
+    # It should make the demo event once: each restart continues it (no second event, and
+    # so no more demo matches).
+    assert len(seen[0]) == 1 and seen[0][0][1].startswith("Demo")
+    assert seen[0] == seen[1] == seen[2]

@@ -1,9 +1,11 @@
-"""``manage.py demo``: the ``demo`` user, a built-in bot of every strategy of every game,
-and a running demo event of the first game listed (a paced double round robin, so
-spectators can follow the moves).
+"""``manage.py demo``: the ``demo`` user, the platform's seat of every built-in strategy of
+every game (``bots.models.platform_seat``: owned by no user), and the demo event of the
+first game listed (a paced double round robin of those seats, so spectators can follow the
+moves).
 
-Idempotent: it creates nothing twice, and starts a new demo event only when none is
-running.
+Idempotent: it creates nothing twice. The demo event is made once (``DEMO_EVENT_NAME``);
+later runs (each restart of ``make run``) leave it as it is, and the runner continues its
+queued matches, so restarts neither add events nor play more demo matches.
 
 - Development (``DEBUG=true``, the embedded default of ``make run``): ``demo`` is a staff
   superuser whose password is ``ARENA_DEMO_PASSWORD`` (default ``demo``).
@@ -21,12 +23,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from bots.models import Bot, EndpointKind
+from bots.models import EndpointKind, platform_seat
 from competition.events.services import start_event
-from competition.models import Entry, Event, EventFormat, EventStatus
+from competition.models import Entry, Event, EventFormat
 from games import all_games
 
 DEMO_PACE_MS = 600
+DEMO_EVENT_NAME = "Demo {game} round robin"
 
 
 def demo_user(*, production: bool):
@@ -56,18 +59,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         user = demo_user(production=not settings.DEBUG)
-        made = 0
-        for game in all_games():
-            for name in sorted(game.builtin_bots):
-                _bot, new = Bot.objects.get_or_create(
-                    owner=user,
-                    game=game.slug,
-                    name=name,
-                    defaults={"kind": EndpointKind.BUILTIN, "target": name},
-                )
-                made += new
+        seats = {
+            (game.slug, name): platform_seat(game.slug, EndpointKind.BUILTIN, name)
+            for game in all_games()
+            for name in sorted(game.builtin_bots)
+        }
+        made = len(seats)
         if settings.DEBUG:
-            self.stdout.write(f"demo: user 'demo' (staff), {made} new built-in bots")
+            self.stdout.write(f"demo: user 'demo' (staff), {made} built-in seats")
         else:
             login = (
                 "its password is ARENA_DEMO_PASSWORD"
@@ -75,21 +74,24 @@ class Command(BaseCommand):
                 else "no password"
             )
             self.stdout.write(
-                f"demo: production mode: user 'demo' is not staff ({login}), {made} new built-in bots"
+                f"demo: production mode: user 'demo' is not staff ({login}), {made} built-in seats"
             )
         demo_game = all_games()[0].slug  # the first game listed (Game.order)
-        if not Event.objects.filter(name__startswith="Demo", status=EventStatus.RUNNING).exists():
+        name = DEMO_EVENT_NAME.format(game=demo_game)
+        existing = Event.objects.filter(name=name, created_by=user).first()
+        if existing is not None:
+            self.stdout.write(f"demo: event {existing.pk} is {existing.status} (kept as it is)")
+        else:
             event = Event.objects.create(
-                name=f"Demo {demo_game} round robin",
+                name=name,
                 game=demo_game,
                 format=EventFormat.DOUBLE_ROUND_ROBIN,
                 series_length=1,
                 pace_ms=DEMO_PACE_MS,
                 created_by=user,
             )
-            for seed, bot in enumerate(
-                Bot.objects.filter(owner=user, game=demo_game).order_by("name"), 1
-            ):
-                Entry.objects.create(event=event, bot=bot, seed=seed)
+            names = sorted(n for g, n in seats if g == demo_game)
+            for seed, name in enumerate(names, 1):
+                Entry.objects.create(event=event, bot=seats[(demo_game, name)], seed=seed)
             created = start_event(event)
             self.stdout.write(f"demo: event {event.pk} running with {created} matches")

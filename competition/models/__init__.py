@@ -10,18 +10,23 @@ from competition.models.choices import (
 from competition.models.events import Entry, Event
 from competition.models.matches import Match, Participant, Turn
 from competition.models.ratings import Rating, RatingChange
+from competition.models.standings import EventSeries, EventStanding, HeadToHead, SeriesState
 
 __all__ = [
     "Entry",
     "Event",
+    "EventSeries",
+    "EventStanding",
     "EventFormat",
     "EventStatus",
     "FaultCode",
+    "HeadToHead",
     "Match",
     "MatchStatus",
     "Participant",
     "Rating",
     "RatingChange",
     "SeatResult",
+    "SeriesState",
     "Turn",
 ]

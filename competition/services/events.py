@@ -48,7 +48,7 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from bots.faults import FaultCode
@@ -65,6 +65,7 @@ from competition.models import (
 )
 from competition.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
 from competition.services import ratings
+from competition.services import standings as stored
 
 logger = logging.getLogger(__name__)
 
@@ -133,9 +134,13 @@ class Series:
         return SeriesResult(self.a, self.b, pa, pb)
 
 
-def load_series(event: Event) -> list[Series]:
-    """Every series of ``event`` in (round, key) order, from one query."""
-    rows = Participant.objects.filter(match__event=event).values_list(
+def load_series(event: Event, only: Q | None = None) -> list[Series]:
+    """Every series of ``event`` (those of its matches ``only`` selects, e.g. one series'
+    ``Q(match__round=r, match__pairing=key)``) in (round, key) order, from one query."""
+    rows = Participant.objects.filter(match__event=event)
+    if only is not None:
+        rows = rows.filter(only)
+    rows = rows.values_list(
         "match_id",
         "match__round",
         "match__pairing",
@@ -207,6 +212,7 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             game_in_series=g,
             pace_ms=event.pace_ms,
         )
+    stored.series_created(event, rnd, key, a.pk, b.pk, bye)
     return games
 
 
@@ -287,6 +293,7 @@ def on_match_finished(match: Match) -> None:
     """Called inside the finish transaction of an event's match: schedule what is due,
     finish the event when it is over, broadcast the standings after commit."""
     event = Event.objects.select_for_update().get(pk=match.event_id)
+    stored.sync_series(event, match.round, match.pairing)
     _advance(event)
     _broadcast_standings(event)
 
@@ -296,6 +303,7 @@ def advance_event(event: Event) -> int:
     returns the matches created."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
+        stored.sync_open(event)
         created = _advance(event)
         _broadcast_standings(event)
     return created
@@ -309,13 +317,13 @@ def _advance(event: Event) -> int:
         if not event.matches.filter(status__in=PENDING).exists():
             _finish(event)
         return 0
+    if event.format == EventFormat.LADDER:
+        return _advance_ladder(event)
     series = load_series(event)
     if event.format == EventFormat.SWISS:
         return _advance_swiss(event, series)
     if event.format == EventFormat.SINGLE_ELIMINATION:
         return _advance_elimination(event, series)
-    if event.format == EventFormat.LADDER:
-        return _advance_ladder(event, series)
     logger.error("event %s: unknown format %r", event.pk, event.format)
     return 0
 
@@ -441,42 +449,36 @@ def _advance_elimination(event: Event, series: list[Series]) -> int:
     return created
 
 
-def _advance_ladder(event: Event, series: list[Series]) -> int:
+def _advance_ladder(event: Event) -> int:
+    """Pairs from the stored standings (series played and in flight, last end, last
+    opponent per bot): the cost does not grow with the ladder's history."""
     entries = _entries(event)
     limit = event.rounds or None
-    played: dict[int, int] = defaultdict(int)
-    busy: dict[int, int] = defaultdict(int)
-    last: dict[int, float] = {}
-    last_opponent: dict[int, tuple[int, int]] = {}
-    for s in series:
-        for me, other in ((s.a, s.b), (s.b, s.a)):
-            played[me] += 1
-            if s.pending:
-                busy[me] += 1
-            elif s.finished_at is not None:
-                last[me] = max(last.get(me, 0.0), s.finished_at.timestamp())
-            if s.round >= last_opponent.get(me, (0, 0))[0]:
-                last_opponent[me] = (s.round, other)
+    kept = stored.rows(event)
+    played = {b: r.played for b, r in kept.items()}
+    busy = {b: r.busy for b, r in kept.items()}
+    last = {b: r.last_played.timestamp() for b, r in kept.items() if r.last_played}
+    last_opponent = {b: (r.last_round, r.last_opponent_id) for b, r in kept.items()}
     rated = ratings.for_bots(e.bot_id for e in entries)
     candidates = [
         LadderEntry(
             e.bot_id,
             rated[e.bot_id]["mu"],
-            played[e.bot_id],
+            played.get(e.bot_id, 0),
             last.get(e.bot_id),
-            busy[e.bot_id],
+            busy.get(e.bot_id, 0),
             last_opponent.get(e.bot_id, (0, None))[1],
         )
         for e in entries
-        if eligible(e) and (limit is None or played[e.bot_id] < limit)
+        if eligible(e) and (limit is None or played.get(e.bot_id, 0) < limit)
     ]
-    running = any(s.pending for s in series)
+    running = any(busy.values())
     pairs = pairing.ladder_pairs(candidates, LADDER_MAX_CONCURRENT_PER_BOT, running=running)
     if not pairs:
         if limit is not None and not running:
             _finish(event)
         return 0
-    rnd = max((s.round for s in series), default=0) + 1
+    rnd = max((r.last_round for r in kept.values()), default=0) + 1
     bots = {e.bot_id: e.bot for e in entries}
     return sum(_create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
@@ -502,6 +504,7 @@ def resume_event(event: Event) -> bool:
         ):
             return False
         locked = Event.objects.select_for_update().get(pk=event.pk)
+        stored.sync_open(locked)
         _advance(locked)
         _broadcast_standings(locked)
     return True
@@ -520,6 +523,7 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
         locked.save(update_fields=["status", "finished"])
         queued = list(locked.matches.filter(status=MatchStatus.QUEUED).values_list("id", flat=True))
         cancelled = sum(cancel(match_id, reason, advance=False) for match_id in queued)
+        stored.sync_open(locked)
         _broadcast_standings(locked)
     return cancelled
 
@@ -632,67 +636,37 @@ def standings(event: Event) -> list[dict]:
     the final), rating (mu, sigma, ordinal, games, provisional), rank.
     """
     entries = _entries(event)
-    series = load_series(event)
-    results = _results(series)
+    kept = stored.rows(event)
     rows: dict[int, dict] = {}
     for e in entries:
+        sums = kept.get(e.bot_id)
         rows[e.bot_id] = {
             "bot": e.bot_id,
             "name": e.bot.name,
             "owner": e.bot.owner.username,
             "seed": e.seed,
             "active": e.active,
-            "points": 0.0,
-            "score": 0.0,
-            "wins": 0,
-            "draws": 0,
-            "losses": 0,
-            "games": 0,
-            "series": 0,
-            "byes": 0,
+            "points": float(sums.points) if sums else 0.0,
+            "score": float(sums.score) if sums else 0.0,
+            "wins": sums.wins if sums else 0,
+            "draws": sums.draws if sums else 0,
+            "losses": sums.losses if sums else 0,
+            "games": sums.games if sums else 0,
+            "series": sums.series if sums else 0,
+            "byes": sums.byes if sums else 0,
         }
-    for s in series:
-        for m in s.matches.values():
-            if m["status"] not in MatchStatus.with_result():
-                continue
-            scores = m["scores"]
-            known = [v for v in scores.values() if v is not None]
-            best = max(known) if known else None
-            for bot_id, score in scores.items():
-                row = rows.get(bot_id)
-                if row is None or score is None:
-                    continue
-                row["games"] += 1
-                row["score"] += score
-                tied = sum(1 for v in scores.values() if v == best)
-                row[
-                    "wins"
-                    if score == best and tied == 1
-                    else "draws"
-                    if score == best
-                    else "losses"
-                ] += 1
-        if s.complete and s.has_result:
-            for bot_id in (s.a, s.b):
-                if bot_id in rows:
-                    rows[bot_id]["series"] += 1
-        if s.bye is not None and s.bye in rows:
-            rows[s.bye]["byes"] += 1
-    for bot_id, value in pairing.points(results).items():
-        if bot_id in rows:
-            rows[bot_id]["points"] = value
     rated = ratings.for_bots(rows)
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
     fmt = event.format
     if fmt == EventFormat.SWISS:
-        bh = pairing.buchholz(results)
+        bh = pairing.buchholz(stored.series_results(event))
         for bot_id, row in rows.items():
             row["buchholz"] = bh.get(bot_id, 0.0)
         keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
     elif fmt == EventFormat.SINGLE_ELIMINATION:
-        state = elimination_state(event, entries, series)
+        state = elimination_state(event, entries, load_series(event))
         reached = _reached(state) if state else {}
         for bot_id, row in rows.items():
             row["reached"] = reached.get(bot_id, 0)
@@ -701,7 +675,11 @@ def standings(event: Event) -> list[dict]:
         keys = {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}
     else:
         keys = {b: (r["points"], r["wins"]) for b, r in rows.items()}
-    order = pairing.rank(list(rows), keys, results, names)
+    counted = defaultdict(int)
+    for k in keys.values():
+        counted[k] += 1
+    tied = [b for b, k in keys.items() if counted[k] > 1]
+    order = pairing.rank(list(rows), keys, stored.head_to_head_results(event, tied), names)
     table = []
     for position, bot_id in enumerate(order, start=1):
         rows[bot_id]["rank"] = position

@@ -816,6 +816,9 @@ def requeue(match_id: int) -> bool:
             queued_at=timezone.now(),
         )
         if updated:
+            from competition.services import standings
+
+            standings.sync_match(Match.objects.get(pk=match_id))  # its series is pending again
             transaction.on_commit(lambda: dispatch(match_id))
     return bool(updated)
 

@@ -1,0 +1,94 @@
+"""Stored standings: what an event's standings and ladder pairing read instead of replaying
+its history (``competition.services.standings`` keeps them; docs/architecture.md).
+
+- ``EventSeries``: one row per series (``(event, round, pairing)``), its state, total scores,
+  series points and per-bot match tallies, refreshed whenever one of its matches changes.
+- ``EventStanding``: one row per (event, bot), the sums of its series' contributions plus
+  the ladder's pairing inputs (series played and in flight, last series end, last opponent).
+- ``HeadToHead``: series points a bot took from one opponent (the tie-break among tied
+  entries), one row per ordered pair.
+"""
+
+from django.db import models
+
+
+class SeriesState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    """A game is queued or running."""
+    BLOCKED = "blocked", "Blocked"
+    """A game errored and waits for an organiser."""
+    COMPLETE = "complete", "Complete"
+    """Every game ended."""
+
+
+class EventSeries(models.Model):
+    event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="series")
+    round = models.PositiveIntegerField()
+    key = models.CharField(max_length=64)
+    a = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    b = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    bye = models.ForeignKey("bots.Bot", null=True, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(
+        max_length=10, choices=SeriesState.choices, default=SeriesState.PENDING
+    )
+    has_result = models.BooleanField(default=False)
+    score_a = models.FloatField(default=0.0)
+    score_b = models.FloatField(default=0.0)
+    points_a = models.FloatField(default=0.0, help_text="Series points, once complete.")
+    points_b = models.FloatField(default=0.0)
+    finished = models.DateTimeField(null=True, help_text="Its last game's end, once not pending.")
+    tally = models.JSONField(
+        default=dict, help_text="Per bot: [games, score, wins, draws, losses] of its games."
+    )
+
+    class Meta:
+        ordering = ("event", "round", "key")
+        constraints = [
+            models.UniqueConstraint(fields=("event", "round", "key"), name="eventseries_unique")
+        ]
+        indexes = [models.Index(fields=("event", "state"), name="eventseries_state")]
+        verbose_name_plural = "event series"
+
+
+class EventStanding(models.Model):
+    event = models.ForeignKey(
+        "competition.Event", on_delete=models.CASCADE, related_name="stored_standings"
+    )
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    points = models.FloatField(default=0.0)
+    score = models.FloatField(default=0.0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
+    series = models.PositiveIntegerField(default=0, help_text="Complete series with a result.")
+    byes = models.PositiveIntegerField(default=0)
+    played = models.PositiveIntegerField(default=0, help_text="Series scheduled.")
+    busy = models.PositiveIntegerField(default=0, help_text="Series pending.")
+    last_played = models.DateTimeField(null=True, help_text="Its latest series end.")
+    last_round = models.PositiveIntegerField(default=0)
+    last_opponent = models.ForeignKey(
+        "bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ("event", "bot")
+        constraints = [
+            models.UniqueConstraint(fields=("event", "bot"), name="eventstanding_unique")
+        ]
+
+
+class HeadToHead(models.Model):
+    event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    points = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ("event", "bot", "opponent")
+        constraints = [
+            models.UniqueConstraint(fields=("event", "bot", "opponent"), name="headtohead_unique")
+        ]
+
+
+__all__ = ["EventSeries", "EventStanding", "HeadToHead", "SeriesState"]

@@ -49,6 +49,9 @@ class EventSeries(models.Model):
         indexes = [models.Index(fields=("event", "state"), name="eventseries_state")]
         verbose_name_plural = "event series"
 
+    def __str__(self) -> str:
+        return f"{self.key} (round {self.round}) in event {self.event_id}"
+
 
 class EventStanding(models.Model):
     event = models.ForeignKey(
@@ -77,6 +80,9 @@ class EventStanding(models.Model):
             models.UniqueConstraint(fields=("event", "bot"), name="eventstanding_unique")
         ]
 
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} in event {self.event_id}: {self.points} points"
+
 
 class HeadToHead(models.Model):
     event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="+")
@@ -89,6 +95,9 @@ class HeadToHead(models.Model):
         constraints = [
             models.UniqueConstraint(fields=("event", "bot", "opponent"), name="headtohead_unique")
         ]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} v {self.opponent_id} in event {self.event_id}: {self.points}"
 
 
 __all__ = ["EventSeries", "EventStanding", "HeadToHead", "SeriesState"]

@@ -42,7 +42,6 @@ from competition.models import (
     EventStanding,
     HeadToHead,
     MatchStatus,
-    Participant,
     SeriesState,
 )
 

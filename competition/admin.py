@@ -10,7 +10,6 @@ import logging
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 
 from bots.admin import BotAdmin as _BotAdmin
@@ -28,9 +27,13 @@ from competition.models import (
 )
 from competition.services import events as event_services
 from competition.services import matches as match_services
+from competition.services.standings import event_counts
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
+
+#: bots a match search looks up by name before reading their matches
+SEARCH_BOTS = 50
 
 
 def _game_choices() -> list[tuple[str, str]]:
@@ -104,14 +107,8 @@ class EventAdmin(admin.ModelAdmin):
     actions = ("start", "pause", "resume", "cancel", "add_active_bots", "requeue_errored")
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                matches_total=Count("matches"),
-                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            )
-        )
+        # stored counts (services.standings), not a count over every match of every event
+        return super().get_queryset(request).annotate(**event_counts())
 
     @admin.display(description="progress")
     def progress(self, event: Event) -> str:
@@ -227,7 +224,21 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ("status", "game", "event")
     list_select_related = ("event",)
     search_fields = ("=id", "participants__bot__name")
+    show_full_result_count = False
     inlines = (ParticipantInline, TurnInline)
+
+    def get_search_results(self, request, queryset, search_term):
+        """An id, or bots by name first (a few rows), then their matches by a semi-join
+        (``id IN (SELECT match_id …)``): no DISTINCT over a join of every match."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isdigit():
+            return queryset.filter(pk=int(term)), False
+        bots = Bot.objects.filter(name__icontains=term).values("pk")[:SEARCH_BOTS]
+        seats = Participant.objects.filter(bot_id__in=list(bots.values_list("pk", flat=True)))
+        return queryset.filter(pk__in=seats.values("match_id")), False
+
     actions = ("requeue_errored", "cancel")
 
     def get_readonly_fields(self, request, obj=None):

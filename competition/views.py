@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Count, F, FloatField, IntegerField, Q, Value
+from django.db.models import F, FloatField, IntegerField, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
@@ -18,6 +18,7 @@ from bots.models import Bot, BotStatus, EndpointKind
 from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.services import ratings
 from competition.services.matches import match_json
+from competition.services.standings import event_counts
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -53,9 +54,8 @@ def home(request):
             status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED)
         )
         .annotate(
-            done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            total=Count("matches"),
-        )
+            **event_counts(total="total", done="done")
+        )  # stored counts, not a count of every match
         .order_by("-created")[:6]
     )
     recent = list(
@@ -189,7 +189,7 @@ def event_detail(request, pk: int):
     event = get_object_or_404(Event, pk=pk)
     snapshot = event_snapshot(event.pk)
     recent = list(
-        event.matches.filter(status__in=MatchStatus.done())
+        event.matches.filter(status__in=MatchStatus.done(), finished__isnull=False)
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )

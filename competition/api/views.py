@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Count, F, FloatField, IntegerField, Max, Prefetch, Q, Value
+from django.db.models import F, FloatField, IntegerField, Max, Prefetch, Q, Value
 from django.db.models.functions import Coalesce
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -44,6 +44,7 @@ from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Pa
 from competition.services import events as event_services
 from competition.services import ratings
 from competition.services.matches import TooManyMatches, create_user_match
+from competition.services.standings import event_counts
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -364,7 +365,9 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                 matches = matches.filter(game=game)
             bot = int_param(self.request, "bot", minimum=s.ID_MIN)
             if bot is not None:
-                matches = matches.filter(participants__bot_id=bot).distinct()
+                # a semi-join on Participant(bot, match), not DISTINCT over whole rows
+                seats = Participant.objects.filter(bot_id=bot).values("match_id")
+                matches = matches.filter(pk__in=seats)
             event = int_param(self.request, "event", minimum=s.ID_MIN)
             if event is not None:
                 matches = matches.filter(event_id=event)
@@ -561,10 +564,7 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         entries = Entry.objects.select_related("bot__owner").order_by("seed", "id")
         events = (
             Event.objects.visible_to(self.request.user)
-            .annotate(
-                matches_total=Count("matches"),
-                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            )
+            .annotate(**event_counts())  # stored counts, not a count of every match
             .prefetch_related(Prefetch("entries", queryset=entries))
             .order_by("-created", "-id")
         )

@@ -10,7 +10,13 @@ from competition.models.choices import (
 from competition.models.events import Entry, Event
 from competition.models.matches import Match, Participant, Turn
 from competition.models.ratings import Rating, RatingChange
-from competition.models.standings import EventSeries, EventStanding, HeadToHead, SeriesState
+from competition.models.standings import (
+    EventSeries,
+    EventStanding,
+    EventTally,
+    HeadToHead,
+    SeriesState,
+)
 
 __all__ = [
     "Entry",
@@ -19,6 +25,7 @@ __all__ = [
     "EventSeries",
     "EventStanding",
     "EventStatus",
+    "EventTally",
     "FaultCode",
     "HeadToHead",
     "Match",

@@ -5,6 +5,7 @@ its history (``competition.services.standings`` keeps them; docs/architecture.md
   series points and per-bot match tallies, refreshed whenever one of its matches changes.
 - ``EventStanding``: one row per (event, bot), the sums of its series' contributions plus
   the ladder's pairing inputs (series played and in flight, last series end, last opponent).
+- ``EventTally``: the event's matches and those that ended (lists of events).
 - ``HeadToHead``: series points a bot took from one opponent (the tie-break among tied
   entries), one row per ordered pair.
 """
@@ -40,6 +41,8 @@ class EventSeries(models.Model):
     tally = models.JSONField(
         default=dict, help_text="Per bot: [games, score, wins, draws, losses] of its games."
     )
+    matches = models.PositiveIntegerField(default=0, help_text="Its games.")
+    done = models.PositiveIntegerField(default=0, help_text="Its games that ended.")
 
     class Meta:
         ordering = ("event", "round", "key")
@@ -84,6 +87,19 @@ class EventStanding(models.Model):
         return f"bot {self.bot_id} in event {self.event_id}: {self.points} points"
 
 
+class EventTally(models.Model):
+    """An event's match counts (what lists of events show), kept with its series."""
+
+    event = models.OneToOneField(
+        "competition.Event", on_delete=models.CASCADE, primary_key=True, related_name="tally"
+    )
+    matches = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"event {self.event_id}: {self.done}/{self.matches} matches"
+
+
 class HeadToHead(models.Model):
     event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="+")
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
@@ -100,4 +116,4 @@ class HeadToHead(models.Model):
         return f"bot {self.bot_id} v {self.opponent_id} in event {self.event_id}: {self.points}"
 
 
-__all__ = ["EventSeries", "EventStanding", "HeadToHead", "SeriesState"]
+__all__ = ["EventSeries", "EventStanding", "EventTally", "HeadToHead", "SeriesState"]

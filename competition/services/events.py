@@ -212,7 +212,7 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             game_in_series=g,
             pace_ms=event.pace_ms,
         )
-    stored.series_created(event, rnd, key, a.pk, b.pk, bye)
+    stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
     return games
 
 

@@ -33,13 +33,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import F, Max, Q
+from django.db.models import F, IntegerField, Max, Q, Value
+from django.db.models.functions import Coalesce
 
 from competition import pairing
 from competition.models import (
     Event,
     EventSeries,
     EventStanding,
+    EventTally,
     HeadToHead,
     MatchStatus,
     SeriesState,
@@ -77,6 +79,8 @@ class State:
     points: dict[int, float] = field(default_factory=dict)
     finished: datetime | None = None
     tally: dict[str, list] = field(default_factory=dict)
+    matches: int = 0
+    done: int = 0
 
     @classmethod
     def of_row(cls, row: EventSeries) -> State:
@@ -94,6 +98,8 @@ class State:
             {row.a_id: row.points_a, row.b_id: row.points_b} if complete else {},
             row.finished,
             row.tally,
+            row.matches,
+            row.done,
         )
 
 
@@ -138,6 +144,8 @@ def _state(event: Event, series) -> State:
         points,
         None if series.pending else series.finished_at,
         tally,
+        len(series.matches),
+        sum(1 for m in matches if m["status"] in MatchStatus.done()),
     )
 
 
@@ -182,6 +190,8 @@ def _row_fields(s: State) -> dict:
         "points_b": s.points.get(s.b, 0.0),
         "finished": s.finished,
         "tally": s.tally,
+        "matches": s.matches,
+        "done": s.done,
     }
 
 
@@ -219,6 +229,14 @@ def _apply(event_id: int, before: State | None, after: State) -> None:
         ):
             HeadToHead.objects.create(event_id=event_id, bot_id=bot, opponent_id=other, points=d)
     _move_last_played(event_id, before, after)
+    counts = {
+        name: F(name) + (getattr(after, name) - (getattr(before, name) if before else 0))
+        for name in ("matches", "done")
+        if getattr(after, name) != (getattr(before, name) if before else 0)
+    }
+    if counts and not EventTally.objects.filter(event_id=event_id).update(**counts):
+        EventTally.objects.bulk_create([EventTally(event_id=event_id)], ignore_conflicts=True)
+        EventTally.objects.filter(event_id=event_id).update(**counts)
 
 
 def _move_last_played(event_id: int, before: State | None, after: State) -> None:
@@ -242,9 +260,11 @@ def _move_last_played(event_id: int, before: State | None, after: State) -> None
             )
 
 
-def series_created(event: Event, rnd: int, key: str, a: int, b: int, bye: int | None) -> None:
-    """A series was scheduled (its matches queued): store it and count it."""
-    state = State(rnd, key, a, b, bye)
+def series_created(
+    event: Event, rnd: int, key: str, a: int, b: int, bye: int | None, games: int
+) -> None:
+    """A series of ``games`` matches was scheduled (queued): store it and count it."""
+    state = State(rnd, key, a, b, bye, matches=games)
     EventSeries.objects.create(
         event_id=event.pk, round=rnd, key=key, a_id=a, b_id=b, bye_id=bye, **_row_fields(state)
     )
@@ -272,7 +292,7 @@ def sync_series(event: Event, rnd: int | None, key: str) -> None:
         return
     after = _state(event, loaded)
     if row is None:  # scheduled before stored standings existed: count it from nothing
-        series_created(event, after.round, key, after.a, after.b, after.bye)
+        series_created(event, after.round, key, after.a, after.b, after.bye, after.matches)
         row = EventSeries.objects.get(event_id=event.pk, round=after.round, key=key)
     before = State.of_row(row)
     if _row_fields(before) == _row_fields(after):
@@ -299,12 +319,35 @@ def sync_match(match) -> None:
         sync_series(match.event, match.round, match.pairing)
 
 
+def refresh_statistics() -> None:
+    """SQLite: refresh the planner's statistics (``ANALYZE`` sampling at most
+    ``analysis_limit`` rows per index, so it stays cheap as history grows), so that it keeps
+    choosing the history indexes. PostgreSQL's autovacuum analyzes by itself."""
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA analysis_limit=1000")
+        cursor.execute("ANALYZE")
+        cursor.execute("PRAGMA optimize")
+
+
 # -- reading them ------------------------------------------------------------------------------
 
 
 def rows(event: Event) -> dict[int, EventStanding]:
     """The stored sums of ``event`` by bot."""
     return {s.bot_id: s for s in EventStanding.objects.filter(event_id=event.pk)}
+
+
+def event_counts(total: str = "matches_total", done: str = "matches_done") -> dict:
+    """Annotations of events: their matches (``total``) and those that ended (``done``),
+    from ``EventTally``."""
+    return {
+        total: Coalesce("tally__matches", Value(0), output_field=IntegerField()),
+        done: Coalesce("tally__done", Value(0), output_field=IntegerField()),
+    }
 
 
 def head_to_head_results(event: Event, bots) -> list[pairing.SeriesResult]:
@@ -342,6 +385,7 @@ class Recomputed:
     series: dict[tuple[int, str], dict]
     standings: dict[int, dict]
     h2h: dict[tuple[int, int], float]
+    counts: tuple[int, int] = (0, 0)  # (matches, done)
 
 
 def recompute(event: Event) -> Recomputed:
@@ -381,7 +425,11 @@ def recompute(event: Event) -> Recomputed:
     for values in sums.values():
         for name in ("points", "score"):
             values[name] = float(values[name])
-    return Recomputed(series, sums, h2h)
+    counts = (
+        sum(v["matches"] for v in series.values()),
+        sum(v["done"] for v in series.values()),
+    )
+    return Recomputed(series, sums, h2h, counts)
 
 
 def stored(event: Event) -> Recomputed:
@@ -410,7 +458,9 @@ def stored(event: Event) -> Recomputed:
             "bot_id", "opponent_id", "points"
         )
     }
-    return Recomputed(series, sums, h2h)
+    tally = EventTally.objects.filter(event_id=event.pk).first()
+    counts = (tally.matches, tally.done) if tally else (0, 0)
+    return Recomputed(series, sums, h2h, counts)
 
 
 def _close(x, y) -> bool:
@@ -447,6 +497,8 @@ def differences(event: Event) -> list[str]:
         w, h = want.h2h.get(pair, 0.0), have.h2h.get(pair, 0.0)
         if abs(w - h) > 1e-9:
             out.append(f"head-to-head {pair}: stored {h!r}, recomputed {w!r}")
+    if want.counts != have.counts:
+        out.append(f"(matches, done): stored {have.counts}, recomputed {want.counts}")
     return out
 
 
@@ -456,6 +508,9 @@ def rebuild(event: Event) -> None:
     EventSeries.objects.filter(event_id=event.pk).delete()
     EventStanding.objects.filter(event_id=event.pk).delete()
     HeadToHead.objects.filter(event_id=event.pk).delete()
+    EventTally.objects.update_or_create(
+        event_id=event.pk, defaults={"matches": got.counts[0], "done": got.counts[1]}
+    )
     EventSeries.objects.bulk_create(
         [
             EventSeries(

@@ -229,7 +229,7 @@ async def bot_test(request, pk: int):
 
 
 #: matches the "results by opponent" table reads (the latest ones with a result)
-BY_OPPONENT_MATCHES = 1000
+BY_OPPONENT_MATCHES = 500
 
 
 def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict]:
@@ -355,6 +355,7 @@ def bot_detail(request, pk: int):
         "history": history,
         "recent": recent,
         "by_opponent": results_by_opponent(bot),
+        "by_opponent_window": BY_OPPONENT_MATCHES,
         "test_result": test_result,
         "testable": bot.kind in TESTABLE_KINDS,
         "new_secret": new_secret_shown,

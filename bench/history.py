@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import PRODUCTION_ENV, free_port, serving, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
 
 GAME = "tictactoe"
 LADDER_BOTS = 16
@@ -571,7 +571,7 @@ def live(args) -> bool:
         ]
         with processes(argvs, env):
             for p in ports:
-                wait_port(p)
+                wait_port(p, timeout=300)  # 16 processes starting on a busy machine
             setup = (
                 "import json, sys\n"
                 "from django.contrib.auth import get_user_model\n"
@@ -606,7 +606,29 @@ def live(args) -> bool:
                     check=True,
                 ).stdout.split()[-1]
             )
-            with serving(env) as port:
+            port = free_port()
+            log = open(Path(data) / "serve.log", "w")
+            server = subprocess.Popen(
+                [
+                    sys.executable,
+                    str(ROOT / "manage.py"),
+                    "serve",
+                    "--no-demo",
+                    "--port",
+                    str(port),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                try:
+                    wait_port(port, server, timeout=180)
+                except SystemExit:
+                    log.flush()
+                    print((Path(data) / "serve.log").read_text()[-3000:])
+                    raise
                 base = f"http://127.0.0.1:{port}"
                 start = (
                     "import sys, django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
@@ -640,20 +662,27 @@ def live(args) -> bool:
                     ms, _ = get(f"/events/{event_id}/")
                     page_ms["event"].append((t, ms))
                     time.sleep(0.25)
+            finally:
+                server.terminate()
+                server.wait(30)
+                log.close()
 
     def done_at(t: float) -> int:
         return max((d for s, d in samples if s <= t), default=0)
 
-    minutes = int(args.seconds // 60)
-    rates = [(done_at(60 * (m + 1)) - done_at(60 * m)) / 60 for m in range(minutes)]
+    window = 60.0 if args.seconds >= 120 else args.seconds / 3  # a minute, or a third
+    minutes = int(args.seconds // window)
+    rates = [(done_at(window * (m + 1)) - done_at(window * m)) / window for m in range(minutes)]
     print("\ncontinuous ladder, 16 HTTP bots, embedded default (SQLite):")
-    print("| minute | finishes/s | standings API p50 / p95 ms | event page p50 / p95 ms |")
+    print(
+        f"| {window:.0f} s window | finishes/s | standings API p50 / p95 ms | event page p50 / p95 ms |"
+    )
     print("|---|---|---|---|")
     ok = True
     for m in range(minutes):
         cells = []
         for name in ("standings", "event"):
-            xs = [ms for t, ms in page_ms[name] if 60 * m <= t < 60 * (m + 1)]
+            xs = [ms for t, ms in page_ms[name] if window * m <= t < window * (m + 1)]
             p95 = percentile(xs, 95)
             ok &= p95 <= GOAL_MS
             cells.append(f"{statistics.median(xs):.1f} / {p95:.1f}")
@@ -663,7 +692,7 @@ def live(args) -> bool:
     if len(rates) >= 2:
         held = rates[-1] >= 0.8 * rates[-2]
         print(
-            f"last minute / the one before: {rates[-1] / max(rates[-2], 1e-9):.2f} (goal >= 0.8)"
+            f"last window / the one before: {rates[-1] / max(rates[-2], 1e-9):.2f} (goal >= 0.8)"
             + ("" if held else " ✗")
         )
         ok &= held and rates[-1] > 10

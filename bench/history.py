@@ -434,7 +434,9 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
 
 def measure_pages(pages, samples: int) -> dict:
     from django.contrib.auth import get_user_model
+    from django.db import connection
     from django.test import Client
+    from django.test.utils import CaptureQueriesContext
 
     anon = Client(HTTP_HOST="localhost")
     staff = Client(HTTP_HOST="localhost")
@@ -450,10 +452,14 @@ def measure_pages(pages, samples: int) -> dict:
             assert response.status_code == 200, (url, response.status_code)
             if i >= 3:
                 took.append(elapsed)
+        with CaptureQueriesContext(connection) as captured:
+            client.get(url)
         out[label] = {
             "p50": statistics.median(took),
             "p95": percentile(took, 95),
             "goal": goal,
+            "queries": len(captured.captured_queries),
+            "sql_ms": sum(float(q["time"]) for q in captured.captured_queries) * 1000,
         }
     return out
 
@@ -517,7 +523,8 @@ def print_report(reports: dict[str, dict]) -> bool:
             row = reports[n]["pages"][label]
             met = row["p95"] <= goal
             ok &= met
-            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}")
+            sql = f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else ""
+            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}{sql}")
         print(f"| {label} | <= {goal:.0f} ms | " + " | ".join(cells) + " |")
     points = list(next(iter(reports.values()))["finish_ms"])
     for point in points:

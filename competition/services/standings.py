@@ -314,9 +314,11 @@ def sync_open(event: Event) -> int:
 
 
 def sync_match(match) -> None:
-    """A match of an event changed status (e.g. requeued): sync its series."""
+    """A match of an event changed status (e.g. requeued): sync its series, under the
+    event's lock (as the finish holds it), inside the caller's transaction."""
     if match.event_id:
-        sync_series(match.event, match.round, match.pairing)
+        event = Event.objects.select_for_update().get(pk=match.event_id)
+        sync_series(event, match.round, match.pairing)
 
 
 def refresh_statistics() -> None:

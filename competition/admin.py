@@ -10,12 +10,12 @@ import logging
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
 from competition.events import services as event_services
+from competition.events.standings import event_counts
 from competition.matches import lifecycle as match_services
 from competition.models import (
     Entry,
@@ -31,6 +31,11 @@ from competition.models import (
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
+
+#: bots a match search looks up by name before reading their matches
+SEARCH_BOTS = 50
+#: matches of those bots a search lists (their latest)
+SEARCH_MATCHES = 500
 
 
 def _game_choices() -> list[tuple[str, str]]:
@@ -156,14 +161,8 @@ class EventAdmin(admin.ModelAdmin):
         return self._back(event)
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                matches_total=Count("matches"),
-                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            )
-        )
+        # stored counts (services.standings), not a count over every match of every event
+        return super().get_queryset(request).annotate(**event_counts())
 
     @admin.display(description="progress")
     def progress(self, event: Event) -> str:
@@ -282,7 +281,28 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ("status", "game", "event")
     list_select_related = ("event",)
     search_fields = ("=id", "participants__bot__name")
+    show_full_result_count = False
     inlines = (ParticipantInline, TurnInline)
+
+    def get_search_results(self, request, queryset, search_term):
+        """An id, or bots by name first (a few rows), then their latest ``SEARCH_MATCHES``
+        matches read on the ``Participant(bot, match)`` index: no DISTINCT over a join of
+        every match, no count of a bot's whole history."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isdigit():
+            return queryset.filter(pk=int(term)), False
+        bots = list(
+            Bot.objects.filter(name__icontains=term).values_list("pk", flat=True)[:SEARCH_BOTS]
+        )
+        latest = (
+            Participant.objects.filter(bot_id__in=bots)
+            .order_by("-match_id")
+            .values_list("match_id", flat=True)[:SEARCH_MATCHES]
+        )
+        return queryset.filter(pk__in=list(latest)), False
+
     actions = ("requeue_errored", "cancel")
 
     def get_readonly_fields(self, request, obj=None):

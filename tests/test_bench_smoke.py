@@ -122,3 +122,12 @@ def test_it_runs_the_hostile_benchmark_in_smoke_mode():
     # It should have attacked: the hostile match played and the simulate calls were answered.
     assert int(out.split("hostile match: ")[1].split()[0]) > 0
     assert "simulate answers: 400 cpu_limit" in out
+
+
+def test_it_runs_the_history_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/history.py"), "--quick", "--backend", "sqlite", timeout=600)
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    # It should measure every page of the table and the ladder finish at each checkpoint.
+    assert any("/api/events/<ladder>/standings/" in row for row in rows)
+    assert any(row.startswith("| ladder finish at 1000 matches") for row in rows)
+    assert "sqlite: " in out and "ladder finish at the last checkpoint" in out

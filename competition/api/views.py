@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Count, Max, Prefetch, Q
+from django.db.models import Max, Prefetch, Q
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -32,6 +32,7 @@ from rest_framework.views import APIView
 from bots.models import Bot, BotStatus, EndpointKind, new_secret
 from competition.api import serializers as s
 from competition.api.engine import SimulationError, SimulationRefused, simulate_in_worker
+from competition.api.pagination import KeysetPagination, before_param
 from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
@@ -41,6 +42,7 @@ from competition.api.permissions import (
 )
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
+from competition.events.standings import event_counts
 from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
 from competition.ratings import services as ratings
@@ -385,6 +387,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
 
     serializer_class = s.MatchSerializer
     throttle_scope: str | None = None  # set by the actions that are throttled
+    pagination_class = KeysetPagination  # ?before=<id>: no count, no offset over history
 
     def get_queryset(self):
         participants = Participant.objects.select_related("bot__owner").order_by("seat")
@@ -397,7 +400,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                 matches = matches.filter(game=game)
             bot = int_param(self.request, "bot", minimum=s.ID_MIN)
             if bot is not None:
-                matches = matches.filter(participants__bot_id=bot).distinct()
+                matches = matches.filter(pk__in=self._bot_window(bot))
             event = int_param(self.request, "event", minimum=s.ID_MIN)
             if event is not None:
                 matches = matches.filter(event_id=event)
@@ -405,6 +408,33 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             if state:
                 matches = matches.filter(status=state)
         return matches.order_by("-id")
+
+    def _bot_window(self, bot: int) -> list[int]:
+        """The ids of the bot's matches the page can show, newest first, read on the
+        ``Participant(bot, match)`` index from the keyset position (the other filters
+        applied there too): at most a page and one more, whatever the bot's history."""
+        seats = Participant.objects.filter(bot_id=bot)
+        before = before_param(self.request)
+        if before is not None:
+            seats = seats.filter(match_id__lt=before)
+        game = choice_param(self.request, "game", GAME_SLUGS)
+        if game:
+            seats = seats.filter(match__game=game)
+        event = int_param(self.request, "event", minimum=s.ID_MIN)
+        if event is not None:
+            seats = seats.filter(match__event_id=event)
+        state = choice_param(self.request, "status", MatchStatus.values)
+        if state:
+            seats = seats.filter(match__status=state)
+        wanted = KeysetPagination.page_size + 1
+        ids: list[int] = []
+        # a bot in two seats of one match has two rows: twice the page is always enough
+        for match_id in seats.order_by("-match_id").values_list("match_id", flat=True)[
+            : 2 * wanted
+        ]:
+            if not ids or ids[-1] != match_id:
+                ids.append(match_id)
+        return ids[:wanted]
 
     @extend_schema(
         parameters=[
@@ -594,10 +624,7 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         entries = Entry.objects.select_related("bot__owner").order_by("seed", "id")
         events = (
             Event.objects.visible_to(self.request.user)
-            .annotate(
-                matches_total=Count("matches"),
-                matches_done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            )
+            .annotate(**event_counts())  # stored counts, not a count of every match
             .prefetch_related(Prefetch("entries", queryset=entries))
             .order_by("-created", "-id")
         )

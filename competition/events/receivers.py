@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from competition.events import standings
 from competition.events.services import check_bot_health, on_match_finished
-from competition.matches.signals import match_ended
+from competition.matches.signals import match_ended, match_requeued
 
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
@@ -19,3 +20,10 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
         check_bot_health(participants)
     if match.event_id:
         on_match_finished(match)
+
+
+@receiver(match_requeued, dispatch_uid="competition.events.match_requeued")
+def match_requeued_in_event(sender, *, match, **kwargs) -> None:
+    """A requeued match of an event: its series is pending again in the stored standings
+    (under the event's lock, in the requeue's transaction)."""
+    standings.sync_match(match)

@@ -43,8 +43,7 @@ import logging
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -55,7 +54,16 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from bots.models import Bot, BotStatus, EndpointKind, platform_seat
 from competition.events import pairing
-from competition.events.pairing import SERIES_TIE_BREAK, LadderEntry, SeriesResult
+from competition.events import standings as stored
+from competition.events.pairing import SERIES_TIE_BREAK, LadderEntry
+from competition.events.series import (  # noqa: F401 (services' public names)
+    PENDING,
+    Series,
+    _results,
+    load_series,
+    parse_series_key,
+    series_key,
+)
 from competition.live import broadcast
 from competition.models import (
     Entry,
@@ -76,121 +84,6 @@ HEALTH_CAUSES = (FaultCode.CONNECT.value, FaultCode.TIMEOUT.value)
 OPEN_STATES = (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED)
 #: for the Event admin: how a drawn series is decided
 TIE_BREAK_HELP = SERIES_TIE_BREAK
-PENDING = (MatchStatus.QUEUED, MatchStatus.RUNNING)
-
-
-# -- series: how pairings are stored -----------------------------------------------------------
-
-
-def series_key(a: int, b: int, bye: int | None = None) -> str:
-    """The ``Match.pairing`` of a series of bots ``a`` (first) and ``b``; a round's bye rides
-    on its first series."""
-    return f"{a}-{b}" + (f"/bye-{bye}" if bye is not None else "")
-
-
-def parse_series_key(key: str) -> tuple[int, int, int | None]:
-    head, _, tail = key.partition("/")
-    a, _, b = head.partition("-")
-    bye = int(tail.removeprefix("bye-")) if tail.startswith("bye-") else None
-    return int(a), int(b), bye
-
-
-@dataclass
-class Series:
-    """One series as stored: its matches (by game), total scores and state."""
-
-    round: int
-    key: str
-    a: int
-    b: int
-    bye: int | None = None
-    matches: dict[int, dict] = field(default_factory=dict)  # match id -> row
-    score_a: float = 0.0
-    score_b: float = 0.0
-
-    @property
-    def pending(self) -> bool:
-        return any(m["status"] in PENDING for m in self.matches.values())
-
-    @property
-    def blocked(self) -> bool:
-        """An errored match waits for an organiser (requeue or cancel)."""
-        return any(m["status"] == MatchStatus.ERRORED for m in self.matches.values())
-
-    @property
-    def complete(self) -> bool:
-        return not self.pending and not self.blocked
-
-    @property
-    def has_result(self) -> bool:
-        """At least one game ended with a result (a fully cancelled series has none)."""
-        return any(m["status"] in MatchStatus.with_result() for m in self.matches.values())
-
-    @property
-    def finished_at(self) -> datetime | None:
-        times = [m["finished"] for m in self.matches.values() if m["finished"] is not None]
-        return max(times) if times else None
-
-    def result(self) -> SeriesResult:
-        pa, pb = pairing.series_points(self.score_a, self.score_b)
-        return SeriesResult(self.a, self.b, pa, pb)
-
-
-def load_series(event: Event) -> list[Series]:
-    """Every series of ``event`` in (round, key) order, from one query."""
-    rows = Participant.objects.filter(match__event=event).values_list(
-        "match_id",
-        "match__round",
-        "match__pairing",
-        "match__status",
-        "match__finished",
-        "match__game_in_series",
-        "bot_id",
-        "seat",
-        "score",
-    )
-    found: dict[tuple[int, str], Series] = {}
-    for match_id, rnd, key, status, finished, game_no, bot_id, seat, score in rows:
-        try:
-            a, b, bye = parse_series_key(key)
-        except ValueError:
-            logger.warning(
-                "event %s: match %s has an unreadable pairing %r", event.pk, match_id, key
-            )
-            continue
-        series = found.get((rnd or 0, key))
-        if series is None:
-            series = found[(rnd or 0, key)] = Series(rnd or 0, key, a, b, bye)
-        row = series.matches.setdefault(
-            match_id,
-            {
-                "id": match_id,
-                "status": status,
-                "finished": finished,
-                "game": game_no,
-                "seats": {},
-                "scores": {},
-            },
-        )
-        row["seats"][seat] = bot_id
-        row["scores"][bot_id] = score
-        if status in MatchStatus.with_result() and score is not None:
-            if bot_id == a:
-                series.score_a += score
-            elif bot_id == b:
-                series.score_b += score
-    return [found[k] for k in sorted(found)]
-
-
-def _results(series: list[Series]) -> list[SeriesResult]:
-    """Finished series and byes, in order (what Swiss pairing and standings use)."""
-    results = []
-    for s in series:
-        if s.complete and s.has_result:
-            results.append(s.result())
-        if s.bye is not None:
-            results.append(pairing.bye(s.bye))
-    return results
 
 
 def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
@@ -210,6 +103,7 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             game_in_series=g,
             pace_ms=event.pace_ms,
         )
+    stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
     return games
 
 
@@ -290,6 +184,7 @@ def on_match_finished(match: Match) -> None:
     """Called inside the finish transaction of an event's match: schedule what is due,
     finish the event when it is over, broadcast the standings after commit."""
     event = Event.objects.select_for_update().get(pk=match.event_id)
+    stored.sync_series(event, match.round, match.pairing)
     _advance(event)
     _broadcast_standings(event)
 
@@ -299,6 +194,7 @@ def advance_event(event: Event) -> int:
     returns the matches created."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
+        stored.sync_open(event)
         created = _advance(event)
         _broadcast_standings(event)
     return created
@@ -312,13 +208,13 @@ def _advance(event: Event) -> int:
         if not event.matches.filter(status__in=PENDING).exists():
             _finish(event)
         return 0
+    if event.format == EventFormat.LADDER:
+        return _advance_ladder(event)
     series = load_series(event)
     if event.format == EventFormat.SWISS:
         return _advance_swiss(event, series)
     if event.format == EventFormat.SINGLE_ELIMINATION:
         return _advance_elimination(event, series)
-    if event.format == EventFormat.LADDER:
-        return _advance_ladder(event, series)
     logger.error("event %s: unknown format %r", event.pk, event.format)
     return 0
 
@@ -444,42 +340,36 @@ def _advance_elimination(event: Event, series: list[Series]) -> int:
     return created
 
 
-def _advance_ladder(event: Event, series: list[Series]) -> int:
+def _advance_ladder(event: Event) -> int:
+    """Pairs from the stored standings (series played and in flight, last end, last
+    opponent per bot): the cost does not grow with the ladder's history."""
     entries = _entries(event)
     limit = event.rounds or None
-    played: dict[int, int] = defaultdict(int)
-    busy: dict[int, int] = defaultdict(int)
-    last: dict[int, float] = {}
-    last_opponent: dict[int, tuple[int, int]] = {}
-    for s in series:
-        for me, other in ((s.a, s.b), (s.b, s.a)):
-            played[me] += 1
-            if s.pending:
-                busy[me] += 1
-            elif s.finished_at is not None:
-                last[me] = max(last.get(me, 0.0), s.finished_at.timestamp())
-            if s.round >= last_opponent.get(me, (0, 0))[0]:
-                last_opponent[me] = (s.round, other)
+    kept = stored.rows(event)
+    played = {b: r.played for b, r in kept.items()}
+    busy = {b: r.busy for b, r in kept.items()}
+    last = {b: r.last_played.timestamp() for b, r in kept.items() if r.last_played}
+    last_opponent = {b: (r.last_round, r.last_opponent_id) for b, r in kept.items()}
     rated = ratings.for_bots(e.bot_id for e in entries)
     candidates = [
         LadderEntry(
             e.bot_id,
             rated[e.bot_id]["mu"],
-            played[e.bot_id],
+            played.get(e.bot_id, 0),
             last.get(e.bot_id),
-            busy[e.bot_id],
+            busy.get(e.bot_id, 0),
             last_opponent.get(e.bot_id, (0, None))[1],
         )
         for e in entries
-        if eligible(e) and (limit is None or played[e.bot_id] < limit)
+        if eligible(e) and (limit is None or played.get(e.bot_id, 0) < limit)
     ]
-    running = any(s.pending for s in series)
+    running = any(busy.values())
     pairs = pairing.ladder_pairs(candidates, LADDER_MAX_CONCURRENT_PER_BOT, running=running)
     if not pairs:
         if limit is not None and not running:
             _finish(event)
         return 0
-    rnd = max((s.round for s in series), default=0) + 1
+    rnd = max((r.last_round for r in kept.values()), default=0) + 1
     bots = {e.bot_id: e.bot for e in entries}
     return sum(_create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
@@ -505,6 +395,7 @@ def resume_event(event: Event) -> bool:
         ):
             return False
         locked = Event.objects.select_for_update().get(pk=event.pk)
+        stored.sync_open(locked)
         _advance(locked)
         _broadcast_standings(locked)
     return True
@@ -523,6 +414,7 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
         locked.save(update_fields=["status", "finished"])
         queued = list(locked.matches.filter(status=MatchStatus.QUEUED).values_list("id", flat=True))
         cancelled = sum(cancel(match_id, reason, advance=False) for match_id in queued)
+        stored.sync_open(locked)
         _broadcast_standings(locked)
     return cancelled
 
@@ -641,61 +533,35 @@ def standings(event: Event) -> list[dict]:
     the final), rating (mu, sigma, ordinal, games, provisional), rank.
     """
     entries = _entries(event)
-    series = load_series(event)
-    results = _results(series)
+    kept = stored.rows(event)
     rows: dict[int, dict] = {}
     for e in entries:
+        sums = kept.get(e.bot_id)
         rows[e.bot_id] = {
             "bot": e.bot_id,
             "name": e.bot.name,
             "owner": e.bot.owner_name,
             "seed": e.seed,
             "active": e.active,
-            "points": 0.0,
-            "score": 0.0,
-            "wins": 0,
-            "draws": 0,
-            "losses": 0,
-            "games": 0,
-            "series": 0,
-            "byes": 0,
+            "points": float(sums.points) if sums else 0.0,
+            "score": float(sums.score) if sums else 0.0,
+            "wins": sums.wins if sums else 0,
+            "draws": sums.draws if sums else 0,
+            "losses": sums.losses if sums else 0,
+            "games": sums.games if sums else 0,
+            "series": sums.series if sums else 0,
+            "byes": sums.byes if sums else 0,
         }
-    for s in series:
-        for m in s.matches.values():
-            if m["status"] not in MatchStatus.with_result():
-                continue
-            scores = m["scores"]
-            known = [v for v in scores.values() if v is not None]
-            best = max(known) if known else None
-            for bot_id, score in scores.items():
-                row = rows.get(bot_id)
-                if row is None or score is None:
-                    continue
-                row["games"] += 1
-                row["score"] += score
-                tied = sum(1 for v in scores.values() if v == best)
-                row[
-                    "wins"
-                    if score == best and tied == 1
-                    else "draws"
-                    if score == best
-                    else "losses"
-                ] += 1
-        if s.complete and s.has_result:
-            for bot_id in (s.a, s.b):
-                if bot_id in rows:
-                    rows[bot_id]["series"] += 1
-        if s.bye is not None and s.bye in rows:
-            rows[s.bye]["byes"] += 1
-    for bot_id, value in pairing.points(results).items():
-        if bot_id in rows:
-            rows[bot_id]["points"] = value
     rated = ratings.for_bots(rows)
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
-    keys = _rank_keys(event, rows, entries, series, results)
-    order = pairing.rank(list(rows), keys, results, names)
+    keys = _rank_keys(event, rows, entries)
+    counted = defaultdict(int)
+    for k in keys.values():
+        counted[k] += 1
+    tied = [b for b, k in keys.items() if counted[k] > 1]
+    order = pairing.rank(list(rows), keys, stored.head_to_head_results(event, tied), names)
     table = []
     for position, bot_id in enumerate(order, start=1):
         rows[bot_id]["rank"] = position
@@ -703,16 +569,16 @@ def standings(event: Event) -> list[dict]:
     return table
 
 
-def _rank_keys(event: Event, rows: dict[int, dict], entries, series, results) -> dict:
+def _rank_keys(event: Event, rows: dict[int, dict], entries) -> dict:
     """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``)."""
     fmt = event.format
     if fmt == EventFormat.SWISS:
-        bh = pairing.buchholz(results)
+        bh = pairing.buchholz(stored.series_results(event))
         for bot_id, row in rows.items():
             row["buchholz"] = bh.get(bot_id, 0.0)
         keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
     elif fmt == EventFormat.SINGLE_ELIMINATION:
-        state = elimination_state(event, entries, series)
+        state = elimination_state(event, entries, load_series(event))
         reached = _reached(state) if state else {}
         for bot_id, row in rows.items():
             row["reached"] = reached.get(bot_id, 0)

@@ -41,7 +41,7 @@ from bots.models import Bot
 from competition.live import broadcast
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
-from competition.matches.signals import match_ended
+from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, token_param
 from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
 from competition.ratings import services as ratings
@@ -506,5 +506,7 @@ def requeue(match_id: int) -> bool:
             queued_at=timezone.now(),
         )
         if updated:
+            # its series is pending again: an event's standings follow (match_requeued)
+            match_requeued.send(sender=Match, match=Match.objects.get(pk=match_id))
             transaction.on_commit(lambda: dispatch(match_id))
     return bool(updated)

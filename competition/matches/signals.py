@@ -7,8 +7,13 @@ match; else ``None``) and ``forfeited`` (the forfeiting seats). Receivers run in
 transaction: what they write commits or rolls back with the result. The events connect
 ``competition.events.receivers`` (their progression, the bots' health) at start-up
 (``CompetitionConfig.ready``); the matches never import the events.
+
+``match_requeued`` is sent inside the transaction that put an errored match back in the
+queue (an organiser's retry), with ``match``: its event's stored standings count it as
+pending again.
 """
 
 from django.dispatch import Signal
 
 match_ended = Signal()
+match_requeued = Signal()

@@ -10,18 +10,30 @@ from competition.models.choices import (
 from competition.models.events import Entry, Event
 from competition.models.matches import Match, Participant, Turn
 from competition.models.ratings import Rating, RatingChange
+from competition.models.standings import (
+    EventSeries,
+    EventStanding,
+    EventTally,
+    HeadToHead,
+    SeriesState,
+)
 
 __all__ = [
     "Entry",
     "Event",
     "EventFormat",
+    "EventSeries",
+    "EventStanding",
     "EventStatus",
+    "EventTally",
     "FaultCode",
+    "HeadToHead",
     "Match",
     "MatchStatus",
     "Participant",
     "Rating",
     "RatingChange",
     "SeatResult",
+    "SeriesState",
     "Turn",
 ]

@@ -91,7 +91,15 @@ class Match(models.Model):
 
     class Meta:
         ordering = ("-id",)
-        indexes = [models.Index(fields=("status", "id"), name="match_status_id")]
+        indexes = [
+            models.Index(fields=("status", "id"), name="match_status_id"),
+            # an event's running/queued/ended matches (event pages, the big screen)
+            models.Index(fields=("event", "status", "finished"), name="match_event_status"),
+            # an event's latest ended matches, newest first
+            models.Index(fields=("event", "finished", "id"), name="match_event_finished"),
+            # one series' games (stored standings)
+            models.Index(fields=("event", "round", "pairing"), name="match_event_series"),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:
@@ -123,6 +131,8 @@ class Participant(models.Model):
         constraints = [
             models.UniqueConstraint(fields=("match", "seat"), name="participant_unique_seat")
         ]
+        # a bot's matches newest first without reading its whole history
+        indexes = [models.Index(fields=("bot", "match"), name="participant_bot_match")]
 
     def __str__(self) -> str:
         return f"{self.match_id}#{self.seat} {self.bot}"

@@ -22,6 +22,8 @@ logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
 REAP_SECONDS = 5.0
+#: how often SQLite's planner statistics are refreshed (``standings.refresh_statistics``)
+STATISTICS_SECONDS = 600.0
 
 
 class Scheduler:
@@ -77,15 +79,20 @@ class Scheduler:
             self.event.set()
 
     async def run(self) -> None:
+        from competition.events.standings import refresh_statistics
         from competition.matches.lifecycle import reap
 
         last_reap = 0.0
+        last_statistics = -STATISTICS_SECONDS
         while True:
             try:
                 now = asyncio.get_running_loop().time()
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
                     await run_db(reap)
+                if now - last_statistics > STATISTICS_SECONDS:
+                    last_statistics = now
+                    await run_db(refresh_statistics)
                 await self.step()
             except asyncio.CancelledError:
                 raise

@@ -33,7 +33,14 @@ from bots.faults import BotFault, FaultCode, explain
 from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
 from competition.events.services import set_bot_status
-from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.models import (
+    Match,
+    Participant,
+    Rating,
+    RatingChange,
+    SeatResult,
+    Turn,
+)
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm
 from games import get_game
@@ -157,7 +164,7 @@ def _pretty_json(text: str) -> str | None:
 def readable(text: str | None, limit: int | None = None) -> dict:
     """A message as a person reads it: ``{"kind": "json", "text"}`` (pretty-printed), ``{"kind":
     "form", "fields": [(name, value)]}`` (a form-encoded body decoded, a JSON value such as
-    Tiles' ``board`` pretty-printed) or ``{"kind": "text", "text"}``; the raw text is kept.
+    a game's board pretty-printed) or ``{"kind": "text", "text"}``; the raw text is kept.
     Each shown text is cut at ``limit`` characters (an ellipsis marks the cut)."""
     text = text or ""
 
@@ -280,19 +287,42 @@ async def bot_test(request, pk: int):
 # -- the bot page ---------------------------------------------------------------------------
 
 
-def results_by_opponent(bot: Bot, limit: int = 5000) -> list[dict]:
-    """Wins, draws and losses of ``bot`` against each opponent (self-play left out)."""
-    match_ids = list(
-        Match.objects.filter(participants__bot=bot, status__in=MatchStatus.with_result())
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .distinct()[:limit]
+#: matches the "results by opponent" table reads (the latest ones with a result)
+BY_OPPONENT_MATCHES = 500
+
+
+def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict]:
+    """Wins, draws and losses of ``bot`` against each opponent over its latest ``limit``
+    matches with a result (self-play left out): read newest first on the
+    ``Participant(bot, match)`` index, so the cost does not grow with its history."""
+    mine_rows = list(
+        Participant.objects.filter(bot=bot, result__in=SeatResult.values)
+        .order_by("-match_id")
+        .values_list("match_id", "result")[:limit]
     )
     seats: dict[int, list[dict]] = {}
-    for row in Participant.objects.filter(match_id__in=match_ids).values(
-        "match_id", "bot_id", "bot__name", "bot__owner__username", "result"
-    ):
-        seats.setdefault(row["match_id"], []).append(row)
+    for match_id, result in mine_rows:
+        seats.setdefault(match_id, []).append({"bot_id": bot.pk, "result": result})
+    others = list(
+        Participant.objects.filter(match_id__in=list(seats))
+        .exclude(bot=bot)
+        .values_list("match_id", "bot_id")
+    )
+    names = {
+        b["pk"]: b
+        for b in Bot.objects.filter(pk__in={b for _, b in others}).values(
+            "pk", "name", "owner__username"
+        )
+    }
+    for match_id, other in others:
+        seats[match_id].append(
+            {
+                "bot_id": other,
+                "bot__name": names[other]["name"],
+                "bot__owner__username": names[other]["owner__username"],
+                "result": "",
+            }
+        )
     table: dict[int, dict] = OrderedDict()
     for rows in seats.values():
         mine = [r for r in rows if r["bot_id"] == bot.pk]
@@ -386,6 +416,7 @@ def bot_detail(request, pk: int):
         "history": history,
         "recent": recent,
         "by_opponent": results_by_opponent(bot),
+        "by_opponent_window": BY_OPPONENT_MATCHES,
         "test_result": test_result,
         "testable": bot.kind in TESTABLE_KINDS,
         "new_secret": new_secret_shown,

@@ -17,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from competition.live import broadcast
 from competition.live.hub import hub
-from competition.models import Event, Match, MatchStatus, Turn
+from competition.models import Event, EventTally, Match, MatchStatus, Turn
 
 logger = logging.getLogger(__name__)
 END = broadcast.END_NUMBER
@@ -56,8 +56,8 @@ def event_snapshot(event_id: int) -> dict | None:
     upcoming = [
         match_json(m) for m in event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10]
     ]
-    total = event.matches.count()
-    done = event.matches.filter(status__in=MatchStatus.done()).count()
+    counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
+    total, done = counts or (0, 0)
     return {
         "type": "snapshot",
         "event": {

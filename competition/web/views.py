@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -14,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
+from competition.events.standings import event_counts
 from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
@@ -49,9 +49,8 @@ def home(request):
             status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED)
         )
         .annotate(
-            done=Count("matches", filter=Q(matches__status__in=MatchStatus.done())),
-            total=Count("matches"),
-        )
+            **event_counts(total="total", done="done")
+        )  # stored counts, not a count of every match
         .order_by("-created")[:6]
     )
     recent = list(
@@ -184,7 +183,7 @@ def event_detail(request, pk: int):
     event = get_object_or_404(Event, pk=pk)
     snapshot = event_snapshot(event.pk)
     recent = list(
-        event.matches.filter(status__in=MatchStatus.done())
+        event.matches.filter(status__in=MatchStatus.done(), finished__isnull=False)
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )

@@ -18,11 +18,11 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events.services import start_event
-from competition.matches.lifecycle import create_match
-from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
+from competition.matches.lifecycle import claim, create_match, finish
+from competition.models import Entry, Event, Rating
 from competition.ratings import services as ratings
 from games import all_games, get_game
-from games.base import Context
+from games.base import Context, Outcome
 from games.testing import bot_reply
 
 pytestmark = pytest.mark.django_db
@@ -687,10 +687,10 @@ def test_it_shows_events_and_standings_to_everyone(clients, role, event):
     client = clients[role]
     assert start_event(event) == 3
     match = event.matches.order_by("id").first()
-    Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED, reason="three_in_a_row")
-    first, second = match.participants.order_by("seat")
-    Participant.objects.filter(pk=first.pk).update(score=1.0, result="win")
-    Participant.objects.filter(pk=second.pk).update(score=0.0, result="loss")
+    # finished through the service (the event's stored standings and counts follow it)
+    _, token = claim(match.pk)
+    assert finish(match.pk, token, Outcome((1.0, 0.0), "three_in_a_row"))
+    first = match.participants.get(seat=0)
 
     rows = results(client.get("/api/events/"))
     assert [row["name"] for row in rows] == ["Cup"]

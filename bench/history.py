@@ -1,0 +1,751 @@
+"""A year of history: pages, API lists and a ladder finish on a database of 100,000 matches.
+
+``build`` makes a database of the shape issue 26 measured: tic-tac-toe bots whose opponents
+are drawn with Zipf weights (one bot plays over a quarter of all matches, the median one a
+few hundred), a running continuous ladder of ``--ladder`` matches between 16 bots, a round
+robin, a Swiss and a single elimination played through the real services
+(``services.events`` / ``services.matches.finish``), and the rest as finished friendly-free
+rated matches. History is bulk-inserted (matches, seats, rating steps; no turns: no page
+measured here reads them), so 100k matches take a minute or two, not an hour; the ladder's
+stored standings are rebuilt from its matches (``services.standings.rebuild``) each time
+history was inserted behind the services' back.
+
+It prints, per database (SQLite, the embedded default; PostgreSQL, started here as the tests
+start it), p50/p95 in ms of every page and API list of the issue's table (sequential
+requests through Django's test client after warm-up, production settings) and the cost of
+one ladder finish (``services.matches.finish``: result, rating, stored standings, the next
+pairing) at 100, 1k, 10k and 20k ladder matches, next to the goals (p95 <= 50 ms, admin search
+<= 100 ms, a finish at 20k within 1.5x of one at 100).
+
+``--live`` runs the continuous-ladder acceptance instead: the platform served on the embedded
+default (``manage.py serve``), 16 HTTP tic-tac-toe bots (``manage.py serve_bot``) on loopback
+in a ladder for ``--seconds`` (180), finishes per minute and the p50/p95 of the standings API
+and the event page sampled throughout.
+
+    python bench/history.py                         # SQLite and PostgreSQL, 100k matches
+    python bench/history.py --backend sqlite --matches 20000 --ladder 5000
+    python bench/history.py --live                  # the 3-minute continuous ladder
+    python bench/history.py --quick                 # a smoke run (seconds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
+
+GAME = "tictactoe"
+LADDER_BOTS = 16
+GOAL_MS = 50.0
+GOAL_ADMIN_MS = 100.0
+FINISH_RATIO = 1.5
+CHECKPOINTS = (100, 1_000, 10_000, 20_000)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+# -- the database ---------------------------------------------------------------------------------
+
+
+def setup_django(database_url: str | None, data_dir: str) -> None:
+    for name in ("DATABASE_URL", "REDIS_URL", "ARENA_RUNNER"):
+        os.environ.pop(name, None)
+    os.environ.update(PRODUCTION_ENV)
+    os.environ["ARENA_DATA_DIR"] = data_dir
+    if database_url:
+        os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "competition.settings"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def analyze() -> None:
+    from django.db import connection
+
+    from competition.events.standings import refresh_statistics
+
+    if connection.vendor == "sqlite":
+        refresh_statistics()
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+
+class Builder:
+    """Bulk history: matches, seats and rating steps, in batches."""
+
+    def __init__(self, rng: random.Random, start):
+        self.rng = rng
+        self.clock = start
+        self.mu: dict[int, float] = {}
+
+    def outcome(self) -> tuple[float, float, str]:
+        x = self.rng.random()
+        if x < 0.45:
+            return 1.0, 0.0, "three_in_a_row"
+        if x < 0.8:
+            return 0.0, 1.0, "three_in_a_row"
+        return 0.5, 0.5, "draw"
+
+    def insert(self, pairs: list[tuple[int, int]], *, event=None, rounds=None) -> list[int]:
+        """Finished matches for ``pairs`` (seat 0 first); ``rounds[i]`` for event matches."""
+        from django.db import transaction
+
+        from competition.models import Match, MatchStatus, Participant, RatingChange
+
+        ids: list[int] = []
+        for start in range(0, len(pairs), 2000):
+            chunk = pairs[start : start + 2000]
+            with transaction.atomic():
+                matches, outcomes = [], []
+                for i, (a, b) in enumerate(chunk, start=start):
+                    sa, sb, reason = self.outcome()
+                    self.clock += timedelta(seconds=300)
+                    outcomes.append((sa, sb))
+                    matches.append(
+                        Match(
+                            game=GAME,
+                            seed=self.rng.randrange(2**31),
+                            status=MatchStatus.FINISHED,
+                            reason=reason,
+                            event=event,
+                            round=rounds[i] if rounds else None,
+                            pairing=f"{a}-{b}" if event else "",
+                            queued_at=self.clock,
+                            started=self.clock - timedelta(seconds=2),
+                            finished=self.clock,
+                            turn_count=7,
+                        )
+                    )
+                Match.objects.bulk_create(matches, batch_size=500)
+                seats, steps = [], []
+                for m, (a, b), (sa, sb) in zip(matches, chunk, outcomes, strict=True):
+                    for seat, (bot, score) in enumerate(((a, sa), (b, sb))):
+                        result = "draw" if sa == sb else ("win" if score == 1.0 else "loss")
+                        seats.append(
+                            Participant(match=m, seat=seat, bot_id=bot, score=score, result=result)
+                        )
+                        before = self.mu.get(bot, 25.0)
+                        after = before + (score - 0.5) * 0.2
+                        self.mu[bot] = after
+                        steps.append(
+                            RatingChange(
+                                match=m,
+                                bot_id=bot,
+                                mu_before=before,
+                                sigma_before=3.0,
+                                mu_after=after,
+                                sigma_after=3.0,
+                            )
+                        )
+                Participant.objects.bulk_create(seats, batch_size=1000)
+                RatingChange.objects.bulk_create(steps, batch_size=1000)
+                ids += [m.pk for m in matches]
+        return ids
+
+    def store_ratings(self) -> None:
+        from competition.models import Rating
+
+        Rating.objects.all().delete()
+        Rating.objects.bulk_create(
+            [
+                Rating(bot_id=bot, game=GAME, mu=mu, sigma=3.0, games=100)
+                for bot, mu in self.mu.items()
+            ],
+            batch_size=1000,
+        )
+
+
+def make_bots(owner, prefix: str, n: int) -> list:
+    from bots.models import Bot, EndpointKind
+
+    return Bot.objects.bulk_create(
+        [
+            Bot(
+                owner=owner,
+                game=GAME,
+                name=f"{prefix}-{i:04d}",
+                kind=EndpointKind.BUILTIN,
+                target="random" if i % 2 else "perfect",
+            )
+            for i in range(n)
+        ]
+    )
+
+
+def scripted_finish(match_id: int, rng: random.Random) -> float:
+    """Claim and finish one match through the services; seconds the finish took."""
+    from competition.matches.lifecycle import claim, finish
+    from games.base import Outcome
+
+    claimed = claim(match_id)
+    assert claimed is not None, match_id
+    first = rng.choice((0.0, 0.5, 1.0))
+    started = time.perf_counter()
+    assert finish(match_id, claimed[1], Outcome((first, 1.0 - first), "scripted"))
+    return time.perf_counter() - started
+
+
+def play_event(event, rng: random.Random) -> int:
+    """Finish an event's queued matches through the services until none is left."""
+    from competition.models import MatchStatus
+
+    played = 0
+    while True:
+        queued = list(
+            event.matches.filter(status=MatchStatus.QUEUED)
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        if not queued:
+            return played
+        for match_id in queued:
+            scripted_finish(match_id, rng)
+            played += 1
+
+
+class Ladder:
+    """The ladder event: history bulk-inserted up to a checkpoint, then finishes measured."""
+
+    def __init__(self, builder: Builder, owner, bots, rng: random.Random):
+        from competition.models import Entry, Event, EventFormat, EventStatus
+
+        self.builder, self.bots, self.rng = builder, bots, rng
+        self.event = Event.objects.create(
+            name="ladder",
+            game=GAME,
+            format=EventFormat.LADDER,
+            status=EventStatus.RUNNING,
+            created_by=owner,
+        )
+        Entry.objects.bulk_create(
+            [Entry(event=self.event, bot=b, seed=i) for i, b in enumerate(bots, start=1)]
+        )
+        self.round = 0
+
+    def count(self) -> int:
+        return self.event.matches.count()
+
+    def grow_to(self, total: int) -> None:
+        """Stop pairing, cancel what is queued, insert history up to ``total`` matches, rebuild
+        the stored standings and let the ladder pair again."""
+        from competition.events import services as events
+        from competition.events import standings
+        from competition.matches.lifecycle import cancel
+        from competition.models import EventStatus, MatchStatus
+
+        self.event.__class__.objects.filter(pk=self.event.pk).update(status=EventStatus.PAUSED)
+        for match_id in self.event.matches.filter(status=MatchStatus.QUEUED).values_list(
+            "id", flat=True
+        ):
+            cancel(match_id, "bench: history inserted", advance=False)
+        self.round = max(
+            self.round,
+            self.event.matches.order_by("-round").values_list("round", flat=True).first() or 0,
+        )
+        pairs, rounds = [], []
+        ids = [b.pk for b in self.bots]
+        while self.count() + len(pairs) < total:
+            self.round += 1
+            self.rng.shuffle(ids)
+            for k in range(0, len(ids), 2):
+                pairs.append((ids[k], ids[k + 1]))
+                rounds.append(self.round)
+        self.builder.insert(pairs, event=self.event, rounds=rounds)
+        self.builder.store_ratings()
+        standings.rebuild(self.event)
+        self.event.__class__.objects.filter(pk=self.event.pk).update(status=EventStatus.RUNNING)
+        self.event.refresh_from_db()
+        events.advance_event(self.event)
+
+    def finishes(self, samples: int) -> list[float]:
+        from competition.models import MatchStatus
+
+        took = []
+        while len(took) < samples:
+            queued = (
+                self.event.matches.filter(status=MatchStatus.QUEUED)
+                .order_by("id")
+                .values_list("id", flat=True)
+                .first()
+            )
+            assert queued is not None, "the ladder stopped pairing"
+            took.append(scripted_finish(queued, self.rng) * 1000)
+        return took[2:]  # the first ones warm caches up
+
+
+def build_and_measure(args) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.db.models import Count
+    from django.utils import timezone
+
+    from competition.events import services as events
+    from competition.events import standings
+    from competition.models import Entry, Event, EventFormat, Match, Participant
+
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    User = get_user_model()
+    owner = User.objects.create_user("owner")
+    User.objects.create_superuser("staff", password="bench-staff-pw")
+    builder = Builder(rng, timezone.now() - timedelta(days=365))
+    population = make_bots(owner, "bot", args.bots)
+    ladder_bots = make_bots(owner, "ladder", LADDER_BOTS)
+    report: dict = {"finish_ms": {}, "pages": {}, "build": {}}
+
+    ladder = Ladder(builder, owner, ladder_bots, rng)
+    for point in [c for c in CHECKPOINTS if c <= args.ladder] or [args.ladder]:
+        ladder.grow_to(point)
+        analyze()
+        took = ladder.finishes(args.finish_samples)
+        report["finish_ms"][str(point)] = {
+            "p50": statistics.median(took),
+            "p95": percentile(took, 95),
+        }
+        print(f"  ladder finish at {point}: p50 {statistics.median(took):.1f} ms", flush=True)
+    report["build"]["ladder_s"] = time.perf_counter() - t0
+
+    # the rest of the history: Zipf opponents among the population
+    t1 = time.perf_counter()
+    weights = [1.0 / (rank + 1) for rank in range(len(population))]
+    ids = [b.pk for b in population]
+    rest = args.matches - ladder.count() - 200
+    pairs = []
+    for _ in range(max(0, rest)):
+        a, b = rng.choices(ids, weights, k=2)
+        while b == a:
+            b = rng.choices(ids, weights)[0]
+        pairs.append((a, b))
+    builder.insert(pairs)
+    builder.store_ratings()
+    report["build"]["bulk_s"] = time.perf_counter() - t1
+
+    # the four formats through the services (the ladder is the fourth)
+    t2 = time.perf_counter()
+    small = {}
+    for fmt, n in (
+        (EventFormat.ROUND_ROBIN, 12),
+        (EventFormat.SWISS, 16),
+        (EventFormat.SINGLE_ELIMINATION, 16),
+    ):
+        event = Event.objects.create(name=str(fmt), game=GAME, format=fmt, created_by=owner)
+        chosen = rng.sample(population[: args.bots // 2], n)
+        Entry.objects.bulk_create(
+            [Entry(event=event, bot=b, seed=i) for i, b in enumerate(chosen, start=1)]
+        )
+        events.start_event(event)
+        small[str(fmt)] = play_event(event, rng)
+    report["build"]["events_s"] = time.perf_counter() - t2
+    report["build"]["matches"] = Match.objects.count()
+    report["build"]["ladder_matches"] = ladder.count()
+    analyze()
+    report["build"]["total_s"] = time.perf_counter() - t0
+
+    # the same ladder finish once the whole history is there
+    took = ladder.finishes(args.finish_samples)
+    report["finish_ms"]["full db"] = {"p50": statistics.median(took), "p95": percentile(took, 95)}
+    assert standings.differences(ladder.event) == [], "stored standings drifted"
+
+    busiest = Participant.objects.values("bot_id").annotate(n=Count("id")).order_by("-n").first()
+    counts = sorted(
+        Participant.objects.filter(bot__in=population)
+        .values("bot_id")
+        .annotate(n=Count("id"))
+        .values_list("n", flat=True)
+    )
+    median_bot = (
+        Participant.objects.filter(bot__in=population)
+        .values("bot_id")
+        .annotate(n=Count("id"))
+        .filter(n__gte=counts[len(counts) // 2])
+        .order_by("n")
+        .first()
+    )
+    report["build"]["busiest_bot_matches"] = busiest["n"]
+    report["build"]["median_bot_matches"] = median_bot["n"]
+    from bots.models import Bot
+
+    top = Bot.objects.get(pk=busiest["bot_id"])
+    mid = Bot.objects.get(pk=median_bot["bot_id"])
+    pages = page_list(ladder.event.pk, top, mid, busiest["n"])
+    report["pages"] = measure_pages(pages, args.samples)
+    return report
+
+
+def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str, bool, float]]:
+    """(label, url, staff, goal ms)."""
+    from competition.models import Participant
+
+    seats = Participant.objects.filter(bot=top).order_by("match_id")
+    middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page
+    return [
+        (
+            "GET /api/events/<ladder>/standings/",
+            f"/api/events/{ladder_id}/standings/",
+            False,
+            GOAL_MS,
+        ),
+        ("/events/<ladder>/", f"/events/{ladder_id}/", False, GOAL_MS),
+        ("/events/<ladder>/screen.json", f"/events/{ladder_id}/screen.json", False, GOAL_MS),
+        ("/bots/<busiest>/", f"/bots/{top.pk}/", False, GOAL_MS),
+        ("/bots/<median>/", f"/bots/{mid.pk}/", False, GOAL_MS),
+        ("GET /api/matches/?bot=<busiest>", f"/api/matches/?bot={top.pk}", False, GOAL_MS),
+        (
+            "GET /api/matches/?bot=<busiest>&before=<middle>",
+            f"/api/matches/?bot={top.pk}&before={middle}",
+            False,
+            GOAL_MS,
+        ),
+        ("GET /api/matches/?bot=<median>", f"/api/matches/?bot={mid.pk}", False, GOAL_MS),
+        (
+            "/admin/competition/match/?q=<busiest name>",
+            f"/admin/competition/match/?q={top.name}",
+            True,
+            GOAL_ADMIN_MS,
+        ),
+        ("/ (home)", "/", False, GOAL_MS),
+        ("GET /api/events/", "/api/events/", False, GOAL_MS),
+        ("/admin/competition/event/", "/admin/competition/event/", True, GOAL_MS),
+    ]
+
+
+def measure_pages(pages, samples: int) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    anon = Client(HTTP_HOST="localhost")
+    staff = Client(HTTP_HOST="localhost")
+    staff.force_login(get_user_model().objects.get(username="staff"))
+    out = {}
+    for label, url, as_staff, goal in pages:
+        client = staff if as_staff else anon
+        took = []
+        for i in range(samples + 3):
+            started = time.perf_counter()
+            response = client.get(url)
+            elapsed = (time.perf_counter() - started) * 1000
+            assert response.status_code == 200, (url, response.status_code)
+            if i >= 3:
+                took.append(elapsed)
+        with CaptureQueriesContext(connection) as captured:
+            client.get(url)
+        out[label] = {
+            "p50": statistics.median(took),
+            "p95": percentile(took, 95),
+            "goal": goal,
+            "queries": len(captured.captured_queries),
+            "sql_ms": sum(float(q["time"]) for q in captured.captured_queries) * 1000,
+        }
+    return out
+
+
+def child(args) -> None:
+    """Build and measure in this process on ``args.child`` and print the report as JSON."""
+    with tempfile.TemporaryDirectory(prefix="arena-history-") as data:
+        setup_django(args.database_url or None, data)
+        from django.db import connection
+
+        report = build_and_measure(args)
+        report["backend"] = connection.vendor
+    print("REPORT " + json.dumps(report), flush=True)
+
+
+def run_backend(backend: str, args) -> dict:
+    argv = [
+        sys.executable,
+        __file__,
+        "--child",
+        "--matches",
+        str(args.matches),
+        "--ladder",
+        str(args.ladder),
+        "--bots",
+        str(args.bots),
+        "--samples",
+        str(args.samples),
+        "--finish-samples",
+        str(args.finish_samples),
+        "--seed",
+        str(args.seed),
+    ]
+    with contextlib.ExitStack() as stack:
+        if backend == "postgres":
+            from tests.servers import postgres_server
+
+            pg = stack.enter_context(postgres_server())
+            argv += ["--database-url", pg.url]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+        for line in done.stdout.splitlines():
+            if not line.startswith("REPORT "):
+                print(f"  [{backend}] {line}", flush=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{backend} run failed:\n{done.stderr[-4000:]}")
+        line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
+        return json.loads(line.removeprefix("REPORT "))
+
+
+def print_report(reports: dict[str, dict]) -> bool:
+    names = list(reports)
+    ok = True
+    print()
+    print("| what | goal (p95) | " + " | ".join(f"{n} p50 / p95 ms" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    labels = list(next(iter(reports.values()))["pages"])
+    for label in labels:
+        cells = []
+        goal = next(iter(reports.values()))["pages"][label]["goal"]
+        for n in names:
+            row = reports[n]["pages"][label]
+            met = row["p95"] <= goal
+            ok &= met
+            sql = f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else ""
+            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}{sql}")
+        print(f"| {label} | <= {goal:.0f} ms | " + " | ".join(cells) + " |")
+    points = list(next(iter(reports.values()))["finish_ms"])
+    for point in points:
+        cells = []
+        for n in names:
+            row = reports[n]["finish_ms"][point]
+            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}")
+        print(f"| ladder finish at {point} matches | | " + " | ".join(cells) + " |")
+    for n in names:
+        finish = reports[n]["finish_ms"]
+        base = finish.get("100") or next(iter(finish.values()))
+        last = finish.get("20000") or finish[points[-2] if len(points) > 1 else points[0]]
+        ratio = last["p50"] / base["p50"]
+        met = ratio <= FINISH_RATIO
+        ok &= met
+        b = reports[n]["build"]
+        print(
+            f"\n{n}: {b['matches']} matches ({b['ladder_matches']} in the ladder; busiest bot "
+            f"{b['busiest_bot_matches']}, median {b['median_bot_matches']}), built in "
+            f"{b['total_s']:.0f} s (bulk {b['bulk_s']:.0f} s); ladder finish at the last "
+            f"checkpoint / at the first: {ratio:.2f}x (goal <= {FINISH_RATIO}x)"
+            + ("" if met else " ✗")
+        )
+    return ok
+
+
+# -- the continuous ladder (live) -------------------------------------------------------------------
+
+
+def live(args) -> bool:
+    """16 HTTP bots in a ladder on the embedded default, for ``args.seconds``."""
+    import urllib.request
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from throughput import base_env, manage, processes
+
+    with tempfile.TemporaryDirectory(prefix="arena-live-") as data:
+        env = base_env(ARENA_DATA_DIR=data)
+        manage(env, "migrate", "--noinput")
+        ports = [free_port() for _ in range(LADDER_BOTS)]
+        argvs = [
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "serve_bot",
+                f"{GAME}:random",
+                "--port",
+                str(p),
+            ]
+            for p in ports
+        ]
+        with processes(argvs, env):
+            for p in ports:
+                wait_port(p, timeout=300)  # 16 processes starting on a busy machine
+            setup = (
+                "import json, sys\n"
+                "from django.contrib.auth import get_user_model\n"
+                "from bots.models import Bot, EndpointKind\n"
+                "from competition.models import Entry, Event, EventFormat\n"
+                "owner = get_user_model().objects.create_user('owner')\n"
+                "event = Event.objects.create(name='live ladder', game='tictactoe',"
+                " format=EventFormat.LADDER, created_by=owner)\n"
+                "for i, port in enumerate(json.loads(sys.argv[-1]), start=1):\n"
+                "    bot = Bot.objects.create(owner=owner, game='tictactoe', name=f'http-{i}',"
+                " kind=EndpointKind.HTTP, target=f'http://127.0.0.1:{port}/')\n"
+                "    Entry.objects.create(event=event, bot=bot, seed=i)\n"
+                "print(event.pk)\n"
+            )
+            script = Path(data) / "setup_live.py"
+            script.write_text(setup)
+            event_id = int(
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        "import os, sys, runpy, django; "
+                        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'competition.settings'); "
+                        "django.setup(); runpy.run_path(sys.argv[1], run_name='__main__')",
+                        str(script),
+                        json.dumps(ports),
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.split()[-1]
+            )
+            port = free_port()
+            log = open(Path(data) / "serve.log", "w")
+            server = subprocess.Popen(
+                [
+                    sys.executable,
+                    str(ROOT / "manage.py"),
+                    "serve",
+                    "--no-demo",
+                    "--port",
+                    str(port),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                try:
+                    wait_port(port, server, timeout=180)
+                except SystemExit:
+                    log.flush()
+                    print((Path(data) / "serve.log").read_text()[-3000:])
+                    raise
+                base = f"http://127.0.0.1:{port}"
+                start = (
+                    "import sys, django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
+                    " 'competition.settings'); django.setup(); "
+                    "from competition.models import Event; from competition.events import services as events; "
+                    "print(events.start_event(Event.objects.get(pk=int(sys.argv[1]))))"
+                )
+                subprocess.run(
+                    [sys.executable, "-c", start, str(event_id)],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+
+                def get(path: str) -> tuple[float, bytes]:
+                    t = time.perf_counter()
+                    with urllib.request.urlopen(base + path, timeout=30) as r:
+                        body = r.read()
+                    return (time.perf_counter() - t) * 1000, body
+
+                began = time.monotonic()
+                samples: list[tuple[float, int]] = []  # (t, done)
+                page_ms: dict[str, list[tuple[float, float]]] = {"standings": [], "event": []}
+                while time.monotonic() - began < args.seconds:
+                    t = time.monotonic() - began
+                    ms, body = get(f"/api/events/{event_id}/")
+                    samples.append((t, json.loads(body)["progress"]["done"]))
+                    ms, _ = get(f"/api/events/{event_id}/standings/")
+                    page_ms["standings"].append((t, ms))
+                    ms, _ = get(f"/events/{event_id}/")
+                    page_ms["event"].append((t, ms))
+                    time.sleep(0.25)
+            finally:
+                server.terminate()
+                server.wait(30)
+                log.close()
+
+    def done_at(t: float) -> int:
+        return max((d for s, d in samples if s <= t), default=0)
+
+    window = 60.0 if args.seconds >= 120 else args.seconds / 3  # a minute, or a third
+    minutes = int(args.seconds // window)
+    rates = [(done_at(window * (m + 1)) - done_at(window * m)) / window for m in range(minutes)]
+    print("\ncontinuous ladder, 16 HTTP bots, embedded default (SQLite):")
+    print(
+        f"| {window:.0f} s window | finishes/s | standings API p50 / p95 ms | event page p50 / p95 ms |"
+    )
+    print("|---|---|---|---|")
+    ok = True
+    for m in range(minutes):
+        cells = []
+        for name in ("standings", "event"):
+            xs = [ms for t, ms in page_ms[name] if window * m <= t < window * (m + 1)]
+            p95 = percentile(xs, 95)
+            ok &= p95 <= GOAL_MS
+            cells.append(f"{statistics.median(xs):.1f} / {p95:.1f}")
+        print(f"| {m + 1} | {rates[m]:.1f} | " + " | ".join(cells) + " |")
+    total = samples[-1][1] if samples else 0
+    print(f"{total} matches finished in {args.seconds:.0f} s")
+    if len(rates) >= 2:
+        held = rates[-1] >= 0.8 * rates[-2]
+        print(
+            f"last window / the one before: {rates[-1] / max(rates[-2], 1e-9):.2f} (goal >= 0.8)"
+            + ("" if held else " ✗")
+        )
+        ok &= held and rates[-1] > 10
+    return ok
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--ladder", type=int, default=20_000)
+    parser.add_argument("--bots", type=int, default=200, help="bots outside the ladder")
+    parser.add_argument("--samples", type=int, default=30, help="requests per page")
+    parser.add_argument("--finish-samples", type=int, default=22)
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--quick", action="store_true", help="a smoke run (small sizes)")
+    parser.add_argument("--live", action="store_true", help="the continuous-ladder acceptance")
+    parser.add_argument("--seconds", type=float, default=180.0, help="--live: how long")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--database-url", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.quick:
+        args.matches, args.ladder, args.bots, args.samples, args.finish_samples = (
+            1500,
+            1000,
+            40,
+            5,
+            5,
+        )
+        args.seconds = min(args.seconds, 20.0)
+    if args.child:
+        child(args)
+        return
+    if args.live:
+        ok = live(args)
+    else:
+        backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+        reports = {}
+        for backend in backends:
+            print(f"building {args.matches} matches on {backend} …", flush=True)
+            reports[backend] = run_backend(backend, args)
+        ok = print_report(reports)
+    print("\nall goals met" if ok else "\nsome goals not met (✗)")
+
+
+if __name__ == "__main__":
+    main()

@@ -508,6 +508,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         responses={
             200: s.LogsPageSerializer,
             403: OpenApiResponse(description="Not the seat's owner."),
+            404: OpenApiResponse(description="No such match, or the match has no such seat."),
         },
         description=(
             "What was sent to and received from one seat's bot, turn by turn: its owner only "
@@ -523,7 +524,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         match = self.get_object()
         participant = next((p for p in match.participants.all() if p.seat == seat), None)
         if participant is None:
-            raise exceptions.ValidationError({"seat": f"Match {match.pk} has no seat {seat}."})
+            # a seat this match does not have (the schema bounds seats by the largest game)
+            raise exceptions.NotFound(f"Match {match.pk} has no seat {seat}.")
         if not may_read_seat_logs(request.user, participant.bot):
             raise exceptions.PermissionDenied(
                 "Only the owner of this seat's bot may read its logs."

@@ -32,7 +32,7 @@ from competition.events.pairing import (
     swiss_rounds,
 )
 
-PAIRING = Path(__file__).resolve().parents[2] / "competition" / "pairing.py"
+PAIRING = Path(__file__).resolve().parents[2] / "competition" / "events" / "pairing.py"
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -191,7 +191,7 @@ def tie_reason(slot: dict) -> str:
     if slot["walkover"] or not slot["series"]:
         return f"{won['name']} by walkover"
     left, right = slot["series"]["score"]
-    score = f"{left:g}–{right:g}"
+    score = f"{left:g}\u2013{right:g}"
     if left == right:
         return (
             f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "

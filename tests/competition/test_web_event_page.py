@@ -15,6 +15,8 @@ from tests.competition.test_events import draw, make_bots, make_event, make_owne
 
 pytestmark = pytest.mark.django_db
 
+DASH = "\u2013"  # the en dash between two scores
+
 
 def text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
@@ -43,10 +45,10 @@ def test_it_shows_the_bracket_the_champion_and_a_tie_decided_on_seed():
     assert seeds[winner.pk] < seeds[loser.pk]
     assert f"Champion: {winner.name} (seed {seeds[winner.pk]})" in shown
     assert (
-        f"drawn 0.5–0.5: decided on seed, {winner.name} (seed {seeds[winner.pk]}) over "
+        f"drawn 0.5{DASH}0.5: decided on seed, {winner.name} (seed {seeds[winner.pk]}) over "
         f"{loser.name} (seed {seeds[loser.pk]})"
     ) in shown
-    assert f"{first.name} won 1–0" in shown and "round 2 of 2" in shown
+    assert f"{first.name} won 1{DASH}0" in shown and "round 2 of 2" in shown
     # It should rank by the round reached, not by a points column that reads as wrong.
     assert "Pts" not in shown and [r["bot"] for r in page.context["snap"]["standings"]][:2] == [winner.pk, loser.pk]  # fmt: skip
 
@@ -62,7 +64,7 @@ def test_it_shows_swiss_rounds_and_buchholz():
     shown = text(page.content.decode())
     # It should show each round's series with their scores, the Buchholz column and the round.
     assert "Buchholz" in shown and "Round 1" in shown and "Round 2" in shown
-    assert f"{a.name} 1–0 {c.name}" in shown or f"{c.name} 0–1 {a.name}" in shown
+    assert f"{a.name} 1{DASH}0 {c.name}" in shown or f"{c.name} 0{DASH}1 {a.name}" in shown
     assert "round 2 of 2" in shown
 
 

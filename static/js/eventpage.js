@@ -37,7 +37,8 @@ function finishedRow(match) {
 function setProgress(node, delta) {
   if (!node) return;
   const [done, total] = node.textContent.split("/").map((n) => parseInt(n, 10));
-  if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${Math.min(total, done + delta)}/${total}`;
+  // the total grows as rounds are scheduled (an elimination's next round): never below done
+  if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${done + delta}/${Math.max(total, done + delta)}`;
 }
 
 function applyStandings(table, rows) {

@@ -123,8 +123,8 @@ TURN = _obj(
         "debug": {
             **_PER_SEAT,
             "items": {"oneOf": [SEAT_DEBUG, {"type": "null"}]},
-            "description": "only on a stream whose user may see some seat's debug overlays "
-            "(its bot's owner, or anyone once the bot opted in): per seat, or null",
+            "description": "only where a seat whose debug overlays the socket's user may see "
+            "(its bot's owner, or anyone once the bot opted in) sent one: per seat, or null",
         },
     },
     ["number", "seats", "actions", "faults", "details", "latencies_ms", "frame", "forfeited"],

@@ -402,9 +402,9 @@ class TurnSerializer(serializers.Serializer):
     debug = serializers.ListField(
         child=serializers.JSONField(allow_null=True),
         required=False,
-        help_text="Only for a reader who may see a seat's debug overlays (its bot's owner, or "
-        'anyone once the bot set `public_debug`): per seat, `{"overlay": {"text", "marks"} '
-        'or null, "note": why it was dropped or ""}`, or null.',
+        help_text="Only on a turn where a seat whose debug overlays the reader may see (its "
+        "bot's owner, or anyone once the bot set `public_debug`) sent one: per seat, "
+        '`{"overlay": {"text", "marks"} or null, "note": why it was dropped or ""}`, or null.',
     )
 
     def to_representation(self, turn) -> dict:

@@ -179,10 +179,12 @@ class Turn(models.Model):
         """What spectators see (no logs; fault details that could name the bot's
         network location are the owner's only: ``bots.faults.public_details``). With
         ``debug_seats`` (seats whose overlays the reader may see) it adds ``debug``
-        (``debug_json``)."""
+        (``debug_json``) when one of them sent an overlay (or had one dropped) this turn."""
         data = self._public()
         if debug_seats:
-            data["debug"] = self.debug_json(debug_seats)
+            debug = self.debug_json(debug_seats)
+            if any(entry is not None for entry in debug):
+                data["debug"] = debug
         return data
 
     def _public(self) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 from aiohttp import web
@@ -19,12 +20,15 @@ from django.test import Client
 
 from bots import egress
 from bots.models import Bot, EndpointKind
+from bots.transports import for_endpoint
 from competition.matches.debug import MAX_BYTES, split
 from competition.matches.lifecycle import create_match
+from competition.matches.loop import play as play_loop
 from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
 from tests.helpers import http_bot
+from games import get_game
 from tests.live_protocol import CheckedCommunicator
 
 VALID = {
@@ -287,3 +291,30 @@ def test_it_keeps_a_valid_overlay_and_leaves_other_replies_alone():
     assert split({"x": 1, "y": 2, "debug": big}) == ({"x": 1, "y": 2}, big, None)
     for reply in ({"play": "0-0"}, [1, 2], "debug", None):
         assert split(reply) == (reply, None, None)
+
+
+LINE_BOT = """
+import json, sys
+for i, line in enumerate(sys.stdin):
+    json.loads(line)
+    debug = {"text": "line %d" % i, "marks": [{"cell": [5, 11], "label": "me"}]}
+    print(json.dumps({"cells": [], "debug": debug if i == 0 else {"text": ["no"]}}), flush=True)
+"""
+
+
+async def test_it_takes_the_overlay_off_a_line_transport_reply(tmp_path):
+    # It should read `debug` on a process bot's reply line like on an HTTP reply: kept on the
+    # first turn, dropped with a note on the second, both moves played (a pass each).
+    script = tmp_path / "line_bot.py"
+    script.write_text(LINE_BOT)
+    game = get_game("gconway")
+    transports = [
+        for_endpoint(f"process:{sys.executable} {script}", game=game, seat=0),
+        for_endpoint("builtin:dummy", game=game, seat=1),
+    ]
+    result = await play_loop(game, transports, seed=0, max_turns=2)
+    first, second = (turn.logs[0] for turn in result.turns)
+    assert first.debug == {"text": "line 0", "marks": [{"cell": [5, 11], "label": "me"}]}
+    assert second.debug is None and '"text" must be a string' in second.debug_note
+    assert [turn.faults[0] for turn in result.turns] == ["ok", "ok"]
+    assert [turn.actions[0] for turn in result.turns] == [[], []]

@@ -27,8 +27,8 @@ from competition.matches.loop import play as play_loop
 from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
-from tests.helpers import http_bot
 from games import get_game
+from tests.helpers import http_bot
 from tests.live_protocol import CheckedCommunicator
 
 VALID = {

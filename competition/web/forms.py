@@ -35,8 +35,12 @@ class BotForm(forms.ModelForm):
 
     class Meta:
         model = Bot
-        fields = ("game", "name", "kind", "target")
-        labels = {"target": "Endpoint", "kind": "Kind"}
+        fields = ("game", "name", "kind", "target", "public_debug")
+        labels = {
+            "target": "Endpoint",
+            "kind": "Kind",
+            "public_debug": "Show debug overlays publicly",
+        }
         help_texts = {
             "target": "The URL the platform POSTs to, exactly as your bot expects it (query string kept).",
             "name": "Unique among your bots for this game.",

@@ -491,6 +491,7 @@ class EventSerializer(serializers.ModelSerializer):
             "game",
             "options",
             "format",
+            "table_size",
             "series_length",
             "rounds",
             "status",

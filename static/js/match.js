@@ -18,6 +18,7 @@ async function main() {
   const canvas = document.getElementById("board");
   const renderer = module.createRenderer(canvas, { names: namesOf(config.match) });
   const viewer = new Viewer(root, config, renderer);
+  colourPlayers(module);
   const stats = { liveTurns: 0, snapshots: 0 };
   window.arenaViewer = viewer; // for tests and the curious
   window.arenaStats = stats;
@@ -92,6 +93,19 @@ async function main() {
     for (const h of config.human) {
       seats.push(new HumanSeat({ ...h, viewer, renderer, module, canvas }).start());
     }
+  }
+}
+
+/** The name bars in the renderer's seat colours (a game of more seats: tron's 13, with its
+ * letters and dotted patterns), so a bar, a trail and a standings row match. */
+function colourPlayers(module) {
+  if (!module.COLORS) return;
+  for (const el of document.querySelectorAll(".player[data-seat]")) {
+    const seat = Number(el.dataset.seat);
+    el.style.color = module.COLORS[seat] ?? "";
+    el.classList.toggle("dotted", Boolean(module.DOTTED?.[seat]));
+    const tag = el.querySelector("[data-seat-tag]");
+    if (tag && module.LABELS?.[seat]) tag.textContent = module.LABELS[seat];
   }
 }
 

@@ -34,7 +34,9 @@ def test_it_shows_the_seats_a_game_takes_with_add_and_remove_buttons(client):
     assert 'id="add-seat"' in page and 'data-min="2" data-max="13"' in page
     assert "js/seats.js" in page
     # It should keep every seat given in the link (a confirmation lists all of them).
-    link = "/games/tron/play?p1=builtin:random&p2=builtin:random&p3=builtin:survivor&p4=builtin:random"
+    link = (
+        "/games/tron/play?p1=builtin:random&p2=builtin:random&p3=builtin:survivor&p4=builtin:random"
+    )
     page = client.get(link).content.decode()
     assert 'name="p4"' in page and 'name="p5"' not in page
     assert page.count("<p>Seat ") == 4 and "Seat 3: <b>" in page

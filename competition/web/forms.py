@@ -130,7 +130,7 @@ SEATS = [(0, "first (seat 0)"), (1, "second (seat 1)")]
 class BenchForm(forms.Form):
     """Your bot (or you, in the browser) against a built-in bot, or against itself. One
     form per game on the bench page, told apart by ``prefix=<game slug>``. A game of more
-    seats (tron) also asks how many: the opponent holds every seat but yours."""
+    seats also asks how many: the opponent holds every seat but yours."""
 
     mine = forms.ChoiceField(label="You play with")
     opponent = forms.ChoiceField(label="Against")

@@ -12,7 +12,7 @@ Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=
 the endpoints and shows them with one "Play" button, so a link on another site can
 never make a signed-in visitor's browser start matches (and outbound calls) by itself.
 
-Seats: ``p1`` … ``pN``, as many as the game's seat range allows (``Game.seats``; tron 2 to
+Seats: ``p1`` … ``pN``, as many as the game's seat range allows (``Game.seats``, e.g. 2 to
 13); the page shows the game's usual count (at least its fewest) plus any given, with
 "Add seat" / "Remove seat" buttons inside the range. The same endpoint may hold several
 seats. An empty seat between filled ones is an error, trailing empty seats are dropped.

@@ -96,7 +96,7 @@ async function main() {
   }
 }
 
-/** The name bars in the renderer's seat colours (a game of more seats: tron's 13, with its
+/** The name bars in the renderer's seat colours (a game of more seats brings its colours, with its
  * letters and dotted patterns), so a bar, a trail and a standings row match. */
 function colourPlayers(module) {
   if (!module.COLORS) return;

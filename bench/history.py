@@ -299,26 +299,9 @@ class Ladder:
         return took[2:]  # the first ones warm caches up
 
 
-def build_and_measure(args) -> dict:
-    from django.contrib.auth import get_user_model
-    from django.db.models import Count
-    from django.utils import timezone
-
-    from competition.events import services as events
-    from competition.events import standings
-    from competition.models import Entry, Event, EventFormat, Match, Participant
-
-    rng = random.Random(args.seed)
-    t0 = time.perf_counter()
-    User = get_user_model()
-    owner = User.objects.create_user("owner")
-    User.objects.create_superuser("staff", password="bench-staff-pw")
-    builder = Builder(rng, timezone.now() - timedelta(days=365))
-    population = make_bots(owner, "bot", args.bots)
-    ladder_bots = make_bots(owner, "ladder", LADDER_BOTS)
-    report: dict = {"finish_ms": {}, "pages": {}, "build": {}}
-
-    ladder = Ladder(builder, owner, ladder_bots, rng)
+def grow_ladder(args, builder: Builder, owner, bots, rng: random.Random, report: dict) -> Ladder:
+    """The ladder grown through its checkpoints, a ladder finish measured at each."""
+    ladder = Ladder(builder, owner, bots, rng)
     for point in [c for c in CHECKPOINTS if c <= args.ladder] or [args.ladder]:
         ladder.grow_to(point)
         analyze()
@@ -328,48 +311,50 @@ def build_and_measure(args) -> dict:
             "p95": percentile(took, 95),
         }
         print(f"  ladder finish at {point}: p50 {statistics.median(took):.1f} ms", flush=True)
-    report["build"]["ladder_s"] = time.perf_counter() - t0
+    return ladder
 
-    # the rest of the history: Zipf opponents among the population
-    t1 = time.perf_counter()
+
+def zipf_history(builder: Builder, population, count: int, rng: random.Random) -> None:
+    """``count`` finished matches between opponents drawn with Zipf weights in ``population``."""
     weights = [1.0 / (rank + 1) for rank in range(len(population))]
     ids = [b.pk for b in population]
-    rest = args.matches - ladder.count() - 200
     pairs = []
-    for _ in range(max(0, rest)):
+    for _ in range(max(0, count)):
         a, b = rng.choices(ids, weights, k=2)
         while b == a:
             b = rng.choices(ids, weights)[0]
         pairs.append((a, b))
     builder.insert(pairs)
     builder.store_ratings()
-    report["build"]["bulk_s"] = time.perf_counter() - t1
 
-    # the four formats through the services (the ladder is the fourth)
-    t2 = time.perf_counter()
-    small = {}
+
+def play_formats(owner, candidates, rng: random.Random) -> dict[str, int]:
+    """A round robin, a Swiss and a single elimination among ``candidates``, played through the
+    services (the ladder is the fourth format); matches played per format."""
+    from competition.events import services as events
+    from competition.models import Entry, Event, EventFormat
+
+    played = {}
     for fmt, n in (
         (EventFormat.ROUND_ROBIN, 12),
         (EventFormat.SWISS, 16),
         (EventFormat.SINGLE_ELIMINATION, 16),
     ):
         event = Event.objects.create(name=str(fmt), game=GAME, format=fmt, created_by=owner)
-        chosen = rng.sample(population[: args.bots // 2], n)
+        chosen = rng.sample(candidates, n)
         Entry.objects.bulk_create(
             [Entry(event=event, bot=b, seed=i) for i, b in enumerate(chosen, start=1)]
         )
         events.start_event(event)
-        small[str(fmt)] = play_event(event, rng)
-    report["build"]["events_s"] = time.perf_counter() - t2
-    report["build"]["matches"] = Match.objects.count()
-    report["build"]["ladder_matches"] = ladder.count()
-    analyze()
-    report["build"]["total_s"] = time.perf_counter() - t0
+        played[str(fmt)] = play_event(event, rng)
+    return played
 
-    # the same ladder finish once the whole history is there
-    took = ladder.finishes(args.finish_samples)
-    report["finish_ms"]["full db"] = {"p50": statistics.median(took), "p95": percentile(took, 95)}
-    assert standings.differences(ladder.event) == [], "stored standings drifted"
+
+def busiest_and_median(population) -> tuple[dict, dict]:
+    """``{"bot_id", "n"}`` of the bot with the most matches, and of the population's median."""
+    from django.db.models import Count
+
+    from competition.models import Participant
 
     busiest = Participant.objects.values("bot_id").annotate(n=Count("id")).order_by("-n").first()
     counts = sorted(
@@ -386,10 +371,50 @@ def build_and_measure(args) -> dict:
         .order_by("n")
         .first()
     )
+    return busiest, median_bot
+
+
+def build_and_measure(args) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from bots.models import Bot
+    from competition.events import standings
+    from competition.models import Match
+
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    User = get_user_model()
+    owner = User.objects.create_user("owner")
+    User.objects.create_superuser("staff", password="bench-staff-pw")
+    builder = Builder(rng, timezone.now() - timedelta(days=365))
+    population = make_bots(owner, "bot", args.bots)
+    ladder_bots = make_bots(owner, "ladder", LADDER_BOTS)
+    report: dict = {"finish_ms": {}, "pages": {}, "build": {}}
+
+    ladder = grow_ladder(args, builder, owner, ladder_bots, rng, report)
+    report["build"]["ladder_s"] = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    zipf_history(builder, population, args.matches - ladder.count() - 200, rng)
+    report["build"]["bulk_s"] = time.perf_counter() - t1
+
+    t2 = time.perf_counter()
+    play_formats(owner, population[: args.bots // 2], rng)
+    report["build"]["events_s"] = time.perf_counter() - t2
+    report["build"]["matches"] = Match.objects.count()
+    report["build"]["ladder_matches"] = ladder.count()
+    analyze()
+    report["build"]["total_s"] = time.perf_counter() - t0
+
+    # the same ladder finish once the whole history is there
+    took = ladder.finishes(args.finish_samples)
+    report["finish_ms"]["full db"] = {"p50": statistics.median(took), "p95": percentile(took, 95)}
+    assert standings.differences(ladder.event) == [], "stored standings drifted"
+
+    busiest, median_bot = busiest_and_median(population)
     report["build"]["busiest_bot_matches"] = busiest["n"]
     report["build"]["median_bot_matches"] = median_bot["n"]
-    from bots.models import Bot
-
     top = Bot.objects.get(pk=busiest["bot_id"])
     mid = Bot.objects.get(pk=median_bot["bot_id"])
     pages = page_list(ladder.event.pk, top, mid, busiest["n"])
@@ -556,131 +581,135 @@ def print_report(reports: dict[str, dict]) -> bool:
 # -- the continuous ladder (live) -------------------------------------------------------------------
 
 
-def live(args) -> bool:
-    """16 HTTP bots in a ladder on the embedded default, for ``args.seconds``."""
-    import urllib.request
+LIVE_SETUP = (
+    "import json, sys\n"
+    "from django.contrib.auth import get_user_model\n"
+    "from bots.models import Bot, EndpointKind\n"
+    "from competition.models import Entry, Event, EventFormat\n"
+    "owner = get_user_model().objects.create_user('owner')\n"
+    "event = Event.objects.create(name='live ladder', game='tictactoe',"
+    " format=EventFormat.LADDER, created_by=owner)\n"
+    "for i, port in enumerate(json.loads(sys.argv[-1]), start=1):\n"
+    "    bot = Bot.objects.create(owner=owner, game='tictactoe', name=f'http-{i}',"
+    " kind=EndpointKind.HTTP, target=f'http://127.0.0.1:{port}/')\n"
+    "    Entry.objects.create(event=event, bot=bot, seed=i)\n"
+    "print(event.pk)\n"
+)
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    from throughput import base_env, manage, processes
+LIVE_START = (
+    "import sys, django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
+    " 'competition.settings'); django.setup(); "
+    "from competition.models import Event; from competition.events import services as events; "
+    "print(events.start_event(Event.objects.get(pk=int(sys.argv[1]))))"
+)
 
-    with tempfile.TemporaryDirectory(prefix="arena-live-") as data:
-        env = base_env(ARENA_DATA_DIR=data)
-        manage(env, "migrate", "--noinput")
-        ports = [free_port() for _ in range(LADDER_BOTS)]
-        argvs = [
+
+def bot_argvs(ports: list[int]) -> list[list[str]]:
+    """``manage.py serve_bot`` command lines of the HTTP tic-tac-toe bots, one per port."""
+    return [
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve_bot",
+            f"{GAME}:random",
+            "--port",
+            str(p),
+        ]
+        for p in ports
+    ]
+
+
+def create_live_ladder(env: dict, data: str, ports: list[int]) -> int:
+    """The ladder of the HTTP bots on ``ports`` (not started yet); its id."""
+    script = Path(data) / "setup_live.py"
+    script.write_text(LIVE_SETUP)
+    return int(
+        subprocess.run(
             [
                 sys.executable,
-                str(ROOT / "manage.py"),
-                "serve_bot",
-                f"{GAME}:random",
-                "--port",
-                str(p),
-            ]
-            for p in ports
-        ]
-        with processes(argvs, env):
-            for p in ports:
-                wait_port(p, timeout=300)  # 16 processes starting on a busy machine
-            setup = (
-                "import json, sys\n"
-                "from django.contrib.auth import get_user_model\n"
-                "from bots.models import Bot, EndpointKind\n"
-                "from competition.models import Entry, Event, EventFormat\n"
-                "owner = get_user_model().objects.create_user('owner')\n"
-                "event = Event.objects.create(name='live ladder', game='tictactoe',"
-                " format=EventFormat.LADDER, created_by=owner)\n"
-                "for i, port in enumerate(json.loads(sys.argv[-1]), start=1):\n"
-                "    bot = Bot.objects.create(owner=owner, game='tictactoe', name=f'http-{i}',"
-                " kind=EndpointKind.HTTP, target=f'http://127.0.0.1:{port}/')\n"
-                "    Entry.objects.create(event=event, bot=bot, seed=i)\n"
-                "print(event.pk)\n"
-            )
-            script = Path(data) / "setup_live.py"
-            script.write_text(setup)
-            event_id = int(
-                subprocess.run(
-                    [
-                        sys.executable,
-                        "-c",
-                        "import os, sys, runpy, django; "
-                        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'competition.settings'); "
-                        "django.setup(); runpy.run_path(sys.argv[1], run_name='__main__')",
-                        str(script),
-                        json.dumps(ports),
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                ).stdout.split()[-1]
-            )
-            port = free_port()
-            log = open(Path(data) / "serve.log", "w")
-            server = subprocess.Popen(
-                [
-                    sys.executable,
-                    str(ROOT / "manage.py"),
-                    "serve",
-                    "--no-demo",
-                    "--port",
-                    str(port),
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            try:
-                try:
-                    wait_port(port, server, timeout=180)
-                except SystemExit:
-                    log.flush()
-                    print((Path(data) / "serve.log").read_text()[-3000:])
-                    raise
-                base = f"http://127.0.0.1:{port}"
-                start = (
-                    "import sys, django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
-                    " 'competition.settings'); django.setup(); "
-                    "from competition.models import Event; from competition.events import services as events; "
-                    "print(events.start_event(Event.objects.get(pk=int(sys.argv[1]))))"
-                )
-                subprocess.run(
-                    [sys.executable, "-c", start, str(event_id)],
-                    cwd=ROOT,
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                )
+                "-c",
+                "import os, sys, runpy, django; "
+                "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'competition.settings'); "
+                "django.setup(); runpy.run_path(sys.argv[1], run_name='__main__')",
+                str(script),
+                json.dumps(ports),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()[-1]
+    )
 
-                def get(path: str) -> tuple[float, bytes]:
-                    t = time.perf_counter()
-                    with urllib.request.urlopen(base + path, timeout=30) as r:
-                        body = r.read()
-                    return (time.perf_counter() - t) * 1000, body
 
-                began = time.monotonic()
-                samples: list[tuple[float, int]] = []  # (t, done)
-                page_ms: dict[str, list[tuple[float, float]]] = {"standings": [], "event": []}
-                while time.monotonic() - began < args.seconds:
-                    t = time.monotonic() - began
-                    ms, body = get(f"/api/events/{event_id}/")
-                    samples.append((t, json.loads(body)["progress"]["done"]))
-                    ms, _ = get(f"/api/events/{event_id}/standings/")
-                    page_ms["standings"].append((t, ms))
-                    ms, _ = get(f"/events/{event_id}/")
-                    page_ms["event"].append((t, ms))
-                    time.sleep(0.25)
-            finally:
-                server.terminate()
-                server.wait(30)
-                log.close()
+@contextlib.contextmanager
+def serving(env: dict, data: str):
+    """``manage.py serve`` on a free loopback port; yields its base URL, stops it at the end."""
+    port = free_port()
+    log = open(Path(data) / "serve.log", "w")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "serve",
+            "--no-demo",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        try:
+            wait_port(port, server, timeout=180)
+        except SystemExit:
+            log.flush()
+            print((Path(data) / "serve.log").read_text()[-3000:])
+            raise
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(30)
+        log.close()
+
+
+def sample_live(base: str, event_id: int, seconds: float):
+    """Poll the event's progress, standings API and page every 0.25 s for ``seconds``:
+    ``(t, done)`` samples and, per page, ``(t, ms)``."""
+    import urllib.request
+
+    def get(path: str) -> tuple[float, bytes]:
+        t = time.perf_counter()
+        with urllib.request.urlopen(base + path, timeout=30) as r:
+            body = r.read()
+        return (time.perf_counter() - t) * 1000, body
+
+    began = time.monotonic()
+    samples: list[tuple[float, int]] = []  # (t, done)
+    page_ms: dict[str, list[tuple[float, float]]] = {"standings": [], "event": []}
+    while time.monotonic() - began < seconds:
+        t = time.monotonic() - began
+        ms, body = get(f"/api/events/{event_id}/")
+        samples.append((t, json.loads(body)["progress"]["done"]))
+        ms, _ = get(f"/api/events/{event_id}/standings/")
+        page_ms["standings"].append((t, ms))
+        ms, _ = get(f"/events/{event_id}/")
+        page_ms["event"].append((t, ms))
+        time.sleep(0.25)
+    return samples, page_ms
+
+
+def print_live(seconds: float, samples, page_ms) -> bool:
+    """The per-window table of finishes and page times; whether the goals were met."""
 
     def done_at(t: float) -> int:
         return max((d for s, d in samples if s <= t), default=0)
 
-    window = 60.0 if args.seconds >= 120 else args.seconds / 3  # a minute, or a third
-    minutes = int(args.seconds // window)
+    window = 60.0 if seconds >= 120 else seconds / 3  # a minute, or a third
+    minutes = int(seconds // window)
     rates = [(done_at(window * (m + 1)) - done_at(window * m)) / window for m in range(minutes)]
     print("\ncontinuous ladder, 16 HTTP bots, embedded default (SQLite):")
     print(
@@ -697,7 +726,7 @@ def live(args) -> bool:
             cells.append(f"{statistics.median(xs):.1f} / {p95:.1f}")
         print(f"| {m + 1} | {rates[m]:.1f} | " + " | ".join(cells) + " |")
     total = samples[-1][1] if samples else 0
-    print(f"{total} matches finished in {args.seconds:.0f} s")
+    print(f"{total} matches finished in {seconds:.0f} s")
     if len(rates) >= 2:
         held = rates[-1] >= 0.8 * rates[-2]
         print(
@@ -706,6 +735,31 @@ def live(args) -> bool:
         )
         ok &= held and rates[-1] > 10
     return ok
+
+
+def live(args) -> bool:
+    """16 HTTP bots in a ladder on the embedded default, for ``args.seconds``."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from throughput import base_env, manage, processes
+
+    with tempfile.TemporaryDirectory(prefix="arena-live-") as data:
+        env = base_env(ARENA_DATA_DIR=data)
+        manage(env, "migrate", "--noinput")
+        ports = [free_port() for _ in range(LADDER_BOTS)]
+        with processes(bot_argvs(ports), env):
+            for p in ports:
+                wait_port(p, timeout=300)  # 16 processes starting on a busy machine
+            event_id = create_live_ladder(env, data, ports)
+            with serving(env, data) as base:
+                subprocess.run(
+                    [sys.executable, "-c", LIVE_START, str(event_id)],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+                samples, page_ms = sample_live(base, event_id, args.seconds)
+    return print_live(args.seconds, samples, page_ms)
 
 
 def main() -> None:

@@ -165,6 +165,10 @@ class Bot(models.Model):
         editable=False,
         help_text="When its owner last test-called it (rate limit).",
     )
+    public_debug = models.BooleanField(
+        default=False,
+        help_text="Show its debug overlays to everyone (otherwise its owner only).",
+    )
 
     objects = BotQuerySet.as_manager()
 
@@ -188,6 +192,13 @@ class Bot(models.Model):
     def is_platform(self) -> bool:
         """A seat of the platform (a built-in strategy or the human seat), not a user's bot."""
         return self.owner_id is None
+
+    def debug_visible_to(self, user) -> bool:
+        """Whether ``user`` may see this bot's debug overlays: its owner, or anyone once
+        the bot opted in (``public_debug``)."""
+        if self.public_debug:
+            return True
+        return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
 
     @property
     def owner_name(self) -> str:

@@ -85,6 +85,31 @@ MATCH = _obj(
 )
 
 _PER_SEAT = {"type": "array"}
+_MARK = _obj(
+    {
+        "cell": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0},
+            "minItems": 2,
+            "maxItems": 2,
+        },
+        "point": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+        "color": {"type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"},
+        "label": {"type": "string", "maxLength": 16},
+    },
+    [],
+)
+OVERLAY = {
+    **_obj(
+        {
+            "text": {"type": "string", "maxLength": 1000},
+            "marks": {"type": "array", "items": _MARK, "maxItems": 64},
+        },
+        [],
+    ),
+    "description": "a bot's debug overlay (docs: the bot authors' page, Debug overlay)",
+}
+SEAT_DEBUG = _obj({"overlay": {"oneOf": [OVERLAY, {"type": "null"}]}, "note": _STR})
 TURN = _obj(
     {
         "number": {"type": "integer", "minimum": 1},
@@ -95,7 +120,14 @@ TURN = _obj(
         "latencies_ms": {**_PER_SEAT, "items": {"type": ["integer", "null"]}},
         "frame": {"description": "the game's spectator frame after the turn (see its docs)"},
         "forfeited": {"type": "array", "items": {"type": "integer", "minimum": 0}},
-    }
+        "debug": {
+            **_PER_SEAT,
+            "items": {"oneOf": [SEAT_DEBUG, {"type": "null"}]},
+            "description": "only where a seat whose debug overlays the socket's user may see "
+            "(its bot's owner, or anyone once the bot opted in) sent one: per seat, or null",
+        },
+    },
+    ["number", "seats", "actions", "faults", "details", "latencies_ms", "frame", "forfeited"],
 )
 
 STANDING = _obj(
@@ -145,7 +177,10 @@ SCHEMAS: dict[str, dict] = {
         "A match's stream (read-only). First a snapshot of the match and its last 50 turns "
         "(`first` is the number of the first one included; older turns: the turns API), "
         "then each turn as it is stored, `started` when a queued match starts and `end` "
-        "when it is over. Turn numbers only grow: skip any already seen.",
+        "when it is over. Turn numbers only grow: skip any already seen. A socket whose user "
+        "may see a seat's debug overlays (the bot's owner, or anyone once the bot opted in) "
+        "also gets `debug` in the snapshot's turns and a `debug` message per such seat after "
+        "each turn whose reply carried one (it repeats the turn's number).",
         {
             "snapshot": _message(
                 "snapshot",
@@ -160,6 +195,14 @@ SCHEMAS: dict[str, dict] = {
                 "turn", {"turn": TURN, "sent_at": {"type": "number", "description": "epoch s"}}
             ),
             "end": _message("end", {"match": MATCH}),
+            "debug": _message(
+                "debug",
+                {
+                    "number": {"type": "integer", "minimum": 1},
+                    "seat": {"type": "integer", "minimum": 0},
+                    **SEAT_DEBUG["properties"],
+                },
+            ),
             "error": ERROR,
         },
     ),

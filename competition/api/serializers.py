@@ -254,6 +254,7 @@ class BotSerializer(serializers.ModelSerializer):
             "secret",
             "status",
             "status_reason",
+            "public_debug",
             "rating",
             "created",
             "updated",
@@ -398,6 +399,13 @@ class TurnSerializer(serializers.Serializer):
     latencies_ms = serializers.ListField(child=serializers.IntegerField(allow_null=True))
     frame = serializers.JSONField()
     forfeited = serializers.ListField(child=serializers.IntegerField())
+    debug = serializers.ListField(
+        child=serializers.JSONField(allow_null=True),
+        required=False,
+        help_text="Only on a turn where a seat whose debug overlays the reader may see (its "
+        "bot's owner, or anyone once the bot set `public_debug`) sent one: per seat, "
+        '`{"overlay": {"text", "marks"} or null, "note": why it was dropped or ""}`, or null.',
+    )
 
     def to_representation(self, turn) -> dict:
         return turn.public_json()

@@ -343,25 +343,30 @@ def _dumps(value) -> bytes:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
-def replay_chunks(match_data: dict, match_id: int, last: int) -> Iterator[bytes]:
+def replay_chunks(match_data: dict, match_id: int, last: int, debug_seats=()) -> Iterator[bytes]:
     """The replay file in pieces: its head, then the turns numbered up to ``last`` (what the
     match had stored when asked), read ``REPLAY_PAGE`` at a time by number (no cursor held
-    between pages, per-seat logs never read), then its tail."""
+    between pages, per-seat logs read only for the debug overlays of ``debug_seats``), then
+    its tail."""
     yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
     since, first = 0, True
     while since < last:
-        page = list(
-            Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
-            .defer("logs")
-            .order_by("number")[:REPLAY_PAGE]
-        )
+        rows = Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
+        if not debug_seats:
+            rows = rows.defer("logs")
+        page = list(rows.order_by("number")[:REPLAY_PAGE])
         if not page:
             break
         if not first:
             yield b","
-        yield b",".join([_dumps(turn.public_json()) for turn in page])
+        yield b",".join([_dumps(turn.public_json(debug_seats)) for turn in page])
         first, since = False, page[-1].number
     yield b"]}"
+
+
+def debug_seats(match: Match, user) -> set[int]:
+    """The seats of ``match`` whose debug overlays ``user`` may see (``Bot.debug_visible_to``)."""
+    return {p.seat for p in match.participants.all() if p.bot.debug_visible_to(user)}
 
 
 async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
@@ -454,6 +459,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         since = int_param(request, "since", default=0)
         limit = int_param(request, "limit", default=TURNS_LIMIT, maximum=TURNS_LIMIT) or TURNS_LIMIT
         match = self.get_object()
+        seats = debug_seats(match, request.user)
         rows = list(
             Turn.objects.filter(match=match, number__gt=since).order_by("number")[: limit + 1]
         )
@@ -464,7 +470,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                 "match": match.pk,
                 "status": match.status,
                 "since": since,
-                "results": [turn.public_json() for turn in rows],
+                "results": [turn.public_json(seats) for turn in rows],
                 "more": more,
                 "next_since": rows[-1].number if rows else since,
             }
@@ -482,7 +488,9 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         encoded and sent (bounded memory whatever the match's size)."""
         match = self.get_object()
         last = Turn.objects.filter(match=match).aggregate(last=Max("number"))["last"] or 0
-        chunks = replay_chunks(s.MatchSerializer(match).data, match.pk, last)
+        chunks = replay_chunks(
+            s.MatchSerializer(match).data, match.pk, last, debug_seats(match, request.user)
+        )
         asgi = isinstance(
             request._request, ASGIRequest
         )  # daphne: an async iterator, never buffered
@@ -508,6 +516,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         responses={
             200: s.LogsPageSerializer,
             403: OpenApiResponse(description="Not the seat's owner."),
+            404: OpenApiResponse(description="No such match, or the match has no such seat."),
         },
         description=(
             "What was sent to and received from one seat's bot, turn by turn: its owner only "
@@ -523,7 +532,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         match = self.get_object()
         participant = next((p for p in match.participants.all() if p.seat == seat), None)
         if participant is None:
-            raise exceptions.ValidationError({"seat": f"Match {match.pk} has no seat {seat}."})
+            # a seat this match does not have (the schema bounds seats by the largest game)
+            raise exceptions.NotFound(f"Match {match.pk} has no seat {seat}.")
         if not may_read_seat_logs(request.user, participant.bot):
             raise exceptions.PermissionDenied(
                 "Only the owner of this seat's bot may read its logs."

@@ -36,6 +36,12 @@ def event_group(event_id: int) -> str:
     return f"event.{int(event_id)}"
 
 
+def debug_group(match_id: int, seat: int) -> str:
+    """The sockets that may see one seat's debug overlays (its owner's, or everyone's once
+    the bot opted in): ``competition.web.consumers.MatchConsumer`` decides who joins."""
+    return f"debug.{int(match_id)}.{int(seat)}"
+
+
 def human_group(match_id: int, seat: int) -> str:
     """The browser sockets of a human seat (``bots.transports.human`` publishes requests)."""
     return f"human.{int(match_id)}.{int(seat)}"
@@ -134,6 +140,24 @@ def turn_message(turn_json: dict) -> dict:
     return message(
         "turn", {"turn": turn_json, "sent_at": round(time.time(), 4)}, number=turn_json["number"]
     )
+
+
+def debug_messages(match_id: int, turn_json: dict, logs: list) -> list[tuple[str, dict]]:
+    """One ``debug`` message per seat of a turn whose reply carried a debug overlay (or one
+    dropped with a note), for that seat's ``debug_group`` only. Not fenced by turn number
+    (``number`` stays out of the envelope): it follows its turn's message."""
+    out = []
+    for seat, log in enumerate(logs):
+        if log is None or (log.debug is None and not log.debug_note):
+            continue
+        payload = {
+            "number": turn_json["number"],
+            "seat": seat,
+            "overlay": log.debug,
+            "note": log.debug_note,
+        }
+        out.append((debug_group(match_id, seat), message("debug", payload)))
+    return out
 
 
 def started_messages(match_json: dict) -> list[tuple[str, dict]]:

@@ -39,6 +39,7 @@ from typing import Any
 from bots.codec import preview
 from bots.faults import BotFault, FaultCode
 from bots.transports.base import Transport
+from competition.matches import debug as debug_overlay
 from games.base import Context, Game, IllegalAction, Outcome
 
 logger = logging.getLogger(__name__)
@@ -70,9 +71,12 @@ class SeatLog:
     received: str = ""
     stderr: list[str] = field(default_factory=list)
     time_left_ms: int | None = None
+    #: the reply's debug overlay (``competition.matches.debug``), or why it was dropped
+    debug: dict | None = None
+    debug_note: str = ""
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "fault": self.fault,
             "detail": self.detail,
             "latency_ms": self.latency_ms,
@@ -81,6 +85,18 @@ class SeatLog:
             "stderr": self.stderr,
             "time_left_ms": self.time_left_ms,
         }
+        if self.debug is not None:
+            data["debug"] = self.debug
+        if self.debug_note:
+            data["debug_note"] = self.debug_note
+        return data
+
+    def take_debug(self, reply: Any) -> Any:
+        """The reply without its ``debug`` key (kept here, or the note why it was dropped):
+        what the game parses."""
+        reply, self.debug, note = debug_overlay.split(reply)
+        self.debug_note = note or ""
+        return reply
 
 
 @dataclass
@@ -257,6 +273,7 @@ class MatchLoop:
             result, log = await self.exchange(seat, message, clocked=False)
             self.greetings[seat.seat] = log
             if not isinstance(result, BotFault):
+                result = log.take_debug(result)
                 try:
                     self.state = game.accept_greeting(self.state, seat.seat, result)
                     continue
@@ -464,6 +481,7 @@ class MatchLoop:
         charged: list[int] = []
         for s, (result, log) in zip(to_move, answers, strict=True):
             if not isinstance(result, BotFault):
+                result = log.take_debug(result)  # the game never sees the overlay
                 try:
                     actions[s] = game.parse_action(state, s, result)
                 except IllegalAction as exc:

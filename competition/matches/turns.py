@@ -184,7 +184,13 @@ class TurnWriter:
             )
             if broadcast.listened(self.group):  # nobody watching: not even encoded
                 for record in batch[:stored]:
-                    await broadcast.apublish(self.group, broadcast.turn_message(record.to_json()))
+                    turn_json = record.to_json()
+                    await broadcast.apublish(self.group, broadcast.turn_message(turn_json))
+                    for group, msg in broadcast.debug_messages(
+                        self.match_id, turn_json, record.logs
+                    ):
+                        if broadcast.listened(group):
+                            await broadcast.apublish(group, msg)
             for _ in batch:
                 self.queue.task_done()
             if stored < len(batch):

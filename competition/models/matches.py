@@ -164,9 +164,30 @@ class Turn(models.Model):
     def __str__(self) -> str:
         return f"Match {self.match_id} turn {self.number}"
 
-    def public_json(self) -> dict:
+    def debug_json(self, seats) -> list:
+        """Per seat, for the seats in ``seats`` (those whose overlays the reader may see,
+        ``Bot.debug_visible_to``): ``{"overlay": the debug value or None, "note": why it was
+        dropped or ""}``, or None (not visible, not asked, or nothing sent)."""
+        logs = self.logs if isinstance(self.logs, list) else []
+        out: list = [None] * len(logs)
+        for seat, log in enumerate(logs):
+            if seat in seats and isinstance(log, dict) and ("debug" in log or "debug_note" in log):
+                out[seat] = {"overlay": log.get("debug"), "note": log.get("debug_note", "")}
+        return out
+
+    def public_json(self, debug_seats=()) -> dict:
         """What spectators see (no logs; fault details that could name the bot's
-        network location are the owner's only: ``bots.faults.public_details``)."""
+        network location are the owner's only: ``bots.faults.public_details``). With
+        ``debug_seats`` (seats whose overlays the reader may see) it adds ``debug``
+        (``debug_json``) when one of them sent an overlay (or had one dropped) this turn."""
+        data = self._public()
+        if debug_seats:
+            debug = self.debug_json(debug_seats)
+            if any(entry is not None for entry in debug):
+                data["debug"] = debug
+        return data
+
+    def _public(self) -> dict:
         return {
             "number": self.number,
             "seats": self.seats,

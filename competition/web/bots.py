@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl
 from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
@@ -33,6 +34,7 @@ from bots.faults import BotFault, FaultCode, explain
 from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
 from competition.events.services import set_bot_status
+from competition.matches.lifecycle import create_user_match
 from competition.models import (
     Match,
     Participant,
@@ -42,7 +44,7 @@ from competition.models import (
     Turn,
 )
 from competition.ratings import services as ratings
-from competition.web.forms import BotForm
+from competition.web.forms import BotForm, ChallengeForm
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -351,6 +353,16 @@ def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict
 
 def bot_detail(request, pk: int):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    return render(request, "bots/detail.html", detail_context(request, bot))
+
+
+def challengeable(bot: Bot) -> bool:
+    """Whether a bot can be challenged: an active bot, never a human seat."""
+    return bot.status == BotStatus.ACTIVE and bot.kind != EndpointKind.HUMAN
+
+
+def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) -> dict:
+    """What the bot page shows (``challenge``: a bound challenge form with its errors)."""
     is_owner = request.user.is_authenticated and bot.owner_id == request.user.pk
     game = get_game(bot.game)
     rating = Rating.objects.filter(bot=bot).first()
@@ -420,8 +432,37 @@ def bot_detail(request, pk: int):
         "test_result": test_result,
         "testable": bot.kind in TESTABLE_KINDS,
         "new_secret": new_secret_shown,
+        "challengeable": challengeable(bot),
     }
-    return render(request, "bots/detail.html", context)
+    if request.user.is_authenticated and context["challengeable"]:
+        context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)
+    return context
+
+
+@login_required
+@require_POST
+def bot_challenge(request, pk: int):
+    """POST: one of your bots against this one (the form on its page), then the live viewer.
+    The same checks and limits as ``POST /api/matches/challenge/``: an active bot, never a
+    human seat; your own active bot of its game; ``create_user_match``'s limits."""
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    if not challengeable(bot):
+        raise Http404("This bot cannot be challenged")
+    form = ChallengeForm(request.POST, user=request.user, target=bot, game=get_game(bot.game))
+    if form.is_valid():
+        try:
+            match = create_user_match(
+                request.user,
+                bot.game,
+                form.seats(),
+                options=form.cleaned_data["options"],
+                pace_ms=form.cleaned_data["pace_ms"],
+            )
+        except ValidationError as exc:  # TooManyMatches is one
+            form.add_error(None, exc.messages)
+        else:
+            return redirect("match-detail", pk=match.pk)
+    return render(request, "bots/detail.html", detail_context(request, bot, form), status=400)
 
 
 @login_required

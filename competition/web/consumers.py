@@ -17,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from competition.live import broadcast
 from competition.live.hub import hub
-from competition.models import Event, EventTally, Match, MatchStatus, Turn
+from competition.models import Event, EventTally, Match, MatchStatus, Participant, Turn
 
 logger = logging.getLogger(__name__)
 END = broadcast.END_NUMBER
@@ -27,18 +27,20 @@ MAX_CLIENT_MESSAGE = 4096
 SNAPSHOT_TURNS = 50
 
 
-def match_snapshot(match_id: int) -> dict | None:
+def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
-    ``first`` is the number of the first turn included (turns before it: the turns API)."""
+    ``first`` is the number of the first turn included (turns before it: the turns API).
+    With ``debug_seats`` (seats whose debug overlays the reader may see) each turn carries
+    ``debug`` (``Turn.debug_json``)."""
     from competition.matches.presenters import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    recent = (
-        Turn.objects.filter(match_id=match_id).defer("logs").order_by("-number")[:SNAPSHOT_TURNS]
-    )
-    turns = [t.public_json() for t in list(recent)[::-1]]
+    recent = Turn.objects.filter(match_id=match_id).order_by("-number")
+    if not debug_seats:
+        recent = recent.defer("logs")
+    turns = [t.public_json(debug_seats) for t in list(recent[:SNAPSHOT_TURNS])[::-1]]
     first = turns[0]["number"] if turns else 1
     return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
 
@@ -94,7 +96,10 @@ class _RelayConsumer(AsyncWebsocketConsumer):
             return
         await self.accept()
         self.group = self.group_name()
+        self.extra_groups = await database_sync_to_async(self.more_groups)()
         await hub.join(self.group, self)
+        for group in self.extra_groups:
+            await hub.join(group, self)
         self.joined = True
         snapshot = await database_sync_to_async(self.snapshot)()
         if snapshot is None:
@@ -127,6 +132,8 @@ class _RelayConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code):
         if getattr(self, "joined", False):
             await hub.leave(self.group, self)
+            for group in self.extra_groups:
+                await hub.leave(group, self)
 
     # subclasses
     def exists(self) -> bool:
@@ -141,16 +148,29 @@ class _RelayConsumer(AsyncWebsocketConsumer):
     def fence(self, snapshot: dict) -> int:
         return 0
 
+    def more_groups(self) -> list[str]:
+        return []
+
 
 class MatchConsumer(_RelayConsumer):
+    """A match's turns; with them the debug overlays of the seats whose bots the socket's
+    user owns, or that opted in (``Bot.debug_visible_to``): ``debug`` messages from each
+    such seat's ``broadcast.debug_group``, and ``debug`` in the snapshot's turns."""
+
     def exists(self) -> bool:
         return Match.objects.filter(pk=self.object_id).exists()
 
     def group_name(self) -> str:
         return broadcast.match_group(self.object_id)
 
+    def more_groups(self) -> list[str]:
+        user = self.scope.get("user")
+        seats = Participant.objects.filter(match_id=self.object_id).select_related("bot")
+        self.debug_seats = {p.seat for p in seats if p.bot.debug_visible_to(user)}
+        return [broadcast.debug_group(self.object_id, s) for s in sorted(self.debug_seats)]
+
     def snapshot(self) -> dict | None:
-        return match_snapshot(self.object_id)
+        return match_snapshot(self.object_id, self.debug_seats)
 
     def fence(self, snapshot: dict) -> int:
         if snapshot["match"]["status"] in MatchStatus.done():

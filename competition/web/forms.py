@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
@@ -33,8 +35,12 @@ class BotForm(forms.ModelForm):
 
     class Meta:
         model = Bot
-        fields = ("game", "name", "kind", "target")
-        labels = {"target": "Endpoint", "kind": "Kind"}
+        fields = ("game", "name", "kind", "target", "public_debug")
+        labels = {
+            "target": "Endpoint",
+            "kind": "Kind",
+            "public_debug": "Show debug overlays publicly",
+        }
         help_texts = {
             "target": "The URL the platform POSTs to, exactly as your bot expects it (query string kept).",
             "name": "Unique among your bots for this game.",
@@ -177,3 +183,59 @@ class BenchForm(forms.Form):
         specs = [other] * self.cleaned_data.get("players", 2)
         specs[self.cleaned_data["seat"]] = mine
         return specs
+
+
+class ChallengeForm(forms.Form):
+    """Challenge the bot of a bot page with one of your bots of its game: your seat, the
+    pace, and the game's options (JSON; the game's defaults make a rated match, any other
+    options a friendly one). Options are judged by the game itself (``resolve_options``,
+    ``endless``), the limits by ``matches.lifecycle.create_user_match``, as for the API."""
+
+    mine = forms.TypedChoiceField(coerce=int, label="Your bot")
+    seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")
+    pace_ms = forms.TypedChoiceField(choices=PACES, coerce=int, initial=300, label="Pace")
+    options = forms.CharField(
+        required=False,
+        label="Options",
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}),
+        help_text="JSON, as the bot sees them. Left as the defaults the match is rated; "
+        "any other options make a friendly match (unrated).",
+    )
+
+    def __init__(self, *args, user, target: Bot, game, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.game, self.target = game, target
+        bots = (
+            Bot.objects.filter(owner=user, game=game.slug)
+            .active()
+            .exclude(kind=EndpointKind.HUMAN)
+            .exclude(pk=target.pk)
+            .order_by("name")
+        )
+        self.fields["mine"].choices = [(bot.pk, bot.name) for bot in bots]
+        self.fields["options"].initial = json.dumps(game.resolve_options(None))
+        self.bots = {bot.pk: bot for bot in bots}
+
+    def clean_options(self) -> dict:
+        raw = (self.cleaned_data.get("options") or "").strip()
+        if not raw:
+            return self.game.resolve_options(None)
+        try:
+            options = json.loads(raw)
+        except ValueError:
+            raise ValidationError("Options must be JSON, e.g. {}.") from None
+        if not isinstance(options, dict):
+            raise ValidationError("Options must be a JSON object, e.g. {}.")
+        try:
+            resolved = self.game.resolve_options(options)
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+        if reason := self.game.endless(resolved):
+            raise ValidationError(f"Not allowed: {reason}.")
+        return resolved
+
+    def seats(self) -> list[Bot]:
+        """The match's bots by seat, seat 0 first."""
+        mine = self.bots[self.cleaned_data["mine"]]
+        return [mine, self.target] if self.cleaned_data["seat"] == 0 else [self.target, mine]

@@ -5,6 +5,7 @@ from django.urls import include, path
 from competition.web import accounts as web_accounts
 from competition.web import bots as web_bots
 from competition.web import docs as web_docs
+from competition.web import lists as web_lists
 from competition.web import play as web_play
 from competition.web import views
 
@@ -24,11 +25,15 @@ urlpatterns = [
     path("bots/<int:pk>/edit/", web_bots.bot_edit, name="bot-edit"),
     path("bots/<int:pk>/status", web_bots.bot_status, name="bot-status"),
     path("bots/<int:pk>/test", web_bots.bot_test, name="bot-test"),
+    path("bots/<int:pk>/challenge", web_bots.bot_challenge, name="bot-challenge"),
     path("bots/<int:pk>/secret", web_bots.bot_rotate_secret, name="bot-rotate-secret"),
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
     # games, matches, events
     path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),
     path("games/<slug:slug>/play", web_play.play, name="game-play"),
+    path("matches/", web_lists.match_list, name="match-list"),
+    path("events/", web_lists.event_list, name="event-list"),
+    path("users/<str:username>/", web_lists.user_detail, name="user-detail"),
     path("matches/<int:pk>/", views.match_detail, name="match-detail"),
     path("matches/<int:pk>/viewer.json", views.match_viewer_json, name="match-viewer-json"),
     path("events/<int:pk>/", views.event_detail, name="event-detail"),

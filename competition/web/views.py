@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
+from django.db.models import Max
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -13,9 +14,11 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
+from competition.events import pairing
+from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches.presenters import match_json
-from competition.models import Event, EventStatus, Match, MatchStatus
+from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
 from games import all_games, get_game
 
@@ -177,6 +180,58 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
+def tie_reason(slot: dict) -> str:
+    """Why a bracket slot went the way it did, in words."""
+    winner, a, b = slot["winner"], slot["a"], slot["b"]
+    if slot["bye"]:
+        return "a bye"
+    if winner is None:
+        return ""
+    won, lost = (a, b) if a and winner == a["bot"] else (b, a)
+    if slot["walkover"] or not slot["series"]:
+        return f"{won['name']} by walkover"
+    left, right = slot["series"]["score"]
+    score = f"{left:g}\u2013{right:g}"
+    if left == right:
+        return (
+            f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "
+            f"{lost['name']} (seed {lost['seed']})"
+        )
+    return f"{won['name']} won {score}"
+
+
+def event_rounds(event: Event, entrants: int, bracket: dict | None) -> dict:
+    """``{"current", "total"}``: the latest round scheduled, and how many the format plays
+    (``None`` for the ladder, which runs until stopped)."""
+    current = EventSeries.objects.filter(event=event).aggregate(r=Max("round"))["r"] or 0
+    total = None
+    if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
+        double = event.format == EventFormat.DOUBLE_ROUND_ROBIN
+        total = len(pairing.round_robin(list(range(entrants)), double=double))
+    elif event.format == EventFormat.SWISS:
+        total = event_services.swiss_total_rounds(event, entrants)
+    elif bracket is not None:
+        total = len(bracket["rounds"])
+    return {"current": current, "total": total}
+
+
+def swiss_rounds(event: Event, names: dict[int, str]) -> list[dict]:
+    """A Swiss event's rounds: each series with its score (an event of a few rounds)."""
+    rounds: dict[int, list[dict]] = {}
+    for s in EventSeries.objects.filter(event=event).order_by("round", "key"):
+        rounds.setdefault(s.round, []).append(
+            {
+                "a": names.get(s.a_id, "?"),
+                "b": names.get(s.b_id, "?"),
+                "bye": names.get(s.bye_id) if s.bye_id else None,
+                "score": (s.score_a, s.score_b),
+                "state": s.state,
+                "done": s.has_result,
+            }
+        )
+    return [{"round": r, "series": rows} for r, rows in rounds.items()]
+
+
 def event_detail(request, pk: int):
     from competition.web.consumers import event_snapshot
 
@@ -187,11 +242,23 @@ def event_detail(request, pk: int):
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )
-    return render(
-        request,
-        "event.html",
-        {"event": event, "snap": snapshot, "recent": recent, "game": _game_or_404(event.game)},
-    )
+    bracket = event_services.bracket_view(event)
+    if bracket:
+        for rnd in bracket["rounds"]:
+            for slot in rnd["slots"]:
+                slot["why"] = tie_reason(slot)
+    names = {row["bot"]: row["name"] for row in snapshot["standings"]}
+    context = {
+        "event": event,
+        "snap": snapshot,
+        "recent": recent,
+        "game": _game_or_404(event.game),
+        "bracket": bracket,
+        "rounds": event_rounds(event, len(names), bracket),
+        "swiss": swiss_rounds(event, names) if event.format == EventFormat.SWISS else None,
+        "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
+    }
+    return render(request, "event.html", context)
 
 
 def event_screen(request, pk: int):

@@ -189,6 +189,15 @@ class BattleshipRenderer {
     }
   }
 
+  /** Cell x, y of the grid `seat` fires at (the other seat's), in CSS pixels: the debug
+   * overlay (static/js/debug.js). */
+  debugCell(x, y, seat = 0) {
+    const L = this.L;
+    if (!L || x >= L.cols || y >= L.rows) return null;
+    const g = L.grids[1 - seat] || L.grids[0];
+    return { x: g.x0 + x * L.cell, y: g.y0 + y * L.cell, w: L.cell, h: L.cell };
+  }
+
   /** [seat, x, y] of the grid cell under a point in CSS pixels, or null. */
   cellAt(px, py) {
     const L = this.L;

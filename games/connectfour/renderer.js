@@ -200,6 +200,13 @@ class ConnectFourRenderer {
     ctx.stroke();
   }
 
+  /** Column x, row y (0 the bottom row, as the game counts) in CSS pixels: the debug overlay. */
+  debugCell(x, y) {
+    const L = this.L;
+    if (!L || x >= COLS || y >= ROWS) return null;
+    return { x: L.x0 + x * L.cell, y: L.y0 + (ROWS - 1 - y) * L.cell, w: L.cell, h: L.cell };
+  }
+
   /** The column under a point in CSS pixels, or null. */
   columnAt(px, py) {
     const L = this.L;

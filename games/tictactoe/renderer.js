@@ -36,6 +36,13 @@ class TicTacToeRenderer {
     return { head, foot, side, cell: side / 3, x0: (w - side) / 2, y0: head + 6 + (room - side) / 2 };
   }
 
+  /** The board cell at column x, row y in CSS pixels (the debug overlay, static/js/debug.js). */
+  debugCell(x, y) {
+    const L = this.L;
+    if (!L || x > 2 || y > 2) return null;
+    return { x: L.x0 + x * L.cell, y: L.y0 + y * L.cell, w: L.cell, h: L.cell };
+  }
+
   setOverlay(overlay) {
     this.overlay = overlay;
     if (this.view) this.draw(this.view);

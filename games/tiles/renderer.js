@@ -233,6 +233,13 @@ class TilesRenderer {
     return out;
   }
 
+  /** Tile x, y (as in the replies) in CSS pixels: the debug overlay (static/js/debug.js). */
+  debugCell(x, y) {
+    const L = this.L;
+    if (!L || x >= W || y >= H) return null;
+    return { x: L.x0 + x * L.cell, y: L.y0 + y * L.cell, w: L.cell, h: L.cell };
+  }
+
   /** [x, y] under a point in CSS pixels, or null. */
   cellAt(px, py) {
     const L = this.L;

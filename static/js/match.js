@@ -2,6 +2,7 @@
 // the input of any human seat the signed-in user plays.
 
 import { Viewer } from "./viewer.js";
+import { DebugLayer } from "./debug.js";
 import { Reconnecting, fetchTurns } from "./ws.js";
 import { isDone, namesOf } from "./common.js";
 
@@ -17,7 +18,20 @@ async function main() {
   const module = await import(config.renderer);
   const canvas = document.getElementById("board");
   const renderer = module.createRenderer(canvas, { names: namesOf(config.match) });
-  const viewer = new Viewer(root, config, renderer);
+  const debug = new DebugLayer({
+    stage: document.getElementById("stage"),
+    panel: document.getElementById("debug-panel"),
+    names: namesOf(config.match),
+  });
+  const viewer = new Viewer(root, config, renderer, {
+    onDraw: (view, r) => debug.draw(view, r),
+  });
+  const addTurns = viewer.addTurns.bind(viewer);
+  viewer.addTurns = (list) => {
+    for (const turn of list) debug.addTurn(turn); // before they are drawn
+    return addTurns(list);
+  };
+  window.arenaDebug = debug;
   colourPlayers(module);
   const stats = { liveTurns: 0, snapshots: 0 };
   window.arenaViewer = viewer; // for tests and the curious
@@ -66,6 +80,8 @@ async function main() {
         } else if (msg.type === "turn") {
           stats.liveTurns += 1;
           if (viewer.addTurns([msg.turn])) catchUp();
+        } else if (msg.type === "debug") {
+          debug.add(msg.number, msg.seat, { overlay: msg.overlay, note: msg.note });
         } else if (msg.type === "started") {
           viewer.setMatch(msg.match);
         } else if (msg.type === "end") {

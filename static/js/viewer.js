@@ -16,12 +16,13 @@ const PLAY_ICON = icon("M7 4.5v15l12.5-7.5z");
 const PAUSE_ICON = icon("M6 5h4.5v14H6zM13.5 5H18v14h-4.5z");
 
 export class Viewer {
-  constructor(root, config, renderer, { onChange } = {}) {
+  constructor(root, config, renderer, { onChange, onDraw } = {}) {
     this.root = root;
     this.config = config;
     this.renderer = renderer;
     this.colors = renderer.colors ?? SEAT_COLORS; // a game of more seats brings its own
     this.onChange = onChange;
+    this.onDraw = onDraw; // layers over the board (the debug overlay), after the renderer
     this.match = config.match;
     this.initial = config.initial;
     this.turns = [];
@@ -224,6 +225,7 @@ export class Viewer {
   draw() {
     const view = this.view();
     this.renderer.draw(view);
+    this.onDraw?.(view, this.renderer);
     this.lastDrawn = this.index;
   }
 

@@ -134,6 +134,13 @@ class History:
             ("/", False),
             ("/api/events/", False),
             ("/admin/competition/event/", True),
+            ("/matches/", False),
+            (f"/matches/?event={e}&status=finished", False),
+            (f"/matches/?bot={b}", False),
+            (f"/matches/?bot={b}&before={self.middle()}", False),
+            ("/matches/?user=owner&game=tictactoe", False),
+            ("/users/owner/", False),
+            ("/events/", False),
         ]
 
 

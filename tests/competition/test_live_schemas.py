@@ -97,8 +97,8 @@ def test_the_api_test_calls_a_bot_for_its_owner_only():
     bot = Bot.objects.create(
         owner=owner, name="p", game="tictactoe", kind=EndpointKind.BUILTIN, target="perfect"
     )
-    human = Bot.objects.create(
-        owner=owner, name="h", game="tictactoe", kind=EndpointKind.HUMAN, target="human"
+    local = Bot.objects.create(
+        owner=owner, name="l", game="tictactoe", kind=EndpointKind.PROCESS, target="./bot"
     )
     url = f"/api/bots/{bot.pk}/test/"
     # It should refuse anonymous callers and other users, staff's way included.
@@ -116,5 +116,5 @@ def test_the_api_test_calls_a_bot_for_its_owner_only():
     again = me.post(url)
     assert again.status_code == 429 and int(again["Retry-After"]) >= 1
     # It should say which bots cannot be test-called.
-    refused = me.post(f"/api/bots/{human.pk}/test/")
+    refused = me.post(f"/api/bots/{local.pk}/test/")
     assert refused.status_code == 400 and "kind" in refused.json()

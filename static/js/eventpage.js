@@ -1,0 +1,103 @@
+// The event page and the home page, live: they listen on the event's existing websocket
+// (ws/events/<id>/, one per-process hub fan-out, no polling of the database) and apply
+// its messages in place: a match started (the "Live" list), a match finished (the
+// "Finished" table, the progress), new standings (the table's numbers and order).
+import { Reconnecting } from "./ws.js";
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function seats(match, withScores) {
+  const parts = [];
+  match.participants.forEach((p, i) => {
+    if (i) parts.push(" ", el("span", { class: "muted" }, "vs"), " ");
+    parts.push(el("span", { class: `seat${p.seat}` }, p.name));
+    if (withScores && p.score !== null && p.score !== undefined) parts.push(" ", el("b", {}, String(p.score)));
+  });
+  return parts;
+}
+
+function liveItem(match) {
+  return el("li", { "data-match": match.id }, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`), " ", ...seats(match, false));
+}
+
+function finishedRow(match) {
+  return el("tr", { "data-match": match.id, class: "fresh" },
+    el("td", {}, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`)),
+    el("td", {}, ...seats(match, true)),
+    el("td", {}, el("span", { class: `status ${match.status}` }, match.status), match.reason ? ` ${match.reason}` : ""));
+}
+
+function setProgress(node, delta) {
+  if (!node) return;
+  const [done, total] = node.textContent.split("/").map((n) => parseInt(n, 10));
+  // the total grows as rounds are scheduled (an elimination's next round): never below done
+  if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${done + delta}/${Math.max(total, done + delta)}`;
+}
+
+function applyStandings(table, rows) {
+  const body = table.tBodies[0];
+  const byBot = new Map([...body.rows].map((tr) => [tr.dataset.bot, tr]));
+  for (const row of rows) {
+    const tr = byBot.get(String(row.bot));
+    if (!tr) continue;
+    tr.cells[0].textContent = row.rank;
+    const points = tr.querySelector("[data-points]");
+    if (points) points.textContent = String(row.points);
+    const n = tr.cells.length;  // W D L Games Owner are the last five cells
+    tr.cells[n - 5].textContent = row.wins;
+    tr.cells[n - 4].textContent = row.draws;
+    tr.cells[n - 3].textContent = row.losses;
+    tr.cells[n - 2].textContent = row.games;
+    body.append(tr);  // in the new order
+  }
+}
+
+/** The event page: ``root`` holds data-ws. */
+export function liveEventPage(wsUrl) {
+  const live = $("event-live"), finished = $("event-finished"), standings = $("standings");
+  new Reconnecting(wsUrl, {
+    onMessage: (msg) => {
+      if (msg.type === "match_started") {
+        if (!live.querySelector(`[data-match="${msg.match.id}"]`)) live.append(liveItem(msg.match));
+        $("live-heading").hidden = false;
+      } else if (msg.type === "match_finished") {
+        live.querySelector(`[data-match="${msg.match.id}"]`)?.remove();
+        $("live-heading").hidden = !live.children.length;
+        if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) {
+          finished.tBodies[0].prepend(finishedRow(msg.match));
+          setProgress($("event-progress"), 1);
+        }
+      } else if (msg.type === "standings" && standings) {
+        applyStandings(standings, msg.standings || []);
+      }
+    },
+    maxDelay: 15000,
+  }).start();
+}
+
+/** The home page: each listed event's progress, from its own event stream. */
+export function liveHome() {
+  for (const cell of document.querySelectorAll("[data-event-ws]")) {
+    new Reconnecting(cell.dataset.eventWs, {
+      onMessage: (msg) => {
+        if (msg.type === "match_finished") setProgress(cell.querySelector(".progress"), 1);
+        else if (msg.type === "snapshot") {
+          const e = msg.event, node = cell.querySelector(".progress");
+          if (node && e) node.textContent = `${e.matches_done}/${e.matches_total}`;
+        }
+      },
+      maxDelay: 30000,
+    }).start();
+  }
+}
+
+const config = document.getElementById("event-live-config");
+if (config) liveEventPage(JSON.parse(config.textContent).ws);
+if (document.querySelector("[data-event-ws]")) liveHome();

@@ -1,0 +1,106 @@
+"""The pages to find things (issue 25, part 2) through the Django test client: ``/matches/``
+(filters, keyset pages), ``/events/`` (running, upcoming, finished) and ``/users/<name>/``,
+and the links to them from the nav, bot, match and leaderboard pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from bots.models import Bot, EndpointKind
+from competition.models import Event, EventStatus, Match, MatchStatus, Participant
+from competition.web import lists
+
+pytestmark = pytest.mark.django_db
+
+
+def bot(owner, name, game="tictactoe"):
+    return Bot.objects.create(
+        owner=owner, game=game, name=name, kind=EndpointKind.BUILTIN, target="random"
+    )
+
+
+def match(a, b, status=MatchStatus.FINISHED, event=None):
+    m = Match.objects.create(game=a.game, status=status, event=event, seed=1)
+    Participant.objects.bulk_create([Participant(match=m, bot=a, seat=0), Participant(match=m, bot=b, seat=1)])  # fmt: skip
+    return m
+
+
+@pytest.fixture
+def world():
+    User = get_user_model()
+    ann, bob = User.objects.create_user("ann"), User.objects.create_user("bob")
+    a, b, c = bot(ann, "ann-bot"), bot(bob, "bob-bot"), bot(bob, "bob-other")
+    event = Event.objects.create(name="Cup", game="tictactoe", status=EventStatus.RUNNING)
+    return {"ann": ann, "bob": bob, "a": a, "b": b, "c": c, "event": event}
+
+
+def ids(response) -> list[int]:
+    return [m.pk for m in response.context["matches"]]
+
+
+def test_it_filters_the_match_list_by_game_bot_user_event_and_status(world):
+    # It should list exactly the matches each filter names, newest first.
+    a, b, c = world["a"], world["b"], world["c"]
+    ab, bc, cup = match(a, b), match(b, c, MatchStatus.RUNNING), match(a, c, event=world["event"])
+    client = Client()
+    assert ids(client.get("/matches/")) == [cup.pk, bc.pk, ab.pk]
+    assert ids(client.get(f"/matches/?bot={a.pk}")) == [cup.pk, ab.pk]
+    assert ids(client.get("/matches/?user=bob")) == [cup.pk, bc.pk, ab.pk]
+    assert ids(client.get("/matches/?user=ann&status=finished")) == [cup.pk, ab.pk]
+    assert ids(client.get(f"/matches/?event={world['event'].pk}")) == [cup.pk]
+    assert ids(client.get("/matches/?status=running")) == [bc.pk]
+    assert ids(client.get(f"/matches/?user=ann&bot={c.pk}")) == []  # not ann's bot
+    assert ids(client.get("/matches/?game=tron")) == []
+
+
+def test_it_pages_the_match_list_by_keyset_without_a_count(world, monkeypatch):
+    # It should give each page's matches once, and a link to the older ones while any remain.
+    monkeypatch.setattr(lists, "MATCHES_PAGE", 2)
+    made = [match(world["a"], world["b"]).pk for _ in range(5)][::-1]
+    for query in ("", f"bot={world['a'].pk}&"):
+        seen, url = [], f"/matches/?{query}"
+        while url:
+            response = Client().get(url)
+            seen += ids(response)
+            nxt = response.context["next_query"]
+            url = f"/matches/?{nxt}" if nxt else None
+        assert seen == made, query
+
+
+def test_it_refuses_filters_that_are_not_values(world):
+    # It should answer 400 for a malformed id or an unknown game or status, not guess.
+    for query in ("bot=x", "before=-1", "event=1e3", "game=chess", "status=won", "bot=99999999999999999999"):  # fmt: skip
+        assert Client().get(f"/matches/?{query}").status_code == 400, query
+
+
+def test_it_lists_events_running_upcoming_and_finished(world):
+    # It should place each event under its state.
+    Event.objects.create(name="Next", game="tictactoe", status=EventStatus.DRAFT)
+    Event.objects.create(name="Past", game="tictactoe", status=EventStatus.FINISHED)
+    page = Client().get("/events/")
+    assert [e.name for e in page.context["running"]] == ["Cup"]
+    assert [e.name for e in page.context["upcoming"]] == ["Next"]
+    assert [e.name for e in page.context["finished"]] == ["Past"]
+
+
+def test_it_shows_a_users_bots_and_recent_matches(world):
+    # It should list the user's bots and the matches they played, and 404 for nobody.
+    m = match(world["a"], world["b"])
+    page = Client().get("/users/bob/")
+    assert [r["bot"].name for r in page.context["rows"]] == ["bob-bot", "bob-other"]
+    assert [x.pk for x in page.context["recent"]] == [m.pk]
+    assert Client().get("/users/nobody/").status_code == 404
+
+
+def test_it_links_the_new_pages_from_nav_bot_match_and_leaderboard_pages(world):
+    # It should let a person reach the lists and the owner's page from where they look.
+    m = match(world["a"], world["b"])
+    client = Client()
+    home = client.get("/").content.decode()
+    assert 'href="/matches/"' in home and 'href="/events/"' in home
+    assert 'href="/users/ann/"' in client.get(f"/bots/{world['a'].pk}/").content.decode()
+    assert f'href="/matches/?bot={world["a"].pk}"' in client.get(f"/bots/{world['a'].pk}/").content.decode()  # fmt: skip
+    assert 'href="/users/bob/"' in client.get(f"/matches/{m.pk}/").content.decode()
+    assert 'href="/matches/?game=tictactoe"' in client.get("/games/tictactoe/leaderboard").content.decode()  # fmt: skip

@@ -50,11 +50,23 @@ class EventForm(forms.ModelForm):
 
     class Meta:
         model = Event
-        fields = ("name", "game", "options", "format", "series_length", "rounds", "pace_ms")
+        fields = (
+            "name",
+            "game",
+            "options",
+            "format",
+            "table_size",
+            "series_length",
+            "rounds",
+            "pace_ms",
+        )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
             "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
-            "before it finishes (empty: until cancelled).",
+            "before it finishes (empty: until cancelled). Free-for-all: rounds of tables "
+            "(default: the table size, so that every bot holds every seat).",
+            "table_size": "Free-for-all: seats per table (default: the most the game takes); "
+            "a two-seat format plays a game of more seats only with 2.",
         }
 
     def clean(self):
@@ -75,6 +87,12 @@ class EventForm(forms.ModelForm):
             else:
                 if reason := game.endless(cleaned["options"]):
                     self.add_error("options", f"Not for an event: {reason}.")
+            if cleaned.get("format"):
+                try:
+                    event_services.check_format(slug, cleaned["format"], cleaned.get("table_size"))
+                except ValidationError as exc:
+                    for field, errors in exc.message_dict.items():
+                        self.add_error(field if field in self.fields else None, errors)
         if cleaned.get("series_length") == 0:
             self.add_error("series_length", "A pairing plays at least one game.")
         return cleaned

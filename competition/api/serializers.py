@@ -499,6 +499,7 @@ class EventSerializer(serializers.ModelSerializer):
             "game",
             "options",
             "format",
+            "table_size",
             "series_length",
             "rounds",
             "status",

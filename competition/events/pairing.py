@@ -26,6 +26,8 @@ Formats:
   has waited longest (never played first, then oldest last game, then fewest games) is
   paired first, with the free entry of closest rating; nobody exceeds the concurrency cap;
   an immediate rematch is avoided unless nothing else would be running.
+- ``ffa_round(entries, round_no, table_size)``: one free-for-all round of N-seat tables
+  (see its docstring for the seat rotation: every entry holds every seat equally often).
 
 Drawn series in elimination (``SERIES_TIE_BREAK``): the entry with more total score over
 the series' games advances; on equal totals (a drawn series) the higher seed (smaller seed
@@ -429,6 +431,92 @@ def _fewest_rematches(pool: list, allowed) -> list[tuple]:
     pairs += [(leftover[k], leftover[k + 1]) for k in range(0, len(leftover) - 1, 2)]
     order = {e: i for i, e in enumerate(pool)}
     return sorted(pairs, key=lambda p: min(order[p[0]], order[p[1]]))
+
+
+# -- free-for-all ---------------------------------------------------------------------------
+
+
+def table_sizes(n: int, table_size: int) -> list[int]:
+    """How ``n`` entries sit at tables of at most ``table_size`` seats: as few tables as
+    possible, sizes differing by at most one (the remainder spread), none smaller than 2.
+    With ``table_size`` 2 and an odd count one entry rests (it is not seated)."""
+    if table_size < 2:
+        raise ValueError("a table has at least two seats")
+    if n < 2:
+        return []
+    if table_size == 2:
+        return [2] * (n // 2)
+    k = -(-n // table_size)
+    q, extra = divmod(n, k)
+    return [q + 1] * extra + [q] * (k - extra)
+
+
+def ffa_step(n: int, tables: int) -> int:
+    """The cell step between rounds (see ``ffa_round``): ``tables`` when it divides ``n`` or
+    is coprime with it, else the next number coprime with ``n``."""
+    if tables <= 0 or n % tables == 0 or math.gcd(n, tables) == 1:
+        return max(1, tables)
+    step = tables + 1
+    while math.gcd(n, step) != 1:
+        step += 1
+    return step
+
+
+def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> list[list]:
+    """The tables of free-for-all round ``round_no`` (0, 1, …): lists of entries in seat
+    order (seat 0 first). A pure function of the entries' order, the round and the size.
+
+    The seats of the round form *cells* in seat-major order: every table's seat 0, then
+    every table's seat 1, …, then (when ``table_size`` is 2 and the count odd) one resting
+    cell. Entry ``i`` takes cell ``(i + round_no * step) mod n`` (``ffa_step``), so its
+    seat rotates from round to round; inside a row of cells (one seat number) the tables
+    are shifted by ``round_no * seat`` so that who meets whom changes too.
+
+    Balance: with tables of equal size ``s`` (``n`` a multiple of the table count), every
+    ``s`` consecutive rounds give every entry every seat exactly once. Otherwise every ``n``
+    consecutive rounds give every entry every cell once, so every entry holds each seat
+    exactly as often as every other entry.
+    """
+    items = list(entries)
+    n = len(items)
+    if len(set(items)) != n:
+        raise ValueError("ffa_round: entries must be distinct")
+    sizes = table_sizes(n, table_size)
+    if not sizes:
+        return []
+    k = len(sizes)
+    rows: list[int] = []  # cells per seat number
+    for seat in range(max(sizes)):
+        rows.append(sum(1 for s in sizes if s > seat))
+    step = ffa_step(n, k)
+    tables: list[list] = [[None] * s for s in sizes]
+    for i, entry in enumerate(items):
+        cell = (i + round_no * step) % n
+        seat = 0
+        while seat < len(rows) and cell >= rows[seat]:
+            cell -= rows[seat]
+            seat += 1
+        if seat == len(rows):
+            continue  # the resting cell
+        width = rows[seat]  # the tables that have this seat are the first ``width`` ones
+        table = (cell + round_no * seat) % width
+        tables[table][seat] = entry
+    return tables
+
+
+def rank_points(scores: Mapping[Hashable, float]) -> dict[Hashable, float]:
+    """Points by rank at one table: the share of the other seats an entry beat, a tie
+    counting half: 1 for the sole best, 0 for the sole worst (a two-seat table gives the
+    usual 1, ½, 0)."""
+    n = len(scores)
+    if n < 2:
+        return dict.fromkeys(scores, 0.0)
+    out = {}
+    for e, mine in scores.items():
+        beaten = sum(1 for o, v in scores.items() if o != e and v < mine)
+        tied = sum(1 for o, v in scores.items() if o != e and v == mine)
+        out[e] = (beaten + tied / 2) / (n - 1)
+    return out
 
 
 # -- single elimination --------------------------------------------------------------------

@@ -1,6 +1,10 @@
 """An event's series as its matches store them: the pairing key of a series
 (``Match.pairing``), and ``load_series``, which reads an event's series (or some of them)
 back from its matches in one query. Shared by the event services and the stored standings.
+
+A free-for-all table is a series too: its key is ``"t"`` and its bots in seat order of its
+first game joined by ``"-"`` (``"t4-9-2"``); ``series_bots`` reads every bot of a key, and
+``Series.a``/``Series.b`` are its first two.
 """
 
 from __future__ import annotations
@@ -30,7 +34,26 @@ def series_key(a: int, b: int, bye: int | None = None) -> str:
     return f"{a}-{b}" + (f"/bye-{bye}" if bye is not None else "")
 
 
+def table_key(bots) -> str:
+    """The ``Match.pairing`` of a free-for-all table of ``bots`` (seat order of game 0)."""
+    return "t" + "-".join(str(b) for b in bots)
+
+
+def series_bots(key: str) -> tuple[int, ...]:
+    """Every bot of a series key (a table's all, a two-bot series' two; not its bye)."""
+    if key.startswith("t"):
+        bots = tuple(int(x) for x in key[1:].split("-"))
+        if len(bots) < 2 or len(set(bots)) != len(bots):
+            raise ValueError(f"bad table key {key!r}")
+        return bots
+    a, b, _bye = parse_series_key(key)
+    return (a, b)
+
+
 def parse_series_key(key: str) -> tuple[int, int, int | None]:
+    if key.startswith("t"):
+        bots = series_bots(key)
+        return bots[0], bots[1], None
     head, _, tail = key.partition("/")
     a, _, b = head.partition("-")
     bye = int(tail.removeprefix("bye-")) if tail.startswith("bye-") else None
@@ -49,6 +72,8 @@ class Series:
     matches: dict[int, dict] = field(default_factory=dict)  # match id -> row
     score_a: float = 0.0
     score_b: float = 0.0
+    bots: tuple[int, ...] = ()  # every bot (a table's all; else (a, b))
+    totals: dict[int, float] = field(default_factory=dict)  # total score per bot
 
     @property
     def pending(self) -> bool:
@@ -106,7 +131,9 @@ def load_series(event: Event, only: Q | None = None) -> list[Series]:
             continue
         series = found.get((rnd or 0, key))
         if series is None:
-            series = found[(rnd or 0, key)] = Series(rnd or 0, key, a, b, bye)
+            series = found[(rnd or 0, key)] = Series(
+                rnd or 0, key, a, b, bye, bots=series_bots(key)
+            )
         row = series.matches.setdefault(
             match_id,
             {
@@ -121,6 +148,7 @@ def load_series(event: Event, only: Q | None = None) -> list[Series]:
         row["seats"][seat] = bot_id
         row["scores"][bot_id] = score
         if status in MatchStatus.with_result() and score is not None:
+            series.totals[bot_id] = series.totals.get(bot_id, 0.0) + score
             if bot_id == a:
                 series.score_a += score
             elif bot_id == b:

@@ -23,6 +23,17 @@ Formats (``EventFormat``):
   first, at most ``LADDER_MAX_CONCURRENT_PER_BOT`` series in flight per bot; it runs until
   paused or cancelled. With ``event.rounds`` set it stops pairing a bot after that many
   series and finishes when nobody can be paired any more.
+- free-for-all (N-seat games): ``event.rounds`` rounds (default: the table size), each
+  seating the entries at tables of up to ``table_size`` seats (``pairing.ffa_round``: sizes
+  within one of each other, none below 2, seats rotated so every entry holds every seat
+  equally often); a table is a series (``series_length`` games, seats rotating by one each
+  game; key ``series.table_key``). Every round is queued at the start (the seating does not
+  depend on results); points by rank (``pairing.rank_points``); ratings from each game's
+  ranks (openskill rates the N seats at once). The event finishes when nothing is pending.
+
+Seats (``check_format``): the two-seat formats play matches of two seats, so they refuse a game
+that cannot seat two, and a game of more seats unless ``table_size`` is 2; a free-for-all's
+``table_size`` lies within the game's seat range.
 
 Swiss and elimination entrants are fixed at the start: the entries with ``seed >= 1``.
 Paused or inactive bots (and inactive entries) are never paired in a new round or ladder
@@ -63,6 +74,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
     load_series,
     parse_series_key,
     series_key,
+    table_key,
 )
 from competition.live import broadcast
 from competition.models import (
@@ -104,6 +116,59 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             pace_ms=event.pace_ms,
         )
     stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
+    return games
+
+
+def table_size(event: Event) -> int:
+    """The seats per free-for-all table (``event.table_size``, default the game's most)."""
+    return event.table_size or get_game(event.game).seats[1]
+
+
+def check_format(game_slug: str, fmt: str, size: int | None) -> None:
+    """``ValidationError`` (by field) when ``fmt`` cannot play ``game_slug`` with tables of
+    ``size`` seats (None: the default)."""
+    try:
+        low, high = get_game(game_slug).seats
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    if fmt == EventFormat.FREE_FOR_ALL:
+        if size is not None and not (max(2, low) <= size <= high):
+            raise ValidationError(
+                {"table_size": f"A table of this game seats {max(2, low)} to {high}."}
+            )
+        return
+    if low > 2:
+        raise ValidationError({"format": f"A game of {low} or more seats needs a free-for-all."})
+    if high > 2 and size != 2:
+        raise ValidationError(
+            {
+                "table_size": f"This game seats up to {high}: a two-seat format needs "
+                "table_size 2 (or choose free-for-all)."
+            }
+        )
+    if size is not None and size != 2:
+        raise ValidationError({"table_size": "A two-seat format plays tables of 2."})
+
+
+def _create_table(event: Event, rnd: int, table: list[Bot]) -> int:
+    from competition.matches.lifecycle import create_match
+
+    ids = [b.pk for b in table]
+    key = table_key(ids)
+    games = max(1, event.series_length)
+    for g in range(games):
+        shift = g % len(table)
+        create_match(
+            event.game,
+            table[shift:] + table[:shift],
+            options=event.options,
+            event=event,
+            round=rnd,
+            pairing=key,
+            game_in_series=g,
+            pace_ms=event.pace_ms,
+        )
+    stored.series_created(event, rnd, key, ids[0], ids[1], None, games)
     return games
 
 
@@ -156,11 +221,14 @@ def start_event(event: Event) -> int:
         entries = _entries(event)
         if sum(1 for e in entries if eligible(e)) < 2:
             raise ValidationError("An event needs at least two active entries of active bots.")
+        check_format(event.game, event.format, event.table_size)
         event.status = EventStatus.RUNNING
         event.started = timezone.now()
         event.save(update_fields=["status", "started"])
         if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
             created = _start_round_robin(event, entries)
+        elif event.format == EventFormat.FREE_FOR_ALL:
+            created = _start_free_for_all(event, entries)
         else:
             if event.format in (EventFormat.SWISS, EventFormat.SINGLE_ELIMINATION):
                 _seed_by_rating(entries)
@@ -177,6 +245,19 @@ def _start_round_robin(event: Event, entries: list[Entry]) -> int:
     for rnd, pairs in enumerate(pairing.round_robin(list(bots), double=double), start=1):
         for a, b in pairs:
             created += _create_series(event, rnd, bots[a], bots[b])
+    return created
+
+
+def ffa_total_rounds(event: Event) -> int:
+    return event.rounds or table_size(event)
+
+
+def _start_free_for_all(event: Event, entries: list[Entry]) -> int:
+    bots = {e.bot_id: e.bot for e in entries if eligible(e)}
+    created = 0
+    for rnd in range(ffa_total_rounds(event)):
+        for table in pairing.ffa_round(list(bots), rnd, table_size(event)):
+            created += _create_table(event, rnd + 1, [bots[b] for b in table])
     return created
 
 
@@ -204,7 +285,11 @@ def _advance(event: Event) -> int:
     """The locked event's next step; returns matches created."""
     if event.status != EventStatus.RUNNING:
         return 0
-    if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
+    if event.format in (
+        EventFormat.ROUND_ROBIN,
+        EventFormat.DOUBLE_ROUND_ROBIN,
+        EventFormat.FREE_FOR_ALL,
+    ):
         if not event.matches.filter(status__in=PENDING).exists():
             _finish(event)
         return 0

@@ -19,8 +19,11 @@ while pending; per game with a result ``games``, ``score`` and one of ``wins``/`
 ``losses`` (the best score wins, a shared best score draws); once complete with a result,
 ``series`` 1 and its series points (``SERIES_POINTS``, by format: won 1, drawn ½, lost 0), the
 same points as head-to-head points against the opponent; a bye ``byes`` 1 and 1 point. A
-format whose series are scored otherwise (a free-for-all: points by rank) registers its own
-function in ``SERIES_POINTS``.
+format whose series are scored otherwise registers its own function in ``SERIES_POINTS``: a
+free-for-all table (every bot of its key, ``series.series_bots``) gives each bot the share of
+the table it outranked by total score (``pairing.rank_points``), stored per bot in
+``EventSeries.points``, and head-to-head 1, ½ or 0 against each other bot of the table by
+those points; its bots' "last opponent" is the bot seated after them.
 
 ``recompute(event)`` rebuilds all of it from the matches alone (``load_series``), which is
 what ``manage.py recomputestandings`` compares with the stored rows and the property test
@@ -37,8 +40,10 @@ from django.db.models import F, IntegerField, Max, Q, Value
 from django.db.models.functions import Coalesce
 
 from competition.events import pairing
+from competition.events.series import series_bots
 from competition.models import (
     Event,
+    EventFormat,
     EventSeries,
     EventStanding,
     EventTally,
@@ -59,8 +64,22 @@ def two_sided_points(series) -> dict[int, float]:
     return {series.a: pa, series.b: pb}
 
 
+def table_points(series) -> dict[int, float]:
+    """Series points of a free-for-all table: by rank of total score (``rank_points``)."""
+    return pairing.rank_points({b: series.totals.get(b, 0.0) for b in series.bots})
+
+
 #: format -> points of a complete series with a result, per bot (default: two-sided)
-SERIES_POINTS: dict[str, Callable] = {}
+SERIES_POINTS: dict[str, Callable] = {EventFormat.FREE_FOR_ALL: table_points}
+
+
+def is_table(key: str) -> bool:
+    return key.startswith("t")
+
+
+def opponents(bots: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(bot, its "last opponent"): the other bot of a pair, the next seat at a table."""
+    return [(b, bots[(i + 1) % len(bots)]) for i, b in enumerate(bots)]
 
 
 @dataclass
@@ -81,10 +100,18 @@ class State:
     tally: dict[str, list] = field(default_factory=dict)
     matches: int = 0
     done: int = 0
+    bots: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.bots:
+            self.bots = series_bots(self.key)
 
     @classmethod
     def of_row(cls, row: EventSeries) -> State:
         complete = row.state == SeriesState.COMPLETE and row.has_result
+        points = {row.a_id: row.points_a, row.b_id: row.points_b} if complete else {}
+        if complete and is_table(row.key):
+            points = {int(b): p for b, p in row.points.items()}
         return cls(
             row.round,
             row.key,
@@ -95,7 +122,7 @@ class State:
             row.has_result,
             row.score_a,
             row.score_b,
-            {row.a_id: row.points_a, row.b_id: row.points_b} if complete else {},
+            points,
             row.finished,
             row.tally,
             row.matches,
@@ -146,6 +173,7 @@ def _state(event: Event, series) -> State:
         tally,
         len(series.matches),
         sum(1 for m in matches if m["status"] in MatchStatus.done()),
+        series.bots,
     )
 
 
@@ -158,7 +186,7 @@ def contribution(s: State) -> tuple[dict[int, dict[str, float]], dict[tuple[int,
             mine = per.setdefault(bot, {})
             mine[name] = mine.get(name, 0) + value
 
-    for bot in (s.a, s.b):
+    for bot in s.bots:
         add(bot, "played", 1)
         add(bot, "busy", 1 if s.state == SeriesState.PENDING else 0)
     for bot, (games, score, wins, draws, losses) in s.tally.items():
@@ -172,8 +200,14 @@ def contribution(s: State) -> tuple[dict[int, dict[str, float]], dict[tuple[int,
     for bot, value in s.points.items():
         add(bot, "series", 1)
         add(bot, "points", value)
-        other = s.b if bot == s.a else s.a
-        h2h[(bot, other)] = value
+        if not is_table(s.key):
+            other = s.b if bot == s.a else s.a
+            h2h[(bot, other)] = value
+            continue
+        for other in s.bots:
+            if other != bot:
+                theirs = s.points.get(other, 0.0)
+                h2h[(bot, other)] = 1.0 if value > theirs else 0.5 if value == theirs else 0.0
     if s.bye is not None:
         add(s.bye, "byes", 1)
         add(s.bye, "points", 1.0)
@@ -188,6 +222,7 @@ def _row_fields(s: State) -> dict:
         "score_b": s.score_b,
         "points_a": s.points.get(s.a, 0.0),
         "points_b": s.points.get(s.b, 0.0),
+        "points": {str(b): p for b, p in s.points.items()} if is_table(s.key) else {},
         "finished": s.finished,
         "tally": s.tally,
         "matches": s.matches,
@@ -246,7 +281,7 @@ def _move_last_played(event_id: int, before: State | None, after: State) -> None
     new = after.finished
     if old == new:
         return
-    for bot in (after.a, after.b):
+    for bot in after.bots:
         if new is not None:
             EventStanding.objects.filter(event_id=event_id, bot_id=bot).filter(
                 Q(last_played__isnull=True) | Q(last_played__lt=new)
@@ -255,6 +290,11 @@ def _move_last_played(event_id: int, before: State | None, after: State) -> None
             latest = EventSeries.objects.filter(
                 Q(a_id=bot) | Q(b_id=bot), event_id=event_id
             ).aggregate(t=Max("finished"))["t"]
+            for key, finished in EventSeries.objects.filter(
+                event_id=event_id, key__startswith="t", finished__isnull=False
+            ).values_list("key", "finished"):
+                if bot in series_bots(key) and (latest is None or finished > latest):
+                    latest = finished
             EventStanding.objects.filter(event_id=event_id, bot_id=bot, last_played=old).update(
                 last_played=latest
             )
@@ -263,14 +303,15 @@ def _move_last_played(event_id: int, before: State | None, after: State) -> None
 def series_created(
     event: Event, rnd: int, key: str, a: int, b: int, bye: int | None, games: int
 ) -> None:
-    """A series of ``games`` matches was scheduled (queued): store it and count it."""
+    """A series of ``games`` matches was scheduled (queued): store it and count it (a table's
+    ``a`` and ``b`` are its first two bots; all of them come from its key)."""
     state = State(rnd, key, a, b, bye, matches=games)
     EventSeries.objects.create(
         event_id=event.pk, round=rnd, key=key, a_id=a, b_id=b, bye_id=bye, **_row_fields(state)
     )
-    _ensure(event.pk, [x for x in (a, b, bye) if x is not None])
+    _ensure(event.pk, [x for x in (*state.bots, bye) if x is not None])
     _apply(event.pk, None, state)
-    for me, other in ((a, b), (b, a)):
+    for me, other in opponents(state.bots):
         EventStanding.objects.filter(event_id=event.pk, bot_id=me, last_round__lte=rnd).update(
             last_round=rnd, last_opponent_id=other
         )
@@ -401,7 +442,7 @@ def recompute(event: Event) -> Recomputed:
         s = _state(event, loaded)
         series[(s.round, s.key)] = {"a": s.a, "b": s.b, "bye": s.bye, **_row_fields(s)}
         per, pairs = contribution(s)
-        for bot in (x for x in (s.a, s.b, s.bye) if x is not None):
+        for bot in (x for x in (*s.bots, s.bye) if x is not None):
             sums.setdefault(
                 bot,
                 {
@@ -416,7 +457,7 @@ def recompute(event: Event) -> Recomputed:
                 sums[bot][name] += value
         for pair, value in pairs.items():
             h2h[pair] = h2h.get(pair, 0.0) + value
-        for me, other in ((s.a, s.b), (s.b, s.a)):
+        for me, other in opponents(s.bots):
             mine = sums[me]
             if s.round >= mine["last_round"]:
                 mine["last_round"], mine["last_opponent"] = s.round, other

@@ -5,14 +5,10 @@ from django.conf import settings
 from django.db import migrations, models
 
 
-def fill_stored_standings(apps, schema_editor):
-    """Existing events: store their series, sums, counts and head-to-head rows from their
-    matches (the ``recompute`` that ``manage.py recomputestandings`` checks against)."""
-    from competition.events import standings
-    from competition.models import Event
-
-    for event in Event.objects.using(schema_editor.connection.alias).iterator():
-        standings.rebuild(event)
+def _fill_later(apps, schema_editor):
+    """Existing events' stored standings are filled by 0006 (``fill_stored_standings``):
+    the fill uses the live models, whose tables gain columns there, so it cannot run
+    before them."""
 
 
 class Migration(migrations.Migration):
@@ -261,5 +257,5 @@ class Migration(migrations.Migration):
                 fields=("event", "bot", "opponent"), name="headtohead_unique"
             ),
         ),
-        migrations.RunPython(fill_stored_standings, migrations.RunPython.noop),
+        migrations.RunPython(_fill_later, migrations.RunPython.noop),
     ]

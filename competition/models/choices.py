@@ -57,6 +57,8 @@ class EventFormat(models.TextChoices):
     """A seeded bracket; losers leave."""
     LADDER = "ladder", "Continuous ladder"
     """Runs until stopped, pairing bots of close rating."""
+    FREE_FOR_ALL = "free_for_all", "Free-for-all"
+    """Rounds of N-seat tables, seats rotated; points by rank."""
 
 
 class EventStatus(models.TextChoices):

@@ -24,6 +24,11 @@ class Event(models.Model):
     rounds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Swiss rounds (default: log2 of entries)."
     )
+    table_size = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Free-for-all: seats per table (default: the most the game takes).",
+    )
     pace_ms = models.PositiveIntegerField(
         default=0, help_text="Minimum duration of a turn (for watchable demos)."
     )

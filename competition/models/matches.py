@@ -55,7 +55,7 @@ class Match(models.Model):
         "competition.Event", null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
     )
     round = models.PositiveIntegerField(null=True, blank=True)
-    pairing = models.CharField(max_length=64, blank=True, help_text="Series key within an event.")
+    pairing = models.CharField(max_length=200, blank=True, help_text="Series key within an event.")
     game_in_series = models.PositiveSmallIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

@@ -25,7 +25,7 @@ class SeriesState(models.TextChoices):
 class EventSeries(models.Model):
     event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="series")
     round = models.PositiveIntegerField()
-    key = models.CharField(max_length=64)
+    key = models.CharField(max_length=200)
     a = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
     b = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
     bye = models.ForeignKey("bots.Bot", null=True, on_delete=models.CASCADE, related_name="+")
@@ -37,6 +37,9 @@ class EventSeries(models.Model):
     score_b = models.FloatField(default=0.0)
     points_a = models.FloatField(default=0.0, help_text="Series points, once complete.")
     points_b = models.FloatField(default=0.0)
+    points = models.JSONField(
+        default=dict, help_text="A free-for-all table: series points per bot, once complete."
+    )
     finished = models.DateTimeField(null=True, help_text="Its last game's end, once not pending.")
     tally = models.JSONField(
         default=dict, help_text="Per bot: [games, score, wins, draws, losses] of its games."

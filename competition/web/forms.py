@@ -135,7 +135,8 @@ SEATS = [(0, "first (seat 0)"), (1, "second (seat 1)")]
 
 class BenchForm(forms.Form):
     """Your bot (or you, in the browser) against a built-in bot, or against itself. One
-    form per game on the bench page, told apart by ``prefix=<game slug>``."""
+    form per game on the bench page, told apart by ``prefix=<game slug>``. A game of more
+    seats also asks how many: the opponent holds every seat but yours."""
 
     mine = forms.ChoiceField(label="You play with")
     opponent = forms.ChoiceField(label="Against")
@@ -156,12 +157,32 @@ class BenchForm(forms.Form):
         self.fields["mine"].choices = mine
         builtins = [(f"builtin:{n}", f"built-in {n}") for n in sorted(game.builtin_bots)]
         self.fields["opponent"].choices = [*builtins, ("itself", "itself")]
+        low, high = game.seats
+        if high > 2:
+            self.fields["players"] = forms.TypedChoiceField(
+                choices=[(n, str(n)) for n in range(low, high + 1)],
+                coerce=int,
+                initial=max(low, game.num_players),
+                label="Seats",
+            )
+            self.fields["seat"].choices = [(n, f"seat {n}") for n in range(high)]
+            self.order_fields(["mine", "opponent", "players", "seat", "pace_ms"])
+
+    def clean(self):
+        cleaned = super().clean()
+        players = cleaned.get("players", 2)
+        if cleaned.get("seat") is not None and cleaned["seat"] >= players:
+            self.add_error("seat", f"A match of {players} seats has seats 0 to {players - 1}.")
+        return cleaned
 
     def specs(self) -> list[str]:
-        """The two seats' endpoint specs, seat 0 first."""
+        """The seats' endpoint specs, seat 0 first (yours at your seat, the opponent's in
+        every other)."""
         mine = self.cleaned_data["mine"]
         other = mine if self.cleaned_data["opponent"] == "itself" else self.cleaned_data["opponent"]
-        return [mine, other] if self.cleaned_data["seat"] == 0 else [other, mine]
+        specs = [other] * self.cleaned_data.get("players", 2)
+        specs[self.cleaned_data["seat"]] = mine
+        return specs
 
 
 class ChallengeForm(forms.Form):

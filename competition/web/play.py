@@ -9,8 +9,13 @@ and is stored and broadcast as usual; with a platform seat in it, it is practice
 and not counted for bot health (a human seat also gets a person's longer time limits).
 
 Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=…`` checks
-the two endpoints and shows them with one "Play" button, so a link on another site can
+the endpoints and shows them with one "Play" button, so a link on another site can
 never make a signed-in visitor's browser start matches (and outbound calls) by itself.
+
+Seats: ``p1`` … ``pN``, as many as the game's seat range allows (``Game.seats``, e.g. 2 to
+13); the page shows the game's usual count (at least its fewest) plus any given, with
+"Add seat" / "Remove seat" buttons inside the range. The same endpoint may hold several
+seats. An empty seat between filled ones is an error, trailing empty seats are dropped.
 """
 
 from __future__ import annotations
@@ -136,6 +141,26 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
     return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms, practice=True)
 
 
+def seat_specs(game, data) -> tuple[list[str], dict[str, list[str]]]:
+    """The seats' specs from ``p1`` … ``pN`` (N at most the game's most seats) and the
+    errors of their count: trailing empty seats dropped, an empty seat among filled ones or
+    a count outside the game's range refused."""
+    low, high = game.seats
+    specs = [str(data.get(f"p{i}", "")).strip() for i in range(1, high + 1)]
+    while specs and not specs[-1]:
+        specs.pop()
+    errors: dict[str, list[str]] = {}
+    if not specs:
+        return [], errors
+    for i, spec in enumerate(specs):
+        if not spec:
+            errors[f"p{i + 1}"] = ["This seat is empty: fill it or remove it."]
+    if len(specs) < low:
+        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+        errors["__all__"] = [f"{game.title} needs {wanted} seats."]
+    return specs, errors
+
+
 def _game_or_404(slug: str):
     try:
         return get_game(slug)
@@ -176,20 +201,21 @@ def bench(request):
 def play(request, slug: str):
     game = _game_or_404(slug)
     data = request.POST if request.method == "POST" else request.GET
-    specs = [data.get("p1", "").strip(), data.get("p2", "").strip()][: game.num_players]
+    specs, errors = seat_specs(game, data)
     try:
         pace_ms = int(data.get("pace_ms", "0") or 0)
     except ValueError:
         pace_ms = -1
-    errors: dict[str, list[str]] = {}
     seats = []
-    if any(specs):
-        for i, spec in enumerate(specs):
-            try:
-                seats.append(check_spec(request.user, game, spec)[2])
-            except ValidationError as exc:
-                errors[f"p{i + 1}"] = exc.messages
-                seats.append(None)
+    for i, spec in enumerate(specs):
+        if not spec:
+            seats.append(None)
+            continue
+        try:
+            seats.append(check_spec(request.user, game, spec)[2])
+        except ValidationError as exc:
+            errors[f"p{i + 1}"] = exc.messages
+            seats.append(None)
     if request.method == "POST" and not errors:
         try:
             match = start_match(request.user, game, specs, pace_ms=pace_ms)
@@ -197,7 +223,13 @@ def play(request, slug: str):
             errors["__all__"] = exc.messages
         else:
             return redirect("match-detail", pk=match.pk)
-    ready = bool(all(specs) and not errors)
+    ready = bool(specs and all(specs) and not errors)
+    low, high = game.seats
+    shown = max(len(specs), low, min(game.num_players, high))
+    rows = [
+        {"number": i + 1, "seat": i, "spec": specs[i] if i < len(specs) else ""}
+        for i in range(shown)
+    ]
     return render(
         request,
         "play.html",
@@ -205,6 +237,9 @@ def play(request, slug: str):
             "game": game,
             "specs": specs,
             "seats": seats,
+            "rows": rows,
+            "low": low,
+            "high": high,
             "errors": errors,
             "ready": ready,
             "pace_ms": pace_ms if pace_ms in {p for p, _l in PACES} else 0,

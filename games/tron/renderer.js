@@ -47,6 +47,7 @@ class TronRenderer {
   constructor(canvas, { names = [] } = {}) {
     this.canvas = canvas;
     this.names = names;
+    this.colors = COLORS; // the viewer's name bars, turn table and timeline use them too
     this.view = null;
     this.board = null;
   }

@@ -32,6 +32,7 @@ async function main() {
     return addTurns(list);
   };
   window.arenaDebug = debug;
+  colourPlayers(module);
   const stats = { liveTurns: 0, snapshots: 0 };
   window.arenaViewer = viewer; // for tests and the curious
   window.arenaStats = stats;
@@ -108,6 +109,19 @@ async function main() {
     for (const h of config.human) {
       seats.push(new HumanSeat({ ...h, viewer, renderer, module, canvas }).start());
     }
+  }
+}
+
+/** The name bars in the renderer's seat colours (a game of more seats brings its colours, with its
+ * letters and dotted patterns), so a bar, a trail and a standings row match. */
+function colourPlayers(module) {
+  if (!module.COLORS) return;
+  for (const el of document.querySelectorAll(".player[data-seat]")) {
+    const seat = Number(el.dataset.seat);
+    el.style.color = module.COLORS[seat] ?? "";
+    el.classList.toggle("dotted", Boolean(module.DOTTED?.[seat]));
+    const tag = el.querySelector("[data-seat-tag]");
+    if (tag && module.LABELS?.[seat]) tag.textContent = module.LABELS[seat];
   }
 }
 

@@ -114,11 +114,12 @@ class Featured {
       live: !done,
       forward: true,
     });
-    $("f-name0").textContent = names[0] ?? "—";
-    $("f-name1").textContent = names[1] ?? "—";
     const parts = this.match?.participants || [];
-    $("f-score0").textContent = parts[0]?.score ?? "";
-    $("f-score1").textContent = parts[1]?.score ?? "";
+    const many = names.length > 2; // N seats: the board's own column lists them
+    $("f-name0").textContent = many ? `${names.length} seats` : names[0] ?? "—";
+    $("f-name1").textContent = many ? "free-for-all" : names[1] ?? "—";
+    $("f-score0").textContent = many ? "" : parts[0]?.score ?? "";
+    $("f-score1").textContent = many ? "" : parts[1]?.score ?? "";
     $("f-status").textContent = done ? "final" : `match #${this.id} · turn ${n}`;
     $("f-foot").textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : "● live";
     document.body.dataset.featured = String(this.id);
@@ -178,7 +179,7 @@ function idle() {
   const next = state.upcoming[0];
   const done = state.event?.status === "finished";
   $("f-status").textContent = done ? "the event is over" : "waiting for the next match";
-  $("f-foot").textContent = next ? `next: ${namesOf(next).join(" vs ")}` : "";
+  $("f-foot").textContent = next ? `next: ${seatsLabel(namesOf(next))}` : "";
   const { ctx, w, h } = setupCanvas(canvas);
   ctx.fillStyle = BG;
   ctx.fillRect(0, 0, w, h);
@@ -199,7 +200,8 @@ function renderStandings() {
     const before = state.points.get(row.bot);
     if (before !== undefined && before !== row.points) tr.className = "changed";
     state.points.set(row.bot, row.points);
-    const cells = [row.rank, row.name, row.points, row.wins, row.draws, row.losses];
+    const points = Number.isInteger(row.points) ? row.points : row.points.toFixed(2);
+    const cells = [row.rank, row.name, points, row.wins, row.draws, row.losses];
     cells.forEach((value, i) => {
       const td = tr.insertCell();
       td.textContent = String(value);
@@ -207,6 +209,11 @@ function renderStandings() {
     });
   }
   document.body.dataset.standingsGames = String(state.standings.reduce((s, r) => s + r.games, 0));
+}
+
+/** "A vs B" for two seats; "N-way: A, B, C…" for more. */
+function seatsLabel(names) {
+  return names.length > 2 ? `${names.length}-way: ${names.join(", ")}` : names.join(" vs ");
 }
 
 function renderLists() {
@@ -218,12 +225,12 @@ function renderLists() {
     const tag = document.createElement("span");
     tag.className = "tag";
     tag.textContent = featured?.id === m.id ? "ON SCREEN" : "LIVE";
-    li.append(tag, document.createTextNode(namesOf(m).join(" vs ")));
+    li.append(tag, document.createTextNode(seatsLabel(namesOf(m))));
     list.append(li);
   }
   for (const m of state.upcoming.slice(0, 8)) {
     const li = document.createElement("li");
-    li.textContent = namesOf(m).join(" vs ");
+    li.textContent = seatsLabel(namesOf(m));
     list.append(li);
   }
   if (!list.children.length) {

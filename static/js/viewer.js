@@ -20,6 +20,7 @@ export class Viewer {
     this.root = root;
     this.config = config;
     this.renderer = renderer;
+    this.colors = renderer.colors ?? SEAT_COLORS; // a game of more seats brings its own
     this.onChange = onChange;
     this.onDraw = onDraw; // layers over the board (the debug overlay), after the renderer
     this.match = config.match;
@@ -288,7 +289,7 @@ export class Viewer {
       const row = table.insertRow();
       const who = row.insertCell();
       who.textContent = names[seat] ?? `seat ${seat}`;
-      who.style.color = SEAT_COLORS[seat] ?? "";
+      who.style.color = this.colors[seat] ?? "";
       const action = row.insertCell();
       action.className = "action";
       let text = JSON.stringify(turn.actions?.[seat]);
@@ -325,7 +326,7 @@ export class Viewer {
     for (let b = 0; b < buckets; b += 1) {
       const from = Math.floor(b * per);
       const to = Math.max(from + 1, Math.floor((b + 1) * per));
-      const lat = [0, 0];
+      const lat = [];
       let fault = false;
       for (let i = from; i < to && i < n; i += 1) {
         const t = this.turns[i];
@@ -333,11 +334,12 @@ export class Viewer {
         if ((t.faults || []).some((f) => f && f !== "ok")) fault = true;
       }
       const x = b * bw;
-      const half = Math.max(1, Math.min(bw / 2 - 0.5, 6));
-      const left = x + bw / 2 - half;
+      const seats = Math.max(2, lat.length); // one bar per seat, side by side in the bucket
+      const half = Math.max(1, Math.min((bw - 1) / seats, 6));
+      const left = x + bw / 2 - (half * seats) / 2;
       lat.forEach((ms, seat) => {
         if (ms === undefined || ms === null) return;
-        ctx.fillStyle = SEAT_COLORS[seat] ?? "#888";
+        ctx.fillStyle = this.colors[seat] ?? "#888";
         const bh = Math.max(2, scale(ms));
         ctx.fillRect(left + seat * half, h - bh, Math.max(1, half), bh);
       });

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from bots.models import BotStatus
+from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import services as events
 from competition.events import standings
 from competition.matches.lifecycle import cancel, claim, finish, finish_limit, release, requeue
@@ -29,7 +29,17 @@ FORMATS = [
     EventFormat.SWISS,
     EventFormat.SINGLE_ELIMINATION,
     EventFormat.LADDER,
+    EventFormat.FREE_FOR_ALL,
 ]
+
+
+def _tron_bots(owner, n: int) -> list[Bot]:
+    return [
+        Bot.objects.create(
+            owner=owner, game="tron", name=f"snake-{i}", kind=EndpointKind.BUILTIN, target="random"
+        )
+        for i in range(n)
+    ]
 
 
 def _step(rng: random.Random, event, bots) -> str:
@@ -82,11 +92,16 @@ def _step(rng: random.Random, event, bots) -> str:
     if what < 0.27:
         assert finish_limit(match.pk, token, "turns")
         return "limit"
+    seats = match.participants.count()
     if what < 0.4:
-        seat = rng.randrange(2)
-        scores = (0.0, 1.0) if seat == 0 else (1.0, 0.0)
+        seat = rng.randrange(seats)
+        scores = tuple(0.0 if s == seat else 1.0 for s in range(seats))
         assert finish(match.pk, token, Outcome(scores, "forfeit"), forfeited=(seat,))
         return "forfeit"
+    if seats > 2:  # a free-for-all table: random ranks, ties possible
+        scores = tuple(float(rng.randrange(seats)) for _ in range(seats))
+        assert finish(match.pk, token, Outcome(scores, "scripted"))
+        return "finish"
     first = rng.choice((0.0, 0.5, 1.0))
     assert finish(match.pk, token, Outcome((first, 1.0 - first), "scripted"))
     return "finish"
@@ -107,11 +122,18 @@ def test_it_keeps_stored_standings_equal_to_the_recomputed_ones(settings, fmt, s
     settings.ARENA_BOT_HEALTH_FORFEITS = 0
     rng = random.Random(f"{fmt}-{seed}")
     owner = make_owner()
-    bots = make_bots(owner, rng.choice((4, 5, 6)))
     fields = {"series_length": rng.choice((1, 2))}
+    if fmt == EventFormat.FREE_FOR_ALL:  # N-seat tables of tron snakes
+        bots = _tron_bots(owner, rng.choice((5, 7, 8)))
+        fields.update(rounds=3, table_size=rng.choice((3, 4)))
+    else:
+        bots = make_bots(owner, rng.choice((4, 5, 6)))
     if fmt == EventFormat.LADDER:
         fields["rounds"] = 4
     event = make_event(owner, bots, fmt, **fields)
+    if fmt == EventFormat.FREE_FOR_ALL:
+        event.game = "tron"
+        event.save(update_fields=["game"])
     events.start_event(event)
     steps = []
     for _ in range(70):

@@ -1,0 +1,218 @@
+"""A 13-snake tron match live: ``manage.py serve`` (daphne, embedded runner) as a subprocess,
+13 seats of one HTTP bot served by ``manage.py serve_bot tron:survivor``, the match made
+through the REST API. A websocket client joining late, and the browser (Playwright, 1920x1080)
+opening the page late and scrubbing the replay, must both have exactly the board of lap k:
+the trails rebuilt from frames 0..k (frames carry only each lap's new heads, spec §6), equal
+to the board the stored frames give (``tests/games/test_tron.py`` ties that to the engine)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from games import get_game
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.e2e.test_live import SETUP_USER, api
+from tests.live_protocol import check
+from tests.processes import manage, project_env, running
+
+OPTIONS = {"width": 84, "height": 84, "move_timeout_ms": 5000}
+#: where the screenshots go (looked at by the person running the test)
+SHOTS = Path(os.environ.get("ARENA_SHOTS", Path(tempfile.gettempdir()) / "arena-shots"))
+
+
+@pytest.fixture(autouse=True)
+def _close_egress_session():
+    """Overrides the conftest's async fixture: Playwright's sync API runs its own loop."""
+    yield
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    data = tmp_path_factory.mktemp("tronlive")
+    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    bot_port, port = free_port(), free_port()
+    bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tron:survivor"]
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    with (
+        running([*bot, "--port", str(bot_port)], bot_port, env=env),
+        running(server, port, env=env, log=data / "server.log"),
+    ):
+        done = manage("shell", "-c", SETUP_USER, env=env)
+        assert done.returncode == 0, done.stderr
+        yield {
+            "port": port,
+            "token": done.stdout.strip().splitlines()[-1],
+            "url": f"http://127.0.0.1:{bot_port}/",
+        }
+
+
+def rebuild(frames: list[dict]) -> list[list]:
+    """The trails of the last of ``frames`` (laps 0..k): heads only, a death erases."""
+    trails = [[h] if h else [] for h in frames[0]["heads"]]
+    for frame in frames[1:]:
+        for seat, head in enumerate(frame["heads"]):
+            if not frame["alive"][seat]:
+                trails[seat] = []
+            elif head is not None:
+                trails[seat].insert(0, head)
+    return trails
+
+
+def initial_frame(seed: int) -> dict:
+    game = get_game("tron")
+    options = game.options_for_seats(game.resolve_options(OPTIONS), 13)
+    return json.loads(json.dumps(game.frame(game.initial_state(seed=seed, options=options))))
+
+
+async def all_turns(session, site, match_id: int) -> list[dict]:
+    """Every stored turn, following the turns API's pages."""
+    turns, since = [], 0
+    while True:
+        body = await api(session, site, "GET", f"/api/matches/{match_id}/turns/?since={since}")
+        turns += body["results"]
+        if not body["more"]:
+            return turns
+        since = body["next_since"]
+
+
+def stored_turns(site, match_id: int) -> list[dict]:
+    """``all_turns`` without an event loop (Playwright's sync API holds this thread's)."""
+    turns, since = [], 0
+    while True:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{site['port']}/api/matches/{match_id}/turns/?since={since}",
+            headers={"Authorization": f"Token {site['token']}"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = json.load(response)
+        turns += body["results"]
+        if not body["more"]:
+            return turns
+        since = body["next_since"]
+
+
+async def start_match(session, site, pace_ms: int) -> dict:
+    bot = await api(
+        session,
+        site,
+        "POST",
+        "/api/bots/",
+        json={"name": "survivor", "game": "tron", "kind": "http", "target": site["url"]},
+    )
+    return await api(
+        session,
+        site,
+        "POST",
+        "/api/matches/challenge/",
+        json={
+            "game": "tron",
+            "bots": [bot["id"]] * 13,
+            "options": OPTIONS,
+            "seed": 5,
+            "pace_ms": pace_ms,
+        },
+    )
+
+
+async def late_join(session, site, match_id: int, after_laps: int) -> dict:
+    """Wait until the match has ``after_laps`` laps, then join: the snapshot, the turns
+    before it from the turns API (as the viewer does), a few live turns."""
+    while True:
+        body = await api(session, site, "GET", f"/api/matches/{match_id}/")
+        if body["turn_count"] >= after_laps:
+            break
+        assert body["status"] in ("queued", "running"), body
+        await asyncio.sleep(0.1)
+    url = f"ws://127.0.0.1:{site['port']}/ws/matches/{match_id}/"
+    origin = {"Origin": f"http://127.0.0.1:{site['port']}"}
+    turns: dict[int, dict] = {}
+    snapshot = None
+    async with session.ws_connect(url, headers=origin) as ws:
+        async with asyncio.timeout(30):
+            async for msg in ws:
+                data = json.loads(msg.data)
+                check("match", data)
+                if data["type"] == "snapshot":
+                    snapshot = data
+                    turns.update({t["number"]: t for t in data["turns"]})
+                elif data["type"] == "turn":
+                    turns[data["turn"]["number"]] = data["turn"]
+                if data["type"] == "end" or len(turns) >= len(snapshot["turns"]) + 3:
+                    break
+    assert snapshot is not None and snapshot["first"] > 1  # older turns are not in it
+    for t in await all_turns(session, site, match_id):
+        turns.setdefault(t["number"], t)
+    return {"snapshot": snapshot, "turns": [turns[n] for n in sorted(turns)]}
+
+
+def test_a_late_joiner_and_a_scrubbed_replay_show_exactly_the_board_of_lap_k(site):
+    from playwright.sync_api import sync_playwright
+
+    async def joined() -> tuple[dict, dict]:
+        async with aiohttp.ClientSession() as session:
+            match = await start_match(session, site, pace_ms=100)
+            return match, await late_join(session, site, match["id"], after_laps=55)
+
+    match, late = asyncio.run(joined())
+    match_id = match["id"]
+    frame0 = initial_frame(match["seed"])
+    numbers = [t["number"] for t in late["turns"]]
+    # It should give a late websocket client every lap from 1 on (snapshot, turns API, live).
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) > 55
+    k = len(numbers)
+    late_board = rebuild([frame0, *[t["frame"] for t in late["turns"]]])
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        # The browser joins late too (the match is still running).
+        page.goto(f"http://127.0.0.1:{site['port']}/matches/{match_id}/")
+        page.wait_for_function(
+            "() => window.arenaViewer && window.arenaViewer.last > 55", timeout=30_000
+        )
+        time.sleep(0.3)
+        live_index, live_trails, live_status = page.evaluate(
+            "() => [arenaViewer.index, arenaViewer.renderer.board.trails, arenaViewer.match.status]"
+        )
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "tron-13-live-1920.png"))
+        assert page.locator(".players.many .player").count() == 13
+        # Wait for the end, then compare with the stored frames.
+        page.wait_for_function("() => document.body.dataset.matchDone === '1'", timeout=240_000)
+
+        turns = stored_turns(site, match_id)
+        frames = [frame0, *[t["frame"] for t in turns]]
+        # It should have rebuilt, from what the late websocket client got, the board of lap k.
+        assert late_board == rebuild(frames[: k + 1])
+        assert [t["frame"] for t in late["turns"]] == frames[1 : k + 1]
+        # It should draw in the browser that joined late exactly the board of its lap.
+        assert live_status == "running" and live_index > 55
+        assert live_trails == rebuild(frames[: live_index + 1])
+        # It should show exactly the board of lap k after scrubbing (back, forward, far).
+        last = len(frames) - 1
+        for lap in (k, 1, k + 1 if k < last else k, last // 2, last, 0, 37):
+            page.evaluate(f"() => arenaViewer.seek({lap})")
+            got = page.evaluate("() => [arenaViewer.index, arenaViewer.renderer.board.trails]")
+            assert got == [lap, rebuild(frames[: lap + 1])], lap
+        # It should open a replay link ?turn=k on the board of lap k.
+        page.goto(f"http://127.0.0.1:{site['port']}/matches/{match_id}/?turn={k}")
+        page.wait_for_function(
+            f"() => window.arenaViewer && arenaViewer.index === {k}", timeout=30_000
+        )
+        assert page.evaluate("() => arenaViewer.renderer.board.trails") == rebuild(frames[: k + 1])
+        page.screenshot(path=str(SHOTS / "tron-13-replay-1920.png"))
+        assert errors == []
+        browser.close()

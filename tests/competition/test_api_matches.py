@@ -232,12 +232,18 @@ def test_it_shows_a_seats_logs_only_to_its_owner(clients, match):
     ] == [3, 5]
 
 
-@pytest.mark.parametrize(
-    "query", [{}, {"seat": "x"}, {"seat": "-1"}, {"seat": "2"}, {"seat": "0", "since": "-3"}]
-)
+@pytest.mark.parametrize("query", [{}, {"seat": "x"}, {"seat": "-1"}, {"seat": "0", "since": "-3"}])
 def test_it_refuses_bad_log_queries(clients, match, query):
     response = clients["staff"].get(f"/api/matches/{match.pk}/logs/", query)
     assert response.status_code == 400
+
+
+def test_it_answers_not_found_for_a_seat_the_match_does_not_have(clients, match):
+    # It should say 404 (no such seat here) for a seat number valid in some game (tron seats
+    # up to 13) but not in this two-seat match, to its owner as to anyone.
+    for who in ("owner", "staff"):
+        response = clients[who].get(f"/api/matches/{match.pk}/logs/", {"seat": "2"})
+        assert response.status_code == 404 and "no seat 2" in response.json()["detail"]
 
 
 # -- challenges -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import logging
 
 from django.core.paginator import Paginator
 from django.db.models import Max
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -261,8 +261,16 @@ def event_detail(request, pk: int):
     return render(request, "event.html", context)
 
 
+#: how long the big screen holds a round's summary before it goes back to the live wall
+#: (``?hold=<seconds>``, 1 to 600, sets another: an organiser's pace, a test's)
+SCREEN_HOLD_MS = 9000
+
+
 def event_screen(request, pk: int):
     event = get_object_or_404(Event, pk=pk)
+    hold = request.GET.get("hold")
+    if hold is not None and not (hold.isascii() and hold.isdigit() and 1 <= int(hold) <= 600):
+        return HttpResponseBadRequest("hold: whole seconds from 1 to 600")
     config = {
         "id": event.pk,
         "game": event.game,
@@ -272,6 +280,8 @@ def event_screen(request, pk: int):
         "viewer": reverse("match-viewer-json", args=[0]).replace("/0/", "/{id}/"),
         "matchWs": "/ws/matches/{id}/",
         "turns": reverse("api:match-turns", args=[0]).replace("/0/", "/{id}/"),
+        "match": reverse("match-detail", args=[0]).replace("/0/", "/{id}/"),
+        "holdMs": int(hold) * 1000 if hold else SCREEN_HOLD_MS,
     }
     return render(
         request, "screen.html", {"event": event, "game": _game_or_404(event.game), "config": config}
@@ -280,11 +290,14 @@ def event_screen(request, pk: int):
 
 @never_cache
 def event_screen_json(request, pk: int):
+    from competition.web import screen
     from competition.web.consumers import event_snapshot
 
     snapshot = event_snapshot(pk)
     if snapshot is None:
         raise Http404("No such event")
+    event = Event.objects.get(pk=pk)
+    snapshot["show"] = screen.show(request, event, snapshot["standings"])
     return JsonResponse(snapshot)
 
 

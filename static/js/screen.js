@@ -1,53 +1,78 @@
-// The big screen of an event (/events/<id>/screen): the featured live match, the standings
-// updating live and the matches up next. It runs unattended for hours:
-// - ws/events/<id>/ (snapshot, then match_started / match_finished / standings) and the
-//   featured match's ws/matches/<id>/ reconnect by themselves with backoff;
-// - a missed turn is fetched from the turns API; everything is re-synchronised from
-//   screen.json every minute (and at once after a reconnect);
-// - when the featured match ends, its result stays up a few seconds, then the screen
-//   follows the most interesting running match (its players ranked highest in the
-//   standings; the newest on a tie), or waits for the next one to start;
-// - a watchdog reconnects a featured match that went silent.
+// The big screen of an event (/events/<id>/screen). It runs unattended for hours and shows,
+// by itself:
+// - the wall: the event's live matches as tiles (1, 2, 4, 6 or 9 by how many), each a live
+//   viewer drawn by the game's renderer over its own ws/matches/<id>/; the most interesting
+//   one large when one stands out (the final of a bracket, the last match of its round, the
+//   closest score); a finished tile keeps its result in place until the round is summed up
+//   or its slot is needed;
+// - when a round completes: its results and the bracket (elimination) for holdMs, then the
+//   wall again; once the event is over: the podium with a link and a QR code to the final;
+// - beside it, always, the standings (every row: more columns and smaller type as needed)
+//   and the matches live and up next.
+// ws/events/<id>/ brings match_started / match_finished / standings and reconnects by itself
+// with backoff; screen.json (the snapshot plus `show`: rounds, results, bracket, podium) is
+// re-read after each result, after a reconnect and every minute, so a restarted server is
+// caught up with.
 
 import { Reconnecting, fetchTurns } from "./ws.js";
-import { BG, MUTED, font, isDone, namesOf, resultText, setupCanvas } from "./common.js";
+import { isDone, namesOf, resultText } from "./common.js";
 
 const config = JSON.parse(document.getElementById("screen-config").textContent);
-const RESULT_HOLD_MS = 6000;
+const HOLD_MS = config.holdMs;
+const RESULT_KEEP_MS = 5000; // a finished tile's result stays at least this long
 const RESYNC_MS = 60000;
 const STALL_MS = 90000;
 const RELOAD_AFTER_MS = 12 * 3600 * 1000;
+const MAX_TILES = 9;
 const started = Date.now();
 
 const $ = (id) => document.getElementById(id);
-const canvas = $("featured-canvas");
-const state = { event: null, standings: [], live: new Map(), upcoming: [], seen: new Set(), points: new Map() };
-let renderer = null;
-let featured = null;
-let holding = null;
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+};
+const state = {
+  event: null, standings: [], live: new Map(), upcoming: [], show: null,
+  points: new Map(), summed: null, summaryUntil: 0, summaryRound: null,
+};
+const tiles = new Map(); // match id -> Tile, in wall order
+let createRenderer = null;
 
-// -- the featured match -----------------------------------------------------------------------
+// -- a tile: one live match ------------------------------------------------------------------
 
-class Featured {
-  constructor(id) {
-    this.id = id;
-    this.match = null;
+class Tile {
+  constructor(match) {
+    this.id = match.id;
+    this.match = match;
     this.initial = null;
     this.turns = [];
-    this.stream = null;
+    this.endedAt = 0;
     this.lastMessage = Date.now();
-    this.stopped = false;
-    this.ended = false;
+    this.root = el("div", "tile");
+    this.root.dataset.match = String(match.id);
+    const head = el("div", "tile-head");
+    this.n0 = el("span", "n n0");
+    this.sc = el("span", "sc");
+    this.n1 = el("span", "n n1");
+    head.append(this.n0, this.sc, this.n1);
+    const stage = el("div", "tile-stage");
+    this.canvas = el("canvas");
+    this.canvas.setAttribute("aria-label", `Match ${match.id}`);
+    stage.append(this.canvas);
+    const foot = el("div", "tile-foot");
+    this.why = el("span", "why");
+    this.info = el("span", "info");
+    foot.append(this.why, this.info);
+    this.root.append(head, stage, foot);
+    this.renderer = createRenderer(this.canvas, { names: [] });
   }
 
   async start() {
     try {
       const response = await fetch(config.viewer.replace("{id}", this.id), { headers: { Accept: "application/json" } });
-      if (response.ok) {
-        const body = await response.json();
-        this.match = body.match;
-        this.initial = body.initial;
-      }
+      if (response.ok) this.initial = (await response.json()).initial;
     } catch { /* the snapshot brings the match */ }
     if (this.stopped) return;
     this.stream = new Reconnecting(config.matchWs.replace("{id}", this.id), {
@@ -61,18 +86,13 @@ class Featured {
     this.lastMessage = Date.now();
     if (msg.type === "snapshot") {
       this.match = msg.match;
-      this.turns = [];
+      if ((msg.first ?? 1) === 1) this.turns = [];
       this.add(msg.turns || []);
-      if (isDone(msg.match)) this.finish();
-    } else if (msg.type === "turn") {
-      this.add([msg.turn]);
-    } else if (msg.type === "started") {
-      this.match = msg.match;
-    } else if (msg.type === "end") {
-      this.match = msg.match;
-      this.catchUp().then(() => this.finish());
-    }
+    } else if (msg.type === "turn") this.add([msg.turn]);
+    else if (msg.type === "started" || msg.type === "end") this.match = msg.match;
+    if (isDone(this.match)) this.catchUp().then(() => this.end());
     this.draw();
+    render();
   }
 
   add(turns) {
@@ -95,123 +115,227 @@ class Featured {
     return i <= 0 ? this.initial ?? this.turns[0]?.frame : this.turns[i - 1]?.frame;
   }
 
+  get ended() {
+    return this.endedAt > 0;
+  }
+
+  end() {
+    if (this.ended) return;
+    this.endedAt = Date.now();
+    this.stream?.stop();
+    state.live.delete(this.id);
+    this.draw();
+    render();
+  }
+
   draw() {
-    if (this.stopped || !renderer) return;
+    if (this.stopped) return;
     const n = this.turns.length;
     const done = isDone(this.match);
     const names = namesOf(this.match);
-    renderer.draw({
-      frame: this.frameAt(n),
-      prev: n ? this.frameAt(n - 1) : null,
-      index: n,
-      last: n,
-      frameAt: (i) => this.frameAt(i),
-      turn: this.turns[n - 1] || null,
-      lastTurn: this.turns[n - 1] || null,
-      match: this.match,
-      names,
-      final: done,
-      live: !done,
-      forward: true,
-    });
-    const parts = this.match?.participants || [];
-    const many = names.length > 2; // N seats: the board's own column lists them
-    $("f-name0").textContent = many ? `${names.length} seats` : names[0] ?? "—";
-    $("f-name1").textContent = many ? "free-for-all" : names[1] ?? "—";
-    $("f-score0").textContent = many ? "" : parts[0]?.score ?? "";
-    $("f-score1").textContent = many ? "" : parts[1]?.score ?? "";
-    $("f-status").textContent = done ? "final" : `match #${this.id} · turn ${n}`;
-    $("f-foot").textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : "● live";
-    document.body.dataset.featured = String(this.id);
-    document.body.dataset.featuredStatus = this.match?.status ?? "";
-    document.body.dataset.featuredTurns = String(n);
-  }
-
-  finish() {
-    if (this.ended) return;
-    this.ended = true;
-    state.seen.add(this.id);
-    state.live.delete(this.id);
-    this.stream?.stop();
-    this.draw();
-    clearTimeout(holding);
-    holding = setTimeout(() => { holding = null; pickNext(); }, RESULT_HOLD_MS);
+    if (this.frameAt(n) !== undefined && this.canvas.clientWidth > 0) {
+      this.renderer.draw({
+        frame: this.frameAt(n), prev: n ? this.frameAt(n - 1) : null, index: n, last: n,
+        frameAt: (i) => this.frameAt(i), turn: this.turns[n - 1] || null,
+        lastTurn: this.turns[n - 1] || null, match: this.match, names,
+        final: done, live: !done, forward: true,
+      });
+    }
+    const parts = this.match.participants || [];
+    const many = names.length > 2;
+    this.n0.textContent = many ? `${names.length}-way` : names[0] ?? "—";
+    this.n1.textContent = many ? "free-for-all" : names[1] ?? "—";
+    const scores = parts.map((p) => p.score);
+    this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : "vs";
+    this.why.textContent = done ? "FINAL" : "● LIVE";
+    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · round ${this.match.round}` : ""}`;
+    this.root.classList.toggle("ended", done);
+    this.root.dataset.status = this.match.status;
+    this.root.dataset.turns = String(n);
   }
 
   stop() {
     this.stopped = true;
     this.stream?.stop();
+    this.root.remove();
   }
 }
 
-function rankOf(botId) {
-  const row = state.standings.find((r) => r.bot === botId);
-  return row ? row.rank : state.standings.length + 1;
+/** The tile that stands out, or null: the final of a bracket, the last live match of a round
+ *  whose other matches are over, or the one closest score among live matches with scores. */
+function heroOf(list) {
+  const live = list.filter((t) => !t.ended);
+  if (list.length < 2 || list.length > 6 || !live.length) return null;
+  const total = state.show?.rounds?.total;
+  if (state.show?.elimination && total) {
+    const final = live.find((t) => t.match.round === total);
+    if (final) return final;
+  }
+  if (live.length === 1 && list.some((t) => t.ended && t.match.round === live[0].match.round)) return live[0];
+  const gaps = live
+    .map((t) => ({ t, s: (t.match.participants || []).map((p) => p.score) }))
+    .filter(({ s }) => s.length === 2 && s.every((x) => typeof x === "number"))
+    .map(({ t, s }) => ({ t, gap: Math.abs(s[0] - s[1]) }))
+    .sort((a, b) => a.gap - b.gap);
+  if (gaps.length >= 2 && gaps[0].gap < gaps[1].gap) return gaps[0].t;
+  return null;
 }
 
-function pickNext() {
-  if (holding) return; // still showing the last result
-  if (featured && !featured.ended) return;
-  const candidates = [...state.live.values()].filter((m) => m.status === "running" && !state.seen.has(m.id));
-  candidates.sort((a, b) => {
-    const ra = a.participants.reduce((s, p) => s + rankOf(p.bot), 0);
-    const rb = b.participants.reduce((s, p) => s + rankOf(p.bot), 0);
-    return ra - rb || b.id - a.id;
-  });
-  const next = candidates[0];
-  if (next) {
-    if (featured) featured.stop();
-    featured = new Featured(next.id);
-    featured.start();
-  } else if (!featured) {
-    idle();
-  } // else: the last result stays up until the next match starts
-  renderLists();
+/** Puts the event's running matches on the wall: a free slot, else a finished tile's slot. */
+function fillWall() {
+  const running = [...state.live.values()].filter((m) => m.status === "running" && !tiles.has(m.id));
+  running.sort((a, b) => a.id - b.id);
+  for (const m of running) {
+    if (tiles.size >= MAX_TILES || (tiles.size && [...tiles.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
+      const old = [...tiles.values()].filter((t) => t.ended).sort((a, b) => a.endedAt - b.endedAt)[0];
+      if (!old && tiles.size >= MAX_TILES) break;
+      if (old) replaceTile(old, m);
+      else addTile(m);
+    } else addTile(m);
+  }
 }
 
-function idle() {
-  document.body.dataset.featured = "";
-  document.body.dataset.featuredStatus = "";
-  $("f-name0").textContent = "—";
-  $("f-name1").textContent = "—";
-  $("f-score0").textContent = "";
-  $("f-score1").textContent = "";
-  const next = state.upcoming[0];
-  const done = state.event?.status === "finished";
-  $("f-status").textContent = done ? "the event is over" : "waiting for the next match";
-  $("f-foot").textContent = next ? `next: ${seatsLabel(namesOf(next))}` : "";
-  const { ctx, w, h } = setupCanvas(canvas);
-  ctx.fillStyle = BG;
-  ctx.fillRect(0, 0, w, h);
-  ctx.fillStyle = MUTED;
-  ctx.textAlign = "center";
-  ctx.textBaseline = "middle";
-  ctx.font = font(Math.max(16, h * 0.06), 700);
-  ctx.fillText(done ? "Final standings →" : "Waiting for the next match…", w / 2, h / 2);
+function addTile(match) {
+  const tile = new Tile(match);
+  tiles.set(match.id, tile);
+  $("wall").append(tile.root);
+  tile.start();
 }
 
-// -- standings and lists -------------------------------------------------------------------------
+function replaceTile(old, match) {
+  const tile = new Tile(match);
+  old.root.replaceWith(tile.root);
+  old.stop();
+  const order = [...tiles.entries()].map(([id, t]) => (id === old.id ? [match.id, tile] : [id, t]));
+  tiles.clear();
+  for (const [id, t] of order) tiles.set(id, t);
+  tile.start();
+}
+
+/** Removes the finished tiles of rounds up to ``round`` (summed up). */
+function clearRound(round) {
+  for (const [id, t] of [...tiles]) {
+    if (t.ended && (round === null || (t.match.round ?? 0) <= round)) {
+      t.stop();
+      tiles.delete(id);
+    }
+  }
+}
+
+// -- the summary, the bracket and the podium ---------------------------------------------------
+
+function sideName(side) {
+  return side ? side.name : "—";
+}
+
+function renderResults(results) {
+  const list = $("results");
+  list.replaceChildren();
+  for (const m of results) {
+    const names = namesOf(m);
+    const parts = m.participants || [];
+    const li = el("li");
+    if (parts.length === 2) {
+      const [a, b] = parts;
+      const cls = (p) => (p.result === "win" ? "won" : p.result === "loss" ? "lost" : "");
+      li.append(el("span", `a ${cls(a)}`, names[0]), el("span", "sc", `${a.score ?? "–"} – ${b.score ?? "–"}`), el("span", `b ${cls(b)}`, names[1]));
+    } else {
+      li.append(el("span", "a", `${names.length}-way`), el("span", "sc", ""), el("span", "b", resultText(m, null, names) || m.status));
+    }
+    list.append(li);
+  }
+}
+
+function renderBracket(bracket) {
+  const box = $("bracket");
+  box.replaceChildren();
+  box.hidden = !bracket;
+  $("summary").querySelector(".bs-summary-body").classList.toggle("nobracket", !bracket);
+  if (!bracket) return;
+  for (const rnd of bracket.rounds) {
+    const col = el("div", "rnd");
+    col.append(el("h3", "", rnd.name || `Round ${rnd.round}`));
+    for (const slot of rnd.slots) {
+      const div = el("div", `slot${slot.series?.status === "running" ? " live" : ""}`);
+      [slot.a, slot.b].forEach((side, i) => {
+        const row = el("div", `side${side && slot.winner === side.bot ? " winner" : ""}`);
+        const score = slot.series ? slot.series.score[i] : "";
+        row.append(el("span", "nm", sideName(side)), el("span", "sc", slot.bye ? "" : score));
+        div.append(row);
+      });
+      col.append(div);
+    }
+    box.append(col);
+  }
+}
+
+function renderPodium(podium) {
+  const steps = $("steps");
+  steps.replaceChildren();
+  const order = [1, 0, 2]; // second, first, third
+  for (const i of order) {
+    const row = podium.top[i];
+    if (!row) continue;
+    const step = el("div", `bs-step p${i + 1}`);
+    const what = state.show?.elimination ? (i === 0 ? "champion" : row.reached ? `reached round ${row.reached}` : "")
+      : `${Number.isInteger(row.points) ? row.points : row.points.toFixed(1)} pts`;
+    step.append(el("div", "who", row.name), el("div", "what", what), el("div", "block", i + 1));
+    steps.append(step);
+  }
+  const final = podium.final;
+  $("final").hidden = !final;
+  if (final) {
+    $("final-result").textContent = `Final: ${namesOf(final.match).join(" vs ")}: ${resultText(final.match, null, namesOf(final.match)) || final.match.status}`;
+    const link = $("final-link");
+    link.href = final.url;
+    link.textContent = final.url;
+    $("final-qr").innerHTML = final.qr; // server-made SVG (segno), no script
+  }
+}
+
+// -- the side: standings and lists ----------------------------------------------------------
 
 function renderStandings() {
-  const tbody = $("standings").tBodies[0];
-  tbody.replaceChildren();
+  const table = $("standings");
+  table.replaceChildren();
   for (const row of state.standings) {
-    const tr = tbody.insertRow();
+    const div = el("div", "bs-row");
+    div.setAttribute("role", "row");
     const before = state.points.get(row.bot);
-    if (before !== undefined && before !== row.points) tr.className = "changed";
+    if (before !== undefined && before !== row.points) div.classList.add("changed");
     state.points.set(row.bot, row.points);
-    const points = Number.isInteger(row.points) ? row.points : row.points.toFixed(2);
-    const cells = [row.rank, row.name, points, row.wins, row.draws, row.losses];
-    cells.forEach((value, i) => {
-      const td = tr.insertCell();
-      td.textContent = String(value);
-      if (i !== 1) td.className = "num";
-    });
+    const points = Number.isInteger(row.points) ? row.points : row.points.toFixed(1);
+    div.append(el("span", "rk", row.rank), el("span", "nm", row.name), el("span", "pt", points), el("span", "wdl", `${row.wins}–${row.draws}–${row.losses}`));
+    table.append(div);
   }
+  fitStandings();
   document.body.dataset.standingsGames = String(state.standings.reduce((s, r) => s + r.games, 0));
 }
 
-/** "A vs B" for two seats; "N-way: A, B, C…" for more. */
+/** Every row visible: the rows share the box's height; below a readable row height the
+ *  table takes another column, and past what the width allows, smaller type. */
+function fitStandings() {
+  const table = $("standings");
+  const n = Math.max(1, state.standings.length);
+  const em = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  const height = table.clientHeight;
+  const width = table.clientWidth;
+  let chosen = { scale: 0.3, cols: Math.ceil(n / 4), rows: 4 };
+  for (const scale of [1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]) {
+    const rowH = em * scale * 1.7;
+    const perCol = Math.max(1, Math.floor(height / rowH));
+    const cols = Math.ceil(n / perCol);
+    if (cols * em * scale * 9 <= width || scale === 0.3) {
+      chosen = { scale, cols, rows: Math.ceil(n / cols) };
+      break;
+    }
+  }
+  table.style.setProperty("--st-scale", String(chosen.scale));
+  table.style.gridTemplateColumns = `repeat(${chosen.cols}, minmax(0, 1fr))`;
+  table.style.gridTemplateRows = `repeat(${chosen.rows}, minmax(0, ${1.7}em))`;
+  table.dataset.cols = String(chosen.cols);
+}
+
 function seatsLabel(names) {
   return names.length > 2 ? `${names.length}-way: ${names.join(", ")}` : names.join(" vs ");
 }
@@ -220,30 +344,82 @@ function renderLists() {
   const list = $("upcoming");
   list.replaceChildren();
   const live = [...state.live.values()].filter((m) => m.status === "running");
-  for (const m of live) {
-    const li = document.createElement("li");
-    const tag = document.createElement("span");
-    tag.className = "tag";
-    tag.textContent = featured?.id === m.id ? "ON SCREEN" : "LIVE";
-    li.append(tag, document.createTextNode(seatsLabel(namesOf(m))));
+  const items = [];
+  for (const m of live) items.push(["LIVE", seatsLabel(namesOf(m))]);
+  for (const m of state.upcoming) items.push(["", seatsLabel(namesOf(m))]);
+  for (const [tag, text] of items.slice(0, 4)) {
+    const li = el("li");
+    if (tag) li.append(el("span", "tag", tag));
+    li.append(document.createTextNode(text));
     list.append(li);
   }
-  for (const m of state.upcoming.slice(0, 8)) {
-    const li = document.createElement("li");
-    li.textContent = seatsLabel(namesOf(m));
-    list.append(li);
-  }
-  if (!list.children.length) {
-    const li = document.createElement("li");
-    li.className = "muted";
-    li.textContent = state.event?.status === "finished" ? "All matches played." : "Nothing scheduled.";
-    list.append(li);
-  }
+  if (items.length > 4) list.append(el("li", "muted", `+ ${items.length - 4} more`));
+  if (!items.length) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
   if (e) {
     $("event-name").textContent = e.name;
     $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${e.status}`;
   }
+  const r = state.show?.rounds;
+  $("event-round").textContent = r?.current ? `round ${r.current}${r.total ? ` of ${r.total}` : ""}` : "";
+}
+
+// -- what the stage shows ------------------------------------------------------------------
+
+function modeNow() {
+  if (state.event?.status === "finished" && state.show?.podium) return "podium";
+  if (Date.now() < state.summaryUntil) return "summary";
+  if (tiles.size) return "wall";
+  return state.show?.results?.length ? "summary" : "wall";
+}
+
+let holdTimer = null;
+
+function render() {
+  fillWall();
+  const mode = modeNow();
+  document.body.dataset.mode = mode;
+  $("wall").hidden = mode !== "wall";
+  $("summary").hidden = mode !== "summary";
+  $("podium").hidden = mode !== "podium";
+  const list = [...tiles.values()];
+  const wall = $("wall");
+  const count = list.length;
+  const hero = heroOf(list);
+  wall.dataset.count = String(count);
+  wall.dataset.hero = hero ? "1" : "0";
+  for (const t of list) t.root.classList.toggle("hero", t === hero);
+  $("wall-waiting").hidden = count > 0;
+  $("wall-waiting").textContent = state.event?.status === "finished" ? "The event is over." : "Waiting for the next match…";
+  const lead = hero || list.find((t) => !t.ended) || list[0];
+  document.body.dataset.tiles = String(count);
+  document.body.dataset.hero = hero ? String(hero.id) : "";
+  document.body.dataset.featured = lead ? String(lead.id) : "";
+  document.body.dataset.featuredStatus = lead ? lead.match.status : "";
+  if (mode === "summary" && state.show) {
+    const r = state.summaryRound ?? state.show.rounds.completed;
+    const total = state.show.rounds.total;
+    $("summary-title").textContent = r ? `Round ${r}${total ? ` of ${total}` : ""}: results` : "Results";
+  }
+  if (mode === "podium") renderPodium(state.show.podium);
+  requestAnimationFrame(() => { for (const t of list) t.draw(); });
+}
+
+function applyShow(show) {
+  const completed = show.rounds.completed;
+  const first = state.show === null;
+  state.show = show;
+  renderResults(show.results);
+  renderBracket(show.bracket);
+  if (!first && completed !== null && completed !== state.summed) {
+    state.summaryRound = completed;
+    state.summaryUntil = Date.now() + HOLD_MS;
+    clearTimeout(holdTimer);
+    holdTimer = setTimeout(() => { clearRound(completed); render(); }, HOLD_MS + 50);
+  }
+  if (first && completed !== null) clearRound(completed);
+  state.summed = completed;
+  document.body.dataset.roundCompleted = completed === null ? "" : String(completed);
 }
 
 function applySnapshot(snap) {
@@ -251,34 +427,41 @@ function applySnapshot(snap) {
   state.standings = snap.standings || [];
   state.live = new Map((snap.live || []).map((m) => [m.id, m]));
   state.upcoming = snap.upcoming || [];
+  if (snap.show) applyShow(snap.show);
   renderStandings();
   renderLists();
-  if (!featured || featured.ended) pickNext();
+  render();
 }
 
+let syncing = null;
+let again = false;
+
+/** Re-reads screen.json (one request at a time; a call during one makes one more after). */
 async function resync() {
-  try {
-    const response = await fetch(config.snapshot, { headers: { Accept: "application/json" } });
-    if (response.ok) applySnapshot(await response.json());
-  } catch { /* next minute */ }
+  if (syncing) { again = true; return; }
+  syncing = (async () => {
+    try {
+      const response = await fetch(config.snapshot, { headers: { Accept: "application/json" } });
+      if (response.ok) applySnapshot(await response.json());
+    } catch { /* next time */ }
+  })();
+  await syncing;
+  syncing = null;
+  if (again) { again = false; resync(); }
 }
 
 function onEvent(msg) {
-  if (msg.type === "snapshot") applySnapshot(msg);
-  else if (msg.type === "match_started") {
+  if (msg.type === "snapshot") {
+    resync(); // the websocket's snapshot has no `show`: read screen.json
+  } else if (msg.type === "match_started") {
     state.live.set(msg.match.id, msg.match);
     state.upcoming = state.upcoming.filter((m) => m.id !== msg.match.id);
     renderLists();
-    if (!featured || featured.ended) pickNext();
+    render();
   } else if (msg.type === "match_finished") {
     state.live.delete(msg.match.id);
-    const e = state.event;
-    if (e) {
-      e.matches_done = Math.min(e.matches_total, e.matches_done + 1);
-      if (e.matches_done === e.matches_total && e.status === "running") e.status = "finished";
-    }
-    renderLists();
-    if (state.upcoming.length < 3) resync();
+    tiles.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
+    resync();
   } else if (msg.type === "standings") {
     state.standings = msg.standings || [];
     renderStandings();
@@ -286,29 +469,30 @@ function onEvent(msg) {
 }
 
 async function main() {
-  const module = await import(config.renderer);
-  renderer = module.createRenderer(canvas, { names: [] });
-  idle();
+  ({ createRenderer } = await import(config.renderer));
+  await resync();
   const conn = $("conn-state");
   new Reconnecting(config.ws, {
     onOpen: () => { conn.textContent = ""; },
     onDown: () => { conn.textContent = "reconnecting…"; },
     onMessage: onEvent,
-    maxDelay: 15000,
+    maxDelay: 8000,
   }).start();
   setInterval(resync, RESYNC_MS);
   setInterval(() => {
-    if (featured && !featured.ended && Date.now() - featured.lastMessage > STALL_MS) {
-      featured.lastMessage = Date.now();
-      featured.stream?.reconnectNow();
-      featured.catchUp();
+    for (const t of tiles.values()) {
+      if (!t.ended && Date.now() - t.lastMessage > STALL_MS) {
+        t.lastMessage = Date.now();
+        t.stream?.reconnectNow();
+        t.catchUp();
+      }
     }
-    if (Date.now() - started > RELOAD_AFTER_MS && (!featured || featured.ended) && !holding) location.reload();
+    if (Date.now() - started > RELOAD_AFTER_MS && !state.live.size) location.reload();
   }, 15000);
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(() => (featured ? featured.draw() : idle()));
+    pending = requestAnimationFrame(() => { fitStandings(); render(); });
   });
 }
 

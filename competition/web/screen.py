@@ -14,7 +14,6 @@ import segno
 from django.db.models import Count, Q
 from django.urls import reverse
 
-from competition.events import services as event_services
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 
@@ -90,17 +89,13 @@ def podium(request, event: Event, standings: list[dict], bracket: dict | None) -
     return {"top": top, "final": replay}
 
 
-def show(request, event: Event, standings: list[dict]) -> dict:
-    """The ``show`` part of ``screen.json`` (see the module docstring)."""
-    from competition.web.views import event_rounds, tie_reason
-
+def show(
+    request, event: Event, standings: list[dict], bracket: dict | None, total: int | None
+) -> dict:
+    """The ``show`` part of ``screen.json`` (see the module docstring); ``bracket`` is
+    ``bracket_view``'s (None but for an elimination) and ``total`` the rounds the format
+    plays (None for a ladder)."""
     current, completed = rounds_progress(event)
-    bracket = event_services.bracket_view(event)
-    if bracket:
-        for rnd in bracket["rounds"]:
-            for slot in rnd["slots"]:
-                slot["why"] = tie_reason(slot)
-    total = event_rounds(event, len(standings), bracket)["total"]
     return {
         "rounds": {"current": current, "total": total, "completed": completed},
         "elimination": event.format == EventFormat.SINGLE_ELIMINATION,

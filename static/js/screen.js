@@ -374,10 +374,16 @@ function modeNow() {
 }
 
 let holdTimer = null;
+/** What the stage showed, in order (for whoever checks the screen: tests, an organiser). */
+const journal = [];
+window.arenaScreen = { journal };
 
 function render() {
   fillWall();
   const mode = modeNow();
+  if (document.body.dataset.mode !== mode || !journal.length) {
+    journal.push({ mode, round: mode === "summary" ? state.summaryRound ?? state.show?.rounds?.completed : null, at: Date.now() });
+  }
   document.body.dataset.mode = mode;
   $("wall").hidden = mode !== "wall";
   $("summary").hidden = mode !== "summary";
@@ -458,6 +464,7 @@ function onEvent(msg) {
     state.upcoming = state.upcoming.filter((m) => m.id !== msg.match.id);
     renderLists();
     render();
+    if (state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync();
   } else if (msg.type === "match_finished") {
     state.live.delete(msg.match.id);
     tiles.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });

@@ -1,0 +1,208 @@
+"""The big screen of a real event (issue 17, item 2) in headless Debian Chromium, at
+1920x1080 and 3840x2160 side by side, against ``manage.py serve`` (daphne, embedded runner)
+started as a subprocess that the last test restarts.
+
+An 8-bot single elimination of built-in bots (paced, so a round lasts seconds) plays its
+four first-round matches at once: the screen shows them as a wall of four live tiles, then
+the round's results and the bracket, then the semi-finals, then the podium with the final's
+replay as a link and a QR code. Standings with 9 and 16 entries show every row. A restarted
+server: the screen reconnects and shows the results played since, without a reload.
+
+Screens are photographed into ``screenshots/`` (``screen-*``), to be looked at.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
+from tests.processes import project_env, running
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+UHD = {"width": 3840, "height": 2160}
+#: a turn lasts this long: a tic-tac-toe game takes a few seconds, a round as long
+PACE_MS = 1500
+HOLD_S = 5  # the round summary's hold (?hold=), shorter than a round
+
+FITS = """() => {
+  const doc = document.documentElement;
+  return doc.scrollHeight <= innerHeight + 1 && doc.scrollWidth <= innerWidth + 1;
+}"""
+#: every standings row inside the viewport and inside its table's box (nothing clipped)
+ROWS_SHOWN = """() => {
+  const box = document.getElementById('standings').getBoundingClientRect();
+  const rows = [...document.querySelectorAll('#standings .bs-row')];
+  const inside = (r) => r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.left >= box.left - 1
+    && r.right <= box.right + 1 && r.bottom <= innerHeight && r.right <= innerWidth && r.height >= 8;
+  return rows.map((row) => inside(row.getBoundingClientRect()));
+}"""
+
+
+@pytest.fixture(autouse=True)
+def _close_egress_session():
+    """Overrides the conftest's async fixture (Playwright's sync API owns this thread's loop)."""
+    yield
+
+
+class Site:
+    """The server, which a test may stop and start again on the same port and database."""
+
+    def __init__(self, data):
+        self.env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = data / "server.log"
+        self.stack: contextlib.ExitStack | None = None
+
+    def start(self) -> None:
+        argv = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo"]
+        self.stack = contextlib.ExitStack()
+        self.stack.enter_context(
+            running([*argv, "--port", str(self.port)], self.port, env=self.env, log=self.log)
+        )
+
+    def stop(self) -> None:
+        if self.stack is not None:
+            self.stack.close()
+            self.stack = None
+
+    def shell(self, code: str) -> str:
+        """Run ``code`` in ``manage.py shell`` on the site's database; its last printed line."""
+        done = subprocess.run(
+            [sys.executable, str(REPO / "manage.py"), "shell", "-c", code],
+            env=self.env, cwd=REPO, capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        lines = done.stdout.strip().splitlines()
+        return lines[-1] if lines else ""
+
+    def event(self, name: str, fmt: str, strategies: list[str], pace_ms: int = 0) -> int:
+        """A draft event of built-in bots (one per strategy listed, seeded in that order)."""
+        return int(
+            self.shell(
+                "from django.contrib.auth import get_user_model\n"
+                "from bots.models import Bot\n"
+                "from competition.models import Entry, Event\n"
+                "o, _ = get_user_model().objects.get_or_create(username='organiser')\n"
+                f"e = Event.objects.create(name={name!r}, game='tictactoe', format={fmt!r},"
+                f" pace_ms={pace_ms}, created_by=o)\n"
+                f"for i, s in enumerate({strategies!r}, 1):\n"
+                "    b = Bot.objects.create(owner=o, game='tictactoe', name=f'{s}-{e.pk}-{i}',"
+                " kind='builtin', target=s)\n"
+                "    Entry.objects.create(event=e, bot=b, seed=i)\n"
+                "print(e.pk)\n"
+            )
+        )
+
+    def start_event(self, event: int) -> None:
+        self.shell(
+            "from competition.events.services import start_event\n"
+            f"from competition.models import Event\nstart_event(Event.objects.get(pk={event}))\n"
+        )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    site = Site(tmp_path_factory.mktemp("screen"))
+    site.start()
+    yield site
+    site.stop()
+
+
+@pytest.fixture(scope="module")
+def screens(site):
+    """A 1920x1080 page and a 3840x2160 page; any error thrown in them fails the module."""
+    SHOTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pages = []
+        for size in (PROJECTOR, UHD):
+            page = browser.new_context(viewport=size).new_page()
+            page.set_default_timeout(30_000)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            pages.append(page)
+        yield pages
+        browser.close()
+    assert errors == []
+
+
+def shot(page, name: str) -> None:
+    size = page.viewport_size
+    page.screenshot(path=str(SHOTS / f"screen-{name}-{size['width']}x{size['height']}.png"))
+    # It should fit the screen: no scrollbar, whatever the data.
+    assert page.evaluate(FITS), f"{name} at {size['width']}px scrolls"
+    # It should show every standings row.
+    shown = page.evaluate(ROWS_SHOWN)
+    assert shown and all(shown), f"{name} at {size['width']}px hides standings rows: {shown}"
+
+
+def mode(page, wanted: str, timeout: float = 60_000) -> None:
+    page.wait_for_function(f"() => document.body.dataset.mode === '{wanted}'", timeout=timeout)
+
+
+def test_it_shows_the_wall_a_round_summary_and_the_podium(site, screens):
+    strategies = ["perfect", "random"] * 4
+    event = site.event("Screen cup", "single_elimination", strategies, pace_ms=PACE_MS)
+    for page in screens:
+        page.goto(f"{site.base}/events/{event}/screen?hold={HOLD_S}")
+        page.evaluate("() => { window.sameDocument = true; }")
+        page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 8")
+    site.start_event(event)
+    # It should show the first round's four matches live, as a wall of four tiles.
+    for page in screens:
+        page.wait_for_function(
+            "() => document.body.dataset.mode === 'wall' && document.body.dataset.tiles === '4'"
+            " && [...document.querySelectorAll('#wall .tile')].every((t) =>"
+            " t.dataset.status === 'running' && Number(t.dataset.turns) >= 1)"
+        )
+    for page in screens:
+        tiles = page.eval_on_selector_all(
+            "#wall .tile", "(ts) => ts.map((t) => t.getBoundingClientRect().width)"
+        )
+        # It should lay four tiles out two by two, of one size (no match stands out yet).
+        assert len(tiles) == 4 and max(tiles) - min(tiles) < 2, tiles
+        assert 0.3 < tiles[0] / page.viewport_size["width"] < 0.45, tiles
+        shot(page, "wall")
+    # It should sum the round up: its four results and the bracket, round 1 decided.
+    for page in screens:
+        mode(page, "summary")
+        assert page.locator("#results li").count() == 4
+        assert page.locator("#bracket .rnd").count() == 3
+        assert page.locator("#bracket .rnd").first.locator(".side.winner").count() == 4
+        title = page.evaluate("() => document.getElementById('summary-title').textContent")
+        assert title.startswith("Round 1 of 3"), title
+    for page in screens:
+        shot(page, "summary")
+    # It should go back to the wall for the semi-finals, then end on the podium.
+    for page in screens:
+        mode(page, "wall", timeout=HOLD_S * 1000 + 20_000)
+    for page in screens:
+        mode(page, "podium", timeout=120_000)
+        page.wait_for_selector("#final-qr svg")
+    for page in screens:
+        shot(page, "podium")
+        # It should show the top three and a link to the final's replay, with its QR code.
+        assert page.locator("#steps .bs-step").count() == 3
+        href = page.get_attribute("#final-link", "href")
+        final = int(re.fullmatch(rf"{re.escape(site.base)}/matches/(\d+)/", href).group(1))
+        assert page.evaluate("() => window.sameDocument") is True
+        # It should have shown, in order: the wall, round 1's summary, the wall (the next
+        # rounds: live tiles again), and the podium last.
+        seen = page.evaluate("() => arenaScreen.journal.map((j) => [j.mode, j.round])")
+        assert seen[0] == ["wall", None] and seen[-1] == ["podium", None], seen
+        assert seen.index(["summary", 1]) < seen.index(["wall", None], 1), seen
+    body = screens[0].request.get(f"{site.base}/api/matches/{final}/").json()
+    assert body["round"] == 3 and body["event"] == event, body
+    snap = screens[0].request.get(f"{site.base}/events/{event}/screen.json").json()
+    champion = snap["show"]["bracket"]["champion"]["name"]
+    assert screens[0].inner_text("#steps .p1 .who") == champion
+    assert [r["name"] for r in snap["show"]["podium"]["top"]] == [
+        r["name"] for r in snap["standings"][:3]
+    ]

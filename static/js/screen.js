@@ -285,7 +285,9 @@ function renderPodium(podium) {
   const final = podium.final;
   $("final").hidden = !final;
   if (final) {
-    $("final-result").textContent = `Final: ${namesOf(final.match).join(" vs ")}: ${resultText(final.match, null, namesOf(final.match)) || final.match.status}`;
+    const slot = state.show?.bracket?.rounds?.at(-1)?.slots?.at(-1);
+    const how = slot?.why || resultText(final.match, null, namesOf(final.match)) || final.match.status;
+    $("final-result").textContent = `The final, ${namesOf(final.match).join(" vs ")}: ${how}`;
     const link = $("final-link");
     link.href = final.url;
     link.textContent = final.url;

@@ -14,6 +14,7 @@ Screens are photographed into ``screenshots/`` (``screen-*``), to be looked at.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import subprocess
 import sys
@@ -82,21 +83,27 @@ class Site:
         lines = done.stdout.strip().splitlines()
         return lines[-1] if lines else ""
 
-    def event(self, name: str, fmt: str, strategies: list[str], pace_ms: int = 0) -> int:
-        """A draft event of built-in bots (one per strategy listed, seeded in that order)."""
-        return int(
+    def events(self, specs: dict[str, tuple[str, list[str], int]]) -> dict[str, int]:
+        """Draft events of built-in bots, made in one shell (a Django start-up takes seconds
+        on a busy machine): ``{name: (format, strategies, pace_ms)}``, one bot per strategy
+        listed, seeded in that order; their ids by name."""
+        return json.loads(
             self.shell(
+                "import json\n"
                 "from django.contrib.auth import get_user_model\n"
                 "from bots.models import Bot\n"
                 "from competition.models import Entry, Event\n"
                 "o, _ = get_user_model().objects.get_or_create(username='organiser')\n"
-                f"e = Event.objects.create(name={name!r}, game='tictactoe', format={fmt!r},"
-                f" pace_ms={pace_ms}, created_by=o)\n"
-                f"for i, s in enumerate({strategies!r}, 1):\n"
-                "    b = Bot.objects.create(owner=o, game='tictactoe', name=f'{s}-{e.pk}-{i}',"
+                "ids = {}\n"
+                f"for name, (fmt, strategies, pace) in {specs!r}.items():\n"
+                "    e = Event.objects.create(name=name, game='tictactoe', format=fmt,"
+                " pace_ms=pace, created_by=o)\n"
+                "    ids[name] = e.pk\n"
+                "    for i, s in enumerate(strategies, 1):\n"
+                "        b = Bot.objects.create(owner=o, game='tictactoe', name=f'{s}-{e.pk}-{i}',"
                 " kind='builtin', target=s)\n"
-                "    Entry.objects.create(event=e, bot=b, seed=i)\n"
-                "print(e.pk)\n"
+                "        Entry.objects.create(event=e, bot=b, seed=i)\n"
+                "print(json.dumps(ids))\n"
             )
         )
 
@@ -113,6 +120,19 @@ def site(tmp_path_factory):
     site.start()
     yield site
     site.stop()
+
+
+@pytest.fixture(scope="module")
+def events(site):
+    return site.events(
+        {
+            "Screen cup": ("single_elimination", ["perfect", "random"] * 4, PACE_MS),
+            "Table of 9": ("round_robin", ["random"] * 9, 0),
+            "Table of 16": ("round_robin", ["random"] * 16, 0),
+            "Table of 40": ("round_robin", ["random"] * 40, 0),
+            "Restart cup": ("double_round_robin", ["perfect", "random"], 0),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -147,9 +167,8 @@ def mode(page, wanted: str, timeout: float = 60_000) -> None:
     page.wait_for_function(f"() => document.body.dataset.mode === '{wanted}'", timeout=timeout)
 
 
-def test_it_shows_the_wall_a_round_summary_and_the_podium(site, screens):
-    strategies = ["perfect", "random"] * 4
-    event = site.event("Screen cup", "single_elimination", strategies, pace_ms=PACE_MS)
+def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens):
+    event = events["Screen cup"]
     for page in screens:
         page.goto(f"{site.base}/events/{event}/screen?hold={HOLD_S}")
         page.evaluate("() => { window.sameDocument = true; }")
@@ -206,3 +225,41 @@ def test_it_shows_the_wall_a_round_summary_and_the_podium(site, screens):
     assert [r["name"] for r in snap["show"]["podium"]["top"]] == [
         r["name"] for r in snap["standings"][:3]
     ]
+
+
+@pytest.mark.parametrize("entries", [9, 16, 40])
+def test_it_shows_every_standings_row_whatever_the_number_of_entries(
+    site, events, screens, entries
+):
+    event = events[f"Table of {entries}"]
+    for page in screens:
+        page.goto(f"{site.base}/events/{event}/screen")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#standings .bs-row').length === {entries}"
+        )
+        # It should show all of them, every row inside the screen (shot() checks it), in more
+        # columns when one is not enough.
+        shot(page, f"standings-{entries}")
+        columns = int(page.get_attribute("#standings", "data-cols"))
+        assert columns == 1 if entries <= 16 else columns >= 2, columns
+
+
+def test_it_reconnects_after_a_server_restart_and_catches_up(site, events, screens):
+    page = screens[0]
+    event = events["Restart cup"]
+    page.goto(f"{site.base}/events/{event}/screen")
+    page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 2")
+    page.evaluate("() => { window.sameDocument = true; }")
+    site.stop()
+    # It should say it lost the server, and keep what it shows.
+    page.wait_for_function(
+        "() => document.getElementById('conn-state').textContent === 'reconnecting…'"
+    )
+    site.start_event(event)  # the matches are queued while the server is down
+    site.start()
+    # It should reconnect by itself and show what was played since: both results, the end.
+    page.wait_for_function("() => document.body.dataset.standingsGames === '4'", timeout=60_000)
+    mode(page, "podium")
+    assert page.inner_text("#conn-state") == ""
+    assert page.evaluate("() => window.sameDocument") is True
+    shot(page, "restarted")

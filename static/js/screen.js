@@ -319,6 +319,7 @@ function renderStandings() {
 function fitStandings() {
   const table = $("standings");
   const n = Math.max(1, state.standings.length);
+  document.body.dataset.wideSide = n > 20 ? "1" : "";
   const em = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
   const height = table.clientHeight;
   const width = table.clientWidth;
@@ -327,7 +328,7 @@ function fitStandings() {
     const rowH = em * scale * 1.7;
     const perCol = Math.max(1, Math.floor(height / rowH));
     const cols = Math.ceil(n / perCol);
-    if (cols * em * scale * 9 <= width || scale === 0.3) {
+    if (cols * em * scale * 12 <= width || scale === 0.3) {
       chosen = { scale, cols, rows: Math.ceil(n / cols) };
       break;
     }

@@ -541,7 +541,7 @@ def test_it_serves_the_event_page_the_screen_and_its_snapshot(users):
     client = Client()
     assert "Cup" in client.get(f"/events/{event.pk}/").content.decode()
     screen = client.get(f"/events/{event.pk}/screen").content.decode()
-    assert 'id="featured-canvas"' in screen and "/static/games/tictactoe.js" in screen
+    assert 'id="wall"' in screen and "/static/games/tictactoe.js" in screen
     snapshot = client.get(f"/events/{event.pk}/screen.json").json()
     assert snapshot["event"]["name"] == "Cup" and [r["name"] for r in snapshot["standings"]] == [
         "perfect",

@@ -287,7 +287,9 @@ function renderPodium(podium) {
   if (final) {
     const slot = state.show?.bracket?.rounds?.at(-1)?.slots?.at(-1);
     const how = slot?.why || resultText(final.match, null, namesOf(final.match)) || final.match.status;
-    $("final-result").textContent = `The final, ${namesOf(final.match).join(" vs ")}: ${how}`;
+    const what = state.show?.elimination ? "The final" : "The last match";
+    $("final-result").textContent = `${what}, ${namesOf(final.match).join(" vs ")}: ${how}`;
+    $("final-link").previousSibling.textContent = state.show?.elimination ? "Watch the final again: " : "Watch it again: ";
     const link = $("final-link");
     link.href = final.url;
     link.textContent = final.url;
@@ -403,8 +405,10 @@ function render() {
   const lead = hero || list.find((t) => !t.ended) || list[0];
   document.body.dataset.tiles = String(count);
   document.body.dataset.hero = hero ? String(hero.id) : "";
-  document.body.dataset.featured = lead ? String(lead.id) : "";
-  document.body.dataset.featuredStatus = lead ? lead.match.status : "";
+  if (lead) { // the match the wall leads with; once the wall is empty, the last one
+    document.body.dataset.featured = String(lead.id);
+    document.body.dataset.featuredStatus = lead.match.status;
+  }
   if (mode === "summary" && state.show) {
     const r = state.summaryRound ?? state.show.rounds.completed;
     const total = state.show.rounds.total;

@@ -1,9 +1,9 @@
 // The big screen of an event (/events/<id>/screen). It runs unattended for hours and shows,
 // by itself:
-// - the wall: the event's live matches as tiles (1, 2, 4, 6 or 9 by how many), each a live
+// - the wall: the event's live matches as panes (1, 2, 4, 6 or 9 by how many), each a live
 //   viewer drawn by the game's renderer over its own ws/matches/<id>/; the most interesting
 //   one large when one stands out (the final of a bracket, the last match of its round, the
-//   closest score); a finished tile keeps its result in place until the round is summed up
+//   closest score); a finished pane keeps its result in place until the round is summed up
 //   or its slot is needed;
 // - when a round completes: its results and the bracket (elimination) for holdMs, then the
 //   wall again; once the event is over: the podium with a link and a QR code to the final;
@@ -19,11 +19,11 @@ import { isDone, namesOf, resultText } from "./common.js";
 
 const config = JSON.parse(document.getElementById("screen-config").textContent);
 const HOLD_MS = config.holdMs;
-const RESULT_KEEP_MS = 5000; // a finished tile's result stays at least this long
+const RESULT_KEEP_MS = 5000; // a finished pane's result stays at least this long
 const RESYNC_MS = 60000;
 const STALL_MS = 90000;
 const RELOAD_AFTER_MS = 12 * 3600 * 1000;
-const MAX_TILES = 9;
+const MAX_PANES = 9;
 const started = Date.now();
 
 const $ = (id) => document.getElementById(id);
@@ -37,12 +37,12 @@ const state = {
   event: null, standings: [], live: new Map(), upcoming: [], show: null,
   points: new Map(), summed: null, summaryUntil: 0, summaryRound: null,
 };
-const tiles = new Map(); // match id -> Tile, in wall order
+const panes = new Map(); // match id -> Pane, in wall order
 let createRenderer = null;
 
-// -- a tile: one live match ------------------------------------------------------------------
+// -- a pane: one live match ------------------------------------------------------------------
 
-class Tile {
+class Pane {
   constructor(match) {
     this.id = match.id;
     this.match = match;
@@ -50,18 +50,18 @@ class Tile {
     this.turns = [];
     this.endedAt = 0;
     this.lastMessage = Date.now();
-    this.root = el("div", "tile");
+    this.root = el("div", "pane");
     this.root.dataset.match = String(match.id);
-    const head = el("div", "tile-head");
+    const head = el("div", "pane-head");
     this.n0 = el("span", "n n0");
     this.sc = el("span", "sc");
     this.n1 = el("span", "n n1");
     head.append(this.n0, this.sc, this.n1);
-    const stage = el("div", "tile-stage");
+    const stage = el("div", "pane-stage");
     this.canvas = el("canvas");
     this.canvas.setAttribute("aria-label", `Match ${match.id}`);
     stage.append(this.canvas);
-    const foot = el("div", "tile-foot");
+    const foot = el("div", "pane-foot");
     this.why = el("span", "why");
     this.info = el("span", "info");
     foot.append(this.why, this.info);
@@ -161,7 +161,7 @@ class Tile {
   }
 }
 
-/** The tile that stands out, or null: the final of a bracket, the last live match of a round
+/** The pane that stands out, or null: the final of a bracket, the last live match of a round
  *  whose other matches are over, or the one closest score among live matches with scores. */
 function heroOf(list) {
   const live = list.filter((t) => !t.ended);
@@ -181,43 +181,43 @@ function heroOf(list) {
   return null;
 }
 
-/** Puts the event's running matches on the wall: a free slot, else a finished tile's slot. */
+/** Puts the event's running matches on the wall: a free slot, else a finished pane's slot. */
 function fillWall() {
-  const running = [...state.live.values()].filter((m) => m.status === "running" && !tiles.has(m.id));
+  const running = [...state.live.values()].filter((m) => m.status === "running" && !panes.has(m.id));
   running.sort((a, b) => a.id - b.id);
   for (const m of running) {
-    if (tiles.size >= MAX_TILES || (tiles.size && [...tiles.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
-      const old = [...tiles.values()].filter((t) => t.ended).sort((a, b) => a.endedAt - b.endedAt)[0];
-      if (!old && tiles.size >= MAX_TILES) break;
-      if (old) replaceTile(old, m);
-      else addTile(m);
-    } else addTile(m);
+    if (panes.size >= MAX_PANES || (panes.size && [...panes.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
+      const old = [...panes.values()].filter((t) => t.ended).sort((a, b) => a.endedAt - b.endedAt)[0];
+      if (!old && panes.size >= MAX_PANES) break;
+      if (old) replacePane(old, m);
+      else addPane(m);
+    } else addPane(m);
   }
 }
 
-function addTile(match) {
-  const tile = new Tile(match);
-  tiles.set(match.id, tile);
-  $("wall").append(tile.root);
-  tile.start();
+function addPane(match) {
+  const pane = new Pane(match);
+  panes.set(match.id, pane);
+  $("wall").append(pane.root);
+  pane.start();
 }
 
-function replaceTile(old, match) {
-  const tile = new Tile(match);
-  old.root.replaceWith(tile.root);
+function replacePane(old, match) {
+  const pane = new Pane(match);
+  old.root.replaceWith(pane.root);
   old.stop();
-  const order = [...tiles.entries()].map(([id, t]) => (id === old.id ? [match.id, tile] : [id, t]));
-  tiles.clear();
-  for (const [id, t] of order) tiles.set(id, t);
-  tile.start();
+  const order = [...panes.entries()].map(([id, t]) => (id === old.id ? [match.id, pane] : [id, t]));
+  panes.clear();
+  for (const [id, t] of order) panes.set(id, t);
+  pane.start();
 }
 
-/** Removes the finished tiles of rounds up to ``round`` (summed up). */
+/** Removes the finished panes of rounds up to ``round`` (summed up). */
 function clearRound(round) {
-  for (const [id, t] of [...tiles]) {
+  for (const [id, t] of [...panes]) {
     if (t.ended && (round === null || (t.match.round ?? 0) <= round)) {
       t.stop();
-      tiles.delete(id);
+      panes.delete(id);
     }
   }
 }
@@ -374,7 +374,7 @@ function renderLists() {
 function modeNow() {
   if (state.event?.status === "finished" && state.show?.podium) return "podium";
   if (Date.now() < state.summaryUntil) return "summary";
-  if (tiles.size) return "wall";
+  if (panes.size) return "wall";
   return state.show?.results?.length ? "summary" : "wall";
 }
 
@@ -393,7 +393,7 @@ function render() {
   $("wall").hidden = mode !== "wall";
   $("summary").hidden = mode !== "summary";
   $("podium").hidden = mode !== "podium";
-  const list = [...tiles.values()];
+  const list = [...panes.values()];
   const wall = $("wall");
   const count = list.length;
   const hero = heroOf(list);
@@ -403,7 +403,7 @@ function render() {
   $("wall-waiting").hidden = count > 0;
   $("wall-waiting").textContent = state.event?.status === "finished" ? "The event is over." : "Waiting for the next match…";
   const lead = hero || list.find((t) => !t.ended) || list[0];
-  document.body.dataset.tiles = String(count);
+  document.body.dataset.panes = String(count);
   document.body.dataset.hero = hero ? String(hero.id) : "";
   if (lead) { // the match the wall leads with; once the wall is empty, the last one
     document.body.dataset.featured = String(lead.id);
@@ -474,7 +474,7 @@ function onEvent(msg) {
     if (state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync();
   } else if (msg.type === "match_finished") {
     state.live.delete(msg.match.id);
-    tiles.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
+    panes.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
     resync();
   } else if (msg.type === "standings") {
     state.standings = msg.standings || [];
@@ -494,7 +494,7 @@ async function main() {
   }).start();
   setInterval(resync, RESYNC_MS);
   setInterval(() => {
-    for (const t of tiles.values()) {
+    for (const t of panes.values()) {
       if (!t.ended && Date.now() - t.lastMessage > STALL_MS) {
         t.lastMessage = Date.now();
         t.stream?.reconnectNow();

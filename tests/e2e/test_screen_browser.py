@@ -3,7 +3,7 @@
 started as a subprocess that the last test restarts.
 
 An 8-bot single elimination of built-in bots (paced, so a round lasts seconds) plays its
-four first-round matches at once: the screen shows them as a wall of four live tiles, then
+four first-round matches at once: the screen shows them as a wall of four live panes, then
 the round's results and the bracket, then the semi-finals, then the podium with the final's
 replay as a link and a QR code. Standings with 9 and 16 entries show every row. A restarted
 server: the screen reconnects and shows the results played since, without a reload.
@@ -174,20 +174,20 @@ def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens)
         page.evaluate("() => { window.sameDocument = true; }")
         page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 8")
     site.start_event(event)
-    # It should show the first round's four matches live, as a wall of four tiles.
+    # It should show the first round's four matches live, as a wall of four panes.
     for page in screens:
         page.wait_for_function(
-            "() => document.body.dataset.mode === 'wall' && document.body.dataset.tiles === '4'"
-            " && [...document.querySelectorAll('#wall .tile')].every((t) =>"
+            "() => document.body.dataset.mode === 'wall' && document.body.dataset.panes === '4'"
+            " && [...document.querySelectorAll('#wall .pane')].every((t) =>"
             " t.dataset.status === 'running' && Number(t.dataset.turns) >= 1)"
         )
     for page in screens:
-        tiles = page.eval_on_selector_all(
-            "#wall .tile", "(ts) => ts.map((t) => t.getBoundingClientRect().width)"
+        panes = page.eval_on_selector_all(
+            "#wall .pane", "(ts) => ts.map((t) => t.getBoundingClientRect().width)"
         )
-        # It should lay four tiles out two by two, of one size (no match stands out yet).
-        assert len(tiles) == 4 and max(tiles) - min(tiles) < 2, tiles
-        assert 0.3 < tiles[0] / page.viewport_size["width"] < 0.45, tiles
+        # It should lay four panes out two by two, of one size (no match stands out yet).
+        assert len(panes) == 4 and max(panes) - min(panes) < 2, panes
+        assert 0.3 < panes[0] / page.viewport_size["width"] < 0.45, panes
         shot(page, "wall")
     # It should sum the round up: its four results and the bracket, round 1 decided.
     for page in screens:
@@ -213,7 +213,7 @@ def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens)
         final = int(re.fullmatch(rf"{re.escape(site.base)}/matches/(\d+)/", href).group(1))
         assert page.evaluate("() => window.sameDocument") is True
         # It should have shown, in order: the wall, round 1's summary, the wall (the next
-        # rounds: live tiles again), and the podium last.
+        # rounds: live panes again), and the podium last.
         seen = page.evaluate("() => arenaScreen.journal.map((j) => [j.mode, j.round])")
         assert seen[0] == ["wall", None] and seen[-1] == ["podium", None], seen
         assert seen.index(["summary", 1]) < seen.index(["wall", None], 1), seen

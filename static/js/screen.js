@@ -352,13 +352,14 @@ function renderLists() {
   const items = [];
   for (const m of live) items.push(["LIVE", seatsLabel(namesOf(m))]);
   for (const m of state.upcoming) items.push(["", seatsLabel(namesOf(m))]);
-  for (const [tag, text] of items.slice(0, 4)) {
+  const room = items.length > 4 ? 3 : 4; // four lines fit: three and "+ N more"
+  for (const [tag, text] of items.slice(0, room)) {
     const li = el("li");
     if (tag) li.append(el("span", "tag", tag));
     li.append(document.createTextNode(text));
     list.append(li);
   }
-  if (items.length > 4) list.append(el("li", "muted", `+ ${items.length - 4} more`));
+  if (items.length > room) list.append(el("li", "muted", `+ ${items.length - room} more`));
   if (!items.length) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
   if (e) {

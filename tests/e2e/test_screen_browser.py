@@ -127,6 +127,7 @@ def events(site):
     return site.events(
         {
             "Screen cup": ("single_elimination", ["perfect", "random"] * 4, PACE_MS),
+            "Fifteen at once": ("round_robin", ["perfect", "random"] * 3, 2 * PACE_MS),
             "Table of 9": ("round_robin", ["random"] * 9, 0),
             "Table of 16": ("round_robin", ["random"] * 16, 0),
             "Table of 40": ("round_robin", ["random"] * 40, 0),
@@ -225,6 +226,29 @@ def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens)
     assert [r["name"] for r in snap["show"]["podium"]["top"]] == [
         r["name"] for r in snap["standings"][:3]
     ]
+
+
+def test_it_shows_nine_matches_at_most_and_counts_the_others(site, events, screens):
+    event = events["Fifteen at once"]  # a round robin of 6 bots: its 15 matches at once
+    for page in screens:
+        page.goto(f"{site.base}/events/{event}/screen")
+    site.start_event(event)
+    for page in screens:
+        # A pane is put up for a running match only: nine panes, nine matches seen live.
+        page.wait_for_function("() => document.body.dataset.panes === '9'", timeout=60_000)
+    for page in screens:
+        # It should count the live matches it has no room for.
+        assert re.fullmatch(r"\+ \d+ more", page.inner_text("#upcoming li:last-child"))
+        box = page.locator(".bs-next").bounding_box()
+        last = page.locator("#upcoming li:last-child").bounding_box()
+        assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, (last, box)
+    for page in screens:
+        # It should lay nine panes out three by three.
+        widths = page.eval_on_selector_all(
+            "#wall .pane", "(ts) => ts.map((t) => t.getBoundingClientRect().width)"
+        )
+        assert max(widths) - min(widths) < 2 and 0.2 < widths[0] / page.viewport_size["width"] < 0.3
+        shot(page, "wall-9")
 
 
 @pytest.mark.parametrize("entries", [9, 16, 40])

@@ -11,10 +11,9 @@ dependencies): the page loads no script for it and works offline on a projector'
 from __future__ import annotations
 
 import segno
-from django.db.models import Count, Q
 from django.urls import reverse
 
-from competition.matches.presenters import match_json
+from competition.matches.presenters import match_json, match_jsons
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 
 #: the results a round summary lists at most (the page shows them all: a round of a big
@@ -25,32 +24,25 @@ PODIUM = 3
 
 def rounds_progress(event: Event) -> tuple[int, int | None]:
     """``(current, completed)``: the latest round with a match, and the latest round whose
-    matches all ended while no earlier round is still playing (None before that)."""
-    done = MatchStatus.done()
-    per_round = (
-        event.matches.exclude(round=None)
-        .values("round")
-        .annotate(total=Count("id"), ended=Count("id", filter=Q(status__in=done)))
+    matches all ended while no earlier round is still playing (None before that). Reads the
+    latest match by round and the unfinished matches (indexed): never the event's history."""
+    rounds = event.matches.exclude(round=None)
+    current = rounds.order_by("-round").values_list("round", flat=True).first() or 0
+    unfinished = (
+        rounds.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
         .order_by("round")
+        .values_list("round", flat=True)
+        .first()
     )
-    rows = list(per_round)
-    completed = None
-    for row in rows:
-        if row["ended"] != row["total"]:
-            break
-        completed = row["round"]
-    return (rows[-1]["round"] if rows else 0), completed
+    completed = current if unfinished is None else unfinished - 1
+    return current, (completed or None)
 
 
 def round_results(event: Event, rnd: int | None) -> list[dict]:
     if rnd is None:
         return []
-    matches = (
-        event.matches.filter(round=rnd, status__in=MatchStatus.done())
-        .prefetch_related("participants__bot__owner")
-        .order_by("id")[:MAX_RESULTS]
-    )
-    return [match_json(m, sorted(m.participants.all(), key=lambda p: p.seat)) for m in matches]
+    matches = event.matches.filter(round=rnd, status__in=MatchStatus.done()).order_by("id")
+    return match_jsons(matches[:MAX_RESULTS])
 
 
 def final_match(event: Event, bracket: dict | None):

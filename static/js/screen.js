@@ -425,7 +425,8 @@ function applyShow(show) {
   state.show = show;
   renderResults(show.results);
   renderBracket(show.bracket);
-  if (!first && completed !== null && completed !== state.summed) {
+  // a format of rounds sums each up; a ladder (no total: continuous) keeps its wall
+  if (!first && completed !== null && completed !== state.summed && show.rounds.total !== null) {
     state.summaryRound = completed;
     state.summaryUntil = Date.now() + HOLD_MS;
     clearTimeout(holdTimer);

@@ -49,6 +49,7 @@ export class Viewer {
       infoNumber: document.getElementById("info-number"),
       status: document.getElementById("match-status"),
       reason: document.getElementById("match-reason"),
+      fork: document.getElementById("fork-link"), // "play from here": the turn on screen
     };
     this.bind();
     this.resize();
@@ -238,6 +239,7 @@ export class Viewer {
       el.scrub.value = String(this.index);
     }
     if (el.label) el.label.textContent = `turn ${this.index} / ${this.last}${done ? "" : "+"}`;
+    if (el.fork) el.fork.href = `${el.fork.dataset.base}?turn=${this.index}`;
     if (el.live) {
       el.live.hidden = done;
       el.live.style.opacity = this.follow ? "1" : "0.45";

@@ -273,9 +273,13 @@ export class Viewer {
       const p = document.createElement("p");
       p.className = "muted";
       const started = this.last || this.yourMove || this.match?.status !== "queued";
+      const m = this.match;
+      const start = m?.forked_from
+        ? `The start position: match #${m.forked_from} after its turn ${m.fork_turn}.`
+        : "The start position.";
       p.textContent = this.yourMove
-        ? "The start position: your move."
-        : started ? "The start position." : "Waiting for the first turn…";
+        ? `${start.slice(0, -1)}: your move.`
+        : started ? start : "Waiting for the first turn…";
       info.append(p);
       return;
     }

@@ -635,7 +635,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             "the same bots). The new match has `forked_from` and `fork_turn`; its own turns "
             "count from 1 and its start is the origin's position after `turn`. It is "
             "friendly (never rated) and counts toward the same limits as a challenge. A game "
-            "whose stored turns cannot rebuild the state (battleship's hidden fleets) is "
+            "whose stored turns cannot rebuild the state (hidden information placed by greetings) is "
             "refused with the reason."
         ),
     )

@@ -4,7 +4,7 @@ another match (its origin) after one of its turns, with the bots the user choose
 The engine rebuilds that state from the origin's stored history: ``Game.rebuild`` over
 (seed, options, seats, the actions of turns 1..N), state = f(seed, options, actions). The
 fork keeps the origin's game, seed, options and every seat (a different seat count would be
-another game: tron's trails, the options that record the seats), so chance drawn later
+another game: the options that record the seats, one trail per seat), so chance drawn later
 from ``rng_for(seed, ...)`` is what the origin would have drawn.
 
 Numbering: a fork's own turns are numbered from 1, and its start (the viewer's turn 0) is
@@ -17,7 +17,7 @@ game time on the board.
 What a seat's bot sees is the game's protocol for a new match from that position: a game
 that greets its bots (``init``) greets them, and every request carries the position as the
 game's requests do. A game whose stored turns cannot rebuild the state, or whose bots could
-not be told it, refuses (``Game.fork_refusal``: battleship's hidden fleets). A fork is
+not be told it, refuses (``Game.fork_refusal``: hidden fleets placed at greeting). A fork is
 friendly (unrated): its start was chosen, not played. It goes through
 ``create_user_match``: the same per-user limits as a challenge.
 """
@@ -47,16 +47,16 @@ def turns_upto(match_id: int, n: int) -> list[dict]:
     )
 
 
-def state_after(origin: Match, turn: int, seats: int) -> State:
-    """The state of ``origin`` (a match of ``seats`` seats) after its turn ``turn``, from
-    which a fork starts: ``ValidationError`` (field ``turn``) when the game cannot be forked,
-    the turn is not stored, ended the match by forfeit, or leaves nothing to play."""
-    game = get_game(origin.game)
-    if game.fork_refusal is not None:
-        raise ValidationError({"turn": game.fork_refusal[:1].upper() + game.fork_refusal[1:]})
-    turns = turns_upto(origin.pk, turn)
-    if len(turns) != turn or any(t["number"] != i for i, t in enumerate(turns, 1)):
-        raise ValidationError({"turn": f"Match {origin.pk} has no stored turn {turn}."})
+#: a fork of a fork of ... at most this many matches deep (each level is read to rebuild)
+MAX_FORK_DEPTH = 8
+
+
+def _actions(match_id: int, n: int) -> list[dict]:
+    """The ``{seat: action}`` of turns 1..``n`` of one match, checked: every turn stored and
+    none that ended the match by forfeit (the loop does not apply such a turn's actions)."""
+    turns = turns_upto(match_id, n)
+    if len(turns) != n or any(t["number"] != i for i, t in enumerate(turns, 1)):
+        raise ValidationError({"turn": f"Match {match_id} has no stored turn {n}."})
     for t in turns:
         if t["forfeited"]:
             raise ValidationError(
@@ -65,11 +65,49 @@ def state_after(origin: Match, turn: int, seats: int) -> State:
                     f"the one after turn {t['number'] - 1}: fork from there."
                 }
             )
-    actions = [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
+    return [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
+
+
+def history(match_id: int, n: int) -> list[dict]:
+    """Every action from the game's start to turn ``n`` of a match: for a fork, its origin's
+    up to ``fork_turn`` first (up the chain of a fork of a fork), then its own."""
+    segments = [(match_id, n)]
+    while True:
+        row = Match.objects.filter(pk=match_id).values_list("forked_from_id", "fork_turn").first()
+        if row is None:
+            raise ValidationError({"turn": f"Match {match_id} no longer exists."})
+        origin_id, turn = row
+        if turn is None:
+            break
+        if origin_id is None:
+            raise ValidationError(
+                {"turn": f"Match {match_id} was forked from a match that no longer exists."}
+            )
+        if len(segments) >= MAX_FORK_DEPTH:
+            raise ValidationError(
+                {"turn": f"Forks of forks go {MAX_FORK_DEPTH} matches deep at most."}
+            )
+        match_id, n = origin_id, turn
+        segments.append((match_id, n))
+    return [action for mid, upto in reversed(segments) for action in _actions(mid, upto)]
+
+
+def _rebuild(origin: Match, actions: list[dict], seats: int) -> State:
+    game = get_game(origin.game)
     try:
-        state = game.rebuild(seed=origin.seed, options=origin.options, seats=seats, actions=actions)
+        return game.rebuild(seed=origin.seed, options=origin.options, seats=seats, actions=actions)
     except ValueError as exc:
         raise ValidationError({"turn": f"Match {origin.pk} cannot be rebuilt: {exc}"}) from None
+
+
+def state_after(origin: Match, turn: int, seats: int) -> State:
+    """The state of ``origin`` (a match of ``seats`` seats) after its turn ``turn``, from
+    which a fork starts: ``ValidationError`` (field ``turn``) when the game cannot be forked,
+    the turn is not stored, ended the match by forfeit, or leaves nothing to play."""
+    game = get_game(origin.game)
+    if game.fork_refusal is not None:
+        raise ValidationError({"turn": game.fork_refusal[:1].upper() + game.fork_refusal[1:]})
+    state = _rebuild(origin, history(origin.pk, turn), seats)
     if not game.to_move(state):
         raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
     return state
@@ -82,9 +120,8 @@ def start_state(match: Match, seats: int) -> State | None:
         return None
     if match.forked_from_id is None:
         raise ValueError(f"match {match.pk}: the match it was forked from no longer exists")
-    origin = Match(pk=match.forked_from_id, game=match.game, seed=match.seed, options=match.options)
     try:
-        return state_after(origin, match.fork_turn, seats)
+        return _rebuild(match, history(match.forked_from_id, match.fork_turn), seats)
     except ValidationError as exc:
         raise ValueError(f"match {match.pk}: {' '.join(exc.messages)}") from None
 

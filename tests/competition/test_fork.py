@@ -18,6 +18,7 @@ from django.test import Client
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import fork as fork_module
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
@@ -57,12 +58,21 @@ def seat_ids(match: Match) -> list[int]:
     return list(match.participants.order_by("seat").values_list("bot_id", flat=True))
 
 
+def actions_upto(match: Match, n: int) -> list[dict]:
+    """The actions from the game's start to turn ``n`` of ``match`` (a fork: its origin's
+    up to the fork's turn first)."""
+    prefix = []
+    if match.fork_turn is not None:
+        prefix = actions_upto(match.forked_from, match.fork_turn)
+    rows = Turn.objects.filter(match=match, number__lte=n).order_by("number")
+    return prefix + [{s: t.actions[s] for s in t.seats} for t in rows]
+
+
 def state_at(origin: Match, n: int):
     """The origin's state after turn ``n``, rebuilt from its stored turns (the engine's
     ``rebuild`` is checked against live play in ``tests/games/test_fork.py``)."""
     game = get_game(origin.game)
-    rows = Turn.objects.filter(match=origin, number__lte=n).order_by("number")
-    actions = [{s: t.actions[s] for s in t.seats} for t in rows]
+    actions = actions_upto(origin, n)
     return game.rebuild(
         seed=origin.seed,
         options=origin.options,
@@ -122,6 +132,33 @@ def test_it_forks_every_game_over_the_api_or_refuses_with_the_reason(clients, us
     numbers = list(Turn.objects.filter(match=fork).values_list("number", flat=True))
     assert numbers == list(range(1, fork.turn_count + 1)) and numbers
     assert_follows(origin, fork, n)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_forks_a_fork_from_the_position_of_its_own_turns(clients, users, monkeypatch):
+    # It should fork a fork from its own turn M: the position the fork reached (its
+    # origin's turns up to N, then its own up to M), and bound the chain's depth.
+    origin = played_origin(users["owner"], get_game("connectfour"), seed=2)
+    first = fork(clients["owner"], origin, turn=3).json()
+    assert asyncio.run(run_match(first["id"])) == first["id"]
+    middle = Match.objects.get(pk=first["id"])
+    m = (middle.turn_count - 1) // 2
+    assert m >= 1
+    second = fork(clients["owner"], middle, turn=m)
+    assert second.status_code == 201, second.content
+    assert asyncio.run(run_match(second.json()["id"])) == second.json()["id"]
+    last = Match.objects.get(pk=second.json()["id"])
+    assert last.status == MatchStatus.FINISHED
+    assert_follows(middle, last, m)
+    assert game_frame(last) == Turn.objects.get(match=middle, number=m).frame
+    monkeypatch.setattr(fork_module, "MAX_FORK_DEPTH", 2)
+    deep = fork(clients["owner"], last, turn=1)
+    assert deep.status_code == 400 and "2 matches deep at most" in deep.json()["turn"][0]
+
+
+def game_frame(match: Match):
+    """The start frame the viewer of ``match`` draws (its turn 0)."""
+    return Client().get(f"/matches/{match.pk}/viewer.json").json()["initial"]
 
 
 # -- the API's checks and limits -----------------------------------------------------------

@@ -889,15 +889,13 @@ def test_it_scales_the_throttle_rates_from_the_environment():
         )
 
     # It should keep the production rates by default, and multiply them all when asked.
-    assert (
-        rates().stdout.strip()
-        == "[('challenges', '30/min'), ('simulate', '120/min'), ('writes', '60/min')]"
-    )
+    assert rates().stdout.strip() == "[('simulate', '120/min'), ('writes', '60/min')]"
     scaled = rates(ARENA_API_THROTTLE_SCALE="100")
-    assert (
-        scaled.stdout.strip()
-        == "[('challenges', '3000/min'), ('simulate', '12000/min'), ('writes', '6000/min')]"
-    )
+    assert scaled.stdout.strip() == "[('simulate', '12000/min'), ('writes', '6000/min')]"
+    # It should scale the challenges' budget (web and API alike, counted by the service) too.
+    budget = "settings.ARENA_CHALLENGES_PER_MINUTE"
+    assert setting_in(budget).stdout.strip() == "30"
+    assert setting_in(budget, ARENA_API_THROTTLE_SCALE="100").stdout.strip() == "3000"
     # It should refuse a malformed or non-positive scale at start-up.
     for bad in ("x", "0", "1.5"):
         refused = rates(ARENA_API_THROTTLE_SCALE=bad)

@@ -566,6 +566,7 @@ class BracketSlotSerializer(serializers.Serializer):
     bye = serializers.BooleanField()
     walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
     series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
+    why = serializers.CharField(help_text="How it was decided, in words (empty until then).")
 
 
 class BracketRoundSerializer(serializers.Serializer):

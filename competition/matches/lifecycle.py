@@ -435,7 +435,7 @@ def finish(
         ratings.apply_match(match, participants)
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
     return True
 
 
@@ -450,7 +450,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
         match = Match.objects.get(pk=match_id)
         _ended(match)
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
     logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
 
@@ -462,6 +462,21 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
         if match.status != MatchStatus.RUNNING or match.lease_token != token:
             return None
         return _requeue_or_error(match, error)
+
+
+def announce_end(summary: dict) -> None:
+    """After the commit that ended a match: its end to its watchers (and its event's), and
+    the running count of its game to the home page."""
+    broadcast.match_finished(summary)
+    announce_running(summary["game"])
+
+
+def announce_running(game_slug: str) -> None:
+    """The home page's "live now" count of ``game_slug``, after a match of it started or
+    ended: one count per start or end, and none while nobody watches the home page."""
+    if broadcast.listened(broadcast.HOME_GROUP):
+        running = Match.objects.filter(game=game_slug, status=MatchStatus.RUNNING).count()
+        broadcast.running_changed(game_slug, running)
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
@@ -479,7 +494,7 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.status = MatchStatus.ERRORED
         match.finished = timezone.now()
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
         # an errored match holds its event's round (an organiser may requeue it), but a
         # round robin whose last pending match errored is over
         if match.event_id:
@@ -547,7 +562,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
         if updated:
             match = Match.objects.get(pk=match_id)
             summary = match_json(match)
-            transaction.on_commit(lambda: broadcast.match_finished(summary))
+            transaction.on_commit(lambda: announce_end(summary))
             if advance:
                 _ended(match)
     return bool(updated)

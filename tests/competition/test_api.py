@@ -309,6 +309,7 @@ def test_it_lists_active_bots_without_target_or_secret_to_anonymous_callers(clie
         "ordinal": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
         "games": 0,
         "provisional": True,
+        "ranked": False,  # no rated game yet: the defaults, unranked
     }
     assert SECRET_URL not in response.content.decode()
 
@@ -382,6 +383,7 @@ def test_it_shows_a_bots_rating(clients, bots):
         "ordinal": 24.0,
         "games": 12,
         "provisional": False,
+        "ranked": True,
     }
 
 

@@ -247,6 +247,7 @@ def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        page.set_default_timeout(60_000)  # the server is playing 13 snakes meanwhile
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"http://127.0.0.1:{site['port']}/events/{event}/screen")

@@ -122,6 +122,7 @@ class Featured {
     $("f-score0").textContent = many ? "" : parts[0]?.score ?? "";
     $("f-score1").textContent = many ? "" : parts[1]?.score ?? "";
     seatBars(many ? parts : [], names, done);
+    $("featured").classList.toggle("many", many);
     $("f-status").textContent = done ? "final" : `match #${this.id} · turn ${n}`;
     $("f-foot").textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : "● live";
     document.body.dataset.featured = String(this.id);
@@ -223,6 +224,7 @@ function idle() {
 function renderStandings() {
   const tbody = $("standings").tBodies[0];
   tbody.replaceChildren();
+  $("standings").classList.toggle("compact", state.standings.length > 8);
   for (const row of state.standings) {
     const tr = tbody.insertRow();
     const before = state.points.get(row.bot);

@@ -219,6 +219,14 @@ def challenge(
     beyond, with ``retry_after``), whatever the way in, so the web and the API share one
     budget; then the bots are checked (``challenge_bots``) and the match is created under
     ``create_user_match``'s limits."""
+    charge_challenge(user)
+    bots = challenge_bots(user, bot_ids)
+    return create_user_match(user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms)
+
+
+def charge_challenge(user) -> None:
+    """Count one challenge (or fork) of ``user`` against ``ARENA_CHALLENGES_PER_MINUTE``,
+    in the shared ``ratelimit`` cache: ``TooManyMatches`` (with ``retry_after``) beyond."""
     per_minute = Limit("challenges", settings.ARENA_CHALLENGES_PER_MINUTE, 60)
     if (wait := hit(per_minute, str(user.pk))) is not None:
         raise TooManyMatches(
@@ -226,8 +234,6 @@ def challenge(
             f"Try again in {wait} s; nothing was created.",
             retry_after=wait,
         )
-    bots = challenge_bots(user, bot_ids)
-    return create_user_match(user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms)
 
 
 def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:

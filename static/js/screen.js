@@ -39,6 +39,7 @@ const state = {
 };
 const panes = new Map(); // match id -> Pane, in wall order
 let createRenderer = null;
+let colours = null; // the renderer module's COLORS / LABELS / DOTTED, when it has them
 
 // -- a pane: one live match ------------------------------------------------------------------
 
@@ -57,6 +58,9 @@ class Pane {
     this.sc = el("span", "sc");
     this.n1 = el("span", "n n1");
     head.append(this.n0, this.sc, this.n1);
+    this.seats = el("ol", "fseats pane-seats");
+    this.seats.hidden = true;
+    this.seats.setAttribute("aria-label", `Seats of match ${match.id}`);
     const stage = el("div", "pane-stage");
     this.canvas = el("canvas");
     this.canvas.setAttribute("aria-label", `Match ${match.id}`);
@@ -65,7 +69,7 @@ class Pane {
     this.why = el("span", "why");
     this.info = el("span", "info");
     foot.append(this.why, this.info);
-    this.root.append(head, stage, foot);
+    this.root.append(head, this.seats, stage, foot);
     this.renderer = createRenderer(this.canvas, { names: [] });
   }
 
@@ -147,6 +151,8 @@ class Pane {
     this.n1.textContent = many ? "free-for-all" : names[1] ?? "—";
     const scores = parts.map((p) => p.score);
     this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : "vs";
+    seatBars(this.seats, many ? parts : [], names, done);
+    this.root.classList.toggle("many", many);
     this.why.textContent = done ? "FINAL" : "● LIVE";
     this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · round ${this.match.round}` : ""}`;
     this.root.classList.toggle("ended", done);
@@ -159,6 +165,21 @@ class Pane {
     this.stream?.stop();
     this.root.remove();
   }
+}
+
+/** A match of more seats: one bar per seat (its letter, name, and score once over) in the
+ * renderer's seat colours and dotted patterns, as on the match page; hidden for two seats. */
+function seatBars(list, parts, names, done) {
+  list.hidden = !parts.length;
+  list.replaceChildren(...parts.map((p, i) => {
+    const seat = p.seat ?? i;
+    const li = el("li", colours?.DOTTED?.[seat] ? "fseat dotted" : "fseat");
+    li.dataset.seat = String(seat);
+    li.style.color = colours?.COLORS?.[seat] ?? "";
+    const score = done && p.score !== null && p.score !== undefined ? String(p.score) : "";
+    li.append(el("span", "tag", colours?.LABELS?.[seat] ?? String(seat + 1)), el("span", "name", names[i] ?? p.name), el("span", "fscore", score));
+    return li;
+  }));
 }
 
 /** The pane that stands out, or null: the final of a bracket, the last live match of a round
@@ -400,15 +421,19 @@ function render() {
   const hero = heroOf(list);
   wall.dataset.count = String(count);
   wall.dataset.hero = hero ? "1" : "0";
-  for (const t of list) t.root.classList.toggle("hero", t === hero);
+  const lead = hero || list.find((t) => !t.ended) || list[0];
+  for (const t of list) {
+    t.root.classList.toggle("hero", t === hero);
+    t.root.classList.toggle("lead", t === lead);
+  }
   $("wall-waiting").hidden = count > 0;
   $("wall-waiting").textContent = state.event?.status === "finished" ? "The event is over." : "Waiting for the next match…";
-  const lead = hero || list.find((t) => !t.ended) || list[0];
   document.body.dataset.panes = String(count);
   document.body.dataset.hero = hero ? String(hero.id) : "";
   if (lead) { // the match the wall leads with; once the wall is empty, the last one
     document.body.dataset.featured = String(lead.id);
     document.body.dataset.featuredStatus = lead.match.status;
+    document.body.dataset.featuredTurns = String(lead.turns.length);
   }
   if (mode === "summary" && state.show) {
     const r = state.summaryRound ?? state.show.rounds.completed;
@@ -485,7 +510,8 @@ function onEvent(msg) {
 }
 
 async function main() {
-  ({ createRenderer } = await import(config.renderer));
+  colours = await import(config.renderer);
+  ({ createRenderer } = colours);
   await resync();
   const conn = $("conn-state");
   new Reconnecting(config.ws, {

@@ -278,9 +278,7 @@ def event_screen_json(request, pk: int):
     if snapshot is None:
         raise Http404("No such event")
     event = Event.objects.get(pk=pk)
-    bracket = event_services.bracket_view(event)
-    for slot in (s for r in (bracket or {}).get("rounds", []) for s in r["slots"]):
-        slot["why"] = tie_reason(slot)
+    bracket = snapshot.get("bracket")  # with each slot's "why" (single elimination only)
     total = event_rounds(event, len(snapshot["standings"]), bracket)["total"]
     snapshot["show"] = screen.show(request, event, snapshot["standings"], bracket, total)
     return JsonResponse(snapshot)

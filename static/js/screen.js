@@ -503,6 +503,9 @@ function onEvent(msg) {
     state.live.delete(msg.match.id);
     panes.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
     resync();
+  } else if (msg.type === "bracket" && state.show) {
+    state.show.bracket = msg.bracket; // the live bracket after each result
+    renderBracket(msg.bracket);
   } else if (msg.type === "standings") {
     state.standings = msg.standings || [];
     renderStandings();

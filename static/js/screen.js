@@ -150,7 +150,7 @@ class Pane {
     this.n0.textContent = many ? `${names.length}-way` : names[0] ?? "—";
     this.n1.textContent = many ? "free-for-all" : names[1] ?? "—";
     const scores = parts.map((p) => p.score);
-    this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : "vs";
+    this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : many ? "" : "vs";
     seatBars(this.seats, many ? parts : [], names, done);
     this.root.classList.toggle("many", many);
     this.why.textContent = done ? "FINAL" : "● LIVE";

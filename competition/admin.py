@@ -59,6 +59,7 @@ class EventForm(forms.ModelForm):
             "series_length",
             "rounds",
             "pace_ms",
+            "hide_results",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",

@@ -374,10 +374,11 @@ def finish(
         cursor.executemany(
             seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants]
         )
-        ratings.apply_match(match, participants)
+        if not match.results_hidden():  # a hidden match is rated at its reveal
+            ratings.apply_match(match, participants)
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        _announce_end(match, summary)
     return True
 
 
@@ -392,7 +393,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
         match = Match.objects.get(pk=match_id)
         _ended(match)
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        _announce_end(match, summary)
     logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
 
@@ -404,6 +405,13 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
         if match.status != MatchStatus.RUNNING or match.lease_token != token:
             return None
         return _requeue_or_error(match, error)
+
+
+def _announce_end(match: Match, summary: dict) -> None:
+    """Publish the end of ``match`` after the commit (not to its event's group while it is
+    hidden until its reveal: ``Match.results_hidden``)."""
+    public = not match.results_hidden()
+    transaction.on_commit(lambda: broadcast.match_finished(summary, public=public))
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
@@ -421,7 +429,7 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.status = MatchStatus.ERRORED
         match.finished = timezone.now()
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        _announce_end(match, summary)
         # an errored match holds its event's round (an organiser may requeue it), but a
         # round robin whose last pending match errored is over
         if match.event_id:
@@ -489,7 +497,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
         if updated:
             match = Match.objects.get(pk=match_id)
             summary = match_json(match)
-            transaction.on_commit(lambda: broadcast.match_finished(summary))
+            _announce_end(match, summary)
             if advance:
                 _ended(match)
     return bool(updated)

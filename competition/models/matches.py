@@ -12,8 +12,12 @@ from competition.models.choices import FaultCode, MatchStatus, SeatResult
 def hidden(prefix: str = "") -> Q:
     """The one definition of a match the public may not see yet: a match of an event whose
     results wait for the presenter's reveal (``Event.hide_results``) that is not revealed.
-    ``prefix`` reaches the match from another model (``"match__"`` from a seat)."""
-    return Q(**{f"{prefix}event__hide_results": True, f"{prefix}revealed_at__isnull": True})
+    ``prefix`` reaches the match from another model (``"match__"`` from a seat). The events
+    are a subquery (as in ``due``), not a join: a history page keeps its index order."""
+    from competition.models.events import Event
+
+    hiding = Event.objects.filter(hide_results=True).values("pk")
+    return Q(**{f"{prefix}event_id__in": hiding, f"{prefix}revealed_at__isnull": True})
 
 
 def sees_hidden(user) -> bool:

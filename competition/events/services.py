@@ -639,6 +639,13 @@ def reveal(match_id: int) -> bool:
     return True
 
 
+def reveal_all(event: Event) -> int:
+    """Reveal every ended match of ``event`` still hidden, in reveal order (round, then id):
+    before an organiser turns ``hide_results`` off, so that every match is rated."""
+    waiting = event.matches.filter(hidden(), status__in=MatchStatus.done()).order_by("round", "id")
+    return sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
+
+
 def _broadcast_standings(event: Event) -> None:
     table = standings(event)
     transaction.on_commit(lambda: broadcast.standings_changed(event.pk, table))

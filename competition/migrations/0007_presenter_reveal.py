@@ -24,7 +24,10 @@ class Migration(migrations.Migration):
             name="hide_results",
             field=models.BooleanField(
                 default=False,
-                help_text="Presenter mode: its matches stay hidden from the public (pages, API, live streams, standings, ratings) until an organiser reveals them one by one.",
+                help_text="Presenter mode: its matches stay hidden from the public (pages, API, "
+                "live streams, standings, ratings) until an organiser reveals them one by one "
+                "(/events/<id>/present, or the action “Reveal every hidden match”, which rates them: "
+                "use it before turning this off).",
             ),
         ),
         migrations.AddField(

@@ -9,6 +9,7 @@ one match: its end on the event stream, the standings with it, its rating applie
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -259,3 +260,36 @@ async def test_it_leaks_no_hidden_result_before_the_reveal():
         assert RatingChange.objects.filter(match_id=first).count() == 2
 
     await sync_to_async(after_reveal)()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reveals_every_hidden_match_from_the_admin_and_rates_them_in_order():
+    # It should reveal what is left (the organiser's admin action, before turning hiding
+    # off), rate every match then, and show the public the standings staff see.
+    world = setup_final()
+    event = world["event"]
+
+    async def drain_runner():
+        try:
+            while await run_match() is not None:
+                pass
+        finally:
+            await egress.close_session()
+
+    asyncio.run(drain_runner())
+    assert client_of().get(f"/api/matches/?event={event.pk}").json()["results"] == []
+    world["staff"].is_superuser = True  # the admin's permission to change events
+    world["staff"].save(update_fields=["is_superuser"])
+    staff = client_of(world["staff"])
+    response = staff.post(
+        "/admin/competition/event/", {"action": "reveal_all", "_selected_action": [event.pk]}
+    )
+    assert response.status_code == 302
+    done = event.matches.filter(status__in=MatchStatus.done())
+    assert done.count() == 3 and not done.filter(revealed_at__isnull=True).exists()
+    assert RatingChange.objects.filter(match__event=event).count() == 6
+    assert ratings.verify(GAME).ok
+    public = client_of().get(f"/api/events/{event.pk}/standings/").json()
+    assert public == staff.get(f"/api/events/{event.pk}/standings/").json()
+    assert sum(r["games"] for r in public) == 6
+    assert client_of().get(f"/api/events/{event.pk}/bracket/").json()["champion"] is not None

@@ -60,7 +60,7 @@ from types import SimpleNamespace
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from bots.faults import FaultCode
@@ -74,6 +74,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
     _results,
     load_series,
     parse_series_key,
+    public_series,
     series_key,
     table_key,
 )
@@ -651,10 +652,6 @@ def _broadcast_standings(event: Event) -> None:
     transaction.on_commit(lambda: broadcast.standings_changed(event.pk, table))
 
 
-#: the seats of revealed matches: what the public standings of a hiding event are made of
-REVEALED = Q(match__revealed_at__isnull=False)
-
-
 def public_source(event: Event) -> stored.Recomputed | None:
     """What the public standings of ``event`` read: None for the stored rows (nothing
     hidden), or, while a match of an event hiding its results waits for its reveal
@@ -662,7 +659,7 @@ def public_source(event: Event) -> stored.Recomputed | None:
     presented final has few matches; its stored rows already count the hidden ones)."""
     if not event.hide_results or not event.matches.filter(hidden()).exists():
         return None
-    return stored.recompute(event, REVEALED)
+    return stored.recompute(event, public_series(event))
 
 
 def standings(event: Event, *, everything: bool = False) -> list[dict]:
@@ -749,8 +746,8 @@ def _rank_keys(event: Event, rows: dict[int, dict], entries, source=None) -> dic
             row["buchholz"] = bh.get(bot_id, 0.0)
         keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
     elif fmt == EventFormat.SINGLE_ELIMINATION:
-        only = None if source is None else REVEALED
-        state = elimination_state(event, entries, load_series(event, only))
+        loaded = load_series(event) if source is None else public_series(event)
+        state = elimination_state(event, entries, loaded)
         reached = _reached(state) if state else {}
         for bot_id, row in rows.items():
             row["reached"] = reached.get(bot_id, 0)
@@ -797,7 +794,8 @@ def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
     entries = _entries(event)
     by_bot = {e.bot_id: e for e in entries}
     hiding = not everything and public_source(event) is not None
-    state = elimination_state(event, entries, load_series(event, REVEALED if hiding else None))
+    loaded = public_series(event) if hiding else load_series(event)
+    state = elimination_state(event, entries, loaded)
     view = {
         "event": event.pk,
         "status": event.status,

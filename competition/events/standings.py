@@ -431,16 +431,16 @@ class Recomputed:
     counts: tuple[int, int] = (0, 0)  # (matches, done)
 
 
-def recompute(event: Event, only: Q | None = None) -> Recomputed:
+def recompute(event: Event, loaded_series=None) -> Recomputed:
     """Everything stored, rebuilt from the event's matches alone (in (round, key) order);
-    with ``only``, from the matches it selects (``load_series``: the public standings of an
-    event whose results wait for their reveal)."""
+    with ``loaded_series``, from those series (``series.public_series``: the public
+    standings of an event whose results wait for their reveal)."""
     from competition.events.series import load_series
 
     series: dict[tuple[int, str], dict] = {}
     sums: dict[int, dict] = {}
     h2h: dict[tuple[int, int], float] = {}
-    for loaded in load_series(event, only):
+    for loaded in load_series(event) if loaded_series is None else loaded_series:
         s = _state(event, loaded)
         series[(s.round, s.key)] = {"a": s.a, "b": s.b, "bye": s.bye, **_row_fields(s)}
         per, pairs = contribution(s)

@@ -50,9 +50,9 @@ def as_user(user):
     return app
 
 
-def setup_final() -> dict:
-    """A single-elimination event of four built-in bots (owned by an ordinary user) whose
-    results wait for their reveal, started."""
+def setup_final(fmt=EventFormat.SINGLE_ELIMINATION, entries: int = 4, series_length: int = 1):
+    """An event (by default single elimination) of built-in bots owned by an ordinary user,
+    whose results wait for their reveal, started."""
     User = get_user_model()
     entrant = User.objects.create_user("entrant", password=PASSWORD)
     staff = User.objects.create_user("organiser", password=PASSWORD, is_staff=True)
@@ -60,12 +60,13 @@ def setup_final() -> dict:
         Bot.objects.create(
             owner=entrant, game=GAME, name=f"{kind}-{i}", kind=EndpointKind.BUILTIN, target=kind
         )
-        for i, kind in enumerate(("perfect", "random", "perfect", "random"), start=1)
+        for i, kind in enumerate(("perfect", "random", "perfect", "random")[:entries], start=1)
     ]
     event = Event.objects.create(
         name="Grand final",
         game=GAME,
-        format=EventFormat.SINGLE_ELIMINATION,
+        format=fmt,
+        series_length=series_length,
         hide_results=True,
         created_by=staff,
     )
@@ -74,6 +75,15 @@ def setup_final() -> dict:
     )
     events.start_event(event)
     return {"entrant": entrant, "staff": staff, "bots": bots, "event": event}
+
+
+async def play_everything() -> None:
+    """The runner plays every queued match (and those they schedule) until none is left."""
+    try:
+        while await run_match() is not None:
+            pass
+    finally:
+        await egress.close_session()
 
 
 def client_of(user=None) -> Client:
@@ -202,11 +212,7 @@ async def test_it_leaks_no_hidden_result_before_the_reveal():
     snapshot = json.loads(await watcher.receive_from(timeout=5))
     # It should show no hidden match in the event stream's snapshot, queued or not.
     assert snapshot["live"] == [] and snapshot["upcoming"] == []
-    try:
-        while await run_match() is not None:  # both semi-finals, then the final they make
-            pass
-    finally:
-        await egress.close_session()
+    await play_everything()  # both semi-finals, then the final they make
     hidden = await sync_to_async(
         lambda: sorted(
             event.matches.filter(status__in=MatchStatus.done()).values_list("pk", flat=True)
@@ -268,15 +274,7 @@ def test_it_reveals_every_hidden_match_from_the_admin_and_rates_them_in_order():
     # off), rate every match then, and show the public the standings staff see.
     world = setup_final()
     event = world["event"]
-
-    async def drain_runner():
-        try:
-            while await run_match() is not None:
-                pass
-        finally:
-            await egress.close_session()
-
-    asyncio.run(drain_runner())
+    asyncio.run(play_everything())
     assert client_of().get(f"/api/matches/?event={event.pk}").json()["results"] == []
     world["staff"].is_superuser = True  # the admin's permission to change events
     world["staff"].save(update_fields=["is_superuser"])
@@ -293,3 +291,19 @@ def test_it_reveals_every_hidden_match_from_the_admin_and_rates_them_in_order():
     assert public == staff.get(f"/api/events/{event.pk}/standings/").json()
     assert sum(r["games"] for r in public) == 6
     assert client_of().get(f"/api/events/{event.pk}/bracket/").json()["champion"] is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_counts_a_series_half_revealed_as_still_playing():
+    # It should show a series whose second game is still hidden as not complete: its game
+    # counted, no series point yet (a point would tell the hidden game's result).
+    event = setup_final(EventFormat.ROUND_ROBIN, entries=2, series_length=2)["event"]
+    asyncio.run(play_everything())
+    first, second = event.matches.order_by("round", "id").values_list("pk", flat=True)
+    assert events.reveal(first)
+    rows = client_of().get(f"/api/events/{event.pk}/standings/").json()
+    assert [(r["games"], r["series"], r["points"]) for r in rows] == [(1, 0, 0.0), (1, 0, 0.0)]
+    assert events.reveal(second)
+    rows = client_of().get(f"/api/events/{event.pk}/standings/").json()
+    assert [(r["games"], r["series"]) for r in rows] == [(2, 1), (2, 1)]
+    assert sum(r["points"] for r in rows) == 1.0

@@ -119,6 +119,17 @@ def test_it_reveals_a_match_from_the_keyboard_with_its_result_hidden_until_the_e
                 "document.documentElement.scrollHeight <= innerHeight"
                 " && document.documentElement.scrollWidth <= innerWidth"
             )
+            # It should show the organiser a link to the presenter on the event page, and the
+            # public the revealed match only.
+            page.goto(f"{site['base']}/events/{site['event']}/")
+            assert page.locator("#presenter-link").is_visible()
+            page.screenshot(path=str(SHOTS / "presenter-event-page-staff-1920x1080.png"))
+            public = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+            public.goto(f"{site['base']}/events/{site['event']}/")
+            html = public.content()
+            assert f"/matches/{first}/" in html and f"/matches/{second}/" not in html
+            assert public.locator("#presenter-link").count() == 0
+            public.screenshot(path=str(SHOTS / "presenter-event-page-public-1920x1080.png"))
         finally:
             browser.close()
     assert errors == []

@@ -6,7 +6,6 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
@@ -43,6 +42,7 @@ from competition.api.permissions import (
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
 from competition.models.matches import sees_hidden
@@ -319,19 +319,27 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])
     def test(self, request, pk=None):
-        from competition.web.bots import TEST_CALL_INTERVAL, TESTABLE_KINDS, run_test_call
+        from competition.web.bots import (
+            TEST_CALL_INTERVAL,
+            TESTABLE_KINDS,
+            claim_test_call,
+            run_test_call,
+        )
 
         bot = self.get_object()
         if bot.kind not in TESTABLE_KINDS:
             raise exceptions.ValidationError(
                 {"kind": "Only URL and built-in bots can be test-called."}
             )
-        if not bot.claim_test_call(timedelta(seconds=TEST_CALL_INTERVAL)):
+        if not claim_test_call(bot):
             raise exceptions.Throttled(
                 wait=TEST_CALL_INTERVAL,
                 detail=f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.",
             )
-        return Response(async_to_sync(run_test_call)(bot))
+        try:
+            return Response(async_to_sync(run_test_call)(bot))
+        finally:
+            bot.release_test_call()
 
 
 # -- matches ----------------------------------------------------------------------------
@@ -604,6 +612,55 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                 seed=data.get("seed"),
                 pace_ms=data["pace_ms"],
             )
+        except TooManyMatches as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
+        match = self.get_queryset().get(pk=match.pk)
+        location = reverse("api:match-detail", args=[match.pk], request=request)
+        return Response(
+            s.MatchSerializer(match).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(
+        request=s.ForkSerializer,
+        responses={
+            201: s.MatchSerializer,
+            400: OpenApiResponse(
+                description="Bad turn (not stored, a forfeit, the game over after it, or a "
+                "game that cannot be forked) or bad bots (not one per seat, unavailable)."
+            ),
+            403: OpenApiResponse(description="You own none of the bots and changed them."),
+            404: OpenApiResponse(description="No such match."),
+            429: OpenApiResponse(
+                description="Too many challenges, or too many of your matches queued or running."
+            ),
+        },
+        description=(
+            "Play from here: queue a new match that starts from this match's exact state "
+            "after `turn` (rebuilt by the engine from the stored seed, options and actions), "
+            "with the bots in `seats` (every seat is kept: your bot in place of any side, or "
+            "the same bots). The new match has `forked_from` and `fork_turn`; its own turns "
+            "count from 1 and its start is the origin's position after `turn`. It is "
+            "friendly (never rated) and counts toward the same limits as a challenge. A game "
+            "whose stored turns cannot rebuild the state (hidden information placed by greetings) is "
+            "refused with the reason."
+        ),
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        permission_classes=[permissions.IsAuthenticated],
+        throttle_classes=[ScopedRateThrottle],
+        throttle_scope="challenges",
+    )
+    def fork(self, request, pk=None):
+        origin = self.get_object()
+        body = s.ForkSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            match = create_fork(request.user, origin, data["turn"], data["seats"])
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 def fill_stored_standings(apps, schema_editor):
-    """Existing events' stored standings are rebuilt by 0007 (``fill_stored_standings``): the
+    """Existing events' stored standings are rebuilt by 0008 (``fill_stored_standings``): the
     rebuild uses the live models, whose tables gain columns there, so it cannot run before
     them (as 0005 moved it here)."""
 

@@ -113,6 +113,18 @@ class Match(models.Model):
         blank=True,
         help_text="When the presenter revealed it (an event hiding its results until then).",
     )
+    forked_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="forks",
+        help_text="The match this one was forked from (it starts from that match's state "
+        "after fork_turn).",
+    )
+    fork_turn = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The origin's turn whose position this match starts from."
+    )
 
     objects = MatchQuerySet.as_manager()
 

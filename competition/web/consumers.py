@@ -49,16 +49,14 @@ def event_snapshot(event_id: int, *, everything: bool = False) -> dict | None:
     """The event, its standings, its live and upcoming matches: what the public may see
     (no match hidden until its reveal, ``Match.objects.public``), or ``everything`` (staff)."""
     from competition.events.services import standings
-    from competition.matches.presenters import match_json
+    from competition.matches.presenters import match_jsons
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:
         return None
     matches = event.matches.all() if everything else event.matches.public()
-    live = [match_json(m) for m in matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20]]
-    upcoming = [
-        match_json(m) for m in matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10]
-    ]
+    live = match_jsons(matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20])
+    upcoming = match_jsons(matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
     counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
     total, done = counts or (0, 0)
     return {

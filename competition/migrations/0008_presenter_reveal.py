@@ -15,7 +15,7 @@ def fill_stored_standings(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0006_free_for_all"),
+        ("competition", "0007_match_fork"),
     ]
 
     operations = [

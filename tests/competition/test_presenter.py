@@ -1,11 +1,12 @@
 """Presenter mode (#17 item 3): an event that hides its results (``Event.hide_results``)
 is played for real (the runner, built-in bots), and before the reveal no public page, API
 response or websocket message tells anything of its matches: the REST API (list, detail,
-turns, replay, logs, standings, bracket, leaderboard, bots), the pages (home, game,
+turns, replay, logs, fork, standings, bracket, leaderboard, bots), the pages (home, game,
 leaderboard, match list, event page, big screen JSON, match page, bot page, user page, the
-owner's bot log) and the websockets (the match stream refused, the event stream's snapshot
-and live messages). Staff see everything; the reveal (the presenter page's POST) publishes
-one match: its end on the event stream, the standings with it, its rating applied then."""
+owner's bot log, the fork form) and the websockets (the match stream refused, the event
+stream's snapshot and live messages). Staff see everything; the reveal (the presenter
+page's POST) publishes one match: its end on the event stream, the standings with it, its
+rating applied then."""
 
 from __future__ import annotations
 
@@ -167,7 +168,14 @@ def assert_pages_hide(world: dict, hidden: list[int]) -> None:
         assert bot_page.context["by_opponent"] == [] and bot_page.context["recent"] == []
     owner = client_of(entrant)
     for m in hidden:
-        seat_bot = Match.objects.get(pk=m).participants.get(seat=0).bot_id
+        seats = list(Match.objects.get(pk=m).participants.values_list("bot_id", flat=True))
+        # It should not let a hidden match be forked: a fork from its last turn would show
+        # its final position (the form, the page's POST and the API).
+        assert owner.get(f"/matches/{m}/fork/").status_code == 404
+        assert owner.post(f"/matches/{m}/fork/", {"turn": 1}).status_code == 404
+        fork = {"turn": 1, "seats": seats}
+        assert owner.post(f"/api/matches/{m}/fork/", fork, "application/json").status_code == 404
+        seat_bot = seats[0]
         # It should not show the owner the log of a hidden match either (its farewell
         # message tells the result).
         assert owner.get(f"/bots/{seat_bot}/matches/{m}/log").status_code == 404

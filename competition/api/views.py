@@ -36,14 +36,14 @@ from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
-    challenge_bots,
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches.fork import create_fork
-from competition.matches.lifecycle import TooManyMatches, create_user_match
+from competition.matches.lifecycle import TooManyMatches
+from competition.matches.lifecycle import challenge as create_challenge
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
@@ -595,19 +595,18 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         detail=False,
         methods=["post"],
         permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[ScopedRateThrottle],
-        throttle_scope="challenges",
     )
     def challenge(self, request):
+        # the per-user rate (ARENA_CHALLENGES_PER_MINUTE) is counted by the service, in
+        # one budget with the web form's challenges
         body = s.ChallengeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        bots = challenge_bots(request.user, data["bots"])
         try:
-            match = create_user_match(
+            match = create_challenge(
                 request.user,
                 data["game"],
-                bots,
+                data["bots"],
                 options=data["options"],
                 seed=data.get("seed"),
                 pace_ms=data["pace_ms"],
@@ -651,10 +650,9 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         detail=True,
         methods=["post"],
         permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[ScopedRateThrottle],
-        throttle_scope="challenges",
     )
     def fork(self, request, pk=None):
+        # counted by the service in the challenges' budget (ARENA_CHALLENGES_PER_MINUTE)
         origin = self.get_object()
         body = s.ForkSerializer(data=request.data)
         body.is_valid(raise_exception=True)

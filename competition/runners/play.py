@@ -24,6 +24,7 @@ from competition.matches import fork
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
+    announce_running,
     claim,
     finish,
     finish_limit,
@@ -206,6 +207,8 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
     if not turns:
         public = not await acall(match.results_hidden)
         await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
+        if broadcast.listened(broadcast.HOME_GROUP):
+            await acall(announce_running, data["summary"]["game"])
     return time_left
 
 

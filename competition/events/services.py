@@ -790,6 +790,31 @@ def champion(event: Event) -> dict | None:
     return table[0] if table else None
 
 
+def _bracket_series(found: Series, slot) -> dict:
+    """A bracket slot's ``series`` (``bracket_view``), its score in the slot's side order."""
+    statuses = [m["status"] for m in found.matches.values()]
+    status = (
+        "errored"
+        if found.blocked
+        else "running"
+        if MatchStatus.RUNNING in statuses
+        else "queued"
+        if found.pending
+        else "finished"
+    )
+    flipped = slot.a != found.a
+    score = [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
+    return {
+        "key": found.key,
+        "score": score,
+        "status": status,
+        "matches": [
+            {"id": m["id"], "game": m["game"], "status": m["status"]}
+            for m in sorted(found.matches.values(), key=lambda m: m["game"])
+        ],
+    }
+
+
 def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
     """The elimination bracket as JSON (None for other formats).
 
@@ -830,31 +855,7 @@ def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
         slots = []
         for slot in r:
             found = state.series.get((slot.round, slot.index))
-            series_json = None
-            if found is not None:
-                statuses = [m["status"] for m in found.matches.values()]
-                status = (
-                    "errored"
-                    if found.blocked
-                    else "running"
-                    if MatchStatus.RUNNING in statuses
-                    else "queued"
-                    if found.pending
-                    else "finished"
-                )
-                flipped = slot.a != found.a
-                score = (
-                    [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
-                )
-                series_json = {
-                    "key": found.key,
-                    "score": score,
-                    "status": status,
-                    "matches": [
-                        {"id": m["id"], "game": m["game"], "status": m["status"]}
-                        for m in sorted(found.matches.values(), key=lambda m: m["game"])
-                    ],
-                }
+            series_json = None if found is None else _bracket_series(found, slot)
             slots.append(
                 {
                     "index": slot.index,

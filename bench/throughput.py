@@ -257,8 +257,7 @@ def main() -> None:
             f" {result['builtin/s']:>9,.1f} {result['http/s']:>7,.1f}" if "http/s" in result else ""
         )
         print(
-            f"{name:<30} {result['builtin']:>14,.0f} {result['http']:>10,.0f}"
-            f"                {per_second}"
+            f"{name:<30} {result['builtin']:>14,.0f} {result['http']:>10,.0f}{' ' * 16}{per_second}"
         )
 
 

@@ -47,6 +47,8 @@ Environment variables (all optional):
   at once (web and API alike; events and operators' commands are not counted).
 - ``ARENA_CHALLENGES_PER_TARGET_HOUR`` (int, default 10): challenges one user may make in an
   hour against one bot of someone else (0: none).
+- ``ARENA_CHALLENGES_PER_MINUTE`` (int, default 30 times ``ARENA_API_THROTTLE_SCALE``):
+  challenges one user may send a minute, the bot pages' form and the API in one budget.
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
   1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
@@ -368,6 +370,10 @@ CACHES = {
 # -- REST API (competition/api) ---------------------------------------------------------
 
 ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
+# web and API challenges alike (competition.matches.lifecycle.challenge)
+ARENA_CHALLENGES_PER_MINUTE = envint(
+    "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
+)
 # Reverse proxies in front of the web nodes: anonymous callers are throttled by the
 # X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
 # embedded default, no proxy) ignores the header, which any client can write.
@@ -397,7 +403,7 @@ REST_FRAMEWORK = {
     # per user (or address when anonymous), on write endpoints only
     "DEFAULT_THROTTLE_RATES": {
         scope: f"{per_minute * ARENA_API_THROTTLE_SCALE}/min"
-        for scope, per_minute in {"writes": 60, "challenges": 30, "simulate": 120}.items()
+        for scope, per_minute in {"writes": 60, "simulate": 120}.items()
     },
 }
 

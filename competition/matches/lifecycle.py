@@ -309,9 +309,10 @@ def sweep_queued(now=None) -> list[int]:
 
 
 def claim(
-    match_id: int | None = None, *, worker: str | None = None
+    match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
 ) -> tuple[int, uuid.UUID] | None:
     """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
+    ``humans``: only matches with (True) or without (False) a human seat (``claim_sql``).
 
     The claim is one conditional UPDATE (``Match.objects.due``, compiled to SQL once): of
     two workers racing for a match, one updates a row and the other none."""
@@ -319,7 +320,7 @@ def claim(
     db = connections[DEFAULT_DB_ALIAS]
     now = timezone.now()
     at = db.ops.adapt_datetimefield_value(now)
-    pick, pick_slots, take, take_slots = claim_sql(db)
+    pick, pick_slots, take, take_slots = claim_sql(db, humans)
     with db.cursor() as cursor:
         if match_id is not None:
             candidates = [match_id]

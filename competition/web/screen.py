@@ -6,6 +6,8 @@ event is over, the podium with a link and a QR code to the final's replay.
 snapshot stays as its schema publishes it, and the page re-reads ``screen.json`` after each
 result. The QR code is drawn here, as an inline SVG, by ``segno`` (pure Python, no
 dependencies): the page loads no script for it and works offline on a projector's network.
+The screen is public: it shows only public matches (``Match.objects.public``: none hidden
+until its reveal), and no podium while any result of the event is still hidden.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.urls import reverse
 
 from competition.matches.presenters import match_json, match_jsons
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
+from competition.models.matches import hidden
 
 #: the results a round summary lists at most (the page shows them all: a round of a big
 #: event is summed up by its first matches and the standings)
@@ -26,7 +29,7 @@ def rounds_progress(event: Event) -> tuple[int, int | None]:
     """``(current, completed)``: the latest round with a match, and the latest round whose
     matches all ended while no earlier round is still playing (None before that). Reads the
     latest match by round and the unfinished matches (indexed): never the event's history."""
-    rounds = event.matches.exclude(round=None)
+    rounds = event.matches.public().exclude(round=None)
     current = rounds.order_by("-round").values_list("round", flat=True).first() or 0
     unfinished = (
         rounds.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
@@ -41,7 +44,8 @@ def rounds_progress(event: Event) -> tuple[int, int | None]:
 def round_results(event: Event, rnd: int | None) -> list[dict]:
     if rnd is None:
         return []
-    matches = event.matches.filter(round=rnd, status__in=MatchStatus.done()).order_by("id")
+    matches = event.matches.public().filter(round=rnd, status__in=MatchStatus.done())
+    matches = matches.order_by("id")
     return match_jsons(matches[:MAX_RESULTS])
 
 
@@ -52,9 +56,10 @@ def final_match(event: Event, bracket: dict | None):
         series = bracket["rounds"][-1]["slots"][-1]["series"]
         ids = [m["id"] for m in series["matches"]] if series else []
         if ids:
-            return event.matches.filter(pk=max(ids)).first()
+            return event.matches.public().filter(pk=max(ids)).first()
     return (
-        event.matches.filter(status__in=MatchStatus.done(), finished__isnull=False)
+        event.matches.public()
+        .filter(status__in=MatchStatus.done(), finished__isnull=False)
         .order_by("-finished", "-id")
         .first()
     )
@@ -67,8 +72,8 @@ def qr_svg(url: str) -> str:
 
 
 def podium(request, event: Event, standings: list[dict], bracket: dict | None) -> dict | None:
-    if event.status != EventStatus.FINISHED:
-        return None
+    if event.status != EventStatus.FINISHED or event.matches.filter(hidden()).exists():
+        return None  # not over, or results still to be revealed (presenter mode)
     top = [
         {key: row.get(key) for key in ("rank", "bot", "name", "owner", "points", "reached")}
         for row in standings[:PODIUM]

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from competition.events import services as events
 from competition.models import EventFormat, Match
@@ -93,3 +94,19 @@ def test_it_takes_a_hold_in_seconds_for_the_round_summaries():
     page = Client().get(f"/events/{event.pk}/screen").content.decode()
     config = json.loads(re.search(r'id="screen-config"[^>]*>(.*?)</script>', page).group(1))
     assert config["holdMs"] == 9000
+
+
+def test_it_shows_no_hidden_result_until_the_reveal():
+    owner = make_owner()
+    a, b = make_bots(owner, 2)
+    event = make_event(owner, [a, b], EventFormat.ROUND_ROBIN, hide_results=True)
+    events.start_event(event)
+    win(event, a, b)
+    data = show(event)
+    # It should neither sum the round up nor crown anyone while the result is hidden.
+    assert data["results"] == [] and data["podium"] is None
+    assert data["rounds"]["completed"] is None
+    Match.objects.filter(event=event).update(revealed_at=timezone.now())
+    data = show(event)
+    # Once revealed, it should show both.
+    assert len(data["results"]) == 1 and data["podium"]["top"][0]["name"] == a.name

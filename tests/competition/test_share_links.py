@@ -58,9 +58,7 @@ def test_it_answers_404_for_an_unknown_match_or_event(client: Client, match, eve
         assert client.get(short).status_code == 404, short
 
 
-def test_it_shows_the_share_links_on_the_viewer_and_the_event_page(
-    client: Client, match, event
-):
+def test_it_shows_the_share_links_on_the_viewer_and_the_event_page(client: Client, match, event):
     html = client.get(f"/matches/{match.pk}/").content.decode()
     # It should give the viewer a share field (absolute, the viewer adds /t/<turn>) and a
     # button copying it.

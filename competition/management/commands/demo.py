@@ -60,11 +60,15 @@ def demo_user(*, production: bool):
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
     """``game``'s showcase (``competition.events.showcase``), made and started once:
     ``(event, created)``. Later calls leave it as it is, so restarts neither add showcases nor
-    disturb the running one."""
+    disturb the running one.
+
+    The check reads outside the transaction, whose first statement is a write: on SQLite a
+    transaction that reads and then writes fails at once ("database is locked") when a
+    running server committed in between, where a first write waits for the lock."""
+    existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
+    if existing is not None:
+        return existing, False
     with transaction.atomic():
-        existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
-        if existing is not None:
-            return existing, False
         event = Event.objects.create(
             name=showcase.NAME.format(title=game.title),
             game=game.slug,

@@ -120,7 +120,7 @@ def database_from_url(url: str) -> dict:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": path or ":memory:",
-            "OPTIONS": {"timeout": 20},
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         return {
@@ -236,8 +236,13 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "arena.sqlite3",
             # WAL lets readers (pages, websockets) run beside the runner's writes
+            # IMMEDIATE: a transaction takes the write lock when it begins, waiting up to
+            # "timeout"; a deferred one that reads, then writes, fails at once ("database is
+            # locked") when another process or thread committed in between (the demo's
+            # showcases write turns all the time)
             "OPTIONS": {
                 "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
         }

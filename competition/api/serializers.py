@@ -203,23 +203,18 @@ class RatingSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(
         help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games."
     )
+    ranked = serializers.BooleanField(
+        help_text="False before the first rated game: the numbers are the defaults and the "
+        "leaderboard lists the bot apart, unranked."
+    )
 
 
 def rating_json(bot: Bot) -> dict:
-    """A bot's rating, or the defaults before its first rated game."""
+    """A bot's rating, or the defaults (``ranked`` false) before its first rated game."""
     rating = getattr(bot, "rating", None)
-    mu, sigma, games = (
-        (rating.mu, rating.sigma, rating.games)
-        if rating
-        else (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0)
-    )
-    return {
-        "mu": mu,
-        "sigma": sigma,
-        "ordinal": mu - 3 * sigma,
-        "games": games,
-        "provisional": games < ratings.PROVISIONAL_GAMES,
-    }
+    if rating is None:
+        return ratings.summary()
+    return ratings.summary(rating.mu, rating.sigma, rating.games)
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -375,6 +370,13 @@ class MatchSerializer(serializers.Serializer):
     round = serializers.IntegerField(allow_null=True)
     seed = serializers.IntegerField()
     turn_count = serializers.IntegerField()
+    forked_from = serializers.IntegerField(
+        allow_null=True, help_text="The match this one was forked from (POST .../fork/)."
+    )
+    fork_turn = serializers.IntegerField(
+        allow_null=True,
+        help_text="The origin's turn this match starts after; its own turns count from 1.",
+    )
     created = serializers.DateTimeField(allow_null=True)
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
@@ -466,6 +468,23 @@ class ChallengeSerializer(serializers.Serializer):
         min_value=0,
         max_value=MAX_CHALLENGE_PACE_MS,
         help_text="Minimum duration of a turn, to make the match watchable live.",
+    )
+
+
+class ForkSerializer(serializers.Serializer):
+    turn = StrictIntegerField(
+        min_value=0,
+        max_value=ID_MAX,
+        help_text="The origin's turn whose position the new match starts from (0: the start).",
+    )
+    seats = serializers.ListField(
+        child=StrictIntegerField(min_value=ID_MIN, max_value=ID_MAX),
+        min_length=MIN_PLAYERS,
+        max_length=MAX_PLAYERS,
+        help_text=(
+            "Bot ids by seat (seat 0 first), one per seat of the origin (a fork keeps every "
+            "seat). You must own one of them, or seat the origin's own bots."
+        ),
     )
 
 
@@ -571,6 +590,7 @@ class BracketSlotSerializer(serializers.Serializer):
     bye = serializers.BooleanField()
     walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
     series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
+    why = serializers.CharField(help_text="How it was decided, in words (empty until then).")
 
 
 class BracketRoundSerializer(serializers.Serializer):

@@ -36,13 +36,14 @@ from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
-    challenge_bots,
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
-from competition.matches.lifecycle import TooManyMatches, create_user_match
+from competition.matches.fork import create_fork
+from competition.matches.lifecycle import TooManyMatches
+from competition.matches.lifecycle import challenge as create_challenge
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
 from competition.ratings import services as ratings
 from games import all_games, get_game
@@ -593,23 +594,70 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         detail=False,
         methods=["post"],
         permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[ScopedRateThrottle],
-        throttle_scope="challenges",
     )
     def challenge(self, request):
+        # the per-user rate (ARENA_CHALLENGES_PER_MINUTE) is counted by the service, in
+        # one budget with the web form's challenges
         body = s.ChallengeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        bots = challenge_bots(request.user, data["bots"])
         try:
-            match = create_user_match(
+            match = create_challenge(
                 request.user,
                 data["game"],
-                bots,
+                data["bots"],
                 options=data["options"],
                 seed=data.get("seed"),
                 pace_ms=data["pace_ms"],
             )
+        except TooManyMatches as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
+        match = self.get_queryset().get(pk=match.pk)
+        location = reverse("api:match-detail", args=[match.pk], request=request)
+        return Response(
+            s.MatchSerializer(match).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(
+        request=s.ForkSerializer,
+        responses={
+            201: s.MatchSerializer,
+            400: OpenApiResponse(
+                description="Bad turn (not stored, a forfeit, the game over after it, or a "
+                "game that cannot be forked) or bad bots (not one per seat, unavailable)."
+            ),
+            403: OpenApiResponse(description="You own none of the bots and changed them."),
+            404: OpenApiResponse(description="No such match."),
+            429: OpenApiResponse(
+                description="Too many challenges, or too many of your matches queued or running."
+            ),
+        },
+        description=(
+            "Play from here: queue a new match that starts from this match's exact state "
+            "after `turn` (rebuilt by the engine from the stored seed, options and actions), "
+            "with the bots in `seats` (every seat is kept: your bot in place of any side, or "
+            "the same bots). The new match has `forked_from` and `fork_turn`; its own turns "
+            "count from 1 and its start is the origin's position after `turn`. It is "
+            "friendly (never rated) and counts toward the same limits as a challenge. A game "
+            "whose stored turns cannot rebuild the state (hidden information placed by greetings) is "
+            "refused with the reason."
+        ),
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        permission_classes=[permissions.IsAuthenticated],
+    )
+    def fork(self, request, pk=None):
+        # counted by the service in the challenges' budget (ARENA_CHALLENGES_PER_MINUTE)
+        origin = self.get_object()
+        body = s.ForkSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            match = create_fork(request.user, origin, data["turn"], data["seats"])
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)

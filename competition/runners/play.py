@@ -20,9 +20,11 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
+from competition.matches import fork
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
+    announce_running,
     claim,
     finish,
     finish_limit,
@@ -37,11 +39,27 @@ from games import get_game
 
 logger = logging.getLogger(__name__)
 
+#: the most turns a lost worker may have stored without broadcasting them (one batch)
+TAIL_TURNS = TurnWriter.MAX_BATCH
+#: what a turn's broadcast carries (``TurnRecord.to_json``)
+RELAYED_TURN_FIELDS = (
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "forfeited",
+)
 
-def claim_and_load(match_id: int | None = None, *, worker: str | None = None):
+
+def claim_and_load(
+    match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
+):
     """``claim`` and, when it got one, what playing the match needs (``_load``): one trip
     to the database thread instead of two. ``(id, token, loaded)`` or None."""
-    claimed = claim(match_id, worker=worker)
+    claimed = claim(match_id, worker=worker, humans=humans)
     if claimed is None:
         return None
     return (*claimed, _load(claimed[0]))
@@ -72,10 +90,16 @@ def _load(match_id: int) -> dict[str, Any]:
             .order_by("number")
             .values("actions", "seats", "faults", "forfeited", "number")
         )
+    try:  # a fork starts from its origin's state after a turn (rebuilt from its history)
+        start, start_error = fork.start_state(match, len(participants)), ""
+    except ValueError as exc:
+        start, start_error = None, str(exc)
     return {
         "match": match,
         "participants": participants,
         "turns": turns,
+        "start": start,
+        "start_error": start_error,
         "summary": match_json(match, participants),
     }
 
@@ -125,6 +149,8 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     data = loaded if loaded is not None else await run_db(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
+    if data.get("start_error"):
+        raise PlatformError(data["start_error"])
     time_left = await _before_play(match_id, token, data, game)
     if time_left is None:
         return
@@ -150,6 +176,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             pace_ms=match.pace_ms,
             safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
             max_turns=settings.ARENA_MATCH_MAX_TURNS,
+            start=data.get("start"),
         )
     )
     try:
@@ -181,6 +208,8 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
     whose last stored turn forfeited is finished as it ended, one past its wall-clock limit
     is ended as ``limit``. A fresh match is announced as started."""
     match, turns = data["match"], data["turns"]
+    if turns:
+        await broadcast.asend(await run_db(_unannounced, match_id))
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
         outcome = forfeit_outcome(len(data["participants"]), turns[-1]["forfeited"])
@@ -195,7 +224,23 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
         return None
     if not turns:
         await broadcast.asend(broadcast.started_messages(data["summary"]))
+        if broadcast.listened(broadcast.HOME_GROUP):
+            await acall(announce_running, data["summary"]["game"])
     return time_left
+
+
+def _unannounced(match_id: int) -> list[tuple[str, dict]]:
+    """A resumed match's last stored turns, to broadcast again: the worker that stored them
+    may have died before broadcasting them (at most one ``TurnWriter`` batch). Spectators
+    drop the turns they already have (turn numbers are the fence), so each sees each turn
+    once, in order, before the turns played from here."""
+    tail = (
+        Turn.objects.filter(match_id=match_id)
+        .order_by("-number")
+        .values(*RELAYED_TURN_FIELDS)[:TAIL_TURNS]
+    )
+    group = broadcast.match_group(match_id)
+    return [(group, broadcast.turn_message(turn)) for turn in reversed(tail)]
 
 
 async def _heartbeat(match_id: int, token: uuid.UUID) -> None:

@@ -17,6 +17,7 @@ from bots.models import Bot, EndpointKind
 from competition.events import pairing
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
@@ -126,9 +127,13 @@ def leaderboard(request, slug: str):
 
 
 def initial_frame(match: Match):
-    """The spectator frame before the first turn (turns only carry the frames after)."""
+    """The spectator frame before the first turn (turns only carry the frames after): a
+    fork's is its origin's position after ``fork_turn``, rebuilt from that match's turns."""
     try:
         game = get_game(match.game)
+        if match.fork_turn is not None:
+            seats = match.participants.count()
+            return game.frame(fork.start_state(match, seats))
         return game.frame(game.initial_state(seed=match.seed, options=match.options))
     except Exception:  # an old match whose options no longer validate: draw from turn 1
         logger.warning("match %s: no initial frame", match.pk, exc_info=True)
@@ -190,26 +195,6 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
-def tie_reason(slot: dict) -> str:
-    """Why a bracket slot went the way it did, in words."""
-    winner, a, b = slot["winner"], slot["a"], slot["b"]
-    if slot["bye"]:
-        return "a bye"
-    if winner is None:
-        return ""
-    won, lost = (a, b) if a and winner == a["bot"] else (b, a)
-    if slot["walkover"] or not slot["series"]:
-        return f"{won['name']} by walkover"
-    left, right = slot["series"]["score"]
-    score = f"{left:g}\u2013{right:g}"
-    if left == right:
-        return (
-            f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "
-            f"{lost['name']} (seed {lost['seed']})"
-        )
-    return f"{won['name']} won {score}"
-
-
 def event_rounds(event: Event, entrants: int, bracket: dict | None) -> dict:
     """``{"current", "total"}``: the latest round scheduled, and how many the format plays
     (``None`` for the ladder, which runs until stopped)."""
@@ -252,11 +237,7 @@ def event_detail(request, pk: int):
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )
-    bracket = event_services.bracket_view(event)
-    if bracket:
-        for rnd in bracket["rounds"]:
-            for slot in rnd["slots"]:
-                slot["why"] = tie_reason(slot)
+    bracket = snapshot.get("bracket")
     names = {row["bot"]: row["name"] for row in snapshot["standings"]}
     context = {
         "event": event,

@@ -68,7 +68,8 @@ def live_games(page) -> dict[str, int]:
         """() => Object.fromEntries([...document.querySelectorAll('.card')].flatMap(card => {
             const link = card.querySelector('a.watch-live');
             const slug = card.querySelector('h2 a').getAttribute('href').split('/')[2];
-            return link ? [[slug, Number(link.dataset.liveMatch)]] : [];
+            const shown = link && !link.closest('[hidden]') && Number(link.dataset.liveMatch) > 0;
+            return shown ? [[slug, Number(link.dataset.liveMatch)]] : [];
         }))"""
     )
 

@@ -72,11 +72,9 @@ def running(
     env: dict | None = None,
     cwd: Path = REPO,
     log: Path | None = None,
-    timeout: float = 30,
 ):
-    """Run a server until the block ends (``timeout``: seconds to wait for its port). Its
-    output goes to a file (``log``, or a temporary one), never to a pipe nobody reads: a chatty
-    server must not block on a full pipe."""
+    """Run a server until the block ends. Its output goes to a file (``log``, or a temporary
+    one), never to a pipe nobody reads: a chatty server must not block on a full pipe."""
     with tempfile.TemporaryDirectory(prefix="arena-proc-") as tmp:
         log = Path(log or Path(tmp) / "output.log")
         with log.open("w") as out:
@@ -90,7 +88,7 @@ def running(
             )
             try:
                 try:
-                    wait_for_port(port, proc, timeout=timeout)
+                    wait_for_port(port, proc)
                 except AssertionError as exc:
                     raise AssertionError(f"{exc}\n{log.read_text()[-4000:]}") from None
                 yield proc

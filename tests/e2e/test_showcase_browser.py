@@ -39,9 +39,9 @@ def site(tmp_path_factory, page):
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
     env = project_env(ARENA_DATA_DIR=str(data / "var"))
-    # a fresh database migrates first, which a loaded machine makes slow: the 10 s count
-    # from the moment the server answers, as a visitor's would
-    with running(server, port, env=env, log=data / "server.log", timeout=120):
+    # the 10 s count from the moment the server answers, as a visitor's would (a fresh
+    # database migrates first, which a loaded machine makes slow)
+    with running(server, port, env=env, log=data / "server.log"):
         yield {"base": f"http://127.0.0.1:{port}", "up": time.monotonic()}
 
 

@@ -451,14 +451,16 @@ class Recomputed:
     counts: tuple[int, int] = (0, 0)  # (matches, done)
 
 
-def recompute(event: Event) -> Recomputed:
-    """Everything stored, rebuilt from the event's matches alone (in (round, key) order)."""
+def recompute(event: Event, loaded_series=None) -> Recomputed:
+    """Everything stored, rebuilt from the event's matches alone (in (round, key) order);
+    with ``loaded_series``, from those series (``series.public_series``: the public
+    standings of an event whose results wait for their reveal)."""
     from competition.events.series import load_series
 
     series: dict[tuple[int, str], dict] = {}
     sums: dict[int, dict] = {}
     h2h: dict[tuple[int, int], float] = {}
-    for loaded in load_series(event):
+    for loaded in load_series(event) if loaded_series is None else loaded_series:
         s = _state(event, loaded)
         series[(s.round, s.key)] = {"a": s.a, "b": s.b, "bye": s.bye, **_row_fields(s)}
         per, pairs = contribution(s)

@@ -38,6 +38,13 @@ class Event(models.Model):
         "its latest finished ones are kept (competition.events.showcase).",
     )
     status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
+    hide_results = models.BooleanField(
+        default=False,
+        help_text="Presenter mode: its matches stay hidden from the public (pages, API, "
+        "live streams, standings, ratings) until an organiser reveals them one by one "
+        "(/events/<id>/present, or the action “Reveal every hidden match”, which rates them: "
+        "use it before turning this off).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

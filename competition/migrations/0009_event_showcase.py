@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0007_match_fork"),
+        ("competition", "0008_presenter_reveal"),
     ]
 
     operations = [

@@ -125,7 +125,7 @@ class EventAdmin(admin.ModelAdmin):
     list_display = ("name", "game", "format", "status", "progress", "created")
     list_filter = ("status", "game", "format")
     search_fields = ("name",)
-    readonly_fields = ("status", "created_by", "created", "started", "finished")
+    readonly_fields = ("status", "showcase", "created_by", "created", "started", "finished")
     inlines = (EntryInline,)
     actions = (
         "start",

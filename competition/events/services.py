@@ -119,6 +119,7 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             pairing=key,
             game_in_series=g,
             pace_ms=event.pace_ms,
+            rated=not event.showcase,
         )
     stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
     return games
@@ -172,6 +173,7 @@ def _create_table(event: Event, rnd: int, table: list[Bot]) -> int:
             pairing=key,
             game_in_series=g,
             pace_ms=event.pace_ms,
+            rated=not event.showcase,
         )
     stored.series_created(event, rnd, key, ids[0], ids[1], None, games)
     return games
@@ -272,6 +274,10 @@ def on_match_finished(match: Match) -> None:
     event = Event.objects.select_for_update().get(pk=match.event_id)
     stored.sync_series(event, match.round, match.pairing)
     _advance(event)
+    if event.showcase:
+        from competition.events import showcase
+
+        showcase.prune(event)
     _broadcast_standings(event)
 
 

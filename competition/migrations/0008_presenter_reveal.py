@@ -9,7 +9,9 @@ def fill_stored_standings(apps, schema_editor):
     from competition.events import standings
     from competition.models import Event
 
-    for event in Event.objects.using(schema_editor.connection.alias).iterator():
+    # only the event columns that exist at this point (later migrations add others)
+    columns = [f.attname for f in apps.get_model("competition", "Event")._meta.concrete_fields]
+    for event in Event.objects.using(schema_editor.connection.alias).only(*columns).iterator():
         standings.rebuild(event)
 
 

@@ -32,6 +32,11 @@ class Event(models.Model):
     pace_ms = models.PositiveIntegerField(
         default=0, help_text="Minimum duration of a turn (for watchable demos)."
     )
+    showcase = models.BooleanField(
+        default=False,
+        help_text="A demo showcase (manage.py demo): its matches are unrated practice and only "
+        "its latest finished ones are kept (competition.events.showcase).",
+    )
     status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
     hide_results = models.BooleanField(
         default=False,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Max
+from django.db.models import Count, Max
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -22,6 +22,7 @@ from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
+from competition.web import share
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -41,13 +42,20 @@ def renderer_url(slug: str) -> str:
 
 
 def home(request):
+    live = {
+        row["game"]: row
+        for row in Match.objects.public()
+        .filter(status=MatchStatus.RUNNING)
+        .order_by()
+        .values("game")
+        .annotate(n=Count("id"), newest=Max("id"))
+    }
     games = [
         {
             "game": game,
             "bots": Bot.objects.for_game(game.slug).of_users().active().count(),
-            "live": Match.objects.public()
-            .filter(game=game.slug, status=MatchStatus.RUNNING)
-            .count(),
+            "live": live.get(game.slug, {}).get("n", 0),
+            "watch": live.get(game.slug, {}).get("newest"),  # a live match to open
         }
         for game in all_games()
     ]
@@ -175,6 +183,7 @@ def match_detail(request, pk: int):
             "config": config,
             "logs": logs,
             "human": human,
+            "share": share.match_link(request, match.pk),
         },
     )
 
@@ -262,6 +271,7 @@ def event_detail(request, pk: int):
         "swiss": swiss_rounds(event, names, series) if event.format == EventFormat.SWISS else None,
         "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
+        "share": share.event_links(request, event.pk),
     }
     return render(request, "event.html", context)
 

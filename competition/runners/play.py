@@ -20,6 +20,7 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
+from competition.matches import history
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -32,7 +33,7 @@ from competition.matches.lifecycle import (
 from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
 from competition.matches.presenters import match_json
 from competition.matches.turns import TurnWriter
-from competition.models import Match, Turn
+from competition.models import Match
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -67,11 +68,7 @@ def _load(match_id: int) -> dict[str, Any]:
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
-        turns = list(
-            Turn.objects.filter(match_id=match_id)
-            .order_by("number")
-            .values("actions", "seats", "faults", "forfeited", "number")
-        )
+        turns = history.turns_upto(match_id)
     return {
         "match": match,
         "participants": participants,

@@ -1,0 +1,336 @@
+"""A match's turns wherever they are stored: the one reader of turns, and the compactor.
+
+While a match runs, its turns are ``Turn`` rows: the live buffer the runner appends to
+(``matches.turns``) and a resumed match replays. Once it has ended for good (finished,
+forfeited, limit, cancelled), ``compact`` turns them into one compressed document, a
+``TurnArchive``, and deletes the rows in the same transaction. Every reader of turns (the
+viewer's snapshot, the turns, replay and logs APIs, a bot's log page, the finish, a resume,
+a fork from turn N) goes through the functions here, which serve the same values from either
+form: what a compacted match shows is what it showed before, byte for byte
+(``tests/competition/test_compaction.py``).
+
+The document is the turns' JSON, one array of values per turn in ``FIELDS`` order, encoded
+once from the rows as the database returned them (PostgreSQL's ``jsonb`` key order
+included) and compressed with zlib (``LEVEL``, measured by ``bench/storage.py``). Readers
+get ``Turn`` instances (unsaved: read them, never save them) or the plain values the rows
+gave. An errored match is never compacted: an organiser may requeue it and it resumes from
+its rows.
+
+Reading order makes a compaction running beside a reader harmless: the archive is looked
+up first; when it is absent the rows are read, and when they come back empty the archive
+is looked up again (a compaction commits the archive and deletes the rows at once, so a
+read that saw any row saw all of them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Exists, F, Max, OuterRef
+
+from competition.models import Match, MatchStatus, Turn, TurnArchive
+
+logger = logging.getLogger(__name__)
+
+#: a turn's values in the document, in this order
+FIELDS = (
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "logs",
+    "forfeited",
+)
+#: the ends a match never comes back from (an errored one may be requeued: never compacted)
+FINAL = (
+    MatchStatus.FINISHED,
+    MatchStatus.FORFEITED,
+    MatchStatus.LIMIT,
+    MatchStatus.CANCELLED,
+)
+#: zlib's level (``bench/storage.py`` measures 1, 6 and 9: 9 costs little more and saves most)
+LEVEL = 9
+CODEC = f"zlib-{LEVEL}"
+#: decoded documents kept per process (an archive never changes), by their JSON bytes
+CACHE_BYTES = 64 * 1024 * 1024
+
+#: what a resumed match (and a fork from turn N) needs of each turn
+REPLAYED = ("number", "seats", "actions", "faults", "forfeited")
+
+
+def _id(match: Match | int) -> int:
+    return match if isinstance(match, int) else match.pk
+
+
+# -- the document ---------------------------------------------------------------------------
+
+
+def encode(rows: Sequence[Sequence[Any]]) -> bytes:
+    """The document of ``rows`` (each the values of ``FIELDS``): JSON, ASCII only."""
+    return json.dumps(
+        {"fields": FIELDS, "turns": rows}, separators=(",", ":"), allow_nan=False
+    ).encode()
+
+
+def decode(raw: bytes) -> list[list[Any]]:
+    doc = json.loads(raw)
+    if doc.get("fields") != list(FIELDS):
+        raise ValueError("unknown turn archive layout")
+    return doc["turns"]
+
+
+class _Cache:
+    """Decoded documents by (match, crc of the stored bytes), least recently used out."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.used = 0
+        self.items: OrderedDict[tuple, tuple[int, tuple[Turn, ...]]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[Turn, ...] | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is None:
+                return None
+            self.items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: tuple, size: int, turns: tuple[Turn, ...]) -> None:
+        if size > self.budget // 4:
+            return
+        with self.lock:
+            if key in self.items:
+                return
+            self.items[key] = (size, turns)
+            self.used += size
+            while self.used > self.budget:
+                _, (dropped, _turns) = self.items.popitem(last=False)
+                self.used -= dropped
+
+
+_cache = _Cache(CACHE_BYTES)
+
+
+def _archived(match_id: int) -> tuple[Turn, ...] | None:
+    """The match's turns from its archive (cached), or None when it has none."""
+    found = TurnArchive.objects.filter(pk=match_id).values_list("codec", "data").first()
+    if found is None:
+        return None
+    codec, data = found[0], bytes(found[1])
+    key = (match_id, len(data), zlib.crc32(data))
+    turns = _cache.get(key)
+    if turns is None:
+        if not codec.startswith("zlib"):
+            raise ValueError(f"match {match_id}: unknown codec {codec!r}")
+        raw = zlib.decompress(data)
+        turns = tuple(
+            Turn(match_id=match_id, **dict(zip(FIELDS, values, strict=True)))
+            for values in decode(raw)
+        )
+        _cache.put(key, len(raw), turns)
+    return turns
+
+
+def _either(match_id: int, from_archive: Callable, from_rows: Callable):
+    """``from_archive(turns)`` when the match is compacted, else ``from_rows()`` (rechecked
+    when they come back empty: a compaction may have committed in between)."""
+    turns = _archived(match_id)
+    if turns is not None:
+        return from_archive(turns)
+    got = from_rows()
+    if not got:
+        turns = _archived(match_id)
+        if turns is not None:
+            return from_archive(turns)
+    return got
+
+
+def _rows(match_id: int, since: int = 0, upto: int | None = None):
+    rows = Turn.objects.filter(match_id=match_id)
+    if since:
+        rows = rows.filter(number__gt=since)
+    if upto is not None:
+        rows = rows.filter(number__lte=upto)
+    return rows.order_by("number")
+
+
+def _window(turns: Sequence[Turn], since: int, upto: int | None) -> list[Turn]:
+    return [t for t in turns if t.number > since and (upto is None or t.number <= upto)]
+
+
+# -- the readers ----------------------------------------------------------------------------
+
+
+def turns(
+    match: Match | int,
+    *,
+    since: int = 0,
+    upto: int | None = None,
+    limit: int | None = None,
+    logs: bool = True,
+) -> list[Turn]:
+    """The turns numbered above ``since`` (and up to ``upto``), in order, at most ``limit``.
+    Without ``logs`` the rows' logs are not read (``Turn.public_json`` without debug seats
+    does not need them)."""
+    match_id = _id(match)
+
+    def from_rows() -> list[Turn]:
+        rows = _rows(match_id, since, upto)
+        if not logs:
+            rows = rows.defer("logs")
+        return list(rows if limit is None else rows[:limit])
+
+    def from_archive(all_turns) -> list[Turn]:
+        window = _window(all_turns, since, upto)
+        return window if limit is None else window[:limit]
+
+    return _either(match_id, from_archive, from_rows)
+
+
+def recent(match: Match | int, count: int, *, logs: bool = True) -> list[Turn]:
+    """The last ``count`` turns, in order."""
+    match_id = _id(match)
+
+    def from_rows() -> list[Turn]:
+        rows = Turn.objects.filter(match_id=match_id).order_by("-number")
+        if not logs:
+            rows = rows.defer("logs")
+        return list(rows[:count])[::-1]
+
+    return _either(match_id, lambda all_turns: list(all_turns[-count:]), from_rows)
+
+
+def last_number(match: Match | int) -> int:
+    """The number of the last stored turn (0: none)."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda all_turns: all_turns[-1].number if all_turns else 0,
+        lambda: Turn.objects.filter(match_id=match_id).aggregate(last=Max("number"))["last"] or 0,
+    )
+
+
+def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
+    """``(number, logs, seats)`` of every turn in order, as a sequence a ``Paginator`` can
+    slice (the rows' query is lazy: a page reads its turns only)."""
+    match_id = _id(match)
+
+    def from_rows():
+        rows = _rows(match_id).values_list("number", "logs", "seats")
+        return rows if rows.exists() else []
+
+    return _either(
+        match_id, lambda all_turns: [(t.number, t.logs, t.seats) for t in all_turns], from_rows
+    )
+
+
+def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[int, Any]]:
+    """``(number, logs)`` of the turns numbered above ``since``, at most ``limit``."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda all_turns: [(t.number, t.logs) for t in _window(all_turns, since, None)][:limit],
+        lambda: list(_rows(match_id, since).values_list("number", "logs")[:limit]),
+    )
+
+
+def fault_codes(match: Match | int) -> list[Any]:
+    """Every turn's fault codes (per seat), in order."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda all_turns: [t.faults for t in all_turns],
+        lambda: list(_rows(match_id).values_list("faults", flat=True)),
+    )
+
+
+def turns_upto(match: Match | int, n: int | None = None) -> list[dict[str, Any]]:
+    """Turns 1..``n`` (every turn when ``n`` is None) as dicts of ``REPLAYED``: number,
+    seats, actions, faults, forfeited. What a resumed match replays and what a fork from
+    turn ``n`` starts from; the name is stable."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda all_turns: [
+            {name: getattr(t, name) for name in REPLAYED} for t in _window(all_turns, 0, n)
+        ],
+        lambda: list(_rows(match_id, 0, n).values(*REPLAYED)),
+    )
+
+
+def is_compacted(match: Match | int) -> bool:
+    return TurnArchive.objects.filter(pk=_id(match)).exists()
+
+
+# -- compaction -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What one compaction did: turns moved, the document's JSON bytes, the bytes stored."""
+
+    match_id: int
+    turns: int
+    raw_bytes: int
+    stored_bytes: int
+    seconds: float
+
+
+def compact(match: Match | int) -> Compacted | None:
+    """Compact an ended match's turn rows into its archive, in one transaction; None (and
+    nothing done) when it is not in a ``FINAL`` status, is already compacted or has no turns.
+    Safe beside readers and beside another compaction of the same match."""
+    match_id = _id(match)
+    started = time.perf_counter()
+    with transaction.atomic():
+        # a write first: the match's row lock on PostgreSQL, the write lock on SQLite, so two
+        # compactions of one match take turns (the second finds the archive)
+        if not Match.objects.filter(pk=match_id, status__in=FINAL).update(
+            turn_count=F("turn_count")
+        ):
+            return None
+        if TurnArchive.objects.filter(pk=match_id).exists():
+            return None
+        rows = list(_rows(match_id).values_list(*FIELDS))
+        if not rows:
+            return None
+        raw = encode(rows)
+        data = zlib.compress(raw, LEVEL)
+        TurnArchive.objects.create(
+            match_id=match_id, codec=CODEC, data=data, turns=len(rows), raw_bytes=len(raw)
+        )
+        Turn.objects.filter(match_id=match_id).delete()
+    return Compacted(match_id, len(rows), len(raw), len(data), time.perf_counter() - started)
+
+
+def compact_quietly(match_id: int) -> Compacted | None:
+    """``compact`` after a match's end committed: a failure is logged, never raised (the
+    ``compactmatches`` command catches up later)."""
+    try:
+        return compact(match_id)
+    except Exception:
+        logger.exception("match %s: compaction failed (compactmatches will retry)", match_id)
+        return None
+
+
+def pending(*, finished_before=None, after_id: int = 0, limit: int = 100) -> list[int]:
+    """Ids (ascending, above ``after_id``) of ended matches that still have turn rows."""
+    matches = Match.objects.filter(status__in=FINAL, pk__gt=after_id).filter(
+        Exists(Turn.objects.filter(match_id=OuterRef("pk")))
+    )
+    if finished_before is not None:
+        matches = matches.filter(finished__lt=finished_before)
+    return list(matches.order_by("pk").values_list("pk", flat=True)[:limit])

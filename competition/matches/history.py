@@ -60,8 +60,9 @@ FINAL = (
     MatchStatus.LIMIT,
     MatchStatus.CANCELLED,
 )
-#: zlib's level (``bench/storage.py`` measures 1, 6 and 9: 9 costs little more and saves most)
-LEVEL = 9
+#: zlib's level: ``bench/storage.py`` measures 1, 6 and 9 (and zstd): 6 meets the goal on
+#: every game, 9 saves a little more on some and costs up to ten times the time on others
+LEVEL = 6
 CODEC = f"zlib-{LEVEL}"
 #: decoded documents kept per process (an archive never changes), by their JSON bytes
 CACHE_BYTES = 64 * 1024 * 1024
@@ -290,11 +291,20 @@ class Compacted:
 
 
 def compact(match: Match | int) -> Compacted | None:
-    """Compact an ended match's turn rows into its archive, in one transaction; None (and
-    nothing done) when it is not in a ``FINAL`` status, is already compacted or has no turns.
-    Safe beside readers and beside another compaction of the same match."""
+    """Compact an ended match's turn rows into its archive; None (and nothing done) when it
+    is not in a ``FINAL`` status, is already compacted or has no turns. The rows of an ended
+    match never change, so they are read and compressed outside the write transaction, which
+    only stores the archive and deletes the rows (SQLite's write lock held that long only).
+    Safe beside readers and beside another compaction of the same match (one of them wins)."""
     match_id = _id(match)
     started = time.perf_counter()
+    if not Match.objects.filter(pk=match_id, status__in=FINAL).exists() or is_compacted(match_id):
+        return None
+    rows = list(_rows(match_id).values_list(*FIELDS))
+    if not rows:
+        return None
+    raw = encode(rows)
+    data = zlib.compress(raw, LEVEL)
     with transaction.atomic():
         # a write first: the match's row lock on PostgreSQL, the write lock on SQLite, so two
         # compactions of one match take turns (the second finds the archive)
@@ -304,15 +314,12 @@ def compact(match: Match | int) -> Compacted | None:
             return None
         if TurnArchive.objects.filter(pk=match_id).exists():
             return None
-        rows = list(_rows(match_id).values_list(*FIELDS))
-        if not rows:
-            return None
-        raw = encode(rows)
-        data = zlib.compress(raw, LEVEL)
         TurnArchive.objects.create(
             match_id=match_id, codec=CODEC, data=data, turns=len(rows), raw_bytes=len(raw)
         )
-        Turn.objects.filter(match_id=match_id).delete()
+        deleted, _ = Turn.objects.filter(match_id=match_id).delete()
+        if deleted != len(rows):  # never expected: rows of an ended match are frozen
+            raise RuntimeError(f"match {match_id}: turns changed while being compacted")
     return Compacted(match_id, len(rows), len(raw), len(data), time.perf_counter() - started)
 
 

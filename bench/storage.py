@@ -21,7 +21,7 @@ the replay download (Django's test client): the bench fails if a byte differs.
 
     python bench/storage.py                        # SQLite and PostgreSQL, 10 matches a game
     python bench/storage.py --backend sqlite --matches 3
-    python bench/storage.py --quick                # a smoke run
+    python bench/storage.py --quick                # a smoke run (numbers not meaningful)
 """
 
 from __future__ import annotations
@@ -271,12 +271,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--matches", type=int, default=10, help="matches per game")
-    parser.add_argument("--quick", action="store_true", help="a smoke run (2 matches a game)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: 1 match a game, stopped at 60 turns (ARENA_MATCH_MAX_TURNS)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--database-url", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
-        args.matches = 2
+        args.matches = 1
+        os.environ["ARENA_MATCH_MAX_TURNS"] = "60"  # the children inherit it
     if args.child:
         child(args)
         return

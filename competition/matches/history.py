@@ -64,8 +64,9 @@ FINAL = (
 #: every game, 9 saves a little more on some and costs up to ten times the time on others
 LEVEL = 6
 CODEC = f"zlib-{LEVEL}"
-#: decoded documents kept per process (an archive never changes), by their JSON bytes
-CACHE_BYTES = 64 * 1024 * 1024
+#: decoded documents kept per process (an archive never changes), counted by their JSON bytes
+#: (decoded, several times that): a match paged through the API is decoded once
+CACHE_BYTES = 16 * 1024 * 1024
 
 #: what a resumed match (and a fork from turn N) needs of each turn
 REPLAYED = ("number", "seats", "actions", "faults", "forfeited")

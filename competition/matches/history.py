@@ -64,7 +64,10 @@ FINAL = (
 #: every game, 9 saves a little more on some and costs up to ten times the time on others
 LEVEL = 6
 CODEC = f"zlib-{LEVEL}"
-#: decoded documents kept per process (an archive never changes), counted by their JSON bytes
+#: JSON bytes of turns per compressed block (zlib's window is 32 KB: bigger blocks barely
+#: compress better, and a page of turns decompresses one or two)
+BLOCK_BYTES = 256 * 1024
+#: decoded blocks kept per process (an archive never changes), counted by their JSON bytes
 #: (decoded, several times that): a match paged through the API is decoded once
 CACHE_BYTES = 16 * 1024 * 1024
 
@@ -80,21 +83,35 @@ def _id(match: Match | int) -> int:
 
 
 def encode(rows: Sequence[Sequence[Any]]) -> bytes:
-    """The document of ``rows`` (each the values of ``FIELDS``): JSON, ASCII only."""
-    return json.dumps(
-        {"fields": FIELDS, "turns": rows}, separators=(",", ":"), allow_nan=False
-    ).encode()
+    """The JSON of ``rows`` (each the values of ``FIELDS``), ASCII only."""
+    return json.dumps(list(rows), separators=(",", ":"), allow_nan=False).encode()
 
 
-def decode(raw: bytes) -> list[list[Any]]:
-    doc = json.loads(raw)
-    if doc.get("fields") != list(FIELDS):
-        raise ValueError("unknown turn archive layout")
-    return doc["turns"]
+def pack(rows: Sequence[Sequence[Any]]) -> tuple[bytes, int]:
+    """``(the stored document, its JSON bytes)``: a 4-byte length, a JSON header (``FIELDS``
+    and the blocks: first and last turn number, count, offset, length), then the blocks,
+    each the zlib-compressed ``encode`` of about ``BLOCK_BYTES`` of turns. A page of turns
+    decompresses its blocks only (a replay streams in bounded memory)."""
+    texts = [encode(row)[1:-1] for row in rows]  # each row's values, encoded once
+    blocks, body, raw_total, start = [], bytearray(), 0, 0
+    while start < len(rows):
+        end, size = start, 0
+        while end < len(rows) and (end == start or size < BLOCK_BYTES):
+            size += len(texts[end]) + 3
+            end += 1
+        raw = b"[" + b",".join(b"[" + text + b"]" for text in texts[start:end]) + b"]"
+        data = zlib.compress(raw, LEVEL)
+        blocks.append([rows[start][0], rows[end - 1][0], end - start, len(body), len(data)])
+        body += data
+        raw_total += len(raw)
+        start = end
+    header = json.dumps({"fields": FIELDS, "blocks": blocks}, separators=(",", ":")).encode()
+    return len(header).to_bytes(4, "big") + header + bytes(body), raw_total
 
 
 class _Cache:
-    """Decoded documents by (match, crc of the stored bytes), least recently used out."""
+    """Decoded blocks by (match, size and crc of the stored bytes, block), least recently
+    used out, counted by their JSON bytes."""
 
     def __init__(self, budget: int):
         self.budget = budget
@@ -111,10 +128,8 @@ class _Cache:
             return found[1]
 
     def put(self, key: tuple, size: int, turns: tuple[Turn, ...]) -> None:
-        if size > self.budget // 4:
-            return
         with self.lock:
-            if key in self.items:
+            if key in self.items or size > self.budget // 4:
                 return
             self.items[key] = (size, turns)
             self.used += size
@@ -126,37 +141,125 @@ class _Cache:
 _cache = _Cache(CACHE_BYTES)
 
 
-def _archived(match_id: int) -> tuple[Turn, ...] | None:
-    """The match's turns from its archive (cached), or None when it has none."""
+class _Archive:
+    """A match's stored document: its header read, its blocks decoded when asked (cached)."""
+
+    def __init__(self, match_id: int, codec: str, data: bytes):
+        if not codec.startswith("zlib"):
+            raise ValueError(f"match {match_id}: unknown codec {codec!r}")
+        size = int.from_bytes(data[:4], "big")
+        header = json.loads(data[4 : 4 + size])
+        if header.get("fields") != list(FIELDS):
+            raise ValueError(f"match {match_id}: unknown turn archive layout")
+        self.match_id, self.data, self.base = match_id, data, 4 + size
+        self.blocks = header["blocks"]
+        self.key = (match_id, len(data), zlib.crc32(data))
+        self.count = sum(block[2] for block in self.blocks)
+
+    def block(self, i: int) -> tuple[Turn, ...]:
+        key = (*self.key, i)
+        turns = _cache.get(key)
+        if turns is None:
+            _first, _last, _count, offset, length = self.blocks[i]
+            at = self.base + offset
+            raw = zlib.decompress(self.data[at : at + length])
+            turns = tuple(
+                Turn(match_id=self.match_id, **dict(zip(FIELDS, values, strict=True)))
+                for values in json.loads(raw)
+            )
+            _cache.put(key, len(raw), turns)
+        return turns
+
+    def window(self, since: int = 0, upto: int | None = None, limit: int | None = None):
+        """The turns numbered above ``since`` (up to ``upto``), at most ``limit``."""
+        out: list[Turn] = []
+        for i, (first, last, *_rest) in enumerate(self.blocks):
+            if last <= since:
+                continue
+            if upto is not None and first > upto:
+                break
+            for turn in self.block(i):
+                if turn.number > since and (upto is None or turn.number <= upto):
+                    out.append(turn)
+                    if limit is not None and len(out) >= limit:
+                        return out
+        return out
+
+    def recent(self, count: int) -> list[Turn]:
+        out: list[Turn] = []
+        for i in reversed(range(len(self.blocks))):
+            out[:0] = self.block(i)
+            if len(out) >= count:
+                break
+        return out[-count:] if count else []
+
+    def last_number(self) -> int:
+        return self.blocks[-1][1] if self.blocks else 0
+
+
+class _Rows(Sequence):
+    """An archive's ``(number, logs, seats)`` as a sequence a ``Paginator`` slices (a page
+    decodes the blocks it covers only)."""
+
+    def __init__(self, archive: _Archive):
+        self.archive = archive
+        self.starts = []  # index of each block's first turn
+        at = 0
+        for block in archive.blocks:
+            self.starts.append(at)
+            at += block[2]
+
+    def __len__(self) -> int:
+        return self.archive.count
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0] if index >= 0 else self[len(self) + index]
+        start, stop, step = index.indices(len(self))
+        out = []
+        for i, first in enumerate(self.starts):
+            count = self.archive.blocks[i][2]
+            if first + count <= start or first >= stop:
+                continue
+            turns = self.archive.block(i)
+            out += [
+                (t.number, t.logs, t.seats)
+                for k, t in enumerate(turns)
+                if start <= first + k < stop
+            ]
+        return out[::step]
+
+
+def unpack(codec: str, data: bytes) -> list[list[Any]]:
+    """Every turn of a stored document (a ``TurnArchive``'s ``codec`` and ``data``, read by
+    any means) as its values in ``FIELDS`` order."""
+    archive = _Archive(0, codec, bytes(data))
+    out: list[list[Any]] = []
+    for _first, _last, _count, offset, length in archive.blocks:
+        at = archive.base + offset
+        out += json.loads(zlib.decompress(archive.data[at : at + length]))
+    return out
+
+
+def _archived(match_id: int) -> _Archive | None:
+    """The match's archive, or None when it has none."""
     found = TurnArchive.objects.filter(pk=match_id).values_list("codec", "data").first()
     if found is None:
         return None
-    codec, data = found[0], bytes(found[1])
-    key = (match_id, len(data), zlib.crc32(data))
-    turns = _cache.get(key)
-    if turns is None:
-        if not codec.startswith("zlib"):
-            raise ValueError(f"match {match_id}: unknown codec {codec!r}")
-        raw = zlib.decompress(data)
-        turns = tuple(
-            Turn(match_id=match_id, **dict(zip(FIELDS, values, strict=True)))
-            for values in decode(raw)
-        )
-        _cache.put(key, len(raw), turns)
-    return turns
+    return _Archive(match_id, found[0], bytes(found[1]))
 
 
 def _either(match_id: int, from_archive: Callable, from_rows: Callable):
-    """``from_archive(turns)`` when the match is compacted, else ``from_rows()`` (rechecked
-    when they come back empty: a compaction may have committed in between)."""
-    turns = _archived(match_id)
-    if turns is not None:
-        return from_archive(turns)
+    """``from_archive(archive)`` when the match is compacted, else ``from_rows()``
+    (rechecked when they come back empty: a compaction may have committed in between)."""
+    archive = _archived(match_id)
+    if archive is not None:
+        return from_archive(archive)
     got = from_rows()
     if not got:
-        turns = _archived(match_id)
-        if turns is not None:
-            return from_archive(turns)
+        archive = _archived(match_id)
+        if archive is not None:
+            return from_archive(archive)
     return got
 
 
@@ -167,10 +270,6 @@ def _rows(match_id: int, since: int = 0, upto: int | None = None):
     if upto is not None:
         rows = rows.filter(number__lte=upto)
     return rows.order_by("number")
-
-
-def _window(turns: Sequence[Turn], since: int, upto: int | None) -> list[Turn]:
-    return [t for t in turns if t.number > since and (upto is None or t.number <= upto)]
 
 
 # -- the readers ----------------------------------------------------------------------------
@@ -195,11 +294,7 @@ def turns(
             rows = rows.defer("logs")
         return list(rows if limit is None else rows[:limit])
 
-    def from_archive(all_turns) -> list[Turn]:
-        window = _window(all_turns, since, upto)
-        return window if limit is None else window[:limit]
-
-    return _either(match_id, from_archive, from_rows)
+    return _either(match_id, lambda archive: archive.window(since, upto, limit), from_rows)
 
 
 def recent(match: Match | int, count: int, *, logs: bool = True) -> list[Turn]:
@@ -212,7 +307,7 @@ def recent(match: Match | int, count: int, *, logs: bool = True) -> list[Turn]:
             rows = rows.defer("logs")
         return list(rows[:count])[::-1]
 
-    return _either(match_id, lambda all_turns: list(all_turns[-count:]), from_rows)
+    return _either(match_id, lambda archive: archive.recent(count), from_rows)
 
 
 def last_number(match: Match | int) -> int:
@@ -220,7 +315,7 @@ def last_number(match: Match | int) -> int:
     match_id = _id(match)
     return _either(
         match_id,
-        lambda all_turns: all_turns[-1].number if all_turns else 0,
+        lambda archive: archive.last_number(),
         lambda: Turn.objects.filter(match_id=match_id).aggregate(last=Max("number"))["last"] or 0,
     )
 
@@ -234,9 +329,7 @@ def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
         rows = _rows(match_id).values_list("number", "logs", "seats")
         return rows if rows.exists() else []
 
-    return _either(
-        match_id, lambda all_turns: [(t.number, t.logs, t.seats) for t in all_turns], from_rows
-    )
+    return _either(match_id, _Rows, from_rows)
 
 
 def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[int, Any]]:
@@ -244,7 +337,7 @@ def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[i
     match_id = _id(match)
     return _either(
         match_id,
-        lambda all_turns: [(t.number, t.logs) for t in _window(all_turns, since, None)][:limit],
+        lambda archive: [(t.number, t.logs) for t in archive.window(since, None, limit)],
         lambda: list(_rows(match_id, since).values_list("number", "logs")[:limit]),
     )
 
@@ -254,7 +347,7 @@ def fault_codes(match: Match | int) -> list[Any]:
     match_id = _id(match)
     return _either(
         match_id,
-        lambda all_turns: [t.faults for t in all_turns],
+        lambda archive: [t.faults for t in archive.window()],
         lambda: list(_rows(match_id).values_list("faults", flat=True)),
     )
 
@@ -266,8 +359,8 @@ def turns_upto(match: Match | int, n: int | None = None) -> list[dict[str, Any]]
     match_id = _id(match)
     return _either(
         match_id,
-        lambda all_turns: [
-            {name: getattr(t, name) for name in REPLAYED} for t in _window(all_turns, 0, n)
+        lambda archive: [
+            {name: getattr(t, name) for name in REPLAYED} for t in archive.window(0, n)
         ],
         lambda: list(_rows(match_id, 0, n).values(*REPLAYED)),
     )
@@ -304,8 +397,7 @@ def compact(match: Match | int) -> Compacted | None:
     rows = list(_rows(match_id).values_list(*FIELDS))
     if not rows:
         return None
-    raw = encode(rows)
-    data = zlib.compress(raw, LEVEL)
+    data, raw_bytes = pack(rows)
     with transaction.atomic():
         # a write first: the match's row lock on PostgreSQL, the write lock on SQLite, so two
         # compactions of one match take turns (the second finds the archive)
@@ -316,12 +408,12 @@ def compact(match: Match | int) -> Compacted | None:
         if TurnArchive.objects.filter(pk=match_id).exists():
             return None
         TurnArchive.objects.create(
-            match_id=match_id, codec=CODEC, data=data, turns=len(rows), raw_bytes=len(raw)
+            match_id=match_id, codec=CODEC, data=data, turns=len(rows), raw_bytes=raw_bytes
         )
         deleted, _ = Turn.objects.filter(match_id=match_id).delete()
         if deleted != len(rows):  # never expected: rows of an ended match are frozen
             raise RuntimeError(f"match {match_id}: turns changed while being compacted")
-    return Compacted(match_id, len(rows), len(raw), len(data), time.perf_counter() - started)
+    return Compacted(match_id, len(rows), raw_bytes, len(data), time.perf_counter() - started)
 
 
 def compact_quietly(match_id: int) -> Compacted | None:

@@ -77,6 +77,18 @@ def test_it_resumes_a_match_after_the_server_is_killed(tmp_path):
         ):
             assert time.monotonic() < deadline, "the match was not resumed"
             time.sleep(0.2)
+        # the match ended: its turns are compacted into one document once the end committed
+        # (read it as it is stored)
+        deadline = time.monotonic() + 30
+        while not (
+            archived := rows(
+                db,
+                "select codec, data from competition_turnarchive where match_id = ?",
+                (match_id,),
+            )
+        ):
+            assert time.monotonic() < deadline, "the ended match was never compacted"
+            time.sleep(0.05)
     finally:
         second.terminate()
         second.wait(10)
@@ -86,16 +98,6 @@ def test_it_resumes_a_match_after_the_server_is_killed(tmp_path):
         (match_id,),
     )[0]
     assert status in ("finished", "forfeited") and attempts == 2
-    # the match ended: its turns are compacted into one document once the end committed
-    # (read it as it is stored)
-    deadline = time.monotonic() + 30
-    while not (
-        archived := rows(
-            db, "select codec, data from competition_turnarchive where match_id = ?", (match_id,)
-        )
-    ):
-        assert time.monotonic() < deadline, "the ended match was never compacted"
-        time.sleep(0.05)
     [(codec, data)] = archived
     assert not rows(db, "select 1 from competition_turn where match_id = ?", (match_id,))
     at = [history.FIELDS.index(name) for name in ("number", "seats", "actions", "frame")]

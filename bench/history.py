@@ -428,6 +428,7 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
 
     seats = Participant.objects.filter(bot=top).order_by("match_id")
     middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page
+    latest = seats.values_list("match_id", flat=True).last()
     return [
         (
             "GET /api/events/<ladder>/standings/",
@@ -454,6 +455,11 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
             GOAL_ADMIN_MS,
         ),
         ("/ (home)", "/", False, GOAL_MS),
+        ("/games/<game>/leaderboard", f"/games/{GAME}/leaderboard", False, GOAL_MS),
+        ("GET /api/leaderboard/<game>/", f"/api/leaderboard/{GAME}/", False, GOAL_MS),
+        ("/matches/ (list)", "/matches/", False, GOAL_MS),
+        ("/matches/<id>/ (detail)", f"/matches/{latest}/", False, GOAL_MS),
+        ("GET /api/matches/<id>/", f"/api/matches/{latest}/", False, GOAL_MS),
         ("GET /api/events/", "/api/events/", False, GOAL_MS),
         ("/admin/competition/event/", "/admin/competition/event/", True, GOAL_MS),
     ]
@@ -471,24 +477,46 @@ def measure_pages(pages, samples: int) -> dict:
     out = {}
     for label, url, as_staff, goal in pages:
         client = staff if as_staff else anon
-        took = []
+        took, cpu = [], []
         for i in range(samples + 3):
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             response = client.get(url)
             elapsed = (time.perf_counter() - started) * 1000
             assert response.status_code == 200, (url, response.status_code)
             if i >= 3:
                 took.append(elapsed)
+                cpu.append((time.thread_time() - started_cpu) * 1000)
         with CaptureQueriesContext(connection) as captured:
             client.get(url)
+        if os.environ.get("HISTORY_PROFILE") and os.environ["HISTORY_PROFILE"] == label:
+            for query in captured.captured_queries:
+                print(f"{query['time']} {query['sql'][:300]}")
+            profile_page(client, url)
         out[label] = {
             "p50": statistics.median(took),
             "p95": percentile(took, 95),
+            "cpu_p50": statistics.median(cpu),
+            "cpu_p95": percentile(cpu, 95),
             "goal": goal,
             "queries": len(captured.captured_queries),
             "sql_ms": sum(float(q["time"]) for q in captured.captured_queries) * 1000,
         }
     return out
+
+
+def profile_page(client, url: str) -> None:
+    """``HISTORY_PROFILE=<part of a label>``: where a page's CPU goes (cProfile, top 25)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(time.thread_time)
+    profiler.enable()
+    for _ in range(5):
+        client.get(url)
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative")
+    stats.print_stats("competition|templatetags|games", 40)
+    stats.sort_stats("tottime").print_stats(15)
 
 
 def child(args) -> None:
@@ -551,7 +579,8 @@ def print_report(reports: dict[str, dict]) -> bool:
             met = row["p95"] <= goal
             ok &= met
             sql = f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else ""
-            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}{sql}")
+            cpu = f"; CPU {row['cpu_p50']:.1f} / {row['cpu_p95']:.1f}" if "cpu_p50" in row else ""
+            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}{cpu}{sql}")
         print(f"| {label} | <= {goal:.0f} ms | " + " | ".join(cells) + " |")
     points = list(next(iter(reports.values()))["finish_ms"])
     for point in points:

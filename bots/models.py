@@ -212,13 +212,20 @@ class Bot(models.Model):
             self.game, self.kind, self.target, staff=bool(self.owner_id and self.owner.is_staff)
         )
 
-    def claim_test_call(self, interval: timedelta) -> bool:
+    def claim_test_call(self, interval: timedelta, hold: timedelta = timedelta(0)) -> bool:
         """Take the bot's test-call slot: True at most once per ``interval``, whatever the
         number of sessions, threads or web nodes asking at once (one conditional UPDATE in
-        the shared database; the row count says who won)."""
+        the shared database; the row count says who won). The slot is held for ``hold``
+        (the longest a call may take) until ``release_test_call`` stamps the call's end, so
+        the interval runs from the end of a call, however long it took."""
         now = timezone.now()
         free = Q(test_called__isnull=True) | Q(test_called__lte=now - interval)
-        return Bot.objects.filter(free, pk=self.pk).update(test_called=now) == 1
+        return Bot.objects.filter(free, pk=self.pk).update(test_called=now + hold) == 1
+
+    def release_test_call(self) -> None:
+        """End a test call taken with ``claim_test_call``: the next one is due an interval
+        from now."""
+        Bot.objects.filter(pk=self.pk).update(test_called=timezone.now())
 
     @property
     def endpoint(self) -> str:

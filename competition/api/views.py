@@ -6,7 +6,6 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
@@ -319,19 +318,27 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])
     def test(self, request, pk=None):
-        from competition.web.bots import TEST_CALL_INTERVAL, TESTABLE_KINDS, run_test_call
+        from competition.web.bots import (
+            TEST_CALL_INTERVAL,
+            TESTABLE_KINDS,
+            claim_test_call,
+            run_test_call,
+        )
 
         bot = self.get_object()
         if bot.kind not in TESTABLE_KINDS:
             raise exceptions.ValidationError(
                 {"kind": "Only URL and built-in bots can be test-called."}
             )
-        if not bot.claim_test_call(timedelta(seconds=TEST_CALL_INTERVAL)):
+        if not claim_test_call(bot):
             raise exceptions.Throttled(
                 wait=TEST_CALL_INTERVAL,
                 detail=f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.",
             )
-        return Response(async_to_sync(run_test_call)(bot))
+        try:
+            return Response(async_to_sync(run_test_call)(bot))
+        finally:
+            bot.release_test_call()
 
 
 # -- matches ----------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import Prefetch, QuerySet
+
 from competition.models import Match, MatchStatus, Participant
 
 
@@ -37,3 +39,11 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
             for p in participants
         ],
     }
+
+
+def match_jsons(matches: QuerySet) -> list[dict]:
+    """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
+    (not one per match)."""
+    seats = Participant.objects.select_related("bot", "bot__owner").order_by("seat")
+    rows = matches.prefetch_related(Prefetch("participants", queryset=seats, to_attr="seated"))
+    return [match_json(m, m.seated) for m in rows]

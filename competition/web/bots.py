@@ -56,6 +56,17 @@ TEST_CALL_TIMEOUT = 10.0
 TEST_CALL_PREVIEW = 2000
 #: seconds between two test calls of one bot (each is a real outbound request)
 TEST_CALL_INTERVAL = 2
+
+
+def claim_test_call(bot: Bot) -> bool:
+    """The bot's test-call slot (web page and API share it): held while the call runs (at
+    most ``TEST_CALL_TIMEOUT``), due again ``TEST_CALL_INTERVAL`` seconds after it ended
+    (``Bot.release_test_call``)."""
+    return bot.claim_test_call(
+        timedelta(seconds=TEST_CALL_INTERVAL), hold=timedelta(seconds=TEST_CALL_TIMEOUT + 5)
+    )
+
+
 #: characters of one message shown in the per-turn log (the runner keeps up to 16 KiB)
 LOG_PREVIEW = 4000
 LOG_TURNS_PER_PAGE = 100
@@ -276,12 +287,15 @@ async def bot_test(request, pk: int):
     if bot.kind not in TESTABLE_KINDS:
         messages.error(request, "Only URL and built-in bots can be test-called.")
         return redirect("bot-detail", pk=bot.pk)
-    if not await sync_to_async(bot.claim_test_call)(timedelta(seconds=TEST_CALL_INTERVAL)):
+    if not await sync_to_async(claim_test_call)(bot):
         messages.error(
             request, f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please."
         )
         return redirect("bot-detail", pk=bot.pk)
-    result = await run_test_call(bot)
+    try:
+        result = await run_test_call(bot)
+    finally:
+        await sync_to_async(bot.release_test_call)()
     await request.session.aset(f"testcall:{bot.pk}", result)
     return redirect("bot-detail", pk=bot.pk)
 

@@ -46,17 +46,13 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
 
 def event_snapshot(event_id: int) -> dict | None:
     from competition.events.services import standings
-    from competition.matches.presenters import match_json
+    from competition.matches.presenters import match_jsons
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:
         return None
-    live = [
-        match_json(m) for m in event.matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20]
-    ]
-    upcoming = [
-        match_json(m) for m in event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10]
-    ]
+    live = match_jsons(event.matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20])
+    upcoming = match_jsons(event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
     counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
     total, done = counts or (0, 0)
     return {

@@ -4,6 +4,8 @@ what ``arena test`` calls)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -118,3 +120,21 @@ def test_the_api_test_calls_a_bot_for_its_owner_only():
     # It should say which bots cannot be test-called.
     refused = me.post(f"/api/bots/{local.pk}/test/")
     assert refused.status_code == 400 and "kind" in refused.json()
+
+
+def test_the_test_call_slot_is_held_while_a_call_runs_and_counts_from_its_end():
+    bot = Bot.objects.create(
+        owner=get_user_model().objects.create_user("owner"),
+        name="p",
+        game="tictactoe",
+        kind=EndpointKind.BUILTIN,
+        target="perfect",
+    )
+    no_wait, hold = timedelta(0), timedelta(seconds=15)
+    assert bot.claim_test_call(timedelta(seconds=2), hold=hold)
+    # It should refuse a second call while the first runs, even past the interval.
+    assert not bot.claim_test_call(no_wait, hold=hold)
+    # It should count the interval from the end of the call.
+    bot.release_test_call()
+    assert not bot.claim_test_call(timedelta(seconds=2), hold=hold)
+    assert bot.claim_test_call(no_wait, hold=hold)

@@ -18,7 +18,7 @@ import importlib
 import json
 import random
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -250,6 +250,28 @@ class Game:
 
     def to_move(self, state: State) -> tuple[int, ...]:
         raise NotImplementedError
+
+    #: why a match of this game cannot be forked from one of its turns (``rebuild`` refuses
+    #: it), or ``None``: the stored history (seed, options, seats, actions) rebuilds any state
+    fork_refusal: ClassVar[str | None] = None
+
+    def rebuild(
+        self, *, seed: int, options: dict | None, seats: int, actions: Sequence[Mapping]
+    ) -> State:
+        """The state after the turns whose actions are ``actions`` (one ``{seat: action}``
+        per turn, in order, as stored; seat keys may be strings) of a match of ``seats``
+        seats with ``options`` and ``seed``: state = f(seed, options, actions), how a replay
+        is forked from a turn. ``ValueError`` where the game refuses it (``fork_refusal``)
+        or where a turn comes after the game was over."""
+        if self.fork_refusal is not None:
+            raise ValueError(self.fork_refusal)
+        resolved = self.options_for_seats(self.resolve_options(options), seats)
+        state = self.initial_state(seed=seed, options=resolved)
+        for number, turn in enumerate(actions, 1):
+            if not self.to_move(state):
+                raise ValueError(f"turn {number} comes after the end of the game")
+            state = self.apply(state, {int(seat): action for seat, action in turn.items()})
+        return state
 
     def options_of(self, state: State) -> dict:
         """The resolved options a state was created with."""

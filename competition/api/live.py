@@ -76,6 +76,8 @@ MATCH = _obj(
         "round": {"type": ["integer", "null"]},
         "seed": _INT,
         "turn_count": {"type": "integer", "minimum": 0},
+        "forked_from": {"type": ["integer", "null"]},
+        "fork_turn": {"type": ["integer", "null"], "minimum": 0},
         "created": _TIME,
         "started": _TIME,
         "finished": _TIME,

@@ -375,6 +375,13 @@ class MatchSerializer(serializers.Serializer):
     round = serializers.IntegerField(allow_null=True)
     seed = serializers.IntegerField()
     turn_count = serializers.IntegerField()
+    forked_from = serializers.IntegerField(
+        allow_null=True, help_text="The match this one was forked from (POST .../fork/)."
+    )
+    fork_turn = serializers.IntegerField(
+        allow_null=True,
+        help_text="The origin's turn this match starts after; its own turns count from 1.",
+    )
     created = serializers.DateTimeField(allow_null=True)
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
@@ -466,6 +473,23 @@ class ChallengeSerializer(serializers.Serializer):
         min_value=0,
         max_value=MAX_CHALLENGE_PACE_MS,
         help_text="Minimum duration of a turn, to make the match watchable live.",
+    )
+
+
+class ForkSerializer(serializers.Serializer):
+    turn = StrictIntegerField(
+        min_value=0,
+        max_value=ID_MAX,
+        help_text="The origin's turn whose position the new match starts from (0: the start).",
+    )
+    seats = serializers.ListField(
+        child=StrictIntegerField(min_value=ID_MIN, max_value=ID_MAX),
+        min_length=MIN_PLAYERS,
+        max_length=MAX_PLAYERS,
+        help_text=(
+            "Bot ids by seat (seat 0 first), one per seat of the origin (a fork keeps every "
+            "seat). You must own one of them, or seat the origin's own bots."
+        ),
     )
 
 

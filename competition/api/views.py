@@ -43,6 +43,7 @@ from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
+from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches, create_user_match
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
 from competition.ratings import services as ratings
@@ -604,6 +605,55 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
                 seed=data.get("seed"),
                 pace_ms=data["pace_ms"],
             )
+        except TooManyMatches as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
+        match = self.get_queryset().get(pk=match.pk)
+        location = reverse("api:match-detail", args=[match.pk], request=request)
+        return Response(
+            s.MatchSerializer(match).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(
+        request=s.ForkSerializer,
+        responses={
+            201: s.MatchSerializer,
+            400: OpenApiResponse(
+                description="Bad turn (not stored, a forfeit, the game over after it, or a "
+                "game that cannot be forked) or bad bots (not one per seat, unavailable)."
+            ),
+            403: OpenApiResponse(description="You own none of the bots and changed them."),
+            404: OpenApiResponse(description="No such match."),
+            429: OpenApiResponse(
+                description="Too many challenges, or too many of your matches queued or running."
+            ),
+        },
+        description=(
+            "Play from here: queue a new match that starts from this match's exact state "
+            "after `turn` (rebuilt by the engine from the stored seed, options and actions), "
+            "with the bots in `seats` (every seat is kept: your bot in place of any side, or "
+            "the same bots). The new match has `forked_from` and `fork_turn`; its own turns "
+            "count from 1 and its start is the origin's position after `turn`. It is "
+            "friendly (never rated) and counts toward the same limits as a challenge. A game "
+            "whose stored turns cannot rebuild the state (hidden information placed by greetings) is "
+            "refused with the reason."
+        ),
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        permission_classes=[permissions.IsAuthenticated],
+        throttle_classes=[ScopedRateThrottle],
+        throttle_scope="challenges",
+    )
+    def fork(self, request, pk=None):
+        origin = self.get_object()
+        body = s.ForkSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            match = create_fork(request.user, origin, data["turn"], data["seats"])
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)

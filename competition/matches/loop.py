@@ -192,6 +192,7 @@ class MatchLoop:
         pace_ms: int = 0,
         safety_timeout_ms: int = DEFAULT_SAFETY_TIMEOUT_MS,
         max_turns: int | None = None,
+        start: Any = None,
     ):
         self.game = game
         self.num_seats = len(transports)
@@ -200,7 +201,10 @@ class MatchLoop:
             game.resolve_options(options), self.num_seats
         )
         self.policy = policy = game.policy(options)
-        state = game.initial_state(seed=seed, options=options)
+        if start is not None and game.judges_greeting:  # the greetings place the start
+            raise ValueError(f"{game.slug}: a match that judges its greetings starts afresh")
+        # a forked match starts from its origin's state (``competition.matches.fork``)
+        state = game.initial_state(seed=seed, options=options) if start is None else start
         self.history = history
         if not game.judges_greeting:  # else after the greetings, which place what they replay on
             for actions in history:
@@ -523,7 +527,9 @@ async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> Ma
     replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
     ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
     last at least that long (a spectator-friendly pace for demos; bots are not slowed).
-    ``max_turns`` is the platform's turn limit (a counter: no query, no clock).
+    ``max_turns`` is the platform's turn limit (a counter: no query, no clock). ``start``
+    is the state a forked match starts from (``Game.rebuild``), instead of the initial one;
+    its turns are numbered from 1 and ``history`` replays on it.
     """
     return await MatchLoop(game, transports, **kwargs).run()
 

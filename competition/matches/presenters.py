@@ -21,6 +21,8 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
         "round": match.round,
         "seed": match.seed,
         "turn_count": match.turn_count,
+        "forked_from": match.forked_from_id,
+        "fork_turn": match.fork_turn,
         "created": match.created.isoformat() if match.created else None,
         "started": match.started.isoformat() if match.started else None,
         "finished": match.finished.isoformat() if match.finished else None,

@@ -86,6 +86,18 @@ class Match(models.Model):
         default=0,
         help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).",
     )
+    forked_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="forks",
+        help_text="The match this one was forked from (it starts from that match's state "
+        "after fork_turn).",
+    )
+    fork_turn = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The origin's turn whose position this match starts from."
+    )
 
     objects = MatchQuerySet.as_manager()
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
-from competition.matches import history
+from competition.matches import fork, history
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -69,10 +69,16 @@ def _load(match_id: int) -> dict[str, Any]:
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
         turns = history.turns_upto(match_id)
+    try:  # a fork starts from its origin's state after a turn (rebuilt from its history)
+        start, start_error = fork.start_state(match, len(participants)), ""
+    except ValueError as exc:
+        start, start_error = None, str(exc)
     return {
         "match": match,
         "participants": participants,
         "turns": turns,
+        "start": start,
+        "start_error": start_error,
         "summary": match_json(match, participants),
     }
 
@@ -122,6 +128,8 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     data = loaded if loaded is not None else await run_db(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
+    if data.get("start_error"):
+        raise PlatformError(data["start_error"])
     time_left = await _before_play(match_id, token, data, game)
     if time_left is None:
         return
@@ -147,6 +155,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             pace_ms=match.pace_ms,
             safety_timeout_ms=settings.ARENA_SAFETY_TIMEOUT_MS,
             max_turns=settings.ARENA_MATCH_MAX_TURNS,
+            start=data.get("start"),
         )
     )
     try:

@@ -5,6 +5,7 @@ from django.urls import include, path
 from competition.web import accounts as web_accounts
 from competition.web import bots as web_bots
 from competition.web import docs as web_docs
+from competition.web import fork as web_fork
 from competition.web import lists as web_lists
 from competition.web import play as web_play
 from competition.web import views
@@ -36,6 +37,7 @@ urlpatterns = [
     path("users/<str:username>/", web_lists.user_detail, name="user-detail"),
     path("matches/<int:pk>/", views.match_detail, name="match-detail"),
     path("matches/<int:pk>/viewer.json", views.match_viewer_json, name="match-viewer-json"),
+    path("matches/<int:pk>/fork/", web_fork.match_fork, name="match-fork"),
     path("events/<int:pk>/", views.event_detail, name="event-detail"),
     path("events/<int:pk>/screen", views.event_screen, name="event-screen"),
     path("events/<int:pk>/screen.json", views.event_screen_json, name="event-screen-json"),

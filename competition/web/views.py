@@ -17,6 +17,7 @@ from bots.models import Bot, EndpointKind
 from competition.events import pairing
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
 from competition.ratings import services as ratings
@@ -117,9 +118,13 @@ def leaderboard(request, slug: str):
 
 
 def initial_frame(match: Match):
-    """The spectator frame before the first turn (turns only carry the frames after)."""
+    """The spectator frame before the first turn (turns only carry the frames after): a
+    fork's is its origin's position after ``fork_turn``, rebuilt from that match's turns."""
     try:
         game = get_game(match.game)
+        if match.fork_turn is not None:
+            seats = match.participants.count()
+            return game.frame(fork.start_state(match, seats))
         return game.frame(game.initial_state(seed=match.seed, options=match.options))
     except Exception:  # an old match whose options no longer validate: draw from turn 1
         logger.warning("match %s: no initial frame", match.pk, exc_info=True)

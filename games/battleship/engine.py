@@ -174,6 +174,11 @@ class Battleship(Game):
     order = 6
     human_options = {"move_timeout_ms": 120_000}
     judges_greeting = True
+    fork_refusal = (
+        "a battleship match cannot be forked: each fleet is placed by its bot's reply to "
+        "init and stays hidden, so the stored turns cannot rebuild the fleets, and a new "
+        "bot in a seat could not be told where its ships are without changing the protocol"
+    )
 
     def resolve_options(self, options: dict | None = None) -> dict:
         merged = merge_options(

@@ -49,6 +49,7 @@ export class Viewer {
       infoNumber: document.getElementById("info-number"),
       status: document.getElementById("match-status"),
       reason: document.getElementById("match-reason"),
+      fork: document.getElementById("fork-link"), // "play from here": the turn on screen
     };
     this.bind();
     this.resize();
@@ -238,6 +239,7 @@ export class Viewer {
       el.scrub.value = String(this.index);
     }
     if (el.label) el.label.textContent = `turn ${this.index} / ${this.last}${done ? "" : "+"}`;
+    if (el.fork) el.fork.href = `${el.fork.dataset.base}?turn=${this.index}`;
     if (el.live) {
       el.live.hidden = done;
       el.live.style.opacity = this.follow ? "1" : "0.45";
@@ -271,9 +273,13 @@ export class Viewer {
       const p = document.createElement("p");
       p.className = "muted";
       const started = this.last || this.yourMove || this.match?.status !== "queued";
+      const m = this.match;
+      const start = m?.forked_from
+        ? `The start position: match #${m.forked_from} after its turn ${m.fork_turn}.`
+        : "The start position.";
       p.textContent = this.yourMove
-        ? "The start position: your move."
-        : started ? "The start position." : "Waiting for the first turn…";
+        ? `${start.slice(0, -1)}: your move.`
+        : started ? start : "Waiting for the first turn…";
       info.append(p);
       return;
     }

@@ -62,7 +62,8 @@ print(Token.objects.create(user=fuzzer).key)
 # say: a bot's endpoint must be usable (an http(s) URL the egress policy allows; built-in,
 # process and tcp bots are staff-only, human seats come from the play page), a name must be new among its
 # owner's bots of that game, a game never changes; a challenge's bots must exist, be
-# available and as many as its game's seats, and options must be the game's; a simulated
+# available and as many as its game's seats, and options must be the game's; a fork's turn
+# must be stored and leave the game going, its bots as many as the origin's seats; a simulated
 # turn must be legal. Every other check, and the 400's body, still hold there.
 CONFIG = """
 [checks.negative_data_rejection]
@@ -77,6 +78,7 @@ include-name = [
     "PUT /api/bots/{id}/",
     "PATCH /api/bots/{id}/",
     "POST /api/matches/challenge/",
+    "POST /api/matches/{id}/fork/",
     "POST /api/games/{slug}/simulate/",
 ]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "413", "429", "5xx"]

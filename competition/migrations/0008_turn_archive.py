@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0006_free_for_all"),
+        ("competition", "0007_match_fork"),
     ]
 
     operations = [

@@ -1,0 +1,177 @@
+"""Forking a replay (issue #17 item 4): a new match that starts from the exact state of
+another match (its origin) after one of its turns, with the bots the user chooses.
+
+The engine rebuilds that state from the origin's stored history: ``Game.rebuild`` over
+(seed, options, seats, the actions of turns 1..N), state = f(seed, options, actions). The
+fork keeps the origin's game, seed, options and every seat (a different seat count would be
+another game: the options that record the seats, one trail per seat), so chance drawn later
+from ``rng_for(seed, ...)`` is what the origin would have drawn.
+
+Numbering: a fork's own turns are numbered from 1, and its start (the viewer's turn 0) is
+the origin's position after ``fork_turn``, with a link to the origin at that turn. Each
+match thereby keeps its own complete turn list (the turns API, the websocket catch-up, the
+turn counter and the per-match limits all assume turns 1..k), nothing of the origin is
+copied, and the game's own counters inside the state (a lap, a round) still tell the real
+game time on the board.
+
+What a seat's bot sees is the game's protocol for a new match from that position: a game
+that greets its bots (``init``) greets them, and every request carries the position as the
+game's requests do. A game whose stored turns cannot rebuild the state, or whose bots could
+not be told it, refuses (``Game.fork_refusal``: hidden fleets placed at greeting). A fork is
+friendly (unrated): its start was chosen, not played. It goes through
+``create_user_match``: the same per-user limits as a challenge.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import history as turn_history
+from competition.matches.lifecycle import create_user_match
+from competition.models import Match
+from games import get_game
+from games.base import State
+
+
+def turns_upto(match_id: int, n: int) -> list[dict]:
+    """The stored turns 1..``n`` of a match, in order (``number``, ``seats``, ``actions``,
+    ``forfeited``): the one place this module reads history, so that it can be pointed at
+    another store of finished matches' turns."""
+    if n <= 0:
+        return []
+    return turn_history.turns_upto(match_id, n)  # rows, or the archive once compacted
+
+
+#: a fork of a fork of ... at most this many matches deep (each level is read to rebuild)
+MAX_FORK_DEPTH = 8
+
+
+def _actions(match_id: int, n: int) -> list[dict]:
+    """The ``{seat: action}`` of turns 1..``n`` of one match, checked: every turn stored and
+    none that ended the match by forfeit (the loop does not apply such a turn's actions)."""
+    turns = turns_upto(match_id, n)
+    if len(turns) != n or any(t["number"] != i for i, t in enumerate(turns, 1)):
+        raise ValidationError({"turn": f"Match {match_id} has no stored turn {n}."})
+    for t in turns:
+        if t["forfeited"]:
+            raise ValidationError(
+                {
+                    "turn": f"Turn {t['number']} ended the match by forfeit; its position is "
+                    f"the one after turn {t['number'] - 1}: fork from there."
+                }
+            )
+    return [{seat: t["actions"][seat] for seat in t["seats"]} for t in turns]
+
+
+def history(match_id: int, n: int) -> list[dict]:
+    """Every action from the game's start to turn ``n`` of a match: for a fork, its origin's
+    up to ``fork_turn`` first (up the chain of a fork of a fork), then its own."""
+    segments = [(match_id, n)]
+    while True:
+        row = Match.objects.filter(pk=match_id).values_list("forked_from_id", "fork_turn").first()
+        if row is None:
+            raise ValidationError({"turn": f"Match {match_id} no longer exists."})
+        origin_id, turn = row
+        if turn is None:
+            break
+        if origin_id is None:
+            raise ValidationError(
+                {"turn": f"Match {match_id} was forked from a match that no longer exists."}
+            )
+        if len(segments) >= MAX_FORK_DEPTH:
+            raise ValidationError(
+                {"turn": f"Forks of forks go {MAX_FORK_DEPTH} matches deep at most."}
+            )
+        match_id, n = origin_id, turn
+        segments.append((match_id, n))
+    return [action for mid, upto in reversed(segments) for action in _actions(mid, upto)]
+
+
+def _rebuild(origin: Match, actions: list[dict], seats: int) -> State:
+    game = get_game(origin.game)
+    try:
+        return game.rebuild(seed=origin.seed, options=origin.options, seats=seats, actions=actions)
+    except ValueError as exc:
+        raise ValidationError({"turn": f"Match {origin.pk} cannot be rebuilt: {exc}"}) from None
+
+
+def state_after(origin: Match, turn: int, seats: int) -> State:
+    """The state of ``origin`` (a match of ``seats`` seats) after its turn ``turn``, from
+    which a fork starts: ``ValidationError`` (field ``turn``) when the game cannot be forked,
+    the turn is not stored, ended the match by forfeit, or leaves nothing to play."""
+    game = get_game(origin.game)
+    if game.fork_refusal is not None:
+        raise ValidationError({"turn": game.fork_refusal[:1].upper() + game.fork_refusal[1:]})
+    state = _rebuild(origin, history(origin.pk, turn), seats)
+    if not game.to_move(state):
+        raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
+    return state
+
+
+def start_state(match: Match, seats: int) -> State | None:
+    """Where a match starts: its origin's state after ``fork_turn`` for a fork, ``None``
+    (the game's initial state) otherwise; ``ValueError`` when a fork's origin is gone."""
+    if match.fork_turn is None:
+        return None
+    if match.forked_from_id is None:
+        raise ValueError(f"match {match.pk}: the match it was forked from no longer exists")
+    try:
+        return _rebuild(match, history(match.forked_from_id, match.fork_turn), seats)
+    except ValidationError as exc:
+        raise ValueError(f"match {match.pk}: {' '.join(exc.messages)}") from None
+
+
+def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
+    """The bots of a fork, by seat, if ``user`` may seat them: one per seat of the origin
+    (every seat is kept), each of the origin's game and active (its owner's own inactive
+    bot is refused by name; staff may seat any), never a person's seat; and the user owns
+    one of them or seats the origin's own bots (any order). ``ValidationError`` (400) or
+    ``PermissionDenied`` (403)."""
+    seated = list(origin.participants.order_by("seat").values_list("bot_id", flat=True))
+    if len(bot_ids) != len(seated):
+        raise ValidationError(
+            {"seats": f"A fork keeps every seat: give {len(seated)} bots, one per seat."}
+        )
+    found = {b.pk: b for b in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
+    errors = []
+    for bot_id in bot_ids:
+        bot = found.get(bot_id)
+        mine = bot is not None and user.is_authenticated and bot.owner_id == user.pk
+        if (
+            bot is None
+            or bot.kind == EndpointKind.HUMAN
+            or bot.game != origin.game
+            or not (user.is_staff or bot.status == BotStatus.ACTIVE or mine)
+        ):
+            errors.append(f"Bot {bot_id} does not exist or is not available.")
+        elif not user.is_staff and bot.status != BotStatus.ACTIVE:
+            errors.append(f"Your bot {bot.name!r} is {bot.status}: only active bots play.")
+    if errors:
+        raise ValidationError({"seats": errors})
+    owns = any(found[b].owner_id == user.pk for b in bot_ids)
+    if not (user.is_staff or owns or sorted(bot_ids) == sorted(seated)):
+        raise PermissionDenied("You must own one of the seated bots, or fork with the same bots.")
+    return [found[b] for b in bot_ids]
+
+
+def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
+    """A queued match starting from ``origin``'s state after ``turn`` with ``bot_ids`` by
+    seat, recorded with its origin and turn, friendly, under ``create_user_match``'s limits
+    (``TooManyMatches``); ``ValidationError`` or ``PermissionDenied`` as ``fork_bots`` and
+    ``state_after`` say."""
+    bots = fork_bots(user, origin, bot_ids)
+    state_after(origin, turn, len(bots))
+    with transaction.atomic():  # dispatched on commit: the runner sees the fork's origin
+        match = create_user_match(
+            user,
+            origin.game,
+            bots,
+            options=origin.options,
+            seed=origin.seed,
+            pace_ms=origin.pace_ms,
+        )
+        Match.objects.filter(pk=match.pk).update(forked_from=origin, fork_turn=turn, rated=False)
+    match.forked_from, match.fork_turn, match.rated = origin, turn, False
+    return match

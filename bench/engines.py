@@ -12,6 +12,12 @@ Rows per game:
   the whole engine work of a lap as the runner does it (every live snake's message built and
   encoded, ``apply``, the frame), laps per second; and the mean bytes of a lap's frame.
 
+With ``--spectator`` (tron only), the bytes a spectator receives per lap over a real
+websocket: the platform served (``manage.py serve``, embedded runner), a match of 2 and one
+of 13 ``survivor`` snakes queued a few seconds ahead, one client on ``ws/matches/<id>/`` from
+before the start to the ``end`` message; the total bytes of the text messages it received
+(and of the ``turn`` messages alone) divided by the laps played.
+
 Anchors (measured in the same run when installed: ``pip install -e '.[bench]'``):
 kaggle-environments' ``tictactoe`` (random agents), OpenSpiel's C++ ``tic_tac_toe``,
 ``connect_four`` and ``battleship`` (its default: 10x10, ships of 2-5) through pyspiel (random
@@ -21,6 +27,7 @@ playouts), and a two-colour 24x24 torus life step in NumPy and in SciPy
     python bench/engines.py                 # every game, 3 s per row
     python bench/engines.py tiles gconway   # some games
     python bench/engines.py --seconds 0.05  # smoke mode (CI)
+    python bench/engines.py tron --spectator  # and a spectator's bytes per lap
 """
 
 from __future__ import annotations
@@ -204,6 +211,62 @@ def tron_laps(game, seconds: float) -> list[tuple[str, str, float, str]]:
     return rows
 
 
+def spectator_bytes() -> list[tuple[str, str, float, str]]:
+    """A spectator's websocket bytes per lap for a live match of 2 and of 13 snakes."""
+    import asyncio
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import PRODUCTION_ENV, serving
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+        env = {**os.environ, "ARENA_DATA_DIR": data, "LOG_LEVEL": "WARNING", **PRODUCTION_ENV}
+        env["DJANGO_SETTINGS_MODULE"] = "competition.settings"
+        with serving(env) as port:
+            for n in (2, 13):
+                queued = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve().parents[1] / "manage.py")]
+                    + ["enqueue", "tron", *["builtin:survivor"] * n, "--seed", "1"]
+                    + ["--start-in", "3"],
+                    env=env, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                match_id = json.loads(queued.stdout)[0]
+                total, turns, laps = asyncio.run(_spectate(port, match_id))
+                rows.append(
+                    ("tron", f"spectator ws bytes per lap, {n} snakes", total / laps, "bytes")
+                )
+                rows.append(
+                    ("tron", f"  of which turn messages ({laps} laps)", turns / laps, "bytes")
+                )
+    return rows
+
+
+async def _spectate(port: int, match_id: int) -> tuple[int, int, int]:
+    """(bytes of every text message, bytes of the turn messages, laps) one spectator got."""
+    import json
+
+    import aiohttp
+
+    total = turns = 0
+    url = f"ws://127.0.0.1:{port}/ws/matches/{match_id}/"
+    origin = {"Origin": f"http://127.0.0.1:{port}"}
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(url, headers=origin, max_msg_size=0) as ws:
+            async for msg in ws:
+                size = len(msg.data.encode())
+                total += size
+                data = json.loads(msg.data)
+                if data["type"] == "turn":
+                    turns += size
+                if data["type"] == "end":
+                    return total, turns, data["match"]["turn_count"]
+    raise SystemExit(f"match {match_id}: the stream closed before its end")
+
+
 def anchors(slug: str, seconds: float) -> list[tuple[str, str, float, str]]:
     rows: list[tuple[str, str, float, str]] = []
     if slug in SPIEL:
@@ -310,6 +373,9 @@ def main(argv=None) -> None:
     )
     parser.add_argument("games", nargs="*", help="game slugs (default: all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="budget per row")
+    parser.add_argument(
+        "--spectator", action="store_true", help="tron: a spectator's websocket bytes per lap"
+    )
     args = parser.parse_args(argv)
     games = [get_game(s) for s in args.games] if args.games else all_games()
     print(
@@ -318,7 +384,10 @@ def main(argv=None) -> None:
     )
     print(f"{'game':<10} {'what':<40} {'rate':>12}  unit")
     for game in games:
-        for slug, what, rate, unit in ours(game, args.seconds) + anchors(game.slug, args.seconds):
+        rows = ours(game, args.seconds) + anchors(game.slug, args.seconds)
+        if args.spectator and game.slug == "tron":
+            rows += spectator_bytes()
+        for slug, what, rate, unit in rows:
             shown = f"{rate:>12,.0f}" if rate == rate else f"{'-':>12}"
             print(f"{slug:<10} {what:<40} {shown}  {unit}")
         if game.slug in GOALS:

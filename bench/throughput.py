@@ -1,16 +1,22 @@
-"""Throughput: matches per minute, embedded default versus 1, 2 and 4 Celery workers.
+"""Throughput: matches per minute, embedded default (1 and 2 runner processes) versus 1, 2
+and 4 Celery workers.
 
 Each configuration plays the same queue of tic-tac-toe matches to the end and reports
 matches per minute, with built-in bots (``perfect`` v ``random``: the platform's own cost)
 and with HTTP bots (two ``serve_bot tictactoe:random`` processes: every move over loopback
 HTTP through the egress client):
 
-- ``embedded``: ``manage.py serve`` (daphne + the in-process runner) on SQLite;
+- ``embedded, N runners``: ``manage.py serve --runners N`` (daphne and N runner processes
+  beside it, ``competition.runners.fleet``; 0: the runner inside the daphne process) on
+  SQLite (``--runners``, default ``1,2``). Besides matches per minute (wall clock from the
+  queueing, ``enqueue``'s start-up included) it prints games per second over the span from
+  the first match started to the last one finished (the database's timestamps);
 - ``celery xN``: N ``celery -A competition worker -P threads -c 16`` processes on
   PostgreSQL and Redis, started here for the run (Debian's postgresql and redis-server).
 
     python bench/throughput.py                  # 200 matches per configuration
     python bench/throughput.py --matches 400 --workers 1,2,4
+    python bench/throughput.py --runners 0,1,2 --workers ''   # the embedded default only
     python bench/throughput.py --quick          # smoke mode (SQLite only)
 """
 
@@ -92,6 +98,19 @@ def pending_sqlite(db: Path, ids: list[int]) -> int:
         ).fetchone()[0]
 
 
+def span_sqlite(db: Path, ids: list[int]) -> float:
+    """Seconds from the first match started to the last one finished."""
+    from datetime import datetime
+
+    with sqlite3.connect(db, timeout=30) as conn:
+        marks = ",".join("?" * len(ids))
+        first, last = conn.execute(
+            f"select min(started), max(finished) from competition_match where id in ({marks})",
+            ids,
+        ).fetchone()
+    return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
+
+
 def pending_pg(url: str, ids: list[int]) -> int:
     import psycopg
 
@@ -103,8 +122,9 @@ def pending_pg(url: str, ids: list[int]) -> int:
         ).fetchone()[0]
 
 
-def play_queue(env, seats: list[str], matches: int, pending) -> float:
-    """Queue the matches, wait until all are done; matches per minute."""
+def play_queue(env, seats: list[str], matches: int, pending, span=None) -> float:
+    """Queue the matches, wait until all are done; matches per minute (and, with ``span``,
+    games per second over the database's span: ``(per minute, per second)``)."""
     started = time.perf_counter()
     ids = json.loads(
         manage(env, "enqueue", "tictactoe", *seats, "--count", str(matches), "--seed", "1")
@@ -114,7 +134,8 @@ def play_queue(env, seats: list[str], matches: int, pending) -> float:
         if time.perf_counter() > deadline:
             raise SystemExit("timed out")
         time.sleep(0.05)
-    return matches / (time.perf_counter() - started) * 60
+    per_minute = matches / (time.perf_counter() - started) * 60
+    return per_minute if span is None else (per_minute, matches / span(ids))
 
 
 def bot_servers(env):
@@ -126,7 +147,7 @@ def bot_servers(env):
     return ports, processes(argvs, env)
 
 
-def run_embedded(matches: int, kinds: list[str]) -> dict[str, float]:
+def run_embedded(matches: int, kinds: list[str], runners: int) -> dict[str, float]:
     results = {}
     with tempfile.TemporaryDirectory(prefix="arena-tp-") as data:
         env = base_env(ARENA_DATA_DIR=data)
@@ -134,6 +155,7 @@ def run_embedded(matches: int, kinds: list[str]) -> dict[str, float]:
         port = free_port()
         server = [
             [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+            + ["--runners", str(runners)]
         ]
         ports, bots = bot_servers(env)
         with processes(server, env), bots:
@@ -141,13 +163,23 @@ def run_embedded(matches: int, kinds: list[str]) -> dict[str, float]:
             for p in ports:
                 wait_port(p)
             db = Path(data) / "arena.sqlite3"
+            # the runner processes are up once they have played one match
+            play_queue(
+                env, ["builtin:random", "builtin:random"], 1, lambda i: pending_sqlite(db, i)
+            )
             for kind in kinds:
                 seats = (
                     ["builtin:perfect", "builtin:random"]
                     if kind == "builtin"
                     else [f"http://127.0.0.1:{p}/" for p in ports]
                 )
-                results[kind] = play_queue(env, seats, matches, lambda ids: pending_sqlite(db, ids))
+                results[kind], results[f"{kind}/s"] = play_queue(
+                    env,
+                    seats,
+                    matches,
+                    lambda ids: pending_sqlite(db, ids),
+                    lambda ids: span_sqlite(db, ids),
+                )
     return results
 
 
@@ -198,21 +230,35 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--workers", default="1,2,4", help="Celery worker counts ('' for none)")
     parser.add_argument(
-        "--quick", action="store_true", help="smoke mode: 10 matches, embedded only"
+        "--runners", default="1,2", help="runner processes of the embedded rows (0: in process)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke mode: 10 matches, the last --runners only"
     )
     args = parser.parse_args()
     matches = 10 if args.quick else args.matches
     counts = [] if args.quick else [int(x) for x in args.workers.split(",") if x]
     kinds = ["builtin", "http"]
-    rows = [("embedded (SQLite)", run_embedded(matches, kinds))]
+    runners = [int(x) for x in args.runners.split(",") if x]
+    if args.quick:
+        runners = runners[-1:]
+    rows = [(f"embedded, {n} runners (SQLite)", run_embedded(matches, kinds, n)) for n in runners]
     for n in counts:
         rows.append((f"celery x{n} (PostgreSQL)", run_celery(n, matches, kinds)))
     print(
         f"# throughput: {matches} tic-tac-toe matches per configuration, 2 cores shared by everything"
     )
-    print(f"{'configuration':<26} {'built-in bots':>16} {'HTTP bots':>12}   (matches/min)")
+    print(
+        f"{'configuration':<30} {'built-in bots':>14} {'HTTP bots':>10}   (matches/min)"
+        f" {'built-in':>9} {'HTTP':>7}   (games/s, first start to last finish)"
+    )
     for name, result in rows:
-        print(f"{name:<26} {result['builtin']:>16,.0f} {result['http']:>12,.0f}")
+        per_second = (
+            f" {result['builtin/s']:>9,.1f} {result['http/s']:>7,.1f}" if "http/s" in result else ""
+        )
+        print(
+            f"{name:<30} {result['builtin']:>14,.0f} {result['http']:>10,.0f}{' ' * 16}{per_second}"
+        )
 
 
 if __name__ == "__main__":

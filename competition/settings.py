@@ -33,7 +33,10 @@ Environment variables (all optional):
   before a match is given up as ``errored``.
 - ``ARENA_DB_THREADS`` (int, default 8): database threads per process for the runners on
   PostgreSQL (SQLite always uses one).
-- ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once.
+- ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once
+  (per runner process).
+- ``ARENA_RUNNER_PROCESSES`` (int, default: the number of cores): runner processes
+  ``manage.py serve`` starts beside the web process; 0 plays matches in the web process.
 - ``ARENA_BOT_HEALTH_FORFEITS`` (int, default 5; 0 disables): a bot is paused after this many
   consecutive matches forfeited for ``connect`` or ``timeout``.
 - ``ARENA_MATCH_MAX_TURNS`` (int, default 5000), ``ARENA_MATCH_MAX_SECONDS`` (int, default
@@ -44,6 +47,8 @@ Environment variables (all optional):
   at once (web and API alike; events and operators' commands are not counted).
 - ``ARENA_CHALLENGES_PER_TARGET_HOUR`` (int, default 10): challenges one user may make in an
   hour against one bot of someone else (0: none).
+- ``ARENA_CHALLENGES_PER_MINUTE`` (int, default 30 times ``ARENA_API_THROTTLE_SCALE``):
+  challenges one user may send a minute, the bot pages' form and the API in one budget.
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
   1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
@@ -120,7 +125,10 @@ def database_from_url(url: str) -> dict:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": path or ":memory:",
-            "OPTIONS": {"timeout": 20},
+            # IMMEDIATE: a transaction takes the write lock at BEGIN, waiting up to `timeout`
+            # for it (several runner processes write), instead of failing "database is
+            # locked" when it reads first and then writes
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         return {
@@ -238,6 +246,7 @@ else:
             # WAL lets readers (pages, websockets) run beside the runner's writes
             "OPTIONS": {
                 "timeout": 20,
+                "transaction_mode": "IMMEDIATE",  # several writer processes (see above)
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
         }
@@ -325,6 +334,8 @@ ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
 ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
+#: runner processes ``manage.py serve`` starts beside the web process (0: it plays matches)
+ARENA_RUNNER_PROCESSES = envint("ARENA_RUNNER_PROCESSES", max(1, os.cpu_count() or 1), minimum=0)
 ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
@@ -361,6 +372,10 @@ CACHES = {
 # -- REST API (competition/api) ---------------------------------------------------------
 
 ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
+# web and API challenges alike (competition.matches.lifecycle.challenge)
+ARENA_CHALLENGES_PER_MINUTE = envint(
+    "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
+)
 # Reverse proxies in front of the web nodes: anonymous callers are throttled by the
 # X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
 # embedded default, no proxy) ignores the header, which any client can write.
@@ -390,7 +405,7 @@ REST_FRAMEWORK = {
     # per user (or address when anonymous), on write endpoints only
     "DEFAULT_THROTTLE_RATES": {
         scope: f"{per_minute * ARENA_API_THROTTLE_SCALE}/min"
-        for scope, per_minute in {"writes": 60, "challenges": 30, "simulate": 120}.items()
+        for scope, per_minute in {"writes": 60, "simulate": 120}.items()
     },
 }
 

@@ -2,7 +2,7 @@
 JSON Schemas (``competition/api/live.py``, served at ``/api/schema/live/``).
 
 ``check(stream, message)`` validates one decoded message (``stream``: ``match``, ``event``,
-``play`` for what a server sends, ``play-move`` for what a human seat sends) and raises
+``home``, ``play`` for what a server sends, ``play-move`` for what a human seat sends) and raises
 ``AssertionError`` naming the violation; ``stream_of(url)`` tells the stream of a websocket
 URL; ``CheckedCommunicator`` is channels' test communicator validating every message it
 receives.
@@ -22,6 +22,7 @@ from competition.api.live import SCHEMAS
 _STREAMS = [
     (re.compile(r"/ws/matches/\d+/"), "match"),
     (re.compile(r"/ws/events/\d+/"), "event"),
+    (re.compile(r"/ws/home/"), "home"),
     (re.compile(r"/ws/play/\d+/\d+/"), "play"),
 ]
 

@@ -47,8 +47,11 @@ def manage(
     )
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 30) -> None:
-    """Wait until something accepts TCP connections on 127.0.0.1:port."""
+def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 120) -> None:
+    """Wait until something accepts TCP connections on 127.0.0.1:port (or the server exits:
+    that fails at once). Generous: a server that migrates and imports everything takes a few
+    seconds on an idle machine and much longer on a loaded one, and waiting costs nothing
+    when it is up early."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -1,10 +1,12 @@
-"""API errors: Django's ``ValidationError`` (raised by services and models) is a 400, a
-body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413, too many query parameters a 400 (each in
-JSON, as every API error)."""
+"""API errors: Django's ``ValidationError`` (raised by services and models) is a 400, its
+``PermissionDenied`` a 403 in the service's words, a body over
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413, too many query parameters a 400 (each in JSON, as
+every API error)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions, status
@@ -29,4 +31,6 @@ def exception_handler(exc, context):
         )
     elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=as_serializer_error(exc))
+    elif isinstance(exc, DjangoPermissionDenied) and str(exc):
+        exc = exceptions.PermissionDenied(str(exc))
     return drf_exception_handler(exc, context)

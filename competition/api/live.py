@@ -1,12 +1,14 @@
 """The live protocol: JSON Schemas of every websocket message, served beside the OpenAPI
 schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/``).
 
-Three streams (``competition/web/consumers.py``):
+Four streams (``competition/web/consumers.py``):
 
 - ``ws/matches/<id>/`` (read-only): a ``snapshot`` first, then ``started``, ``turn`` and
   ``end`` as the match goes; any message from the client is answered with an ``error``.
 - ``ws/events/<id>/`` (read-only): a ``snapshot``, then ``match_started``,
-  ``match_finished`` and ``standings``; ``error`` likewise.
+  ``match_finished``, ``standings`` and (single elimination) ``bracket``; ``error`` likewise.
+- ``ws/home/`` (read-only): a ``snapshot`` of each game's running matches, then ``running``
+  as a match starts or ends; ``error`` likewise.
 - ``ws/play/<match>/<seat>/`` (the human seat, its owner only): the server sends ``hello``,
   ``request`` (the seat's native message), ``sent``, ``closed`` and ``error``; the client
   sends ``move``.
@@ -162,6 +164,22 @@ EVENT = _obj(
 
 ERROR = _message("error", {"detail": _STR})
 
+BRACKET = _obj(
+    {
+        "event": _ID,
+        "status": _STR,
+        "size": {"type": "integer", "minimum": 0},
+        "tie_break": _STR,
+        "champion": {"type": ["object", "null"]},
+        "rounds": {
+            "type": "array",
+            "items": _obj({"round": _INT, "name": _STR, "slots": {"type": "array"}}, closed=False),
+        },
+    },
+    closed=False,
+)
+RUNNING = {"type": "integer", "minimum": 0}
+
 
 def _stream(title: str, description: str, messages: dict[str, dict]) -> dict:
     return {
@@ -211,8 +229,9 @@ SCHEMAS: dict[str, dict] = {
     "event": _stream(
         "ws/events/<id>/: server to client",
         "An event's stream (read-only): a snapshot (the event, its standings, up to 20 "
-        "running and 10 queued matches), then matches starting and finishing and the "
-        "standings after each result.",
+        "running and 10 queued matches; a single elimination's bracket as "
+        "`GET /api/events/<id>/bracket/` gives it), then matches starting and finishing and "
+        "the standings (and the bracket) after each result.",
         {
             "snapshot": _message(
                 "snapshot",
@@ -221,13 +240,28 @@ SCHEMAS: dict[str, dict] = {
                     "standings": {"type": "array", "items": STANDING},
                     "live": {"type": "array", "items": MATCH, "maxItems": 20},
                     "upcoming": {"type": "array", "items": MATCH, "maxItems": 10},
+                    "bracket": BRACKET,
                 },
+                ["event", "standings", "live", "upcoming"],
             ),
             "match_started": _message("match_started", {"match": MATCH}),
             "match_finished": _message("match_finished", {"match": MATCH}),
             "standings": _message(
                 "standings", {"event": _ID, "standings": {"type": "array", "items": STANDING}}
             ),
+            "bracket": _message("bracket", {"event": _ID, "bracket": BRACKET}),
+            "error": ERROR,
+        },
+    ),
+    "home": _stream(
+        "ws/home/: server to client",
+        "The home page's stream (read-only): how many matches of each game are running, "
+        "first for every game, then for one game each time a match of it starts or ends.",
+        {
+            "snapshot": _message(
+                "snapshot", {"running": {"type": "object", "additionalProperties": RUNNING}}
+            ),
+            "running": _message("running", {"game": _STR, "running": RUNNING}),
             "error": ERROR,
         },
     ),
@@ -269,6 +303,7 @@ SCHEMAS: dict[str, dict] = {
 STREAMS = {
     "match": "ws/matches/<id>/",
     "event": "ws/events/<id>/",
+    "home": "ws/home/",
     "play": "ws/play/<match>/<seat>/",
     "play-move": "ws/play/<match>/<seat>/",
 }

@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rest_framework import permissions
-from rest_framework.exceptions import PermissionDenied, ValidationError
-
-from bots.models import Bot, BotStatus, EndpointKind
 
 #: the only fields staff may change on another user's bot
 STAFF_BOT_FIELDS = frozenset({"status", "status_reason"})
@@ -59,31 +56,3 @@ def may_read_seat_logs(user, bot) -> bool:
     """A seat's per-turn logs (what was sent and received): its bot's owner only, as on the
     web pages (staff read them in the admin)."""
     return is_owner(user, bot)
-
-
-def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
-    """The bots of a challenge, by seat, if ``user`` may pit them against each other.
-
-    Every bot must exist and be active (staff may pit any bots), and the caller must own
-    one of them; a human seat (a person on the bench, not a bot) is never one: you may challenge any active bot with your own. Raises ``ValidationError``
-    (400) for an unknown or unavailable bot and ``PermissionDenied`` (403) otherwise.
-    """
-    found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
-    errors = []
-    for bot_id in bot_ids:
-        bot = found.get(bot_id)
-        if (
-            bot is None
-            or bot.kind == EndpointKind.HUMAN
-            or not (user.is_staff or bot.status == BotStatus.ACTIVE or is_owner(user, bot))
-        ):
-            errors.append(f"Bot {bot_id} does not exist or is not available.")
-        elif not user.is_staff and bot.status != BotStatus.ACTIVE:
-            errors.append(f"Your bot {bot.name!r} is {bot.status}: only active bots play.")
-    if errors:
-        raise ValidationError({"bots": errors})
-    if not user.is_staff and not any(is_owner(user, found[bot_id]) for bot_id in bot_ids):
-        raise PermissionDenied(
-            "You must own one of the bots (you may challenge any active bot with yours)."
-        )
-    return [found[bot_id] for bot_id in bot_ids]

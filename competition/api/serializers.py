@@ -203,23 +203,18 @@ class RatingSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(
         help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games."
     )
+    ranked = serializers.BooleanField(
+        help_text="False before the first rated game: the numbers are the defaults and the "
+        "leaderboard lists the bot apart, unranked."
+    )
 
 
 def rating_json(bot: Bot) -> dict:
-    """A bot's rating, or the defaults before its first rated game."""
+    """A bot's rating, or the defaults (``ranked`` false) before its first rated game."""
     rating = getattr(bot, "rating", None)
-    mu, sigma, games = (
-        (rating.mu, rating.sigma, rating.games)
-        if rating
-        else (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0)
-    )
-    return {
-        "mu": mu,
-        "sigma": sigma,
-        "ordinal": mu - 3 * sigma,
-        "games": games,
-        "provisional": games < ratings.PROVISIONAL_GAMES,
-    }
+    if rating is None:
+        return ratings.summary()
+    return ratings.summary(rating.mu, rating.sigma, rating.games)
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -595,6 +590,7 @@ class BracketSlotSerializer(serializers.Serializer):
     bye = serializers.BooleanField()
     walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
     series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
+    why = serializers.CharField(help_text="How it was decided, in words (empty until then).")
 
 
 class BracketRoundSerializer(serializers.Serializer):

@@ -36,7 +36,6 @@ from competition.api.parsers import LimitedJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
-    challenge_bots,
     may_read_seat_logs,
 )
 from competition.api.throttles import WriteScopedRateThrottle
@@ -44,7 +43,8 @@ from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
 from competition.matches.fork import create_fork
-from competition.matches.lifecycle import TooManyMatches, create_user_match
+from competition.matches.lifecycle import TooManyMatches
+from competition.matches.lifecycle import challenge as create_challenge
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
 from competition.ratings import services as ratings
 from games import all_games, get_game
@@ -588,19 +588,18 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         detail=False,
         methods=["post"],
         permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[ScopedRateThrottle],
-        throttle_scope="challenges",
     )
     def challenge(self, request):
+        # the per-user rate (ARENA_CHALLENGES_PER_MINUTE) is counted by the service, in
+        # one budget with the web form's challenges
         body = s.ChallengeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        bots = challenge_bots(request.user, data["bots"])
         try:
-            match = create_user_match(
+            match = create_challenge(
                 request.user,
                 data["game"],
-                bots,
+                data["bots"],
                 options=data["options"],
                 seed=data.get("seed"),
                 pace_ms=data["pace_ms"],
@@ -644,10 +643,9 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         detail=True,
         methods=["post"],
         permission_classes=[permissions.IsAuthenticated],
-        throttle_classes=[ScopedRateThrottle],
-        throttle_scope="challenges",
     )
     def fork(self, request, pk=None):
+        # counted by the service in the challenges' budget (ARENA_CHALLENGES_PER_MINUTE)
         origin = self.get_object()
         body = s.ForkSerializer(data=request.data)
         body.is_valid(raise_exception=True)

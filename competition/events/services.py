@@ -605,8 +605,18 @@ def resume_bot(bot: Bot) -> bool:
 
 
 def _broadcast_standings(event: Event) -> None:
+    """The standings (and an elimination's bracket) to the event's watchers after commit:
+    computed once here, whatever the number of watchers; the bracket only when watched."""
     table = standings(event)
-    transaction.on_commit(lambda: broadcast.standings_changed(event.pk, table))
+    watched = broadcast.listened(broadcast.event_group(event.pk))
+    bracket = bracket_view(event) if watched else None
+
+    def send():
+        broadcast.standings_changed(event.pk, table)
+        if bracket is not None:
+            broadcast.bracket_changed(event.pk, bracket)
+
+    transaction.on_commit(send)
 
 
 def standings(event: Event) -> list[dict]:
@@ -703,7 +713,7 @@ def bracket_view(event: Event) -> dict | None:
     "slots": [{"index", "a", "b", "winner", "bye", "walkover", "series"}]}]}``; a side is
     ``{"bot", "name", "seed"}`` or null; ``series`` is null until scheduled, then
     ``{"key", "score": [a, b], "status": "queued|running|finished|errored", "matches": [{"id",
-    "game", "status"}]}``.
+    "game", "status"}]}``; ``why``: how the slot was decided, in words (``tie_reason``).
     """
     if event.format != EventFormat.SINGLE_ELIMINATION:
         return None
@@ -770,7 +780,28 @@ def bracket_view(event: Event) -> dict | None:
                     "series": series_json,
                 }
             )
+            slots[-1]["why"] = tie_reason(slots[-1])
         view["rounds"].append(
             {"round": r[0].round, "name": pairing.round_name(r[0].round, total), "slots": slots}
         )
     return view
+
+
+def tie_reason(slot: dict) -> str:
+    """Why a bracket slot went the way it did, in words ("" until decided)."""
+    winner, a, b = slot["winner"], slot["a"], slot["b"]
+    if slot["bye"]:
+        return "a bye"
+    if winner is None:
+        return ""
+    won, lost = (a, b) if a and winner == a["bot"] else (b, a)
+    if slot["walkover"] or not slot["series"]:
+        return f"{won['name']} by walkover"
+    left, right = slot["series"]["score"]
+    score = f"{left:g}\u2013{right:g}"
+    if left == right:
+        return (
+            f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "
+            f"{lost['name']} (seed {lost['seed']})"
+        )
+    return f"{won['name']} won {score}"

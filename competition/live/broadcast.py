@@ -36,6 +36,10 @@ def event_group(event_id: int) -> str:
     return f"event.{int(event_id)}"
 
 
+#: the home page's sockets: how many matches of each game are running ("live now")
+HOME_GROUP = "home"
+
+
 def debug_group(match_id: int, seat: int) -> str:
     """The sockets that may see one seat's debug overlays (its owner's, or everyone's once
     the bot opted in): ``competition.web.consumers.MatchConsumer`` decides who joins."""
@@ -174,6 +178,17 @@ def match_finished(match_json: dict) -> None:
     publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=END_NUMBER))
     if match_json.get("event"):
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
+
+
+def running_changed(game: str, running: int) -> None:
+    """A match of ``game`` started or ended: ``running`` of its matches run now (one count
+    per start or end, made by the caller only while ``listened(HOME_GROUP)``)."""
+    publish(HOME_GROUP, message("running", {"game": game, "running": running}))
+
+
+def bracket_changed(event_id: int, bracket: dict) -> None:
+    """An elimination event's bracket after a match of it finished (the page redraws it)."""
+    publish(event_group(event_id), message("bracket", {"event": event_id, "bracket": bracket}))
 
 
 def standings_changed(event_id: int, standings: list) -> None:

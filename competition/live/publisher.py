@@ -7,7 +7,9 @@ first message, i.e. at start-up) by the layer's kind:
   message is handed to the process's hub directly (``Hub.dispatch``: no copy per message),
   and to the layer only for a group some socket joined on the layer itself (``join``);
 - ``ChannelLayerPublisher``: the layer spans processes (Redis): every message goes through
-  it; each process's hub is subscribed to the groups its sockets watch.
+  it; each process's hub is subscribed to the groups its sockets watch;
+- ``relay.RelayPublisher``: a runner process of the embedded default sends every message to
+  the web process over a Unix socket (``install``ed by the runner, ``competition.live.relay``).
 
 Whether a group has listeners is known from the hub and from the joins made here, never
 from a channel layer's private state.
@@ -105,3 +107,10 @@ def publisher() -> Publisher | None:
                 _current = (layer, chosen)
             current = _current
     return current[1]
+
+
+def install(chosen: Publisher) -> None:
+    """Make ``chosen`` this process's publisher (a runner process: ``relay.RelayPublisher``)."""
+    global _current
+    with _lock:
+        _current = (get_channel_layer(), chosen)

@@ -29,7 +29,7 @@ from django.db import transaction
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history as turn_history
-from competition.matches.lifecycle import create_user_match
+from competition.matches.lifecycle import charge_challenge, create_user_match
 from competition.models import Match
 from games import get_game
 from games.base import State
@@ -160,7 +160,9 @@ def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
     """A queued match starting from ``origin``'s state after ``turn`` with ``bot_ids`` by
     seat, recorded with its origin and turn, friendly, under ``create_user_match``'s limits
     (``TooManyMatches``); ``ValidationError`` or ``PermissionDenied`` as ``fork_bots`` and
-    ``state_after`` say."""
+    ``state_after`` say. Counted first in the challenges' per-minute budget
+    (``lifecycle.charge_challenge``)."""
+    charge_challenge(user)
     bots = fork_bots(user, origin, bot_ids)
     state_after(origin, turn, len(bots))
     with transaction.atomic():  # dispatched on commit: the runner sees the fork's origin

@@ -15,10 +15,12 @@ Platform limits bound every match whatever its options: ``ARENA_MATCH_MAX_TURNS`
 runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it started) and
 ``ARENA_MATCH_MAX_BYTES`` (the JSON bytes of its stored turns, counted as they are encoded
 and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
-Matches users start (``create_user_match``: the web bench and API challenges) are also
+Matches users start (``create_user_match``: the web bench and challenges) are also
 bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
 (``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
-game's default options.
+game's default options. A challenge (``challenge``: the form on a bot page and
+``POST /api/matches/challenge/`` alike) is checked once, here: which bots may play, and
+``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared ``ratelimit`` cache.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot
+from bots.models import Bot, BotStatus, EndpointKind
 from competition.live import broadcast
 from competition.matches import history
 from competition.matches.dispatch import dispatch
@@ -45,6 +47,7 @@ from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, token_param
 from competition.models import Match, MatchStatus, Participant, SeatResult
+from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome
@@ -202,6 +205,67 @@ def create_user_match(
         )
 
 
+def challenge(
+    user,
+    game_slug: str,
+    bot_ids: list[int],
+    *,
+    options: dict | None = None,
+    seed: int | None = None,
+    pace_ms: int = 0,
+) -> Match:
+    """A user's challenge, by seat (the form on a bot page, ``POST /api/matches/challenge/``).
+
+    Counted first against ``ARENA_CHALLENGES_PER_MINUTE`` per user (``TooManyMatches``
+    beyond, with ``retry_after``), whatever the way in, so the web and the API share one
+    budget; then the bots are checked (``challenge_bots``) and the match is created under
+    ``create_user_match``'s limits."""
+    charge_challenge(user)
+    bots = challenge_bots(user, bot_ids)
+    return create_user_match(user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms)
+
+
+def charge_challenge(user) -> None:
+    """Count one challenge (or fork) of ``user`` against ``ARENA_CHALLENGES_PER_MINUTE``,
+    in the shared ``ratelimit`` cache: ``TooManyMatches`` (with ``retry_after``) beyond."""
+    per_minute = Limit("challenges", settings.ARENA_CHALLENGES_PER_MINUTE, 60)
+    if (wait := hit(per_minute, str(user.pk))) is not None:
+        raise TooManyMatches(
+            f"Too many challenges: at most {per_minute.count} a minute. "
+            f"Try again in {wait} s; nothing was created.",
+            retry_after=wait,
+        )
+
+
+def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
+    """The bots of a challenge, by seat, if ``user`` may pit them against each other.
+
+    Every bot must exist and be active (staff may pit any bots; ``create_match`` checks
+    their game), and the caller must own one of them; a human seat (a person on the bench, not a bot) is
+    never one: you may challenge any active bot with your own. Raises ``ValidationError``
+    for an unknown or unavailable bot and ``PermissionDenied`` otherwise.
+    """
+    found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
+    errors = []
+    for bot_id in bot_ids:
+        bot = found.get(bot_id)
+        if (
+            bot is None
+            or bot.kind == EndpointKind.HUMAN
+            or not (user.is_staff or bot.status == BotStatus.ACTIVE or bot.owner_id == user.pk)
+        ):
+            errors.append(f"Bot {bot_id} does not exist or is not available.")
+        elif not user.is_staff and bot.status != BotStatus.ACTIVE:
+            errors.append(f"Your bot {bot.name!r} is {bot.status}: only active bots play.")
+    if errors:
+        raise ValidationError({"bots": errors})
+    if not user.is_staff and not any(found[bot_id].owner_id == user.pk for bot_id in bot_ids):
+        raise PermissionDenied(
+            "You must own one of the bots (you may challenge any active bot with yours)."
+        )
+    return [found[bot_id] for bot_id in bot_ids]
+
+
 def _check_target_rate(user, bots: list[Bot]) -> None:
     """``TooManyMatches`` if ``user`` challenged a bot of someone else's too often this hour."""
     limit = settings.ARENA_CHALLENGES_PER_TARGET_HOUR
@@ -246,9 +310,10 @@ def sweep_queued(now=None) -> list[int]:
 
 
 def claim(
-    match_id: int | None = None, *, worker: str | None = None
+    match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
 ) -> tuple[int, uuid.UUID] | None:
     """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
+    ``humans``: only matches with (True) or without (False) a human seat (``claim_sql``).
 
     The claim is one conditional UPDATE (``Match.objects.due``, compiled to SQL once): of
     two workers racing for a match, one updates a row and the other none."""
@@ -256,7 +321,7 @@ def claim(
     db = connections[DEFAULT_DB_ALIAS]
     now = timezone.now()
     at = db.ops.adapt_datetimefield_value(now)
-    pick, pick_slots, take, take_slots = claim_sql(db)
+    pick, pick_slots, take, take_slots = claim_sql(db, humans)
     with db.cursor() as cursor:
         if match_id is not None:
             candidates = [match_id]
@@ -374,7 +439,7 @@ def finish(
         ratings.apply_match(match, participants)
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
         _compact_on_commit(match_id)
     return True
 
@@ -390,7 +455,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
         match = Match.objects.get(pk=match_id)
         _ended(match)
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
         _compact_on_commit(match_id)
     logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
@@ -403,6 +468,21 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
         if match.status != MatchStatus.RUNNING or match.lease_token != token:
             return None
         return _requeue_or_error(match, error)
+
+
+def announce_end(summary: dict) -> None:
+    """After the commit that ended a match: its end to its watchers (and its event's), and
+    the running count of its game to the home page."""
+    broadcast.match_finished(summary)
+    announce_running(summary["game"])
+
+
+def announce_running(game_slug: str) -> None:
+    """The home page's "live now" count of ``game_slug``, after a match of it started or
+    ended: one count per start or end, and none while nobody watches the home page."""
+    if broadcast.listened(broadcast.HOME_GROUP):
+        running = Match.objects.filter(game=game_slug, status=MatchStatus.RUNNING).count()
+        broadcast.running_changed(game_slug, running)
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
@@ -427,7 +507,7 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.status = MatchStatus.ERRORED
         match.finished = timezone.now()
         summary = match_json(match)
-        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        transaction.on_commit(lambda: announce_end(summary))
         # an errored match holds its event's round (an organiser may requeue it), but a
         # round robin whose last pending match errored is over
         if match.event_id:
@@ -495,7 +575,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
         if updated:
             match = Match.objects.get(pk=match_id)
             summary = match_json(match)
-            transaction.on_commit(lambda: broadcast.match_finished(summary))
+            transaction.on_commit(lambda: announce_end(summary))
             if advance:
                 _ended(match)
             _compact_on_commit(match_id)

@@ -12,10 +12,11 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db.models import F, Value
+from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
+from bots.models import EndpointKind
 from competition.models import Match, MatchStatus, Participant, Turn
 
 #: stand-ins compiled into the claim's statements, replaced by the values of each call
@@ -32,11 +33,18 @@ def token_param(token: uuid.UUID, db) -> Any:
 
 
 @functools.cache
-def claim_sql(db) -> tuple[str, tuple, str, tuple]:
+def claim_sql(db, humans: bool | None = None) -> tuple[str, tuple, str, tuple]:
     """``(pick, pick_slots, take, take_slots)`` for a connection: pick up to 20 due match ids
     (oldest first), take one of them (``status`` running, a fresh lease) if still due. Both are
-    compiled from ``Match.objects.due``; ``bind(slots, ...)`` gives each call's parameters."""
+    compiled from ``Match.objects.due``; ``bind(slots, ...)`` gives each call's parameters.
+    ``humans``: only matches with (True) or without (False) a human seat (a human seat's
+    browser sockets are in the web process: the embedded default plays those there)."""
     due = Match.objects.using(db.alias).due(_NOW)
+    if humans is not None:
+        human = Exists(
+            Participant.objects.filter(match=OuterRef("pk"), bot__kind=EndpointKind.HUMAN)
+        )
+        due = due.filter(human) if humans else due.exclude(human)
     pick = due.order_by("id").values_list("id", flat=True)[:20].query
     query = due.filter(pk=_ID).query.chain(UpdateQuery)
     query.add_update_values(

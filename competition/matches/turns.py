@@ -109,13 +109,16 @@ class TurnWriter:
     ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
     """
 
+    #: the most turns stored in one transaction (then broadcast)
+    MAX_BATCH = 200
+
     def __init__(
         self,
         match_id: int,
         token: uuid.UUID,
         *,
         max_pending: int = 256,
-        max_batch: int = 200,
+        max_batch: int = MAX_BATCH,
         linger: float = 0.010,
         stored_bytes: int = 0,
         max_bytes: int | None = None,

@@ -50,6 +50,7 @@ def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0
         "ordinal": ordinal(mu, sigma),
         "games": games,
         "provisional": games < PROVISIONAL_GAMES,
+        "ranked": games > 0,  # before the first rated game: the defaults, listed apart
     }
 
 

@@ -1,9 +1,12 @@
-"""The embedded runner: claimed matches run as asyncio tasks inside the web process.
+"""The embedded runner: claimed matches run as asyncio tasks, in runner processes beside
+the web process (``competition.runners.fleet``, the default) or inside it.
 
 ``start()`` (called once per process, on the serving event loop) launches a scheduler
 that reaps expired leases and claims queued matches up to ``ARENA_EMBEDDED_CONCURRENCY``,
-running each as a task. ``wake()`` (called after a match is created) makes it look at
-once instead of at its next poll: ``EmbeddedBackend`` is the ``ARENA_MATCH_BACKEND`` that
+running each as a task; with runner processes (``ARENA_RUNNER_PROCESSES``) it starts them,
+each running the same scheduler, and keeps for itself the matches with a human seat.
+``wake()`` (called after a match is created) makes them look at once instead of at their
+next poll: ``EmbeddedBackend`` is the ``ARENA_MATCH_BACKEND`` that
 does it. Everything goes through ``competition.runners.play``, the same code path the Celery
 worker and ``manage.py runmatches`` use.
 """
@@ -27,8 +30,13 @@ STATISTICS_SECONDS = 600.0
 
 
 class Scheduler:
-    def __init__(self, concurrency: int):
+    """``humans``: claim only matches with (True) or without (False) a human seat (None: any);
+    ``statistics``: refresh SQLite's planner statistics now and then (one per site)."""
+
+    def __init__(self, concurrency: int, *, humans: bool | None = None, statistics: bool = True):
         self.concurrency = concurrency
+        self.humans = humans
+        self.statistics = statistics
         self.loop: asyncio.AbstractEventLoop | None = None
         self.event: asyncio.Event | None = None
         self.tasks: set[asyncio.Task] = set()
@@ -57,7 +65,7 @@ class Scheduler:
 
         launched = False
         while len(self.tasks) < self.concurrency:
-            claimed = await run_db(claim_and_load)
+            claimed = await run_db(claim_and_load, humans=self.humans)
             if claimed is None:
                 break
             self._launch(*claimed)
@@ -90,7 +98,7 @@ class Scheduler:
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
                     await run_db(reap)
-                if now - last_statistics > STATISTICS_SECONDS:
+                if self.statistics and now - last_statistics > STATISTICS_SECONDS:
                     last_statistics = now
                     await run_db(refresh_statistics)
                 await self.step()
@@ -106,25 +114,77 @@ class Scheduler:
 
 
 _scheduler: Scheduler | None = None
+_fleet = None
 _lock = threading.Lock()
 
 
-def start() -> Scheduler | None:
-    """Start the scheduler on the running loop (once per process; embedded mode only)."""
-    global _scheduler
+def start(processes: int | None = None) -> Scheduler | None:
+    """Start the scheduler on the running loop (once per process; embedded mode only).
+
+    With ``processes`` runner processes (default ``ARENA_RUNNER_PROCESSES``; 0: none) they
+    play the matches (``competition.runners.fleet``) and this process's scheduler only those
+    with a human seat."""
+    global _scheduler, _fleet
     if settings.ARENA_RUNNER != "embedded":
         return None
+    if processes is None:
+        processes = settings.ARENA_RUNNER_PROCESSES
     with _lock:
         if _scheduler is None:
-            _scheduler = Scheduler(settings.ARENA_EMBEDDED_CONCURRENCY)
+            concurrency = settings.ARENA_EMBEDDED_CONCURRENCY
+            if processes > 0:
+                from competition.runners.fleet import Fleet
+
+                _fleet = Fleet(processes, concurrency)
+                _fleet.starting = asyncio.ensure_future(_fleet.start())
+            _scheduler = Scheduler(concurrency, humans=True if processes > 0 else None)
             _scheduler.start()
-            logger.info("embedded runner started (concurrency %s)", _scheduler.concurrency)
+            logger.info(
+                "embedded runner started (concurrency %s, %s runner processes)",
+                concurrency,
+                processes,
+            )
     return _scheduler
+
+
+def adopt(scheduler: Scheduler) -> None:
+    """Make ``scheduler`` this process's (a runner process's): ``wake`` reaches it."""
+    global _scheduler
+    with _lock:
+        _scheduler = scheduler
+
+
+def stop() -> None:
+    """Stop the runner processes, if any (at the web process's exit)."""
+    if _fleet is not None:
+        _fleet.stop()
 
 
 def wake() -> None:
     if _scheduler is not None:
         _scheduler.wake()
+    if _fleet is not None:
+        _fleet.wake()
+
+
+async def run_relayed(path: str, concurrency: int) -> None:
+    """A runner process: play matches without a human seat until the web process goes away."""
+    from bots import egress
+    from competition.live import publisher, relay
+
+    scheduler = Scheduler(concurrency, humans=False, statistics=False)
+    adopt(scheduler)  # a match queued here (an event's next round) wakes it
+    out, listening = await relay.connect(path, scheduler.wake)
+    publisher.install(out)
+    scheduler.start()
+    try:
+        await listening  # the web process went away: stop
+    finally:
+        scheduler.main.cancel()
+        for task in list(scheduler.tasks):
+            task.cancel()
+        await asyncio.gather(scheduler.main, *scheduler.tasks, return_exceptions=True)
+        await egress.close_session()
 
 
 class EmbeddedBackend:

@@ -24,6 +24,7 @@ from competition.matches import fork, history
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
+    announce_running,
     claim,
     finish,
     finish_limit,
@@ -38,11 +39,27 @@ from games import get_game
 
 logger = logging.getLogger(__name__)
 
+#: the most turns a lost worker may have stored without broadcasting them (one batch)
+TAIL_TURNS = TurnWriter.MAX_BATCH
+#: what a turn's broadcast carries (``TurnRecord.to_json``)
+RELAYED_TURN_FIELDS = (
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "forfeited",
+)
 
-def claim_and_load(match_id: int | None = None, *, worker: str | None = None):
+
+def claim_and_load(
+    match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
+):
     """``claim`` and, when it got one, what playing the match needs (``_load``): one trip
     to the database thread instead of two. ``(id, token, loaded)`` or None."""
-    claimed = claim(match_id, worker=worker)
+    claimed = claim(match_id, worker=worker, humans=humans)
     if claimed is None:
         return None
     return (*claimed, _load(claimed[0]))
@@ -187,6 +204,8 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
     whose last stored turn forfeited is finished as it ended, one past its wall-clock limit
     is ended as ``limit``. A fresh match is announced as started."""
     match, turns = data["match"], data["turns"]
+    if turns:
+        await broadcast.asend(await run_db(_unannounced, match_id))
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
         outcome = forfeit_outcome(len(data["participants"]), turns[-1]["forfeited"])
@@ -201,7 +220,22 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
         return None
     if not turns:
         await broadcast.asend(broadcast.started_messages(data["summary"]))
+        if broadcast.listened(broadcast.HOME_GROUP):
+            await acall(announce_running, data["summary"]["game"])
     return time_left
+
+
+def _unannounced(match_id: int) -> list[tuple[str, dict]]:
+    """A resumed match's last stored turns, to broadcast again: the worker that stored them
+    may have died before broadcasting them (at most one ``TurnWriter`` batch). Spectators
+    drop the turns they already have (turn numbers are the fence), so each sees each turn
+    once, in order, before the turns played from here."""
+    tail = history.recent(match_id, TAIL_TURNS, logs=False)
+    group = broadcast.match_group(match_id)
+    return [
+        (group, broadcast.turn_message({name: getattr(t, name) for name in RELAYED_TURN_FIELDS}))
+        for t in tail
+    ]
 
 
 async def _heartbeat(match_id: int, token: uuid.UUID) -> None:

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl
 from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
@@ -35,7 +35,7 @@ from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
 from competition.events.services import set_bot_status
 from competition.matches import history
-from competition.matches.lifecycle import create_user_match
+from competition.matches.lifecycle import TooManyMatches, challenge
 from competition.models import (
     Match,
     Participant,
@@ -457,26 +457,30 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
 @require_POST
 def bot_challenge(request, pk: int):
     """POST: one of your bots against this one (the form on its page), then the live viewer.
-    The same checks and limits as ``POST /api/matches/challenge/``: an active bot, never a
-    human seat; your own active bot of its game; ``create_user_match``'s limits."""
+    Checked and counted by the service ``POST /api/matches/challenge/`` uses
+    (``lifecycle.challenge``: which bots may play, the per-minute budget the two share,
+    ``create_user_match``'s limits); a refusal by a limit is a 429 with its words."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     if not challengeable(bot):
         raise Http404("This bot cannot be challenged")
     form = ChallengeForm(request.POST, user=request.user, target=bot, game=get_game(bot.game))
+    status = 400
     if form.is_valid():
         try:
-            match = create_user_match(
+            match = challenge(
                 request.user,
                 bot.game,
-                form.seats(),
+                [seat.pk for seat in form.seats()],
                 options=form.cleaned_data["options"],
                 pace_ms=form.cleaned_data["pace_ms"],
             )
-        except ValidationError as exc:  # TooManyMatches is one
-            form.add_error(None, exc.messages)
+        except (ValidationError, PermissionDenied) as exc:
+            form.add_error(None, getattr(exc, "messages", None) or str(exc))
+            if isinstance(exc, TooManyMatches):
+                status = 429
         else:
             return redirect("match-detail", pk=match.pk)
-    return render(request, "bots/detail.html", detail_context(request, bot, form), status=400)
+    return render(request, "bots/detail.html", detail_context(request, bot, form), status=status)
 
 
 @login_required

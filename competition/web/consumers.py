@@ -1,4 +1,5 @@
-"""Read-only websocket consumers: a match's turns, an event's progress (docs/architecture.md).
+"""Read-only websocket consumers: a match's turns, an event's progress, the home page's
+running counts (docs/architecture.md).
 
 On connect a consumer joins its group through the process hub **first**, then sends a
 snapshot from the database, then relays what the hub hands it, skipping anything the
@@ -14,10 +15,12 @@ import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db.models import Count
 
 from competition.live import broadcast
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
+from games import all_games
 
 logger = logging.getLogger(__name__)
 END = broadcast.END_NUMBER
@@ -45,7 +48,7 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
 
 
 def event_snapshot(event_id: int) -> dict | None:
-    from competition.events.services import standings
+    from competition.events.services import bracket_view, standings
     from competition.matches.presenters import match_jsons
 
     event = Event.objects.filter(pk=event_id).first()
@@ -55,7 +58,7 @@ def event_snapshot(event_id: int) -> dict | None:
     upcoming = match_jsons(event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
     counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
     total, done = counts or (0, 0)
-    return {
+    snapshot = {
         "type": "snapshot",
         "event": {
             "id": event.pk,
@@ -70,6 +73,22 @@ def event_snapshot(event_id: int) -> dict | None:
         "live": live,
         "upcoming": upcoming,
     }
+    bracket = bracket_view(event)
+    if bracket is not None:  # single elimination: a reconnecting page redraws it
+        snapshot["bracket"] = bracket
+    return snapshot
+
+
+def home_snapshot() -> dict:
+    """How many matches of each game run now (one grouped count per connecting socket)."""
+    running = dict(
+        Match.objects.filter(status=MatchStatus.RUNNING)
+        .order_by()
+        .values("game")
+        .annotate(n=Count("id"))
+        .values_list("game", "n")
+    )
+    return {"type": "snapshot", "running": {g.slug: running.get(g.slug, 0) for g in all_games()}}
 
 
 class _RelayConsumer(AsyncWebsocketConsumer):
@@ -82,7 +101,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         self.last = 0
         self.joined = False
         try:
-            self.object_id = int(self.scope["url_route"]["kwargs"]["pk"])
+            self.object_id = self.route_id()
         except (KeyError, ValueError):
             await self.close(code=4400)
             return
@@ -131,6 +150,9 @@ class _RelayConsumer(AsyncWebsocketConsumer):
                 await hub.leave(group, self)
 
     # subclasses
+    def route_id(self) -> int:
+        return int(self.scope["url_route"]["kwargs"]["pk"])
+
     def exists(self) -> bool:
         raise NotImplementedError
 
@@ -182,6 +204,23 @@ class EventConsumer(_RelayConsumer):
 
     def snapshot(self) -> dict | None:
         return event_snapshot(self.object_id)
+
+
+class HomeConsumer(_RelayConsumer):
+    """``ws/home/``: the home page's "live now" counts, a snapshot then each game's count
+    as a match of it starts or ends (``broadcast.running_changed``)."""
+
+    def route_id(self) -> int:
+        return 0
+
+    def exists(self) -> bool:
+        return True
+
+    def group_name(self) -> str:
+        return broadcast.HOME_GROUP
+
+    def snapshot(self) -> dict | None:
+        return home_snapshot()
 
 
 class HumanSeatConsumer(AsyncWebsocketConsumer):

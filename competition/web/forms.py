@@ -189,7 +189,7 @@ class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
     options a friendly one). Options are judged by the game itself (``resolve_options``,
-    ``endless``), the limits by ``matches.lifecycle.create_user_match``, as for the API."""
+    ``endless``), the bots and limits by ``matches.lifecycle.challenge``, as for the API."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
     seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")

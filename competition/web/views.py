@@ -185,26 +185,6 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
-def tie_reason(slot: dict) -> str:
-    """Why a bracket slot went the way it did, in words."""
-    winner, a, b = slot["winner"], slot["a"], slot["b"]
-    if slot["bye"]:
-        return "a bye"
-    if winner is None:
-        return ""
-    won, lost = (a, b) if a and winner == a["bot"] else (b, a)
-    if slot["walkover"] or not slot["series"]:
-        return f"{won['name']} by walkover"
-    left, right = slot["series"]["score"]
-    score = f"{left:g}\u2013{right:g}"
-    if left == right:
-        return (
-            f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "
-            f"{lost['name']} (seed {lost['seed']})"
-        )
-    return f"{won['name']} won {score}"
-
-
 def event_rounds(event: Event, entrants: int, bracket: dict | None) -> dict:
     """``{"current", "total"}``: the latest round scheduled, and how many the format plays
     (``None`` for the ladder, which runs until stopped)."""
@@ -247,11 +227,7 @@ def event_detail(request, pk: int):
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )
-    bracket = event_services.bracket_view(event)
-    if bracket:
-        for rnd in bracket["rounds"]:
-            for slot in rnd["slots"]:
-                slot["why"] = tie_reason(slot)
+    bracket = snapshot.get("bracket")
     names = {row["bot"]: row["name"] for row in snapshot["standings"]}
     context = {
         "event": event,

@@ -1,7 +1,9 @@
 // The event page and the home page, live: they listen on the event's existing websocket
 // (ws/events/<id>/, one per-process hub fan-out, no polling of the database) and apply
 // its messages in place: a match started (the "Live" list), a match finished (the
-// "Finished" table, the progress), new standings (the table's numbers and order).
+// "Finished" table, the progress), new standings (the table's numbers and order), an
+// elimination's bracket (redrawn whole). The home page's "live now" counts come from
+// ws/home/ the same way.
 import { Reconnecting } from "./ws.js";
 
 const $ = (id) => document.getElementById(id);
@@ -59,6 +61,56 @@ function applyStandings(table, rows) {
   }
 }
 
+const points = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+function bracketSide(slot, side, score) {
+  const node = el("div", { class: side && slot.winner === side.bot ? "side winner" : "side" });
+  if (!side) {
+    node.append(el("span", { class: "muted" }, slot.bye ? "bye" : "to be decided"));
+    return node;
+  }
+  node.append(el("span", { class: "seed" }, String(side.seed ?? "")), " ", el("a", { href: `/bots/${side.bot}/` }, side.name));
+  if (slot.series) node.append(" ", el("b", { class: "score" }, points(score)));
+  return node;
+}
+
+function bracketSlot(round, slot) {
+  const node = el("div", { class: slot.winner ? "bracket-slot decided" : "bracket-slot", "data-round": round, "data-index": slot.index },
+    bracketSide(slot, slot.a, slot.series?.score[0]), bracketSide(slot, slot.b, slot.series?.score[1]));
+  if (slot.why) node.append(el("p", { class: "why small muted" }, slot.why));
+  else if (slot.series) {
+    const why = el("p", { class: "why small muted" }, slot.series.status);
+    for (const m of slot.series.matches) why.append(" ", el("a", { href: `/matches/${m.id}/` }, `#${m.id}`));
+    node.append(why);
+  }
+  return node;
+}
+
+/** Redraw the bracket (and the champion line) from ``bracket_view`` JSON. */
+export function drawBracket(bracket) {
+  const root = $("bracket");
+  if (!root || !bracket) return;
+  root.replaceChildren(...bracket.rounds.map((rnd) =>
+    el("section", { class: "bracket-round" }, el("h3", {}, rnd.name), ...rnd.slots.map((slot) => bracketSlot(rnd.round, slot)))));
+  const champion = $("champion"), c = bracket.champion;
+  if (champion) {
+    champion.hidden = !c;
+    champion.replaceChildren(...(c ? ["Champion: ", el("a", { href: `/bots/${c.bot}/` }, c.name), " ", el("span", { class: "muted" }, `(seed ${c.seed})`)] : []));
+  }
+  scrollCue();
+}
+
+/** The bracket wider than its box (a phone): show the cue line, and fade the side that
+ * has more to see. */
+export function scrollCue() {
+  const root = $("bracket"), wrap = $("bracket-wrap"), cue = $("bracket-cue");
+  if (!root || !wrap || !cue) return;
+  const overflow = root.scrollWidth - root.clientWidth > 1;
+  cue.hidden = !overflow;
+  wrap.classList.toggle("more-left", overflow && root.scrollLeft > 1);
+  wrap.classList.toggle("more-right", overflow && root.scrollLeft + root.clientWidth < root.scrollWidth - 1);
+}
+
 /** The event page: ``root`` holds data-ws. */
 export function liveEventPage(wsUrl) {
   const live = $("event-live"), finished = $("event-finished"), standings = $("standings");
@@ -76,6 +128,8 @@ export function liveEventPage(wsUrl) {
         }
       } else if (msg.type === "standings" && standings) {
         applyStandings(standings, msg.standings || []);
+      } else if (msg.type === "bracket" || (msg.type === "snapshot" && msg.bracket)) {
+        drawBracket(msg.bracket);
       }
     },
     maxDelay: 15000,
@@ -98,6 +152,32 @@ export function liveHome() {
   }
 }
 
+/** The home page: each game's "live now" count, from the home stream (ws/home/: a
+ * snapshot, then a game's count each time a match of it starts or ends). */
+export function liveCounts(root) {
+  const show = (game, running) => {
+    const card = root.querySelector(`[data-game="${CSS.escape(game)}"]`);
+    const now = card?.querySelector(".live-now");
+    if (!now || !Number.isInteger(running) || running < 0) return;
+    now.querySelector(".live-count").textContent = String(running);
+    now.hidden = running === 0;
+  };
+  new Reconnecting(root.dataset.homeWs, {
+    onMessage: (msg) => {
+      if (msg.type === "running") show(msg.game, msg.running);
+      else if (msg.type === "snapshot") for (const [game, n] of Object.entries(msg.running || {})) show(game, n);
+    },
+    maxDelay: 30000,
+  }).start();
+}
+
 const config = document.getElementById("event-live-config");
 if (config) liveEventPage(JSON.parse(config.textContent).ws);
+if ($("bracket")) {
+  scrollCue();
+  $("bracket").addEventListener("scroll", scrollCue, { passive: true });
+  window.addEventListener("resize", scrollCue);
+}
 if (document.querySelector("[data-event-ws]")) liveHome();
+const home = document.querySelector("[data-home-ws]");
+if (home) liveCounts(home);

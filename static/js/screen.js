@@ -23,6 +23,7 @@ const $ = (id) => document.getElementById(id);
 const canvas = $("featured-canvas");
 const state = { event: null, standings: [], live: new Map(), upcoming: [], seen: new Set(), points: new Map() };
 let renderer = null;
+let colours = null; // the renderer module's COLORS / LABELS / DOTTED, when it has them
 let featured = null;
 let holding = null;
 
@@ -120,6 +121,8 @@ class Featured {
     $("f-name1").textContent = many ? "free-for-all" : names[1] ?? "—";
     $("f-score0").textContent = many ? "" : parts[0]?.score ?? "";
     $("f-score1").textContent = many ? "" : parts[1]?.score ?? "";
+    seatBars(many ? parts : [], names, done);
+    $("featured").classList.toggle("many", many);
     $("f-status").textContent = done ? "final" : `match #${this.id} · turn ${n}`;
     $("f-foot").textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : "● live";
     document.body.dataset.featured = String(this.id);
@@ -142,6 +145,31 @@ class Featured {
     this.stopped = true;
     this.stream?.stop();
   }
+}
+
+/** A match of more seats: one bar per seat (its letter, name, and score once over) in the
+ * renderer's seat colours and dotted patterns, as on the match page; hidden for two seats. */
+function seatBars(parts, names, done) {
+  const list = $("f-seats");
+  list.hidden = !parts.length;
+  list.replaceChildren(...parts.map((p, i) => {
+    const seat = p.seat ?? i;
+    const li = document.createElement("li");
+    li.className = colours?.DOTTED?.[seat] ? "fseat dotted" : "fseat";
+    li.dataset.seat = String(seat);
+    li.style.color = colours?.COLORS?.[seat] ?? "";
+    const tag = document.createElement("span");
+    tag.className = "tag";
+    tag.textContent = colours?.LABELS?.[seat] ?? String(seat + 1);
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = names[i] ?? p.name;
+    const score = document.createElement("span");
+    score.className = "fscore";
+    score.textContent = done && p.score !== null && p.score !== undefined ? String(p.score) : "";
+    li.append(tag, name, score);
+    return li;
+  }));
 }
 
 function rankOf(botId) {
@@ -176,6 +204,7 @@ function idle() {
   $("f-name1").textContent = "—";
   $("f-score0").textContent = "";
   $("f-score1").textContent = "";
+  seatBars([], [], false);
   const next = state.upcoming[0];
   const done = state.event?.status === "finished";
   $("f-status").textContent = done ? "the event is over" : "waiting for the next match";
@@ -195,6 +224,7 @@ function idle() {
 function renderStandings() {
   const tbody = $("standings").tBodies[0];
   tbody.replaceChildren();
+  $("standings").classList.toggle("compact", state.standings.length > 8);
   for (const row of state.standings) {
     const tr = tbody.insertRow();
     const before = state.points.get(row.bot);
@@ -288,6 +318,7 @@ function onEvent(msg) {
 async function main() {
   const module = await import(config.renderer);
   renderer = module.createRenderer(canvas, { names: [] });
+  colours = module;
   idle();
   const conn = $("conn-state");
   new Reconnecting(config.ws, {

@@ -309,6 +309,7 @@ def test_it_lists_active_bots_without_target_or_secret_to_anonymous_callers(clie
         "ordinal": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
         "games": 0,
         "provisional": True,
+        "ranked": False,  # no rated game yet: the defaults, unranked
     }
     assert SECRET_URL not in response.content.decode()
 
@@ -382,6 +383,7 @@ def test_it_shows_a_bots_rating(clients, bots):
         "ordinal": 24.0,
         "games": 12,
         "provisional": False,
+        "ranked": True,
     }
 
 
@@ -889,15 +891,13 @@ def test_it_scales_the_throttle_rates_from_the_environment():
         )
 
     # It should keep the production rates by default, and multiply them all when asked.
-    assert (
-        rates().stdout.strip()
-        == "[('challenges', '30/min'), ('simulate', '120/min'), ('writes', '60/min')]"
-    )
+    assert rates().stdout.strip() == "[('simulate', '120/min'), ('writes', '60/min')]"
     scaled = rates(ARENA_API_THROTTLE_SCALE="100")
-    assert (
-        scaled.stdout.strip()
-        == "[('challenges', '3000/min'), ('simulate', '12000/min'), ('writes', '6000/min')]"
-    )
+    assert scaled.stdout.strip() == "[('simulate', '12000/min'), ('writes', '6000/min')]"
+    # It should scale the challenges' budget (web and API alike, counted by the service) too.
+    budget = "settings.ARENA_CHALLENGES_PER_MINUTE"
+    assert setting_in(budget).stdout.strip() == "30"
+    assert setting_in(budget, ARENA_API_THROTTLE_SCALE="100").stdout.strip() == "3000"
     # It should refuse a malformed or non-positive scale at start-up.
     for bad in ("x", "0", "1.5"):
         refused = rates(ARENA_API_THROTTLE_SCALE=bad)

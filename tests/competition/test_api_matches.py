@@ -7,7 +7,6 @@ import asyncio
 import json
 
 import pytest
-from rest_framework.throttling import ScopedRateThrottle
 
 from bots.models import BotStatus, EndpointKind
 from competition.matches import lifecycle as services
@@ -351,8 +350,9 @@ def test_it_answers_400_for_a_malformed_challenge(clients, raw):
     assert response.status_code == 400
 
 
-def test_it_throttles_challenges(clients, bots, monkeypatch):
-    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"challenges": "2/min"})
+def test_it_throttles_challenges(clients, bots, settings):
+    # It should refuse a user's challenges past ARENA_CHALLENGES_PER_MINUTE (429).
+    settings.ARENA_CHALLENGES_PER_MINUTE = 2
     codes = [
         challenge(clients["owner"], [bots["owner"], bots["other"]]).status_code for _ in range(3)
     ]

@@ -254,6 +254,18 @@ def test_it_counts_forks_toward_the_challenge_limits(clients, users, origin, set
 
 
 @pytest.mark.django_db(transaction=True)
+def test_it_counts_forks_in_the_challenges_per_minute_budget(clients, users, origin, settings):
+    # It should refuse a fork past ARENA_CHALLENGES_PER_MINUTE, the budget challenges
+    # (web form and API) count in too, and create nothing.
+    settings.ARENA_CHALLENGES_PER_MINUTE = 1
+    assert fork(clients["other"], origin).status_code == 201
+    count = Match.objects.count()
+    response = fork(clients["other"], origin)
+    assert response.status_code == 429 and "Too many challenges" in response.json()["detail"]
+    assert Match.objects.count() == count
+
+
+@pytest.mark.django_db(transaction=True)
 def test_it_answers_404_for_a_match_that_does_not_exist(clients):
     # It should answer 404 for an unknown origin.
     response = clients["owner"].post(

@@ -183,6 +183,23 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
     assert claimed == sorted(due)
 
 
+def test_it_claims_human_seat_matches_only_where_asked(bots):
+    from bots.models import platform_seat
+
+    human = platform_seat("tictactoe", EndpointKind.HUMAN, "")
+    pair = [bots["perfect"], bots["random"]]
+    machines = svc.create_match("tictactoe", pair, dispatch_now=False)
+    person = svc.create_match("tictactoe", [human, bots["perfect"]], dispatch_now=False)
+    later = svc.create_match("tictactoe", pair, dispatch_now=False)
+    # It should give a runner process (humans=False) only the matches without a human seat,
+    # and the web process (humans=True) only the one with a human seat.
+    assert svc.claim(humans=True)[0] == person.pk
+    assert svc.claim(humans=True) is None
+    assert svc.claim(humans=False)[0] == machines.pk
+    assert svc.claim(humans=False)[0] == later.pk
+    assert svc.claim(humans=False) is None
+
+
 def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch):
     from competition.live import broadcast
     from competition.ratings import services as ratings

@@ -166,6 +166,31 @@ def test_it_ranks_only_rated_bots_and_a_builtin_once_marked_as_such(users):
     assert fresh.pk not in {row["bot"] for row in api["results"]}
 
 
+def test_it_shows_a_bot_without_a_rated_game_as_unranked_everywhere(users):
+    fresh, rival = url_bot(users["owner"], "fresh"), url_bot(users["other"], "rival")
+    owner = logged_in(users["owner"])
+
+    def shown():
+        page = Client().get(f"/bots/{fresh.pk}/").content.decode()
+        mine = owner.get("/bots/").content.decode()
+        api = Client().get(f"/api/bots/{fresh.pk}/").json()["rating"]
+        return page, mine.split(">fresh<", 1)[1].split("</tr>", 1)[0], api
+
+    # It should show no default rating (25.00 ± 8.33) for a bot with no rated game: the
+    # bot page, the owner's bot list and the API all say it is unranked.
+    page, row, api = shown()
+    assert 'id="rating-unranked"' in page and "No rated game yet" in page
+    assert "25.00" not in page and "8.33" not in page and "ordinal (μ" not in page
+    assert "unranked" in row and "25.0" not in row
+    assert api["ranked"] is False and api["games"] == 0
+    # It should show the rating from the first rated game on.
+    win(create_match("tictactoe", [fresh, rival], dispatch_now=False))
+    page, row, api = shown()
+    assert 'id="rating-unranked"' not in page and "1 rated game" in page
+    assert "unranked" not in row and " ± " in row
+    assert api["ranked"] is True and api["games"] == 1
+
+
 def test_it_refuses_an_api_challenge_of_a_human_seat(users):
     mine = url_bot(users["owner"], "mine")
     human = platform_seat("tictactoe", EndpointKind.HUMAN, "browser")

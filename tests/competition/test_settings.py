@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.processes import manage, project_env
+from tests.processes import manage, project_env, setting_in
 
 
 def test_it_refuses_production_with_the_default_secret_key():
@@ -18,6 +18,7 @@ def test_it_refuses_production_with_the_default_secret_key():
         ("ARENA_BOT_ALLOW_NETWORKS", "10.0.0.0/8,nope", "ARENA_BOT_ALLOW_NETWORKS"),
         ("ARENA_BOT_MAX_REPLY_BYTES", "lots", "must be an integer"),
         ("ARENA_RUNNER", "threads", "ARENA_RUNNER must be one of"),
+        ("ARENA_RUNNER_PROCESSES", "-1", "ARENA_RUNNER_PROCESSES must be >= 0"),
         ("DATABASE_URL", "mysql://x/y", "not supported"),
     ],
 )
@@ -36,3 +37,14 @@ def test_it_passes_the_deploy_checks_with_production_settings():
     done = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
+
+
+def test_it_starts_a_runner_process_per_core_unless_told():
+    # It should default to one runner process per core (at least one); 0 keeps the runner
+    # inside the web process.
+    default = setting_in("settings.ARENA_RUNNER_PROCESSES, __import__('os').cpu_count()")
+    assert default.returncode == 0, default.stderr
+    processes, cores = (int(x) for x in default.stdout.split())
+    assert processes == max(1, cores)
+    chosen = setting_in("settings.ARENA_RUNNER_PROCESSES", ARENA_RUNNER_PROCESSES="0")
+    assert chosen.stdout.strip() == "0"

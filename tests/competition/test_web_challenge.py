@@ -1,6 +1,7 @@
 """Challenging another user's bot from its page (issue 25, part 2), through the Django test
-client: the form offers only your active bots of its game, the match is created with the
-API's limits (``create_user_match``) and you land on its live viewer."""
+client: the form offers only your active bots of its game, the match is created by the
+API's own service (``lifecycle.challenge``: its checks, its per-minute budget, its limits)
+and you land on its live viewer."""
 
 from __future__ import annotations
 
@@ -81,8 +82,38 @@ def test_it_applies_the_apis_per_user_limits(setup, settings):
     data = {"mine": setup["mine"].pk, "seat": 0, "pace_ms": 0}
     assert client.post(url, data).status_code == 302
     refused = client.post(url, data)
-    assert refused.status_code == 400 and b"queued or running" in refused.content
+    assert refused.status_code == 429 and b"queued or running" in refused.content
     assert Match.objects.count() == 1
+
+
+def test_it_throttles_quick_challenges_in_one_budget_with_the_api(setup, settings):
+    # It should refuse the challenge past ARENA_CHALLENGES_PER_MINUTE with a clear message and
+    # create nothing, the API's challenges counting in the same budget (and the other way).
+    settings.ARENA_CHALLENGES_PER_MINUTE = 3
+    settings.ARENA_MAX_ACTIVE_MATCHES = 50
+    settings.ARENA_CHALLENGES_PER_TARGET_HOUR = 50
+    client, url = setup["client"], f"/bots/{setup['theirs'].pk}/challenge"
+    data = {"mine": setup["mine"].pk, "seat": 0, "pace_ms": 0}
+    assert [client.post(url, data).status_code for _ in range(2)] == [302, 302]
+    api = client.post(
+        "/api/matches/challenge/",
+        {"game": "tictactoe", "bots": [setup["mine"].pk, setup["theirs"].pk]},
+        content_type="application/json",
+    )
+    assert api.status_code == 201
+    refused = client.post(url, data)
+    assert refused.status_code == 429
+    assert b"Too many challenges: at most 3 a minute" in refused.content
+    assert b"nothing was created" in refused.content
+    assert Match.objects.count() == 3
+    again = client.post(
+        "/api/matches/challenge/",
+        {"game": "tictactoe", "bots": [setup["mine"].pk, setup["theirs"].pk]},
+        content_type="application/json",
+    )
+    assert again.status_code == 429 and int(again["Retry-After"]) >= 1
+    assert "Too many challenges" in again.json()["detail"]
+    assert Match.objects.count() == 3
 
 
 def test_it_asks_a_visitor_to_log_in_and_a_user_without_a_bot_to_register(setup):

@@ -1,11 +1,16 @@
-"""Live spectating end to end: daphne (embedded default) as a subprocess, HTTP bots served
-by ``serve_bot``, matches created through the REST API, websocket clients watching."""
+"""Live spectating end to end: ``manage.py serve`` (the embedded default: daphne and two
+runner processes beside it) as a subprocess, HTTP bots served by ``serve_bot``, matches
+created through the REST API, websocket clients watching."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sqlite3
 import sys
+import time
 
 import aiohttp
 import pytest
@@ -21,7 +26,12 @@ END_TYPES = {"end"}
 def site(tmp_path_factory):
     """A served platform with two HTTP tic-tac-toe bots and an API user owning them."""
     data = tmp_path_factory.mktemp("live")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    env = project_env(
+        ARENA_DATA_DIR=str(data),
+        ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
+        ARENA_RUNNER_PROCESSES="2",
+        ARENA_LEASE_SECONDS="3",  # a killed runner's match is reaped within seconds
+    )
     bot_ports = [free_port(), free_port()]
     port = free_port()
     bots = [
@@ -32,7 +42,7 @@ def site(tmp_path_factory):
     with (
         running(bots[0], bot_ports[0], env=env),
         running(bots[1], bot_ports[1], env=env),
-        running(server, port, env=env),
+        running(server, port, env=env, log=data / "serve.log") as web,
     ):
         done = manage("shell", "-c", SETUP_USER, env=env)
         assert done.returncode == 0, done.stderr
@@ -40,6 +50,8 @@ def site(tmp_path_factory):
         yield {
             "port": port,
             "env": env,
+            "web": web,
+            "db": data / "arena.sqlite3",
             "token": token,
             "urls": [f"http://127.0.0.1:{p}/" for p in bot_ports],
         }
@@ -137,6 +149,40 @@ async def stored_turns(session, site, match_id: int) -> list[dict]:
     return body["results"] if isinstance(body, dict) and "results" in body else body
 
 
+def row(site, sql: str, params=()) -> tuple:
+    with sqlite3.connect(site["db"], timeout=20) as conn:
+        return conn.execute(sql, params).fetchone()
+
+
+def runner_pids(site) -> set[int]:
+    """The web process's live children: its runner processes."""
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if fields[0] != "Z" and int(fields[1]) == site["web"].pid:
+            pids.add(int(entry))
+    return pids
+
+
+def player_pid(site, match_id: int) -> int:
+    """The process that claimed the match last (``worker`` is ``host:pid``)."""
+    (worker,) = row(site, "select worker from competition_match where id = ?", (match_id,))
+    return int(worker.rsplit(":", 1)[1])
+
+
+def wait_until(condition, timeout: float = 30, what: str = "a condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
 async def test_it_streams_a_live_http_match_to_a_websocket_client(site):
     async with aiohttp.ClientSession() as session:
         match_id = await create_http_match(session, site, pace_ms=300, seed=3)
@@ -153,6 +199,10 @@ async def test_it_streams_a_live_http_match_to_a_websocket_client(site):
         assert received_turns(messages) == await stored_turns(session, site, match_id)
         # Both bots played over HTTP without a fault.
         assert all(f in ("ok", None) for t in received_turns(messages) for f in t["faults"])
+    # It should have been played by a runner process beside the web process, its turns
+    # relayed to the web process's spectators.
+    assert len(runner_pids(site)) == 2
+    assert player_pid(site, match_id) in runner_pids(site)
 
 
 async def test_it_fans_out_every_turn_to_300_spectators(site):
@@ -170,6 +220,49 @@ async def test_it_fans_out_every_turn_to_300_spectators(site):
         assert messages[-1]["type"] == "end"
     # The snapshot covered some turns for late joiners, live messages the rest.
     assert sum(1 for r in results for m in r if m["type"] == "turn") > 0
+    # A runner process played it: the turns crossed from it to the web process.
+    assert player_pid(site, match_id) in runner_pids(site)
+
+
+async def test_it_resumes_a_match_exactly_once_when_its_runner_process_is_killed(site):
+    async with aiohttp.ClientSession() as session:
+        match_id = await create_http_match(session, site, pace_ms=700, seed=5)
+        spectator = asyncio.ensure_future(watch(session, site, match_id, timeout=90))
+        turns = "select turn_count from competition_match where id = ?"
+        await asyncio.to_thread(
+            wait_until, lambda: row(site, turns, (match_id,))[0] >= 2, what="two turns"
+        )
+        victim = player_pid(site, match_id)
+        assert victim in runner_pids(site) and victim != site["web"].pid
+        os.kill(victim, signal.SIGKILL)
+        (at_kill,) = row(site, turns, (match_id,))
+        messages = await spectator
+        stored = await stored_turns(session, site, match_id)
+    status, attempts = row(
+        site, "select status, attempts from competition_match where id = ?", (match_id,)
+    )
+    # It should have been resumed once, by another runner process, and finished once.
+    assert status in ("finished", "forfeited") and attempts == 2
+    assert player_pid(site, match_id) != victim
+    assert at_kill < len(stored), "the match ended before the kill: nothing was resumed"
+    results = row(
+        site,
+        "select count(*) from competition_participant where match_id = ? and result != ''",
+        (match_id,),
+    )
+    assert results == (2,)
+    # Its turns should be contiguous, none twice, all without a fault.
+    numbers = [t["number"] for t in stored]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert all(f in ("ok", None) for t in stored for f in t["faults"])
+    # The spectator watching across the kill should have seen every stored turn exactly
+    # once, in order, as stored, then the one end.
+    assert received_turns(messages) == stored
+    assert [m["type"] for m in messages].count("end") == 1 and messages[-1]["type"] == "end"
+    # The web process should have started a runner in place of the killed one.
+    await asyncio.to_thread(
+        wait_until, lambda: len(runner_pids(site) - {victim}) == 2, what="a new runner"
+    )
 
 
 async def test_it_refuses_a_foreign_origin_and_unknown_matches(site):

@@ -3,7 +3,8 @@
 through the REST API. A websocket client joining late, and the browser (Playwright, 1920x1080)
 opening the page late and scrubbing the replay, must both have exactly the board of lap k:
 the trails rebuilt from frames 0..k (frames carry only each lap's new heads, spec §6), equal
-to the board the stored frames give (``tests/games/test_tron.py`` ties that to the engine)."""
+to the board the stored frames give (``tests/games/test_tron.py`` ties that to the engine).
+Then the big screen of a 13-seat free-for-all event shows every seat of its featured match."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def site(tmp_path_factory):
             "port": port,
             "token": done.stdout.strip().splitlines()[-1],
             "url": f"http://127.0.0.1:{bot_port}/",
+            "env": env,
         }
 
 
@@ -214,5 +216,65 @@ def test_a_late_joiner_and_a_scrubbed_replay_show_exactly_the_board_of_lap_k(sit
         )
         assert page.evaluate("() => arenaViewer.renderer.board.trails") == rebuild(frames[: k + 1])
         page.screenshot(path=str(SHOTS / "tron-13-replay-1920.png"))
+        assert errors == []
+        browser.close()
+
+
+#: a free-for-all event of 13 built-in snakes at one table, started (prints its id)
+SCREEN_EVENT = """
+from django.contrib.auth import get_user_model
+from bots.models import Bot
+from competition.events.services import start_event
+from competition.models import Entry, Event
+o = get_user_model().objects.get(username="alice")
+e = Event.objects.create(name="Thirteen snakes", game="tron", format="free_for_all",
+                         table_size=13, pace_ms=120, created_by=o)
+for i in range(13):
+    b = Bot.objects.create(owner=o, game="tron", name=f"snake-{i + 1:02}", kind="builtin",
+                           target="survivor" if i % 3 else "random")
+    Entry.objects.create(event=e, bot=b, seed=i + 1)
+start_event(e)
+print(e.pk)
+"""
+
+
+def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
+    from playwright.sync_api import sync_playwright
+
+    done = manage("shell", "-c", SCREEN_EVENT, env=site["env"])
+    assert done.returncode == 0, done.stderr
+    event = int(done.stdout.strip().splitlines()[-1])
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        page.set_default_timeout(60_000)  # the server is playing 13 snakes meanwhile
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://127.0.0.1:{site['port']}/events/{event}/screen")
+        page.wait_for_function(
+            "() => Number(document.body.dataset.featuredTurns || 0) > 10", timeout=90_000
+        )
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "tron-13-screen-1920.png"))
+        # It should show one bar per seat of the featured match, each inside the screen ...
+        bars = page.eval_on_selector_all(
+            "#f-seats .fseat",
+            """els => els.map(e => { const r = e.getBoundingClientRect(); return {
+                name: e.querySelector('.name').textContent, tag: e.querySelector('.tag').textContent,
+                colour: getComputedStyle(e).color, dotted: e.classList.contains('dotted'),
+                shown: r.width > 40 && r.height > 8 && r.bottom <= innerHeight && r.right <= innerWidth}; })""",
+        )
+        assert len(bars) == 13 and all(bar["shown"] for bar in bars)
+        assert sorted(bar["name"] for bar in bars) == [f"snake-{i:02}" for i in range(1, 14)]
+        # ... told apart by letter, and by colour and pattern together (colour-blind viewers)
+        assert len({bar["tag"] for bar in bars}) == 13
+        assert len({(bar["colour"], bar["dotted"]) for bar in bars}) == 13
+        # ... and the 13 entries in the standings column, none clipped by its panel.
+        assert page.locator("#standings tbody tr").count() == 13
+        assert page.evaluate(
+            """() => { const box = document.querySelector('.screen-side .standings')
+                .getBoundingClientRect(); return [...document.querySelectorAll('#standings tbody tr')]
+                .every(tr => tr.getBoundingClientRect().bottom <= box.bottom + 1); }"""
+        )
         assert errors == []
         browser.close()

@@ -208,6 +208,13 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
         timeout=90_000,
     )
     assert page.evaluate("() => window.notReloaded === true")
+    # It should draw the bracket live too: every tie decided and the champion named, no reload.
+    page.wait_for_function("() => !document.getElementById('champion').hidden", timeout=30_000)
+    assert page.locator("#bracket .bracket-slot.decided").count() == 3
+    assert page.locator("#bracket .why").count() == 3 and "Champion:" in page.inner_text(
+        "#champion"
+    )
+    assert page.evaluate("() => window.notReloaded === true")
     page.reload()
     # It should show the bracket, its champion and why each tie went its way.
     assert page.locator("#bracket .bracket-round").count() == 2
@@ -215,6 +222,46 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
     assert page.locator("#bracket .why").count() == 3
     assert "round 2 of 2" in page.inner_text("#event-round")
     shots(page, browser, "event-bracket")
+    # It should say that the bracket scrolls sideways at phone width (wider than the screen),
+    # fade the side with more to see, and show no cue where the bracket fits.
+    assert page.locator("#bracket-cue").is_hidden()
+    narrow = browser["new"](NARROW)
+    narrow.goto(f"{base}/events/{event}/")
+    narrow.wait_for_selector("#bracket-cue", state="visible")
+    assert "more-right" in narrow.get_attribute("#bracket-wrap", "class")
+    narrow.locator("#bracket").scroll_into_view_if_needed()
+    narrow.screenshot(path=str(SHOTS / "web2-bracket-cue-390.png"))
+    narrow.eval_on_selector("#bracket", "el => { el.scrollLeft = el.scrollWidth; }")
+    narrow.wait_for_function(
+        "() => document.getElementById('bracket-wrap').className.includes('more-left')"
+        " && !document.getElementById('bracket-wrap').className.includes('more-right')"
+    )
+    narrow.context.close()
     page.goto(f"{base}/events/")
     assert page.locator("#finished ~ div a", has_text="Live cup").count() >= 1
     shots(page, browser, "events")
+
+
+def test_the_home_page_counts_live_matches_without_reload(browser):
+    base, site = browser["base"], browser["site"]
+    page = browser["new"]()
+    page.goto(base + "/")
+    page.evaluate("() => { window.notReloaded = true; }")
+    live = '[data-game="tictactoe"] .live-now'
+    page.wait_for_selector(live, state="hidden")
+    shell(
+        site,
+        "from django.contrib.auth import get_user_model\n"
+        "from bots.models import Bot\n"
+        "from competition.matches.lifecycle import create_match\n"
+        "o = get_user_model().objects.create_user('home-watcher')\n"
+        "a, b = (Bot.objects.create(owner=o, game='tictactoe', name=f'home-{i}', kind='builtin', target='random') for i in (1, 2))\n"
+        "print(create_match('tictactoe', [a, b], pace_ms=1500).pk)\n",
+    )
+    # It should count the match as live once it starts, without a reload (ws/home/) ...
+    page.wait_for_selector(live, state="visible", timeout=30_000)
+    assert page.inner_text(f"{live} .live-count") == "1"
+    page.screenshot(path=str(SHOTS / "web2-home-live-1280.png"))
+    # ... and stop counting it once it has ended.
+    page.wait_for_selector(live, state="hidden", timeout=60_000)
+    assert page.evaluate("() => window.notReloaded === true")

@@ -1,7 +1,9 @@
 """``manage.py runmatches``: a standalone worker loop (no Celery, no web server).
 
 It reaps expired leases and plays queued matches, up to ``--concurrency`` at once, until
-stopped; with ``--once`` it plays what is queued now and exits.
+stopped; with ``--once`` it plays what is queued now and exits. With ``--relay SOCKET`` it is
+a runner process of ``manage.py serve`` (``competition.runners.fleet``): the embedded
+scheduler, its live messages relayed to the web process, the matches without a human seat.
 """
 
 from __future__ import annotations
@@ -23,8 +25,14 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true")
         parser.add_argument("--concurrency", type=int, default=16)
         parser.add_argument("--poll", type=float, default=1.0)
+        parser.add_argument("--relay", help="the web process's relay socket (serve's runners)")
 
     def handle(self, *args, **opts):
+        if opts["relay"]:
+            from competition.runners.embedded import run_relayed
+
+            asyncio.run(run_relayed(opts["relay"], max(1, opts["concurrency"])))
+            return
         played = asyncio.run(self._loop(opts["once"], max(1, opts["concurrency"]), opts["poll"]))
         self.stdout.write(f"played {played} matches")
 

@@ -1,7 +1,9 @@
 """``manage.py serve``: what ``make run`` does: migrate, create the demo, serve with daphne.
 
-Daphne runs in this process, and in the embedded default the match runner starts on its
-event loop as soon as it is listening, so the demo event plays before anyone connects.
+Daphne runs in this process, and in the embedded default the match runner starts as soon
+as it is listening, so the demo event plays before anyone connects: ``--runners N`` runner
+processes beside this one (default ``ARENA_RUNNER_PROCESSES``, one per core;
+``competition.runners.fleet``), or with ``--runners 0`` on this process's event loop.
 
 The demo is a development convenience: with ``DEBUG=false`` it is skipped (say ``--demo``
 to create it anyway; see ``manage.py demo`` for what it is in production mode). Proxy
@@ -12,11 +14,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
-    help = "Migrate, create the demo, and serve the platform (daphne + embedded runner)."
+    help = "Migrate, create the demo, and serve the platform (daphne + embedded runners)."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
@@ -28,6 +30,13 @@ class Command(BaseCommand):
             help="create the demo even with DEBUG=false (no staff, no known password)",
         )
         parser.add_argument("--no-migrate", action="store_true", help="do not migrate first")
+        parser.add_argument(
+            "--runners",
+            type=int,
+            default=None,
+            help="runner processes beside the web process (default ARENA_RUNNER_PROCESSES, "
+            "one per core; 0: play matches in the web process)",
+        )
         parser.add_argument(
             "--proxy-headers",
             action="store_true",
@@ -44,6 +53,9 @@ class Command(BaseCommand):
             call_command("demo")
         else:
             self.stdout.write("serve: production mode (DEBUG=false): no demo (--demo to create it)")
+        runners = opts["runners"]
+        if runners is not None and runners < 0:
+            raise CommandError("--runners must be >= 0")
         proxy = opts["proxy_headers"] or settings.ARENA_PROXY_HEADERS
         # daphne installs its asyncio reactor on import: import it only here
         import asyncio
@@ -55,11 +67,11 @@ class Command(BaseCommand):
         from competition.runners import embedded
 
         def ready() -> None:
-            asyncio.get_event_loop().call_soon(embedded.start)
+            asyncio.get_event_loop().call_soon(embedded.start, runners)
             self.stdout.write(f"Arena on http://{opts['host']}:{opts['port']}/")
             self.stdout.flush()
 
-        Server(
+        server = Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=opts["host"], port=opts["port"]),
             ready_callable=ready,
@@ -68,4 +80,8 @@ class Command(BaseCommand):
             proxy_forwarded_proto_header="X-Forwarded-Proto" if proxy else None,
             verbosity=0,
             server_name="arena",
-        ).run()
+        )
+        try:
+            server.run()
+        finally:
+            embedded.stop()

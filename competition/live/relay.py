@@ -1,0 +1,155 @@
+"""Live messages from runner processes to the web process, over a Unix socket.
+
+The embedded default (``manage.py serve``) plays matches in runner processes beside the
+daphne process (``competition.runners.fleet``). Their turns must reach the spectators, whose
+websockets live in the web process, on its hub (``competition.live.hub``). Each runner keeps
+one connection to a Unix socket the web process listens on (in a fresh 0700 directory, so
+only this user's processes may connect) and writes every message it publishes there, in
+order: ``RelayPublisher`` is the runner's ``Publisher``. The web process hands each message to
+its own publisher (the hub, and the in-memory layer for sockets that joined it), exactly as
+if the match ran in the web process. The other way, the web process tells the runners that a
+match was queued (``wake``), so they claim it at once instead of at their next poll.
+
+Why a Unix socket (docs/architecture.md): a stream is ordered, so a match's turns (played by
+one runner at a time, under its lease) arrive in the order they were stored; nothing is
+written to the database for the sake of spectators, nothing polls, no broker to run.
+
+A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a
+runner, ``["wake"]`` from the web process. Publishing stays best effort, as everywhere
+(``competition.live.broadcast``): a runner that lost the web process exits; the database
+stays the source of truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import struct
+
+logger = logging.getLogger(__name__)
+
+_LENGTH = struct.Struct(">I")
+#: a frame larger than this is refused (a turn's message is far below; the match byte limit
+#: caps what a match stores in all)
+MAX_FRAME = 64 * 1024 * 1024
+WAKE = ["wake"]
+
+
+def frame(payload) -> bytes:
+    data = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+    return _LENGTH.pack(len(data)) + data
+
+
+async def read_frame(reader: asyncio.StreamReader):
+    """The next frame's JSON, or None at the end of the stream."""
+    try:
+        head = await reader.readexactly(_LENGTH.size)
+        (size,) = _LENGTH.unpack(head)
+        if size > MAX_FRAME:
+            raise ValueError(f"frame of {size} bytes")
+        return json.loads(await reader.readexactly(size))
+    except asyncio.IncompleteReadError:
+        return None
+
+
+class RelayServer:
+    """The web process's end: runners connect, their messages go to this process's hub."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.server: asyncio.AbstractServer | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.server = await asyncio.start_unix_server(self._serve, path=self.path)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        from competition.live.publisher import publisher
+
+        self.writers.add(writer)
+        out = publisher()
+        try:
+            while True:
+                payload = await read_frame(reader)
+                if payload is None:
+                    break
+                group, message = payload
+                if out is not None:
+                    await out.publish(group, message)
+        except Exception:
+            logger.exception("relay: a runner's stream failed")
+        finally:
+            self.writers.discard(writer)
+            writer.close()
+
+    def wake(self) -> None:
+        """Tell every runner that a match was queued (callable from any thread)."""
+        if self.loop is None or self.loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self._wake()
+        else:
+            self.loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        data = frame(WAKE)
+        for writer in list(self.writers):
+            if not writer.is_closing():
+                writer.write(data)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+class RelayPublisher:
+    """A runner's ``Publisher``: every message to the web process, in publication order.
+
+    Whether anyone watches a group is known only there, so every message is sent (a group
+    nobody watches costs the web process a dictionary lookup): a spectator who joined while
+    a turn was being stored still gets it."""
+
+    def __init__(self, writer: asyncio.StreamWriter):
+        self.writer = writer
+        self.loop = asyncio.get_running_loop()
+
+    def listened(self, group: str) -> bool:
+        return True
+
+    async def publish(self, group: str, message: dict) -> None:
+        data = frame([group, message])
+        if asyncio.get_running_loop() is self.loop:
+            self._write(data)
+            await self.writer.drain()
+        else:  # a sync service's broadcast from another thread's loop
+            self.loop.call_soon_threadsafe(self._write, data)
+
+    def _write(self, data: bytes) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(data)
+
+    async def join(self, group: str, channel: str) -> None:
+        raise RuntimeError("a runner process has no websockets")
+
+    async def leave(self, group: str, channel: str) -> None:
+        raise RuntimeError("a runner process has no websockets")
+
+
+async def connect(path: str, on_wake) -> tuple[RelayPublisher, asyncio.Task]:
+    """A runner's connection: its publisher, and the task reading the web process's wake-ups
+    (``on_wake()`` for each); the task ends when the web process goes away."""
+    reader, writer = await asyncio.open_unix_connection(path)
+
+    async def listen() -> None:
+        while (payload := await read_frame(reader)) is not None:
+            if payload == WAKE:
+                on_wake()
+
+    return RelayPublisher(writer), asyncio.ensure_future(listen())

@@ -1,0 +1,107 @@
+"""Runner processes beside the web process: the embedded default on every core.
+
+``manage.py serve`` starts ``ARENA_RUNNER_PROCESSES`` runner processes (default: one per
+core; ``serve --runners N``; 0 plays matches in the web process, as before). Each is
+``manage.py runmatches --relay SOCKET`` (``embedded.run_relayed``): the embedded scheduler (``competition.runners.
+embedded.Scheduler``: claim with a lease, play, finish, reap, all through
+``competition.runners.play`` like every other runner) publishing its live messages to the
+web process over the relay (``competition.live.relay``). The web process keeps a scheduler of
+its own for the matches with a human seat (their browser sockets are there) and tells the
+runners when a match is queued.
+
+``Fleet`` (web process) listens on the relay and keeps the runners alive: one that dies is
+started again (its matches' leases expire and are reaped, then resumed by whichever runner
+claims them, exactly once: the claim is one conditional UPDATE and every write is fenced by
+the lease token). A runner exits when the web process goes away (its relay stream ends).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from django.conf import settings
+
+from competition.live.relay import RelayServer
+
+logger = logging.getLogger(__name__)
+
+#: a runner that died is started again after this many seconds
+RESTART_SECONDS = 1.0
+
+
+class Fleet:
+    def __init__(self, processes: int, concurrency: int):
+        self.processes = processes
+        self.concurrency = concurrency
+        self.directory = tempfile.mkdtemp(prefix="arena-relay-")  # 0700: this user only
+        self.relay = RelayServer(os.path.join(self.directory, "relay.sock"))
+        self.children: list[subprocess.Popen | None] = [None] * processes
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.starting = None
+
+    async def start(self) -> None:
+        await self.relay.start()
+        for index in range(self.processes):
+            self._spawn(index)
+            threading.Thread(
+                target=self._supervise, args=(index,), name=f"arena-runner-{index}", daemon=True
+            ).start()
+
+    def argv(self) -> list[str]:
+        return [
+            sys.executable,
+            str(settings.BASE_DIR / "manage.py"),
+            "runmatches",
+            "--relay",
+            self.relay.path,
+            "--concurrency",
+            str(self.concurrency),
+        ]
+
+    def _spawn(self, index: int) -> None:
+        with self.lock:
+            if not self.stopping.is_set():
+                self.children[index] = subprocess.Popen(self.argv())
+
+    def _supervise(self, index: int) -> None:
+        while not self.stopping.is_set():
+            child = self.children[index]
+            if child is None:
+                return
+            code = child.wait()
+            if self.stopping.is_set():
+                return
+            logger.warning("runner process %s exited (%s): starting it again", child.pid, code)
+            time.sleep(RESTART_SECONDS)
+            self._spawn(index)
+
+    def pids(self) -> list[int]:
+        return [child.pid for child in self.children if child is not None]
+
+    def wake(self) -> None:
+        self.relay.wake()
+
+    def stop(self) -> None:
+        """Stop the runners (their leases expire; the next start resumes their matches)."""
+        with self.lock:
+            self.stopping.set()
+        for child in self.children:
+            if child is not None and child.poll() is None:
+                child.terminate()
+        for child in self.children:
+            if child is not None:
+                try:
+                    child.wait(5)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+        self.relay.close()
+        shutil.rmtree(self.directory, ignore_errors=True)

@@ -59,6 +59,7 @@ class EventForm(forms.ModelForm):
             "series_length",
             "rounds",
             "pace_ms",
+            "hide_results",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
@@ -124,9 +125,17 @@ class EventAdmin(admin.ModelAdmin):
     list_display = ("name", "game", "format", "status", "progress", "created")
     list_filter = ("status", "game", "format")
     search_fields = ("name",)
-    readonly_fields = ("status", "created_by", "created", "started", "finished")
+    readonly_fields = ("status", "showcase", "created_by", "created", "started", "finished")
     inlines = (EntryInline,)
-    actions = ("start", "pause", "resume", "cancel", "add_active_bots", "requeue_errored")
+    actions = (
+        "start",
+        "pause",
+        "resume",
+        "cancel",
+        "add_active_bots",
+        "requeue_errored",
+        "reveal_all",
+    )
     change_form_template = "admin/competition/event/change_form.html"
 
     def get_urls(self):
@@ -249,6 +258,11 @@ class EventAdmin(admin.ModelAdmin):
         )
         requeued = sum(match_services.requeue(match_id) for match_id in list(errored))
         self.message_user(request, f"{requeued} errored match(es) requeued.")
+
+    @admin.action(description="Reveal every hidden match (presenter mode)", permissions=["change"])
+    def reveal_all(self, request, queryset):
+        revealed = sum(event_services.reveal_all(event) for event in queryset)
+        self.message_user(request, f"{revealed} match(es) revealed.")
 
 
 # -- matches ----------------------------------------------------------------------------

@@ -244,6 +244,10 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "arena.sqlite3",
             # WAL lets readers (pages, websockets) run beside the runner's writes
+            # IMMEDIATE: a transaction takes the write lock when it begins, waiting up to
+            # "timeout"; a deferred one that reads, then writes, fails at once ("database is
+            # locked") when another process or thread committed in between (the demo's
+            # showcases write turns all the time)
             "OPTIONS": {
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",  # several writer processes (see above)

@@ -46,6 +46,7 @@ from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
+from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from games import all_games, get_game
 
@@ -699,13 +700,14 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(responses=s.StandingSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)
     def standings(self, request, pk=None):
-        return Response(event_services.standings(self.get_object()))
+        everything = sees_hidden(request.user)  # staff: matches hidden until their reveal too
+        return Response(event_services.standings(self.get_object(), everything=everything))
 
     @extend_schema(responses=s.BracketSerializer)
     @action(detail=True, methods=["get"], pagination_class=None)
     def bracket(self, request, pk=None):
         """The bracket of a single-elimination event (404 for other formats)."""
-        view = event_services.bracket_view(self.get_object())
+        view = event_services.bracket_view(self.get_object(), everything=sees_hidden(request.user))
         if view is None:
             raise exceptions.NotFound("Only single-elimination events have a bracket.")
         return Response(view)

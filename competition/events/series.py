@@ -156,6 +156,24 @@ def load_series(event: Event, only: Q | None = None) -> list[Series]:
     return [found[k] for k in sorted(found)]
 
 
+def public_series(event: Event) -> list[Series]:
+    """The series of an event hiding its results as the public may see them (presenter
+    mode): those with a revealed match, their games still hidden shown as still to play (no
+    score); a series with no revealed game is left out (its very pairing may tell an earlier
+    round's result)."""
+    shown = load_series(event, Q(match__revealed_at__isnull=False))
+    by_key = {(s.round, s.key): s for s in shown}
+    for series in load_series(event, Q(match__revealed_at__isnull=True)):
+        kept = by_key.get((series.round, series.key))
+        if kept is None:
+            continue
+        for match_id, row in series.matches.items():
+            scores = dict.fromkeys(row["scores"])
+            kept.matches[match_id] = row | {"status": MatchStatus.QUEUED, "scores": scores}
+            kept.matches[match_id]["finished"] = None
+    return shown
+
+
 def _results(series: list[Series]) -> list[SeriesResult]:
     """Finished series and byes, in order (what Swiss pairing and standings use)."""
     results = []

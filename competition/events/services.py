@@ -55,6 +55,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -73,6 +74,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
     _results,
     load_series,
     parse_series_key,
+    public_series,
     series_key,
     table_key,
 )
@@ -85,7 +87,10 @@ from competition.models import (
     Match,
     MatchStatus,
     Participant,
+    RatingChange,
+    SeriesState,
 )
+from competition.models.matches import hidden
 from competition.ratings import services as ratings
 from games import get_game
 
@@ -114,6 +119,7 @@ def _create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = Non
             pairing=key,
             game_in_series=g,
             pace_ms=event.pace_ms,
+            rated=not event.showcase,
         )
     stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
     return games
@@ -167,6 +173,7 @@ def _create_table(event: Event, rnd: int, table: list[Bot]) -> int:
             pairing=key,
             game_in_series=g,
             pace_ms=event.pace_ms,
+            rated=not event.showcase,
         )
     stored.series_created(event, rnd, key, ids[0], ids[1], None, games)
     return games
@@ -267,6 +274,10 @@ def on_match_finished(match: Match) -> None:
     event = Event.objects.select_for_update().get(pk=match.event_id)
     stored.sync_series(event, match.round, match.pairing)
     _advance(event)
+    if event.showcase:
+        from competition.events import showcase
+
+        showcase.prune(event)
     _broadcast_standings(event)
 
 
@@ -604,6 +615,44 @@ def resume_bot(bot: Bot) -> bool:
 # -- standings and bracket -----------------------------------------------------------------------
 
 
+def reveal(match_id: int) -> bool:
+    """The presenter's reveal of one ended match of an event hiding its results
+    (``Event.hide_results``): mark it revealed, rate it now (its rating waited for this:
+    ``lifecycle.finish``), and publish its end and the event's public standings. False when
+    it is not such a match, or already revealed."""
+    from competition.matches.presenters import match_json
+
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update()
+            .filter(
+                pk=match_id,
+                revealed_at__isnull=True,
+                status__in=MatchStatus.done(),
+                event__hide_results=True,
+            )
+            .first()
+        )
+        if match is None:
+            return False
+        match.revealed_at = timezone.now()
+        match.save(update_fields=["revealed_at"])
+        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+        if not RatingChange.objects.filter(match=match).exists():
+            ratings.apply_match(match, participants)
+        summary = match_json(match, participants)
+        transaction.on_commit(lambda: broadcast.match_finished(summary))
+        _broadcast_standings(match.event)
+    return True
+
+
+def reveal_all(event: Event) -> int:
+    """Reveal every ended match of ``event`` still hidden, in reveal order (round, then id):
+    before an organiser turns ``hide_results`` off, so that every match is rated."""
+    waiting = event.matches.filter(hidden(), status__in=MatchStatus.done()).order_by("round", "id")
+    return sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
+
+
 def _broadcast_standings(event: Event) -> None:
     """The standings (and an elimination's bracket) to the event's watchers after commit:
     computed once here, whatever the number of watchers; the bracket only when watched."""
@@ -619,8 +668,20 @@ def _broadcast_standings(event: Event) -> None:
     transaction.on_commit(send)
 
 
-def standings(event: Event) -> list[dict]:
-    """One row per entry, best first, with ``rank`` (see the module docstring for the order).
+def public_source(event: Event) -> stored.Recomputed | None:
+    """What the public standings of ``event`` read: None for the stored rows (nothing
+    hidden), or, while a match of an event hiding its results waits for its reveal
+    (``models.matches.hidden``), the standings rebuilt from its revealed matches alone (a
+    presented final has few matches; its stored rows already count the hidden ones)."""
+    if not event.hide_results or not event.matches.filter(hidden()).exists():
+        return None
+    return stored.recompute(event, public_series(event))
+
+
+def standings(event: Event, *, everything: bool = False) -> list[dict]:
+    """One row per entry, best first, with ``rank`` (see the module docstring for the order):
+    what the public may see (``public_source``), or with ``everything`` (staff) the stored
+    standings whatever is hidden.
 
     Row keys: bot, name, owner, seed, active, points (series points, byes included), score
     (total game score), wins/draws/losses/games (games), series (finished series), byes,
@@ -628,7 +689,12 @@ def standings(event: Event) -> list[dict]:
     the final), rating (mu, sigma, ordinal, games, provisional), rank.
     """
     entries = _entries(event)
-    kept = stored.rows(event)
+    source = None if everything else public_source(event)
+    kept = (
+        stored.rows(event)
+        if source is None
+        else {bot: SimpleNamespace(**sums) for bot, sums in source.standings.items()}
+    )
     rows: dict[int, dict] = {}
     for e in entries:
         sums = kept.get(e.bot_id)
@@ -651,12 +717,20 @@ def standings(event: Event) -> list[dict]:
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
-    keys = _rank_keys(event, rows, entries)
+    keys = _rank_keys(event, rows, entries, source)
     counted = defaultdict(int)
     for k in keys.values():
         counted[k] += 1
     tied = [b for b, k in keys.items() if counted[k] > 1]
-    order = pairing.rank(list(rows), keys, stored.head_to_head_results(event, tied), names)
+    if source is None:
+        h2h = stored.head_to_head_results(event, tied)
+    else:
+        h2h = [
+            pairing.SeriesResult(bot, other, points, 0.0)
+            for (bot, other), points in source.h2h.items()
+            if bot in tied and other in tied
+        ]
+    order = pairing.rank(list(rows), keys, h2h, names)
     table = []
     for position, bot_id in enumerate(order, start=1):
         rows[bot_id]["rank"] = position
@@ -664,16 +738,32 @@ def standings(event: Event) -> list[dict]:
     return table
 
 
-def _rank_keys(event: Event, rows: dict[int, dict], entries) -> dict:
-    """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``)."""
+def _public_series_results(source: stored.Recomputed) -> list[pairing.SeriesResult]:
+    """``stored.series_results`` from rebuilt series (``public_source``)."""
+    results = []
+    for row in source.series.values():
+        if row["state"] == SeriesState.COMPLETE and row["has_result"]:
+            results.append(
+                pairing.SeriesResult(row["a"], row["b"], row["points_a"], row["points_b"])
+            )
+        if row["bye"] is not None:
+            results.append(pairing.bye(row["bye"]))
+    return results
+
+
+def _rank_keys(event: Event, rows: dict[int, dict], entries, source=None) -> dict:
+    """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``),
+    from the stored rows or (``source``) from the public ones."""
     fmt = event.format
     if fmt == EventFormat.SWISS:
-        bh = pairing.buchholz(stored.series_results(event))
+        results = stored.series_results(event) if source is None else _public_series_results(source)
+        bh = pairing.buchholz(results)
         for bot_id, row in rows.items():
             row["buchholz"] = bh.get(bot_id, 0.0)
         keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
     elif fmt == EventFormat.SINGLE_ELIMINATION:
-        state = elimination_state(event, entries, load_series(event))
+        loaded = load_series(event) if source is None else public_series(event)
+        state = elimination_state(event, entries, loaded)
         reached = _reached(state) if state else {}
         for bot_id, row in rows.items():
             row["reached"] = reached.get(bot_id, 0)
@@ -706,7 +796,32 @@ def champion(event: Event) -> dict | None:
     return table[0] if table else None
 
 
-def bracket_view(event: Event) -> dict | None:
+def _bracket_series(found: Series, slot) -> dict:
+    """A bracket slot's ``series`` (``bracket_view``), its score in the slot's side order."""
+    statuses = [m["status"] for m in found.matches.values()]
+    status = (
+        "errored"
+        if found.blocked
+        else "running"
+        if MatchStatus.RUNNING in statuses
+        else "queued"
+        if found.pending
+        else "finished"
+    )
+    flipped = slot.a != found.a
+    score = [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
+    return {
+        "key": found.key,
+        "score": score,
+        "status": status,
+        "matches": [
+            {"id": m["id"], "game": m["game"], "status": m["status"]}
+            for m in sorted(found.matches.values(), key=lambda m: m["game"])
+        ],
+    }
+
+
+def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
     """The elimination bracket as JSON (None for other formats).
 
     ``{"event", "status", "size", "tie_break", "champion", "rounds": [{"round", "name",
@@ -719,7 +834,9 @@ def bracket_view(event: Event) -> dict | None:
         return None
     entries = _entries(event)
     by_bot = {e.bot_id: e for e in entries}
-    state = elimination_state(event, entries, load_series(event))
+    hiding = not everything and public_source(event) is not None
+    loaded = public_series(event) if hiding else load_series(event)
+    state = elimination_state(event, entries, loaded)
     view = {
         "event": event.pk,
         "status": event.status,
@@ -744,31 +861,7 @@ def bracket_view(event: Event) -> dict | None:
         slots = []
         for slot in r:
             found = state.series.get((slot.round, slot.index))
-            series_json = None
-            if found is not None:
-                statuses = [m["status"] for m in found.matches.values()]
-                status = (
-                    "errored"
-                    if found.blocked
-                    else "running"
-                    if MatchStatus.RUNNING in statuses
-                    else "queued"
-                    if found.pending
-                    else "finished"
-                )
-                flipped = slot.a != found.a
-                score = (
-                    [found.score_b, found.score_a] if flipped else [found.score_a, found.score_b]
-                )
-                series_json = {
-                    "key": found.key,
-                    "score": score,
-                    "status": status,
-                    "matches": [
-                        {"id": m["id"], "game": m["game"], "status": m["status"]}
-                        for m in sorted(found.matches.values(), key=lambda m: m["game"])
-                    ],
-                }
+            series_json = None if found is None else _bracket_series(found, slot)
             slots.append(
                 {
                     "index": slot.index,

@@ -317,6 +317,26 @@ def series_created(
         )
 
 
+def forget_series(event: Event, row: EventSeries) -> None:
+    """A series that ended is dropped with its matches (a demo showcase keeps only its latest,
+    ``competition.events.showcase``): subtract its contribution from the sums and delete its
+    row, so the stored standings stay those of the matches kept (``recompute`` agrees)."""
+    before = State.of_row(row)
+    old, old_h2h = contribution(before)
+    for bot, values in old.items():
+        delta = {name: F(name) - value for name, value in values.items() if value}
+        EventStanding.objects.filter(event_id=event.pk, bot_id=bot).update(**delta)
+    for (bot, other), value in old_h2h.items():
+        HeadToHead.objects.filter(event_id=event.pk, bot_id=bot, opponent_id=other).update(
+            points=F("points") - value
+        )
+    EventTally.objects.filter(event_id=event.pk).update(
+        matches=F("matches") - before.matches, done=F("done") - before.done
+    )
+    row.delete()
+    _move_last_played(event.pk, before, State(row.round, row.key, row.a_id, row.b_id, None))
+
+
 def _load_one(event: Event, rnd: int, key: str):
     """The ``events.Series`` of one series, from its own matches."""
     from competition.events.series import load_series
@@ -431,14 +451,16 @@ class Recomputed:
     counts: tuple[int, int] = (0, 0)  # (matches, done)
 
 
-def recompute(event: Event) -> Recomputed:
-    """Everything stored, rebuilt from the event's matches alone (in (round, key) order)."""
+def recompute(event: Event, loaded_series=None) -> Recomputed:
+    """Everything stored, rebuilt from the event's matches alone (in (round, key) order);
+    with ``loaded_series``, from those series (``series.public_series``: the public
+    standings of an event whose results wait for their reveal)."""
     from competition.events.series import load_series
 
     series: dict[tuple[int, str], dict] = {}
     sums: dict[int, dict] = {}
     h2h: dict[tuple[int, int], float] = {}
-    for loaded in load_series(event):
+    for loaded in load_series(event) if loaded_series is None else loaded_series:
         s = _state(event, loaded)
         series[(s.round, s.key)] = {"a": s.a, "b": s.b, "bye": s.bye, **_row_fields(s)}
         per, pairs = contribution(s)

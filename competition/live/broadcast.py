@@ -164,19 +164,23 @@ def debug_messages(match_id: int, turn_json: dict, logs: list) -> list[tuple[str
     return out
 
 
-def started_messages(match_json: dict) -> list[tuple[str, dict]]:
-    """The (group, message) pairs announcing that a match started (send with ``asend``)."""
+def started_messages(match_json: dict, *, public: bool = True) -> list[tuple[str, dict]]:
+    """The (group, message) pairs announcing that a match started (send with ``asend``).
+    A match hidden until its reveal (``public`` false) is not announced to its event's
+    group (only staff may join its own group)."""
     out = [(match_group(match_json["id"]), message("started", {"match": match_json}))]
-    if match_json.get("event"):
+    if match_json.get("event") and public:
         out.append(
             (event_group(match_json["event"]), message("match_started", {"match": match_json}))
         )
     return out
 
 
-def match_finished(match_json: dict) -> None:
+def match_finished(match_json: dict, *, public: bool = True) -> None:
+    """A match ended (or, ``public``, was revealed): to its group and its event's group (not
+    while it is hidden until its reveal: ``public`` false)."""
     publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=END_NUMBER))
-    if match_json.get("event"):
+    if match_json.get("event") and public:
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
 
 

@@ -436,10 +436,11 @@ def finish(
         cursor.executemany(
             seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants]
         )
-        ratings.apply_match(match, participants)
+        if not match.results_hidden():  # a hidden match is rated at its reveal
+            ratings.apply_match(match, participants)
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
-        transaction.on_commit(lambda: announce_end(summary))
+        _announce_end(match, summary)
         _compact_on_commit(match_id)
     return True
 
@@ -455,7 +456,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
         match = Match.objects.get(pk=match_id)
         _ended(match)
         summary = match_json(match)
-        transaction.on_commit(lambda: announce_end(summary))
+        _announce_end(match, summary)
         _compact_on_commit(match_id)
     logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
@@ -470,19 +471,28 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
         return _requeue_or_error(match, error)
 
 
-def announce_end(summary: dict) -> None:
-    """After the commit that ended a match: its end to its watchers (and its event's), and
-    the running count of its game to the home page."""
-    broadcast.match_finished(summary)
+def _announce_end(match: Match, summary: dict) -> None:
+    """Publish the end of ``match`` after the commit (not to its event's group while it is
+    hidden until its reveal: ``Match.results_hidden``)."""
+    public = not match.results_hidden()
+    transaction.on_commit(lambda: announce_end(summary, public=public))
+
+
+def announce_end(summary: dict, *, public: bool = True) -> None:
+    """After the commit that ended a match: its end to its watchers (and its event's, unless
+    it is hidden until its reveal: ``public`` false), and the running count of its game to
+    the home page."""
+    broadcast.match_finished(summary, public=public)
     announce_running(summary["game"])
 
 
 def announce_running(game_slug: str) -> None:
     """The home page's "live now" count of ``game_slug``, after a match of it started or
-    ended: one count per start or end, and none while nobody watches the home page."""
+    ended: one count per start or end, and none while nobody watches the home page (the
+    matches the public may see: ``Match.objects.public``)."""
     if broadcast.listened(broadcast.HOME_GROUP):
-        running = Match.objects.filter(game=game_slug, status=MatchStatus.RUNNING).count()
-        broadcast.running_changed(game_slug, running)
+        running = Match.objects.public().filter(game=game_slug, status=MatchStatus.RUNNING)
+        broadcast.running_changed(game_slug, running.count())
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
@@ -507,7 +517,7 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.status = MatchStatus.ERRORED
         match.finished = timezone.now()
         summary = match_json(match)
-        transaction.on_commit(lambda: announce_end(summary))
+        _announce_end(match, summary)
         # an errored match holds its event's round (an organiser may requeue it), but a
         # round robin whose last pending match errored is over
         if match.event_id:
@@ -575,7 +585,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
         if updated:
             match = Match.objects.get(pk=match_id)
             summary = match_json(match)
-            transaction.on_commit(lambda: announce_end(summary))
+            _announce_end(match, summary)
             if advance:
                 _ended(match)
             _compact_on_commit(match_id)

@@ -5,13 +5,9 @@ from django.db import migrations, models
 
 
 def fill_stored_standings(apps, schema_editor):
-    """Every event's stored standings rebuilt from its matches with the live code (moved
-    here from 0005, whose columns the live models outgrew; a rebuild is idempotent)."""
-    from competition.events import standings
-    from competition.models import Event
-
-    for event in Event.objects.using(schema_editor.connection.alias).iterator():
-        standings.rebuild(event)
+    """Existing events' stored standings are rebuilt by 0008 (``fill_stored_standings``): the
+    rebuild uses the live models, whose tables gain columns there, so it cannot run before
+    them (as 0005 moved it here)."""
 
 
 class Migration(migrations.Migration):

@@ -32,7 +32,19 @@ class Event(models.Model):
     pace_ms = models.PositiveIntegerField(
         default=0, help_text="Minimum duration of a turn (for watchable demos)."
     )
+    showcase = models.BooleanField(
+        default=False,
+        help_text="A demo showcase (manage.py demo): its matches are unrated practice and only "
+        "its latest finished ones are kept (competition.events.showcase).",
+    )
     status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
+    hide_results = models.BooleanField(
+        default=False,
+        help_text="Presenter mode: its matches stay hidden from the public (pages, API, "
+        "live streams, standings, ratings) until an organiser reveals them one by one "
+        "(/events/<id>/present, or the action “Reveal every hidden match”, which rates them: "
+        "use it before turning this off).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

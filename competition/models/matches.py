@@ -2,16 +2,38 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
 from bots.faults import public_details
 from competition.models.choices import FaultCode, MatchStatus, SeatResult
 
 
+def hidden(prefix: str = "") -> Q:
+    """The one definition of a match the public may not see yet: a match of an event whose
+    results wait for the presenter's reveal (``Event.hide_results``) that is not revealed.
+    ``prefix`` reaches the match from another model (``"match__"`` from a seat). The events
+    are a subquery (as in ``due``), not a join: a history page keeps its index order."""
+    from competition.models.events import Event
+
+    hiding = Event.objects.filter(hide_results=True).values("pk")
+    return Q(**{f"{prefix}event_id__in": hiding, f"{prefix}revealed_at__isnull": True})
+
+
+def sees_hidden(user) -> bool:
+    """Staff (the organisers) see every match, revealed or not."""
+    return bool(user is not None and getattr(user, "is_staff", False))
+
+
 class MatchQuerySet(models.QuerySet):
+    def public(self):
+        """What anyone may see: every match but the hidden ones (``hidden``)."""
+        return self.exclude(hidden())
+
     def visible_to(self, user):
-        """Matches are public to watch; per-turn logs are filtered separately (owners)."""
-        return self
+        """Matches are public to watch (hidden ones: staff only); per-turn logs are
+        filtered separately (owners)."""
+        return self if sees_hidden(user) else self.public()
 
     def queued(self):
         return self.filter(status=MatchStatus.QUEUED)
@@ -86,6 +108,11 @@ class Match(models.Model):
         default=0,
         help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).",
     )
+    revealed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the presenter revealed it (an event hiding its results until then).",
+    )
     forked_from = models.ForeignKey(
         "self",
         null=True,
@@ -121,6 +148,21 @@ class Match(models.Model):
     def is_done(self) -> bool:
         return self.status in MatchStatus.done()
 
+    def results_hidden(self) -> bool:
+        """Whether this match is ``hidden`` (one query for an event's match not revealed)."""
+        if self.event_id is None or self.revealed_at is not None:
+            return False
+        return type(self).objects.filter(hidden(), pk=self.pk).exists()
+
+
+class ParticipantQuerySet(models.QuerySet):
+    def public(self):
+        """Seats of the matches anyone may see (``hidden``)."""
+        return self.exclude(hidden("match__"))
+
+    def visible_to(self, user):
+        return self if sees_hidden(user) else self.public()
+
 
 class Participant(models.Model):
     """One seat of a match (seats are 0..n-1)."""
@@ -137,6 +179,8 @@ class Participant(models.Model):
         help_text="The fault that forfeited this seat.",
     )
     faults = models.PositiveIntegerField(default=0, help_text="Charged faults in this match.")
+
+    objects = ParticipantQuerySet.as_manager()
 
     class Meta:
         ordering = ("match", "seat")
@@ -231,4 +275,4 @@ class TurnArchive(models.Model):
         return f"Match {self.match_id} archive ({self.turns} turns)"
 
 
-__all__ = ["Match", "Participant", "Turn", "TurnArchive"]
+__all__ = ["Match", "Participant", "Turn", "TurnArchive", "hidden", "sees_hidden"]

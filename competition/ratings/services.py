@@ -28,6 +28,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange
+from competition.models.matches import hidden
 
 logger = logging.getLogger(__name__)
 
@@ -247,7 +248,10 @@ def verify(game: str) -> Verification:
             report.ratings.append((bot_id, stored.get(bot_id), expected))
     rated = {match_id for match_id, _rows in replayed}
     with_result = Match.objects.filter(game=game, status__in=MatchStatus.with_result())
-    for match in with_result.exclude(pk__in=rated).prefetch_related("participants"):
+    # a match hidden until its reveal (presenter mode) is rated at the reveal
+    for match in (
+        with_result.exclude(pk__in=rated).exclude(hidden()).prefetch_related("participants")
+    ):
         if rateable(match, list(match.participants.all())):
             report.unrated.append(match.pk)
     report.unexpected = sorted(

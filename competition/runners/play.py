@@ -219,7 +219,8 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return None
     if not turns:
-        await broadcast.asend(broadcast.started_messages(data["summary"]))
+        public = not await acall(match.results_hidden)
+        await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
         if broadcast.listened(broadcast.HOME_GROUP):
             await acall(announce_running, data["summary"]["game"])
     return time_left

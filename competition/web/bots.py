@@ -312,7 +312,8 @@ def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict
     matches with a result (self-play left out): read newest first on the
     ``Participant(bot, match)`` index, so the cost does not grow with its history."""
     mine_rows = list(
-        Participant.objects.filter(bot=bot, result__in=SeatResult.values)
+        Participant.objects.public()  # nothing of a match hidden until its reveal
+        .filter(bot=bot, result__in=SeatResult.values)
         .order_by("-match_id")
         .values_list("match_id", "result")[:limit]
     )
@@ -408,7 +409,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     ]
     recent = []
     participations = (
-        Participant.objects.filter(bot=bot)
+        Participant.objects.visible_to(request.user)
+        .filter(bot=bot)
         .select_related("match")
         .order_by("-match_id")[:RECENT_MATCHES]
     )
@@ -488,7 +490,7 @@ def bot_log(request, pk: int, match_id: int):
     """The per-turn log of the owner's bot in one match: what was sent, what came back,
     latency and fault, turn by turn (owner only: 404 for anyone else)."""
     bot = _owned_or_404(request, pk)
-    match = get_object_or_404(Match, pk=match_id)
+    match = get_object_or_404(Match.objects.visible_to(request.user), pk=match_id)
     participants = list(match.participants.select_related("bot").order_by("seat"))
     seats = [p.seat for p in participants if p.bot_id == bot.pk]
     if not seats:

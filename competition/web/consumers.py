@@ -47,15 +47,19 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
 
 
-def event_snapshot(event_id: int) -> dict | None:
+def event_snapshot(event_id: int, *, everything: bool = False) -> dict | None:
+    """The event, its standings (and bracket), its live and upcoming matches: what the public
+    may see (no match hidden until its reveal, ``Match.objects.public``), or ``everything``
+    (staff)."""
     from competition.events.services import bracket_view, standings
     from competition.matches.presenters import match_jsons
 
     event = Event.objects.filter(pk=event_id).first()
     if event is None:
         return None
-    live = match_jsons(event.matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20])
-    upcoming = match_jsons(event.matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
+    matches = event.matches.all() if everything else event.matches.public()
+    live = match_jsons(matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20])
+    upcoming = match_jsons(matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
     counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
     total, done = counts or (0, 0)
     snapshot = {
@@ -69,11 +73,11 @@ def event_snapshot(event_id: int) -> dict | None:
             "matches_done": done,
             "matches_total": total,
         },
-        "standings": standings(event),
+        "standings": standings(event, everything=everything),
         "live": live,
         "upcoming": upcoming,
     }
-    bracket = bracket_view(event)
+    bracket = bracket_view(event, everything=everything)
     if bracket is not None:  # single elimination: a reconnecting page redraws it
         snapshot["bracket"] = bracket
     return snapshot
@@ -82,7 +86,8 @@ def event_snapshot(event_id: int) -> dict | None:
 def home_snapshot() -> dict:
     """How many matches of each game run now (one grouped count per connecting socket)."""
     running = dict(
-        Match.objects.filter(status=MatchStatus.RUNNING)
+        Match.objects.public()
+        .filter(status=MatchStatus.RUNNING)
         .order_by()
         .values("game")
         .annotate(n=Count("id"))
@@ -175,7 +180,9 @@ class MatchConsumer(_RelayConsumer):
     such seat's ``broadcast.debug_group``, and ``debug`` in the snapshot's turns."""
 
     def exists(self) -> bool:
-        return Match.objects.filter(pk=self.object_id).exists()
+        # a match hidden until its reveal: staff only (its turns would tell the result)
+        user = self.scope.get("user")
+        return Match.objects.visible_to(user).filter(pk=self.object_id).exists()
 
     def group_name(self) -> str:
         return broadcast.match_group(self.object_id)

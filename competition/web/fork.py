@@ -47,7 +47,7 @@ class ForkForm(forms.Form):
 @login_required
 def match_fork(request, pk: int):
     """GET: the form (``?turn=N`` from the viewer); POST: create the fork and open it."""
-    origin = get_object_or_404(Match, pk=pk)
+    origin = get_object_or_404(Match.objects.visible_to(request.user), pk=pk)  # not a hidden one
     game = get_game(origin.game)
     participants = list(origin.participants.select_related("bot", "bot__owner").order_by("seat"))
     if not participants:

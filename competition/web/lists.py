@@ -127,11 +127,13 @@ def match_list(request):
         bot_ids = [b for b in bot_ids if b in owned] if bot_ids is not None else owned
     if bot_ids is not None:
         ids = bots_window(bot_ids, match_filter, before, wanted)
-        matches = list(_with_seats(Match.objects.filter(pk__in=ids)).order_by("-id"))
+        visible = Match.objects.visible_to(request.user)
+        matches = list(_with_seats(visible.filter(pk__in=ids)).order_by("-id"))
     elif filters["event"]:
-        matches = list(_with_seats(event_window(match_filter, before))[:wanted])
+        rows = event_window(match_filter, before).visible_to(request.user)
+        matches = list(_with_seats(rows)[:wanted])
     else:
-        rows = Match.objects.filter(**match_filter)
+        rows = Match.objects.visible_to(request.user).filter(**match_filter)
         if before is not None:
             rows = rows.filter(pk__lt=before)
         matches = list(_with_seats(rows.order_by("-id"))[:wanted])
@@ -200,7 +202,8 @@ def user_detail(request, username: str):
     for row in rows:
         row["provisional"] = row["games"] < ratings.PROVISIONAL_GAMES
     ids = bots_window([b.pk for b in bots], {}, None, USER_MATCHES)
-    recent = list(_with_seats(Match.objects.filter(pk__in=ids)).order_by("-id"))
+    visible = Match.objects.visible_to(request.user)
+    recent = list(_with_seats(visible.filter(pk__in=ids)).order_by("-id"))
     return render(
         request,
         "user.html",

@@ -8,7 +8,8 @@ from competition.web import docs as web_docs
 from competition.web import fork as web_fork
 from competition.web import lists as web_lists
 from competition.web import play as web_play
-from competition.web import views
+from competition.web import presenter as web_presenter
+from competition.web import share, views
 
 urlpatterns = [
     # accounts: login, logout, password change and reset come from django.contrib.auth
@@ -41,7 +42,18 @@ urlpatterns = [
     path("events/<int:pk>/", views.event_detail, name="event-detail"),
     path("events/<int:pk>/screen", views.event_screen, name="event-screen"),
     path("events/<int:pk>/screen.json", views.event_screen_json, name="event-screen-json"),
+    path("events/<int:pk>/present", web_presenter.event_present, name="event-present"),
+    path(
+        "events/<int:pk>/present/reveal/<int:match_id>",
+        web_presenter.event_reveal,
+        name="event-reveal",
+    ),
     path("bench/", web_play.bench, name="bench"),
+    # share links: short addresses that open at that point (competition/web/share.py)
+    path("m/<int:pk>", share.match, name="share-match"),
+    path("m/<int:pk>/t/<int:turn>", share.match_turn, name="share-turn"),
+    path("e/<int:pk>", share.event, name="share-event"),
+    path("s/<int:pk>", share.screen, name="share-screen"),
     # docs for bot authors
     path("docs/", web_docs.docs_index, name="docs-index"),
     path("docs/<slug:slug>/", web_docs.docs_game, name="docs-game"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Max
+from django.db.models import Count, Max
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -20,7 +20,9 @@ from competition.events.standings import event_counts
 from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
+from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
+from competition.web import share
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -40,11 +42,20 @@ def renderer_url(slug: str) -> str:
 
 
 def home(request):
+    live = {
+        row["game"]: row
+        for row in Match.objects.public()
+        .filter(status=MatchStatus.RUNNING)
+        .order_by()
+        .values("game")
+        .annotate(n=Count("id"), newest=Max("id"))
+    }
     games = [
         {
             "game": game,
             "bots": Bot.objects.for_game(game.slug).of_users().active().count(),
-            "live": Match.objects.filter(game=game.slug, status=MatchStatus.RUNNING).count(),
+            "live": live.get(game.slug, {}).get("n", 0),
+            "watch": live.get(game.slug, {}).get("newest"),  # a live match to open
         }
         for game in all_games()
     ]
@@ -58,7 +69,8 @@ def home(request):
         .order_by("-created")[:6]
     )
     recent = list(
-        Match.objects.filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
+        Match.objects.visible_to(request.user)
+        .filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
         .prefetch_related("participants__bot")
         .order_by("-id")[:8]
     )
@@ -75,7 +87,8 @@ def game_detail(request, slug: str):
         .order_by("name")[:200]
     )
     recent = list(
-        Match.objects.filter(game=slug)
+        Match.objects.visible_to(request.user)
+        .filter(game=slug)
         .exclude(status=MatchStatus.QUEUED)
         .prefetch_related("participants__bot")
         .order_by("-id")[:10]
@@ -144,7 +157,7 @@ def viewer_config(match: Match, participants) -> dict:
 
 
 def match_detail(request, pk: int):
-    match = get_object_or_404(Match.objects.select_related("event"), pk=pk)
+    match = get_object_or_404(Match.objects.visible_to(request.user).select_related("event"), pk=pk)
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
     game = get_game(match.game)
     config = viewer_config(match, participants)
@@ -170,6 +183,7 @@ def match_detail(request, pk: int):
             "config": config,
             "logs": logs,
             "human": human,
+            "share": share.match_link(request, match.pk),
         },
     )
 
@@ -177,7 +191,7 @@ def match_detail(request, pk: int):
 @never_cache
 def match_viewer_json(request, pk: int):
     """What a viewer needs besides the turns (used by the big screen when it switches)."""
-    match = get_object_or_404(Match, pk=pk)
+    match = get_object_or_404(Match.objects.visible_to(request.user), pk=pk)
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
     return JsonResponse(viewer_config(match, participants))
 
@@ -185,10 +199,14 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
-def event_rounds(event: Event, entrants: int, bracket: dict | None) -> dict:
+def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
     """``{"current", "total"}``: the latest round scheduled, and how many the format plays
-    (``None`` for the ladder, which runs until stopped)."""
-    current = EventSeries.objects.filter(event=event).aggregate(r=Max("round"))["r"] or 0
+    (``None`` for the ladder, which runs until stopped); ``series``: the public ones
+    (``event_services.public_source``) instead of the stored ones."""
+    if series is None:
+        current = EventSeries.objects.filter(event=event).aggregate(r=Max("round"))["r"] or 0
+    else:
+        current = max((rnd for rnd, _key in series), default=0)
     total = None
     if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
         double = event.format == EventFormat.DOUBLE_ROUND_ROBIN
@@ -200,18 +218,28 @@ def event_rounds(event: Event, entrants: int, bracket: dict | None) -> dict:
     return {"current": current, "total": total}
 
 
-def swiss_rounds(event: Event, names: dict[int, str]) -> list[dict]:
-    """A Swiss event's rounds: each series with its score (an event of a few rounds)."""
+def swiss_rounds(event: Event, names: dict[int, str], series=None) -> list[dict]:
+    """A Swiss event's rounds: each series with its score (an event of a few rounds), from
+    the stored series or the public ones (``series``: ``event_services.public_source``)."""
+    if series is None:
+        rows = [
+            {"round": s.round, "a": s.a_id, "b": s.b_id, "bye": s.bye_id}
+            | {"score_a": s.score_a, "score_b": s.score_b, "state": s.state}
+            | {"has_result": s.has_result}
+            for s in EventSeries.objects.filter(event=event).order_by("round", "key")
+        ]
+    else:
+        rows = [{"round": rnd} | row for (rnd, _key), row in sorted(series.items())]
     rounds: dict[int, list[dict]] = {}
-    for s in EventSeries.objects.filter(event=event).order_by("round", "key"):
-        rounds.setdefault(s.round, []).append(
+    for s in rows:
+        rounds.setdefault(s["round"], []).append(
             {
-                "a": names.get(s.a_id, "?"),
-                "b": names.get(s.b_id, "?"),
-                "bye": names.get(s.bye_id) if s.bye_id else None,
-                "score": (s.score_a, s.score_b),
-                "state": s.state,
-                "done": s.has_result,
+                "a": names.get(s["a"], "?"),
+                "b": names.get(s["b"], "?"),
+                "bye": names.get(s["bye"]) if s["bye"] else None,
+                "score": (s["score_a"], s["score_b"]),
+                "state": s["state"],
+                "done": s["has_result"],
             }
         )
     return [{"round": r, "series": rows} for r, rows in rounds.items()]
@@ -221,9 +249,13 @@ def event_detail(request, pk: int):
     from competition.web.consumers import event_snapshot
 
     event = get_object_or_404(Event, pk=pk)
-    snapshot = event_snapshot(event.pk)
+    everything = sees_hidden(request.user)  # staff: matches hidden until their reveal too
+    snapshot = event_snapshot(event.pk, everything=everything)
+    source = None if everything else event_services.public_source(event)
+    series = None if source is None else source.series
     recent = list(
-        event.matches.filter(status__in=MatchStatus.done(), finished__isnull=False)
+        event.matches.visible_to(request.user)
+        .filter(status__in=MatchStatus.done(), finished__isnull=False)
         .prefetch_related("participants__bot")
         .order_by("-finished", "-id")[:20]
     )
@@ -235,9 +267,11 @@ def event_detail(request, pk: int):
         "recent": recent,
         "game": _game_or_404(event.game),
         "bracket": bracket,
-        "rounds": event_rounds(event, len(names), bracket),
-        "swiss": swiss_rounds(event, names) if event.format == EventFormat.SWISS else None,
+        "rounds": event_rounds(event, len(names), bracket, series),
+        "swiss": swiss_rounds(event, names, series) if event.format == EventFormat.SWISS else None,
+        "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
+        "share": share.event_links(request, event.pk),
     }
     return render(request, "event.html", context)
 

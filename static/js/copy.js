@@ -1,5 +1,6 @@
 // Copy buttons: <button data-copy="#selector">.
 for (const button of document.querySelectorAll("[data-copy]")) {
+  const label = button.textContent; // "Copy", "Share"...: shown again after the feedback
   button.addEventListener("click", async () => {
     const target = document.querySelector(button.dataset.copy);
     if (!target) return;
@@ -10,7 +11,7 @@ for (const button of document.querySelectorAll("[data-copy]")) {
       target.select?.();
       button.textContent = "Press Ctrl+C";
     }
-    setTimeout(() => { button.textContent = "Copy"; }, 2000);
+    setTimeout(() => { button.textContent = label; }, 2000);
   });
 }
 

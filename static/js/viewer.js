@@ -49,6 +49,7 @@ export class Viewer {
       infoNumber: document.getElementById("info-number"),
       status: document.getElementById("match-status"),
       reason: document.getElementById("match-reason"),
+      share: document.getElementById("share-url"),
       fork: document.getElementById("fork-link"), // "play from here": the turn on screen
     };
     this.bind();
@@ -254,6 +255,11 @@ export class Viewer {
       el.status.className = `status ${this.match.status}`;
     }
     if (el.reason && this.match) el.reason.textContent = this.match.reason || "";
+    if (el.share) {
+      // the share link opens at this turn; following a live match, at the live match
+      const base = el.share.dataset.base;
+      el.share.value = this.follow && !done ? base : `${base}/t/${this.index}`;
+    }
     for (const p of this.match?.participants || []) {
       const score = document.querySelector(`.player[data-seat="${p.seat}"] [data-score]`);
       if (score) score.textContent = p.score === null || p.score === undefined ? "" : String(p.score);

@@ -205,7 +205,9 @@ def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch)
     from competition.ratings import services as ratings
 
     announced = []
-    monkeypatch.setattr(broadcast, "match_finished", announced.append)
+    monkeypatch.setattr(
+        broadcast, "match_finished", lambda summary, **how: announced.append(summary)
+    )
     for seed in range(3):  # the first rates two new bots, the others update their ratings
         svc.create_match(
             "tictactoe", [bots["perfect"], bots["random"]], seed=seed, dispatch_now=False

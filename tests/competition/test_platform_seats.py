@@ -22,6 +22,7 @@ from competition.matches.lifecycle import create_match, finish
 from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Rating
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
+from games import all_games
 from games.base import Outcome
 from tests.conftest import free_port
 
@@ -235,14 +236,20 @@ def test_it_creates_the_demo_once(settings):
     settings.DEBUG = True
     call_command("demo", stdout=open("/dev/null", "w"))
     call_command("demo", stdout=open("/dev/null", "w"))
-    # It should leave exactly one demo event and its matches, entered with platform seats.
-    assert Event.objects.count() == 1
-    event = Event.objects.get()
+    # It should leave exactly one demo event of each kind: the round robin and one showcase
+    # per game, entered with platform seats.
+    showcases = Event.objects.filter(showcase=True)
+    assert Event.objects.count() == 1 + len(all_games())
+    assert sorted(showcases.values_list("game", flat=True)) == sorted(g.slug for g in all_games())
+    event = Event.objects.get(showcase=False)
     matches = event.matches.count()
+    before = Match.objects.count()
     Match.objects.filter(event=event).update(status=MatchStatus.FINISHED)
     call_command("demo", stdout=open("/dev/null", "w"))
-    assert Event.objects.count() == 1 and event.matches.count() == matches
-    assert all(entry.bot.owner_id is None for entry in event.entries.all())
+    assert Event.objects.count() == 1 + len(all_games()) and event.matches.count() == matches
+    assert Match.objects.count() == before
+    for made in Event.objects.all():
+        assert all(entry.bot.owner_id is None for entry in made.entries.all())
     assert not Bot.objects.filter(owner__isnull=False).exists()
 
 

@@ -5,6 +5,7 @@ import sys
 import time
 import urllib.request
 
+from games import all_games
 from tests.conftest import REPO, free_port
 from tests.processes import project_env, running
 
@@ -40,16 +41,20 @@ def test_it_creates_the_demo_once_across_restarts(tmp_path):
         argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
         with running(argv, port, env=env):
             deadline = time.monotonic() + 90
-            while True:  # the first time, until the demo event has played out
+            while True:  # the first time, until the demo round robin has played out
                 url = f"http://127.0.0.1:{port}/api/events/"
                 with urllib.request.urlopen(url, timeout=10) as r:
                     events = json.loads(r.read())["results"]
-                if restart or all(e["status"] == "finished" for e in events):
+                robin = [e for e in events if e["format"] != "ladder"]
+                if restart or all(e["status"] == "finished" for e in robin):
                     break
                 assert time.monotonic() < deadline, events
                 time.sleep(1)
-        seen.append(sorted((e["id"], e["name"]) for e in events))
-    # It should make the demo event once: each restart continues it (no second event, and
-    # so no more demo matches).
-    assert len(seen[0]) == 1 and seen[0][0][1].startswith("Demo")
+        seen.append(sorted((e["id"], e["name"], e["format"]) for e in events))
+    # It should make each demo event once: the round robin and one showcase ladder per game
+    # (which runs on); each restart continues them (no second event, and so no more demo
+    # round robin matches).
+    formats = [f for _id, _name, f in seen[0]]
+    assert formats.count("ladder") == len(all_games()) and len(formats) == len(all_games()) + 1
+    assert all(name.startswith("Demo") for _id, name, _f in seen[0])
     assert seen[0] == seen[1] == seen[2]

@@ -1,11 +1,12 @@
 """``manage.py demo``: the ``demo`` user, the platform's seat of every built-in strategy of
-every game (``bots.models.platform_seat``: owned by no user), and the demo event of the
-first game listed (a paced double round robin of those seats, so spectators can follow the
-moves).
+every game (``bots.models.platform_seat``: owned by no user), the demo event of the first
+game listed (a paced double round robin of those seats, rated: it gives the built-ins their
+first ratings) and a showcase per game (``competition.events.showcase``: a continuous, paced
+ladder of those seats, unrated, its old matches pruned), so that something is always live.
 
-Idempotent: it creates nothing twice. The demo event is made once (``DEMO_EVENT_NAME``);
-later runs (each restart of ``make run``) leave it as it is, and the runner continues its
-queued matches, so restarts neither add events nor play more demo matches.
+Idempotent: it creates nothing twice. The demo event (``DEMO_EVENT_NAME``) and each game's
+showcase are made once; later runs (each restart of ``make run``) leave them as they are, and
+the runner continues their queued and running matches, so restarts add no event.
 
 - Development (``DEBUG=true``, the embedded default of ``make run``): ``demo`` is a staff
   superuser whose password is ``ARENA_DEMO_PASSWORD`` (default ``demo``).
@@ -22,11 +23,13 @@ import os
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
 from bots.models import EndpointKind, platform_seat
+from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
-from games import all_games
+from games import Game, all_games
 
 DEMO_PACE_MS = 600
 DEMO_EVENT_NAME = "Demo {game} round robin"
@@ -52,6 +55,35 @@ def demo_user(*, production: bool):
         user.set_password(password or "demo")
         user.save()
     return user
+
+
+def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
+    """``game``'s showcase (``competition.events.showcase``), made and started once:
+    ``(event, created)``. Later calls leave it as it is, so restarts neither add showcases nor
+    disturb the running one.
+
+    The check reads outside the transaction, whose first statement is a write: on SQLite a
+    transaction that reads and then writes fails at once ("database is locked") when a
+    running server committed in between, where a first write waits for the lock."""
+    existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
+    if existing is not None:
+        return existing, False
+    with transaction.atomic():
+        event = Event.objects.create(
+            name=showcase.NAME.format(title=game.title),
+            game=game.slug,
+            format=EventFormat.LADDER,
+            series_length=1,
+            table_size=2 if game.seats[1] > 2 else None,
+            pace_ms=pace_ms,
+            showcase=True,
+            created_by=user,
+        )
+        for seed, name in enumerate(sorted(game.builtin_bots), 1):
+            bot = platform_seat(game.slug, EndpointKind.BUILTIN, name)
+            Entry.objects.create(event=event, bot=bot, seed=seed)
+        start_event(event)
+    return event, True
 
 
 class Command(BaseCommand):
@@ -95,3 +127,7 @@ class Command(BaseCommand):
                 Entry.objects.create(event=event, bot=seats[(demo_game, name)], seed=seed)
             created = start_event(event)
             self.stdout.write(f"demo: event {event.pk} running with {created} matches")
+        for game in all_games():
+            event, made = ensure_showcase(game, user, DEMO_PACE_MS)
+            state = "started" if made else f"{event.status} (kept as it is)"
+            self.stdout.write(f"demo: showcase {event.pk} ({game.slug}) {state}")

@@ -20,6 +20,9 @@ from competition.runners.play import claim_and_load, play_claimed
 
 class Command(BaseCommand):
     help = "Play queued matches (a worker loop). --once: drain the queue and exit."
+    # no system checks at start (seconds on a loaded machine): serve's runner processes start
+    # with the web process, which ran them, and the demo's matches should be live at once
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true")

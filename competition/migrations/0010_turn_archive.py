@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0007_match_fork"),
+        ("competition", "0009_event_showcase"),
     ]
 
     operations = [

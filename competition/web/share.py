@@ -1,0 +1,45 @@
+"""Share links: short addresses that open a match, a turn of it, an event or its big screen
+at that point (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``). Each redirects
+(302: where a page lives may change, the short address stays) to the page itself, so the
+pages keep one address each; an unknown match or event is the site's 404."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+
+from competition.models import Event, Match
+
+
+def match(request, pk: int):
+    get_object_or_404(Match.objects.only("pk"), pk=pk)
+    return redirect("match-detail", pk=pk)
+
+
+def match_turn(request, pk: int, turn: int):
+    """The viewer opened at ``turn`` (``?turn=N``: a turn beyond the last shows the last)."""
+    get_object_or_404(Match.objects.only("pk"), pk=pk)
+    return redirect(f"{reverse('match-detail', args=[pk])}?turn={turn}")
+
+
+def event(request, pk: int):
+    get_object_or_404(Event.objects.only("pk"), pk=pk)
+    return redirect("event-detail", pk=pk)
+
+
+def screen(request, pk: int):
+    get_object_or_404(Event.objects.only("pk"), pk=pk)
+    return redirect("event-screen", pk=pk)
+
+
+def match_link(request, pk: int) -> str:
+    """The absolute share link of match ``pk`` (the viewer adds ``/t/<turn>``)."""
+    return request.build_absolute_uri(reverse("share-match", args=[pk]))
+
+
+def event_links(request, pk: int) -> dict[str, str]:
+    """The absolute share links of event ``pk``: its page and its big screen."""
+    return {
+        "event": request.build_absolute_uri(reverse("share-event", args=[pk])),
+        "screen": request.build_absolute_uri(reverse("share-screen", args=[pk])),
+    }

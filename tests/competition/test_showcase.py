@@ -1,0 +1,132 @@
+"""The demo showcases (issue 17, item 1): ``manage.py demo`` makes one continuous, paced,
+unrated ladder of the built-in seats per game, once; each time one of its matches finishes
+the showcase drops its ended matches beyond the latest ``showcase.KEEP`` (turns and
+participants with them), so it holds a bounded number of rows however long it runs.
+
+Matches are played for real through ``runners.play.run_match`` (the runners' own code path,
+where the finish prunes); the bound is checked by counting rows after each finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from bots import egress
+from competition.events import showcase
+from competition.events import standings as stored
+from competition.management.commands.demo import DEMO_PACE_MS, ensure_showcase
+from competition.models import (
+    Event,
+    EventFormat,
+    EventSeries,
+    EventStatus,
+    Match,
+    MatchStatus,
+    Participant,
+    Rating,
+    RatingChange,
+    Turn,
+)
+from competition.runners.play import run_match
+from games import all_games, get_game
+
+pytestmark = pytest.mark.django_db
+
+
+def quiet_demo() -> None:
+    call_command("demo", stdout=open("/dev/null", "w"))
+
+
+def play(match_ids: list[int]) -> list[int | None]:
+    async def go():
+        try:
+            return [await run_match(pk) for pk in match_ids]
+        finally:
+            await egress.close_session()
+
+    return asyncio.run(go())
+
+
+def test_it_makes_one_running_unrated_paced_showcase_per_game_once(settings):
+    settings.DEBUG = True
+    quiet_demo()
+    quiet_demo()
+    shows = {e.game: e for e in Event.objects.filter(showcase=True)}
+    # It should make exactly one showcase per game, however often the demo runs ...
+    assert sorted(shows) == sorted(g.slug for g in all_games())
+    for game in all_games():
+        event = shows[game.slug]
+        # ... a ladder that never finishes by itself (no round limit), running at once ...
+        assert event.format == EventFormat.LADDER and event.rounds is None
+        assert event.status == EventStatus.RUNNING and event.pace_ms == DEMO_PACE_MS
+        # ... of every built-in strategy of the game (the platform's seats) ...
+        entries = list(event.entries.select_related("bot"))
+        assert sorted(e.bot.target for e in entries) == sorted(game.builtin_bots)
+        assert all(e.bot.owner_id is None for e in entries)
+        # ... with something queued to play at once, unrated and paced.
+        queued = list(event.matches.all())
+        assert queued and all(m.status == MatchStatus.QUEUED for m in queued)
+        assert all(not m.rated and m.pace_ms == DEMO_PACE_MS for m in queued)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_keeps_a_showcase_within_its_bound_however_long_it_runs():
+    user = get_user_model().objects.create_user("demo")
+    event, made = ensure_showcase(get_game("tictactoe"), user, pace_ms=0)
+    assert made and ensure_showcase(get_game("tictactoe"), user, pace_ms=0) == (event, False)
+    played = 0
+    for _ in range(showcase.KEEP * 2 + 5):
+        (pending,) = Match.objects.filter(event=event, status=MatchStatus.QUEUED)
+        assert play([pending.pk]) == [pending.pk]
+        played += 1
+        matches = Match.objects.filter(event=event)
+        ended = matches.filter(status__in=MatchStatus.done()).count()
+        # It should go on: the next match is queued as soon as one ends ...
+        assert matches.filter(status=MatchStatus.QUEUED).count() == 1
+        # ... and keep only the latest KEEP ended matches, with their turns and seats.
+        assert ended == min(played, showcase.KEEP)
+        assert EventSeries.objects.filter(event=event).count() == ended + 1
+        kept = list(matches.values_list("pk", flat=True))
+        assert Turn.objects.filter(match__event=event).count() == sum(
+            matches.values_list("turn_count", flat=True)
+        )
+        assert not Turn.objects.exclude(match_id__in=kept).exists()
+        assert Participant.objects.filter(match__event=event).count() == 2 * len(kept)
+        # It should keep the stored standings those of the matches kept.
+        assert stored.differences(event) == []
+    # It should have played more than it kept, the newest ones kept.
+    newest = Match.objects.filter(event=event, status__in=MatchStatus.done()).order_by("-pk")
+    assert played > showcase.KEEP and newest.count() == showcase.KEEP
+    standings = stored.rows(event)
+    assert sum(s.games for s in standings.values()) == 2 * showcase.KEEP
+    # It should never rate a showcase match: the leaderboards are the real matches'.
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+    event.refresh_from_db()
+    assert event.status == EventStatus.RUNNING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_prunes_only_its_showcases():
+    user = get_user_model().objects.create_user("demo")
+    event, _made = ensure_showcase(get_game("tictactoe"), user, pace_ms=0)
+    other = Event.objects.create(
+        name="Cup", game="tictactoe", format=EventFormat.LADDER, created_by=user
+    )
+    for entry in event.entries.all():
+        other.entries.create(bot=entry.bot, seed=entry.seed)
+    from competition.events.services import start_event
+
+    start_event(other)
+    for _ in range(showcase.KEEP + 3):
+        pending = [m.pk for m in Match.objects.filter(status=MatchStatus.QUEUED)]
+        play(pending)
+    # It should leave an ordinary ladder's history whole (and rate it), pruning the showcase.
+    ended = MatchStatus.done()
+    assert Match.objects.filter(event=other, status__in=ended).count() == showcase.KEEP + 3
+    assert Match.objects.filter(event=event, status__in=ended).count() == showcase.KEEP
+    assert Match.objects.filter(event=other, rated=True).count() == showcase.KEEP + 4
+    assert not Match.objects.filter(event=event, rated=True).exists()

@@ -137,7 +137,7 @@ async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
 
 
 def turns_played(env: dict, match_id: int) -> int:
-    script = f"from competition.models import Turn; print(Turn.objects.filter(match_id={match_id}).count())"
+    script = f"from competition.matches import history; print(len(history.turns_upto({match_id})))"
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],
         env=env,

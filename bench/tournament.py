@@ -121,7 +121,8 @@ def main(argv=None) -> int:
     try:
         setup_django(data_dir)
         from competition.events import services as events
-        from competition.models import EventStatus, Turn
+        from competition.matches import history
+        from competition.models import EventStatus
         from competition.ratings import services as ratings
 
         event, strategies = create_event(args.game, bots, options)
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
         played = asyncio.run(play_everything(args.concurrency))
         elapsed = time.perf_counter() - started
         event.refresh_from_db()
-        turns = Turn.objects.filter(match__event=event).count()
+        turns = sum(len(history.turns_upto(m)) for m in event.matches.values_list("pk", flat=True))
         check = ratings.verify(args.game)
         print(
             f"# tournament: {args.game}, {bots} built-in bots ({', '.join(strategies)}), double round robin"

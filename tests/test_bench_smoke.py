@@ -131,3 +131,17 @@ def test_it_runs_the_history_benchmark_in_smoke_mode():
     assert any("/api/events/<ladder>/standings/" in row for row in rows)
     assert any(row.startswith("| ladder finish at 1000 matches") for row in rows)
     assert "sqlite: " in out and "ladder finish at the last checkpoint" in out
+
+
+def test_it_runs_the_storage_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/storage.py"), "--backend", "sqlite", "--quick", timeout=300)
+    rows = [line.split("|") for line in out.splitlines() if line.startswith("| ")]
+    games = {cells[1].strip() for cells in rows if cells[2].strip() == "1"}
+    # It should measure every game (rows and compacted bytes, a ratio); the bench itself
+    # fails if a compacted match's turns API or replay differs from before by a byte.
+    from games import all_games
+
+    assert games == {game.slug for game in all_games()}
+    for cells in rows:
+        if cells[2].strip() == "1":
+            assert float(cells[8].strip().split("x")[0]) > 1

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import Max, Prefetch, Q
+from django.db.models import Prefetch, Q
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -41,10 +41,11 @@ from competition.api.permissions import (
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.matches import history
 from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
-from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant, Turn
+from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from games import all_games, get_game
@@ -360,10 +361,9 @@ def replay_chunks(match_data: dict, match_id: int, last: int, debug_seats=()) ->
     yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
     since, first = 0, True
     while since < last:
-        rows = Turn.objects.filter(match_id=match_id, number__gt=since, number__lte=last)
-        if not debug_seats:
-            rows = rows.defer("logs")
-        page = list(rows.order_by("number")[:REPLAY_PAGE])
+        page = history.turns(
+            match_id, since=since, upto=last, limit=REPLAY_PAGE, logs=bool(debug_seats)
+        )
         if not page:
             break
         if not first:
@@ -469,9 +469,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         limit = int_param(request, "limit", default=TURNS_LIMIT, maximum=TURNS_LIMIT) or TURNS_LIMIT
         match = self.get_object()
         seats = debug_seats(match, request.user)
-        rows = list(
-            Turn.objects.filter(match=match, number__gt=since).order_by("number")[: limit + 1]
-        )
+        rows = history.turns(match, since=since, limit=limit + 1, logs=bool(seats))
         more = len(rows) > limit
         rows = rows[:limit]
         return Response(
@@ -496,7 +494,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         """The whole match as one JSON file, streamed: a page of turns at a time is read,
         encoded and sent (bounded memory whatever the match's size)."""
         match = self.get_object()
-        last = Turn.objects.filter(match=match).aggregate(last=Max("number"))["last"] or 0
+        last = history.last_number(match)
         chunks = replay_chunks(
             s.MatchSerializer(match).data, match.pk, last, debug_seats(match, request.user)
         )
@@ -547,11 +545,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             raise exceptions.PermissionDenied(
                 "Only the owner of this seat's bot may read its logs."
             )
-        rows = list(
-            Turn.objects.filter(match=match, number__gt=since)
-            .order_by("number")
-            .values_list("number", "logs")[: LOGS_LIMIT + 1]
-        )
+        rows = history.seat_logs(match, since=since, limit=LOGS_LIMIT + 1)
         more = len(rows) > LOGS_LIMIT
         rows = rows[:LOGS_LIMIT]
         entries = [

@@ -28,8 +28,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import history as turn_history
 from competition.matches.lifecycle import charge_challenge, create_user_match
-from competition.models import Match, Turn
+from competition.models import Match
 from games import get_game
 from games.base import State
 
@@ -40,11 +41,7 @@ def turns_upto(match_id: int, n: int) -> list[dict]:
     another store of finished matches' turns."""
     if n <= 0:
         return []
-    return list(
-        Turn.objects.filter(match_id=match_id, number__lte=n)
-        .order_by("number")
-        .values("number", "seats", "actions", "forfeited")
-    )
+    return turn_history.turns_upto(match_id, n)  # rows, or the archive once compacted
 
 
 #: a fork of a fork of ... at most this many matches deep (each level is read to rebuild)

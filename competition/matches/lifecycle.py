@@ -41,11 +41,12 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.live import broadcast
+from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, token_param
-from competition.models import Match, MatchStatus, Participant, SeatResult, Turn
+from competition.models import Match, MatchStatus, Participant, SeatResult
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
@@ -416,11 +417,7 @@ def finish(
             match.status, match.reason, match.finished = status, outcome.reason, now
             match.lease_token = match.lease_expires = None
         if turn_faults is None:
-            turn_faults = list(
-                Turn.objects.filter(match_id=match_id)
-                .order_by("number")
-                .values_list("faults", flat=True)
-            )
+            turn_faults = history.fault_codes(match_id)
         else:
             match.turn_count = len(turn_faults)
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
@@ -444,6 +441,7 @@ def finish(
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
         _announce_end(match, summary)
+        _compact_on_commit(match_id)
     return True
 
 
@@ -459,6 +457,7 @@ def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
         _ended(match)
         summary = match_json(match)
         _announce_end(match, summary)
+        _compact_on_commit(match_id)
     logger.info("match %s stopped at a platform limit (%s)", match_id, limit)
     return True
 
@@ -500,6 +499,13 @@ def _ended(match: Match, participants: list[Participant] | None = None, forfeite
     """Announce, inside the transaction that ended it, that ``match`` ended (the one hook an
     event's progression and the bots' health react to: ``signals.match_ended``)."""
     match_ended.send(Match, match=match, participants=participants, forfeited=tuple(forfeited))
+
+
+def _compact_on_commit(match_id: int) -> None:
+    """Once the transaction that ended the match commits, compact its turns into one
+    document (``history.compact``; ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
+    if settings.ARENA_COMPACT_ON_END:
+        transaction.on_commit(lambda: history.compact_quietly(match_id))
 
 
 def _requeue_or_error(match: Match, error: str) -> str:
@@ -582,6 +588,7 @@ def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) ->
             _announce_end(match, summary)
             if advance:
                 _ended(match)
+            _compact_on_commit(match_id)
     return bool(updated)
 
 

@@ -8,7 +8,7 @@ from competition.models.choices import (
     SeatResult,
 )
 from competition.models.events import Entry, Event
-from competition.models.matches import Match, Participant, Turn
+from competition.models.matches import Match, Participant, Turn, TurnArchive
 from competition.models.ratings import Rating, RatingChange
 from competition.models.standings import (
     EventSeries,
@@ -36,4 +36,5 @@ __all__ = [
     "SeatResult",
     "SeriesState",
     "Turn",
+    "TurnArchive",
 ]

@@ -256,4 +256,23 @@ class Turn(models.Model):
         }
 
 
-__all__ = ["Match", "Participant", "Turn", "hidden", "sees_hidden"]
+class TurnArchive(models.Model):
+    """A finished match's turns compacted into one compressed document (its ``Turn`` rows
+    deleted in the same transaction): ``competition.matches.history`` reads either form."""
+
+    match = models.OneToOneField(
+        Match, primary_key=True, on_delete=models.CASCADE, related_name="archive"
+    )
+    codec = models.CharField(max_length=16, help_text="How ``data`` is compressed.")
+    data = models.BinaryField(help_text="The compressed document of every turn.")
+    turns = models.PositiveIntegerField(default=0)
+    raw_bytes = models.PositiveBigIntegerField(
+        default=0, help_text="Bytes of the document before compression."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Match {self.match_id} archive ({self.turns} turns)"
+
+
+__all__ = ["Match", "Participant", "Turn", "TurnArchive", "hidden", "sees_hidden"]

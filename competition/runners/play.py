@@ -20,7 +20,7 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
-from competition.matches import fork
+from competition.matches import fork, history
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -34,7 +34,7 @@ from competition.matches.lifecycle import (
 from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
 from competition.matches.presenters import match_json
 from competition.matches.turns import TurnWriter
-from competition.models import Match, Turn
+from competition.models import Match
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -85,11 +85,7 @@ def _load(match_id: int) -> dict[str, Any]:
     participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
-        turns = list(
-            Turn.objects.filter(match_id=match_id)
-            .order_by("number")
-            .values("actions", "seats", "faults", "forfeited", "number")
-        )
+        turns = history.turns_upto(match_id)
     try:  # a fork starts from its origin's state after a turn (rebuilt from its history)
         start, start_error = fork.start_state(match, len(participants)), ""
     except ValueError as exc:
@@ -235,13 +231,12 @@ def _unannounced(match_id: int) -> list[tuple[str, dict]]:
     may have died before broadcasting them (at most one ``TurnWriter`` batch). Spectators
     drop the turns they already have (turn numbers are the fence), so each sees each turn
     once, in order, before the turns played from here."""
-    tail = (
-        Turn.objects.filter(match_id=match_id)
-        .order_by("-number")
-        .values(*RELAYED_TURN_FIELDS)[:TAIL_TURNS]
-    )
+    tail = history.recent(match_id, TAIL_TURNS, logs=False)
     group = broadcast.match_group(match_id)
-    return [(group, broadcast.turn_message(turn)) for turn in reversed(tail)]
+    return [
+        (group, broadcast.turn_message({name: getattr(t, name) for name in RELAYED_TURN_FIELDS}))
+        for t in tail
+    ]
 
 
 async def _heartbeat(match_id: int, token: uuid.UUID) -> None:

@@ -34,6 +34,7 @@ from bots.faults import BotFault, FaultCode, explain
 from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
 from competition.events.services import set_bot_status
+from competition.matches import history
 from competition.matches.lifecycle import TooManyMatches, challenge
 from competition.models import (
     Match,
@@ -41,7 +42,6 @@ from competition.models import (
     Rating,
     RatingChange,
     SeatResult,
-    Turn,
 )
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
@@ -495,10 +495,7 @@ def bot_log(request, pk: int, match_id: int):
     seats = [p.seat for p in participants if p.bot_id == bot.pk]
     if not seats:
         raise Http404("This bot did not play that match")
-    turns = (
-        Turn.objects.filter(match=match).order_by("number").values_list("number", "logs", "seats")
-    )
-    page = Paginator(turns, LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(history.log_rows(match), LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
     rows = []
     for number, logs, _asked in page.object_list:
         for seat in seats:

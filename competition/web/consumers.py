@@ -19,7 +19,7 @@ from django.db.models import Count
 
 from competition.live import broadcast
 from competition.live.hub import hub
-from competition.models import Event, EventTally, Match, MatchStatus, Participant, Turn
+from competition.models import Event, EventTally, Match, MatchStatus, Participant
 from games import all_games
 
 logger = logging.getLogger(__name__)
@@ -35,15 +35,14 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     ``first`` is the number of the first turn included (turns before it: the turns API).
     With ``debug_seats`` (seats whose debug overlays the reader may see) each turn carries
     ``debug`` (``Turn.debug_json``)."""
+    from competition.matches import history
     from competition.matches.presenters import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    recent = Turn.objects.filter(match_id=match_id).order_by("-number")
-    if not debug_seats:
-        recent = recent.defer("logs")
-    turns = [t.public_json(debug_seats) for t in list(recent[:SNAPSHOT_TURNS])[::-1]]
+    recent = history.recent(match_id, SNAPSHOT_TURNS, logs=bool(debug_seats))
+    turns = [t.public_json(debug_seats) for t in recent]
     first = turns[0]["number"] if turns else 1
     return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
 

@@ -21,10 +21,11 @@ from django.test import Client
 from bots import egress
 from bots.models import Bot, EndpointKind
 from bots.transports import for_endpoint
+from competition.matches import history
 from competition.matches.debug import MAX_BYTES, split
 from competition.matches.lifecycle import create_match
 from competition.matches.loop import play as play_loop
-from competition.models import Match, MatchStatus, Turn
+from competition.models import Match, MatchStatus
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
 from games import get_game
@@ -155,7 +156,7 @@ async def test_it_streams_the_overlay_to_the_owner_only_and_keeps_every_move(wor
         await comm.disconnect()
     await match.arefresh_from_db()
     assert match.status == MatchStatus.FINISHED
-    turns = [t async for t in Turn.objects.filter(match=match).order_by("number")]
+    turns = await sync_to_async(history.turns)(match)
     ours = [t for t in turns if t.seats == [0]]
     assert len(ours) == len(calls) >= 3
     # every move counted, exactly the cell the bot named

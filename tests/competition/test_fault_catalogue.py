@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from bots.egress import parse_networks
 from bots.models import Bot, EndpointKind
+from competition.matches import history
 from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
@@ -159,7 +160,7 @@ def test_it_stores_every_fault_code_per_seat_and_shows_it_to_the_owner_only(user
     staff.force_authenticate(users["staff"])
     for code, match_id in results.items():
         match = Match.objects.get(pk=match_id)
-        first = Turn.objects.get(match=match, number=1)
+        first = history.turns(match, upto=1)[0]
         # It should forfeit the bad seat at once (tic-tac-toe's fixed policy), recording the code.
         assert match.status == MatchStatus.FORFEITED, (code, match.status, match.error)
         assert first.faults[0] == code and first.forfeited == [0], (
@@ -263,7 +264,7 @@ def test_it_plays_on_under_a_pass_policy_until_too_many_faults(users, settings):
             return match_id
 
     match_id = run(scenario())
-    turns = list(Turn.objects.filter(match_id=match_id).order_by("number"))
+    turns = history.turns(match_id)
     # It should play the first two faulty turns as no-ops and forfeit at the third.
     assert [t.faults[0] for t in turns] == ["bad_json"] * 3
     assert turns[0].forfeited == [] and turns[1].forfeited == [] and turns[2].forfeited == [0]

@@ -19,6 +19,7 @@ from django.test import Client
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import fork as fork_module
+from competition.matches import history
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
@@ -64,7 +65,7 @@ def actions_upto(match: Match, n: int) -> list[dict]:
     prefix = []
     if match.fork_turn is not None:
         prefix = actions_upto(match.forked_from, match.fork_turn)
-    rows = Turn.objects.filter(match=match, number__lte=n).order_by("number")
+    rows = history.turns(match, upto=n)  # rows, or the archive once compacted
     return prefix + [{s: t.actions[s] for s in t.seats} for t in rows]
 
 
@@ -87,8 +88,8 @@ def assert_follows(origin: Match, fork: Match, n: int) -> None:
     game = get_game(origin.game)
     start = state_at(origin, n)
     if n:
-        assert game.frame(start) == Turn.objects.get(match=origin, number=n).frame
-    first = Turn.objects.get(match=fork, number=1)
+        assert game.frame(start) == history.turns(origin, since=n - 1, upto=n)[0].frame
+    first = history.turns(fork, upto=1)[0]
     assert first.seats == list(game.to_move(start))
     if not first.forfeited:
         after = game.apply(start, {s: first.actions[s] for s in first.seats})
@@ -129,7 +130,7 @@ def test_it_forks_every_game_over_the_api_or_refuses_with_the_reason(clients, us
     assert asyncio.run(run_match(fork.pk)) == fork.pk
     fork.refresh_from_db()
     assert fork.status in (MatchStatus.FINISHED, MatchStatus.FORFEITED), fork.error
-    numbers = list(Turn.objects.filter(match=fork).values_list("number", flat=True))
+    numbers = [turn.number for turn in history.turns(fork)]  # compacted at its end
     assert numbers == list(range(1, fork.turn_count + 1)) and numbers
     assert_follows(origin, fork, n)
 
@@ -150,7 +151,7 @@ def test_it_forks_a_fork_from_the_position_of_its_own_turns(clients, users, monk
     last = Match.objects.get(pk=second.json()["id"])
     assert last.status == MatchStatus.FINISHED
     assert_follows(middle, last, m)
-    assert game_frame(last) == Turn.objects.get(match=middle, number=m).frame
+    assert game_frame(last) == history.turns(middle, since=m - 1, upto=m)[0].frame
     monkeypatch.setattr(fork_module, "MAX_FORK_DEPTH", 2)
     deep = fork(clients["owner"], last, turn=1)
     assert deep.status_code == 400 and "2 matches deep at most" in deep.json()["turn"][0]
@@ -221,8 +222,16 @@ def test_it_refuses_bad_turns_and_bad_seats(clients, users, origin):
     assert Match.objects.count() == before
 
 
+@pytest.fixture
+def rows_kept(settings):
+    """Matches keep their turn rows when they end (this test edits one)."""
+    settings.ARENA_COMPACT_ON_END = False
+
+
 @pytest.mark.django_db(transaction=True)
-def test_it_refuses_the_turn_that_forfeited_and_takes_the_one_before(clients, users, origin):
+def test_it_refuses_the_turn_that_forfeited_and_takes_the_one_before(
+    rows_kept, clients, users, origin
+):
     # It should refuse to fork at a turn that ended the match by forfeit (its position is
     # the previous one) and accept the turn before it.
     last = Turn.objects.get(match=origin, number=origin.turn_count)

@@ -15,8 +15,8 @@ from aiohttp import web
 from django.contrib.auth import get_user_model
 
 from bots.models import Bot, EndpointKind
-from competition.matches import lifecycle
-from competition.models import MatchStatus, Participant, Turn
+from competition.matches import history, lifecycle
+from competition.models import MatchStatus, Participant
 from competition.runners.play import run_match
 from tests.helpers import http_bot
 
@@ -56,7 +56,10 @@ async def test_it_stores_a_bad_fleet_as_a_loss_at_setup_before_greeting_seat_one
 
     def stored():
         match.refresh_from_db()
-        turns = list(Turn.objects.filter(match=match).values("seats", "faults", "details"))
+        turns = [
+            {"seats": t.seats, "faults": t.faults, "details": t.details}
+            for t in history.turns(match)
+        ]
         seats = list(
             Participant.objects.filter(match=match).order_by("seat").values_list("result", "cause")
         )
@@ -76,9 +79,7 @@ def test_it_plays_built_ins_whose_greetings_place_their_fleets():
     assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.reason == "fleet_sunk"
-    frames = list(
-        Turn.objects.filter(match=match).order_by("number").values_list("frame", flat=True)
-    )
+    frames = [turn.frame for turn in history.turns(match)]
     fleets = frames[0]["fleets"]
     assert [sorted(map(len, fleet)) for fleet in fleets] == [[2, 3, 3, 4, 5]] * 2
     assert all(frame["fleets"] == fleets for frame in frames)

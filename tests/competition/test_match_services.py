@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
+from competition.matches import history, turns
 from competition.matches import lifecycle as svc
-from competition.matches import turns
 from competition.matches.loop import TurnRecord
 from competition.matches.presenters import match_json
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
@@ -150,8 +150,10 @@ def test_it_plays_a_match_to_the_end_with_run_match(bots):
     assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.turn_count >= 5
-    numbers = list(Turn.objects.filter(match=match).values_list("number", flat=True))
+    numbers = [turn.number for turn in history.turns(match)]
     assert numbers == list(range(1, match.turn_count + 1))
+    # It should have compacted the ended match's turns (no row left, the archive serves them).
+    assert history.is_compacted(match) and not Turn.objects.filter(match=match).exists()
     # Nothing left to claim.
     assert asyncio.run(run_match()) is None
 
@@ -214,7 +216,7 @@ def test_the_runners_finish_announces_what_the_database_holds(bots, monkeypatch)
         # It should finish from what the runner holds (no re-reading) and announce exactly
         # the summary the stored rows give.
         assert announced[-1] == match_json(Match.objects.get(pk=mid))
-        assert announced[-1]["turn_count"] == Turn.objects.filter(match_id=mid).count() >= 5
+        assert announced[-1]["turn_count"] == len(history.turns(mid)) >= 5
     assert RatingChange.objects.count() == 6 and Rating.objects.get(bot=bots["perfect"]).games == 3
     assert ratings.verify("tictactoe").ok
 
@@ -258,10 +260,8 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
     assert match.status == MatchStatus.FINISHED and match.attempts == 2 and match.turn_count == 12
     game = get_game("gconway")
     state = game.initial_state(seed=1, options=match.options)
-    for turn in Turn.objects.filter(match=match).order_by("number"):
+    for turn in history.turns(match):  # compacted at the end: read where they are
         state = game.apply(state, {s: turn.actions[s] for s in turn.seats})
         assert game.frame(state) == turn.frame
     # The resumed result equals an uninterrupted play of the same match.
-    assert list(Turn.objects.filter(match=match).values_list("number", flat=True)) == list(
-        range(1, 13)
-    )
+    assert [turn.number for turn in history.turns(match)] == list(range(1, 13))

@@ -16,10 +16,11 @@ from openskill.models import PlackettLuce
 
 from bots.models import Bot, EndpointKind
 from bots.transports.http import HttpTransport
+from competition.matches import history
 from competition.matches import lifecycle as svc
 from competition.matches.loop import play
 from competition.matches.presenters import match_json
-from competition.models import Match, MatchStatus, Participant, RatingChange, Turn
+from competition.models import Match, MatchStatus, Participant, RatingChange
 from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import LOOPBACK, REPO, free_port
@@ -148,7 +149,7 @@ def test_it_plays_and_rates_a_thirteen_seat_match_by_rank(owner):
     assert asyncio.run(run_match()) == match.pk
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.reason in ("last_alive", "all_dead")
-    turns = list(Turn.objects.filter(match=match).order_by("number"))
+    turns = history.turns(match)  # compacted at the end: read where they are
     assert len(turns) == match.turn_count and all(len(t.faults) == 13 for t in turns)
     final = turns[-1].frame
     died = {d["seat"]: d["lap"] for d in final["deaths"]}

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from competition.matches import history
 from games import get_game
 from tests.conftest import REPO, free_port
 from tests.processes import manage, project_env, wait_for_port
@@ -76,6 +77,18 @@ def test_it_resumes_a_match_after_the_server_is_killed(tmp_path):
         ):
             assert time.monotonic() < deadline, "the match was not resumed"
             time.sleep(0.2)
+        # the match ended: its turns are compacted into one document once the end committed
+        # (read it as it is stored)
+        deadline = time.monotonic() + 30
+        while not (
+            archived := rows(
+                db,
+                "select codec, data from competition_turnarchive where match_id = ?",
+                (match_id,),
+            )
+        ):
+            assert time.monotonic() < deadline, "the ended match was never compacted"
+            time.sleep(0.05)
     finally:
         second.terminate()
         second.wait(10)
@@ -85,17 +98,15 @@ def test_it_resumes_a_match_after_the_server_is_killed(tmp_path):
         (match_id,),
     )[0]
     assert status in ("finished", "forfeited") and attempts == 2
-    turns = rows(
-        db,
-        "select number, seats, actions, frame from competition_turn where match_id = ? order by number",
-        (match_id,),
-    )
+    [(codec, data)] = archived
+    assert not rows(db, "select 1 from competition_turn where match_id = ?", (match_id,))
+    at = [history.FIELDS.index(name) for name in ("number", "seats", "actions", "frame")]
+    turns = [[values[i] for i in at] for values in history.unpack(codec, data)]
     assert [t[0] for t in turns] == list(range(1, len(turns) + 1)) and len(turns) >= turns_at_kill
     game = get_game("tictactoe")
     state = game.initial_state(seed=seed, options=json.loads(options))
     for _number, seats, actions, frame in turns:
-        actions = json.loads(actions)
-        state = game.apply(state, {s: actions[s] for s in json.loads(seats)})
-        assert game.frame(state) == json.loads(frame)
+        state = game.apply(state, {s: actions[s] for s in seats})
+        assert game.frame(state) == frame
     assert game.outcome(state) is not None
     assert os.path.exists(db)

@@ -22,6 +22,7 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot
 from competition.live import broadcast
+from competition.matches import history
 from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
 from tests.conftest import REPO, free_port
@@ -233,7 +234,7 @@ def test_it_shows_spectators_no_network_details(users, played):
     replay_body = b"".join(api().get(f"/api/matches/{played.pk}/replay/").streaming_content)
     replay = json.loads(replay_body)["turns"]
     live = broadcast.turn_message(
-        Turn.objects.get(match=played, number=1).public_json()
+        history.turns(played, upto=1)[0].public_json()
         | {"details": ["localhost resolves to 127.0.0.1", "occupied"]}
     )
     live = json.loads(live["text"])

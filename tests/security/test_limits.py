@@ -22,6 +22,7 @@ from rest_framework.test import APIClient
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.matches import history
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
@@ -74,7 +75,7 @@ def challenge(client, bots: list[Bot], **extra):
 def stored_json_bytes(match_id: int) -> int:
     """The JSON bytes of a match's stored turns, measured from the database rows."""
     total = 0
-    for turn in Turn.objects.filter(match_id=match_id):
+    for turn in history.turns(match_id):
         for value in (
             turn.seats,
             turn.actions,
@@ -106,7 +107,7 @@ def test_it_stops_a_huge_drones_challenge_at_the_turn_limit(users, settings):
     match = Match.objects.get(pk=match_id)
     # It should end the match at the platform's turn limit, whatever its options allowed.
     assert (match.status, match.reason) == (MatchStatus.LIMIT, "turn_limit")
-    assert match.turn_count == 30 and Turn.objects.filter(match=match).count() == 30
+    assert match.turn_count == 30 and len(history.turns(match)) == 30
     # It should leave it without a result and unrated.
     assert not Participant.objects.filter(match=match).exclude(result="").exists()
     assert not RatingChange.objects.filter(match=match).exists() and not Rating.objects.exists()
@@ -132,7 +133,7 @@ def test_it_stops_a_match_at_the_wall_clock_limit(users, settings):
     # It should stop a match that runs longer than ARENA_MATCH_MAX_SECONDS (5+ turns of 0.8 s).
     assert (match.status, match.reason) == (MatchStatus.LIMIT, "time_limit")
     assert elapsed < 3 and 1 <= match.turn_count < 5
-    assert match.turn_count == Turn.objects.filter(match=match).count()
+    assert match.turn_count == len(history.turns(match))
     assert not RatingChange.objects.filter(match=match).exists()
 
 
@@ -150,7 +151,7 @@ def test_it_stops_a_match_at_the_stored_bytes_limit(users, settings):
     assert (match.status, match.reason) == (MatchStatus.LIMIT, "size_limit")
     stored = stored_json_bytes(match.pk)
     assert 0 < stored <= 20_000 and match.stored_bytes == stored
-    assert match.turn_count == Turn.objects.filter(match=match).count() < 500
+    assert match.turn_count == len(history.turns(match)) < 500
     assert not RatingChange.objects.filter(match=match).exists()
 
 
@@ -258,7 +259,7 @@ def test_it_streams_a_replay_in_bounded_memory(users):
     replay = json.loads(content)
     assert replay["format"] == "arena-replay/1" and replay["match"]["id"] == match.pk
     assert [t["number"] for t in replay["turns"]] == list(range(1, 2001))
-    assert replay["turns"][41] == Turn.objects.get(match=match, number=42).public_json()
+    assert replay["turns"][41] == history.turns(match, since=41, upto=42)[0].public_json()
     assert b'"logs"' not in content and b"sss" not in content
 
 

@@ -27,6 +27,7 @@ from rest_framework.test import APIClient
 
 from bots import egress
 from bots.models import Bot, EndpointKind
+from competition.matches import history
 from competition.models import Match, Turn
 from competition.runners.play import run_match
 from tests.bots.test_egress_battery import StubResolver
@@ -223,7 +224,7 @@ def play_match(user, bot: Bot) -> list[Turn]:
             await egress.close_session()
 
     assert asyncio.run(play()) == match_id
-    return list(Turn.objects.filter(match_id=match_id).order_by("number"))
+    return history.turns(match_id)
 
 
 def stored_bot(user, url: str, name: str = "stored") -> Bot:

@@ -1,0 +1,436 @@
+"""A match's turns wherever they are stored: the one reader of turns, and the compactor.
+
+While a match runs, its turns are ``Turn`` rows: the live buffer the runner appends to
+(``matches.turns``) and a resumed match replays. Once it has ended for good (finished,
+forfeited, limit, cancelled), ``compact`` turns them into one compressed document, a
+``TurnArchive``, and deletes the rows in the same transaction. Every reader of turns (the
+viewer's snapshot, the turns, replay and logs APIs, a bot's log page, the finish, a resume,
+a fork from turn N) goes through the functions here, which serve the same values from either
+form: what a compacted match shows is what it showed before, byte for byte
+(``tests/competition/test_compaction.py``).
+
+The document is the turns' JSON, one array of values per turn in ``FIELDS`` order, encoded
+once from the rows as the database returned them (PostgreSQL's ``jsonb`` key order
+included) and compressed with zlib (``LEVEL``, measured by ``bench/storage.py``). Readers
+get ``Turn`` instances (unsaved: read them, never save them) or the plain values the rows
+gave. An errored match is never compacted: an organiser may requeue it and it resumes from
+its rows.
+
+Reading order makes a compaction running beside a reader harmless: the archive is looked
+up first; when it is absent the rows are read, and when they come back empty the archive
+is looked up again (a compaction commits the archive and deletes the rows at once, so a
+read that saw any row saw all of them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Exists, F, Max, OuterRef
+
+from competition.models import Match, MatchStatus, Turn, TurnArchive
+
+logger = logging.getLogger(__name__)
+
+#: a turn's values in the document, in this order
+FIELDS = (
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "logs",
+    "forfeited",
+)
+#: the ends a match never comes back from (an errored one may be requeued: never compacted)
+FINAL = (
+    MatchStatus.FINISHED,
+    MatchStatus.FORFEITED,
+    MatchStatus.LIMIT,
+    MatchStatus.CANCELLED,
+)
+#: zlib's level: ``bench/storage.py`` measures 1, 6 and 9 (and zstd): 6 meets the goal on
+#: every game, 9 saves a little more on some and costs up to ten times the time on others
+LEVEL = 6
+CODEC = f"zlib-{LEVEL}"
+#: JSON bytes of turns per compressed block (zlib's window is 32 KB: bigger blocks barely
+#: compress better, and a page of turns decompresses one or two)
+BLOCK_BYTES = 256 * 1024
+#: decoded blocks kept per process (an archive never changes), counted by their JSON bytes
+#: (decoded, several times that): a match paged through the API is decoded once
+CACHE_BYTES = 16 * 1024 * 1024
+
+#: what a resumed match (and a fork from turn N) needs of each turn
+REPLAYED = ("number", "seats", "actions", "faults", "forfeited")
+
+
+def _id(match: Match | int) -> int:
+    return match if isinstance(match, int) else match.pk
+
+
+# -- the document ---------------------------------------------------------------------------
+
+
+def encode(rows: Sequence[Sequence[Any]]) -> bytes:
+    """The JSON of ``rows`` (each the values of ``FIELDS``), ASCII only."""
+    return json.dumps(list(rows), separators=(",", ":"), allow_nan=False).encode()
+
+
+def pack(rows: Sequence[Sequence[Any]]) -> tuple[bytes, int]:
+    """``(the stored document, its JSON bytes)``: a 4-byte length, a JSON header (``FIELDS``
+    and the blocks: first and last turn number, count, offset, length), then the blocks,
+    each the zlib-compressed ``encode`` of about ``BLOCK_BYTES`` of turns. A page of turns
+    decompresses its blocks only (a replay streams in bounded memory)."""
+    texts = [encode(row)[1:-1] for row in rows]  # each row's values, encoded once
+    blocks, body, raw_total, start = [], bytearray(), 0, 0
+    while start < len(rows):
+        end, size = start, 0
+        while end < len(rows) and (end == start or size < BLOCK_BYTES):
+            size += len(texts[end]) + 3
+            end += 1
+        raw = b"[" + b",".join(b"[" + text + b"]" for text in texts[start:end]) + b"]"
+        data = zlib.compress(raw, LEVEL)
+        blocks.append([rows[start][0], rows[end - 1][0], end - start, len(body), len(data)])
+        body += data
+        raw_total += len(raw)
+        start = end
+    header = json.dumps({"fields": FIELDS, "blocks": blocks}, separators=(",", ":")).encode()
+    return len(header).to_bytes(4, "big") + header + bytes(body), raw_total
+
+
+class _Cache:
+    """Decoded blocks by (match, size and crc of the stored bytes, block), least recently
+    used out, counted by their JSON bytes."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.used = 0
+        self.items: OrderedDict[tuple, tuple[int, tuple[Turn, ...]]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[Turn, ...] | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is None:
+                return None
+            self.items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: tuple, size: int, turns: tuple[Turn, ...]) -> None:
+        with self.lock:
+            if key in self.items or size > self.budget // 4:
+                return
+            self.items[key] = (size, turns)
+            self.used += size
+            while self.used > self.budget:
+                _, (dropped, _turns) = self.items.popitem(last=False)
+                self.used -= dropped
+
+
+_cache = _Cache(CACHE_BYTES)
+
+
+class _Archive:
+    """A match's stored document: its header read, its blocks decoded when asked (cached)."""
+
+    def __init__(self, match_id: int, codec: str, data: bytes):
+        if not codec.startswith("zlib"):
+            raise ValueError(f"match {match_id}: unknown codec {codec!r}")
+        size = int.from_bytes(data[:4], "big")
+        header = json.loads(data[4 : 4 + size])
+        if header.get("fields") != list(FIELDS):
+            raise ValueError(f"match {match_id}: unknown turn archive layout")
+        self.match_id, self.data, self.base = match_id, data, 4 + size
+        self.blocks = header["blocks"]
+        self.key = (match_id, len(data), zlib.crc32(data))
+        self.count = sum(block[2] for block in self.blocks)
+
+    def block(self, i: int) -> tuple[Turn, ...]:
+        key = (*self.key, i)
+        turns = _cache.get(key)
+        if turns is None:
+            _first, _last, _count, offset, length = self.blocks[i]
+            at = self.base + offset
+            raw = zlib.decompress(self.data[at : at + length])
+            turns = tuple(
+                Turn(match_id=self.match_id, **dict(zip(FIELDS, values, strict=True)))
+                for values in json.loads(raw)
+            )
+            _cache.put(key, len(raw), turns)
+        return turns
+
+    def window(self, since: int = 0, upto: int | None = None, limit: int | None = None):
+        """The turns numbered above ``since`` (up to ``upto``), at most ``limit``."""
+        out: list[Turn] = []
+        for i, (first, last, *_rest) in enumerate(self.blocks):
+            if last <= since:
+                continue
+            if upto is not None and first > upto:
+                break
+            for turn in self.block(i):
+                if turn.number > since and (upto is None or turn.number <= upto):
+                    out.append(turn)
+                    if limit is not None and len(out) >= limit:
+                        return out
+        return out
+
+    def recent(self, count: int) -> list[Turn]:
+        out: list[Turn] = []
+        for i in reversed(range(len(self.blocks))):
+            out[:0] = self.block(i)
+            if len(out) >= count:
+                break
+        return out[-count:] if count else []
+
+    def last_number(self) -> int:
+        return self.blocks[-1][1] if self.blocks else 0
+
+
+class _Rows(Sequence):
+    """An archive's ``(number, logs, seats)`` as a sequence a ``Paginator`` slices (a page
+    decodes the blocks it covers only)."""
+
+    def __init__(self, archive: _Archive):
+        self.archive = archive
+        self.starts = []  # index of each block's first turn
+        at = 0
+        for block in archive.blocks:
+            self.starts.append(at)
+            at += block[2]
+
+    def __len__(self) -> int:
+        return self.archive.count
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0] if index >= 0 else self[len(self) + index]
+        start, stop, step = index.indices(len(self))
+        out = []
+        for i, first in enumerate(self.starts):
+            count = self.archive.blocks[i][2]
+            if first + count <= start or first >= stop:
+                continue
+            turns = self.archive.block(i)
+            out += [
+                (t.number, t.logs, t.seats)
+                for k, t in enumerate(turns)
+                if start <= first + k < stop
+            ]
+        return out[::step]
+
+
+def unpack(codec: str, data: bytes) -> list[list[Any]]:
+    """Every turn of a stored document (a ``TurnArchive``'s ``codec`` and ``data``, read by
+    any means) as its values in ``FIELDS`` order."""
+    archive = _Archive(0, codec, bytes(data))
+    out: list[list[Any]] = []
+    for _first, _last, _count, offset, length in archive.blocks:
+        at = archive.base + offset
+        out += json.loads(zlib.decompress(archive.data[at : at + length]))
+    return out
+
+
+def _archived(match_id: int) -> _Archive | None:
+    """The match's archive, or None when it has none."""
+    found = TurnArchive.objects.filter(pk=match_id).values_list("codec", "data").first()
+    if found is None:
+        return None
+    return _Archive(match_id, found[0], bytes(found[1]))
+
+
+def _either(match_id: int, from_archive: Callable, from_rows: Callable):
+    """``from_archive(archive)`` when the match is compacted, else ``from_rows()``
+    (rechecked when they come back empty: a compaction may have committed in between)."""
+    archive = _archived(match_id)
+    if archive is not None:
+        return from_archive(archive)
+    got = from_rows()
+    if not got:
+        archive = _archived(match_id)
+        if archive is not None:
+            return from_archive(archive)
+    return got
+
+
+def _rows(match_id: int, since: int = 0, upto: int | None = None):
+    rows = Turn.objects.filter(match_id=match_id)
+    if since:
+        rows = rows.filter(number__gt=since)
+    if upto is not None:
+        rows = rows.filter(number__lte=upto)
+    return rows.order_by("number")
+
+
+# -- the readers ----------------------------------------------------------------------------
+
+
+def turns(
+    match: Match | int,
+    *,
+    since: int = 0,
+    upto: int | None = None,
+    limit: int | None = None,
+    logs: bool = True,
+) -> list[Turn]:
+    """The turns numbered above ``since`` (and up to ``upto``), in order, at most ``limit``.
+    Without ``logs`` the rows' logs are not read (``Turn.public_json`` without debug seats
+    does not need them)."""
+    match_id = _id(match)
+
+    def from_rows() -> list[Turn]:
+        rows = _rows(match_id, since, upto)
+        if not logs:
+            rows = rows.defer("logs")
+        return list(rows if limit is None else rows[:limit])
+
+    return _either(match_id, lambda archive: archive.window(since, upto, limit), from_rows)
+
+
+def recent(match: Match | int, count: int, *, logs: bool = True) -> list[Turn]:
+    """The last ``count`` turns, in order."""
+    match_id = _id(match)
+
+    def from_rows() -> list[Turn]:
+        rows = Turn.objects.filter(match_id=match_id).order_by("-number")
+        if not logs:
+            rows = rows.defer("logs")
+        return list(rows[:count])[::-1]
+
+    return _either(match_id, lambda archive: archive.recent(count), from_rows)
+
+
+def last_number(match: Match | int) -> int:
+    """The number of the last stored turn (0: none)."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda archive: archive.last_number(),
+        lambda: Turn.objects.filter(match_id=match_id).aggregate(last=Max("number"))["last"] or 0,
+    )
+
+
+def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
+    """``(number, logs, seats)`` of every turn in order, as a sequence a ``Paginator`` can
+    slice (the rows' query is lazy: a page reads its turns only)."""
+    match_id = _id(match)
+
+    def from_rows():
+        rows = _rows(match_id).values_list("number", "logs", "seats")
+        return rows if rows.exists() else []
+
+    return _either(match_id, _Rows, from_rows)
+
+
+def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[int, Any]]:
+    """``(number, logs)`` of the turns numbered above ``since``, at most ``limit``."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda archive: [(t.number, t.logs) for t in archive.window(since, None, limit)],
+        lambda: list(_rows(match_id, since).values_list("number", "logs")[:limit]),
+    )
+
+
+def fault_codes(match: Match | int) -> list[Any]:
+    """Every turn's fault codes (per seat), in order."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda archive: [t.faults for t in archive.window()],
+        lambda: list(_rows(match_id).values_list("faults", flat=True)),
+    )
+
+
+def turns_upto(match: Match | int, n: int | None = None) -> list[dict[str, Any]]:
+    """Turns 1..``n`` (every turn when ``n`` is None) as dicts of ``REPLAYED``: number,
+    seats, actions, faults, forfeited. What a resumed match replays and what a fork from
+    turn ``n`` starts from; the name is stable."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda archive: [
+            {name: getattr(t, name) for name in REPLAYED} for t in archive.window(0, n)
+        ],
+        lambda: list(_rows(match_id, 0, n).values(*REPLAYED)),
+    )
+
+
+def is_compacted(match: Match | int) -> bool:
+    return TurnArchive.objects.filter(pk=_id(match)).exists()
+
+
+# -- compaction -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What one compaction did: turns moved, the document's JSON bytes, the bytes stored."""
+
+    match_id: int
+    turns: int
+    raw_bytes: int
+    stored_bytes: int
+    seconds: float
+
+
+def compact(match: Match | int) -> Compacted | None:
+    """Compact an ended match's turn rows into its archive; None (and nothing done) when it
+    is not in a ``FINAL`` status, is already compacted or has no turns. The rows of an ended
+    match never change, so they are read and compressed outside the write transaction, which
+    only stores the archive and deletes the rows (SQLite's write lock held that long only).
+    Safe beside readers and beside another compaction of the same match (one of them wins)."""
+    match_id = _id(match)
+    started = time.perf_counter()
+    if not Match.objects.filter(pk=match_id, status__in=FINAL).exists() or is_compacted(match_id):
+        return None
+    rows = list(_rows(match_id).values_list(*FIELDS))
+    if not rows:
+        return None
+    data, raw_bytes = pack(rows)
+    with transaction.atomic():
+        # a write first: the match's row lock on PostgreSQL, the write lock on SQLite, so two
+        # compactions of one match take turns (the second finds the archive)
+        if not Match.objects.filter(pk=match_id, status__in=FINAL).update(
+            turn_count=F("turn_count")
+        ):
+            return None
+        if TurnArchive.objects.filter(pk=match_id).exists():
+            return None
+        TurnArchive.objects.create(
+            match_id=match_id, codec=CODEC, data=data, turns=len(rows), raw_bytes=raw_bytes
+        )
+        deleted, _ = Turn.objects.filter(match_id=match_id).delete()
+        if deleted != len(rows):  # never expected: rows of an ended match are frozen
+            raise RuntimeError(f"match {match_id}: turns changed while being compacted")
+    return Compacted(match_id, len(rows), raw_bytes, len(data), time.perf_counter() - started)
+
+
+def compact_quietly(match_id: int) -> Compacted | None:
+    """``compact`` after a match's end committed: a failure is logged, never raised (the
+    ``compactmatches`` command catches up later)."""
+    try:
+        return compact(match_id)
+    except Exception:
+        logger.exception("match %s: compaction failed (compactmatches will retry)", match_id)
+        return None
+
+
+def pending(*, finished_before=None, after_id: int = 0, limit: int = 100) -> list[int]:
+    """Ids (ascending, above ``after_id``) of ended matches that still have turn rows."""
+    matches = Match.objects.filter(status__in=FINAL, pk__gt=after_id).filter(
+        Exists(Turn.objects.filter(match_id=OuterRef("pk")))
+    )
+    if finished_before is not None:
+        matches = matches.filter(finished__lt=finished_before)
+    return list(matches.order_by("pk").values_list("pk", flat=True)[:limit])

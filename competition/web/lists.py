@@ -160,15 +160,28 @@ def match_list(request):
     )
 
 
+#: running events listed (there are few; the bound keeps the page's cost fixed)
+RUNNING_EVENTS = 50
+
+
 def event_list(request):
     """Running (and paused) events, upcoming ones (drafts), the latest finished ones."""
-    events = Event.objects.annotate(**event_counts(total="total", done="done"))
+    counted = Event.objects.annotate(**event_counts(total="total", done="done"))
+    events = counted.filter(showcase=False)
     return render(
         request,
         "events.html",
         {
             "running": list(
-                events.filter(status__in=(EventStatus.RUNNING, EventStatus.PAUSED)).order_by("-id")
+                events.filter(status__in=(EventStatus.RUNNING, EventStatus.PAUSED)).order_by("-id")[
+                    :RUNNING_EVENTS
+                ]
+            ),
+            # the demo's never-ending showcases (one per game), apart from real events
+            "showcases": list(
+                counted.filter(showcase=True, status=EventStatus.RUNNING).order_by("game")[
+                    :RUNNING_EVENTS
+                ]
             ),
             "upcoming": list(events.filter(status=EventStatus.DRAFT).order_by("-id")),
             "finished": list(

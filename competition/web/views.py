@@ -61,7 +61,8 @@ def home(request):
     ]
     events = (
         Event.objects.filter(
-            status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED)
+            status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED),
+            showcase=False,  # the game cards link the showcases' live matches
         )
         .annotate(
             **event_counts(total="total", done="done")

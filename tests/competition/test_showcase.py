@@ -130,3 +130,20 @@ def test_it_prunes_only_its_showcases():
     assert Match.objects.filter(event=event, status__in=ended).count() == showcase.KEEP
     assert Match.objects.filter(event=other, rated=True).count() == showcase.KEEP + 4
     assert not Match.objects.filter(event=event, rated=True).exists()
+
+
+def test_it_lists_showcases_apart_from_real_events(client):
+    quiet_demo()
+    real = Event.objects.get(showcase=False)
+    shows = list(Event.objects.filter(showcase=True))
+    home = client.get("/").content.decode()
+    # It should leave the home page's events to real events (the game cards link the
+    # showcases' live matches), however many showcases there are.
+    assert f'href="/events/{real.pk}/"' in home
+    assert not any(f'href="/events/{e.pk}/"' in home for e in shows)
+    # It should list them on the events page under their own heading, not as running events.
+    page = client.get("/events/").content.decode()
+    running, showcases = page.split('id="running"')[1].split('id="showcases"')
+    assert f'href="/events/{real.pk}/"' in running
+    assert all(f'href="/events/{e.pk}/"' in showcases for e in shows)
+    assert not any(f'href="/events/{e.pk}/"' in running for e in shows)

@@ -305,6 +305,8 @@ async def bot_test(request, pk: int):
 
 #: matches the "results by opponent" table reads (the latest ones with a result)
 BY_OPPONENT_MATCHES = 500
+#: opponents it lists (the most played first; the others are counted)
+BY_OPPONENT_ROWS = 30
 
 
 def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict]:
@@ -369,6 +371,17 @@ def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict
 def bot_detail(request, pk: int):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     return render(request, "bots/detail.html", detail_context(request, bot))
+
+
+def opponents_context(bot: Bot) -> dict:
+    """The results-by-opponent table: its most played ``BY_OPPONENT_ROWS`` rows and how
+    many opponents are left out (a busy bot meets hundreds; the page stays the same size)."""
+    table = results_by_opponent(bot)
+    return {
+        "by_opponent": table[:BY_OPPONENT_ROWS],
+        "by_opponent_more": max(0, len(table) - BY_OPPONENT_ROWS),
+        "by_opponent_window": BY_OPPONENT_MATCHES,
+    }
 
 
 def challengeable(bot: Bot) -> bool:
@@ -443,8 +456,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "provisional": games_played < ratings.PROVISIONAL_GAMES,
         "history": history,
         "recent": recent,
-        "by_opponent": results_by_opponent(bot),
-        "by_opponent_window": BY_OPPONENT_MATCHES,
+        **opponents_context(bot),
         "test_result": test_result,
         "testable": bot.kind in TESTABLE_KINDS,
         "new_secret": new_secret_shown,

@@ -285,6 +285,40 @@ def test_it_shows_rating_results_by_opponent_and_recent_matches(users):
     assert page.count("/matches/") >= 3
 
 
+def test_it_lists_the_most_played_opponents_and_counts_the_rest(users):
+    from competition.web.bots import BY_OPPONENT_ROWS
+
+    bot = Bot.objects.create(
+        owner=users["owner"],
+        game="tictactoe",
+        name="b",
+        kind=EndpointKind.BUILTIN,
+        target="perfect",
+    )
+    rivals = [
+        Bot.objects.create(
+            owner=users["other"],
+            game="tictactoe",
+            name=f"rival{i:02d}",
+            kind=EndpointKind.BUILTIN,
+            target="random",
+        )
+        for i in range(BY_OPPONENT_ROWS + 5)
+    ]
+    # rival00 is met three times, the others once
+    for i, rival in enumerate([rivals[0], rivals[0], *rivals]):
+        match = create_match("tictactoe", [bot, rival], seed=i, dispatch_now=False)
+        Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
+        Participant.objects.filter(match=match, seat=0).update(score=1, result="win")
+        Participant.objects.filter(match=match, seat=1).update(score=0, result="loss")
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    table = page.split("Results by opponent")[1]
+    # It should list BY_OPPONENT_ROWS opponents, the most played first, and count the rest.
+    assert len(re.findall(r">rival\d\d</a>", table)) == BY_OPPONENT_ROWS
+    assert re.search(r">rival00</a>.*?</tr>", table, re.S).group(0).count('"num">3<') == 2
+    assert "5 more" in table and f"/matches/?bot={bot.pk}" in table
+
+
 # -- bench and play ------------------------------------------------------------------------------
 
 

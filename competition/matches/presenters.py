@@ -43,9 +43,45 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
     }
 
 
+#: the columns ``match_json`` reads (``match_jsons`` loads nothing else)
+SUMMARY_FIELDS = (
+    "id",
+    "game",
+    "status",
+    "reason",
+    "rated",
+    "event_id",
+    "round",
+    "seed",
+    "turn_count",
+    "forked_from_id",
+    "fork_turn",
+    "created",
+    "started",
+    "finished",
+    "error",
+)
+SEAT_FIELDS = (
+    "match_id",
+    "seat",
+    "bot_id",
+    "score",
+    "result",
+    "cause",
+    "faults",
+    "bot__name",
+    "bot__owner_id",
+    "bot__owner__username",
+)
+
+
 def match_jsons(matches: QuerySet) -> list[dict]:
     """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
-    (not one per match)."""
-    seats = Participant.objects.select_related("bot", "bot__owner").order_by("seat")
-    rows = matches.prefetch_related(Prefetch("participants", queryset=seats, to_attr="seated"))
+    (not one per match), reading only the columns the summary shows."""
+    seats = (
+        Participant.objects.select_related("bot", "bot__owner").only(*SEAT_FIELDS).order_by("seat")
+    )
+    rows = matches.only(*SUMMARY_FIELDS).prefetch_related(
+        Prefetch("participants", queryset=seats, to_attr="seated")
+    )
     return [match_json(m, m.seated) for m in rows]

@@ -130,11 +130,14 @@ def _sync_check(ids: list[int]) -> None:
     """Every match finished without a forfeit and with all its turns stored."""
     from django.db.models import Count
 
-    from competition.models import Match, MatchStatus
+    from competition.models import Match, MatchStatus, TurnArchive
 
+    # rows while a match runs, one archive once it ended (compaction): count either form
     stored = dict(
         Match.objects.filter(pk__in=ids).annotate(n=Count("turns")).values_list("pk", "n")
     )
+    for pk, turns in TurnArchive.objects.filter(match_id__in=ids).values_list("match_id", "turns"):
+        stored[pk] += turns
     for pk, status, reason, turn_count in Match.objects.filter(pk__in=ids).values_list(
         "pk", "status", "reason", "turn_count"
     ):

@@ -84,7 +84,7 @@ async def play(limit: int) -> dict[str, int]:
 def report(played: dict[str, int], pace_ms: int, keep: int) -> None:
     from django.db.models import Avg, Count, Max, Sum
 
-    from competition.models import Event, Match, Turn
+    from competition.models import Event, Match, Turn, TurnArchive
 
     print(
         f"{'game':12} {'played':>6} {'kept':>5} {'turns':>6} {'max KB':>7} {'max turns':>9}"
@@ -96,7 +96,9 @@ def report(played: dict[str, int], pace_ms: int, keep: int) -> None:
         agg = ms.aggregate(
             Max("stored_bytes"), Max("turn_count"), Avg("turn_count"), Sum("turn_count")
         )
-        turns = Turn.objects.filter(match__event=event).count()
+        turns = Turn.objects.filter(match__event=event).count() + (
+            TurnArchive.objects.filter(match__event=event).aggregate(n=Sum("turns"))["n"] or 0
+        )
         bound = (keep + event.n // 2) * (agg["stored_bytes__max"] or 0) / 1e6
         total += bound
         per_match_s = max(1.0, (agg["turn_count__avg"] or 1) * pace_ms / 1000)

@@ -24,6 +24,13 @@ const RESYNC_MS = 60000;
 const STALL_MS = 90000;
 const RELOAD_AFTER_MS = 12 * 3600 * 1000;
 const MAX_PANES = 9;
+
+/** Panes the wall holds: nine two-seat boards, but fewer boards of many seats (a 13-way
+ *  board needs its bars and its room to be read from the back of a hall). */
+function maxPanes() {
+  const seats = Math.max(2, ...[...state.live.values()].map((m) => (m.participants || []).length));
+  return seats > 4 ? 2 : seats > 2 ? 4 : MAX_PANES;
+}
 const started = Date.now();
 
 const $ = (id) => document.getElementById(id);
@@ -206,10 +213,11 @@ function heroOf(list) {
 function fillWall() {
   const running = [...state.live.values()].filter((m) => m.status === "running" && !panes.has(m.id));
   running.sort((a, b) => a.id - b.id);
+  const most = maxPanes();
   for (const m of running) {
-    if (panes.size >= MAX_PANES || (panes.size && [...panes.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
+    if (panes.size >= most || (panes.size && [...panes.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
       const old = [...panes.values()].filter((t) => t.ended).sort((a, b) => a.endedAt - b.endedAt)[0];
-      if (!old && panes.size >= MAX_PANES) break;
+      if (!old && panes.size >= most) break;
       if (old) replacePane(old, m);
       else addPane(m);
     } else addPane(m);

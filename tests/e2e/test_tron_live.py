@@ -254,6 +254,13 @@ def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
         page.wait_for_function(
             "() => Number(document.body.dataset.featuredTurns || 0) > 10", timeout=90_000
         )
+        # (the bars are drawn once the renderer's seat colours have loaded)
+        page.wait_for_function(
+            """() => { const bars = document.querySelectorAll('#wall .pane.lead .fseat');
+                return bars.length === 13 && [...bars].every(
+                    (e) => e.style.color && e.getBoundingClientRect().width > 40); }""",
+            timeout=30_000,
+        )
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "tron-13-screen-1920.png"))
         # It should show one bar per seat of the featured match, each inside the screen ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import socket
 import subprocess
@@ -59,3 +60,23 @@ def serving(env: dict):
     finally:
         server.terminate()
         server.wait(20)
+
+
+def run_child(backend: str, argv: list[str]) -> dict:
+    """Run a bench's ``--child`` (``argv``) on ``backend`` ("sqlite", or "postgres": a server
+    started here as the tests start it, passed as ``--database-url``); echo its output and
+    return the JSON of its ``REPORT`` line."""
+    with contextlib.ExitStack() as stack:
+        if backend == "postgres":
+            from tests.servers import postgres_server
+
+            pg = stack.enter_context(postgres_server())
+            argv = [*argv, "--database-url", pg.url]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        if not line.startswith("REPORT "):
+            print(f"  [{backend}] {line.rstrip()}", flush=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{backend} run failed:\n{done.stderr[-4000:]}")
+    line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
+    return json.loads(line.removeprefix("REPORT "))

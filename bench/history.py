@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
+from common import PRODUCTION_ENV, free_port, run_child, wait_port  # noqa: E402
 
 GAME = "tictactoe"
 LADDER_BOTS = 16
@@ -548,20 +548,7 @@ def run_backend(backend: str, args) -> dict:
         "--seed",
         str(args.seed),
     ]
-    with contextlib.ExitStack() as stack:
-        if backend == "postgres":
-            from tests.servers import postgres_server
-
-            pg = stack.enter_context(postgres_server())
-            argv += ["--database-url", pg.url]
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
-        for line in done.stdout.splitlines():
-            if not line.startswith("REPORT "):
-                print(f"  [{backend}] {line}", flush=True)
-        if done.returncode != 0:
-            raise SystemExit(f"{backend} run failed:\n{done.stderr[-4000:]}")
-        line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
-        return json.loads(line.removeprefix("REPORT "))
+    return run_child(backend, argv)
 
 
 def print_report(reports: dict[str, dict]) -> bool:

@@ -32,7 +32,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import PRODUCTION_ENV  # noqa: E402
+from common import PRODUCTION_ENV, run_child  # noqa: E402
 
 GOAL_RATIO = 5.0
 TURNS, ARCHIVE = "competition_turn", "competition_turnarchive"
@@ -217,20 +216,7 @@ def child(args) -> None:
 
 def run_backend(backend: str, args) -> dict:
     argv = [sys.executable, __file__, "--child", "--matches", str(args.matches)]
-    with contextlib.ExitStack() as stack:
-        if backend == "postgres":
-            from tests.servers import postgres_server
-
-            pg = stack.enter_context(postgres_server())
-            argv += ["--database-url", pg.url]
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
-        for line in done.stdout.splitlines():
-            if not line.startswith("REPORT "):
-                print(f"  [{backend}] {line.strip()}", flush=True)
-        if done.returncode != 0:
-            raise SystemExit(f"{backend} run failed:\n{done.stderr[-4000:]}")
-        line = next(x for x in done.stdout.splitlines() if x.startswith("REPORT "))
-        return json.loads(line.removeprefix("REPORT "))
+    return run_child(backend, argv)
 
 
 def print_report(backend: str, report: dict) -> bool:

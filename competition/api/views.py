@@ -343,6 +343,12 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
             bot.release_test_call()
 
 
+#: the refusal a challenge and a fork share (``lifecycle.challenge``'s budget and limits)
+TOO_MANY_MATCHES = OpenApiResponse(
+    description="Too many challenges, or too many of your matches queued or running."
+)
+
+
 # -- matches ----------------------------------------------------------------------------
 
 #: turns read per query of a streamed replay
@@ -571,9 +577,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             201: s.MatchSerializer,
             400: OpenApiResponse(description="Bad game, bots or options."),
             403: OpenApiResponse(description="You own none of the bots."),
-            429: OpenApiResponse(
-                description="Too many challenges, or too many of your matches queued or running."
-            ),
+            429: TOO_MANY_MATCHES,
         },
         description=(
             "Queue a match between bots (by seat). You must own one of them; every bot must be "
@@ -625,9 +629,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             ),
             403: OpenApiResponse(description="You own none of the bots and changed them."),
             404: OpenApiResponse(description="No such match."),
-            429: OpenApiResponse(
-                description="Too many challenges, or too many of your matches queued or running."
-            ),
+            429: TOO_MANY_MATCHES,
         },
         description=(
             "Play from here: queue a new match that starts from this match's exact state "

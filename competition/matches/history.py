@@ -37,22 +37,12 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Exists, F, Max, OuterRef
 
-from competition.models import Match, MatchStatus, Turn, TurnArchive
+from competition.models import TURN_VALUES, Match, MatchStatus, Turn, TurnArchive
 
 logger = logging.getLogger(__name__)
 
 #: a turn's values in the document, in this order
-FIELDS = (
-    "number",
-    "seats",
-    "actions",
-    "faults",
-    "details",
-    "latencies_ms",
-    "frame",
-    "logs",
-    "forfeited",
-)
+FIELDS = TURN_VALUES
 #: the ends a match never comes back from (an errored one may be requeued: never compacted)
 FINAL = (
     MatchStatus.FINISHED,

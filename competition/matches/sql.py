@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
 from bots.models import EndpointKind
-from competition.models import Match, MatchStatus, Participant, Turn
+from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn
 
 #: stand-ins compiled into the claim's statements, replaced by the values of each call
 _NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
@@ -78,19 +78,7 @@ def bind(slots: tuple, **values) -> list:
     return [value if name is None else values[name] for name, value in slots]
 
 
-_TURN_COLUMNS = (
-    "match_id",
-    "number",
-    "seats",
-    "actions",
-    "faults",
-    "details",
-    "latencies_ms",
-    "frame",
-    "logs",
-    "forfeited",
-    "created",
-)
+_TURN_COLUMNS = ("match_id", *TURN_VALUES, "created")
 
 
 @functools.cache

@@ -8,7 +8,7 @@ from competition.models.choices import (
     SeatResult,
 )
 from competition.models.events import Entry, Event
-from competition.models.matches import Match, Participant, Turn, TurnArchive
+from competition.models.matches import TURN_VALUES, Match, Participant, Turn, TurnArchive
 from competition.models.ratings import Rating, RatingChange
 from competition.models.standings import (
     EventSeries,
@@ -19,6 +19,7 @@ from competition.models.standings import (
 )
 
 __all__ = [
+    "TURN_VALUES",
     "Entry",
     "Event",
     "EventFormat",

@@ -256,6 +256,21 @@ class Turn(models.Model):
         }
 
 
+#: a turn's stored values in one order, shared by the turn INSERT of the runner
+#: (``matches.sql``), the compacted document (``matches.history``) and the relay
+TURN_VALUES = (
+    "number",
+    "seats",
+    "actions",
+    "faults",
+    "details",
+    "latencies_ms",
+    "frame",
+    "logs",
+    "forfeited",
+)
+
+
 class TurnArchive(models.Model):
     """A finished match's turns compacted into one compressed document (its ``Turn`` rows
     deleted in the same transaction): ``competition.matches.history`` reads either form."""
@@ -275,4 +290,4 @@ class TurnArchive(models.Model):
         return f"Match {self.match_id} archive ({self.turns} turns)"
 
 
-__all__ = ["Match", "Participant", "Turn", "TurnArchive", "hidden", "sees_hidden"]
+__all__ = ["TURN_VALUES", "Match", "Participant", "Turn", "TurnArchive", "hidden", "sees_hidden"]

@@ -34,7 +34,7 @@ from competition.matches.lifecycle import (
 from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
 from competition.matches.presenters import match_json
 from competition.matches.turns import TurnWriter
-from competition.models import Match
+from competition.models import TURN_VALUES, Match
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -42,16 +42,7 @@ logger = logging.getLogger(__name__)
 #: the most turns a lost worker may have stored without broadcasting them (one batch)
 TAIL_TURNS = TurnWriter.MAX_BATCH
 #: what a turn's broadcast carries (``TurnRecord.to_json``)
-RELAYED_TURN_FIELDS = (
-    "number",
-    "seats",
-    "actions",
-    "faults",
-    "details",
-    "latencies_ms",
-    "frame",
-    "forfeited",
-)
+RELAYED_TURN_FIELDS = tuple(name for name in TURN_VALUES if name != "logs")
 
 
 def claim_and_load(

@@ -68,3 +68,10 @@ async def _close_egress_session():
 
     yield
     await egress.close_session()
+
+
+def pytest_collection_modifyitems(items):
+    """The end-to-end modules (servers, browsers, paced matches: the longest) run first, so
+    that with ``--dist loadfile`` no worker is left alone with one of them at the end of the
+    run. The sort is stable: the order inside each module and among the others is kept."""
+    items.sort(key=lambda item: 0 if "e2e" in item.path.parts else 1)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import OrderedDict
 from datetime import timedelta
 from urllib.parse import parse_qsl
 
@@ -71,6 +70,8 @@ def claim_test_call(bot: Bot) -> bool:
 LOG_PREVIEW = 4000
 LOG_TURNS_PER_PAGE = 100
 RECENT_MATCHES = 20
+#: the columns the bot page's recent matches show (no options, no logs)
+RECENT_FIELDS = ("match_id", "seat", "result", "cause", "faults", "match__status")
 
 
 def _owned_or_404(request, pk: int) -> Bot:
@@ -309,63 +310,52 @@ BY_OPPONENT_MATCHES = 500
 BY_OPPONENT_ROWS = 30
 
 
-def results_by_opponent(bot: Bot, limit: int = BY_OPPONENT_MATCHES) -> list[dict]:
+def results_by_opponent(
+    bot: Bot, limit: int = BY_OPPONENT_MATCHES, top: int | None = None
+) -> tuple[list[dict], int]:
     """Wins, draws and losses of ``bot`` against each opponent over its latest ``limit``
-    matches with a result (self-play left out): read newest first on the
-    ``Participant(bot, match)`` index, so the cost does not grow with its history."""
-    mine_rows = list(
+    matches with a result (self-play left out), the most played first (then by name): read
+    newest first on the ``Participant(bot, match)`` index, so the cost does not grow with its
+    history. Returns the ``top`` first rows (all when ``None``) and how many opponents there
+    are; counted in plain tuples, the opponents' seats read through a subquery (not a list of
+    ``limit`` ids), names read for the rows returned only."""
+    latest = (
         Participant.objects.public()  # nothing of a match hidden until its reveal
         .filter(bot=bot, result__in=SeatResult.values)
         .order_by("-match_id")
-        .values_list("match_id", "result")[:limit]
     )
-    seats: dict[int, list[dict]] = {}
-    for match_id, result in mine_rows:
-        seats.setdefault(match_id, []).append({"bot_id": bot.pk, "result": result})
-    others = list(
-        Participant.objects.filter(match_id__in=list(seats))
+    mine: dict[int, str | None] = {}
+    for match_id, result in latest.values_list("match_id", "result")[:limit]:
+        # two seats of the same match (self-play): left out, as a match with no opponent
+        mine[match_id] = None if match_id in mine else result
+    counts: dict[int, dict[str, int]] = {}
+    for match_id, other in (
+        Participant.objects.filter(match_id__in=latest.values("match_id")[:limit])
         .exclude(bot=bot)
         .values_list("match_id", "bot_id")
-    )
-    names = {
-        b["pk"]: b
-        for b in Bot.objects.filter(pk__in={b for _, b in others}).values(
-            "pk", "name", "owner__username"
-        )
-    }
-    for match_id, other in others:
-        seats[match_id].append(
-            {
-                "bot_id": other,
-                "bot__name": names[other]["name"],
-                "bot__owner__username": names[other]["owner__username"],
-                "result": "",
-            }
-        )
-    table: dict[int, dict] = OrderedDict()
-    for rows in seats.values():
-        mine = [r for r in rows if r["bot_id"] == bot.pk]
-        others = [r for r in rows if r["bot_id"] != bot.pk]
-        if len(mine) != 1 or not others:
+    ):
+        result = mine.get(match_id)
+        if result is None:
             continue
-        for other in others:
-            entry = table.setdefault(
-                other["bot_id"],
-                {
-                    "bot": other["bot_id"],
-                    "name": other["bot__name"],
-                    "owner": other["bot__owner__username"] or PLATFORM_OWNER,
-                    "win": 0,
-                    "draw": 0,
-                    "loss": 0,
-                },
-            )
-            if mine[0]["result"] in ("win", "draw", "loss"):
-                entry[mine[0]["result"]] += 1
-    out = sorted(table.values(), key=lambda e: (-(e["win"] + e["draw"] + e["loss"]), e["name"]))
-    for entry in out:
+        entry = counts.get(other)
+        if entry is None:
+            entry = counts[other] = {"win": 0, "draw": 0, "loss": 0}
+        entry[result] += 1
+    for entry in counts.values():
         entry["games"] = entry["win"] + entry["draw"] + entry["loss"]
-    return out
+    chosen = list(counts)
+    if top is not None and len(chosen) > top:
+        # the rows shown, with every opponent tied with the last one (the names decide)
+        chosen.sort(key=lambda pk: -counts[pk]["games"])
+        cut = counts[chosen[top - 1]]["games"]
+        chosen = [pk for pk in chosen if counts[pk]["games"] >= cut]
+    names = Bot.objects.filter(pk__in=chosen).values_list("pk", "name", "owner__username")
+    out = [
+        {"bot": pk, "name": name, "owner": owner or PLATFORM_OWNER, **counts[pk]}
+        for pk, name, owner in names
+    ]
+    out.sort(key=lambda e: (-e["games"], e["name"]))
+    return out[:top], len(counts)
 
 
 def bot_detail(request, pk: int):
@@ -376,10 +366,10 @@ def bot_detail(request, pk: int):
 def opponents_context(bot: Bot) -> dict:
     """The results-by-opponent table: its most played ``BY_OPPONENT_ROWS`` rows and how
     many opponents are left out (a busy bot meets hundreds; the page stays the same size)."""
-    table = results_by_opponent(bot)
+    table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
     return {
-        "by_opponent": table[:BY_OPPONENT_ROWS],
-        "by_opponent_more": max(0, len(table) - BY_OPPONENT_ROWS),
+        "by_opponent": table,
+        "by_opponent_more": max(0, total - BY_OPPONENT_ROWS),
         "by_opponent_window": BY_OPPONENT_MATCHES,
     }
 
@@ -395,36 +385,28 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     game = get_game(bot.game)
     rating = Rating.objects.filter(bot=bot).first()
     games_played = rating.games if rating else 0
+    # the chart's points (mu, sigma and the match of each step), oldest first
     changes = list(
         RatingChange.objects.filter(bot=bot)
         .order_by("-id")
-        .values("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "created")[:500]
+        .values_list("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after")[:500]
     )
     changes.reverse()
     history = []
     if changes:
         history.append(
-            {
-                "match": None,
-                "mu": round(changes[0]["mu_before"], 3),
-                "sigma": round(changes[0]["sigma_before"], 3),
-                "at": None,
-            }
+            {"match": None, "mu": round(changes[0][1], 3), "sigma": round(changes[0][2], 3)}
         )
     history += [
-        {
-            "match": c["match_id"],
-            "mu": round(c["mu_after"], 3),
-            "sigma": round(c["sigma_after"], 3),
-            "at": c["created"].isoformat(),
-        }
-        for c in changes
+        {"match": match_id, "mu": round(mu, 3), "sigma": round(sigma, 3)}
+        for match_id, _, _, mu, sigma in changes
     ]
     recent = []
     participations = (
         Participant.objects.visible_to(request.user)
         .filter(bot=bot)
         .select_related("match")
+        .only(*RECENT_FIELDS)
         .order_by("-match_id")[:RECENT_MATCHES]
     )
     match_ids = [p.match_id for p in participations]
@@ -432,6 +414,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     for p in (
         Participant.objects.filter(match_id__in=match_ids)
         .select_related("bot", "bot__owner")
+        .only("match_id", "seat", "bot__name", "bot__owner_id", "bot__owner__username")
         .order_by("seat")
     ):
         opponents.setdefault(p.match_id, []).append(p)

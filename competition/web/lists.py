@@ -10,7 +10,7 @@ index, one short window per bot; an event's on ``Match(event, status, finished)`
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import F, Prefetch, Q
+from django.db.models import F, Q
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 
@@ -18,6 +18,7 @@ from bots.models import Bot, EndpointKind
 from competition.events.standings import event_counts
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
 from competition.ratings import services as ratings
+from competition.web.rows import match_rows
 from games import all_games
 
 #: matches per page of ``/matches/``
@@ -89,13 +90,6 @@ def event_window(match_filter: dict, before: int | None):
     return rows.order_by(F("finished").desc(nulls_last=True), "-id")
 
 
-def _with_seats(matches):
-    seats = Participant.objects.select_related("bot__owner").order_by("seat")
-    return matches.select_related("event").prefetch_related(
-        Prefetch("participants", queryset=seats)
-    )
-
-
 def match_list(request):
     """Matches newest first, filtered by game, bot, user, event and status; ``?before=<id>``
     for the next page."""
@@ -127,22 +121,21 @@ def match_list(request):
         bot_ids = [b for b in bot_ids if b in owned] if bot_ids is not None else owned
     if bot_ids is not None:
         ids = bots_window(bot_ids, match_filter, before, wanted)
-        visible = Match.objects.visible_to(request.user)
-        matches = list(_with_seats(visible.filter(pk__in=ids)).order_by("-id"))
+        rows = Match.objects.visible_to(request.user).filter(pk__in=ids).order_by("-id")
     elif filters["event"]:
         rows = event_window(match_filter, before).visible_to(request.user)
-        matches = list(_with_seats(rows)[:wanted])
     else:
         rows = Match.objects.visible_to(request.user).filter(**match_filter)
         if before is not None:
             rows = rows.filter(pk__lt=before)
-        matches = list(_with_seats(rows.order_by("-id"))[:wanted])
+        rows = rows.order_by("-id")
+    matches = match_rows(rows, wanted)
     more = len(matches) > MATCHES_PAGE
     matches = matches[:MATCHES_PAGE]
     query = request.GET.copy()
     next_query = None
     if more:
-        query["before"] = matches[-1].pk
+        query["before"] = matches[-1]["id"]
         next_query = query.urlencode()
     return render(
         request,
@@ -216,7 +209,7 @@ def user_detail(request, username: str):
         row["provisional"] = row["games"] < ratings.PROVISIONAL_GAMES
     ids = bots_window([b.pk for b in bots], {}, None, USER_MATCHES)
     visible = Match.objects.visible_to(request.user)
-    recent = list(_with_seats(visible.filter(pk__in=ids)).order_by("-id"))
+    recent = match_rows(visible.filter(pk__in=ids).order_by("-id"), USER_MATCHES)
     return render(
         request,
         "user.html",

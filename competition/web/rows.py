@@ -1,13 +1,16 @@
-"""Rows of the pages' match tables as plain values (the match list, a user's page).
+"""Rows of the pages' long tables as plain values (the match list, a user's page, the
+leaderboard).
 
 A table of 50 matches walked by the template as model instances costs a model per match,
-seat, bot and owner, and a ``{% url %}`` per link: most of such a page's CPU. ``match_rows``
-reads the columns the row shows in two ``values()`` queries and builds every link from one
-``reverse`` per kind of link, so the template only prints ready values.
+seat, bot and owner, a ``{% url %}`` per link, a ``floatformat`` per number and a number
+localization per ``int``: most of such a page's CPU. ``match_rows`` and ``leaderboard_rows``
+read the columns a row shows with ``values()``, build every link from one ``reverse`` per
+kind of link and format numbers once, so the template only prints ready text.
 """
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -15,7 +18,7 @@ from django.db.models import QuerySet
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
-from bots.models import EndpointKind
+from bots.models import PLATFORM_OWNER, EndpointKind
 from competition.models import MatchStatus, Participant
 
 #: a value no route can hold otherwise, replaced by each row's own
@@ -35,6 +38,40 @@ def link_maker(name: str):
 def score_text(score: float) -> str:
     """A seat's score as the pages print it (``floatformat:"-1"``: "1", "0.5")."""
     return floatformat(score, -1)
+
+
+def two_places(value: float) -> str:
+    """``value|floatformat:2`` (half up, no "-0.00", no grouping) at a tenth of the cost."""
+    rounded = Decimal(repr(value)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    return f"{rounded + 0:f}"  # + 0: -0.00 becomes 0.00
+
+
+def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int = 0) -> list[dict]:
+    """Leaderboard rows of ``bots`` (a sliced ``ratings.leaderboard`` queryset, annotated
+    ``r_mu``, ``r_sigma``, ``r_games``, ``r_ordinal``; or the unranked ones): name, links,
+    owner, numbers as text; ``rank`` counted from ``rank_from``; ``provisional`` when a bot
+    has fewer than ``provisional`` rated games."""
+    bot_url, user_url = link_maker("bot-detail"), link_maker("user-detail")
+    rows = []
+    for i, (pk, name, owner, mu, sigma, games, ordinal) in enumerate(
+        bots.values_list("pk", "name", "owner__username", "r_mu", "r_sigma", "r_games", "r_ordinal")
+    ):
+        rows.append(
+            {
+                "rank": "" if rank_from is None else str(rank_from + i),
+                "name": name,
+                "url": bot_url(pk),
+                "owner": owner or PLATFORM_OWNER,
+                "owner_url": user_url(owner) if owner else "",
+                "platform": owner is None,
+                "mu": two_places(mu),
+                "sigma": two_places(sigma),
+                "ordinal": two_places(ordinal),
+                "games": str(games),
+                "provisional": games < provisional,
+            }
+        )
+    return rows
 
 
 def match_rows(matches: QuerySet, limit: int) -> list[dict]:

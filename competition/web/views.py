@@ -23,6 +23,7 @@ from competition.models import Event, EventFormat, EventSeries, EventStatus, Mat
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from competition.web import share
+from competition.web.rows import bot_rows
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -103,26 +104,23 @@ def game_detail(request, slug: str):
 
 def leaderboard(request, slug: str):
     """Active bots with rated games ranked by ordinal (mu - 3 sigma), then the unranked ones
-    apart: ``services.ratings.leaderboard``, as the API's leaderboard."""
+    apart: ``services.ratings.leaderboard``, as the API's leaderboard; rows as plain values
+    (``rows.bot_rows``)."""
     game = _game_or_404(slug)
     bots, unranked = ratings.leaderboard(slug)
     page = Paginator(bots, LEADERBOARD_PAGE).get_page(request.GET.get("page"))
-    rows = [
-        {
-            "rank": page.start_index() + i,
-            "bot": bot,
-            "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
-        }
-        for i, bot in enumerate(page.object_list)
-    ]
     return render(
         request,
         "leaderboard.html",
         {
             "game": game,
-            "rows": rows,
+            "rows": bot_rows(
+                page.object_list,
+                rank_from=page.start_index(),
+                provisional=ratings.PROVISIONAL_GAMES,
+            ),
             "page": page,
-            "unranked": list(unranked[: ratings.UNRANKED_SHOWN]),
+            "unranked": bot_rows(unranked[: ratings.UNRANKED_SHOWN]),
             "provisional_games": ratings.PROVISIONAL_GAMES,
         },
     )

@@ -104,3 +104,23 @@ def test_it_links_the_new_pages_from_nav_bot_match_and_leaderboard_pages(world):
     assert f'href="/matches/?bot={world["a"].pk}"' in client.get(f"/bots/{world['a'].pk}/").content.decode()  # fmt: skip
     assert 'href="/users/bob/"' in client.get(f"/matches/{m.pk}/").content.decode()
     assert 'href="/matches/?game=tictactoe"' in client.get("/games/tictactoe/leaderboard").content.decode()  # fmt: skip
+
+
+def test_it_prints_row_numbers_and_links_as_the_template_filters_and_reverse_did():
+    # It should format a rating as floatformat:2 and a score as floatformat:"-1" (half up, no
+    # "-0.00"), and build a link as reverse() does, quoting a user name the same way.
+    from django.template.defaultfilters import floatformat
+    from django.urls import reverse
+
+    from competition.web import rows
+
+    values = [0.0, -0.0, 0.005, -0.004, 0.015, 2.675, 24.994999, -3.14159, 1e-9, 12345.678]
+    values += [x / 1000 - 40 for x in range(0, 80_000, 37)]
+    for x in values:
+        assert rows.two_places(x) == floatformat(x, 2), x
+    for x in (0.0, 0.5, 1.0, 0.25, 2 / 3, 13.0, -1.05):
+        assert rows.score_text(x) == floatformat(x, -1), x
+    user_url = rows.link_maker("user-detail")
+    for name in ("ann", "a.b+c@d-e_f", "zoë", "9"):
+        assert user_url(name) == reverse("user-detail", args=[name])
+    assert rows.link_maker("bot-detail")(42) == reverse("bot-detail", args=[42])

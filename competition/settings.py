@@ -37,6 +37,8 @@ Environment variables (all optional):
   (per runner process).
 - ``ARENA_RUNNER_PROCESSES`` (int, default: the number of cores): runner processes
   ``manage.py serve`` starts beside the web process; 0 plays matches in the web process.
+- ``ARENA_RUNNER_NICE`` (int 0-19, default 5): how much lower the runner processes' CPU
+  priority is than the web process's (``os.nice``), so pages and live streams win the cores.
 - ``ARENA_BOT_HEALTH_FORFEITS`` (int, default 5; 0 disables): a bot is paused after this many
   consecutive matches forfeited for ``connect`` or ``timeout``.
 - ``ARENA_MATCH_MAX_TURNS`` (int, default 5000), ``ARENA_MATCH_MAX_SECONDS`` (int, default
@@ -340,6 +342,7 @@ ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 #: runner processes ``manage.py serve`` starts beside the web process (0: it plays matches)
 ARENA_RUNNER_PROCESSES = envint("ARENA_RUNNER_PROCESSES", max(1, os.cpu_count() or 1), minimum=0)
+ARENA_RUNNER_NICE = min(19, envint("ARENA_RUNNER_NICE", 5, minimum=0))
 ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)

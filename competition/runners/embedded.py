@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 
 from django.conf import settings
@@ -168,9 +169,13 @@ def wake() -> None:
 
 
 async def run_relayed(path: str, concurrency: int) -> None:
-    """A runner process: play matches without a human seat until the web process goes away."""
+    """A runner process: play matches without a human seat until the web process goes away;
+    at a lower CPU priority than the web process (``ARENA_RUNNER_NICE``)."""
     from bots import egress
     from competition.live import publisher, relay
+
+    if settings.ARENA_RUNNER_NICE:
+        os.nice(settings.ARENA_RUNNER_NICE)
 
     scheduler = Scheduler(concurrency, humans=False, statistics=False)
     adopt(scheduler)  # a match queued here (an event's next round) wakes it

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
+from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
 
 
@@ -61,27 +62,65 @@ SUMMARY_FIELDS = (
     "finished",
     "error",
 )
-SEAT_FIELDS = (
+#: the seat columns ``match_jsons`` reads, in the order of its tuples
+SEAT_VALUES = (
     "match_id",
     "seat",
     "bot_id",
+    "bot__name",
+    "bot__owner__username",
     "score",
     "result",
     "cause",
     "faults",
-    "bot__name",
-    "bot__owner_id",
-    "bot__owner__username",
 )
 
 
 def match_jsons(matches: QuerySet) -> list[dict]:
     """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
-    (not one per match), reading only the columns the summary shows."""
-    seats = (
-        Participant.objects.select_related("bot", "bot__owner").only(*SEAT_FIELDS).order_by("seat")
-    )
-    rows = matches.only(*SUMMARY_FIELDS).prefetch_related(
-        Prefetch("participants", queryset=seats, to_attr="seated")
-    )
-    return [match_json(m, m.seated) for m in rows]
+    (not one per match), reading only the columns the summary shows, as plain values (no
+    model instance per match, seat, bot and owner)."""
+    rows = list(matches.values(*SUMMARY_FIELDS))
+    seats: dict[int, list[dict]] = {row["id"]: [] for row in rows}
+    for match_id, seat, bot, name, owner, score, result, cause, faults in (
+        Participant.objects.filter(match_id__in=list(seats))
+        .order_by("seat")
+        .values_list(*SEAT_VALUES)
+    ):
+        seats[match_id].append(
+            {
+                "seat": seat,
+                "bot": bot,
+                "name": name,
+                "owner": owner or PLATFORM_OWNER,
+                "score": score,
+                "result": result,
+                "cause": cause,
+                "faults": faults,
+            }
+        )
+    return [
+        {
+            "id": row["id"],
+            "game": row["game"],
+            "status": row["status"],
+            "reason": row["reason"],
+            "rated": row["rated"],
+            "event": row["event_id"],
+            "round": row["round"],
+            "seed": row["seed"],
+            "turn_count": row["turn_count"],
+            "forked_from": row["forked_from_id"],
+            "fork_turn": row["fork_turn"],
+            "created": _iso(row["created"]),
+            "started": _iso(row["started"]),
+            "finished": _iso(row["finished"]),
+            "error": row["error"] if row["status"] == MatchStatus.ERRORED else "",
+            "participants": seats[row["id"]],
+        }
+        for row in rows
+    ]
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None

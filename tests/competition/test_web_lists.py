@@ -124,3 +124,24 @@ def test_it_prints_row_numbers_and_links_as_the_template_filters_and_reverse_did
     for name in ("ann", "a.b+c@d-e_f", "zoë", "9"):
         assert user_url(name) == reverse("user-detail", args=[name])
     assert rows.link_maker("bot-detail")(42) == reverse("bot-detail", args=[42])
+
+
+def test_it_summarizes_matches_in_bulk_exactly_as_one_by_one(world):
+    # It should give, for every match, the summary match_json gives (the API's and the live
+    # messages'): seats in order, the platform's seat named, an error only when errored.
+    from competition.matches.presenters import match_json, match_jsons
+
+    a, b, c = world["a"], world["b"], world["c"]
+    platform = Bot.objects.create(game="tictactoe", name="perfect", kind=EndpointKind.BUILTIN, target="perfect")  # fmt: skip
+    ab, cup = match(a, b), match(a, c, MatchStatus.RUNNING, event=world["event"])
+    failed = match(platform, b, MatchStatus.ERRORED)
+    Match.objects.filter(pk=failed.pk).update(error="bot crashed", reason="error")
+    Participant.objects.filter(match=ab, seat=0).update(score=1.0, result="win", cause="three")
+    queryset = Match.objects.filter(pk__in=[ab.pk, cup.pk, failed.pk]).order_by("id")
+    one_by_one = [match_json(m) for m in queryset]
+    assert match_jsons(queryset.all()[:3]) == one_by_one
+    assert [p["owner"] for p in one_by_one[2]["participants"]] == ["arena", "bob"]
+    assert (
+        one_by_one[2]["error"] == "bot crashed"
+        and one_by_one[0]["participants"][0]["result"] == "win"
+    )

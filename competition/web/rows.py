@@ -1,9 +1,9 @@
-"""Rows of the pages' long tables as plain values (the match list, a user's page, the
-leaderboard).
+"""Rows of the pages' long tables as plain values (the match list, a user's page, the recent
+matches of the home, game and event pages, the leaderboard).
 
 A table of 50 matches walked by the template as model instances costs a model per match,
 seat, bot and owner, a ``{% url %}`` per link, a ``floatformat`` per number and a number
-localization per ``int``: most of such a page's CPU. ``match_rows`` and ``leaderboard_rows``
+localization per ``int``: most of such a page's CPU. ``match_rows`` and ``bot_rows``
 read the columns a row shows with ``values()``, build every link from one ``reverse`` per
 kind of link and format numbers once, so the template only prints ready text.
 """
@@ -76,9 +76,9 @@ def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int =
 
 def match_rows(matches: QuerySet, limit: int) -> list[dict]:
     """The first ``limit`` matches of ``matches`` (ordered, not sliced) as the rows of
-    ``includes/match_list_rows.html``: id, game, status, reason, rated, event and the seats
-    in seat order, each with its links; numbers as text (a template prints an ``int``
-    through number localization, ~50 us each)."""
+    ``includes/match_list_rows.html`` and ``includes/match_rows.html``: id, game, status,
+    reason, rated, event and the seats in seat order, each with its links; numbers as text
+    (a template prints an ``int`` through number localization, ~50 us each)."""
     rows = list(
         matches.values("id", "game", "status", "reason", "rated", "event_id", "event__name")[:limit]
     )

@@ -23,7 +23,7 @@ from competition.models import Event, EventFormat, EventSeries, EventStatus, Mat
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from competition.web import share
-from competition.web.rows import bot_rows
+from competition.web.rows import bot_rows, match_rows
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -70,11 +70,11 @@ def home(request):
         )  # stored counts, not a count of every match
         .order_by("-created")[:6]
     )
-    recent = list(
+    recent = match_rows(
         Match.objects.visible_to(request.user)
         .filter(status__in=(MatchStatus.RUNNING, *MatchStatus.with_result()))
-        .prefetch_related("participants__bot")
-        .order_by("-id")[:8]
+        .order_by("-id"),
+        8,
     )
     return render(request, "home.html", {"games": games, "events": events, "recent": recent})
 
@@ -88,12 +88,12 @@ def game_detail(request, slug: str):
         .select_related("owner")
         .order_by("name")[:200]
     )
-    recent = list(
+    recent = match_rows(
         Match.objects.visible_to(request.user)
         .filter(game=slug)
         .exclude(status=MatchStatus.QUEUED)
-        .prefetch_related("participants__bot")
-        .order_by("-id")[:10]
+        .order_by("-id"),
+        10,
     )
     return render(
         request,
@@ -252,11 +252,11 @@ def event_detail(request, pk: int):
     snapshot = event_snapshot(event.pk, everything=everything)
     source = None if everything else event_services.public_source(event)
     series = None if source is None else source.series
-    recent = list(
+    recent = match_rows(
         event.matches.visible_to(request.user)
         .filter(status__in=MatchStatus.done(), finished__isnull=False)
-        .prefetch_related("participants__bot")
-        .order_by("-finished", "-id")[:20]
+        .order_by("-finished", "-id"),
+        20,
     )
     bracket = snapshot.get("bracket")
     names = {row["bot"]: row["name"] for row in snapshot["standings"]}

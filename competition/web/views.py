@@ -51,10 +51,18 @@ def home(request):
         .values("game")
         .annotate(n=Count("id"), newest=Max("id"))
     }
+    bots = dict(  # one grouped count, not one per game
+        Bot.objects.of_users()
+        .active()
+        .order_by()
+        .values("game")
+        .annotate(n=Count("id"))
+        .values_list("game", "n")
+    )
     games = [
         {
             "game": game,
-            "bots": Bot.objects.for_game(game.slug).of_users().active().count(),
+            "bots": bots.get(game.slug, 0),
             "live": live.get(game.slug, {}).get("n", 0),
             "watch": live.get(game.slug, {}).get("newest"),  # a live match to open
         }

@@ -683,6 +683,9 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     serializer_class = s.EventSerializer
 
     def get_queryset(self):
+        if self.action in ("standings", "bracket"):
+            # they read the event's own columns only (the services read its entries)
+            return Event.objects.visible_to(self.request.user)
         entries = Entry.objects.select_related("bot__owner").order_by("seed", "id")
         events = (
             Event.objects.visible_to(self.request.user)

@@ -92,8 +92,12 @@ def analyze() -> None:
     if connection.vendor == "sqlite":
         refresh_statistics()
     else:
+        # VACUUM too, and a checkpoint: else autovacuum and the checkpointer work through
+        # the bulk load on the same 2 cores while the pages are measured (a server that has
+        # run for a while has done that long ago)
         with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
+            cursor.execute("VACUUM ANALYZE")
+            cursor.execute("CHECKPOINT")
 
 
 class Builder:

@@ -37,6 +37,7 @@ from competition.matches import history
 from competition.matches.lifecycle import TooManyMatches, challenge
 from competition.models import (
     Match,
+    MatchStatus,
     Participant,
     Rating,
     RatingChange,
@@ -44,6 +45,7 @@ from competition.models import (
 )
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
+from competition.web.rows import link_maker
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -70,8 +72,6 @@ def claim_test_call(bot: Bot) -> bool:
 LOG_PREVIEW = 4000
 LOG_TURNS_PER_PAGE = 100
 RECENT_MATCHES = 20
-#: the columns the bot page's recent matches show (no options, no logs)
-RECENT_FIELDS = ("match_id", "seat", "result", "cause", "faults", "match__status")
 
 
 def _owned_or_404(request, pk: int) -> Bot:
@@ -363,10 +363,67 @@ def bot_detail(request, pk: int):
     return render(request, "bots/detail.html", detail_context(request, bot))
 
 
+def recent_matches(request, bot: Bot) -> list[dict]:
+    """The bot's latest ``RECENT_MATCHES`` matches ``request.user`` may see, as plain values
+    (its seat, result and the match's status, the other seats, links made once: see
+    ``competition.web.rows``)."""
+    mine = list(
+        Participant.objects.visible_to(request.user)
+        .filter(bot=bot)
+        .order_by("-match_id")
+        .values_list("match_id", "seat", "result", "cause", "faults", "match__status")[
+            :RECENT_MATCHES
+        ]
+    )
+    match_url, bot_url, user_url = (
+        link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
+    )
+    seats: dict[int, list[tuple[int, dict]]] = {}
+    for match_id, seat, other, name, owner in (
+        Participant.objects.filter(match_id__in=[m[0] for m in mine])
+        .order_by("seat")
+        .values_list("match_id", "seat", "bot_id", "bot__name", "bot__owner__username")
+    ):
+        seats.setdefault(match_id, []).append(
+            (
+                seat,
+                {
+                    "name": name,
+                    "url": bot_url(other),
+                    "owner": owner or PLATFORM_OWNER,
+                    "owner_url": user_url(owner) if owner else "",
+                },
+            )
+        )
+    results, statuses = dict(SeatResult.choices), dict(MatchStatus.choices)
+    return [
+        {
+            "id": match_id,
+            "number": str(match_id),
+            "url": match_url(match_id),
+            "seat": str(seat),
+            "result": result,
+            "result_label": results.get(result, result),
+            "cause": cause,
+            "faults": faults,
+            "status": status,
+            "status_label": statuses.get(status, status),
+            "others": [o for s, o in seats.get(match_id, []) if s != seat],
+        }
+        for match_id, seat, result, cause, faults, status in mine
+    ]
+
+
 def opponents_context(bot: Bot) -> dict:
     """The results-by-opponent table: its most played ``BY_OPPONENT_ROWS`` rows and how
-    many opponents are left out (a busy bot meets hundreds; the page stays the same size)."""
+    many opponents are left out (a busy bot meets hundreds; the page stays the same size);
+    links and numbers as text, made once."""
     table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
+    bot_url = link_maker("bot-detail")
+    for row in table:
+        row["url"] = bot_url(row["bot"])
+        for key in ("win", "draw", "loss", "games"):
+            row[f"{key}_text"] = str(row[key])
     return {
         "by_opponent": table,
         "by_opponent_more": max(0, total - BY_OPPONENT_ROWS),
@@ -401,26 +458,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         {"match": match_id, "mu": round(mu, 3), "sigma": round(sigma, 3)}
         for match_id, _, _, mu, sigma in changes
     ]
-    recent = []
-    participations = (
-        Participant.objects.visible_to(request.user)
-        .filter(bot=bot)
-        .select_related("match")
-        .only(*RECENT_FIELDS)
-        .order_by("-match_id")[:RECENT_MATCHES]
-    )
-    match_ids = [p.match_id for p in participations]
-    opponents: dict[int, list[Participant]] = {}
-    for p in (
-        Participant.objects.filter(match_id__in=match_ids)
-        .select_related("bot", "bot__owner")
-        .only("match_id", "seat", "bot__name", "bot__owner_id", "bot__owner__username")
-        .order_by("seat")
-    ):
-        opponents.setdefault(p.match_id, []).append(p)
-    for p in participations:
-        others = [o for o in opponents.get(p.match_id, []) if o.seat != p.seat]
-        recent.append({"p": p, "match": p.match, "others": others})
+    recent = recent_matches(request, bot)
     test_result = new_secret_shown = None
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)

@@ -24,6 +24,7 @@ read that saw any row saw all of them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -414,6 +415,92 @@ def compact_quietly(match_id: int) -> Compacted | None:
     except Exception:
         logger.exception("match %s: compaction failed (compactmatches will retry)", match_id)
         return None
+
+
+_together = threading.local()
+
+
+@contextlib.contextmanager
+def compacting_together():
+    """Within this block (on this thread), ``compact_on_end`` collects the matches to compact;
+    at its end they are compacted together (``compact_many_quietly``): the runner's batches
+    (``competition.matches.batch``) end many matches in one transaction."""
+    previous = getattr(_together, "ids", None)
+    _together.ids = ids = []
+    try:
+        yield ids
+    finally:
+        _together.ids = previous
+    if ids:
+        compact_many_quietly(ids)
+
+
+def compact_on_end(match_id: int) -> None:
+    """After the commit that ended a match: compact it now, or with the others of its batch
+    (``compacting_together``)."""
+    ids = getattr(_together, "ids", None)
+    if ids is None:
+        compact_quietly(match_id)
+    else:
+        ids.append(match_id)
+
+
+class _Changed(Exception):
+    """A batch of matches changed while it was compacted (each one is compacted alone)."""
+
+
+def compact_many(ids: Sequence[int]) -> list[Compacted]:
+    """``compact`` for several matches with a few statements for all of them (the same
+    checks: a ``FINAL`` status, no archive yet, some turns; the same documents). If any of
+    them changed meanwhile (another compaction won), each is compacted alone instead."""
+    if len(ids) < 2:
+        return [done for done in map(compact, ids) if done is not None]
+    started = time.perf_counter()
+    wanted = set(Match.objects.filter(pk__in=ids, status__in=FINAL).values_list("pk", flat=True))
+    wanted -= set(TurnArchive.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    rows: dict[int, list] = {}
+    for row in (
+        Turn.objects.filter(match_id__in=wanted)
+        .order_by("match_id", "number")
+        .values_list("match_id", *FIELDS)
+    ):
+        rows.setdefault(row[0], []).append(row[1:])
+    packed = {match_id: pack(match_rows) for match_id, match_rows in rows.items()}
+    if not packed:
+        return []
+    try:
+        with transaction.atomic():
+            # a write first (the rows' locks, SQLite's write lock), as in ``compact``
+            locked = Match.objects.filter(pk__in=packed, status__in=FINAL)
+            if locked.update(turn_count=F("turn_count")) != len(packed):
+                raise _Changed
+            if TurnArchive.objects.filter(pk__in=packed).exists():
+                raise _Changed
+            TurnArchive.objects.bulk_create(
+                TurnArchive(
+                    match_id=match_id, codec=CODEC, data=data, turns=len(rows[match_id]), raw_bytes=raw
+                )
+                for match_id, (data, raw) in packed.items()
+            )
+            deleted, _ = Turn.objects.filter(match_id__in=packed).delete()
+            if deleted != sum(len(rows[match_id]) for match_id in packed):
+                raise _Changed
+    except _Changed:
+        return [done for done in map(compact, ids) if done is not None]
+    took = (time.perf_counter() - started) / len(packed)
+    return [
+        Compacted(match_id, len(rows[match_id]), raw, len(data), took)
+        for match_id, (data, raw) in packed.items()
+    ]
+
+
+def compact_many_quietly(ids: Sequence[int]) -> list[Compacted]:
+    """``compact_many`` after the matches' end committed: a failure is logged, never raised."""
+    try:
+        return compact_many(ids)
+    except Exception:
+        logger.exception("matches %s: compaction failed (compactmatches will retry)", list(ids))
+        return []
 
 
 def pending(*, finished_before=None, after_id: int = 0, limit: int = 100) -> list[int]:

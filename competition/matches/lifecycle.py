@@ -404,7 +404,9 @@ def finish(
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
     status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
-    with transaction.atomic(), db.cursor() as cursor:
+    # no savepoint: in a runner's batch (``competition.matches.batch``) a finish that lost
+    # its lease wrote nothing and returns False; a failure rolls the batch back
+    with transaction.atomic(savepoint=False), db.cursor() as cursor:
         if not _end_running(cursor, db, status, outcome.reason, now, match_id, token):
             return False
         if loaded is None:
@@ -503,9 +505,10 @@ def _ended(match: Match, participants: list[Participant] | None = None, forfeite
 
 def _compact_on_commit(match_id: int) -> None:
     """Once the transaction that ended the match commits, compact its turns into one
-    document (``history.compact``; ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
+    document (``history.compact_on_end``: with the others of the runner's batch, if any;
+    ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
     if settings.ARENA_COMPACT_ON_END:
-        transaction.on_commit(lambda: history.compact_quietly(match_id))
+        transaction.on_commit(lambda: history.compact_on_end(match_id))
 
 
 def _requeue_or_error(match: Match, error: str) -> str:

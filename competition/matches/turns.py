@@ -14,8 +14,8 @@ import uuid
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
-from competition.dbthreads import run_db
 from competition.live import broadcast
+from competition.matches import batch as batches
 from competition.matches.lifecycle import LeaseLost, LimitReached, lease_duration
 from competition.matches.loop import LIMIT_BYTES, TurnRecord
 from competition.matches.sql import json_param, token_param, turn_sql
@@ -66,7 +66,10 @@ def record_turns(
     if not params:
         return 0, total
     fence, insert = turn_sql(db)
-    with transaction.atomic(), db.cursor() as cursor:
+    # no savepoint: in a runner's batch (``competition.matches.batch``) a fenced-out call
+    # wrote nothing (its fence matched no row) and raises after the block; any other failure
+    # rolls the batch back and its calls run again alone
+    with transaction.atomic(savepoint=False), db.cursor() as cursor:
         cursor.execute(
             fence,
             [
@@ -78,12 +81,16 @@ def record_turns(
                 token_param(token, db),
             ],
         )
-        if cursor.rowcount != 1:
-            raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
-        try:
-            cursor.executemany(insert, params)
-        except IntegrityError:  # raising rolls the whole transaction back
-            raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
+        fenced = cursor.rowcount == 1
+        if fenced:
+            try:
+                cursor.executemany(insert, params)
+            except IntegrityError:  # raising rolls the whole transaction back
+                raise LeaseLost(
+                    f"match {match_id}: turn {records[0].number} already stored"
+                ) from None
+    if not fenced:
+        raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
     return len(params), total
 
 
@@ -177,7 +184,7 @@ class TurnWriter:
             last_arrival = arrival
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            stored, self.stored_bytes = await run_db(
+            stored, self.stored_bytes = await batches.call(
                 record_turns,
                 self.match_id,
                 self.token,

@@ -20,7 +20,7 @@ from django.utils import timezone
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
-from competition.matches import fork, history
+from competition.matches import batch, fork, history
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -34,7 +34,7 @@ from competition.matches.lifecycle import (
 from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
 from competition.matches.presenters import match_json
 from competition.matches.turns import TurnWriter
-from competition.models import TURN_VALUES, Match
+from competition.models import TURN_VALUES, Match, Participant
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -56,24 +56,23 @@ def claim_and_load(
     return (*claimed, _load(claimed[0]))
 
 
-def _collected(fn, *args, **kwargs):
-    """Run a sync service, collecting its broadcasts (see ``broadcast.collecting``)."""
-    with broadcast.collecting() as outbox:
-        result = fn(*args, **kwargs)
-    return result, outbox
-
-
 async def acall(fn, *args, **kwargs):
-    """A sync service from async code: run it in the ORM thread, then send its broadcasts
-    on this loop (they were queued by its ``on_commit`` hooks, i.e. after the commit)."""
-    result, outbox = await run_db(_collected, fn, *args, **kwargs)
-    await broadcast.asend(outbox)
-    return result
+    """A sync service from async code: run it on the database thread with the other matches'
+    calls of this loop (``competition.matches.batch``: one hop, one transaction), then send
+    its broadcasts on this loop (queued by its ``on_commit`` hooks, i.e. after the commit)."""
+    return await batch.call(fn, *args, **kwargs)
 
 
 def _load(match_id: int) -> dict[str, Any]:
-    match = Match.objects.get(pk=match_id)
-    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    # one query: the seats with their match, bots and owners (every seat shares one match)
+    participants = list(
+        Participant.objects.select_related("match", "bot", "bot__owner")
+        .filter(match_id=match_id)
+        .order_by("seat")
+    )
+    match = participants[0].match if participants else Match.objects.get(pk=match_id)
+    for p in participants:
+        p.match = match
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
         turns = history.turns_upto(match_id)
@@ -88,13 +87,14 @@ def _load(match_id: int) -> dict[str, Any]:
         "start": start,
         "start_error": start_error,
         "summary": match_json(match, participants),
+        "public": not match.results_hidden(),  # read here: no hop of its own later
     }
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
     """Claim and play one match to its end (or resume it). Returns its id, or None if
     there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
-    claimed = await run_db(claim_and_load, match_id, worker=worker)
+    claimed = await batch.call(claim_and_load, match_id, worker=worker)
     if claimed is None:
         return None
     mid, token, loaded = claimed
@@ -210,7 +210,7 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return None
     if not turns:
-        public = not await acall(match.results_hidden)
+        public = data["public"] if "public" in data else not await acall(match.results_hidden)
         await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
         if broadcast.listened(broadcast.HOME_GROUP):
             await acall(announce_running, data["summary"]["game"])
@@ -235,7 +235,7 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
     interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
     while True:
         await asyncio.sleep(interval)
-        if not await run_db(renew, match_id, token):
+        if not await batch.call(renew, match_id, token):
             raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
 
 

@@ -478,7 +478,11 @@ def compact_many(ids: Sequence[int]) -> list[Compacted]:
                 raise _Changed
             TurnArchive.objects.bulk_create(
                 TurnArchive(
-                    match_id=match_id, codec=CODEC, data=data, turns=len(rows[match_id]), raw_bytes=raw
+                    match_id=match_id,
+                    codec=CODEC,
+                    data=data,
+                    turns=len(rows[match_id]),
+                    raw_bytes=raw,
                 )
                 for match_id, (data, raw) in packed.items()
             )

@@ -1,0 +1,201 @@
+"""The runner's batched database calls (``competition.matches.batch``): the calls of many
+matches share one hop and one transaction, and each keeps its own lease fence."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from bots.models import Bot, EndpointKind
+from competition.live import broadcast
+from competition.live.hub import hub
+from competition.matches import batch, history
+from competition.matches import lifecycle as svc
+from competition.matches.turns import record_turns
+from competition.models import Match, MatchStatus, RatingChange, Turn, TurnArchive
+from competition.ratings import services as ratings
+from competition.runners.play import run_match
+from games.base import Outcome
+from tests.competition.test_match_services import record
+
+pytestmark = pytest.mark.django_db(transaction=True)  # batches commit as the runner's do
+
+WIN = Outcome((1.0, 0.0), "three_in_a_row")
+
+
+@pytest.fixture
+def pair():
+    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    return [
+        Bot.objects.create(
+            owner=owner, game="tictactoe", name=name, kind=EndpointKind.BUILTIN, target=name
+        )
+        for name in ("perfect", "random")
+    ]
+
+
+def claimed(pair, count: int) -> list[tuple[int, uuid.UUID]]:
+    """``count`` matches between the pair, each claimed: ``(id, lease token)``."""
+    made = [
+        svc.create_match("tictactoe", pair, seed=seed, dispatch_now=False) for seed in range(count)
+    ]
+    return [svc.claim(match.pk) for match in made]
+
+
+def together(*calls):
+    """Run ``(fn, *args)`` calls at once through one loop's batcher: ``(outcomes, batcher)``
+    (each outcome a result or the exception it raised)."""
+
+    async def main():
+        out = await asyncio.gather(*(batch.call(*c) for c in calls), return_exceptions=True)
+        return out, batch.batcher()
+
+    return asyncio.run(main())
+
+
+def numbers(match_id: int) -> list[int]:
+    return list(
+        Turn.objects.filter(match_id=match_id).order_by("number").values_list("number", flat=True)
+    )
+
+
+def test_it_stores_the_turns_of_two_matches_in_one_batch(pair):
+    (a, token_a), (b, token_b) = claimed(pair, 2)
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1), record(2)]),
+        (record_turns, b, token_b, [record(1)]),
+    )
+    # It should store both matches' turns with one hop to the database thread.
+    assert batcher.batches == 1 and batcher.largest == 2
+    assert out[0][0] == 2 and out[1][0] == 1
+    assert numbers(a) == [1, 2] and numbers(b) == [1]
+    assert Match.objects.get(pk=a).turn_count == 2 and Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):
+    (a, token_a), (b, old_token) = claimed(pair, 2)
+    # match b's runner is lost: its lease expires, the reaper requeues it, another claims it
+    settings.ARENA_LEASE_SECONDS = -1
+    svc.renew(b, old_token)
+    settings.ARENA_LEASE_SECONDS = 30
+    assert svc.reap() == [b]
+    _b, new_token = svc.claim(b, worker="second")
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1)]),
+        (record_turns, b, old_token, [record(1), record(2)]),
+        (record_turns, b, new_token, [record(1)]),
+    )
+    assert batcher.batches == 1 and batcher.largest == 3
+    # It should refuse the old runner's turns alone: the others of its batch are stored.
+    assert isinstance(out[1], svc.LeaseLost)
+    assert out[0] == (1, out[0][1]) and out[2] == (1, out[2][1])
+    assert numbers(a) == [1] and numbers(b) == [1]
+    assert Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_runs_every_call_alone_when_one_spoils_the_batch(pair):
+    (a, token_a), (b, token_b) = claimed(pair, 2)
+    record_turns(b, token_b, [record(1)])
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1)]),
+        (record_turns, a, token_a, [record(2)]),
+        (record_turns, b, token_b, [record(1)]),  # a turn already stored: the insert fails
+    )
+    # It should roll the batch back and run each call again alone: the duplicate is
+    # refused, the other match's turns are stored once each.
+    assert batcher.batches == 1
+    assert isinstance(out[2], svc.LeaseLost) and "already stored" in str(out[2])
+    assert out[0][0] == 1 and out[1][0] == 1
+    assert numbers(a) == [1, 2] and numbers(b) == [1]
+    assert Match.objects.get(pk=a).turn_count == 2 and Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_finishes_a_batch_of_matches_when_one_of_them_fails(pair):
+    (a, token_a), (b, token_b), (c, token_c), (d, token_d) = claimed(pair, 4)
+    for match_id, token in ((a, token_a), (b, token_b), (c, token_c), (d, token_d)):
+        record_turns(match_id, token, [record(1)])
+    received: dict[int, list[str]] = {a: [], b: [], c: [], d: []}
+
+    class Member:
+        def __init__(self, match_id):
+            self.match_id = match_id
+
+        async def deliver(self, message):
+            received[self.match_id].append(message["kind"])
+
+    async def main():
+        members = {m: Member(m) for m in received}
+        for m, member in members.items():
+            await hub.join(broadcast.match_group(m), member)
+        out = await asyncio.gather(
+            batch.call(svc.finish, a, token_a, WIN),
+            batch.call(svc.finish, b, uuid.uuid4(), WIN),  # not its lease: refused
+            batch.call(svc.finish, c, token_c, Outcome((0.5,), "broken")),  # one score short
+            batch.call(svc.finish, d, token_d, Outcome((0.0, 1.0), "three_in_a_row")),
+            return_exceptions=True,
+        )
+        await asyncio.sleep(0)  # the hub hands messages over on its own task
+        for m, member in members.items():
+            await hub.leave(broadcast.match_group(m), member)
+        return out, batch.batcher()
+
+    out, batcher = asyncio.run(main())
+    assert batcher.batches == 1 and batcher.largest == 4
+    # It should finish, rate and announce the matches that could end, exactly once each,
+    # and leave the refused and the failing one running, unrated and unannounced.
+    assert out[0] is True and out[1] is False and isinstance(out[2], IndexError)
+    assert out[3] is True
+    status = dict(Match.objects.values_list("pk", "status"))
+    assert status == {
+        a: MatchStatus.FINISHED,
+        b: MatchStatus.RUNNING,
+        c: MatchStatus.RUNNING,
+        d: MatchStatus.FINISHED,
+    }
+    assert sorted(RatingChange.objects.values_list("match_id", flat=True)) == [a, a, d, d]
+    assert ratings.verify("tictactoe").ok
+    assert received[a].count("end") == 1 and received[d].count("end") == 1
+    assert "end" not in received[b] and "end" not in received[c]
+    # the two that ended were compacted together, after the commit
+    assert history.is_compacted(a) and history.is_compacted(d)
+    assert not TurnArchive.objects.filter(pk__in=(b, c)).exists()
+
+
+def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(pair, settings):
+    settings.ARENA_COMPACT_ON_END = False
+    ids = []
+    for seed in range(3):
+        match = svc.create_match("tictactoe", pair, seed=seed, dispatch_now=False)
+        assert asyncio.run(run_match(match.pk)) == match.pk
+        ids.append(match.pk)
+    expected = {m: history.pack(list(history._rows(m).values_list(*history.FIELDS))) for m in ids}
+    done = history.compact_many(ids)
+    # It should store, per match, the very document ``compact`` stores, and drop the rows.
+    assert sorted(c.match_id for c in done) == ids
+    for m in ids:
+        archive = TurnArchive.objects.get(pk=m)
+        assert (bytes(archive.data), archive.raw_bytes) == expected[m]
+        assert archive.turns == Match.objects.get(pk=m).turn_count and not numbers(m)
+    assert history.compact_many(ids) == []  # already compacted: nothing to do
+
+
+def test_it_plays_concurrent_matches_through_shared_batches(pair):
+    made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(6)]
+
+    async def main():
+        played = await asyncio.gather(*(run_match(m) for m in made))
+        return played, batch.batcher()
+
+    played, batcher = asyncio.run(main())
+    # It should play every match to its end with fewer hops than calls, every turn stored
+    # once and compacted, every match rated once.
+    assert played == made and batcher.calls > batcher.batches
+    for m in made:
+        match = Match.objects.get(pk=m)
+        assert match.status in (MatchStatus.FINISHED, MatchStatus.FORFEITED)
+        assert [t.number for t in history.turns(m)] == list(range(1, match.turn_count + 1))
+        assert history.is_compacted(m)
+    assert RatingChange.objects.count() == 2 * len(made) and ratings.verify("tictactoe").ok

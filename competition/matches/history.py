@@ -35,9 +35,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Exists, F, Max, OuterRef
+from django.utils import timezone
 
+from competition.matches.sql import archive_sql
 from competition.models import TURN_VALUES, Match, MatchStatus, Turn, TurnArchive
 
 logger = logging.getLogger(__name__)
@@ -405,6 +408,29 @@ def compact(match: Match | int) -> Compacted | None:
         if deleted != len(rows):  # never expected: rows of an ended match are frozen
             raise RuntimeError(f"match {match_id}: turns changed while being compacted")
     return Compacted(match_id, len(rows), raw_bytes, len(data), time.perf_counter() - started)
+
+
+def archive_in_place(match_id: int, rows: Sequence[Sequence[Any]]) -> None:
+    """Store the archive of an ending match from its turns' values (``rows``: every turn, in
+    order, as ``FIELDS``; the runner holds them) and delete its rows, inside the caller's
+    transaction (the finish): the document ``compact`` would make, without reading the rows
+    back. Only where stored JSON keeps its text (SQLite: ``direct_archive``)."""
+    data, raw_bytes = pack(rows)
+    db = connections[DEFAULT_DB_ALIAS]
+    insert, delete = archive_sql(db)
+    with db.cursor() as cursor:
+        now = db.ops.adapt_datetimefield_value(timezone.now())
+        cursor.execute(insert, [match_id, CODEC, data, len(rows), raw_bytes, now])
+        cursor.execute(delete, [match_id])
+        if cursor.rowcount != len(rows):  # never expected: every turn was stored first
+            raise RuntimeError(f"match {match_id}: {cursor.rowcount} turn rows, {len(rows)} turns")
+
+
+def direct_archive() -> bool:
+    """Whether a runner may archive a match it played from start to end at its finish
+    (``archive_in_place``): compaction on end is on, and the database keeps JSON as text
+    (PostgreSQL's jsonb reorders keys: there the rows are compacted after the end)."""
+    return settings.ARENA_COMPACT_ON_END and connections[DEFAULT_DB_ALIAS].vendor == "sqlite"
 
 
 def compact_quietly(match_id: int) -> Compacted | None:

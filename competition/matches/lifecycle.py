@@ -392,13 +392,17 @@ def finish(
     *,
     loaded: dict | None = None,
     turn_faults: list[list] | None = None,
+    archive: list | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
 
     ``token=None`` finishes without a lease check (used by organisers' tools and tests).
     A runner passes what it already holds: ``loaded`` (its ``_load`` of the match) and
     ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
-    itself is ended by one conditional UPDATE (the lease is the fence, as for turns).
+    itself is ended by one conditional UPDATE (the lease is the fence, as for turns). A
+    runner that played the whole match also passes ``archive`` (every turn's stored values,
+    in order): the match is compacted in this transaction (``history.archive_in_place``)
+    rather than after it, its rows never read back.
     """
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
@@ -443,7 +447,10 @@ def finish(
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
         _announce_end(match, summary)
-        _compact_on_commit(match_id)
+        if archive is not None:
+            history.archive_in_place(match_id, archive)
+        else:
+            _compact_on_commit(match_id)
     return True
 
 

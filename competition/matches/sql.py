@@ -17,7 +17,7 @@ from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
 from bots.models import EndpointKind
-from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn
+from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn, TurnArchive
 
 #: stand-ins compiled into the claim's statements, replaced by the values of each call
 _NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
@@ -123,4 +123,18 @@ def finish_sql(db) -> tuple[str, str, str]:
         end + " AND lease_token = %s",
         end,
         f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s",
+    )
+
+
+@functools.cache
+def archive_sql(db) -> tuple[str, str]:
+    """(store a match's compacted document, delete its turn rows) for a connection."""
+    a, t = TurnArchive._meta.db_table, Turn._meta.db_table
+    columns = ", ".join(
+        db.ops.quote_name(TurnArchive._meta.get_field(name).column)
+        for name in ("match", "codec", "data", "turns", "raw_bytes", "created")
+    )
+    return (
+        f"INSERT INTO {a} ({columns}) VALUES (%s, %s, %s, %s, %s, %s)",
+        f"DELETE FROM {t} WHERE match_id = %s",
     )

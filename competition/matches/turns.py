@@ -22,6 +22,22 @@ from competition.matches.sql import json_param, token_param, turn_sql
 from competition.models import MatchStatus
 
 
+def stored_values(r: TurnRecord) -> tuple:
+    """A turn's stored values, in ``TURN_VALUES`` order: its row's columns, and its entry in
+    the compacted document (``history.pack``)."""
+    return (
+        r.number,
+        list(r.seats),
+        r.actions,
+        r.faults,
+        r.details,
+        r.latencies_ms,
+        r.frame,
+        [log.to_json() if log else None for log in r.logs],
+        list(r.forfeited),
+    )
+
+
 def record_turns(
     match_id: int,
     token: uuid.UUID,
@@ -48,16 +64,7 @@ def record_turns(
     params = []
     total = stored_bytes
     for r in records:
-        texts = (
-            dumps(list(r.seats)),
-            dumps(r.actions),
-            dumps(r.faults),
-            dumps(r.details),
-            dumps(r.latencies_ms),
-            dumps(r.frame),
-            dumps([log.to_json() if log else None for log in r.logs]),
-            dumps(list(r.forfeited)),
-        )
+        texts = tuple(map(dumps, stored_values(r)[1:]))
         size = sum(map(len, texts))
         if max_bytes is not None and total + size > max_bytes:
             break

@@ -33,7 +33,7 @@ from competition.matches.lifecycle import (
 )
 from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
 from competition.matches.presenters import match_json
-from competition.matches.turns import TurnWriter
+from competition.matches.turns import TurnWriter, stored_values
 from competition.models import TURN_VALUES, Match, Participant
 from games import get_game
 
@@ -88,6 +88,7 @@ def _load(match_id: int) -> dict[str, Any]:
         "start_error": start_error,
         "summary": match_json(match, participants),
         "public": not match.results_hidden(),  # read here: no hop of its own later
+        "direct": history.direct_archive(),
     }
 
 
@@ -178,6 +179,8 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return
     turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
+    # a match played here from its first turn: compacted by its finish, from what it holds
+    archive = [stored_values(r) for r in result.turns] if not turns and data.get("direct") else None
     if not await acall(
         finish,
         match_id,
@@ -186,6 +189,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
         result.forfeited,
         loaded=data,
         turn_faults=turn_faults,
+        archive=archive,
     ):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
 

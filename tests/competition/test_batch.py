@@ -19,9 +19,12 @@ from competition.models import Match, MatchStatus, RatingChange, Turn, TurnArchi
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games.base import Outcome
+from tests.competition.test_compaction import SLUGS, play, users
 from tests.competition.test_match_services import record
 
 pytestmark = pytest.mark.django_db(transaction=True)  # batches commit as the runner's do
+
+__all__ = ["users"]  # a fixture shared with test_api
 
 WIN = Outcome((1.0, 0.0), "three_in_a_row")
 
@@ -199,3 +202,23 @@ def test_it_plays_concurrent_matches_through_shared_batches(pair):
         assert [t.number for t in history.turns(m)] == list(range(1, match.turn_count + 1))
         assert history.is_compacted(m)
     assert RatingChange.objects.count() == 2 * len(made) and ratings.verify("tictactoe").ok
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatch, slug):
+    real = history.archive_in_place
+    expected = {}
+
+    def archive_in_place(match_id, rows):
+        # the document compaction makes from the stored rows, read in the finish's transaction
+        stored = list(history._rows(match_id).values_list(*history.FIELDS))
+        expected[match_id] = history.pack(stored)
+        return real(match_id, rows)
+
+    monkeypatch.setattr(history, "archive_in_place", archive_in_place)
+    match = play(users, slug)
+    # It should compact a match it played from its first turn in its finish, from the turns
+    # it holds, into the very document compaction would make from its rows.
+    archive = TurnArchive.objects.get(pk=match.pk)
+    assert (bytes(archive.data), archive.raw_bytes) == expected[match.pk]
+    assert archive.turns == match.turn_count and not numbers(match.pk)

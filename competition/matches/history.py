@@ -410,11 +410,14 @@ def compact(match: Match | int) -> Compacted | None:
     return Compacted(match_id, len(rows), raw_bytes, len(data), time.perf_counter() - started)
 
 
-def archive_in_place(match_id: int, rows: Sequence[Sequence[Any]]) -> None:
+def archive_in_place(
+    match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None
+) -> None:
     """Store the archive of an ending match from its turns' values (``rows``: every turn, in
     order, as ``FIELDS``; the runner holds them) and delete its rows, inside the caller's
     transaction (the finish): the document ``compact`` would make, without reading the rows
-    back. Only where stored JSON keeps its text (SQLite: ``direct_archive``)."""
+    back. ``stored``: how many of them are rows (all, unless the last ones were never
+    stored as rows). Only where stored JSON keeps its text (SQLite: ``direct_archive``)."""
     data, raw_bytes = pack(rows)
     db = connections[DEFAULT_DB_ALIAS]
     insert, delete = archive_sql(db)
@@ -422,8 +425,9 @@ def archive_in_place(match_id: int, rows: Sequence[Sequence[Any]]) -> None:
         now = db.ops.adapt_datetimefield_value(timezone.now())
         cursor.execute(insert, [match_id, CODEC, data, len(rows), raw_bytes, now])
         cursor.execute(delete, [match_id])
-        if cursor.rowcount != len(rows):  # never expected: every turn was stored first
-            raise RuntimeError(f"match {match_id}: {cursor.rowcount} turn rows, {len(rows)} turns")
+        expected = len(rows) if stored is None else stored
+        if cursor.rowcount != expected:  # never expected: the rows were stored first
+            raise RuntimeError(f"match {match_id}: {cursor.rowcount} turn rows, not {expected}")
 
 
 def direct_archive() -> bool:

@@ -393,6 +393,7 @@ def finish(
     loaded: dict | None = None,
     turn_faults: list[list] | None = None,
     archive: list | None = None,
+    archive_rows: int | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
 
@@ -402,7 +403,8 @@ def finish(
     itself is ended by one conditional UPDATE (the lease is the fence, as for turns). A
     runner that played the whole match also passes ``archive`` (every turn's stored values,
     in order): the match is compacted in this transaction (``history.archive_in_place``)
-    rather than after it, its rows never read back.
+    rather than after it, its rows never read back (``archive_rows``: how many of its turns
+    are rows; the last ones may be in the archive only).
     """
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
@@ -448,7 +450,7 @@ def finish(
         summary = match_json(match, participants)
         _announce_end(match, summary)
         if archive is not None:
-            history.archive_in_place(match_id, archive)
+            history.archive_in_place(match_id, archive, archive_rows)
         else:
             _compact_on_commit(match_id)
     return True

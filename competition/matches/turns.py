@@ -45,8 +45,11 @@ def record_turns(
     *,
     stored_bytes: int = 0,
     max_bytes: int | None = None,
+    rows: bool = True,
 ) -> tuple[int, int]:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
+    Without ``rows``, only the match's row moves (lease, turn count, bytes): the caller
+    stores the turns themselves in the same transaction (the finish's archive).
 
     Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
     take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
@@ -89,7 +92,7 @@ def record_turns(
             ],
         )
         fenced = cursor.rowcount == 1
-        if fenced:
+        if fenced and rows:
             try:
                 cursor.executemany(insert, params)
             except IntegrityError:  # raising rolls the whole transaction back
@@ -104,6 +107,24 @@ def record_turns(
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
     """Store one turn (see ``record_turns``)."""
     record_turns(match_id, token, [record])
+
+
+def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, dict]]:
+    """The broadcasts of stored turns, in order: each turn to the match's group, its debug
+    overlays to the seats' debug groups; nothing (not even encoded) where nobody listens."""
+    group = broadcast.match_group(match_id)
+    if not broadcast.listened(group):
+        return []
+    out = []
+    for record in records:
+        turn_json = record.to_json()
+        out.append((group, broadcast.turn_message(turn_json)))
+        out.extend(
+            (debug, msg)
+            for debug, msg in broadcast.debug_messages(match_id, turn_json, record.logs)
+            if broadcast.listened(debug)
+        )
+    return out
 
 
 class TurnWriter:
@@ -144,6 +165,9 @@ class TurnWriter:
         self.max_batch = max_batch
         self.linger = linger
         self._flushing = False
+        self._detaching = False
+        self._storing = False
+        self._taken: list[TurnRecord] = []  # the batch being gathered (not stored yet)
         self._wake = asyncio.Event()
         self.group = broadcast.match_group(match_id)
         self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
@@ -173,11 +197,27 @@ class TurnWriter:
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await self.task
 
+    async def detach(self) -> list[TurnRecord]:
+        """Stop storing and hand back the turns not stored yet, in order (the caller stores
+        them with the match's end, then broadcasts them: ``turn_messages``). A batch being
+        stored is stored and broadcast first; what stopped the writer is raised."""
+        self._detaching = True
+        self._wake.set()
+        if not self._storing:  # waiting for a turn, or lingering: nothing in flight
+            self.task.cancel()
+        await asyncio.wait({self.task})
+        if not self.task.cancelled() and self.task.exception() is not None:
+            raise self.task.exception()
+        left, self._taken = self._taken, []
+        while not self.queue.empty():
+            left.append(self.queue.get_nowait())
+        return left
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
-        while True:
-            batch = [await self.queue.get()]
+        while not self._detaching:
+            self._taken = batch = [await self.queue.get()]
             arrival = loop.time()
             if arrival - last_arrival < self.linger and not self._flushing:
                 # turns are coming fast: let a few more gather for this transaction (one
@@ -189,25 +229,25 @@ class TurnWriter:
                         async with asyncio.timeout(self.linger):
                             await self._wake.wait()
             last_arrival = arrival
+            if self._detaching:  # the caller takes this batch (``detach``)
+                return
             while len(batch) < self.max_batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            stored, self.stored_bytes = await batches.call(
-                record_turns,
-                self.match_id,
-                self.token,
-                batch,
-                stored_bytes=self.stored_bytes,
-                max_bytes=self.max_bytes,
-            )
-            if broadcast.listened(self.group):  # nobody watching: not even encoded
-                for record in batch[:stored]:
-                    turn_json = record.to_json()
-                    await broadcast.apublish(self.group, broadcast.turn_message(turn_json))
-                    for group, msg in broadcast.debug_messages(
-                        self.match_id, turn_json, record.logs
-                    ):
-                        if broadcast.listened(group):
-                            await broadcast.apublish(group, msg)
+            self._storing = True
+            try:
+                stored, self.stored_bytes = await batches.call(
+                    record_turns,
+                    self.match_id,
+                    self.token,
+                    batch,
+                    stored_bytes=self.stored_bytes,
+                    max_bytes=self.max_bytes,
+                )
+                self._taken = []
+                for group, msg in turn_messages(self.match_id, batch[:stored]):
+                    await broadcast.apublish(group, msg)
+            finally:
+                self._storing = False
             for _ in batch:
                 self.queue.task_done()
             if stored < len(batch):

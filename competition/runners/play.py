@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
@@ -31,9 +32,16 @@ from competition.matches.lifecycle import (
     release,
     renew,
 )
-from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
+from competition.matches.loop import (
+    LIMIT_BYTES,
+    LIMIT_TIME,
+    MatchResult,
+    PlatformError,
+    forfeit_outcome,
+    play,
+)
 from competition.matches.presenters import match_json
-from competition.matches.turns import TurnWriter, stored_values
+from competition.matches.turns import TurnWriter, record_turns, stored_values, turn_messages
 from competition.models import TURN_VALUES, Match, Participant
 from games import get_game
 
@@ -167,31 +175,80 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             start=data.get("start"),
         )
     )
+    # a match played here from its first turn is archived by its finish, from what the
+    # runner holds: its last turns are stored with its end (the writer hands them back)
+    direct = not turns and bool(data.get("direct"))
     try:
-        result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
+        result, limit, left = await _until_done(
+            match_id, beat, writer, game_task, time_left, detach=direct
+        )
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
-    if limit is not None:
-        if not await acall(finish_limit, match_id, token, limit):
-            raise LeaseLost(f"match {match_id}: finished elsewhere")
-        return
-    turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
-    # a match played here from its first turn: compacted by its finish, from what it holds
-    archive = [stored_values(r) for r in result.turns] if not turns and data.get("direct") else None
-    if not await acall(
-        finish,
-        match_id,
-        token,
-        result.outcome,
-        result.forfeited,
-        loaded=data,
-        turn_faults=turn_faults,
-        archive=archive,
-    ):
+    if limit is None:
+        limit = await _finish(match_id, token, data, result, writer, left)
+    if limit is not None and not await acall(finish_limit, match_id, token, limit):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
+
+
+async def _finish(match_id, token, data, result: MatchResult, writer, left) -> str | None:
+    """Finish a match that reached its end: with ``left`` (the turns the writer handed
+    back), those turns and the match's archive are stored with its end, in one call;
+    otherwise every turn is stored already. A limit the last turns reached is returned."""
+    turn_faults = [t["faults"] for t in data["turns"]] + [r.faults for r in result.turns]
+    end = (result.outcome, result.forfeited)
+    if left is None:
+        done = await acall(finish, match_id, token, *end, loaded=data, turn_faults=turn_faults)
+    else:
+        try:
+            done = await acall(
+                _finish_with_turns,
+                match_id,
+                token,
+                left,
+                turn_messages(match_id, left),  # who listens: read here, on the loop
+                (writer.stored_bytes, writer.max_bytes),
+                end,
+                loaded=data,
+                turn_faults=turn_faults,
+                archive=[stored_values(r) for r in result.turns],
+            )
+        except LimitReached as exc:  # the last turns take it over its byte limit
+            await _store(match_id, token, writer, left)
+            return exc.limit
+    if not done:
+        raise LeaseLost(f"match {match_id}: finished elsewhere")
+    return None
+
+
+def _finish_with_turns(match_id, token, left, messages, stored, end, **finishing) -> bool:
+    """``finish``, storing first the match's last turns (``left``: fenced, counted, in its
+    archive only) and broadcasting them after the commit, before its end (``messages``)."""
+    with transaction.atomic(savepoint=False):
+        if left:
+            kept, _total = record_turns(
+                match_id, token, left, stored_bytes=stored[0], max_bytes=stored[1], rows=False
+            )
+            if kept < len(left):
+                raise LimitReached(LIMIT_BYTES)  # rolled back: stored as rows, then ``limit``
+        transaction.on_commit(lambda: [broadcast.publish(g, m) for g, m in messages])
+        archive_rows = len(finishing["archive"]) - len(left)
+        return finish(match_id, token, *end, archive_rows=archive_rows, **finishing)
+
+
+async def _store(match_id: int, token: uuid.UUID, writer: TurnWriter, left: list) -> None:
+    """Store and broadcast ``left`` as rows, up to the byte limit (the writer's way)."""
+    rest = TurnWriter(match_id, token, stored_bytes=writer.stored_bytes, max_bytes=writer.max_bytes)
+    try:
+        for record in left:
+            await rest.put(record)
+        await rest.flush()
+    except LimitReached:
+        pass
+    finally:
+        await rest.close()
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
@@ -243,10 +300,13 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
             raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
 
 
-async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
-    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
-    (``limit`` set when a platform limit stopped the match); every turn is stored before it
-    returns. A lost lease or a writer's failure is raised."""
+async def _until_done(
+    match_id: int, beat, writer: TurnWriter, game_task, time_left: float, *, detach: bool
+):
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit,
+    left)`` (``limit`` set when a platform limit stopped the match); every turn is stored
+    before it returns, but with ``detach`` those of a match that reached its end, which the
+    writer hands back (``left``, else None). A lost lease or a writer's failure is raised."""
     result: MatchResult | None = None
     limit: str | None = None
     done, _pending = await asyncio.wait(
@@ -275,12 +335,16 @@ async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_l
         game_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await game_task
+    left = None
     if not writer.task.done():
         try:
-            await writer.flush()  # every turn stored before the result
+            if detach and limit is None:
+                left = await writer.detach()  # stored with the end (``_finish``)
+            else:
+                await writer.flush()  # every turn stored before the result
         except LimitReached as exc:  # the last turns took it over the byte limit
             limit = limit or exc.limit
-    return result, limit
+    return result, limit, left
 
 
 def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:

@@ -185,40 +185,87 @@ def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(
     assert history.compact_many(ids) == []  # already compacted: nothing to do
 
 
+class Spectator:
+    """A hub member of one match's group: what it received, as ``(kind, number)``."""
+
+    def __init__(self):
+        self.received: list[tuple[str, int | None]] = []
+
+    async def deliver(self, message):
+        self.received.append((message["kind"], message["number"]))
+
+
+async def watched(match_ids: list[int]):
+    """Play the matches at once, each watched by a spectator: ``(spectators, batcher)``."""
+    spectators = {m: Spectator() for m in match_ids}
+    for m, member in spectators.items():
+        await hub.join(broadcast.match_group(m), member)
+    played = await asyncio.gather(*(run_match(m) for m in match_ids))
+    await asyncio.sleep(0.05)  # the hub hands messages over on its own task
+    for m, member in spectators.items():
+        await hub.leave(broadcast.match_group(m), member)
+    assert played == match_ids
+    return spectators, batch.batcher()
+
+
 def test_it_plays_concurrent_matches_through_shared_batches(pair):
     made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(6)]
-
-    async def main():
-        played = await asyncio.gather(*(run_match(m) for m in made))
-        return played, batch.batcher()
-
-    played, batcher = asyncio.run(main())
+    spectators, batcher = asyncio.run(watched(made))
     # It should play every match to its end with fewer hops than calls, every turn stored
-    # once and compacted, every match rated once.
-    assert played == made and batcher.calls > batcher.batches
+    # once and compacted, shown once and in order before the end, every match rated once.
+    assert batcher.calls > batcher.batches
     for m in made:
         match = Match.objects.get(pk=m)
         assert match.status in (MatchStatus.FINISHED, MatchStatus.FORFEITED)
-        assert [t.number for t in history.turns(m)] == list(range(1, match.turn_count + 1))
+        numbers_stored = [t.number for t in history.turns(m)]
+        assert numbers_stored == list(range(1, match.turn_count + 1))
         assert history.is_compacted(m)
+        shown = spectators[m].received
+        turns = [("turn", n) for n in numbers_stored]
+        assert shown == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
     assert RatingChange.objects.count() == 2 * len(made) and ratings.verify("tictactoe").ok
+
+
+def test_it_stops_at_the_byte_limit_reached_by_the_last_turns(pair, settings):
+    (reference,) = [svc.create_match("tictactoe", pair, seed=4, dispatch_now=False).pk]
+    asyncio.run(run_match(reference))
+    full = Match.objects.get(pk=reference)
+    # the same match less 100 bytes (its turns, several hundred each, vary by a few bytes:
+    # latencies and clocks): the last turn goes over
+    settings.ARENA_MATCH_MAX_BYTES = full.stored_bytes - 100
+    again = svc.create_match("tictactoe", pair, seed=4, dispatch_now=False).pk
+    spectators, _batcher = asyncio.run(watched([again]))
+    match = Match.objects.get(pk=again)
+    # It should store and show the turns under the limit only, then end the match as
+    # ``limit``, unrated (its last turns were handed over to be stored with its end).
+    assert (match.status, match.reason) == (MatchStatus.LIMIT, "size_limit")
+    assert 0 < match.turn_count < full.turn_count
+    assert match.stored_bytes <= settings.ARENA_MATCH_MAX_BYTES
+    stored = [t.number for t in history.turns(again)]
+    assert stored == list(range(1, match.turn_count + 1))
+    turns = [("turn", n) for n in stored]
+    assert spectators[again].received == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
+    assert not RatingChange.objects.filter(match_id=again).exists()
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatch, slug):
     real = history.archive_in_place
-    expected = {}
+    seen = {}
 
-    def archive_in_place(match_id, rows):
-        # the document compaction makes from the stored rows, read in the finish's transaction
-        stored = list(history._rows(match_id).values_list(*history.FIELDS))
-        expected[match_id] = history.pack(stored)
-        return real(match_id, rows)
+    def archive_in_place(match_id, rows, stored=None):
+        # the rows stored so far, read back in the finish's transaction
+        seen[match_id] = (list(history._rows(match_id).values_list(*history.FIELDS)), rows)
+        return real(match_id, rows, stored)
 
     monkeypatch.setattr(history, "archive_in_place", archive_in_place)
     match = play(users, slug)
     # It should compact a match it played from its first turn in its finish, from the turns
-    # it holds, into the very document compaction would make from its rows.
+    # it holds (the last ones never stored as rows), into the document compaction makes
+    # of the same turns' rows: the values it holds are those its rows hold.
+    stored, held = seen[match.pk]
+    assert [r[0] for r in held] == list(range(1, match.turn_count + 1))
+    assert history.encode(held[: len(stored)]) == history.encode(stored)
     archive = TurnArchive.objects.get(pk=match.pk)
-    assert (bytes(archive.data), archive.raw_bytes) == expected[match.pk]
+    assert (bytes(archive.data), archive.raw_bytes) == history.pack(stored + held[len(stored) :])
     assert archive.turns == match.turn_count and not numbers(match.pk)

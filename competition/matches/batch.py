@@ -34,11 +34,13 @@ from competition.matches import history
 
 @dataclass
 class Call:
-    """One caller's database work: ``fn(*args, **kwargs)``."""
+    """One caller's database work: ``fn(*args, **kwargs)``; ``prepare()``, if any, is called
+    on the event loop just before its batch leaves (a turn writer tops its turns up there)."""
 
     fn: Any
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    prepare: Any = None
 
     def __call__(self):
         return self.fn(*self.args, **self.kwargs)
@@ -100,8 +102,12 @@ class Batcher:
     async def call(self, fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` on the database thread, in the next batch; its result or
         its exception, once the batch committed and its broadcasts were sent."""
+        return await self.submit(Call(fn, args, kwargs))
+
+    async def submit(self, call: Call):
+        """``call`` in the next batch (``call``)."""
         future = asyncio.get_running_loop().create_future()
-        self.pending.append((Call(fn, args, kwargs), future))
+        self.pending.append((call, future))
         if self.draining is None:
             self.draining = asyncio.ensure_future(self._drain())
         return await future
@@ -119,6 +125,9 @@ class Batcher:
         self.batches += 1
         self.calls += len(taken)
         self.largest = max(self.largest, len(taken))
+        for call, _future in taken:
+            if call.prepare is not None:
+                call.prepare()
         try:
             results, outbox = await run_db(execute, [call for call, _future in taken])
         except asyncio.CancelledError:  # this loop is shutting down: so are its callers
@@ -159,3 +168,8 @@ def batcher() -> Batcher:
 async def call(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` in the running loop's next batch (``Batcher.call``)."""
     return await batcher().call(fn, *args, **kwargs)
+
+
+async def submit(call: Call):
+    """``call`` in the running loop's next batch (``Batcher.submit``)."""
+    return await batcher().submit(call)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import uuid
 
@@ -213,6 +214,10 @@ class TurnWriter:
             left.append(self.queue.get_nowait())
         return left
 
+    def _top_up(self, batch: list[TurnRecord]) -> None:
+        while len(batch) < self.max_batch and not self.queue.empty():
+            batch.append(self.queue.get_nowait())
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
@@ -231,18 +236,18 @@ class TurnWriter:
             last_arrival = arrival
             if self._detaching:  # the caller takes this batch (``detach``)
                 return
-            while len(batch) < self.max_batch and not self.queue.empty():
-                batch.append(self.queue.get_nowait())
+            self._top_up(batch)
             self._storing = True
             try:
-                stored, self.stored_bytes = await batches.call(
+                # topped up again as the runner's batch leaves: the turns that came while
+                # it waited for the database thread go with it
+                call = batches.Call(
                     record_turns,
-                    self.match_id,
-                    self.token,
-                    batch,
-                    stored_bytes=self.stored_bytes,
-                    max_bytes=self.max_bytes,
+                    (self.match_id, self.token, batch),
+                    {"stored_bytes": self.stored_bytes, "max_bytes": self.max_bytes},
+                    prepare=functools.partial(self._top_up, batch),
                 )
+                stored, self.stored_bytes = await batches.submit(call)
                 self._taken = []
                 for group, msg in turn_messages(self.match_id, batch[:stored]):
                     await broadcast.apublish(group, msg)

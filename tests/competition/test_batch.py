@@ -4,6 +4,7 @@ matches share one hop and one transaction, and each keeps its own lease fence.""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -14,7 +15,7 @@ from competition.live import broadcast
 from competition.live.hub import hub
 from competition.matches import batch, history
 from competition.matches import lifecycle as svc
-from competition.matches.turns import record_turns
+from competition.matches.turns import TurnWriter, record_turns
 from competition.models import Match, MatchStatus, RatingChange, Turn, TurnArchive
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
@@ -76,6 +77,28 @@ def test_it_stores_the_turns_of_two_matches_in_one_batch(pair):
     assert out[0][0] == 2 and out[1][0] == 1
     assert numbers(a) == [1, 2] and numbers(b) == [1]
     assert Match.objects.get(pk=a).turn_count == 2 and Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_sends_a_waiting_writers_batch_with_the_turns_that_came_meanwhile(pair):
+    ((a, token),) = claimed(pair, 1)
+
+    async def main():
+        busy = asyncio.ensure_future(batch.call(time.sleep, 0.3))  # the database thread busy
+        await asyncio.sleep(0)
+        writer = TurnWriter(a, token, linger=0)
+        for n in range(1, 6):
+            await writer.put(record(n))
+            await asyncio.sleep(0.01)
+        await writer.flush()
+        await writer.close()
+        await busy
+        return batch.batcher()
+
+    batcher = asyncio.run(main())
+    # It should store the five turns with one call, in the batch after the busy one: the
+    # writer's waiting batch took the turns that came while it waited.
+    assert (batcher.batches, batcher.calls) == (2, 2)
+    assert numbers(a) == [1, 2, 3, 4, 5] and Match.objects.get(pk=a).turn_count == 5
 
 
 def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):

@@ -25,6 +25,7 @@ game's default options. A challenge (``challenge``: the form on a bot page and
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import secrets
@@ -78,7 +79,12 @@ class TooManyMatches(ValidationError):
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return _worker_name(os.getpid())
+
+
+@functools.cache
+def _worker_name(pid: int) -> str:  # asked at every claim: the host's name once per process
+    return f"{socket.gethostname()}:{pid}"
 
 
 def lease_duration() -> timedelta:

@@ -15,13 +15,13 @@ import uuid
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
-from competition.matches import batch, fork, history
+from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -42,7 +42,7 @@ from competition.matches.loop import (
 )
 from competition.matches.presenters import match_json
 from competition.matches.turns import TurnWriter, record_turns, stored_values, turn_messages
-from competition.models import TURN_VALUES, Match, Participant
+from competition.models import TURN_VALUES
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -72,15 +72,8 @@ async def acall(fn, *args, **kwargs):
 
 
 def _load(match_id: int) -> dict[str, Any]:
-    # one query: the seats with their match, bots and owners (every seat shares one match)
-    participants = list(
-        Participant.objects.select_related("match", "bot", "bot__owner")
-        .filter(match_id=match_id)
-        .order_by("seat")
-    )
-    match = participants[0].match if participants else Match.objects.get(pk=match_id)
-    for p in participants:
-        p.match = match
+    # one statement: the seats with their match, bots and owners (``sql.load``)
+    match, participants = sql.load(connections[DEFAULT_DB_ALIAS], match_id)
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
         turns = history.turns_upto(match_id)

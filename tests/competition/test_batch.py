@@ -9,14 +9,15 @@ import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connections
 
 from bots.models import Bot, EndpointKind
 from competition.live import broadcast
 from competition.live.hub import hub
-from competition.matches import batch, history
+from competition.matches import batch, history, sql
 from competition.matches import lifecycle as svc
 from competition.matches.turns import TurnWriter, record_turns
-from competition.models import Match, MatchStatus, RatingChange, Turn, TurnArchive
+from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games.base import Outcome
@@ -292,3 +293,33 @@ def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatc
     archive = TurnArchive.objects.get(pk=match.pk)
     assert (bytes(archive.data), archive.raw_bytes) == history.pack(stored + held[len(stored) :])
     assert archive.turns == match.turn_count and not numbers(match.pk)
+
+
+def values(obj) -> dict | None:
+    return (
+        None
+        if obj is None
+        else {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+    )
+
+
+def test_it_loads_a_match_in_one_statement_as_the_orm_does(pair):
+    platform = Bot.objects.create(
+        owner=None, game="tictactoe", name="house", kind=EndpointKind.BUILTIN, target="random"
+    )
+    match = svc.create_match("tictactoe", [pair[0], platform], seed=9, dispatch_now=False)
+    svc.claim(match.pk)
+    orm = list(
+        Participant.objects.select_related("match", "bot", "bot__owner")
+        .filter(match=match)
+        .order_by("seat")
+    )
+    loaded, seats = sql.load(connections["default"], match.pk)
+    # It should give the match, each seat, its bot and the bot's owner (none for a platform
+    # seat) with the values the ORM reads (dates, uuids, JSON, booleans converted).
+    assert values(loaded) == values(orm[0].match)
+    assert [values(p) for p in seats] == [values(p) for p in orm]
+    assert [values(p.bot) for p in seats] == [values(p.bot) for p in orm]
+    assert [values(p.bot.owner) for p in seats] == [values(p.bot.owner) for p in orm]
+    assert seats[1].bot.owner is None and all(p.match is loaded for p in seats)
+    assert loaded.lease_token is not None and loaded.options == orm[0].match.options

@@ -49,6 +49,8 @@ Environment variables (all optional):
   hour against one bot of someone else (0: none).
 - ``ARENA_CHALLENGES_PER_MINUTE`` (int, default 30 times ``ARENA_API_THROTTLE_SCALE``):
   challenges one user may send a minute, the bot pages' form and the API in one budget.
+- ``ARENA_TEST_CALL_INTERVAL`` (int, default 2): seconds between two test calls of one bot
+  (each is a real outbound request), counted from the end of the previous one.
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
   1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
@@ -380,6 +382,8 @@ ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
 ARENA_CHALLENGES_PER_MINUTE = envint(
     "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
 )
+# seconds between two test calls of one bot (competition.web.bots.claim_test_call)
+ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
 # Reverse proxies in front of the web nodes: anonymous callers are throttled by the
 # X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
 # embedded default, no proxy) ignores the header, which any client can write.

@@ -192,6 +192,13 @@ async def _finish(match_id, token, data, result: MatchResult, writer, left) -> s
     otherwise every turn is stored already. A limit the last turns reached is returned."""
     turn_faults = [t["faults"] for t in data["turns"]] + [r.faults for r in result.turns]
     end = (result.outcome, result.forfeited)
+    messages = [] if left is None else turn_messages(match_id, left)  # read on the loop
+    if any(group != broadcast.match_group(match_id) for group, _msg in messages):
+        # debug overlays go to other groups than their turns (no order between groups):
+        # these turns are stored and sent as the writer does, the end a hop later
+        if limit := await _store(match_id, token, writer, left):
+            return limit
+        left, messages = [], []
     if left is None:
         done = await acall(finish, match_id, token, *end, loaded=data, turn_faults=turn_faults)
     else:
@@ -201,7 +208,7 @@ async def _finish(match_id, token, data, result: MatchResult, writer, left) -> s
                 match_id,
                 token,
                 left,
-                turn_messages(match_id, left),  # who listens: read here, on the loop
+                messages,
                 (writer.stored_bytes, writer.max_bytes),
                 end,
                 loaded=data,
@@ -231,17 +238,20 @@ def _finish_with_turns(match_id, token, left, messages, stored, end, **finishing
         return finish(match_id, token, *end, archive_rows=archive_rows, **finishing)
 
 
-async def _store(match_id: int, token: uuid.UUID, writer: TurnWriter, left: list) -> None:
-    """Store and broadcast ``left`` as rows, up to the byte limit (the writer's way)."""
+async def _store(match_id: int, token: uuid.UUID, writer: TurnWriter, left: list) -> str | None:
+    """Store and broadcast ``left`` as rows, up to the byte limit (the writer's way); the
+    limit, if they reached it. ``writer`` counts the bytes stored."""
     rest = TurnWriter(match_id, token, stored_bytes=writer.stored_bytes, max_bytes=writer.max_bytes)
     try:
         for record in left:
             await rest.put(record)
         await rest.flush()
-    except LimitReached:
-        pass
+    except LimitReached as exc:
+        return exc.limit
     finally:
         await rest.close()
+        writer.stored_bytes = rest.stored_bytes
+    return None
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:

@@ -155,8 +155,9 @@ DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or BASE_DIR / "var")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
+# No "daphne" app: `manage.py serve` runs daphne itself, and the app's import of Twisted
+# (a third of a second) would be paid by every process (runners, bot servers, commands).
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# Compiled modules are kept (some shells set PYTHONDONTWRITEBYTECODE): the tests start
+# hundreds of Django processes, and each would otherwise compile the project again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast venv system-deps lint web worker runner migrate bench anchors clean
 

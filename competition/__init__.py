@@ -1,6 +1,7 @@
-"""The Django project package and main app. Importing it configures the Celery app, so
-``shared_task`` dispatches through the project's broker."""
+"""The Django project package and main app.
 
-from competition.celery import app as celery_app
-
-__all__ = ["celery_app"]
+The Celery app (``competition.celery``) is not imported here: only the scale-out runner needs
+it, and it costs half a second of imports in every process (web, runners, built-in bot
+servers, commands). ``competition.runners.tasks`` imports it, so dispatching a task always goes
+through the project's broker; ``celery -A competition`` finds it as ``competition.celery``.
+"""

@@ -11,11 +11,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.matches import history
 from competition.matches import lifecycle as match_services
 from competition.models import (
     Entry,
@@ -26,7 +29,6 @@ from competition.models import (
     Participant,
     Rating,
     RatingChange,
-    Turn,
 )
 from games import all_games, get_game
 
@@ -288,12 +290,42 @@ class ParticipantInline(ReadOnlyInline):
     fields = readonly_fields = ("seat", "bot", "score", "result", "cause", "faults")
 
 
-class TurnInline(ReadOnlyInline):
-    """Numbers, faults and latencies; the logs (whole messages) stay out of the page."""
+#: turns shown on a match's admin page (the last ones; the replay has them all)
+ADMIN_TURNS = 100
+TURN_COLUMNS = ("number", "seats", "faults", "details", "latencies_ms", "forfeited")
 
-    model = Turn
-    fields = readonly_fields = ("number", "seats", "faults", "details", "latencies_ms", "forfeited")
-    classes = ("collapse",)
+
+def turn_table(match: Match):
+    """The last ``ADMIN_TURNS`` turns of ``match`` as a table: numbers, faults and latencies
+    (the logs, whole messages, stay out of the page), read through ``matches.history`` so a
+    compacted match shows the same as one whose turns are still rows."""
+    turns = history.recent(match, ADMIN_TURNS, logs=False)
+    if not turns:
+        return "No turn stored."
+    total = history.last_number(match)
+    where = "compacted archive" if history.is_compacted(match) else "turn rows"
+    caption = (
+        f"The last {len(turns)} of {total} turns ({where}); the replay has them all."
+        if total > len(turns)
+        else f"{total} turn(s) ({where})."
+    )
+    head = format_html_join("", "<th>{}</th>", ((name,) for name in TURN_COLUMNS))
+    rows = format_html_join(
+        "",
+        "<tr>{}</tr>",
+        (
+            (format_html_join("", "<td>{}</td>", ((getattr(t, n),) for n in TURN_COLUMNS)),)
+            for t in turns
+        ),
+    )
+    return format_html(
+        '<p>{} <a href="{}">Download the replay</a></p><table><thead><tr>{}</tr></thead>'
+        "<tbody>{}</tbody></table>",
+        caption,
+        reverse("api:match-replay", args=[match.pk]),
+        head,
+        rows,
+    )
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -318,7 +350,7 @@ class MatchAdmin(admin.ModelAdmin):
     # matches are read-only here: no filtered list to return to after a save, and keeping the
     # filters in every row's link resolves that link's URL once per row
     preserve_filters = False
-    inlines = (ParticipantInline, TurnInline)
+    inlines = (ParticipantInline,)
 
     def get_search_results(self, request, queryset, search_term):
         """An id, or bots by name first (a few rows), then their latest ``SEARCH_MATCHES``
@@ -342,7 +374,11 @@ class MatchAdmin(admin.ModelAdmin):
     actions = ("requeue_errored", "cancel")
 
     def get_readonly_fields(self, request, obj=None):
-        return [field.name for field in Match._meta.fields]
+        return [field.name for field in Match._meta.fields] + ["turns"]
+
+    @admin.display(description="Turns")
+    def turns(self, obj: Match):
+        return turn_table(obj) if obj and obj.pk else ""
 
     def has_add_permission(self, request) -> bool:
         return False  # matches come from events and challenges

@@ -51,6 +51,8 @@ Environment variables (all optional):
   hour against one bot of someone else (0: none).
 - ``ARENA_CHALLENGES_PER_MINUTE`` (int, default 30 times ``ARENA_API_THROTTLE_SCALE``):
   challenges one user may send a minute, the bot pages' form and the API in one budget.
+- ``ARENA_TEST_CALL_INTERVAL`` (int, default 2): seconds between two test calls of one bot
+  (each is a real outbound request), counted from the end of the previous one.
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
   1000 for load tests and fuzzing; production keeps the defaults).
 - ``ARENA_DATA_DIR`` (default ``./var``): where the SQLite database and uploads live.
@@ -155,8 +157,9 @@ DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or BASE_DIR / "var")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
+# No "daphne" app: `manage.py serve` runs daphne itself, and the app's import of Twisted
+# (a third of a second) would be paid by every process (runners, bot servers, commands).
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -383,6 +386,8 @@ ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
 ARENA_CHALLENGES_PER_MINUTE = envint(
     "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
 )
+# seconds between two test calls of one bot (competition.web.bots.claim_test_call)
+ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
 # Reverse proxies in front of the web nodes: anonymous callers are throttled by the
 # X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
 # embedded default, no proxy) ignores the header, which any client can write.

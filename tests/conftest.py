@@ -70,8 +70,32 @@ async def _close_egress_session():
     await egress.close_session()
 
 
+#: the longest modules outside tests/e2e (minutes each: benches in smoke mode, hundreds of
+#: engine games, recorded games over HTTP, Celery and PostgreSQL restarts), by measured time
+LONGEST = (
+    "test_bench_smoke.py",
+    "test_tiles_greedy.py",
+    "test_botsarena_replay.py",
+    "test_scaleout.py",
+    "test_cli.py",
+    "test_tron_matches.py",
+    "test_tiles.py",
+    "test_accounts_and_misc.py",
+)
+
+
 def pytest_collection_modifyitems(items):
-    """The end-to-end modules (servers, browsers, paced matches: the longest) run first, so
-    that with ``--dist loadfile`` no worker is left alone with one of them at the end of the
-    run. The sort is stable: the order inside each module and among the others is kept."""
-    items.sort(key=lambda item: 0 if "e2e" in item.path.parts else 1)
+    """The longest modules run first (``--dist loadfile`` hands modules out in this order,
+    and a long one handed out last leaves the other worker idle): the bench smoke tests, the
+    end-to-end modules (servers, browsers, paced matches), then ``LONGEST``. The sort is
+    stable: the order inside each module and among the others is kept."""
+
+    def rank(item) -> int:
+        name = item.path.name
+        if name == LONGEST[0]:
+            return 0
+        if "e2e" in item.path.parts:
+            return 1
+        return 2 if name in LONGEST else 3
+
+    items.sort(key=rank)

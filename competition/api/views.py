@@ -600,15 +600,22 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         body = s.ChallengeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
+        return self._created(
+            request,
+            create_challenge,
+            request.user,
+            data["game"],
+            data["bots"],
+            options=data["options"],
+            seed=data.get("seed"),
+            pace_ms=data["pace_ms"],
+        )
+
+    def _created(self, request, create, *args, **kwargs) -> Response:
+        """201 with the match ``create(*args, **kwargs)`` made and its ``Location``; 429 when
+        the user is over a limit (``TooManyMatches``)."""
         try:
-            match = create_challenge(
-                request.user,
-                data["game"],
-                data["bots"],
-                options=data["options"],
-                seed=data.get("seed"),
-                pace_ms=data["pace_ms"],
-            )
+            match = create(*args, **kwargs)
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
         match = self.get_queryset().get(pk=match.pk)
@@ -653,16 +660,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         body = s.ForkSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            match = create_fork(request.user, origin, data["turn"], data["seats"])
-        except TooManyMatches as exc:
-            raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
-        match = self.get_queryset().get(pk=match.pk)
-        location = reverse("api:match-detail", args=[match.pk], request=request)
-        return Response(
-            s.MatchSerializer(match).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": location},
+        return self._created(
+            request, create_fork, request.user, origin, data["turn"], data["seats"]
         )
 
 

@@ -31,6 +31,7 @@ from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history as turn_history
 from competition.matches.lifecycle import charge_challenge, create_user_match
 from competition.models import Match
+from competition.models.matches import hidden
 from games import get_game
 from games.base import State
 
@@ -102,6 +103,9 @@ def state_after(origin: Match, turn: int, seats: int) -> State:
     which a fork starts: ``ValidationError`` (field ``turn``) when the game cannot be forked,
     the turn is not stored, ended the match by forfeit, or leaves nothing to play."""
     game = get_game(origin.game)
+    if Match.objects.filter(pk=origin.pk).filter(hidden()).exists():
+        # staff see it, but a fork is a public match: it would show the hidden position
+        raise ValidationError({"turn": "This match is not revealed yet: fork it after the reveal."})
     if game.fork_refusal is not None:
         raise ValidationError({"turn": game.fork_refusal[:1].upper() + game.fork_refusal[1:]})
     state = _rebuild(origin, history(origin.pk, turn), seats)

@@ -24,6 +24,7 @@ read that saw any row saw all of them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -34,9 +35,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Exists, F, Max, OuterRef
+from django.utils import timezone
 
+from competition.matches.sql import archive_sql
 from competition.models import TURN_VALUES, Match, MatchStatus, Turn, TurnArchive
 
 logger = logging.getLogger(__name__)
@@ -406,6 +410,33 @@ def compact(match: Match | int) -> Compacted | None:
     return Compacted(match_id, len(rows), raw_bytes, len(data), time.perf_counter() - started)
 
 
+def archive_in_place(
+    match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None
+) -> None:
+    """Store the archive of an ending match from its turns' values (``rows``: every turn, in
+    order, as ``FIELDS``; the runner holds them) and delete its rows, inside the caller's
+    transaction (the finish): the document ``compact`` would make, without reading the rows
+    back. ``stored``: how many of them are rows (all, unless the last ones were never
+    stored as rows). Only where stored JSON keeps its text (SQLite: ``direct_archive``)."""
+    data, raw_bytes = pack(rows)
+    db = connections[DEFAULT_DB_ALIAS]
+    insert, delete = archive_sql(db)
+    with db.cursor() as cursor:
+        now = db.ops.adapt_datetimefield_value(timezone.now())
+        cursor.execute(insert, [match_id, CODEC, data, len(rows), raw_bytes, now])
+        cursor.execute(delete, [match_id])
+        expected = len(rows) if stored is None else stored
+        if cursor.rowcount != expected:  # never expected: the rows were stored first
+            raise RuntimeError(f"match {match_id}: {cursor.rowcount} turn rows, not {expected}")
+
+
+def direct_archive() -> bool:
+    """Whether a runner may archive a match it played from start to end at its finish
+    (``archive_in_place``): compaction on end is on, and the database keeps JSON as text
+    (PostgreSQL's jsonb reorders keys: there the rows are compacted after the end)."""
+    return settings.ARENA_COMPACT_ON_END and connections[DEFAULT_DB_ALIAS].vendor == "sqlite"
+
+
 def compact_quietly(match_id: int) -> Compacted | None:
     """``compact`` after a match's end committed: a failure is logged, never raised (the
     ``compactmatches`` command catches up later)."""
@@ -414,6 +445,96 @@ def compact_quietly(match_id: int) -> Compacted | None:
     except Exception:
         logger.exception("match %s: compaction failed (compactmatches will retry)", match_id)
         return None
+
+
+_together = threading.local()
+
+
+@contextlib.contextmanager
+def compacting_together():
+    """Within this block (on this thread), ``compact_on_end`` collects the matches to compact;
+    at its end they are compacted together (``compact_many_quietly``): the runner's batches
+    (``competition.matches.batch``) end many matches in one transaction."""
+    previous = getattr(_together, "ids", None)
+    _together.ids = ids = []
+    try:
+        yield ids
+    finally:
+        _together.ids = previous
+    if ids:
+        compact_many_quietly(ids)
+
+
+def compact_on_end(match_id: int) -> None:
+    """After the commit that ended a match: compact it now, or with the others of its batch
+    (``compacting_together``)."""
+    ids = getattr(_together, "ids", None)
+    if ids is None:
+        compact_quietly(match_id)
+    else:
+        ids.append(match_id)
+
+
+class _Changed(Exception):
+    """A batch of matches changed while it was compacted (each one is compacted alone)."""
+
+
+def compact_many(ids: Sequence[int]) -> list[Compacted]:
+    """``compact`` for several matches with a few statements for all of them (the same
+    checks: a ``FINAL`` status, no archive yet, some turns; the same documents). If any of
+    them changed meanwhile (another compaction won), each is compacted alone instead."""
+    if len(ids) < 2:
+        return [done for done in map(compact, ids) if done is not None]
+    started = time.perf_counter()
+    wanted = set(Match.objects.filter(pk__in=ids, status__in=FINAL).values_list("pk", flat=True))
+    wanted -= set(TurnArchive.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    rows: dict[int, list] = {}
+    for row in (
+        Turn.objects.filter(match_id__in=wanted)
+        .order_by("match_id", "number")
+        .values_list("match_id", *FIELDS)
+    ):
+        rows.setdefault(row[0], []).append(row[1:])
+    packed = {match_id: pack(match_rows) for match_id, match_rows in rows.items()}
+    if not packed:
+        return []
+    try:
+        with transaction.atomic():
+            # a write first (the rows' locks, SQLite's write lock), as in ``compact``
+            locked = Match.objects.filter(pk__in=packed, status__in=FINAL)
+            if locked.update(turn_count=F("turn_count")) != len(packed):
+                raise _Changed
+            if TurnArchive.objects.filter(pk__in=packed).exists():
+                raise _Changed
+            TurnArchive.objects.bulk_create(
+                TurnArchive(
+                    match_id=match_id,
+                    codec=CODEC,
+                    data=data,
+                    turns=len(rows[match_id]),
+                    raw_bytes=raw,
+                )
+                for match_id, (data, raw) in packed.items()
+            )
+            deleted, _ = Turn.objects.filter(match_id__in=packed).delete()
+            if deleted != sum(len(rows[match_id]) for match_id in packed):
+                raise _Changed
+    except _Changed:
+        return [done for done in map(compact, ids) if done is not None]
+    took = (time.perf_counter() - started) / len(packed)
+    return [
+        Compacted(match_id, len(rows[match_id]), raw, len(data), took)
+        for match_id, (data, raw) in packed.items()
+    ]
+
+
+def compact_many_quietly(ids: Sequence[int]) -> list[Compacted]:
+    """``compact_many`` after the matches' end committed: a failure is logged, never raised."""
+    try:
+        return compact_many(ids)
+    except Exception:
+        logger.exception("matches %s: compaction failed (compactmatches will retry)", list(ids))
+        return []
 
 
 def pending(*, finished_before=None, after_id: int = 0, limit: int = 100) -> list[int]:

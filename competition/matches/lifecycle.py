@@ -25,6 +25,7 @@ game's default options. A challenge (``challenge``: the form on a bot page and
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import secrets
@@ -78,7 +79,12 @@ class TooManyMatches(ValidationError):
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return _worker_name(os.getpid())
+
+
+@functools.cache
+def _worker_name(pid: int) -> str:  # asked at every claim: the host's name once per process
+    return f"{socket.gethostname()}:{pid}"
 
 
 def lease_duration() -> timedelta:
@@ -392,19 +398,27 @@ def finish(
     *,
     loaded: dict | None = None,
     turn_faults: list[list] | None = None,
+    archive: list | None = None,
+    archive_rows: int | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; idempotent (False if already done).
 
     ``token=None`` finishes without a lease check (used by organisers' tools and tests).
     A runner passes what it already holds: ``loaded`` (its ``_load`` of the match) and
     ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
-    itself is ended by one conditional UPDATE (the lease is the fence, as for turns).
+    itself is ended by one conditional UPDATE (the lease is the fence, as for turns). A
+    runner that played the whole match also passes ``archive`` (every turn's stored values,
+    in order): the match is compacted in this transaction (``history.archive_in_place``)
+    rather than after it, its rows never read back (``archive_rows``: how many of its turns
+    are rows; the last ones may be in the archive only).
     """
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
     status = MatchStatus.FORFEITED if forfeited else MatchStatus.FINISHED
-    with transaction.atomic(), db.cursor() as cursor:
+    # no savepoint: in a runner's batch (``competition.matches.batch``) a finish that lost
+    # its lease wrote nothing and returns False; a failure rolls the batch back
+    with transaction.atomic(savepoint=False), db.cursor() as cursor:
         if not _end_running(cursor, db, status, outcome.reason, now, match_id, token):
             return False
         if loaded is None:
@@ -441,7 +455,10 @@ def finish(
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
         _announce_end(match, summary)
-        _compact_on_commit(match_id)
+        if archive is not None:
+            history.archive_in_place(match_id, archive, archive_rows)
+        else:
+            _compact_on_commit(match_id)
     return True
 
 
@@ -503,9 +520,10 @@ def _ended(match: Match, participants: list[Participant] | None = None, forfeite
 
 def _compact_on_commit(match_id: int) -> None:
     """Once the transaction that ended the match commits, compact its turns into one
-    document (``history.compact``; ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
+    document (``history.compact_on_end``: with the others of the runner's batch, if any;
+    ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
     if settings.ARENA_COMPACT_ON_END:
-        transaction.on_commit(lambda: history.compact_quietly(match_id))
+        transaction.on_commit(lambda: history.compact_on_end(match_id))
 
 
 def _requeue_or_error(match: Match, error: str) -> str:

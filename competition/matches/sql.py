@@ -16,8 +16,8 @@ from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
-from bots.models import EndpointKind
-from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn
+from bots.models import Bot, EndpointKind
+from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn, TurnArchive
 
 #: stand-ins compiled into the claim's statements, replaced by the values of each call
 _NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
@@ -124,3 +124,98 @@ def finish_sql(db) -> tuple[str, str, str]:
         end,
         f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s",
     )
+
+
+@functools.cache
+def archive_sql(db) -> tuple[str, str]:
+    """(store a match's compacted document, delete its turn rows) for a connection."""
+    a, t = TurnArchive._meta.db_table, Turn._meta.db_table
+    columns = ", ".join(
+        db.ops.quote_name(TurnArchive._meta.get_field(name).column)
+        for name in ("match", "codec", "data", "turns", "raw_bytes", "created")
+    )
+    return (
+        f"INSERT INTO {a} ({columns}) VALUES (%s, %s, %s, %s, %s, %s)",
+        f"DELETE FROM {t} WHERE match_id = %s",
+    )
+
+
+#: the models a runner loads for a match, in the order of ``load_sql``'s columns
+_LOADED = ("match", "participant", "bot", "owner")
+
+
+@functools.cache
+def load_sql(db) -> tuple[str, tuple[tuple[Any, tuple[str, ...]], ...]]:
+    """(select a match's seats with the match, each seat's bot and the bot's owner, by seat;
+    per model, in ``_LOADED`` order, its class and the attribute names of its columns): one
+    statement the runner reads a claimed match with (``load``), no ORM compiling."""
+    owner_model = Bot._meta.get_field("owner").related_model
+    models = (Match, Participant, Bot, owner_model)
+    aliases = ("m", "p", "b", "u")
+    columns, layout = [], []
+    for model, alias in zip(models, aliases, strict=True):
+        fields = model._meta.concrete_fields
+        columns += [f"{alias}.{db.ops.quote_name(f.column)}" for f in fields]
+        layout.append((model, tuple(f.attname for f in fields)))
+    q = db.ops.quote_name
+    sql = (
+        f"SELECT {', '.join(columns)} FROM {Participant._meta.db_table} p "
+        f"JOIN {Match._meta.db_table} m ON m.id = p.{q('match_id')} "
+        f"JOIN {Bot._meta.db_table} b ON b.id = p.{q('bot_id')} "
+        f"LEFT JOIN {owner_model._meta.db_table} u ON u.id = b.{q('owner_id')} "
+        f"WHERE p.{q('match_id')} = %s ORDER BY p.{q('seat')}"
+    )
+    return sql, tuple(layout)
+
+
+def load(db, match_id: int) -> tuple[Match, list[Participant]]:
+    """A match and its seats (``seat`` order), each with its bot and the bot's owner loaded,
+    as ``select_related`` would give them, in one statement (``load_sql``)."""
+    sql, layout = load_sql(db)
+    with db.cursor() as cursor:
+        cursor.execute(sql, [match_id])
+        rows = cursor.fetchall()
+    if not rows:
+        raise Match.DoesNotExist(f"match {match_id} has no seats")
+    converters = _converters(db)
+    match = None
+    seats = []
+    for row in rows:
+        made, start = [], 0
+        for model, names in layout:
+            values = converters(model, row[start : start + len(names)])
+            start += len(names)
+            made.append(None if values[0] is None else model.from_db(db.alias, names, values))
+        row_match, seat, bot, owner = made
+        match = match or row_match
+        bot.owner = owner
+        seat.bot = bot
+        seat.match = match
+        seats.append(seat)
+    return match, seats
+
+
+@functools.cache
+def _converters(db):
+    """``convert(model, values)``: the values of a model's columns as the ORM reads them
+    (the backend's and the fields' converters: dates, booleans, JSON, uuids)."""
+    from django.db.models.expressions import Col
+
+    cache: dict[Any, list] = {}
+
+    def convert(model, values):
+        per_field = cache.get(model)
+        if per_field is None:
+            per_field = cache[model] = []
+            for f in model._meta.concrete_fields:
+                expression = Col(model._meta.db_table, f)
+                found = db.ops.get_db_converters(expression) + f.get_db_converters(db)
+                per_field.append((found, expression))
+        out = []
+        for value, (found, expression) in zip(values, per_field, strict=True):
+            for converter in found:
+                value = converter(value, expression, db)
+            out.append(value)
+        return out
+
+    return convert

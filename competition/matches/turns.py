@@ -8,18 +8,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import uuid
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
-from competition.dbthreads import run_db
 from competition.live import broadcast
+from competition.matches import batch as batches
 from competition.matches.lifecycle import LeaseLost, LimitReached, lease_duration
 from competition.matches.loop import LIMIT_BYTES, TurnRecord
 from competition.matches.sql import json_param, token_param, turn_sql
 from competition.models import MatchStatus
+
+
+def stored_values(r: TurnRecord) -> tuple:
+    """A turn's stored values, in ``TURN_VALUES`` order: its row's columns, and its entry in
+    the compacted document (``history.pack``)."""
+    return (
+        r.number,
+        list(r.seats),
+        r.actions,
+        r.faults,
+        r.details,
+        r.latencies_ms,
+        r.frame,
+        [log.to_json() if log else None for log in r.logs],
+        list(r.forfeited),
+    )
 
 
 def record_turns(
@@ -29,8 +46,11 @@ def record_turns(
     *,
     stored_bytes: int = 0,
     max_bytes: int | None = None,
+    rows: bool = True,
 ) -> tuple[int, int]:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
+    Without ``rows``, only the match's row moves (lease, turn count, bytes): the caller
+    stores the turns themselves in the same transaction (the finish's archive).
 
     Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
     take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
@@ -48,16 +68,7 @@ def record_turns(
     params = []
     total = stored_bytes
     for r in records:
-        texts = (
-            dumps(list(r.seats)),
-            dumps(r.actions),
-            dumps(r.faults),
-            dumps(r.details),
-            dumps(r.latencies_ms),
-            dumps(r.frame),
-            dumps([log.to_json() if log else None for log in r.logs]),
-            dumps(list(r.forfeited)),
-        )
+        texts = tuple(map(dumps, stored_values(r)[1:]))
         size = sum(map(len, texts))
         if max_bytes is not None and total + size > max_bytes:
             break
@@ -66,7 +77,10 @@ def record_turns(
     if not params:
         return 0, total
     fence, insert = turn_sql(db)
-    with transaction.atomic(), db.cursor() as cursor:
+    # no savepoint: in a runner's batch (``competition.matches.batch``) a fenced-out call
+    # wrote nothing (its fence matched no row) and raises after the block; any other failure
+    # rolls the batch back and its calls run again alone
+    with transaction.atomic(savepoint=False), db.cursor() as cursor:
         cursor.execute(
             fence,
             [
@@ -78,18 +92,40 @@ def record_turns(
                 token_param(token, db),
             ],
         )
-        if cursor.rowcount != 1:
-            raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
-        try:
-            cursor.executemany(insert, params)
-        except IntegrityError:  # raising rolls the whole transaction back
-            raise LeaseLost(f"match {match_id}: turn {records[0].number} already stored") from None
+        fenced = cursor.rowcount == 1
+        if fenced and rows:
+            try:
+                cursor.executemany(insert, params)
+            except IntegrityError:  # raising rolls the whole transaction back
+                raise LeaseLost(
+                    f"match {match_id}: turn {records[0].number} already stored"
+                ) from None
+    if not fenced:
+        raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
     return len(params), total
 
 
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
     """Store one turn (see ``record_turns``)."""
     record_turns(match_id, token, [record])
+
+
+def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, dict]]:
+    """The broadcasts of stored turns, in order: each turn to the match's group, its debug
+    overlays to the seats' debug groups; nothing (not even encoded) where nobody listens."""
+    group = broadcast.match_group(match_id)
+    if not broadcast.listened(group):
+        return []
+    out = []
+    for record in records:
+        turn_json = record.to_json()
+        out.append((group, broadcast.turn_message(turn_json)))
+        out.extend(
+            (debug, msg)
+            for debug, msg in broadcast.debug_messages(match_id, turn_json, record.logs)
+            if broadcast.listened(debug)
+        )
+    return out
 
 
 class TurnWriter:
@@ -130,6 +166,9 @@ class TurnWriter:
         self.max_batch = max_batch
         self.linger = linger
         self._flushing = False
+        self._detaching = False
+        self._storing = False
+        self._taken: list[TurnRecord] = []  # the batch being gathered (not stored yet)
         self._wake = asyncio.Event()
         self.group = broadcast.match_group(match_id)
         self.queue: asyncio.Queue[TurnRecord] = asyncio.Queue(max_pending)
@@ -159,11 +198,31 @@ class TurnWriter:
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await self.task
 
+    async def detach(self) -> list[TurnRecord]:
+        """Stop storing and hand back the turns not stored yet, in order (the caller stores
+        them with the match's end, then broadcasts them: ``turn_messages``). A batch being
+        stored is stored and broadcast first; what stopped the writer is raised."""
+        self._detaching = True
+        self._wake.set()
+        if not self._storing:  # waiting for a turn, or lingering: nothing in flight
+            self.task.cancel()
+        await asyncio.wait({self.task})
+        if not self.task.cancelled() and self.task.exception() is not None:
+            raise self.task.exception()
+        left, self._taken = self._taken, []
+        while not self.queue.empty():
+            left.append(self.queue.get_nowait())
+        return left
+
+    def _top_up(self, batch: list[TurnRecord]) -> None:
+        while len(batch) < self.max_batch and not self.queue.empty():
+            batch.append(self.queue.get_nowait())
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
-        while True:
-            batch = [await self.queue.get()]
+        while not self._detaching:
+            self._taken = batch = [await self.queue.get()]
             arrival = loop.time()
             if arrival - last_arrival < self.linger and not self._flushing:
                 # turns are coming fast: let a few more gather for this transaction (one
@@ -175,25 +234,25 @@ class TurnWriter:
                         async with asyncio.timeout(self.linger):
                             await self._wake.wait()
             last_arrival = arrival
-            while len(batch) < self.max_batch and not self.queue.empty():
-                batch.append(self.queue.get_nowait())
-            stored, self.stored_bytes = await run_db(
-                record_turns,
-                self.match_id,
-                self.token,
-                batch,
-                stored_bytes=self.stored_bytes,
-                max_bytes=self.max_bytes,
-            )
-            if broadcast.listened(self.group):  # nobody watching: not even encoded
-                for record in batch[:stored]:
-                    turn_json = record.to_json()
-                    await broadcast.apublish(self.group, broadcast.turn_message(turn_json))
-                    for group, msg in broadcast.debug_messages(
-                        self.match_id, turn_json, record.logs
-                    ):
-                        if broadcast.listened(group):
-                            await broadcast.apublish(group, msg)
+            if self._detaching:  # the caller takes this batch (``detach``)
+                return
+            self._top_up(batch)
+            self._storing = True
+            try:
+                # topped up again as the runner's batch leaves: the turns that came while
+                # it waited for the database thread go with it
+                call = batches.Call(
+                    record_turns,
+                    (self.match_id, self.token, batch),
+                    {"stored_bytes": self.stored_bytes, "max_bytes": self.max_bytes},
+                    prepare=functools.partial(self._top_up, batch),
+                )
+                stored, self.stored_bytes = await batches.submit(call)
+                self._taken = []
+                for group, msg in turn_messages(self.match_id, batch[:stored]):
+                    await broadcast.apublish(group, msg)
+            finally:
+                self._storing = False
             for _ in batch:
                 self.queue.task_done()
             if stored < len(batch):

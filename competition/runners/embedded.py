@@ -62,11 +62,12 @@ class Scheduler:
 
     async def step(self) -> bool:
         """Claim and launch as many matches as capacity allows; True if it launched any."""
+        from competition.matches import batch
         from competition.runners.play import claim_and_load
 
         launched = False
         while len(self.tasks) < self.concurrency:
-            claimed = await run_db(claim_and_load, humans=self.humans)
+            claimed = await batch.call(claim_and_load, humans=self.humans)
             if claimed is None:
                 break
             self._launch(*claimed)

@@ -15,12 +15,13 @@ import uuid
 from typing import Any
 
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
 from competition.dbthreads import run_db
 from competition.live import broadcast
-from competition.matches import fork, history
+from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
@@ -31,10 +32,17 @@ from competition.matches.lifecycle import (
     release,
     renew,
 )
-from competition.matches.loop import LIMIT_TIME, MatchResult, PlatformError, forfeit_outcome, play
+from competition.matches.loop import (
+    LIMIT_BYTES,
+    LIMIT_TIME,
+    MatchResult,
+    PlatformError,
+    forfeit_outcome,
+    play,
+)
 from competition.matches.presenters import match_json
-from competition.matches.turns import TurnWriter
-from competition.models import TURN_VALUES, Match
+from competition.matches.turns import TurnWriter, record_turns, stored_values, turn_messages
+from competition.models import TURN_VALUES
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -56,24 +64,16 @@ def claim_and_load(
     return (*claimed, _load(claimed[0]))
 
 
-def _collected(fn, *args, **kwargs):
-    """Run a sync service, collecting its broadcasts (see ``broadcast.collecting``)."""
-    with broadcast.collecting() as outbox:
-        result = fn(*args, **kwargs)
-    return result, outbox
-
-
 async def acall(fn, *args, **kwargs):
-    """A sync service from async code: run it in the ORM thread, then send its broadcasts
-    on this loop (they were queued by its ``on_commit`` hooks, i.e. after the commit)."""
-    result, outbox = await run_db(_collected, fn, *args, **kwargs)
-    await broadcast.asend(outbox)
-    return result
+    """A sync service from async code: run it on the database thread with the other matches'
+    calls of this loop (``competition.matches.batch``: one hop, one transaction), then send
+    its broadcasts on this loop (queued by its ``on_commit`` hooks, i.e. after the commit)."""
+    return await batch.call(fn, *args, **kwargs)
 
 
 def _load(match_id: int) -> dict[str, Any]:
-    match = Match.objects.get(pk=match_id)
-    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    # one statement: the seats with their match, bots and owners (``sql.load``)
+    match, participants = sql.load(connections[DEFAULT_DB_ALIAS], match_id)
     turns = []
     if match.turn_count:  # a match being resumed (a fresh one has none to read)
         turns = history.turns_upto(match_id)
@@ -88,13 +88,15 @@ def _load(match_id: int) -> dict[str, Any]:
         "start": start,
         "start_error": start_error,
         "summary": match_json(match, participants),
+        "public": not match.results_hidden(),  # read here: no hop of its own later
+        "direct": history.direct_archive(),
     }
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
     """Claim and play one match to its end (or resume it). Returns its id, or None if
     there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
-    claimed = await run_db(claim_and_load, match_id, worker=worker)
+    claimed = await batch.call(claim_and_load, match_id, worker=worker)
     if claimed is None:
         return None
     mid, token, loaded = claimed
@@ -166,28 +168,90 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             start=data.get("start"),
         )
     )
+    # a match played here from its first turn is archived by its finish, from what the
+    # runner holds: its last turns are stored with its end (the writer hands them back)
+    direct = not turns and bool(data.get("direct"))
     try:
-        result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
+        result, limit, left = await _until_done(
+            match_id, beat, writer, game_task, time_left, detach=direct
+        )
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
-    if limit is not None:
-        if not await acall(finish_limit, match_id, token, limit):
-            raise LeaseLost(f"match {match_id}: finished elsewhere")
-        return
-    turn_faults = [t["faults"] for t in turns] + [r.faults for r in result.turns]
-    if not await acall(
-        finish,
-        match_id,
-        token,
-        result.outcome,
-        result.forfeited,
-        loaded=data,
-        turn_faults=turn_faults,
-    ):
+    if limit is None:
+        limit = await _finish(match_id, token, data, result, writer, left)
+    if limit is not None and not await acall(finish_limit, match_id, token, limit):
         raise LeaseLost(f"match {match_id}: finished elsewhere")
+
+
+async def _finish(match_id, token, data, result: MatchResult, writer, left) -> str | None:
+    """Finish a match that reached its end: with ``left`` (the turns the writer handed
+    back), those turns and the match's archive are stored with its end, in one call;
+    otherwise every turn is stored already. A limit the last turns reached is returned."""
+    turn_faults = [t["faults"] for t in data["turns"]] + [r.faults for r in result.turns]
+    end = (result.outcome, result.forfeited)
+    messages = [] if left is None else turn_messages(match_id, left)  # read on the loop
+    if any(group != broadcast.match_group(match_id) for group, _msg in messages):
+        # debug overlays go to other groups than their turns (no order between groups):
+        # these turns are stored and sent as the writer does, the end a hop later
+        if limit := await _store(match_id, token, writer, left):
+            return limit
+        left, messages = [], []
+    if left is None:
+        done = await acall(finish, match_id, token, *end, loaded=data, turn_faults=turn_faults)
+    else:
+        try:
+            done = await acall(
+                _finish_with_turns,
+                match_id,
+                token,
+                left,
+                messages,
+                (writer.stored_bytes, writer.max_bytes),
+                end,
+                loaded=data,
+                turn_faults=turn_faults,
+                archive=[stored_values(r) for r in result.turns],
+            )
+        except LimitReached as exc:  # the last turns take it over its byte limit
+            await _store(match_id, token, writer, left)
+            return exc.limit
+    if not done:
+        raise LeaseLost(f"match {match_id}: finished elsewhere")
+    return None
+
+
+def _finish_with_turns(match_id, token, left, messages, stored, end, **finishing) -> bool:
+    """``finish``, storing first the match's last turns (``left``: fenced, counted, in its
+    archive only) and broadcasting them after the commit, before its end (``messages``)."""
+    with transaction.atomic(savepoint=False):
+        if left:
+            kept, _total = record_turns(
+                match_id, token, left, stored_bytes=stored[0], max_bytes=stored[1], rows=False
+            )
+            if kept < len(left):
+                raise LimitReached(LIMIT_BYTES)  # rolled back: stored as rows, then ``limit``
+        transaction.on_commit(lambda: [broadcast.publish(g, m) for g, m in messages])
+        archive_rows = len(finishing["archive"]) - len(left)
+        return finish(match_id, token, *end, archive_rows=archive_rows, **finishing)
+
+
+async def _store(match_id: int, token: uuid.UUID, writer: TurnWriter, left: list) -> str | None:
+    """Store and broadcast ``left`` as rows, up to the byte limit (the writer's way); the
+    limit, if they reached it. ``writer`` counts the bytes stored."""
+    rest = TurnWriter(match_id, token, stored_bytes=writer.stored_bytes, max_bytes=writer.max_bytes)
+    try:
+        for record in left:
+            await rest.put(record)
+        await rest.flush()
+    except LimitReached as exc:
+        return exc.limit
+    finally:
+        await rest.close()
+        writer.stored_bytes = rest.stored_bytes
+    return None
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
@@ -210,7 +274,7 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return None
     if not turns:
-        public = not await acall(match.results_hidden)
+        public = data["public"] if "public" in data else not await acall(match.results_hidden)
         await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
         if broadcast.listened(broadcast.HOME_GROUP):
             await acall(announce_running, data["summary"]["game"])
@@ -235,14 +299,17 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
     interval = max(settings.ARENA_LEASE_SECONDS / 3, 0.2)
     while True:
         await asyncio.sleep(interval)
-        if not await run_db(renew, match_id, token):
+        if not await batch.call(renew, match_id, token):
             raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
 
 
-async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
-    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
-    (``limit`` set when a platform limit stopped the match); every turn is stored before it
-    returns. A lost lease or a writer's failure is raised."""
+async def _until_done(
+    match_id: int, beat, writer: TurnWriter, game_task, time_left: float, *, detach: bool
+):
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit,
+    left)`` (``limit`` set when a platform limit stopped the match); every turn is stored
+    before it returns, but with ``detach`` those of a match that reached its end, which the
+    writer hands back (``left``, else None). A lost lease or a writer's failure is raised."""
     result: MatchResult | None = None
     limit: str | None = None
     done, _pending = await asyncio.wait(
@@ -271,12 +338,16 @@ async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_l
         game_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await game_task
+    left = None
     if not writer.task.done():
         try:
-            await writer.flush()  # every turn stored before the result
+            if detach and limit is None:
+                left = await writer.detach()  # stored with the end (``_finish``)
+            else:
+                await writer.flush()  # every turn stored before the result
         except LimitReached as exc:  # the last turns took it over the byte limit
             limit = limit or exc.limit
-    return result, limit
+    return result, limit, left
 
 
 def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:

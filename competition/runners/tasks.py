@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from celery import shared_task
+from competition.celery import app
 
 
 async def _run(match_id: int) -> None:
@@ -19,7 +19,7 @@ async def _run(match_id: int) -> None:
         await egress.close_session()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@app.task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_match_task(match_id: int) -> None:
     asyncio.run(_run(match_id))
 

@@ -21,6 +21,7 @@ from datetime import timedelta
 from urllib.parse import parse_qsl
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -56,7 +57,7 @@ TEST_CALL_TIMEOUT = 10.0
 #: characters of the request and reply shown after a test call
 TEST_CALL_PREVIEW = 2000
 #: seconds between two test calls of one bot (each is a real outbound request)
-TEST_CALL_INTERVAL = 2
+TEST_CALL_INTERVAL = settings.ARENA_TEST_CALL_INTERVAL
 
 
 def claim_test_call(bot: Bot) -> bool:

@@ -91,7 +91,8 @@ export function drawBracket(bracket) {
   const root = $("bracket");
   if (!root || !bracket) return;
   root.replaceChildren(...bracket.rounds.map((rnd) =>
-    el("section", { class: "bracket-round" }, el("h3", {}, rnd.name), ...rnd.slots.map((slot) => bracketSlot(rnd.round, slot)))));
+    el("section", { class: "bracket-round" }, el("h3", {}, rnd.name),
+      el("div", { class: "bracket-slots" }, ...rnd.slots.map((slot) => bracketSlot(rnd.round, slot))))));
   const champion = $("champion"), c = bracket.champion;
   if (champion) {
     champion.hidden = !c;

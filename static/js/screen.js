@@ -283,7 +283,8 @@ function renderBracket(bracket) {
   if (!bracket) return;
   for (const rnd of bracket.rounds) {
     const col = el("div", "rnd");
-    col.append(el("h3", "", rnd.name || `Round ${rnd.round}`));
+    const slots = el("div", "slots"); // spaced alike in every round: a slot sits between its two feeders
+    col.append(el("h3", "", rnd.name || `Round ${rnd.round}`), slots);
     for (const slot of rnd.slots) {
       const div = el("div", `slot${slot.series?.status === "running" ? " live" : ""}`);
       [slot.a, slot.b].forEach((side, i) => {
@@ -292,7 +293,7 @@ function renderBracket(bracket) {
         row.append(el("span", "nm", sideName(side)), el("span", "sc", slot.bye ? "" : score));
         div.append(row);
       });
-      col.append(div);
+      slots.append(div);
     }
     box.append(col);
   }

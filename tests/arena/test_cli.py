@@ -49,7 +49,11 @@ LINE_BOT = textwrap.dedent(
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     data = tmp_path_factory.mktemp("cli-site")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    # a long test-call interval: the throttled second call below may start seconds later on
+    # a loaded machine (a fresh interpreter each), and must still find the slot taken
+    env = project_env(
+        ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK, ARENA_TEST_CALL_INTERVAL="300"
+    )
     bot_port, port = free_port(), free_port()
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]

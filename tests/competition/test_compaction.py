@@ -271,3 +271,33 @@ def test_it_reads_a_long_compacted_match_a_block_at_a_time(users, monkeypatch):
         tracemalloc.stop()
     # (the bound the rows' replay keeps: tests/security/test_limits.py)
     assert size > 6_000_000 and peak < 3_000_000, (size, peak)
+
+
+def admin_turns(client, match: Match) -> str:
+    """The "Turns" field of the match's admin page: caption and table."""
+    page = body(client.get(f"/admin/competition/match/{match.pk}/change/")).decode()
+    found = re.search(r"<p>(The last|\d+ turn).*?</table>", page, re.S)
+    assert found, page[-3000:]
+    return found.group(0)
+
+
+def test_it_shows_the_last_turns_in_the_admin_before_and_after_compaction(
+    users, settings, monkeypatch
+):
+    # It should show a long match's last ADMIN_TURNS turns on its admin page, without the
+    # logs, whether its turns are rows or compacted.
+    from competition.admin import ADMIN_TURNS
+
+    settings.ARENA_COMPACT_ON_END = False
+    monkeypatch.setitem(SHORT, "gconway", {"maxGameIterations": ADMIN_TURNS + 30})
+    match = play(users, "gconway")
+    assert match.turn_count > ADMIN_TURNS
+    users["staff"].is_superuser = True
+    users["staff"].save()
+    client = client_as(users, "staff")
+    before = admin_turns(client, match)
+    assert before.count("<tr>") == min(match.turn_count, ADMIN_TURNS) + 1  # and the header
+    assert "turn rows" in before and "&quot;sent&quot;" not in before
+    history.compact(match)
+    after = admin_turns(client, match)
+    assert after == before.replace("turn rows", "compacted archive")

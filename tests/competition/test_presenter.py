@@ -189,6 +189,12 @@ def assert_staff_sees(world: dict, hidden: list[int]) -> None:
     for m in hidden:
         assert staff.get(f"/api/matches/{m}/").status_code == 200
         assert staff.get(f"/matches/{m}/").status_code == 200
+        seats = list(Match.objects.get(pk=m).participants.values_list("bot_id", flat=True))
+        fork = {"turn": 1, "seats": seats}
+        refused = staff.post(f"/api/matches/{m}/fork/", fork, "application/json")
+        # It should not let the organiser fork it either before the reveal: a fork is a
+        # public match, and would show the hidden position to everyone.
+        assert refused.status_code == 400 and "not revealed" in refused.content.decode()
     rows = staff.get(f"/api/events/{world['event'].pk}/standings/").json()
     # It should show the organiser the real standings.
     assert sum(r["games"] for r in rows) == 2 * len(hidden)

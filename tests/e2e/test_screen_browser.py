@@ -14,6 +14,7 @@ Screens are photographed into ``screenshots/`` (``screen-*``), to be looked at.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import subprocess
@@ -154,6 +155,12 @@ def screens(site):
     assert errors == []
 
 
+#: the vertical centre of every bracket slot, round by round
+BRACKET_CENTRES = """() => [...document.querySelectorAll('#bracket .rnd')].map(rnd =>
+  [...rnd.querySelectorAll('.slot')].map(s => {
+    const r = s.getBoundingClientRect(); return r.top + r.height / 2; }))"""
+
+
 def shot(page, name: str) -> None:
     size = page.viewport_size
     page.screenshot(path=str(SHOTS / f"screen-{name}-{size['width']}x{size['height']}.png"))
@@ -198,6 +205,13 @@ def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens)
         assert page.locator("#bracket .rnd").first.locator(".side.winner").count() == 4
         title = page.evaluate("() => document.getElementById('summary-title').textContent")
         assert title.startswith("Round 1 of 3"), title
+        # It should draw each slot of a later round level with the middle of its two feeders.
+        rounds = page.evaluate(BRACKET_CENTRES)
+        assert [len(r) for r in rounds] == [4, 2, 1], rounds
+        for feeders, later in itertools.pairwise(rounds):
+            for i, centre in enumerate(later):
+                middle = (feeders[2 * i] + feeders[2 * i + 1]) / 2
+                assert abs(centre - middle) < 3, (rounds, i)
     for page in screens:
         shot(page, "summary")
     # It should go back to the wall for the semi-finals, then end on the podium.

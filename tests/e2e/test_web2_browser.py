@@ -72,6 +72,11 @@ def browser(site):
     assert errors == []
 
 
+#: the top of every bracket round's name
+ROUND_HEADS = """() => [...document.querySelectorAll('#bracket .bracket-round h3')]
+  .map(h => h.getBoundingClientRect().top)"""
+
+
 def shots(page, browser, name: str) -> None:
     """The page at 1280 and at 390 px wide (same session), neither wider than its window."""
     page.set_viewport_size(WIDE)
@@ -211,6 +216,9 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
     # It should draw the bracket live too: every tie decided and the champion named, no reload.
     page.wait_for_function("() => !document.getElementById('champion').hidden", timeout=30_000)
     assert page.locator("#bracket .bracket-slot.decided").count() == 3
+    # It should set the round names on one line (drawn by the page's script here).
+    heads = page.evaluate(ROUND_HEADS)
+    assert len(heads) == 2 and max(heads) - min(heads) < 1, heads
     assert page.locator("#bracket .why").count() == 3 and "Champion:" in page.inner_text(
         "#champion"
     )
@@ -218,6 +226,8 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
     page.reload()
     # It should show the bracket, its champion and why each tie went its way.
     assert page.locator("#bracket .bracket-round").count() == 2
+    heads = page.evaluate(ROUND_HEADS)  # and as the server renders it
+    assert len(heads) == 2 and max(heads) - min(heads) < 1, heads
     assert "Champion:" in page.inner_text("#champion")
     assert page.locator("#bracket .why").count() == 3
     assert "round 2 of 2" in page.inner_text("#event-round")

@@ -24,6 +24,9 @@ from games import get_game
 
 class Command(BaseCommand):
     help = "Queue matches between endpoints; prints the match ids."
+    # started by the dozen in tests and benches: the URL and deploy checks cost a second of
+    # imports each and check nothing this command uses
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("game")

@@ -25,6 +25,9 @@ from games import get_game
 
 class Command(BaseCommand):
     help = "Play one match between endpoints (one per seat) and print the result."
+    # started by the dozen in tests and benches: the URL and deploy checks cost a second of
+    # imports each and check nothing this command uses
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("game", help="a game's slug")

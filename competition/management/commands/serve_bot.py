@@ -102,6 +102,9 @@ def _example() -> str:
 
 class Command(BaseCommand):
     help = "Serve a built-in bot over HTTP in its game's native protocol."
+    # started by the dozen in tests and benches: the URL and deploy checks cost a second of
+    # imports each and check nothing this command uses
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument(

@@ -1,0 +1,175 @@
+"""The runner's database calls of many matches, batched: one hop and one transaction.
+
+Every match of an event loop hands its database work (a claim, a batch of turns, a lease
+renewal, a finish) to the loop's ``Batcher`` (``call``). While one batch runs on the database
+thread (``competition.dbthreads.run_db``), the calls that arrive wait; then all of them run
+together, in order, in one transaction (``execute``): one thread hop and one commit for
+every match that had something to store, instead of one of each per call. The broadcasts
+their ``on_commit`` hooks queue are sent after the commit (as ``runners.play.acall`` did),
+before any caller gets its result, and the matches compacted by the batch are compacted
+together after it (``history.compacting_together``).
+
+Each call keeps its own fence: a turn batch or a finish is still one conditional statement
+on its match's lease token, so a call whose lease is gone (a reaped match's old runner)
+writes nothing and fails alone (``LeaseLost``, or a finish's False), while the other calls
+of the batch commit. A call that fails otherwise (in a savepoint: rolled back alone; without
+one, the transaction is spoilt) or a database error (a deadlock on PostgreSQL) rolls the
+whole batch back, and each of its calls runs again alone, in its own transaction, as if it
+had not been batched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import DatabaseError, transaction
+
+from competition.dbthreads import run_db
+from competition.live import broadcast
+from competition.matches import history
+
+
+@dataclass
+class Call:
+    """One caller's database work: ``fn(*args, **kwargs)``; ``prepare()``, if any, is called
+    on the event loop just before its batch leaves (a turn writer tops its turns up there)."""
+
+    fn: Any
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    prepare: Any = None
+
+    def __call__(self):
+        return self.fn(*self.args, **self.kwargs)
+
+
+class _Abandoned(Exception):
+    """A call failed in a way that spoils the batch's transaction (rolled back)."""
+
+
+def _alone(call: Call) -> tuple[bool, Any]:
+    try:
+        return True, call()
+    except Exception as exc:
+        return False, exc
+
+
+def execute(calls: list[Call]) -> tuple[list[tuple[bool, Any]], list[tuple[str, dict]]]:
+    """Run ``calls`` (on the database thread) in one transaction: each one's ``(ok, result
+    or exception)``, in order, and the broadcasts their commit queued (``broadcast.collecting``).
+
+    A call that raises (its own ``atomic`` block rolled back) fails alone; a database error
+    runs every call again alone. The matches whose end committed are compacted together
+    once the transaction committed (``history.compacting_together``)."""
+    with broadcast.collecting() as outbox, history.compacting_together():
+        if len(calls) == 1:
+            return [_alone(calls[0])], outbox
+        try:
+            with transaction.atomic():
+                results = []
+                for call in calls:
+                    try:
+                        results.append((True, call()))
+                    except DatabaseError:
+                        raise  # the transaction may be unusable: every call alone (below)
+                    except Exception as exc:
+                        if transaction.get_rollback():  # it failed inside a block without
+                            raise _Abandoned from exc  # a savepoint: every call alone
+                        results.append((False, exc))
+        except (DatabaseError, _Abandoned):
+            del outbox[:]  # the rolled-back calls queued nothing that happened
+            results = [_alone(call) for call in calls]
+    return results, outbox
+
+
+class Batcher:
+    """The database calls of one event loop's matches, run a batch at a time (``call``)."""
+
+    #: the most calls in one transaction (a batch holds SQLite's write lock that long)
+    MAX_CALLS = 256
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Call, asyncio.Future]] = []
+        self.draining: asyncio.Task | None = None
+        #: how many batches ran, and how many calls they held (observability, tests)
+        self.batches = 0
+        self.calls = 0
+        self.largest = 0
+
+    async def call(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` on the database thread, in the next batch; its result or
+        its exception, once the batch committed and its broadcasts were sent."""
+        return await self.submit(Call(fn, args, kwargs))
+
+    async def submit(self, call: Call):
+        """``call`` in the next batch (``call``)."""
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append((call, future))
+        if self.draining is None:
+            self.draining = asyncio.ensure_future(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self.pending:
+                taken = self.pending[: self.MAX_CALLS]
+                del self.pending[: self.MAX_CALLS]
+                await self._run(taken)
+        finally:
+            self.draining = None
+
+    async def _run(self, taken: list[tuple[Call, asyncio.Future]]) -> None:
+        self.batches += 1
+        self.calls += len(taken)
+        self.largest = max(self.largest, len(taken))
+        for call, _future in taken:
+            if call.prepare is not None:
+                call.prepare()
+        try:
+            results, outbox = await run_db(execute, [call for call, _future in taken])
+        except asyncio.CancelledError:  # this loop is shutting down: so are its callers
+            for _call, future in taken:
+                future.cancel()
+            raise
+        except BaseException as exc:  # the hop itself failed: every caller of the batch
+            for _call, future in taken:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        try:
+            await broadcast.asend(outbox)
+        finally:
+            for (_call, future), (ok, value) in zip(taken, results, strict=True):
+                if future.done():  # its caller was cancelled meanwhile
+                    continue
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+
+
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Batcher] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def batcher() -> Batcher:
+    """The running event loop's ``Batcher``."""
+    loop = asyncio.get_running_loop()
+    found = _batchers.get(loop)
+    if found is None:
+        found = _batchers[loop] = Batcher()
+    return found
+
+
+async def call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` in the running loop's next batch (``Batcher.call``)."""
+    return await batcher().call(fn, *args, **kwargs)
+
+
+async def submit(call: Call):
+    """``call`` in the running loop's next batch (``Batcher.submit``)."""
+    return await batcher().submit(call)

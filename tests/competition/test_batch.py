@@ -1,0 +1,325 @@
+"""The runner's batched database calls (``competition.matches.batch``): the calls of many
+matches share one hop and one transaction, and each keeps its own lease fence."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connections
+
+from bots.models import Bot, EndpointKind
+from competition.live import broadcast
+from competition.live.hub import hub
+from competition.matches import batch, history, sql
+from competition.matches import lifecycle as svc
+from competition.matches.turns import TurnWriter, record_turns
+from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
+from competition.ratings import services as ratings
+from competition.runners.play import run_match
+from games.base import Outcome
+from tests.competition.test_compaction import SLUGS, play, users
+from tests.competition.test_match_services import record
+
+pytestmark = pytest.mark.django_db(transaction=True)  # batches commit as the runner's do
+
+__all__ = ["users"]  # a fixture shared with test_api
+
+WIN = Outcome((1.0, 0.0), "three_in_a_row")
+
+
+@pytest.fixture
+def pair():
+    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    return [
+        Bot.objects.create(
+            owner=owner, game="tictactoe", name=name, kind=EndpointKind.BUILTIN, target=name
+        )
+        for name in ("perfect", "random")
+    ]
+
+
+def claimed(pair, count: int) -> list[tuple[int, uuid.UUID]]:
+    """``count`` matches between the pair, each claimed: ``(id, lease token)``."""
+    made = [
+        svc.create_match("tictactoe", pair, seed=seed, dispatch_now=False) for seed in range(count)
+    ]
+    return [svc.claim(match.pk) for match in made]
+
+
+def together(*calls):
+    """Run ``(fn, *args)`` calls at once through one loop's batcher: ``(outcomes, batcher)``
+    (each outcome a result or the exception it raised)."""
+
+    async def main():
+        out = await asyncio.gather(*(batch.call(*c) for c in calls), return_exceptions=True)
+        return out, batch.batcher()
+
+    return asyncio.run(main())
+
+
+def numbers(match_id: int) -> list[int]:
+    return list(
+        Turn.objects.filter(match_id=match_id).order_by("number").values_list("number", flat=True)
+    )
+
+
+def test_it_stores_the_turns_of_two_matches_in_one_batch(pair):
+    (a, token_a), (b, token_b) = claimed(pair, 2)
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1), record(2)]),
+        (record_turns, b, token_b, [record(1)]),
+    )
+    # It should store both matches' turns with one hop to the database thread.
+    assert batcher.batches == 1 and batcher.largest == 2
+    assert out[0][0] == 2 and out[1][0] == 1
+    assert numbers(a) == [1, 2] and numbers(b) == [1]
+    assert Match.objects.get(pk=a).turn_count == 2 and Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_sends_a_waiting_writers_batch_with_the_turns_that_came_meanwhile(pair):
+    ((a, token),) = claimed(pair, 1)
+
+    async def main():
+        busy = asyncio.ensure_future(batch.call(time.sleep, 0.3))  # the database thread busy
+        await asyncio.sleep(0)
+        writer = TurnWriter(a, token, linger=0)
+        for n in range(1, 6):
+            await writer.put(record(n))
+            await asyncio.sleep(0.01)
+        await writer.flush()
+        await writer.close()
+        await busy
+        return batch.batcher()
+
+    batcher = asyncio.run(main())
+    # It should store the five turns with one call, in the batch after the busy one: the
+    # writer's waiting batch took the turns that came while it waited.
+    assert (batcher.batches, batcher.calls) == (2, 2)
+    assert numbers(a) == [1, 2, 3, 4, 5] and Match.objects.get(pk=a).turn_count == 5
+
+
+def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):
+    (a, token_a), (b, old_token) = claimed(pair, 2)
+    # match b's runner is lost: its lease expires, the reaper requeues it, another claims it
+    settings.ARENA_LEASE_SECONDS = -1
+    svc.renew(b, old_token)
+    settings.ARENA_LEASE_SECONDS = 30
+    assert svc.reap() == [b]
+    _b, new_token = svc.claim(b, worker="second")
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1)]),
+        (record_turns, b, old_token, [record(1), record(2)]),
+        (record_turns, b, new_token, [record(1)]),
+    )
+    assert batcher.batches == 1 and batcher.largest == 3
+    # It should refuse the old runner's turns alone: the others of its batch are stored.
+    assert isinstance(out[1], svc.LeaseLost)
+    assert out[0] == (1, out[0][1]) and out[2] == (1, out[2][1])
+    assert numbers(a) == [1] and numbers(b) == [1]
+    assert Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_runs_every_call_alone_when_one_spoils_the_batch(pair):
+    (a, token_a), (b, token_b) = claimed(pair, 2)
+    record_turns(b, token_b, [record(1)])
+    out, batcher = together(
+        (record_turns, a, token_a, [record(1)]),
+        (record_turns, a, token_a, [record(2)]),
+        (record_turns, b, token_b, [record(1)]),  # a turn already stored: the insert fails
+    )
+    # It should roll the batch back and run each call again alone: the duplicate is
+    # refused, the other match's turns are stored once each.
+    assert batcher.batches == 1
+    assert isinstance(out[2], svc.LeaseLost) and "already stored" in str(out[2])
+    assert out[0][0] == 1 and out[1][0] == 1
+    assert numbers(a) == [1, 2] and numbers(b) == [1]
+    assert Match.objects.get(pk=a).turn_count == 2 and Match.objects.get(pk=b).turn_count == 1
+
+
+def test_it_finishes_a_batch_of_matches_when_one_of_them_fails(pair):
+    (a, token_a), (b, token_b), (c, token_c), (d, token_d) = claimed(pair, 4)
+    for match_id, token in ((a, token_a), (b, token_b), (c, token_c), (d, token_d)):
+        record_turns(match_id, token, [record(1)])
+    received: dict[int, list[str]] = {a: [], b: [], c: [], d: []}
+
+    class Member:
+        def __init__(self, match_id):
+            self.match_id = match_id
+
+        async def deliver(self, message):
+            received[self.match_id].append(message["kind"])
+
+    async def main():
+        members = {m: Member(m) for m in received}
+        for m, member in members.items():
+            await hub.join(broadcast.match_group(m), member)
+        out = await asyncio.gather(
+            batch.call(svc.finish, a, token_a, WIN),
+            batch.call(svc.finish, b, uuid.uuid4(), WIN),  # not its lease: refused
+            batch.call(svc.finish, c, token_c, Outcome((0.5,), "broken")),  # one score short
+            batch.call(svc.finish, d, token_d, Outcome((0.0, 1.0), "three_in_a_row")),
+            return_exceptions=True,
+        )
+        await asyncio.sleep(0)  # the hub hands messages over on its own task
+        for m, member in members.items():
+            await hub.leave(broadcast.match_group(m), member)
+        return out, batch.batcher()
+
+    out, batcher = asyncio.run(main())
+    assert batcher.batches == 1 and batcher.largest == 4
+    # It should finish, rate and announce the matches that could end, exactly once each,
+    # and leave the refused and the failing one running, unrated and unannounced.
+    assert out[0] is True and out[1] is False and isinstance(out[2], IndexError)
+    assert out[3] is True
+    status = dict(Match.objects.values_list("pk", "status"))
+    assert status == {
+        a: MatchStatus.FINISHED,
+        b: MatchStatus.RUNNING,
+        c: MatchStatus.RUNNING,
+        d: MatchStatus.FINISHED,
+    }
+    assert sorted(RatingChange.objects.values_list("match_id", flat=True)) == [a, a, d, d]
+    assert ratings.verify("tictactoe").ok
+    assert received[a].count("end") == 1 and received[d].count("end") == 1
+    assert "end" not in received[b] and "end" not in received[c]
+    # the two that ended were compacted together, after the commit
+    assert history.is_compacted(a) and history.is_compacted(d)
+    assert not TurnArchive.objects.filter(pk__in=(b, c)).exists()
+
+
+def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(pair, settings):
+    settings.ARENA_COMPACT_ON_END = False
+    ids = []
+    for seed in range(3):
+        match = svc.create_match("tictactoe", pair, seed=seed, dispatch_now=False)
+        assert asyncio.run(run_match(match.pk)) == match.pk
+        ids.append(match.pk)
+    expected = {m: history.pack(list(history._rows(m).values_list(*history.FIELDS))) for m in ids}
+    done = history.compact_many(ids)
+    # It should store, per match, the very document ``compact`` stores, and drop the rows.
+    assert sorted(c.match_id for c in done) == ids
+    for m in ids:
+        archive = TurnArchive.objects.get(pk=m)
+        assert (bytes(archive.data), archive.raw_bytes) == expected[m]
+        assert archive.turns == Match.objects.get(pk=m).turn_count and not numbers(m)
+    assert history.compact_many(ids) == []  # already compacted: nothing to do
+
+
+class Spectator:
+    """A hub member of one match's group: what it received, as ``(kind, number)``."""
+
+    def __init__(self):
+        self.received: list[tuple[str, int | None]] = []
+
+    async def deliver(self, message):
+        self.received.append((message["kind"], message["number"]))
+
+
+async def watched(match_ids: list[int]):
+    """Play the matches at once, each watched by a spectator: ``(spectators, batcher)``."""
+    spectators = {m: Spectator() for m in match_ids}
+    for m, member in spectators.items():
+        await hub.join(broadcast.match_group(m), member)
+    played = await asyncio.gather(*(run_match(m) for m in match_ids))
+    await asyncio.sleep(0.05)  # the hub hands messages over on its own task
+    for m, member in spectators.items():
+        await hub.leave(broadcast.match_group(m), member)
+    assert played == match_ids
+    return spectators, batch.batcher()
+
+
+def test_it_plays_concurrent_matches_through_shared_batches(pair):
+    made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(6)]
+    spectators, batcher = asyncio.run(watched(made))
+    # It should play every match to its end with fewer hops than calls, every turn stored
+    # once and compacted, shown once and in order before the end, every match rated once.
+    assert batcher.calls > batcher.batches
+    for m in made:
+        match = Match.objects.get(pk=m)
+        assert match.status in (MatchStatus.FINISHED, MatchStatus.FORFEITED)
+        numbers_stored = [t.number for t in history.turns(m)]
+        assert numbers_stored == list(range(1, match.turn_count + 1))
+        assert history.is_compacted(m)
+        shown = spectators[m].received
+        turns = [("turn", n) for n in numbers_stored]
+        assert shown == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
+    assert RatingChange.objects.count() == 2 * len(made) and ratings.verify("tictactoe").ok
+
+
+def test_it_stops_at_the_byte_limit_reached_by_the_last_turns(pair, settings):
+    (reference,) = [svc.create_match("tictactoe", pair, seed=4, dispatch_now=False).pk]
+    asyncio.run(run_match(reference))
+    full = Match.objects.get(pk=reference)
+    # the same match less 100 bytes (its turns, several hundred each, vary by a few bytes:
+    # latencies and clocks): the last turn goes over
+    settings.ARENA_MATCH_MAX_BYTES = full.stored_bytes - 100
+    again = svc.create_match("tictactoe", pair, seed=4, dispatch_now=False).pk
+    spectators, _batcher = asyncio.run(watched([again]))
+    match = Match.objects.get(pk=again)
+    # It should store and show the turns under the limit only, then end the match as
+    # ``limit``, unrated (its last turns were handed over to be stored with its end).
+    assert (match.status, match.reason) == (MatchStatus.LIMIT, "size_limit")
+    assert 0 < match.turn_count < full.turn_count
+    assert match.stored_bytes <= settings.ARENA_MATCH_MAX_BYTES
+    stored = [t.number for t in history.turns(again)]
+    assert stored == list(range(1, match.turn_count + 1))
+    turns = [("turn", n) for n in stored]
+    assert spectators[again].received == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
+    assert not RatingChange.objects.filter(match_id=again).exists()
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatch, slug):
+    real = history.archive_in_place
+    seen = {}
+
+    def archive_in_place(match_id, rows, stored=None):
+        # the rows stored so far, read back in the finish's transaction
+        seen[match_id] = (list(history._rows(match_id).values_list(*history.FIELDS)), rows)
+        return real(match_id, rows, stored)
+
+    monkeypatch.setattr(history, "archive_in_place", archive_in_place)
+    match = play(users, slug)
+    # It should compact a match it played from its first turn in its finish, from the turns
+    # it holds (the last ones never stored as rows), into the document compaction makes
+    # of the same turns' rows: the values it holds are those its rows hold.
+    stored, held = seen[match.pk]
+    assert [r[0] for r in held] == list(range(1, match.turn_count + 1))
+    assert history.encode(held[: len(stored)]) == history.encode(stored)
+    archive = TurnArchive.objects.get(pk=match.pk)
+    assert (bytes(archive.data), archive.raw_bytes) == history.pack(stored + held[len(stored) :])
+    assert archive.turns == match.turn_count and not numbers(match.pk)
+
+
+def values(obj) -> dict | None:
+    return (
+        None
+        if obj is None
+        else {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+    )
+
+
+def test_it_loads_a_match_in_one_statement_as_the_orm_does(pair):
+    platform = Bot.objects.create(
+        owner=None, game="tictactoe", name="house", kind=EndpointKind.BUILTIN, target="random"
+    )
+    match = svc.create_match("tictactoe", [pair[0], platform], seed=9, dispatch_now=False)
+    svc.claim(match.pk)
+    orm = list(
+        Participant.objects.select_related("match", "bot", "bot__owner")
+        .filter(match=match)
+        .order_by("seat")
+    )
+    loaded, seats = sql.load(connections["default"], match.pk)
+    # It should give the match, each seat, its bot and the bot's owner (none for a platform
+    # seat) with the values the ORM reads (dates, uuids, JSON, booleans converted).
+    assert values(loaded) == values(orm[0].match)
+    assert [values(p) for p in seats] == [values(p) for p in orm]
+    assert [values(p.bot) for p in seats] == [values(p.bot) for p in orm]
+    assert [values(p.bot.owner) for p in seats] == [values(p.bot.owner) for p in orm]
+    assert seats[1].bot.owner is None and all(p.match is loaded for p in seats)
+    assert loaded.lease_token is not None and loaded.options == orm[0].match.options

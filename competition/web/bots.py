@@ -333,6 +333,7 @@ def results_by_opponent(
     for match_id, other in (
         Participant.objects.filter(match_id__in=latest.values("match_id")[:limit])
         .exclude(bot=bot)
+        .order_by()  # counted, not listed: no join to the match for Meta.ordering
         .values_list("match_id", "bot_id")
     ):
         result = mine.get(match_id)

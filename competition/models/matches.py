@@ -138,6 +138,9 @@ class Match(models.Model):
             models.Index(fields=("event", "finished", "id"), name="match_event_finished"),
             # one series' games (stored standings)
             models.Index(fields=("event", "round", "pairing"), name="match_event_series"),
+            # an event's earliest unfinished round (the big screen): the few queued and
+            # running matches, not a walk of every match by round
+            models.Index(fields=("event", "status", "round"), name="match_event_status_round"),
         ]
         verbose_name_plural = "matches"
 

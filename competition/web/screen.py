@@ -13,6 +13,7 @@ until its reveal), and no podium while any result of the event is still hidden.
 from __future__ import annotations
 
 import segno
+from django.db.models import Min
 from django.urls import reverse
 
 from competition.matches.presenters import match_json, match_jsons
@@ -31,12 +32,11 @@ def rounds_progress(event: Event) -> tuple[int, int | None]:
     latest match by round and the unfinished matches (indexed): never the event's history."""
     rounds = event.matches.public().exclude(round=None)
     current = rounds.order_by("-round").values_list("round", flat=True).first() or 0
-    unfinished = (
-        rounds.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
-        .order_by("round")
-        .values_list("round", flat=True)
-        .first()
-    )
+    # MIN, not ORDER BY round LIMIT 1: the planner reads the few unfinished matches by the
+    # (event, status, round) index instead of walking every match of the event by round
+    unfinished = rounds.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).aggregate(
+        first=Min("round")
+    )["first"]
     completed = current if unfinished is None else unfinished - 1
     return current, (completed or None)
 

@@ -44,6 +44,20 @@ def _game_choices() -> list[tuple[str, str]]:
     return [(game.slug, f"{game.title} ({game.slug})") for game in all_games()]
 
 
+class GameFilter(admin.SimpleListFilter):
+    """The games from the registry: Django's filter for a field without choices reads
+    ``SELECT DISTINCT game`` over the whole table on every changelist page."""
+
+    title = "game"
+    parameter_name = "game"
+
+    def lookups(self, request, model_admin):
+        return [(game.slug, game.title) for game in all_games()]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(game=self.value()) if self.value() else queryset
+
+
 # -- events -----------------------------------------------------------------------------
 
 
@@ -125,7 +139,7 @@ class EntryInline(admin.TabularInline):
 class EventAdmin(admin.ModelAdmin):
     form = EventForm
     list_display = ("name", "game", "format", "status", "progress", "created")
-    list_filter = ("status", "game", "format")
+    list_filter = ("status", GameFilter, "format")
     search_fields = ("name",)
     readonly_fields = ("status", "showcase", "created_by", "created", "started", "finished")
     inlines = (EntryInline,)
@@ -342,7 +356,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = ("id", "game", "event", "status", "reason", "turn_count", "created")
-    list_filter = ("status", "game", "event")
+    list_filter = ("status", GameFilter, "event")
     list_select_related = ("event",)
     search_fields = ("=id", "participants__bot__name")
     show_full_result_count = False
@@ -411,7 +425,7 @@ class MatchAdmin(admin.ModelAdmin):
 @admin.register(Rating)
 class RatingAdmin(ReadOnlyAdmin):
     list_display = ("bot", "game", "mu", "sigma", "ordinal", "games", "updated")
-    list_filter = ("game",)
+    list_filter = (GameFilter,)
     list_select_related = ("bot",)
     search_fields = ("bot__name",)
 
@@ -445,6 +459,8 @@ admin.site.unregister(Bot)
 class BotAdmin(_BotAdmin):
     """The bots' admin, with status changes through ``set_bot_status`` (which reschedules the
     events waiting for a bot made active), as the web and the API do."""
+
+    list_filter = (GameFilter, "kind", "status")
 
     def get_search_results(self, request, queryset, search_term):
         """An event entry's autocomplete (by bot name) never offers a human seat."""

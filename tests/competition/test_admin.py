@@ -331,3 +331,22 @@ def test_it_requeues_and_cancels_matches(staff, users):
         errored.pk: MatchStatus.CANCELLED,
         finished.pk: MatchStatus.FINISHED,
     }
+
+
+def test_it_filters_by_game_from_the_registry_without_reading_every_row(staff, users):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ttt = builtin_bots(users["owner"], 2)
+    c4 = builtin_bots(users["owner"], 2, game="connectfour", target="first")
+    kept = services.create_match("connectfour", c4, dispatch_now=False)
+    other = services.create_match("tictactoe", ttt, dispatch_now=False)
+    for url in ("/admin/competition/match/", "/admin/bots/bot/", "/admin/competition/event/"):
+        with CaptureQueriesContext(connection) as captured:
+            page = staff.get(url).content.decode()
+        # It should offer every game of the registry, without a DISTINCT over the table.
+        assert "?game=connectfour" in page and "?game=tron" in page, url
+        assert not [q for q in captured.captured_queries if "DISTINCT" in q["sql"]], url
+    listed = staff.get("/admin/competition/match/?game=connectfour")
+    # It should list the matches of the chosen game only.
+    assert [m.pk for m in listed.context["cl"].result_list] == [kept.pk] != [other.pk]

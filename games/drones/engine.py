@@ -32,7 +32,7 @@ import json
 import math
 import random
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from games.base import (
@@ -80,6 +80,10 @@ class State:
     attacking: tuple[bool, bool] = (False, False)
     clash: tuple[str, int | None, int | None] | None = None
     results: tuple[int | None, ...] = ()
+    #: the start of a match forked from this position (``rebuild``): its bots join here, so
+    #: the next requests open with ``onMatchStart`` and ``onRoundStart`` (the turns left in
+    #: the round); any turn played clears it. Not part of the position (equality ignores it).
+    joined: bool = field(default=False, compare=False)
 
 
 # -- numbers --------------------------------------------------------------------------
@@ -268,21 +272,21 @@ class Drones(Game):
             raise ValueError("the match is over: no more requests (see farewell)")
         options = dict(state.options)
         calls: list = []
+        match_start = [
+            "onMatchStart",
+            {"rounds": options["rounds"], "drawAllowed": options["drawAllowed"]},
+        ]
+        if state.joined:  # a fork: these bots never saw the match start
+            calls.append(match_start)
         if state.clash is not None:
             calls.append(["onRoundEnd", round_view(state, seat)])
-        elif state.round == 1 and state.turn == 0:
+        elif state.round == 1 and state.turn == 0 and not state.joined:
+            calls.append(match_start)
+        if state.turn == 0 or state.clash is not None or state.joined:
+            # a fork joins mid-round: the turns its round has left
+            turns = options["turns"] - (0 if state.clash is not None else state.turn)
             calls.append(
-                [
-                    "onMatchStart",
-                    {"rounds": options["rounds"], "drawAllowed": options["drawAllowed"]},
-                ]
-            )
-        if state.turn == 0 or state.clash is not None:
-            calls.append(
-                [
-                    "onRoundStart",
-                    {"turns": options["turns"], "defenderBonus": options["defenderBonus"]},
-                ]
+                ["onRoundStart", {"turns": turns, "defenderBonus": options["defenderBonus"]}]
             )
         producers, soldiers = (1, 0) if state.clash is not None else state.armies[seat]
         calls.append(["playTurn", {"producers": producers, "soldiers": soldiers}])
@@ -298,6 +302,13 @@ class Drones(Game):
 
     def default_action(self, state: State, seat: int) -> dict:
         return dict(NOTHING)
+
+    def rebuild(self, *, seed, options, seats, actions) -> State:
+        """The position after ``actions`` (``Game.rebuild``), marked ``joined``: a fork's
+        bots are told the match and the round they join (``observation``)."""
+        return replace(
+            super().rebuild(seed=seed, options=options, seats=seats, actions=actions), joined=True
+        )
 
     def apply(self, state: State, actions: dict[int, JSON]) -> State:
         if _over(state):
@@ -330,7 +341,13 @@ class Drones(Game):
             clash = (trigger, aggressor, winner)
             results = (*results, winner)
         return replace(
-            state, turn=turn, armies=armies, attacking=attacking, clash=clash, results=results
+            state,
+            turn=turn,
+            armies=armies,
+            attacking=attacking,
+            clash=clash,
+            results=results,
+            joined=False,
         )
 
     def outcome(self, state: State) -> Outcome | None:

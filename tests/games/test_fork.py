@@ -115,3 +115,31 @@ def test_it_knows_which_games_refuse():
     # It should fork every game but battleship (decided per game from its spec).
     assert [g.slug for g in REFUSED] == ["battleship"]
     assert len(FORKABLE) == len(all_games()) - 1
+
+
+def test_it_tells_a_drones_fork_the_match_and_the_round_it_joins():
+    # It should open a fork's first requests with onMatchStart and onRoundStart (the turns
+    # its round has left): the forked bots never saw the match start. Once a turn is played,
+    # the requests are the usual ones.
+    game = get_game("drones")
+    options, states, history = play_seats(game, 7, 2)
+    turns = dict(options)["turns"]
+    mid = next(i for i, s in enumerate(states) if s.clash is None and s.turn >= 2)
+    fork = game.rebuild(seed=7, options=None, seats=2, actions=stored(history[:mid], 2))
+    assert fork == states[mid]  # the same position: only what the bots are told differs
+    ctx = Context(match_id="7")
+    calls = game.observation(fork, 0, ctx)["calls"]
+    assert [c[0] for c in calls] == ["onMatchStart", "onRoundStart", "playTurn"], calls
+    assert calls[1][1]["turns"] == turns - states[mid].turn
+    assert [c[0] for c in game.observation(states[mid], 0, ctx)["calls"]] == ["playTurn"]
+    later = game.apply(fork, {0: history[mid][0], 1: history[mid][1]})
+    assert [c[0] for c in game.observation(later, 0, ctx)["calls"]] in (
+        ["playTurn"],
+        ["onRoundEnd", "onRoundStart", "playTurn"],
+    )
+    # A fork from the turn that ended a round starts the next round whole.
+    end = next(i for i, s in enumerate(states) if s.clash is not None and game.to_move(s))
+    fork = game.rebuild(seed=7, options=None, seats=2, actions=stored(history[:end], 2))
+    calls = game.observation(fork, 1, ctx)["calls"]
+    assert [c[0] for c in calls] == ["onMatchStart", "onRoundEnd", "onRoundStart", "playTurn"]
+    assert calls[2][1]["turns"] == turns

@@ -19,6 +19,8 @@ from typing import Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from competition.loops import call_on
+
 logger = logging.getLogger(__name__)
 
 
@@ -114,17 +116,7 @@ class Hub:
         group = self.groups.get(name)
         if group is None or group.local is None:
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is group.loop:
-            group.local.put_nowait(message)
-        else:
-            try:
-                group.loop.call_soon_threadsafe(group.local.put_nowait, message)
-            except RuntimeError:  # that loop has closed: nobody is left to watch
-                pass
+        call_on(group.loop, group.local.put_nowait, message)
 
     def watchers(self, name: str) -> int:
         group = self.groups.get(name)

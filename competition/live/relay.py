@@ -27,6 +27,8 @@ import json
 import logging
 import struct
 
+from competition.loops import call_on
+
 logger = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct(">I")
@@ -87,16 +89,7 @@ class RelayServer:
 
     def wake(self) -> None:
         """Tell every runner that a match was queued (callable from any thread)."""
-        if self.loop is None or self.loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
-            self._wake()
-        else:
-            self.loop.call_soon_threadsafe(self._wake)
+        call_on(self.loop, self._wake)
 
     def _wake(self) -> None:
         data = frame(WAKE)

@@ -21,6 +21,7 @@ import threading
 from django.conf import settings
 
 from competition.dbthreads import run_db
+from competition.loops import call_on
 
 logger = logging.getLogger(__name__)
 
@@ -49,16 +50,8 @@ class Scheduler:
         self.main = self.loop.create_task(self.run(), name="arena-embedded-runner")
 
     def wake(self) -> None:
-        if self.loop is None or self.event is None or self.loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
-            self.event.set()
-        else:
-            self.loop.call_soon_threadsafe(self.event.set)
+        if self.event is not None:
+            call_on(self.loop, self.event.set)
 
     async def step(self) -> bool:
         """Claim and launch as many matches as capacity allows; True if it launched any."""

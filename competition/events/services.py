@@ -55,7 +55,6 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -64,7 +63,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, platform_seat
 from competition.events import pairing
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK, LadderEntry
@@ -189,6 +188,19 @@ def eligible(entry: Entry) -> bool:
 
 def _entries(event: Event) -> list[Entry]:
     return list(event.entries.select_related("bot", "bot__owner").order_by("seed", "id"))
+
+
+def _entry_values(event: Event) -> list[tuple]:
+    """``_entries`` as plain values, in the same order: (bot, its name, owner id, owner's
+    username, seed, active) per entry; one statement, no model built (the standings of a
+    busy ladder are read on every finish and page)."""
+    return list(
+        Entry.objects.filter(event_id=event.pk)
+        .order_by("seed", "id")
+        .values_list(
+            "bot_id", "bot__name", "bot__owner_id", "bot__owner__username", "seed", "active"
+        )
+    )
 
 
 def _entrants(entries: list[Entry]) -> list[Entry]:
@@ -688,36 +700,34 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
     buchholz (Swiss), reached (elimination: the round reached; the champion one more than
     the final), rating (mu, sigma, ordinal, games, provisional), rank.
     """
-    entries = _entries(event)
     source = None if everything else public_source(event)
-    kept = (
-        stored.rows(event)
-        if source is None
-        else {bot: SimpleNamespace(**sums) for bot, sums in source.standings.items()}
-    )
+    if source is None:
+        kept = {row.pop("bot_id"): row for row in stored.sums(event)}
+    else:
+        kept = source.standings
     rows: dict[int, dict] = {}
-    for e in entries:
-        sums = kept.get(e.bot_id)
-        rows[e.bot_id] = {
-            "bot": e.bot_id,
-            "name": e.bot.name,
-            "owner": e.bot.owner_name,
-            "seed": e.seed,
-            "active": e.active,
-            "points": float(sums.points) if sums else 0.0,
-            "score": float(sums.score) if sums else 0.0,
-            "wins": sums.wins if sums else 0,
-            "draws": sums.draws if sums else 0,
-            "losses": sums.losses if sums else 0,
-            "games": sums.games if sums else 0,
-            "series": sums.series if sums else 0,
-            "byes": sums.byes if sums else 0,
+    for bot_id, name, owner_id, owner, seed, active in _entry_values(event):
+        sums = kept.get(bot_id)
+        rows[bot_id] = {
+            "bot": bot_id,
+            "name": name,
+            "owner": owner if owner_id else PLATFORM_OWNER,
+            "seed": seed,
+            "active": active,
+            "points": float(sums["points"]) if sums else 0.0,
+            "score": float(sums["score"]) if sums else 0.0,
+            "wins": sums["wins"] if sums else 0,
+            "draws": sums["draws"] if sums else 0,
+            "losses": sums["losses"] if sums else 0,
+            "games": sums["games"] if sums else 0,
+            "series": sums["series"] if sums else 0,
+            "byes": sums["byes"] if sums else 0,
         }
     rated = ratings.for_bots(rows)
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
-    keys = _rank_keys(event, rows, entries, source)
+    keys = _rank_keys(event, rows, source)
     counted = defaultdict(int)
     for k in keys.values():
         counted[k] += 1
@@ -751,7 +761,7 @@ def _public_series_results(source: stored.Recomputed) -> list[pairing.SeriesResu
     return results
 
 
-def _rank_keys(event: Event, rows: dict[int, dict], entries, source=None) -> dict:
+def _rank_keys(event: Event, rows: dict[int, dict], source=None) -> dict:
     """Each row's sort key for the event's format (adding its ``buchholz`` or ``reached``),
     from the stored rows or (``source``) from the public ones."""
     fmt = event.format
@@ -763,7 +773,7 @@ def _rank_keys(event: Event, rows: dict[int, dict], entries, source=None) -> dic
         keys = {b: (r["points"], r["buchholz"], r["wins"]) for b, r in rows.items()}
     elif fmt == EventFormat.SINGLE_ELIMINATION:
         loaded = load_series(event) if source is None else public_series(event)
-        state = elimination_state(event, entries, loaded)
+        state = elimination_state(event, _entries(event), loaded)
         reached = _reached(state) if state else {}
         for bot_id, row in rows.items():
             row["reached"] = reached.get(bot_id, 0)

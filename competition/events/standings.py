@@ -404,6 +404,11 @@ def rows(event: Event) -> dict[int, EventStanding]:
     return {s.bot_id: s for s in EventStanding.objects.filter(event_id=event.pk)}
 
 
+def sums(event: Event) -> list[dict]:
+    """The stored sums of ``event``: one plain dict per bot (``bot_id`` and ``SUMS``)."""
+    return list(EventStanding.objects.filter(event_id=event.pk).values("bot_id", *SUMS))
+
+
 def event_counts(total: str = "matches_total", done: str = "matches_done") -> dict:
     """Annotations of events: their matches (``total``) and those that ended (``done``),
     from ``EventTally``."""

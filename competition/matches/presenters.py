@@ -80,8 +80,13 @@ def match_jsons(matches: QuerySet) -> list[dict]:
     """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
     (not one per match), reading only the columns the summary shows, as plain values (no
     model instance per match, seat, bot and owner)."""
-    rows = list(matches.values(*SUMMARY_FIELDS))
-    seats: dict[int, list[dict]] = {row["id"]: [] for row in rows}
+    return match_jsons_of(matches)[0]
+
+
+def match_jsons_of(*querysets: QuerySet) -> list[list[dict]]:
+    """``match_jsons`` of each (sliced) queryset, the seats of them all read in one query."""
+    lists = [list(matches.values(*SUMMARY_FIELDS)) for matches in querysets]
+    seats: dict[int, list[dict]] = {row["id"]: [] for rows in lists for row in rows}
     for match_id, seat, bot, name, owner, score, result, cause, faults in (
         Participant.objects.filter(match_id__in=list(seats))
         .order_by("seat")
@@ -99,27 +104,28 @@ def match_jsons(matches: QuerySet) -> list[dict]:
                 "faults": faults,
             }
         )
-    return [
-        {
-            "id": row["id"],
-            "game": row["game"],
-            "status": row["status"],
-            "reason": row["reason"],
-            "rated": row["rated"],
-            "event": row["event_id"],
-            "round": row["round"],
-            "seed": row["seed"],
-            "turn_count": row["turn_count"],
-            "forked_from": row["forked_from_id"],
-            "fork_turn": row["fork_turn"],
-            "created": _iso(row["created"]),
-            "started": _iso(row["started"]),
-            "finished": _iso(row["finished"]),
-            "error": row["error"] if row["status"] == MatchStatus.ERRORED else "",
-            "participants": seats[row["id"]],
-        }
-        for row in rows
-    ]
+    return [[_summary(row, seats[row["id"]]) for row in rows] for rows in lists]
+
+
+def _summary(row: dict, seats: list[dict]) -> dict:
+    return {
+        "id": row["id"],
+        "game": row["game"],
+        "status": row["status"],
+        "reason": row["reason"],
+        "rated": row["rated"],
+        "event": row["event_id"],
+        "round": row["round"],
+        "seed": row["seed"],
+        "turn_count": row["turn_count"],
+        "forked_from": row["forked_from_id"],
+        "fork_turn": row["fork_turn"],
+        "created": _iso(row["created"]),
+        "started": _iso(row["started"]),
+        "finished": _iso(row["finished"]),
+        "error": row["error"] if row["status"] == MatchStatus.ERRORED else "",
+        "participants": seats,
+    }
 
 
 def _iso(moment) -> str | None:

@@ -58,12 +58,14 @@ def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0
 def for_bots(bot_ids: Iterable[int]) -> dict[int, dict]:
     """``summary`` per bot (the defaults for a bot never rated)."""
     bot_ids = list(bot_ids)
-    stored = {r.bot_id: r for r in Rating.objects.filter(bot_id__in=bot_ids)}
+    stored = {
+        bot_id: (mu, sigma, games)
+        for bot_id, mu, sigma, games in Rating.objects.filter(bot_id__in=bot_ids).values_list(
+            "bot_id", "mu", "sigma", "games"
+        )
+    }
     return {
-        bot_id: summary(stored[bot_id].mu, stored[bot_id].sigma, stored[bot_id].games)
-        if bot_id in stored
-        else summary()
-        for bot_id in bot_ids
+        bot_id: summary(*stored[bot_id]) if bot_id in stored else summary() for bot_id in bot_ids
     }
 
 

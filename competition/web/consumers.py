@@ -47,21 +47,28 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
 
 
-def event_snapshot(event_id: int, *, everything: bool = False) -> dict | None:
+def event_snapshot(
+    event_id: int, *, everything: bool = False, event: Event | None = None
+) -> dict | None:
     """The event, its standings (and bracket), its live and upcoming matches: what the public
     may see (no match hidden until its reveal, ``Match.objects.public``), or ``everything``
-    (staff)."""
+    (staff). ``event``: the event already read, with its ``tally`` (``with_tally``)."""
     from competition.events.services import bracket_view, standings
-    from competition.matches.presenters import match_jsons
+    from competition.matches.presenters import match_jsons_of
 
-    event = Event.objects.filter(pk=event_id).first()
     if event is None:
-        return None
+        event = with_tally().filter(pk=event_id).first()
+        if event is None:
+            return None
     matches = event.matches.all() if everything else event.matches.public()
-    live = match_jsons(matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20])
-    upcoming = match_jsons(matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10])
-    counts = EventTally.objects.filter(event_id=event.pk).values_list("matches", "done").first()
-    total, done = counts or (0, 0)
+    live, upcoming = match_jsons_of(
+        matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20],
+        matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10],
+    )
+    try:
+        total, done = event.tally.matches, event.tally.done
+    except EventTally.DoesNotExist:
+        total, done = 0, 0
     snapshot = {
         "type": "snapshot",
         "event": {
@@ -81,6 +88,11 @@ def event_snapshot(event_id: int, *, everything: bool = False) -> dict | None:
     if bracket is not None:  # single elimination: a reconnecting page redraws it
         snapshot["bracket"] = bracket
     return snapshot
+
+
+def with_tally():
+    """Events read with their match counts (``EventTally``) in the same statement."""
+    return Event.objects.select_related("tally")
 
 
 def home_snapshot() -> dict:

@@ -74,15 +74,21 @@ def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int =
     return rows
 
 
-def match_rows(matches: QuerySet, limit: int) -> list[dict]:
+def match_rows(matches: QuerySet, limit: int, *, event_names: dict | None = None) -> list[dict]:
     """The first ``limit`` matches of ``matches`` (ordered, not sliced) as the rows of
     ``includes/match_list_rows.html`` and ``includes/match_rows.html``: id, game, status,
     reason, rated, event and the seats in seat order, each with its links; numbers as text
-    (a template prints an ``int`` through number localization, ~50 us each)."""
+    (a template prints an ``int`` through number localization, ~50 us each).
+    ``event_names``: event id → name of every event the matches may belong to (an event's
+    page knows its own), instead of a query for them."""
     # no join to the event here: SQLite would then sort every match the filter keeps
     rows = list(matches.values("id", "game", "status", "reason", "rated", "event_id")[:limit])
     events = {row["event_id"] for row in rows if row["event_id"]}
-    names = dict(Event.objects.filter(pk__in=events).values_list("pk", "name")) if events else {}
+    names = event_names
+    if names is None or not events <= names.keys():
+        names = (
+            dict(Event.objects.filter(pk__in=events).values_list("pk", "name")) if events else {}
+        )
     match_url, bot_url = link_maker("match-detail"), link_maker("bot-detail")
     user_url, event_url = link_maker("user-detail"), link_maker("event-detail")
     labels = dict(MatchStatus.choices)
@@ -115,3 +121,50 @@ def match_rows(matches: QuerySet, limit: int) -> list[dict]:
             }
         )
     return rows
+
+
+def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
+    """The event page's standings (``services.standings``) as text: rank, the bot's link,
+    points and Buchholz as ``floatformat:"-1"``, how far an elimination entry got
+    (``reached``: "champion", "round 3" or nothing)."""
+    bot_url = link_maker("bot-detail")
+    champion = (bracket or {}).get("champion")
+    champion = champion["bot"] if champion else None
+    rows = []
+    for row in table:
+        if row["bot"] == champion:
+            reached = "champion"
+        else:
+            reached = f"round {row['reached']}" if row.get("reached") else ""
+        rows.append(
+            {
+                "bot": str(row["bot"]),
+                "url": bot_url(row["bot"]),
+                "name": row["name"],
+                "owner": row["owner"],
+                "rank": str(row["rank"]),
+                "seed": "" if row["seed"] is None else str(row["seed"]),
+                "reached": reached,
+                "points": score_text(row["points"]),
+                "buchholz": score_text(row.get("buchholz", 0.0)),
+                "wins": str(row["wins"]),
+                "draws": str(row["draws"]),
+                "losses": str(row["losses"]),
+                "games": str(row["games"]),
+            }
+        )
+    return rows
+
+
+def live_rows(matches: list[dict]) -> list[dict]:
+    """Live and upcoming matches (``match_jsons``) as text: number, link, seat names, turn."""
+    match_url = link_maker("match-detail")
+    return [
+        {
+            "number": str(m["id"]),
+            "url": match_url(m["id"]),
+            "seats": [{"seat": str(p["seat"]), "name": p["name"]} for p in m["participants"]],
+            "turn": str(m["turn_count"]),
+        }
+        for m in matches
+    ]

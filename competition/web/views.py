@@ -23,7 +23,7 @@ from competition.models import Event, EventFormat, EventSeries, EventStatus, Mat
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from competition.web import share
-from competition.web.rows import bot_rows, match_rows
+from competition.web.rows import bot_rows, live_rows, match_rows, standing_rows
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -253,11 +253,11 @@ def swiss_rounds(event: Event, names: dict[int, str], series=None) -> list[dict]
 
 
 def event_detail(request, pk: int):
-    from competition.web.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot, with_tally
 
-    event = get_object_or_404(Event, pk=pk)
+    event = get_object_or_404(with_tally(), pk=pk)
     everything = sees_hidden(request.user)  # staff: matches hidden until their reveal too
-    snapshot = event_snapshot(event.pk, everything=everything)
+    snapshot = event_snapshot(event.pk, everything=everything, event=event)
     source = None if everything else event_services.public_source(event)
     series = None if source is None else source.series
     recent = match_rows(
@@ -265,12 +265,16 @@ def event_detail(request, pk: int):
         .filter(status__in=MatchStatus.done(), finished__isnull=False)
         .order_by("-finished", "-id"),
         20,
+        event_names={event.pk: event.name},
     )
     bracket = snapshot.get("bracket")
     names = {row["bot"]: row["name"] for row in snapshot["standings"]}
     context = {
         "event": event,
         "snap": snapshot,
+        "standing_rows": standing_rows(snapshot["standings"], snapshot.get("bracket")),
+        "live": live_rows(snapshot["live"]),
+        "upcoming": live_rows(snapshot["upcoming"]),
         "recent": recent,
         "game": _game_or_404(event.game),
         "bracket": bracket,
@@ -313,12 +317,10 @@ def event_screen(request, pk: int):
 @never_cache
 def event_screen_json(request, pk: int):
     from competition.web import screen
-    from competition.web.consumers import event_snapshot
+    from competition.web.consumers import event_snapshot, with_tally
 
-    snapshot = event_snapshot(pk)
-    if snapshot is None:
-        raise Http404("No such event")
-    event = Event.objects.get(pk=pk)
+    event = get_object_or_404(with_tally(), pk=pk)
+    snapshot = event_snapshot(pk, event=event)
     bracket = snapshot.get("bracket")  # with each slot's "why" (single elimination only)
     total = event_rounds(event, len(snapshot["standings"]), bracket)["total"]
     snapshot["show"] = screen.show(request, event, snapshot["standings"], bracket, total)

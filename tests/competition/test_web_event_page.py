@@ -11,7 +11,15 @@ from django.test import Client
 
 from competition.events import services as events
 from competition.models import EventFormat
-from tests.competition.test_events import draw, make_bots, make_event, make_owner, win
+from tests.competition.test_events import (
+    decide,
+    draw,
+    make_bots,
+    make_event,
+    make_owner,
+    series_of,
+    win,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +86,50 @@ def test_it_shows_the_round_of_a_round_robin_and_a_ladder():
     ladder = make_event(owner, bots, EventFormat.LADDER)
     events.start_event(ladder)
     assert "(continuous)" in text(Client().get(f"/events/{ladder.pk}/").content.decode())
+
+
+#: the standings, live and upcoming markup as the template wrote them from the snapshot
+#: itself (filters, ``{% url %}`` and number localization per cell), before the rows were
+#: prepared as text (``rows.standing_rows``, ``rows.live_rows``)
+FROM_SNAPSHOT = """{% for row in snap.standings %}<tr data-bot="{{ row.bot }}">
+    <td class="num">{{ row.rank }}</td><td><a href="{% url 'bot-detail' row.bot %}">{{ row.name }}</a></td>
+    {% if bracket %}<td>{% if bracket.champion and bracket.champion.bot == row.bot %}champion{% elif row.reached %}round {{ row.reached }}{% endif %}</td><td class="num">{{ row.seed|default_if_none:"" }}</td>{% else %}<td class="num" data-points>{{ row.points|floatformat:"-1" }}</td>{% if swiss %}<td class="num">{{ row.buchholz|floatformat:"-1" }}</td>{% endif %}{% endif %}
+    <td class="num">{{ row.wins }}</td><td class="num">{{ row.draws }}</td><td class="num">{{ row.losses }}</td><td class="num hide-narrow">{{ row.games }}</td><td class="hide-narrow">{{ row.owner }}</td>
+  </tr>{% empty %}<tr><td colspan="9" class="muted">No entries.</td></tr>{% endfor %}
+{% for m in snap.live %}<li><a href="{% url 'match-detail' m.id %}">#{{ m.id }}</a> {% for p in m.participants %}{% if not forloop.first %} vs {% endif %}<span class="seat{{ p.seat }}">{{ p.name }}</span>{% endfor %} <span class="muted">turn {{ m.turn_count }}</span></li>{% endfor %}
+{% for m in snap.upcoming %}<li>#{{ m.id }} {% for p in m.participants %}{% if not forloop.first %} vs {% endif %}{{ p.name }}{% endfor %}</li>{% endfor %}"""
+
+
+def test_it_prints_standings_and_live_rows_as_the_snapshot_template_did(settings):
+    # It should print the prepared rows exactly as the template printed the snapshot, for
+    # every format: a champion and the rounds reached, Buchholz, half points, live matches.
+    from django.template import engines
+
+    from competition.models import Match, MatchStatus
+
+    settings.USE_THOUSAND_SEPARATOR = False  # the project's setting, said out loud
+    owner = make_owner()
+    bots = make_bots(owner, 4)
+    pages = []
+    for fmt in (EventFormat.SINGLE_ELIMINATION, EventFormat.SWISS, EventFormat.ROUND_ROBIN, EventFormat.LADDER):  # fmt: skip
+        event = make_event(owner, bots, fmt)
+        events.start_event(event)
+        played = {EventFormat.LADDER: (), EventFormat.SINGLE_ELIMINATION: (1, 2)}.get(fmt, (1,))
+        for rnd in played:  # a draw, then wins for seat 0 (the elimination to its champion)
+            for i, games in enumerate(series_of(event, rnd).values()):
+                for game in games:
+                    decide(game, 0.5 if i == 0 else 1.0)
+        first = Match.objects.filter(event=event, status=MatchStatus.QUEUED).order_by("id").first()
+        if first is not None:
+            Match.objects.filter(pk=first.pk).update(status=MatchStatus.RUNNING, turn_count=1234)
+        pages.append(Client().get(f"/events/{event.pk}/"))
+    template = engines["django"].from_string(FROM_SNAPSHOT)
+    for page in pages:
+        html = page.content.decode()
+        context = {k: page.context[k] for k in ("snap", "bracket", "swiss")}
+        standings, live, upcoming = template.render(context).rsplit("\n", 2)
+        assert standings in html and live in html and upcoming in html
+        assert page.context["snap"]["standings"]
+    assert all(any(p.context["snap"][k] for p in pages) for k in ("live", "upcoming"))
+    assert "champion</td>" in pages[0].content.decode() and "round 2</td>" in pages[0].content.decode()  # fmt: skip
+    assert any(">1234<" not in p.content.decode() and "turn 1234" in p.content.decode() for p in pages)

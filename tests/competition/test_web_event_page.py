@@ -132,4 +132,4 @@ def test_it_prints_standings_and_live_rows_as_the_snapshot_template_did(settings
         assert page.context["snap"]["standings"]
     assert all(any(p.context["snap"][k] for p in pages) for k in ("live", "upcoming"))
     assert "champion</td>" in pages[0].content.decode() and "round 2</td>" in pages[0].content.decode()  # fmt: skip
-    assert any(">1234<" not in p.content.decode() and "turn 1234" in p.content.decode() for p in pages)
+    assert any("turn 1234" in p.content.decode() for p in pages)

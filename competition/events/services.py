@@ -90,6 +90,7 @@ from competition.models import (
     SeriesState,
 )
 from competition.models.matches import hidden
+from competition.prepared import Prepared
 from competition.ratings import services as ratings
 from games import get_game
 
@@ -190,17 +191,22 @@ def _entries(event: Event) -> list[Entry]:
     return list(event.entries.select_related("bot", "bot__owner").order_by("seed", "id"))
 
 
-def _entry_values(event: Event) -> list[tuple]:
-    """``_entries`` as plain values, in the same order: (bot, its name, owner id, owner's
-    username, seed, active) per entry; one statement, no model built (the standings of a
-    busy ladder are read on every finish and page)."""
-    return list(
-        Entry.objects.filter(event_id=event.pk)
+_ENTRY_VALUES = Prepared(
+    lambda event: (
+        Entry.objects.filter(event_id=event)
         .order_by("seed", "id")
         .values_list(
             "bot_id", "bot__name", "bot__owner_id", "bot__owner__username", "seed", "active"
         )
     )
+)
+
+
+def _entry_values(event: Event) -> list[tuple]:
+    """``_entries`` as plain values, in the same order: (bot, its name, owner id, owner's
+    username, seed, active) per entry; one statement, no model built (the standings of a
+    busy ladder are read on every finish and page)."""
+    return _ENTRY_VALUES(event.pk)
 
 
 def _entrants(entries: list[Entry]) -> list[Entry]:
@@ -702,7 +708,7 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
     """
     source = None if everything else public_source(event)
     if source is None:
-        kept = {row.pop("bot_id"): row for row in stored.sums(event)}
+        kept = stored.sums(event)
     else:
         kept = source.standings
     rows: dict[int, dict] = {}

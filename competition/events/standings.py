@@ -51,6 +51,7 @@ from competition.models import (
     MatchStatus,
     SeriesState,
 )
+from competition.prepared import Prepared
 
 #: additive per-bot fields of ``EventStanding``
 SUMS = ("points", "score", "wins", "draws", "losses", "games", "series", "byes", "played", "busy")
@@ -404,9 +405,14 @@ def rows(event: Event) -> dict[int, EventStanding]:
     return {s.bot_id: s for s in EventStanding.objects.filter(event_id=event.pk)}
 
 
-def sums(event: Event) -> list[dict]:
-    """The stored sums of ``event``: one plain dict per bot (``bot_id`` and ``SUMS``)."""
-    return list(EventStanding.objects.filter(event_id=event.pk).values("bot_id", *SUMS))
+_SUMS = Prepared(
+    lambda event: EventStanding.objects.filter(event_id=event).values_list("bot_id", *SUMS)
+)
+
+
+def sums(event: Event) -> dict[int, dict]:
+    """The stored sums of ``event`` by bot, as plain dicts (``SUMS``)."""
+    return {row[0]: dict(zip(SUMS, row[1:], strict=True)) for row in _SUMS(event.pk)}
 
 
 def event_counts(total: str = "matches_total", done: str = "matches_done") -> dict:
@@ -418,16 +424,20 @@ def event_counts(total: str = "matches_total", done: str = "matches_done") -> di
     }
 
 
+_H2H = Prepared(
+    lambda event, bots: HeadToHead.objects.filter(
+        event_id=event, bot_id__in=bots, opponent_id__in=bots
+    ).values_list("bot_id", "opponent_id", "points")
+)
+
+
 def head_to_head_results(event: Event, bots) -> list[pairing.SeriesResult]:
     """Head-to-head points among ``bots`` as results ``pairing.rank`` reads."""
     bots = list(bots)
     if len(bots) < 2:
         return []
     return [
-        pairing.SeriesResult(bot, other, points, 0.0)
-        for bot, other, points in HeadToHead.objects.filter(
-            event_id=event.pk, bot_id__in=bots, opponent_id__in=bots
-        ).values_list("bot_id", "opponent_id", "points")
+        pairing.SeriesResult(bot, other, points, 0.0) for bot, other, points in _H2H(event.pk, bots)
     ]
 
 

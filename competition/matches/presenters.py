@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 
 from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
+from competition.prepared import Prepared
 
 
 def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
@@ -85,13 +86,22 @@ def match_jsons(matches: QuerySet) -> list[dict]:
 
 def match_jsons_of(*querysets: QuerySet) -> list[list[dict]]:
     """``match_jsons`` of each (sliced) queryset, the seats of them all read in one query."""
-    lists = [list(matches.values(*SUMMARY_FIELDS)) for matches in querysets]
+    return summaries(*[list(matches.values_list(*SUMMARY_FIELDS)) for matches in querysets])
+
+
+_SEATS = Prepared(
+    lambda ids: (
+        Participant.objects.filter(match_id__in=ids).order_by("seat").values_list(*SEAT_VALUES)
+    )
+)
+
+
+def summaries(*lists: list[tuple]) -> list[list[dict]]:
+    """``match_json`` of matches read as ``SUMMARY_FIELDS`` tuples (each list of them), the
+    seats of them all read in one query."""
+    lists = [[dict(zip(SUMMARY_FIELDS, row, strict=True)) for row in rows] for rows in lists]
     seats: dict[int, list[dict]] = {row["id"]: [] for rows in lists for row in rows}
-    for match_id, seat, bot, name, owner, score, result, cause, faults in (
-        Participant.objects.filter(match_id__in=list(seats))
-        .order_by("seat")
-        .values_list(*SEAT_VALUES)
-    ):
+    for match_id, seat, bot, name, owner, score, result, cause, faults in _SEATS(list(seats)):
         seats[match_id].append(
             {
                 "seat": seat,

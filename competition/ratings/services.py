@@ -29,6 +29,7 @@ from openskill.models import PlackettLuce
 
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange
 from competition.models.matches import hidden
+from competition.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -55,15 +56,17 @@ def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0
     }
 
 
+_RATINGS = Prepared(
+    lambda bots: Rating.objects.filter(bot_id__in=bots).values_list(
+        "bot_id", "mu", "sigma", "games"
+    )
+)
+
+
 def for_bots(bot_ids: Iterable[int]) -> dict[int, dict]:
     """``summary`` per bot (the defaults for a bot never rated)."""
     bot_ids = list(bot_ids)
-    stored = {
-        bot_id: (mu, sigma, games)
-        for bot_id, mu, sigma, games in Rating.objects.filter(bot_id__in=bot_ids).values_list(
-            "bot_id", "mu", "sigma", "games"
-        )
-    }
+    stored = {bot_id: (mu, sigma, games) for bot_id, mu, sigma, games in _RATINGS(bot_ids)}
     return {
         bot_id: summary(*stored[bot_id]) if bot_id in stored else summary() for bot_id in bot_ids
     }

@@ -10,6 +10,7 @@ matters: any message from them is answered with an error and otherwise ignored.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 
@@ -20,6 +21,7 @@ from django.db.models import Count
 from competition.live import broadcast
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
+from competition.prepared import Prepared
 from games import all_games
 
 logger = logging.getLogger(__name__)
@@ -54,16 +56,15 @@ def event_snapshot(
     may see (no match hidden until its reveal, ``Match.objects.public``), or ``everything``
     (staff). ``event``: the event already read, with its ``tally`` (``with_tally``)."""
     from competition.events.services import bracket_view, standings
-    from competition.matches.presenters import match_jsons_of
+    from competition.matches.presenters import summaries
 
     if event is None:
         event = with_tally().filter(pk=event_id).first()
         if event is None:
             return None
-    matches = event.matches.all() if everything else event.matches.public()
-    live, upcoming = match_jsons_of(
-        matches.filter(status=MatchStatus.RUNNING).order_by("id")[:20],
-        matches.filter(status=MatchStatus.QUEUED).order_by("id")[:10],
+    live, upcoming = summaries(
+        _event_matches(MatchStatus.RUNNING, everything)(event.pk),
+        _event_matches(MatchStatus.QUEUED, everything)(event.pk),
     )
     try:
         total, done = event.tally.matches, event.tally.done
@@ -88,6 +89,24 @@ def event_snapshot(
     if bracket is not None:  # single elimination: a reconnecting page redraws it
         snapshot["bracket"] = bracket
     return snapshot
+
+
+#: how many live and upcoming matches an event's snapshot lists
+SNAPSHOT_MATCHES = {MatchStatus.RUNNING: 20, MatchStatus.QUEUED: 10}
+
+
+@functools.cache
+def _event_matches(status: str, everything: bool):
+    """An event's first matches of ``status`` (``SNAPSHOT_MATCHES``), as ``summaries`` reads
+    them: the public ones, or ``everything``."""
+    from competition.matches.presenters import SUMMARY_FIELDS
+
+    def build(event):
+        matches = Match.objects.filter(event_id=event, status=status)
+        matches = matches if everything else matches.public()
+        return matches.order_by("id").values_list(*SUMMARY_FIELDS)[: SNAPSHOT_MATCHES[status]]
+
+    return Prepared(build)
 
 
 def with_tally():

@@ -20,6 +20,7 @@ from django.urls import reverse
 
 from bots.models import PLATFORM_OWNER, EndpointKind
 from competition.models import Event, MatchStatus, Participant
+from competition.prepared import Prepared
 
 #: a value no route can hold otherwise, replaced by each row's own
 _MARK = "2147483647"
@@ -74,6 +75,17 @@ def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int =
     return rows
 
 
+_ROW_SEATS = Prepared(
+    lambda ids: (
+        Participant.objects.filter(match_id__in=ids)
+        .order_by("seat")
+        .values_list(
+            "match_id", "seat", "score", "bot_id", "bot__name", "bot__kind", "bot__owner__username"
+        )
+    )
+)
+
+
 def match_rows(matches: QuerySet, limit: int, *, event_names: dict | None = None) -> list[dict]:
     """The first ``limit`` matches of ``matches`` (ordered, not sliced) as the rows of
     ``includes/match_list_rows.html`` and ``includes/match_rows.html``: id, game, status,
@@ -101,13 +113,7 @@ def match_rows(matches: QuerySet, limit: int, *, event_names: dict | None = None
         row["event_name"] = names.get(row["event_id"], "")
         row["seats"] = []
         by_id[row["id"]] = row
-    seats = (
-        Participant.objects.filter(match_id__in=list(by_id))
-        .order_by("seat")
-        .values_list(
-            "match_id", "seat", "score", "bot_id", "bot__name", "bot__kind", "bot__owner__username"
-        )
-    )
+    seats = _ROW_SEATS(list(by_id))
     for match_id, seat, score, bot_id, name, kind, owner in seats:
         by_id[match_id]["seats"].append(
             {

@@ -1,0 +1,89 @@
+"""``competition.prepared``: a query compiled once gives the rows the queryset gives."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from bots.models import Bot, EndpointKind
+from competition.models import Event, Match, MatchStatus, Participant
+from competition.prepared import LIST_STEP, Prepared
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def matches():
+    owner = get_user_model().objects.create_user("owner")
+    a, b = (
+        Bot.objects.create(
+            owner=owner if i else None,
+            game="tictactoe",
+            name=f"bot-{i}",
+            kind=EndpointKind.BUILTIN,
+            target="random",
+        )
+        for i in range(2)
+    )
+    event = Event.objects.create(name="Cup", game="tictactoe", options={"x": [1, 2]})
+    made = []
+    for i in range(20):
+        m = Match.objects.create(game="tictactoe", status=MatchStatus.FINISHED, rated=i % 2 == 0, event=event if i % 3 else None, seed=i)  # fmt: skip
+        Participant.objects.create(match=m, bot=a, seat=0, score=0.5 * (i % 3))
+        Participant.objects.create(match=m, bot=b, seat=1)
+        made.append(m)
+    return {"event": event, "matches": made, "bots": (a, b)}
+
+
+#: a date, a boolean, JSON, a float and a name through a nullable join
+COLUMNS = ("match_id", "match__created", "match__rated", "match__event__options", "score", "bot__owner__username")  # fmt: skip
+
+
+def build(ids, bot):
+    return (
+        Participant.objects.filter(match_id__in=ids, bot_id=bot)
+        .order_by("match_id", "seat")
+        .values_list(*COLUMNS)
+    )
+
+
+def test_it_gives_the_querysets_rows_with_their_types_for_every_list_length(matches):
+    # It should convert dates, booleans and JSON as the ORM does, whatever a list's length,
+    # padded or not, and answer an empty list with no rows (and no query).
+    query = Prepared(build)
+    ids = [m.pk for m in matches["matches"]]
+    for bot in matches["bots"]:
+        for n in (1, 2, LIST_STEP - 1, LIST_STEP, LIST_STEP + 1, len(ids)):
+            expected = list(build(ids[:n], bot.pk))
+            assert query(ids[:n], bot.pk) == expected and len(expected) == n
+    assert {type(row[1]).__name__ for row in expected} == {"datetime"}
+    assert {row[2] for row in expected} == {True, False} and {"x": [1, 2]} in [row[3] for row in expected]  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        assert query([], 1) == []
+    assert len(queries) == 0
+
+
+def test_it_compiles_once_per_shape():
+    # It should build the queryset once per list length rounded up to LIST_STEP.
+    built = []
+
+    def counted(ids, bot):
+        built.append(1)
+        return build(ids, bot)
+
+    query = Prepared(counted)
+    for n in range(1, LIST_STEP + 1):
+        query(list(range(1, n + 1)), 1)
+        query(list(range(1, n + 1)), 2)
+    assert len(built) == 1
+    query(list(range(1, LIST_STEP + 2)), 1)
+    assert len(built) == 2
+
+
+def test_it_refuses_a_query_that_drops_an_argument():
+    # It should not run a statement that silently ignores one of its arguments.
+    query = Prepared(lambda event: Match.objects.filter(pk__gte=0).values_list("id"))
+    with pytest.raises(ValueError, match="not a parameter"):
+        query(1)

@@ -14,7 +14,7 @@ event loop with the first connection of any kind (daphne has no lifespan events;
 import os
 from urllib.parse import urlparse
 
-from django.core.asgi import get_asgi_application
+from competition.handlers import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
 django_asgi_app = get_asgi_application()

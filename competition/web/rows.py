@@ -86,15 +86,23 @@ _ROW_SEATS = Prepared(
 )
 
 
-def match_rows(matches: QuerySet, limit: int, *, event_names: dict | None = None) -> list[dict]:
-    """The first ``limit`` matches of ``matches`` (ordered, not sliced) as the rows of
+#: the match columns ``match_rows`` reads
+ROW_FIELDS = ("id", "game", "status", "reason", "rated", "event_id")
+
+
+def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[dict]:
+    """The first ``limit`` matches of ``matches`` (ordered, not sliced; or already read, as
+    ``ROW_FIELDS`` tuples) as the rows of
     ``includes/match_list_rows.html`` and ``includes/match_rows.html``: id, game, status,
     reason, rated, event and the seats in seat order, each with its links; numbers as text
     (a template prints an ``int`` through number localization, ~50 us each).
     ``event_names``: event id → name of every event the matches may belong to (an event's
     page knows its own), instead of a query for them."""
     # no join to the event here: SQLite would then sort every match the filter keeps
-    rows = list(matches.values("id", "game", "status", "reason", "rated", "event_id")[:limit])
+    if isinstance(matches, QuerySet):
+        rows = list(matches.values(*ROW_FIELDS)[:limit])
+    else:
+        rows = [dict(zip(ROW_FIELDS, row, strict=True)) for row in matches[:limit]]
     events = {row["event_id"] for row in rows if row["event_id"]}
     names = event_names
     if names is None or not events <= names.keys():

@@ -3,6 +3,7 @@ big screen. Pages render on the server; ``static/js`` modules draw and animate t
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from django.core.paginator import Paginator
@@ -21,9 +22,10 @@ from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
+from competition.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web import share
-from competition.web.rows import bot_rows, live_rows, match_rows, standing_rows
+from competition.web.rows import ROW_FIELDS, bot_rows, live_rows, match_rows, standing_rows
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -206,12 +208,20 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
+#: an event's latest round (the unique (event, round, key) index read backwards)
+_LATEST_ROUND = Prepared(
+    lambda event: (
+        EventSeries.objects.filter(event_id=event).order_by("-round").values_list("round")[:1]
+    )
+)
+
+
 def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
     """``{"current", "total"}``: the latest round scheduled, and how many the format plays
     (``None`` for the ladder, which runs until stopped); ``series``: the public ones
     (``event_services.public_source``) instead of the stored ones."""
     if series is None:
-        current = EventSeries.objects.filter(event=event).aggregate(r=Max("round"))["r"] or 0
+        current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
     else:
         current = max((rnd for rnd, _key in series), default=0)
     total = None
@@ -252,6 +262,21 @@ def swiss_rounds(event: Event, names: dict[int, str], series=None) -> list[dict]
     return [{"round": r, "series": rows} for r, rows in rounds.items()]
 
 
+@functools.cache
+def _event_recent(everything: bool) -> Prepared:
+    """An event's last 20 ended matches as ``match_rows`` reads them: the public ones, or
+    ``everything`` (staff)."""
+
+    def build(event):
+        matches = Match.objects.filter(
+            event_id=event, status__in=MatchStatus.done(), finished__isnull=False
+        )
+        matches = matches if everything else matches.public()
+        return matches.order_by("-finished", "-id").values_list(*ROW_FIELDS)[:20]
+
+    return Prepared(build)
+
+
 def event_detail(request, pk: int):
     from competition.web.consumers import event_snapshot, with_tally
 
@@ -260,13 +285,7 @@ def event_detail(request, pk: int):
     snapshot = event_snapshot(event.pk, everything=everything, event=event)
     source = None if everything else event_services.public_source(event)
     series = None if source is None else source.series
-    recent = match_rows(
-        event.matches.visible_to(request.user)
-        .filter(status__in=MatchStatus.done(), finished__isnull=False)
-        .order_by("-finished", "-id"),
-        20,
-        event_names={event.pk: event.name},
-    )
+    recent = match_rows(_event_recent(everything)(event.pk), 20, event_names={event.pk: event.name})
     bracket = snapshot.get("bracket")
     names = {row["bot"]: row["name"] for row in snapshot["standings"]}
     context = {

@@ -14,6 +14,7 @@ row (``Bot.claim_test_call``) in the shared database.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -44,6 +45,8 @@ from competition.models import (
     RatingChange,
     SeatResult,
 )
+from competition.models.matches import sees_hidden
+from competition.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
 from competition.web.rows import link_maker
@@ -311,6 +314,36 @@ BY_OPPONENT_MATCHES = 500
 BY_OPPONENT_ROWS = 30
 
 
+@functools.cache
+def _by_opponent_queries(limit: int) -> tuple[Prepared, Prepared]:
+    """``results_by_opponent``'s two reads (prepared): the bot's latest ``limit`` seats with a
+    result (``(match, result)``, newest first) and the other seats of those matches."""
+
+    def latest(bot):
+        return (
+            Participant.objects.public()  # nothing of a match hidden until its reveal
+            .filter(bot_id=bot, result__in=SeatResult.values)
+            .order_by("-match_id")
+        )
+
+    def others(bot, again):
+        return (
+            Participant.objects.filter(match_id__in=latest(bot).values("match_id")[:limit])
+            .exclude(bot_id=again)
+            .order_by()  # counted, not listed: no join to the match for Meta.ordering
+            .values_list("match_id", "bot_id")
+        )
+
+    return Prepared(lambda bot: latest(bot).values_list("match_id", "result")[:limit]), Prepared(
+        others
+    )
+
+
+_BOT_NAMES = Prepared(
+    lambda bots: Bot.objects.filter(pk__in=bots).values_list("pk", "name", "owner__username")
+)
+
+
 def results_by_opponent(
     bot: Bot, limit: int = BY_OPPONENT_MATCHES, top: int | None = None
 ) -> tuple[list[dict], int]:
@@ -320,22 +353,13 @@ def results_by_opponent(
     history. Returns the ``top`` first rows (all when ``None``) and how many opponents there
     are; counted in plain tuples, the opponents' seats read through a subquery (not a list of
     ``limit`` ids), names read for the rows returned only."""
-    latest = (
-        Participant.objects.public()  # nothing of a match hidden until its reveal
-        .filter(bot=bot, result__in=SeatResult.values)
-        .order_by("-match_id")
-    )
+    mine_query, others_query = _by_opponent_queries(limit)
     mine: dict[int, str | None] = {}
-    for match_id, result in latest.values_list("match_id", "result")[:limit]:
+    for match_id, result in mine_query(bot.pk):
         # two seats of the same match (self-play): left out, as a match with no opponent
         mine[match_id] = None if match_id in mine else result
     counts: dict[int, dict[str, int]] = {}
-    for match_id, other in (
-        Participant.objects.filter(match_id__in=latest.values("match_id")[:limit])
-        .exclude(bot=bot)
-        .order_by()  # counted, not listed: no join to the match for Meta.ordering
-        .values_list("match_id", "bot_id")
-    ):
+    for match_id, other in others_query(bot.pk, bot.pk):
         result = mine.get(match_id)
         if result is None:
             continue
@@ -351,7 +375,7 @@ def results_by_opponent(
         chosen.sort(key=lambda pk: -counts[pk]["games"])
         cut = counts[chosen[top - 1]]["games"]
         chosen = [pk for pk in chosen if counts[pk]["games"] >= cut]
-    names = Bot.objects.filter(pk__in=chosen).values_list("pk", "name", "owner__username")
+    names = _BOT_NAMES(chosen)
     out = [
         {"bot": pk, "name": name, "owner": owner or PLATFORM_OWNER, **counts[pk]}
         for pk, name, owner in names
@@ -365,27 +389,40 @@ def bot_detail(request, pk: int):
     return render(request, "bots/detail.html", detail_context(request, bot))
 
 
+@functools.cache
+def _recent_seats(everything: bool) -> Prepared:
+    """A bot's latest ``RECENT_MATCHES`` seats: those of matches anyone may see, or
+    ``everything`` (staff)."""
+
+    def build(bot):
+        seats = Participant.objects.filter(bot_id=bot)
+        seats = seats if everything else seats.public()
+        return seats.order_by("-match_id").values_list(
+            "match_id", "seat", "result", "cause", "faults", "match__status"
+        )[:RECENT_MATCHES]
+
+    return Prepared(build)
+
+
+_SEATS_OF = Prepared(
+    lambda ids: (
+        Participant.objects.filter(match_id__in=ids)
+        .order_by("seat")
+        .values_list("match_id", "seat", "bot_id", "bot__name", "bot__owner__username")
+    )
+)
+
+
 def recent_matches(request, bot: Bot) -> list[dict]:
     """The bot's latest ``RECENT_MATCHES`` matches ``request.user`` may see, as plain values
     (its seat, result and the match's status, the other seats, links made once: see
     ``competition.web.rows``)."""
-    mine = list(
-        Participant.objects.visible_to(request.user)
-        .filter(bot=bot)
-        .order_by("-match_id")
-        .values_list("match_id", "seat", "result", "cause", "faults", "match__status")[
-            :RECENT_MATCHES
-        ]
-    )
+    mine = _recent_seats(sees_hidden(request.user))(bot.pk)
     match_url, bot_url, user_url = (
         link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
     )
     seats: dict[int, list[tuple[int, dict]]] = {}
-    for match_id, seat, other, name, owner in (
-        Participant.objects.filter(match_id__in=[m[0] for m in mine])
-        .order_by("seat")
-        .values_list("match_id", "seat", "bot_id", "bot__name", "bot__owner__username")
-    ):
+    for match_id, seat, other, name, owner in _SEATS_OF([m[0] for m in mine]):
         seats.setdefault(match_id, []).append(
             (
                 seat,
@@ -438,6 +475,16 @@ def challengeable(bot: Bot) -> bool:
     return bot.status == BotStatus.ACTIVE and bot.kind != EndpointKind.HUMAN
 
 
+#: the rating chart's last 500 steps (match, mu and sigma before and after), newest first
+_RATING_STEPS = Prepared(
+    lambda bot: (
+        RatingChange.objects.filter(bot_id=bot)
+        .order_by("-id")
+        .values_list("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after")[:500]
+    )
+)
+
+
 def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) -> dict:
     """What the bot page shows (``challenge``: a bound challenge form with its errors)."""
     is_owner = request.user.is_authenticated and bot.owner_id == request.user.pk
@@ -445,11 +492,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     rating = Rating.objects.filter(bot=bot).first()
     games_played = rating.games if rating else 0
     # the chart's points (mu, sigma and the match of each step), oldest first
-    changes = list(
-        RatingChange.objects.filter(bot=bot)
-        .order_by("-id")
-        .values_list("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after")[:500]
-    )
+    changes = _RATING_STEPS(bot.pk)
     changes.reverse()
     history = []
     if changes:

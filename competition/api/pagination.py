@@ -42,7 +42,10 @@ class KeysetPagination(BasePagination):
         self.request = request
         self.more = len(rows) > self.page_size
         rows = rows[: self.page_size]
-        self.last = rows[-1].pk if rows else None
+        if rows:  # a model, or a ``values_list`` row led by its id
+            self.last = rows[-1].pk if hasattr(rows[-1], "pk") else rows[-1][0]
+        else:
+            self.last = None
         return rows
 
     def get_next_link(self) -> str | None:

@@ -45,6 +45,7 @@ from competition.matches import history
 from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
+from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
@@ -428,6 +429,17 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             if state:
                 matches = matches.filter(status=state)
         return matches.order_by("-id")
+
+    def list(self, request, *args, **kwargs):
+        """A page of ``MatchSerializer`` rows read as plain values (``presenters.summaries``:
+        no model per match, seat, bot and owner; a test checks they equal the serializer's)."""
+        rows = self.paginate_queryset(
+            self.get_queryset().prefetch_related(None).values_list(*SUMMARY_FIELDS, "options")
+        )
+        data = summaries([row[:-1] for row in rows])[0]
+        for match, row in zip(data, rows, strict=True):
+            match["options"] = row[-1]
+        return self.get_paginated_response(data)
 
     def _bot_window(self, bot: int) -> list[int]:
         """The ids of the bot's matches the page can show, newest first, read on the

@@ -85,6 +85,8 @@ def test_it_lists_and_shows_matches_to_everyone(clients, role, match, bots):
     assert detail["options"] == {"move_timeout_ms": 10_000, "ignore_http_status": False}
     assert [p["bot"] for p in detail["participants"]] == [bots["owner"].pk, bots["other"].pk]
     assert [p["owner"] for p in detail["participants"]] == ["owner", "other"]
+    # It should list a match exactly as its detail shows it (the list reads plain values).
+    assert rows == [detail]
     # It should not expose logs, leases or bot targets.
     text = json.dumps(detail)
     assert "lease" not in text and "logs" not in text and "target" not in text
@@ -116,6 +118,10 @@ def test_it_filters_matches(clients, bots, match):
     assert ids(f"event={event.pk}") == [in_event.pk]
     assert ids("status=finished") == [drones.pk]
     assert ids("status=queued&game=tictactoe") == [in_event.pk, match.pk]
+    # It should list each match as its detail shows it (the platform's seats, an event).
+    Participant.objects.filter(match=in_event, seat=0).update(score=1.0, result="win")
+    for row in results(clients["anon"].get("/api/matches/")):
+        assert row == clients["anon"].get(f"/api/matches/{row['id']}/").json()
     # It should treat an empty filter as an absent one.
     assert ids("game=&bot=&event=&status=") == [drones.pk, in_event.pk, match.pk]
     # It should refuse malformed filters with 400 (ids are 1 to 2**63 - 1).

@@ -381,9 +381,11 @@ class MatchAdmin(admin.ModelAdmin):
         latest = (
             Participant.objects.filter(bot_id__in=bots)
             .order_by("-match_id")
-            .values_list("match_id", flat=True)[:SEARCH_MATCHES]
+            .values("match_id")[:SEARCH_MATCHES]
         )
-        return queryset.filter(pk__in=list(latest)), False
+        # a subquery, not a list of up to SEARCH_MATCHES ids: the changelist's count and page
+        # each sent them as parameters (psycopg parsed the 500 placeholders, 13 ms a query)
+        return queryset.filter(pk__in=latest), False
 
     actions = ("requeue_errored", "cancel")
 

@@ -350,3 +350,24 @@ def test_it_filters_by_game_from_the_registry_without_reading_every_row(staff, u
     listed = staff.get("/admin/competition/match/?game=connectfour")
     # It should list the matches of the chosen game only.
     assert [m.pk for m in listed.context["cl"].result_list] == [kept.pk] != [other.pk]
+
+
+def test_it_searches_matches_by_bot_name_newest_first_and_by_id(staff, users, monkeypatch):
+    from competition import admin as arena_admin
+
+    monkeypatch.setattr(arena_admin, "SEARCH_MATCHES", 3)
+    a, b = builtin_bots(users["owner"], 2)
+    c = builtin_bots(users["other"], 1, target="perfect")[0]
+    ab = [services.create_match("tictactoe", [a, b], dispatch_now=False) for _ in range(4)]
+    bc = services.create_match("tictactoe", [b, c], dispatch_now=False)
+
+    def found(q: str) -> list[int]:
+        page = staff.get("/admin/competition/match/", {"q": q})
+        assert page.status_code == 200
+        return [m.pk for m in page.context["cl"].result_list]
+
+    # It should list a bot's latest SEARCH_MATCHES matches, newest first, and a match by id.
+    assert found(a.name) == [m.pk for m in ab[::-1][:3]]
+    assert found(c.name) == [bc.pk]
+    assert found(str(ab[0].pk)) == [ab[0].pk]
+    assert found("no-such-bot") == []

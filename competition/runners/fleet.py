@@ -34,13 +34,59 @@ logger = logging.getLogger(__name__)
 
 #: a runner that died is started again after this many seconds
 RESTART_SECONDS = 1.0
+#: the relay directories' prefix (in the temporary directory) and the web process's pid file
+RELAY_PREFIX = "arena-relay-"
+PID_FILE = "serve.pid"
+#: a relay directory without a pid file (an older version's) older than this is left over
+ORPHAN_SECONDS = 3600
+
+
+def sweep_stale(directory: str | None = None) -> list[str]:
+    """Remove relay directories a killed web process left behind (``SIGKILL`` runs no clean-up):
+    this user's, whose pid file names a process that is gone, or that have no pid file and are
+    older than ``ORPHAN_SECONDS``. Returns the paths removed."""
+    directory = directory or tempfile.gettempdir()
+    removed = []
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if not name.startswith(RELAY_PREFIX):
+            continue
+        try:
+            info = os.lstat(path)
+            if info.st_uid != os.getuid() or not os.path.isdir(path) or os.path.islink(path):
+                continue
+            try:
+                with open(os.path.join(path, PID_FILE)) as f:
+                    stale = not _alive(int(f.read().strip()))
+            except FileNotFoundError:
+                stale = time.time() - info.st_mtime > ORPHAN_SECONDS
+        except (OSError, ValueError):
+            continue
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: not ours to judge
+    return True
 
 
 class Fleet:
     def __init__(self, processes: int, concurrency: int):
         self.processes = processes
         self.concurrency = concurrency
-        self.directory = tempfile.mkdtemp(prefix="arena-relay-")  # 0700: this user only
+        for path in sweep_stale():
+            logger.info("removed %s (left by a web process that was killed)", path)
+        self.directory = tempfile.mkdtemp(prefix=RELAY_PREFIX)  # 0700: this user only
+        with open(os.path.join(self.directory, PID_FILE), "w") as f:
+            f.write(str(os.getpid()))
         self.relay = RelayServer(os.path.join(self.directory, "relay.sock"))
         self.children: list[subprocess.Popen | None] = [None] * processes
         self.stopping = threading.Event()

@@ -81,12 +81,7 @@ def match_jsons(matches: QuerySet) -> list[dict]:
     """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
     (not one per match), reading only the columns the summary shows, as plain values (no
     model instance per match, seat, bot and owner)."""
-    return match_jsons_of(matches)[0]
-
-
-def match_jsons_of(*querysets: QuerySet) -> list[list[dict]]:
-    """``match_jsons`` of each (sliced) queryset, the seats of them all read in one query."""
-    return summaries(*[list(matches.values_list(*SUMMARY_FIELDS)) for matches in querysets])
+    return summaries(list(matches.values_list(*SUMMARY_FIELDS)))[0]
 
 
 _SEATS = Prepared(

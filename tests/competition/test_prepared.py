@@ -87,3 +87,28 @@ def test_it_refuses_a_query_that_drops_an_argument():
     query = Prepared(lambda event: Match.objects.filter(pk__gte=0).values_list("id"))
     with pytest.raises(ValueError, match="not a parameter"):
         query(1)
+
+
+@pytest.mark.slow
+def test_it_gives_the_querysets_rows_on_postgresql(tmp_path):
+    # It should give the same rows on PostgreSQL (its own converters: JSON, aware dates):
+    # this module's other tests, run by pytest against a real PostgreSQL.
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    from tests.processes import project_env
+    from tests.servers import postgres_server
+
+    with postgres_server() as pg:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+             "-k", "not postgresql", __file__],
+            cwd=REPO,
+            env=project_env(DATABASE_URL=pg.url),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "3 passed" in done.stdout, done.stdout[-1000:]

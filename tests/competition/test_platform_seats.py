@@ -122,7 +122,15 @@ def test_it_never_rates_a_bench_match_nor_counts_it_for_bot_health(users, settin
     assert bench(client, f"bot:{dead.pk}", "builtin:random").status_code == 302
     from asgiref.sync import async_to_sync
 
-    async_to_sync(run_match)(Match.objects.get().pk)
+    from bots import egress
+
+    async def play(match_id: int) -> None:
+        try:
+            await run_match(match_id)
+        finally:
+            await egress.close_session()  # this loop's session, before async_to_sync ends it
+
+    async_to_sync(play)(Match.objects.get().pk)
     match = Match.objects.get()
     assert match.status == MatchStatus.FORFEITED and not match.rated
     dead.refresh_from_db()

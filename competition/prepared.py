@@ -37,7 +37,7 @@ class Prepared:
 
     def __init__(self, build: Callable[..., QuerySet]):
         self.build = build
-        self._compiled: dict[tuple, tuple | None] = {}
+        self._compiled: dict[tuple, tuple] = {}
 
     def __call__(self, *args: int | Sequence[int], using: str = DEFAULT_DB_ALIAS) -> list[tuple]:
         sizes = []
@@ -54,7 +54,7 @@ class Prepared:
         if compiled is None:
             compiled = self._compiled[key] = self._compile(using, sizes)
         sql, slots, compiler = compiled
-        values = [arg if size is None else [*arg, *[arg[-1]] * (size - len(arg))] for arg, size in zip(args, sizes, strict=True)]  # fmt: skip
+        values = [_padded(arg, size) for arg, size in zip(args, sizes, strict=True)]
         params = [value if slot is None else _bound(values, slot) for slot, value in slots]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -76,6 +76,11 @@ class Prepared:
         if set(where) - {p for p in params if isinstance(p, int)}:
             raise ValueError(f"{self.build}: an argument is not a parameter of its SQL")
         return sql, slots, compiler
+
+
+def _padded(arg: int | Sequence[int], size: int | None):
+    """An argument as bound: an ``int`` as is, a list up to ``size`` with its last value."""
+    return arg if size is None else [*arg, *[arg[-1]] * (size - len(arg))]
 
 
 def _bound(values: list, slot: tuple[int, int | None]):

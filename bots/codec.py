@@ -24,6 +24,8 @@ _decoder = json.JSONDecoder(parse_constant=lambda name: _reject_constant(name))
 
 #: the deepest nesting of arrays and objects accepted (every game's reply needs a handful)
 MAX_DEPTH = 64
+#: replies longer than this are decoded with the cyclic garbage collector paused (``paused_gc``)
+GC_PAUSE_CHARS = 4096
 
 _DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_A_BRACKET = bytes(sorted(set(range(256)) - set(b"[]{}")))
@@ -78,7 +80,10 @@ def decode_reply(body: bytes | str) -> Any:
     if text.startswith("\ufeff"):
         raise BotFault(FaultCode.BAD_JSON, "reply starts with a byte order mark")
     try:
-        with paused_gc():
+        if len(text) > GC_PAUSE_CHARS:
+            with paused_gc():
+                value = _decoder.decode(text)
+        else:  # too few containers to set off a collection worth pausing for
             value = _decoder.decode(text)
     except RecursionError:
         raise BotFault(FaultCode.BAD_JSON, "reply nests too deeply") from None

@@ -104,6 +104,14 @@ class EgressPolicy:
     allow_ports: tuple[tuple[int, int], ...] = ((80, 80), (443, 443), (1024, 65535))
     max_reply_bytes: int = 1_048_576
 
+    def __hash__(self) -> int:  # the key of the URL check's cache: hashed at every request
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash((self.allow_networks, self.allow_ports, self.max_reply_bytes))
+            object.__setattr__(self, "_hash", value)
+            return value
+
     def port_allowed(self, port: int) -> bool:
         return any(lo <= port <= hi for lo, hi in self.allow_ports)
 
@@ -176,6 +184,13 @@ def _checked_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
     """``check_url`` remembered for URLs that passed (a refusal raises: never cached).
     Every move of a match checks the same URL; the resolver still checks each address."""
     return check_url(url, policy)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(url: str) -> URL:
+    """The client's parse of ``url`` (``yarl``, as ``check_url`` judged it), made once per
+    URL rather than by the client at every request."""
+    return URL(url)
 
 
 def _written_authority(url: str) -> str:
@@ -400,6 +415,9 @@ def get_session() -> aiohttp.ClientSession:
         )
         session = aiohttp.ClientSession(
             connector=connector,
+            # no timer of the client's own: every request runs under the caller's deadline
+            # (``_post_mapped``), which covers connecting, sending and reading the reply
+            timeout=aiohttp.ClientTimeout(),
             trust_env=False,
             auto_decompress=False,
             cookie_jar=aiohttp.DummyCookieJar(),
@@ -535,7 +553,7 @@ async def _post_mapped(
 async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> HttpReply:
     session = get_session()
     async with session.post(
-        url, data=body, headers=headers, allow_redirects=False, proxy=None
+        _parsed(url), data=body, headers=headers, allow_redirects=False, proxy=None
     ) as response:
         if 300 <= response.status < 400:
             location = response.headers.get("Location", "")
@@ -546,8 +564,16 @@ async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> H
                 FaultCode.BAD_ENCODING, f"Content-Encoding {encoding!r} was not asked for"
             )
         cap = policy.max_reply_bytes
-        if response.content_length is not None and response.content_length > cap:
-            raise BotFault(FaultCode.TOO_LARGE, f"Content-Length {response.content_length} > {cap}")
+        length = response.content_length
+        if length is not None and length > cap:
+            raise BotFault(FaultCode.TOO_LARGE, f"Content-Length {length} > {cap}")
+        if length is not None:  # the client's parser stops at the declared length
+            body = await response.read()
+            return HttpReply(
+                status=response.status,
+                body=body,
+                content_type=response.headers.get("Content-Type", ""),
+            )
         chunks, size = [], 0
         async for chunk in response.content.iter_chunked(65_536):
             size += len(chunk)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
 _executor: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
@@ -40,10 +40,24 @@ def _call(fn, args, kwargs):
     return fn(*args, **kwargs)
 
 
+def _invoke(fn, args, kwargs):
+    return fn(*args, **kwargs)
+
+
+#: asgiref's wrapper, made once (building one per call inspects the function each time)
+_in_sync_thread = sync_to_async(_invoke)
+
+
+def _on_sqlite() -> bool:
+    # from the settings, not ``connection.vendor``: on the event loop that would build a
+    # database wrapper for every new task (Django's connections follow the context)
+    return connections.settings[DEFAULT_DB_ALIAS]["ENGINE"] == "django.db.backends.sqlite3"
+
+
 async def run_db(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` on a database thread."""
-    if connection.vendor == "sqlite":
-        return await sync_to_async(fn)(*args, **kwargs)
+    if _on_sqlite():
+        return await _in_sync_thread(fn, args, kwargs)
     # No context copy: each pool thread must keep its own connection (Django's
     # connections follow the context, and a connection may not cross threads).
     return await asyncio.get_running_loop().run_in_executor(

@@ -123,9 +123,13 @@ def rng_for(seed: int, turn: int, salt: str = "") -> random.Random:
     return random.Random(int.from_bytes(digest[:16], "big"))
 
 
+#: made once: ``json.dumps`` with any non-default argument builds an encoder at every call
+_COMPACT = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def compact_json(value: JSON) -> str:
     """Compact JSON text (separators ``,`` and ``:``; non-ASCII escaped)."""
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return _COMPACT.encode(value)
 
 
 def merge_options(

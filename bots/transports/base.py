@@ -28,6 +28,9 @@ class Exchange:
 class Transport(abc.ABC):
     #: the endpoint kind, as stored on a Bot ("http", "builtin", "process", "tcp", "human")
     kind: str = ""
+    #: ``exchange`` ends by its ``timeout`` by construction (the HTTP transport: one deadline
+    #: around the whole request); the match loop then adds no safety deadline of its own
+    bounded: bool = False
 
     async def start(self) -> None:
         """Prepare the seat (start a process, accept a TCP client...). Faults: BotFault."""

@@ -25,15 +25,22 @@ DECODE_INLINE_BYTES = 65_536
 CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
 
 
+def encode_text(game: Game, message: Any) -> tuple[str, str]:
+    """(body text, content type) of ``message`` in the game's wire format."""
+    if game.wire == "form":
+        return urlencode(list(message.items())), CONTENT_TYPES["form"]
+    return game.encode_message(message), CONTENT_TYPES["json"]
+
+
 def encode_body(game: Game, message: Any) -> tuple[bytes, str]:
     """(body bytes, content type) of ``message`` in the game's wire format."""
-    if game.wire == "form":
-        return urlencode(list(message.items())).encode("ascii"), CONTENT_TYPES["form"]
-    return game.encode_message(message).encode("utf-8"), CONTENT_TYPES["json"]
+    text, content_type = encode_text(game, message)
+    return text.encode("utf-8"), content_type
 
 
 class HttpTransport(Transport):
     kind = "http"
+    bounded = True  # every byte of the request and its reply under egress's one deadline
 
     def __init__(
         self,
@@ -55,8 +62,8 @@ class HttpTransport(Transport):
         self.policy = policy
 
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
-        body, content_type = encode_body(self.game, message)
-        sent = body.decode("utf-8", errors="replace")
+        sent, content_type = encode_text(self.game, message)
+        body = sent.encode("utf-8")
         try:
             reply = await egress.post(
                 self.url,
@@ -71,7 +78,11 @@ class HttpTransport(Transport):
         except BotFault as fault:
             fault.sent = sent
             raise
-        received = preview(reply.body, 65_536)
+        try:  # decoded once: for the log and for the value (``decode_reply`` judges bad UTF-8)
+            text: str | bytes = reply.body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = reply.body
+        received = preview(text, 65_536)
         if not (200 <= reply.status < 300) and not self.ignore_http_status:
             raise BotFault(
                 FaultCode.HTTP_STATUS,
@@ -81,9 +92,9 @@ class HttpTransport(Transport):
             )
         try:
             if len(reply.body) > DECODE_INLINE_BYTES:  # a large reply is decoded off the event loop
-                value = await asyncio.to_thread(decode_reply, reply.body)
+                value = await asyncio.to_thread(decode_reply, text)
             else:
-                value = decode_reply(reply.body)
+                value = decode_reply(text)
         except BotFault as fault:
             fault.sent, fault.received = sent, received
             raise

@@ -439,10 +439,12 @@ class MatchLoop:
         try:
             if seat.start_fault is not None:
                 raise seat.start_fault
-            async with asyncio.timeout(
-                limit_ms / 1000 + 2.0
-            ):  # safety net over the transport's own
-                done = await seat.transport.exchange(message, timeout=limit_ms / 1000)
+            transport = seat.transport
+            if transport.bounded:  # its own deadline is the limit (no second timer a move)
+                done = await transport.exchange(message, timeout=limit_ms / 1000)
+            else:
+                async with asyncio.timeout(limit_ms / 1000 + 2.0):  # a net over its own
+                    done = await transport.exchange(message, timeout=limit_ms / 1000)
             log.sent, log.received = done.sent[:LOG_CAP], done.received[:LOG_CAP]
             result = done.reply
         except BotFault as fault:

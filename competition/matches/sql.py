@@ -183,11 +183,14 @@ def load(db, match_id: int) -> tuple[Match, list[Participant]]:
     for row in rows:
         made, start = [], 0
         for model, names in layout:
-            values = converters(model, row[start : start + len(names)])
+            part = row[start : start + len(names)]
             start += len(names)
+            if model is Match and match is not None:  # every row repeats the match: read once
+                made.append(match)
+                continue
+            values = converters(model, part)
             made.append(None if values[0] is None else model.from_db(db.alias, names, values))
-        row_match, seat, bot, owner = made
-        match = match or row_match
+        match, seat, bot, owner = made
         bot.owner = owner
         seat.bot = bot
         seat.match = match

@@ -68,12 +68,16 @@ def record_turns(
     params = []
     total = stored_bytes
     for r in records:
-        texts = tuple(map(dumps, stored_values(r)[1:]))
-        size = sum(map(len, texts))
+        values = stored_values(r)[1:]
+        if rows:
+            texts = tuple(map(dumps, values))
+            size = sum(map(len, texts))
+        else:  # only counted: the values' texts in one call ("[", "]" and the ", " between)
+            size = len(dumps(values)) - 2 * len(values)
         if max_bytes is not None and total + size > max_bytes:
             break
         total += size
-        params.append((match_id, r.number, *map(wrap, texts), created))
+        params.append((match_id, r.number, *map(wrap, texts), created) if rows else None)
     if not params:
         return 0, total
     fence, insert = turn_sql(db)

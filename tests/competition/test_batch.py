@@ -4,6 +4,7 @@ matches share one hop and one transaction, and each keeps its own lease fence.""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 
@@ -16,7 +17,8 @@ from competition.live import broadcast
 from competition.live.hub import hub
 from competition.matches import batch, history, sql
 from competition.matches import lifecycle as svc
-from competition.matches.turns import TurnWriter, record_turns
+from competition.matches.loop import SeatLog
+from competition.matches.turns import TurnWriter, record_turns, stored_values
 from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
@@ -270,6 +272,22 @@ def test_it_stops_at_the_byte_limit_reached_by_the_last_turns(pair, settings):
     turns = [("turn", n) for n in stored]
     assert spectators[again].received == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
     assert not RatingChange.objects.filter(match_id=again).exists()
+
+
+def test_it_counts_a_turns_bytes_alike_whether_it_stores_its_row_or_not(pair):
+    (a, token_a), (b, token_b) = claimed(pair, 2)
+    records = [record(1, ("0-0", None)), record(2, ("é ✓ \"q\"", {"x": [1, [2.5, None]]}))]
+    records[1].logs = [SeatLog(sent="{\"a\": 1}", received="ü", stderr=["l1", "l2"]), None]
+    stored, total = record_turns(a, token_a, records, stored_bytes=7)
+    counted, same = record_turns(b, token_b, records, stored_bytes=7, rows=False)
+    # It should count the bytes of the row's JSON values, whether it stores the rows (the
+    # writer) or only counts them (a finish whose last turns go to the archive).
+    texts = [r.actions for r in Turn.objects.filter(match_id=a).order_by("number")]
+    assert stored == counted == 2 and total == same > 7 and not numbers(b)
+    assert total - 7 == sum(
+        len(json.dumps(v)) for r in records for v in stored_values(r)[1:]
+    ) and texts == [r.actions for r in records]
+    assert Match.objects.get(pk=a).stored_bytes == Match.objects.get(pk=b).stored_bytes
 
 
 @pytest.mark.parametrize("slug", SLUGS)

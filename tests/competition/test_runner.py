@@ -227,6 +227,22 @@ async def test_it_times_out_a_slow_move():
     assert result.turns[0].faults == ["timeout", "ok"] and result.outcome.reason == "forfeit"
 
 
+async def test_it_cuts_a_transport_that_ignores_its_timeout():
+    # A transport that does not keep its own deadline (not ``bounded``) is cut by the loop's
+    # safety net, 2 s past the limit: a timeout charged to the seat, not a hung match.
+    class Deaf(ScriptedBot):
+        async def exchange(self, message, *, timeout):
+            if "mine" not in message:  # the greeting and the farewell are answered
+                return await super().exchange(message, timeout=timeout)
+            await asyncio.sleep(60)
+
+    assert not Deaf.bounded
+    started = asyncio.get_running_loop().time()
+    result = await play(COUNT, [Deaf([{}]), ScriptedBot([{}, ADD])], seed=0, options={"limit": 100})
+    assert 2.0 <= asyncio.get_running_loop().time() - started < 5
+    assert result.turns[0].faults == ["timeout", "ok"] and result.outcome.reason == "forfeit"
+
+
 async def test_it_keeps_a_time_bank():
     # L = 100 ms: the bank starts at 500, a 300 ms reply leaves 200, +100 = 300 next;
     # a 350 ms reply then overdraws it: timeout.

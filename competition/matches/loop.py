@@ -468,14 +468,16 @@ class MatchLoop:
         return result, log
 
     async def engine(self, fn, *args):
-        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``)."""
+        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``).
+        Its cost is this thread's CPU time: waiting for the GIL (a database thread's batch)
+        or for a core is not the engine's, and must not send a light game to a thread."""
         if self.heavy:
             return await asyncio.to_thread(fn, *args)
-        started = time.perf_counter()
+        started = time.thread_time()
         try:
             return fn(*args)
         finally:
-            self.heavy = time.perf_counter() - started > ENGINE_INLINE_S
+            self.heavy = time.thread_time() - started > ENGINE_INLINE_S
 
     def observe(self, state, to_move) -> dict[int, Any]:
         return {s: self.game.observation(state, s, self.ctx_for(self.seats[s])) for s in to_move}

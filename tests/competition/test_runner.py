@@ -330,7 +330,9 @@ class SlowCount(Count):
     def apply(self, state, actions):
         import time
 
-        time.sleep(0.04)  # holds the calling thread as CPU work would
+        end = time.thread_time() + 0.04  # 40 ms of this thread's CPU
+        while time.thread_time() < end:
+            pass
         return super().apply(state, actions)
 
 
@@ -356,4 +358,28 @@ async def test_it_moves_heavy_engine_work_off_the_event_loop():
     # ... stalling the loop at most once (the turn that showed the work is heavy): the other
     # seven turns' 40 ms ran on a worker thread while the loop kept ticking.
     assert sum(lag > 0.03 for lag in lags) <= 1, sorted(lags)[-5:]
-    assert len(lags) >= 8 * 0.04 / 0.01
+    # (the worker thread's CPU work holds the GIL as real work does: the loop gets it back
+    # at each switch interval, so it ticks about every 10 ms rather than every 5)
+    assert len(lags) >= 8 * 0.04 / 0.02
+
+
+class WaitingCount(Count):
+    """Count whose engine calls each wait 3 ms without using the CPU: as a light turn waits
+    for the GIL while a database thread's batch holds it (up to the 5 ms switch interval)."""
+
+    slug = "waitingcount"
+
+    def apply(self, state, actions):
+        import time
+
+        time.sleep(0.003)
+        return super().apply(state, actions)
+
+
+async def test_it_keeps_engine_work_inline_when_its_time_is_spent_waiting():
+    bots = [ScriptedBot([{}] + [ADD] * 6), ScriptedBot([{}] + [ADD] * 6)]
+    loop = MatchLoop(WaitingCount(), bots, seed=0, options={"turns": 6})
+    result = await loop.run()
+    # It should judge an engine call by the CPU it used (this thread's time), not by the
+    # clock: longer than ENGINE_INLINE_S on the clock, the turns stay on the event loop.
+    assert len(result.turns) == 6 and not loop.heavy

@@ -64,6 +64,9 @@ def setup_django(data_dir: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from competition.dbthreads import share_the_gil
+
+    share_the_gil()  # this process plays matches, as a runner process does
 
 
 #: the built-in bot each game's HTTP bots run: one that answers at once

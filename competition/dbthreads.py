@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +34,13 @@ def executor() -> ThreadPoolExecutor:
                     max_workers=settings.ARENA_DB_THREADS, thread_name_prefix="arena-db"
                 )
     return _executor
+
+
+def share_the_gil() -> None:
+    """Called by every process that plays matches: its event loop gets the GIL back from a
+    database thread within ``ARENA_GIL_SWITCH_US`` (CPython's 5 ms let a batch of turns
+    being stored hold a bot's reply, and every match of the process, that long)."""
+    sys.setswitchinterval(settings.ARENA_GIL_SWITCH_US / 1_000_000)
 
 
 def _call(fn, args, kwargs):

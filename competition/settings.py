@@ -33,6 +33,10 @@ Environment variables (all optional):
   before a match is given up as ``errored``.
 - ``ARENA_DB_THREADS`` (int, default 8): database threads per process for the runners on
   PostgreSQL (SQLite always uses one).
+- ``ARENA_GIL_SWITCH_US`` (int, default 1000): the interpreter's switch interval in a
+  process that plays matches (``sys.setswitchinterval``): how soon its event loop gets the
+  GIL back from a database thread storing turns (CPython's default, 5000, delays a bot's
+  reply that long).
 - ``ARENA_EMBEDDED_CONCURRENCY`` (int, default 64): matches the embedded runner plays at once
   (per runner process).
 - ``ARENA_RUNNER_PROCESSES`` (int, default: the number of cores): runner processes
@@ -342,6 +346,7 @@ ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minim
 ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
 ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
+ARENA_GIL_SWITCH_US = envint("ARENA_GIL_SWITCH_US", 1000, minimum=100)
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 #: runner processes ``manage.py serve`` starts beside the web process (0: it plays matches)
 ARENA_RUNNER_PROCESSES = envint("ARENA_RUNNER_PROCESSES", max(1, os.cpu_count() or 1), minimum=0)

@@ -20,7 +20,7 @@ import threading
 
 from django.conf import settings
 
-from competition.dbthreads import run_db
+from competition.dbthreads import run_db, share_the_gil
 from competition.loops import call_on
 
 logger = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ class Scheduler:
         self.main: asyncio.Task | None = None
 
     def start(self) -> None:
+        share_the_gil()  # this process plays matches
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
         self.main = self.loop.create_task(self.run(), name="arena-embedded-runner")

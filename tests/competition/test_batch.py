@@ -276,8 +276,8 @@ def test_it_stops_at_the_byte_limit_reached_by_the_last_turns(pair, settings):
 
 def test_it_counts_a_turns_bytes_alike_whether_it_stores_its_row_or_not(pair):
     (a, token_a), (b, token_b) = claimed(pair, 2)
-    records = [record(1, ("0-0", None)), record(2, ("é ✓ \"q\"", {"x": [1, [2.5, None]]}))]
-    records[1].logs = [SeatLog(sent="{\"a\": 1}", received="ü", stderr=["l1", "l2"]), None]
+    records = [record(1, ("0-0", None)), record(2, ('é ✓ "q"', {"x": [1, [2.5, None]]}))]
+    records[1].logs = [SeatLog(sent='{"a": 1}', received="ü", stderr=["l1", "l2"]), None]
     stored, total = record_turns(a, token_a, records, stored_bytes=7)
     counted, same = record_turns(b, token_b, records, stored_bytes=7, rows=False)
     # It should count the bytes of the row's JSON values, whether it stores the rows (the

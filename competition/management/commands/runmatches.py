@@ -13,7 +13,7 @@ import asyncio
 from django.core.management.base import BaseCommand
 
 from bots import egress
-from competition.dbthreads import run_db
+from competition.dbthreads import run_db, share_the_gil
 from competition.matches.lifecycle import reap
 from competition.runners.play import claim_and_load, play_claimed
 
@@ -31,6 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--relay", help="the web process's relay socket (serve's runners)")
 
     def handle(self, *args, **opts):
+        share_the_gil()
         if opts["relay"]:
             from competition.runners.embedded import run_relayed
 

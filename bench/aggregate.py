@@ -347,7 +347,15 @@ def report(anchor: dict | None, rows: list) -> None:
             f"kaggle-environments: {anchor['failed']} games did not end normally (not counted), e.g. "
             f"{'; '.join(anchor['errors'])}"
         )
-    print("goal: arena platform >= 10x kaggle-environments")
+    rates = {name: games / took for name, games, took in rows}
+    for name, rate in rates.items():
+        if name.startswith("arena platform, c="):
+            loop = rates.get(name.replace("arena platform", "arena match loop"))
+            if loop:
+                print(f"{name}: platform / match loop {rate / loop:.2f}")
+    print(
+        "goals (issue 19): arena platform >= 12x kaggle-environments; platform / match loop >= 0.5"
+    )
 
 
 if __name__ == "__main__":

@@ -169,6 +169,40 @@ async def test_it_cuts_a_slow_drip_reply_at_the_total_deadline(allow_loopback):
     assert fault.code is FaultCode.TIMEOUT
 
 
+async def test_it_cuts_a_slow_drip_of_a_declared_length_at_the_total_deadline(allow_loopback):
+    # A reply with a Content-Length is read at once (no chunk loop): still under the deadline.
+    async def handler(request):
+        response = web.StreamResponse()
+        response.content_length = 50
+        await response.prepare(request)
+        for _ in range(50):
+            await response.write(b" ")
+            await asyncio.sleep(0.1)
+        return response
+
+    async with http_bot(handler) as base:
+        started = asyncio.get_running_loop().time()
+        fault = await fault_of(post(base + "/", timeout=0.5))
+    assert fault.code is FaultCode.TIMEOUT
+    assert asyncio.get_running_loop().time() - started < 2
+
+
+async def test_it_refuses_a_declared_length_over_the_cap_before_reading(allow_loopback, settings):
+    settings.ARENA_BOT_MAX_REPLY_BYTES = 1000
+
+    async def handler(request):
+        response = web.StreamResponse()
+        response.content_length = 5000
+        await response.prepare(request)
+        await response.write(b"[" + b"1," * 1000)
+        await asyncio.sleep(5)  # the rest never comes: the client must not wait for it
+        return response
+
+    async with http_bot(handler) as base:
+        fault = await fault_of(post(base + "/", timeout=3))
+    assert fault.code is FaultCode.TOO_LARGE and "5000" in fault.detail
+
+
 async def test_it_caps_a_huge_chunked_body(allow_loopback):
     async def handler(request):
         response = web.StreamResponse()

@@ -71,12 +71,14 @@ async function main() {
           // the snapshot holds the last turns only: older ones come from the turns API
           stats.snapshots += 1;
           viewer.setMatch(msg.match);
+          let loaded = Promise.resolve();
           if (viewer.addTurns(msg.turns || [])) {
             const loading = "loading earlier turns…";
             setConn(loading);
-            catchUp().then(() => { if (conn?.textContent === loading) setConn(""); });
+            loaded = catchUp().then(() => { if (conn?.textContent === loading) setConn(""); });
           }
-          if (isDone(msg.match)) finish();
+          // a match over by the time the socket opened: done once its earlier turns are in
+          if (isDone(msg.match)) loaded.then(() => finish());
         } else if (msg.type === "turn") {
           stats.liveTurns += 1;
           if (viewer.addTurns([msg.turn])) catchUp();

@@ -254,23 +254,23 @@ def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
         page.wait_for_function(
             "() => Number(document.body.dataset.featuredTurns || 0) > 10", timeout=90_000
         )
-        # (the bars are drawn once the renderer's seat colours have loaded)
-        page.wait_for_function(
-            """() => { const bars = document.querySelectorAll('#wall .pane.lead .fseat');
-                return bars.length === 13 && [...bars].every(
-                    (e) => e.style.color && e.getBoundingClientRect().width > 40); }""",
+        # (the bars are drawn once the renderer's seat colours have loaded; they are read in
+        # the same instant as the wait sees them drawn: each turn draws them anew, and the
+        # match may end meanwhile)
+        drawn = page.wait_for_function(
+            """() => { const bars = [...document.querySelectorAll('#wall .pane.lead .fseat')];
+                if (bars.length !== 13 || !bars.every(
+                    (e) => e.style.color && e.getBoundingClientRect().width > 40)) return null;
+                return bars.map(e => { const r = e.getBoundingClientRect(); return {
+                    name: e.querySelector('.name').textContent, tag: e.querySelector('.tag').textContent,
+                    colour: getComputedStyle(e).color, dotted: e.classList.contains('dotted'),
+                    shown: r.width > 40 && r.height > 8 && r.bottom <= innerHeight && r.right <= innerWidth}; }); }""",
             timeout=30_000,
         )
+        bars = drawn.json_value()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "tron-13-screen-1920.png"))
         # It should show one bar per seat of the featured match, each inside the screen ...
-        bars = page.eval_on_selector_all(
-            "#wall .pane.lead .fseat",
-            """els => els.map(e => { const r = e.getBoundingClientRect(); return {
-                name: e.querySelector('.name').textContent, tag: e.querySelector('.tag').textContent,
-                colour: getComputedStyle(e).color, dotted: e.classList.contains('dotted'),
-                shown: r.width > 40 && r.height > 8 && r.bottom <= innerHeight && r.right <= innerWidth}; })""",
-        )
         assert len(bars) == 13 and all(bar["shown"] for bar in bars)
         assert sorted(bar["name"] for bar in bars) == [f"snake-{i:02}" for i in range(1, 14)]
         # ... told apart by letter, and by colour and pattern together (colour-blind viewers)

@@ -569,19 +569,20 @@ async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> H
             raise BotFault(FaultCode.TOO_LARGE, f"Content-Length {length} > {cap}")
         if length is not None:  # the client's parser stops at the declared length
             body = await response.read()
-            return HttpReply(
-                status=response.status,
-                body=body,
-                content_type=response.headers.get("Content-Type", ""),
-            )
-        chunks, size = [], 0
-        async for chunk in response.content.iter_chunked(65_536):
-            size += len(chunk)
-            if size > cap:
-                raise BotFault(FaultCode.TOO_LARGE, f"reply longer than {cap} bytes")
-            chunks.append(chunk)
+        else:  # chunked or to the end of the connection: counted as it comes
+            body = await _read_capped(response, cap)
         return HttpReply(
             status=response.status,
-            body=b"".join(chunks),
+            body=body,
             content_type=response.headers.get("Content-Type", ""),
         )
+
+
+async def _read_capped(response: aiohttp.ClientResponse, cap: int) -> bytes:
+    chunks, size = [], 0
+    async for chunk in response.content.iter_chunked(65_536):
+        size += len(chunk)
+        if size > cap:
+            raise BotFault(FaultCode.TOO_LARGE, f"reply longer than {cap} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

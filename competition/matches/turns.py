@@ -66,7 +66,7 @@ def record_turns(
     wrap = json_param(db)
     dumps = json.dumps
     params = []
-    total = stored_bytes
+    kept, total = 0, stored_bytes
     for r in records:
         values = stored_values(r)[1:]
         if rows:
@@ -77,8 +77,10 @@ def record_turns(
         if max_bytes is not None and total + size > max_bytes:
             break
         total += size
-        params.append((match_id, r.number, *map(wrap, texts), created) if rows else None)
-    if not params:
+        kept += 1
+        if rows:
+            params.append((match_id, r.number, *map(wrap, texts), created))
+    if not kept:
         return 0, total
     fence, insert = turn_sql(db)
     # no savepoint: in a runner's batch (``competition.matches.batch``) a fenced-out call
@@ -89,7 +91,7 @@ def record_turns(
             fence,
             [
                 ops.adapt_datetimefield_value(now + lease_duration()),
-                records[len(params) - 1].number,
+                records[kept - 1].number,
                 total - stored_bytes,
                 match_id,
                 MatchStatus.RUNNING.value,
@@ -106,7 +108,7 @@ def record_turns(
                 ) from None
     if not fenced:
         raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
-    return len(params), total
+    return kept, total
 
 
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:

@@ -155,32 +155,30 @@ async def test_it_cuts_a_slow_bot_at_the_deadline(allow_loopback):
     assert fault.code is FaultCode.TIMEOUT
 
 
-async def test_it_cuts_a_slow_drip_reply_at_the_total_deadline(allow_loopback):
+def drip(length: int | None = None):
+    """A bot that answers one byte every 100 ms, 50 in all (chunked, or of a declared length)."""
+
     async def handler(request):
         response = web.StreamResponse()
+        response.content_length = length
         await response.prepare(request)
         for _ in range(50):
             await response.write(b" ")
             await asyncio.sleep(0.1)
         return response
 
-    async with http_bot(handler) as base:
+    return handler
+
+
+async def test_it_cuts_a_slow_drip_reply_at_the_total_deadline(allow_loopback):
+    async with http_bot(drip()) as base:
         fault = await fault_of(post(base + "/", timeout=0.5))
     assert fault.code is FaultCode.TIMEOUT
 
 
 async def test_it_cuts_a_slow_drip_of_a_declared_length_at_the_total_deadline(allow_loopback):
     # A reply with a Content-Length is read at once (no chunk loop): still under the deadline.
-    async def handler(request):
-        response = web.StreamResponse()
-        response.content_length = 50
-        await response.prepare(request)
-        for _ in range(50):
-            await response.write(b" ")
-            await asyncio.sleep(0.1)
-        return response
-
-    async with http_bot(handler) as base:
+    async with http_bot(drip(50)) as base:
         started = asyncio.get_running_loop().time()
         fault = await fault_of(post(base + "/", timeout=0.5))
     assert fault.code is FaultCode.TIMEOUT

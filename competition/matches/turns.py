@@ -149,6 +149,14 @@ class TurnWriter:
     match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the
     first turn that would go over is not stored and the writer stops with
     ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
+
+    While nobody can watch the match (``broadcast.listened`` is false: this process's
+    channel layer is its own, and no hub member or socket joined the group), no broadcast
+    waits on the commit, so turns linger up to ``unwatched_linger`` instead: a match played
+    with nobody watching (a ladder's, a bench's) is stored with its end, not turn by turn
+    as rows its archive deletes a moment later. A spectator who joins cuts the wait short
+    at the match's next turn; a worker that dies loses at most that much play (the match
+    resumes from its last stored turn, as always).
     """
 
     #: the most turns stored in one transaction (then broadcast)
@@ -162,6 +170,7 @@ class TurnWriter:
         max_pending: int = 256,
         max_batch: int = MAX_BATCH,
         linger: float = 0.010,
+        unwatched_linger: float = 0.25,
         stored_bytes: int = 0,
         max_bytes: int | None = None,
     ):
@@ -171,6 +180,8 @@ class TurnWriter:
         self.max_bytes = max_bytes
         self.max_batch = max_batch
         self.linger = linger
+        self.unwatched_linger = max(linger, unwatched_linger)
+        self._unwatched = False  # lingering long, as nobody watched the match
         self._flushing = False
         self._detaching = False
         self._storing = False
@@ -187,6 +198,8 @@ class TurnWriter:
         await self.queue.put(record)
         if self.queue.qsize() >= self.max_batch:
             self._wake.set()  # a full batch: no reason to linger
+        elif self._unwatched and broadcast.listened(self.group):
+            self._wake.set()  # a spectator came: store and show what waits
 
     async def flush(self) -> None:
         self._flushing = True
@@ -230,15 +243,21 @@ class TurnWriter:
         while not self._detaching:
             self._taken = batch = [await self.queue.get()]
             arrival = loop.time()
-            if arrival - last_arrival < self.linger and not self._flushing:
+            unwatched = not broadcast.listened(self.group)
+            linger = self.unwatched_linger if unwatched else self.linger
+            if arrival - last_arrival < linger and not self._flushing:
                 # turns are coming fast: let a few more gather for this transaction (one
                 # commit for many moves), delaying their broadcast by at most `linger`; a
-                # flush or a full batch cuts the wait short
+                # flush, a full batch or a spectator's arrival cuts the wait short
                 self._wake.clear()
                 if self.queue.qsize() + 1 < self.max_batch and not self._flushing:
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(self.linger):
-                            await self._wake.wait()
+                    self._unwatched = unwatched
+                    try:
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(linger):
+                                await self._wake.wait()
+                    finally:
+                        self._unwatched = False
             last_arrival = arrival
             if self._detaching:  # the caller takes this batch (``detach``)
                 return

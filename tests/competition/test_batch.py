@@ -9,6 +9,7 @@ import time
 import uuid
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connections
 
@@ -102,6 +103,78 @@ def test_it_sends_a_waiting_writers_batch_with_the_turns_that_came_meanwhile(pai
     # writer's waiting batch took the turns that came while it waited.
     assert (batcher.batches, batcher.calls) == (2, 2)
     assert numbers(a) == [1, 2, 3, 4, 5] and Match.objects.get(pk=a).turn_count == 5
+
+
+class Spectator:
+    """A hub member of one match's group: what it received, as ``(kind, number)``."""
+
+    def __init__(self):
+        self.received: list[tuple[str, int | None]] = []
+        self.arrived = asyncio.Event()
+
+    async def deliver(self, message):
+        self.received.append((message["kind"], message["number"]))
+        self.arrived.set()
+
+    @property
+    def turns(self) -> list[int]:
+        return [number for kind, number in self.received if kind == "turn"]
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_it_keeps_an_unwatched_matchs_turns_for_one_commit_and_a_watched_ones_for_none(
+    pair, watched
+):
+    ((a, token),) = claimed(pair, 1)
+    spectator = Spectator()
+
+    async def main():
+        group = broadcast.match_group(a)
+        if watched:
+            await hub.join(group, spectator)
+        writer = TurnWriter(a, token, unwatched_linger=30)
+        for n in range(1, 6):
+            await writer.put(record(n))
+            await asyncio.sleep(0.03)  # slower than the watched linger (10 ms)
+        await writer.flush()
+        await writer.close()
+        await asyncio.sleep(0.05)  # let the hub deliver
+        await hub.leave(group, spectator)
+        return batch.batcher()
+
+    batcher = asyncio.run(main())
+    # It should store a watched match's turns one by one as they come (each shown at once),
+    # and an unwatched one's together: they waited for the flush, not for 30 s.
+    assert batcher.calls == (5 if watched else 1)
+    assert numbers(a) == [1, 2, 3, 4, 5] and Match.objects.get(pk=a).turn_count == 5
+    assert spectator.turns == ([1, 2, 3, 4, 5] if watched else [])
+
+
+def test_it_stores_and_shows_the_waiting_turns_once_a_spectator_comes(pair):
+    ((a, token),) = claimed(pair, 1)
+    spectator = Spectator()
+
+    async def main():
+        writer = TurnWriter(a, token, unwatched_linger=30)
+        for n in (1, 2):
+            await writer.put(record(n))
+        await asyncio.sleep(0.05)
+        stored_before = await sync_to_async(numbers)(a)
+        await hub.join(broadcast.match_group(a), spectator)
+        await writer.put(record(3))
+        async with asyncio.timeout(10):  # far below the 30 s an unwatched turn may wait
+            while len(spectator.turns) < 3:
+                spectator.arrived.clear()
+                await spectator.arrived.wait()
+        stored_after = await sync_to_async(numbers)(a)
+        await writer.close()
+        await hub.leave(broadcast.match_group(a), spectator)
+        return stored_before, stored_after
+
+    before, after = asyncio.run(main())
+    # It should hold the unwatched turns back, then store and broadcast them with the
+    # next turn once someone watches, in order, each once.
+    assert before == [] and after == [1, 2, 3] and spectator.turns == [1, 2, 3]
 
 
 def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):
@@ -209,16 +282,6 @@ def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(
         assert (bytes(archive.data), archive.raw_bytes) == expected[m]
         assert archive.turns == Match.objects.get(pk=m).turn_count and not numbers(m)
     assert history.compact_many(ids) == []  # already compacted: nothing to do
-
-
-class Spectator:
-    """A hub member of one match's group: what it received, as ``(kind, number)``."""
-
-    def __init__(self):
-        self.received: list[tuple[str, int | None]] = []
-
-    async def deliver(self, message):
-        self.received.append((message["kind"], message["number"]))
 
 
 async def watched(match_ids: list[int]):

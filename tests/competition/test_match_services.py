@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
+from competition.live import broadcast
+from competition.live.hub import hub
 from competition.matches import history, turns
 from competition.matches import lifecycle as svc
 from competition.matches.loop import TurnRecord
@@ -225,6 +227,22 @@ class WorkerDied(BaseException):
     """Stands for the process dying: not an ordinary error any layer would handle."""
 
 
+async def watched_run(match_id: int):
+    """``run_match`` with a spectator on the match's group: turns nobody watches may wait
+    for the end to be stored (``TurnWriter``); watched ones are stored as they come."""
+
+    class Spectator:
+        async def deliver(self, message):
+            pass
+
+    spectator, group = Spectator(), broadcast.match_group(match_id)
+    await hub.join(group, spectator)
+    try:
+        return await run_match(match_id)
+    finally:
+        await hub.leave(group, spectator)
+
+
 def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
     match = svc.create_match(
         "gconway",
@@ -247,8 +265,8 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         return rows
 
     monkeypatch.setattr(turns, "record_turns", crash_after_three)
-    with pytest.raises(WorkerDied):
-        asyncio.run(run_match(match.pk))
+    with pytest.raises(WorkerDied):  # watched: its turns are stored as they come
+        asyncio.run(watched_run(match.pk))
     monkeypatch.setattr(turns, "record_turns", real_record)
     match.refresh_from_db()
     assert match.status == MatchStatus.RUNNING and match.turn_count == 3

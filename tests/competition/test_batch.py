@@ -132,10 +132,10 @@ def test_it_keeps_an_unwatched_matchs_turns_for_one_commit_and_a_watched_ones_fo
         group = broadcast.match_group(a)
         if watched:
             await hub.join(group, spectator)
-        writer = TurnWriter(a, token, unwatched_linger=30)
+        writer = TurnWriter(a, token, linger=0.01, unwatched_linger=30)
         for n in range(1, 6):
             await writer.put(record(n))
-            await asyncio.sleep(0.03)  # slower than the watched linger (10 ms)
+            await asyncio.sleep(0.03)  # slower than the watched linger
         await writer.flush()
         await writer.close()
         await asyncio.sleep(0.05)  # let the hub deliver

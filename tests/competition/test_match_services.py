@@ -250,6 +250,7 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         seed=1,
         dispatch_now=False,
         options={"maxGameIterations": 12},
+        pace_ms=60,  # watched and paced beyond the writer's linger: each turn stored as played
     )
     real_record = turns.record_turns
 
@@ -265,7 +266,7 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         return rows
 
     monkeypatch.setattr(turns, "record_turns", crash_after_three)
-    with pytest.raises(WorkerDied):  # watched: its turns are stored as they come
+    with pytest.raises(WorkerDied):
         asyncio.run(watched_run(match.pk))
     monkeypatch.setattr(turns, "record_turns", real_record)
     match.refresh_from_db()

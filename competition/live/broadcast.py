@@ -73,6 +73,13 @@ def listened(group: str) -> bool:
     return out is not None and out.listened(group)
 
 
+def watched(group: str) -> bool:
+    """Whether someone may be watching ``group`` (``Publisher.watched``: a hint that may
+    lag behind a spectator's arrival in a runner process; publishing never depends on it)."""
+    out = publisher()
+    return out is not None and out.watched(group)
+
+
 async def apublish(group: str, msg: dict) -> None:
     out = publisher()
     if out is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -86,16 +87,21 @@ class _Group:
 class Hub:
     def __init__(self):
         self.groups: dict[str, _Group] = {}
+        #: called with a group's name when it may have gained its first local listener or
+        #: lost its last one (``changed``): the relay tells the runner processes
+        self.observers: list[Callable[[str], None]] = []
 
     async def join(self, name: str, member: Member) -> None:
         group = self.groups.get(name)
         if group is None:
             group = self.groups[name] = _Group(name)
             group.members.add(member)
+            self.changed(name)
             try:
                 await group.start()
             except Exception:
                 self.groups.pop(name, None)
+                self.changed(name)
                 raise
             return
         group.members.add(member)
@@ -108,7 +114,17 @@ class Hub:
         group.members.discard(member)
         if not group.members:
             self.groups.pop(name, None)
+            self.changed(name)
             await group.stop()
+
+    def changed(self, name: str) -> None:
+        """Group ``name``'s local listeners may have come or gone (the hub's members, or a
+        socket's own join on the layer: ``publisher.InMemoryPublisher``)."""
+        for observer in list(self.observers):
+            try:
+                observer(name)
+            except Exception:
+                logger.exception("hub: an observer of %s failed", name)
 
     def dispatch(self, name: str, message: dict) -> None:
         """Hand ``message`` to the local members of group ``name`` (process-local layer

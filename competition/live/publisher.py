@@ -31,6 +31,11 @@ class Publisher(Protocol):
         """False only when nobody can receive a message to ``group`` (then a caller may
         skip even encoding it)."""
 
+    def watched(self, group: str) -> bool:
+        """Whether someone may be watching ``group`` now: a hint that may lag (a runner
+        process learns it from the web process), never a reason to skip a message; a turn
+        writer keeps a match's turns longer while nobody watches it (``TurnWriter``)."""
+
     async def publish(self, group: str, message: dict) -> None: ...
 
     async def join(self, group: str, channel: str) -> None:
@@ -47,6 +52,9 @@ class ChannelLayerPublisher:
 
     def listened(self, group: str) -> bool:
         return True  # other processes' listeners are not known here
+
+    def watched(self, group: str) -> bool:
+        return True
 
     async def publish(self, group: str, message: dict) -> None:
         await self.layer.group_send(group, message)
@@ -69,6 +77,13 @@ class InMemoryPublisher(ChannelLayerPublisher):
     def listened(self, group: str) -> bool:
         return hub.watchers(group) > 0 or self.joined[group] > 0
 
+    def watched(self, group: str) -> bool:
+        return self.listened(group)
+
+    def groups(self) -> set[str]:
+        """Every group someone listens to in this process."""
+        return set(hub.groups) | set(self.joined)
+
     async def publish(self, group: str, message: dict) -> None:
         hub.dispatch(group, message)
         if self.joined[group] > 0:
@@ -77,12 +92,15 @@ class InMemoryPublisher(ChannelLayerPublisher):
     async def join(self, group: str, channel: str) -> None:
         await self.layer.group_add(group, channel)
         self.joined[group] += 1
+        if self.joined[group] == 1:
+            hub.changed(group)
 
     async def leave(self, group: str, channel: str) -> None:
         await self.layer.group_discard(group, channel)
         self.joined[group] -= 1
         if self.joined[group] <= 0:
             del self.joined[group]
+            hub.changed(group)
 
 
 _lock = threading.Lock()

@@ -8,14 +8,19 @@ only this user's processes may connect) and writes every message it publishes th
 order: ``RelayPublisher`` is the runner's ``Publisher``. The web process hands each message to
 its own publisher (the hub, and the in-memory layer for sockets that joined it), exactly as
 if the match ran in the web process. The other way, the web process tells the runners that a
-match was queued (``wake``), so they claim it at once instead of at their next poll.
+match was queued (``wake``), so they claim it at once instead of at their next poll, and
+which groups someone watches (``watch``): a runner's turn writer keeps the turns of a match
+nobody watches longer, for one commit (``TurnWriter``). That is a hint, never a filter: every
+message is still sent, so a spectator who came a moment before the runner heard of it loses
+nothing (the writer stores and sends the waiting turns at the match's next turn).
 
 Why a Unix socket (docs/architecture.md): a stream is ordered, so a match's turns (played by
 one runner at a time, under its lease) arrive in the order they were stored; nothing is
 written to the database for the sake of spectators, nothing polls, no broker to run.
 
 A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a
-runner, ``["wake"]`` from the web process. Publishing stays best effort, as everywhere
+runner; ``["wake"]``, ``["watching", [group, ...]]`` (the watched groups, first on every
+connection) and ``["watch", group, true | false]`` (a change) from the web process. Publishing stays best effort, as everywhere
 (``competition.live.broadcast``): a runner that lost the web process exits; the database
 stays the source of truth.
 """
@@ -23,6 +28,7 @@ stays the source of truth.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import struct
@@ -36,6 +42,8 @@ _LENGTH = struct.Struct(">I")
 #: caps what a match stores in all)
 MAX_FRAME = 64 * 1024 * 1024
 WAKE = ["wake"]
+WATCH = "watch"
+WATCHING = "watching"
 
 
 def frame(payload) -> bytes:
@@ -63,15 +71,25 @@ class RelayServer:
         self.writers: set[asyncio.StreamWriter] = set()
         self.server: asyncio.AbstractServer | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        #: the groups the runners were told someone watches
+        self.watching: set[str] = set()
 
     async def start(self) -> None:
+        from competition.live.hub import hub
+        from competition.live.publisher import InMemoryPublisher, publisher
+
         self.loop = asyncio.get_running_loop()
+        out = publisher()
+        if isinstance(out, InMemoryPublisher):  # the embedded default's
+            self.watching = out.groups()
+        hub.observers.append(self._changed)
         self.server = await asyncio.start_unix_server(self._serve, path=self.path)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         from competition.live.publisher import publisher
 
         self.writers.add(writer)
+        writer.write(frame([WATCHING, sorted(self.watching)]))
         out = publisher()
         try:
             while True:
@@ -89,15 +107,32 @@ class RelayServer:
 
     def wake(self) -> None:
         """Tell every runner that a match was queued (callable from any thread)."""
-        call_on(self.loop, self._wake)
+        call_on(self.loop, self._send, WAKE)
 
-    def _wake(self) -> None:
-        data = frame(WAKE)
+    def _send(self, payload) -> None:
+        data = frame(payload)
         for writer in list(self.writers):
             if not writer.is_closing():
                 writer.write(data)
 
+    def _changed(self, group: str) -> None:
+        """A group's listeners in this process came or went (``Hub.observers``)."""
+        call_on(self.loop, self._tell, group)
+
+    def _tell(self, group: str) -> None:
+        from competition.live.publisher import publisher
+
+        out = publisher()
+        now = out is not None and out.listened(group)
+        if now != (group in self.watching):
+            (self.watching.add if now else self.watching.discard)(group)
+            self._send([WATCH, group, now])
+
     def close(self) -> None:
+        from competition.live.hub import hub
+
+        with contextlib.suppress(ValueError):
+            hub.observers.remove(self._changed)
         if self.server is not None:
             self.server.close()
 
@@ -112,8 +147,24 @@ class RelayPublisher:
     def __init__(self, writer: asyncio.StreamWriter):
         self.writer = writer
         self.loop = asyncio.get_running_loop()
+        #: the groups someone watches in the web process, as it last said (``watch``)
+        self.watching: set[str] = set()
 
     def listened(self, group: str) -> bool:
+        return True
+
+    def watched(self, group: str) -> bool:
+        return group in self.watching
+
+    def heard(self, payload) -> bool:
+        """Take a ``watching`` or ``watch`` frame from the web process (True if it was one)."""
+        match payload:
+            case [str(kind), list(groups)] if kind == WATCHING:
+                self.watching = {g for g in groups if isinstance(g, str)}
+            case [str(kind), str(group), bool(now)] if kind == WATCH:
+                (self.watching.add if now else self.watching.discard)(group)
+            case _:
+                return False
         return True
 
     async def publish(self, group: str, message: dict) -> None:
@@ -139,10 +190,13 @@ async def connect(path: str, on_wake) -> tuple[RelayPublisher, asyncio.Task]:
     """A runner's connection: its publisher, and the task reading the web process's wake-ups
     (``on_wake()`` for each); the task ends when the web process goes away."""
     reader, writer = await asyncio.open_unix_connection(path)
+    out = RelayPublisher(writer)
 
     async def listen() -> None:
         while (payload := await read_frame(reader)) is not None:
             if payload == WAKE:
                 on_wake()
+            elif not out.heard(payload):
+                logger.warning("relay: an unknown frame from the web process")
 
-    return RelayPublisher(writer), asyncio.ensure_future(listen())
+    return out, asyncio.ensure_future(listen())

@@ -154,9 +154,10 @@ class TurnWriter:
     first turn that would go over is not stored and the writer stops with
     ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
 
-    While nobody can watch the match (``broadcast.listened`` is false: this process's
-    channel layer is its own, and no hub member or socket joined the group), no broadcast
-    waits on the commit, so turns linger up to ``unwatched_linger`` instead: a match played
+    While nobody watches the match (``broadcast.watched``: no hub member or socket joined
+    its group in this process, or, in a runner process, in the web process as it last told
+    the runner), no spectator waits on the commit, so turns linger up to ``unwatched_linger``
+    instead (unknown, as with a shared channel layer, counts as watched): a match played
     with nobody watching (a ladder's, a bench's) is stored with its end, not turn by turn
     as rows its archive deletes a moment later. A spectator who joins cuts the wait short
     at the match's next turn; a worker that dies loses at most that much play (the match
@@ -202,7 +203,7 @@ class TurnWriter:
         await self.queue.put(record)
         if self.queue.qsize() >= self.max_batch:
             self._wake.set()  # a full batch: no reason to linger
-        elif self._unwatched and broadcast.listened(self.group):
+        elif self._unwatched and broadcast.watched(self.group):
             self._wake.set()  # a spectator came: store and show what waits
 
     async def flush(self) -> None:
@@ -247,7 +248,7 @@ class TurnWriter:
         while not self._detaching:
             self._taken = batch = [await self.queue.get()]
             arrival = loop.time()
-            unwatched = not broadcast.listened(self.group)
+            unwatched = not broadcast.watched(self.group)
             linger = self.unwatched_linger if unwatched else self.linger
             if arrival - last_arrival < linger and not self._flushing:
                 # turns are coming fast: let a few more gather for this transaction (one

@@ -1,8 +1,10 @@
 """The stateless engine endpoint's core: replay (options, seed, actions) through a game.
 
-Pure (no ORM, no request): the view validates the request's shape, this module judges
-each turn exactly as the runner would (``parse_action`` for every seat in ``to_move``,
-then ``apply``) and describes the state reached.
+Pure (no ORM, no request): ``simulate`` judges each turn exactly as the runner would
+(``parse_action`` for every seat in ``to_move``, then ``apply``) and describes the state
+reached. The request's body reaches the worker as bytes: it is decoded and validated there
+(``simulate_body``), not in the web process, where a large one held the interpreter lock
+for a quarter of a second.
 
 ``simulate_in_worker`` runs that replay where it cannot stall the web process: in a
 child process forked from a small server process (multiprocessing's ``forkserver``,
@@ -149,18 +151,36 @@ class SimulationRefused(Exception):
 
 
 _context = multiprocessing.get_context("forkserver")
-_context.set_forkserver_preload(["games.registry", __name__])
+_context.set_forkserver_preload(["games.registry", __name__, "competition.api.simulate_body"])
 _slots = threading.BoundedSemaphore(SIMULATE_WORKERS)
 
 
-def _work(conn, slug: str, options: dict, seed: int, actions: list, cpu_seconds: int) -> None:
-    """In the child: set the budgets, simulate, send ``(kind, payload)`` back."""
+def _work(
+    conn,
+    slug: str,
+    options: dict,
+    seed: int,
+    actions: list,
+    cpu_seconds: int,
+    body: tuple[bytes, str] | None = None,
+) -> None:
+    """In the child: set the budgets, read the request's ``body`` if given (its bytes and
+    charset: ``simulate_body.read``, else ``options``, ``seed`` and ``actions`` are the
+    request), simulate, send ``(kind, payload)`` back."""
     os.nice(SIMULATE_NICENESS)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     resource.setrlimit(resource.RLIMIT_AS, (SIMULATE_MEMORY_BYTES, SIMULATE_MEMORY_BYTES))
     from games import get_game
 
     try:
+        if body is not None:
+            from competition.api.simulate_body import read
+
+            kind, request = read(*body)
+            if kind != "ok":
+                conn.send((kind, request))
+                return
+            options, seed, actions = request["options"], request["seed"], request["actions"]
         game = get_game(slug)
         try:
             options = game.resolve_options(options)
@@ -177,36 +197,48 @@ def _work(conn, slug: str, options: dict, seed: int, actions: list, cpu_seconds:
         conn.close()
 
 
+class BadBody(Exception):
+    """The request's body is not a simulate request: ``kind`` ``parse`` (``detail``: the JSON
+    parser's message) or ``invalid`` (``detail``: the serializer's errors)."""
+
+    def __init__(self, kind: str, detail: Any):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
 def simulate_in_worker(
     game: Game,
     *,
-    options: dict,
-    seed: int,
-    actions: list[dict],
+    options: dict | None = None,
+    seed: int = 0,
+    actions: list[dict] | None = None,
+    body: tuple[bytes, str] | None = None,
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
 ) -> dict:
-    """``simulate`` in a budgeted child process (see the module docstring).
+    """``simulate`` in a budgeted child process (see the module docstring): of ``options``,
+    ``seed`` and ``actions``, or of a request's ``body`` (its bytes and charset), which the
+    child decodes and validates (``simulate_body``) so the web process never does.
 
-    Raises ``ValueError`` for bad options, ``SimulationError`` for a bad turn and
-    ``SimulationRefused`` when the budget ran out or no worker was free.
+    Raises ``BadBody`` for a body that is not a simulate request, ``ValueError`` for bad
+    options, ``SimulationError`` for a bad turn and ``SimulationRefused`` when the budget ran
+    out or no worker was free.
     """
     if not _slots.acquire(timeout=SIMULATE_QUEUE_SECONDS):
         raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
     try:
-        return _run(game.slug, options, seed, actions, cpu_seconds, wall_seconds)
+        args = (game.slug, options or {}, seed, actions or [])
+        return _run(args, body, cpu_seconds, wall_seconds)
     finally:
         _slots.release()
 
 
-def _run(
-    slug: str, options: dict, seed: int, actions: list, cpu_seconds: float, wall_seconds: float
-) -> dict:
+def _run(args: tuple, body: tuple[bytes, str] | None, cpu_seconds: float, wall_seconds: float):
+    slug = args[0]
     receive, send = _context.Pipe(duplex=False)
     cpu = max(1, int(cpu_seconds))  # RLIMIT_CPU counts whole seconds
-    process = _context.Process(
-        target=_work, args=(send, slug, options, seed, actions, cpu), daemon=True
-    )
+    process = _context.Process(target=_work, args=(send, *args, cpu, body), daemon=True)
     try:
         process.start()
         send.close()  # the child holds its end: EOF when it dies
@@ -235,6 +267,8 @@ def _run(
     kind, payload = message
     if kind == "ok":
         return payload
+    if kind in ("parse", "invalid"):
+        raise BadBody(kind, payload)
     if kind == "options":
         raise ValueError(payload)
     if kind == "turn":

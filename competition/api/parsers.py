@@ -45,3 +45,24 @@ class LimitedJSONParser(JSONParser):
                 "JSON parse error - a string holds a lone surrogate (not text)."
             ) from None
         return data
+
+
+class RawJSON(bytes):
+    """A JSON body's bytes, not decoded (``RawJSONParser``); ``encoding`` is its charset."""
+
+    encoding = "utf-8"
+
+
+class RawJSONParser(LimitedJSONParser):
+    """The body of a JSON request as bytes, capped as ``LimitedJSONParser`` caps it (a 413
+    beyond), for a view that decodes it elsewhere (``simulate``: in its worker, whose
+    ``simulate_body.read`` applies ``LimitedJSONParser`` itself)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+        body = RawJSON(raw)
+        body.encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        return body

@@ -30,9 +30,14 @@ from rest_framework.views import APIView
 
 from bots.models import Bot, BotStatus, EndpointKind, new_secret
 from competition.api import serializers as s
-from competition.api.engine import SimulationError, SimulationRefused, simulate_in_worker
+from competition.api.engine import (
+    BadBody,
+    SimulationError,
+    SimulationRefused,
+    simulate_in_worker,
+)
 from competition.api.pagination import KeysetPagination, before_param
-from competition.api.parsers import LimitedJSONParser
+from competition.api.parsers import LimitedJSONParser, RawJSON, RawJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
@@ -191,20 +196,20 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         methods=["post"],
         throttle_classes=[ScopedRateThrottle],
         throttle_scope="simulate",
+        parser_classes=[RawJSONParser],
     )
     def simulate(self, request, slug: str):
         game = game_or_404(slug)
-        body = s.SimulateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
-        try:  # every option is bounded, so this is cheap: refuse before starting a worker
-            options = game.resolve_options(data["options"])
-        except ValueError as exc:
-            raise exceptions.ValidationError({"options": [str(exc)]}) from None
+        # the body's bytes only (capped): decoding and validating a large one holds the
+        # interpreter lock for a quarter of a second, so the worker does it (simulate_body)
+        raw = request.data
+        body = (bytes(raw), raw.encoding) if isinstance(raw, RawJSON) and raw else (b"{}", "utf-8")
         try:  # in a worker process with a CPU-time budget (competition/api/engine.py)
-            result = simulate_in_worker(
-                game, options=options, seed=data["seed"], actions=data["actions"]
-            )
+            result = simulate_in_worker(game, body=body)
+        except BadBody as exc:
+            if exc.kind == "parse":
+                raise exceptions.ParseError(exc.detail) from None
+            raise exceptions.ValidationError(exc.detail) from None
         except ValueError as exc:
             raise exceptions.ValidationError({"options": [str(exc)]}) from None
         except SimulationError as exc:

@@ -242,6 +242,40 @@ def test_it_still_simulates_in_its_worker():
     assert bad.status_code == 400 and bad.json()["turn"] == 3 and bad.json()["code"] == "occupied"
 
 
+@pytest.mark.django_db
+def test_it_decodes_and_validates_a_simulate_body_in_the_worker_not_the_web_process(
+    monkeypatch,
+):
+    from competition.api import serializers
+    from competition.api.views import LimitedJSONParser  # the views first: no import cycle
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the web process decoded or validated a simulate body")
+
+    # In this (the web) process, decoding or validating a body now fails the request; the
+    # worker is a process of its own, which imported the real ones.
+    monkeypatch.setattr(LimitedJSONParser, "parse", refused)
+    monkeypatch.setattr(serializers.SimulateRequestSerializer, "is_valid", refused)
+    actions = [{"0": {"play": "1-1"}}, {"1": {"play": "2-2"}}]
+    ok = Client().post(
+        SIMULATE.format("tictactoe"), {"actions": actions}, content_type="application/json"
+    )
+    # It should answer from the worker alone: the state reached, a malformed body as the
+    # JSON parser answers it, an invalid one with the serializer's errors, as before.
+    assert ok.status_code == 200 and ok.json()["turn"] == 2
+    malformed = Client().post(
+        SIMULATE.format("tictactoe"), b'{"actions": [', content_type="application/json"
+    )
+    assert malformed.status_code == 400 and "JSON parse error" in malformed.json()["detail"]
+    invalid = Client().post(
+        SIMULATE.format("tictactoe"), {"seed": "x", "actions": 5}, content_type="application/json"
+    )
+    assert invalid.status_code == 400 and set(invalid.json()) == {"seed", "actions"}
+    # An empty body is the empty request (the initial state), as an empty JSON body was.
+    empty = Client().post(SIMULATE.format("tictactoe"), b"", content_type="application/json")
+    assert empty.status_code == 200 and empty.json()["turn"] == 0
+
+
 # -- finding 2: the anonymous throttle -------------------------------------------------
 
 

@@ -155,35 +155,24 @@ _context.set_forkserver_preload(["games.registry", __name__, "competition.api.si
 _slots = threading.BoundedSemaphore(SIMULATE_WORKERS)
 
 
-def _work(
-    conn,
-    slug: str,
-    options: dict,
-    seed: int,
-    actions: list,
-    cpu_seconds: int,
-    body: tuple[bytes, str] | None = None,
-) -> None:
-    """In the child: set the budgets, read the request's ``body`` if given (its bytes and
-    charset: ``simulate_body.read``, else ``options``, ``seed`` and ``actions`` are the
-    request), simulate, send ``(kind, payload)`` back."""
+def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
+    """In the child: set the budgets, read the request's ``body`` (its bytes and charset:
+    ``simulate_body.read``), simulate, send ``(kind, payload)`` back."""
     os.nice(SIMULATE_NICENESS)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     resource.setrlimit(resource.RLIMIT_AS, (SIMULATE_MEMORY_BYTES, SIMULATE_MEMORY_BYTES))
+    from competition.api.simulate_body import read
     from games import get_game
 
     try:
-        if body is not None:
-            from competition.api.simulate_body import read
-
-            kind, request = read(*body)
-            if kind != "ok":
-                conn.send((kind, request))
-                return
-            options, seed, actions = request["options"], request["seed"], request["actions"]
+        kind, request = read(*body)
+        if kind != "ok":
+            conn.send((kind, request))
+            return
+        seed, actions = request["seed"], request["actions"]
         game = get_game(slug)
         try:
-            options = game.resolve_options(options)
+            options = game.resolve_options(request["options"])
         except ValueError as exc:
             conn.send(("options", str(exc)))
             return
@@ -209,17 +198,14 @@ class BadBody(Exception):
 
 def simulate_in_worker(
     game: Game,
+    body: tuple[bytes, str],
     *,
-    options: dict | None = None,
-    seed: int = 0,
-    actions: list[dict] | None = None,
-    body: tuple[bytes, str] | None = None,
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
 ) -> dict:
-    """``simulate`` in a budgeted child process (see the module docstring): of ``options``,
-    ``seed`` and ``actions``, or of a request's ``body`` (its bytes and charset), which the
-    child decodes and validates (``simulate_body``) so the web process never does.
+    """``simulate`` of a request's ``body`` (its bytes and charset) in a budgeted child
+    process (see the module docstring), which decodes and validates it (``simulate_body``)
+    so the web process never does.
 
     Raises ``BadBody`` for a body that is not a simulate request, ``ValueError`` for bad
     options, ``SimulationError`` for a bad turn and ``SimulationRefused`` when the budget ran
@@ -228,17 +214,15 @@ def simulate_in_worker(
     if not _slots.acquire(timeout=SIMULATE_QUEUE_SECONDS):
         raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
     try:
-        args = (game.slug, options or {}, seed, actions or [])
-        return _run(args, body, cpu_seconds, wall_seconds)
+        return _run(game.slug, body, cpu_seconds, wall_seconds)
     finally:
         _slots.release()
 
 
-def _run(args: tuple, body: tuple[bytes, str] | None, cpu_seconds: float, wall_seconds: float):
-    slug = args[0]
+def _run(slug: str, body: tuple[bytes, str], cpu_seconds: float, wall_seconds: float) -> dict:
     receive, send = _context.Pipe(duplex=False)
     cpu = max(1, int(cpu_seconds))  # RLIMIT_CPU counts whole seconds
-    process = _context.Process(target=_work, args=(send, *args, cpu, body), daemon=True)
+    process = _context.Process(target=_work, args=(send, slug, body, cpu), daemon=True)
     try:
         process.start()
         send.close()  # the child holds its end: EOF when it dies

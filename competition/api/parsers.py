@@ -23,10 +23,7 @@ class LimitedJSONParser(JSONParser):
     message."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        raw = stream.read() if limit is None else stream.read(limit + 1)
-        if limit is not None and len(raw) > limit:
-            raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+        raw = self.read_capped(stream)
         too_deep_error = ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels.")
         try:
             with paused_gc():
@@ -46,6 +43,15 @@ class LimitedJSONParser(JSONParser):
             ) from None
         return data
 
+    @staticmethod
+    def read_capped(stream) -> bytes:
+        """The body's bytes, a ``RequestTooLarge`` (413) beyond the cap."""
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+        return raw
+
 
 class RawJSON(bytes):
     """A JSON body's bytes, not decoded (``RawJSONParser``); ``encoding`` is its charset."""
@@ -59,10 +65,6 @@ class RawJSONParser(LimitedJSONParser):
     ``simulate_body.read`` applies ``LimitedJSONParser`` itself)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        raw = stream.read() if limit is None else stream.read(limit + 1)
-        if limit is not None and len(raw) > limit:
-            raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
-        body = RawJSON(raw)
+        body = RawJSON(self.read_capped(stream))
         body.encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         return body

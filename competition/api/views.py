@@ -205,7 +205,7 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         raw = request.data
         body = (bytes(raw), raw.encoding) if isinstance(raw, RawJSON) and raw else (b"{}", "utf-8")
         try:  # in a worker process with a CPU-time budget (competition/api/engine.py)
-            result = simulate_in_worker(game, body=body)
+            result = simulate_in_worker(game, body)
         except BadBody as exc:
             if exc.kind == "parse":
                 raise exceptions.ParseError(exc.detail) from None

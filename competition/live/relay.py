@@ -20,9 +20,9 @@ written to the database for the sake of spectators, nothing polls, no broker to 
 
 A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a
 runner; ``["wake"]``, ``["watching", [group, ...]]`` (the watched groups, first on every
-connection) and ``["watch", group, true | false]`` (a change) from the web process. Publishing stays best effort, as everywhere
-(``competition.live.broadcast``): a runner that lost the web process exits; the database
-stays the source of truth.
+connection) and ``["watch", group, true | false]`` (a change) from the web process.
+Publishing stays best effort, as everywhere (``competition.live.broadcast``): a runner that
+lost the web process exits; the database stays the source of truth.
 """
 
 from __future__ import annotations

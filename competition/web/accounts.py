@@ -97,7 +97,8 @@ def token_regenerate(request):
         token = Token.objects.create(user=request.user)
     request.session[NEW_TOKEN_KEY] = token.key
     messages.success(
-        request, "A new API token was made; copy it now, it is not shown again. The old one no "
-        "longer works."
+        request,
+        "A new API token was made; copy it now, it is not shown again. The old one no "
+        "longer works.",
     )
     return redirect("profile")

@@ -68,7 +68,7 @@ def admin_login(base: str, username: str, password: str) -> int:
 
 
 def test_it_demotes_the_development_demo_when_served_in_production(tmp_path):
-    dev, prod = developed(tmp_path)
+    _dev, prod = developed(tmp_path)
     # It should fail the deploy check while the development demo is there.
     check = manage("check", "--deploy", env=prod)
     assert check.returncode != 0 and "arena.E002" in check.stderr, check.stdout + check.stderr

@@ -17,6 +17,7 @@ import sys
 
 import pytest
 import requests
+import websocket
 from django.test import Client, RequestFactory
 
 from competition.ratelimit import client_address
@@ -168,6 +169,27 @@ def test_it_throttles_anonymous_simulate_per_client_behind_the_proxy(web):
     assert codes[:120] == [404] * 120 and codes[120:] == [429] * 5, codes[118:]
     # It should count another client apart.
     assert Proxied(web, "192.0.2.31").simulate("203.0.113.7", game="tictactoe") == 200
+
+
+def test_it_takes_the_scheme_from_the_proxy_for_websockets(web):
+    url = web.replace("http://", "ws://") + "/ws/home/"
+    origin = web.replace("http://", "https://")
+
+    def connect(*headers: str) -> bool:
+        try:
+            websocket.create_connection(
+                url, origin=origin, header=list(headers), timeout=10
+            ).close()
+        except websocket.WebSocketBadStatusException:
+            return False
+        return True
+
+    # It should accept the site's https:// origin when the proxy says it served HTTPS (the
+    # server no longer lets daphne rewrite the connection from the headers) ...
+    assert connect(f"X-Forwarded-For: 203.0.113.1, {CLIENT}", "X-Forwarded-Proto: https")
+    # ... and not when nothing says so.
+    assert not connect(f"X-Forwarded-For: {CLIENT}")
+    assert not connect("X-Forwarded-Proto: http")
 
 
 # -- the one function -------------------------------------------------------------------------

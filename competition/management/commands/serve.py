@@ -123,7 +123,9 @@ def forwarded_scheme(application):
 
     async def app(scope, receive, send):
         if scope["type"] in SCHEMES:
-            proto = next((v for k, v in scope.get("headers", []) if k == b"x-forwarded-proto"), None)
+            proto = next(
+                (v for k, v in scope.get("headers", []) if k == b"x-forwarded-proto"), None
+            )
             if proto is not None:
                 secure = proto.decode("latin1").split(",")[-1].strip().lower() == "https"
                 scope = {**scope, "scheme": SCHEMES[scope["type"]][secure]}

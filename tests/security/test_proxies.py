@@ -135,6 +135,22 @@ def test_it_locks_out_wrong_passwords_whatever_the_client_writes_first(web):
     assert Proxied(web, OTHER_CLIENT).post_form("/accounts/login/", right, "203.0.113.1") == 302
 
 
+def test_it_ignores_the_header_with_proxy_headers_on_and_no_proxy_count(tmp_path):
+    # the reproduction: ARENA_PROXY_HEADERS=true make run (no ARENA_NUM_PROXIES)
+    env = project_env(ARENA_DATA_DIR=str(tmp_path), ARENA_PROXY_HEADERS="true")
+    assert manage("migrate", "--noinput", env=env).returncode == 0
+    assert manage("shell", "-c", MAKE_USER, env=env).returncode == 0
+    port = free_port()
+    argv = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--runners", "0"]
+    with running([*argv, "--port", str(port)], port, env=env):
+        browser = Proxied(f"http://127.0.0.1:{port}")
+        wrong = {"username": "carol", "password": "wrong"}
+        codes = [browser.post_form("/accounts/login/", wrong, f"203.0.113.{i}") for i in range(8)]
+    # It should key the lock-out by the connection (the header is not trusted without a
+    # count): whatever the client writes, it is locked out.
+    assert codes[-3:] == [429] * 3, codes
+
+
 def test_it_limits_sign_ups_per_client_behind_the_proxy(web):
     browser = Proxied(web)
 

@@ -13,6 +13,8 @@ from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from rest_framework.authtoken import admin as _token_admin  # noqa: F401  (registers TokenProxy)
+from rest_framework.authtoken.models import TokenProxy
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
@@ -450,6 +452,13 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     )
     list_select_related = ("bot", "match")
     search_fields = ("bot__name", "=match__id")
+
+
+# -- API tokens: not in the admin ------------------------------------------------------------
+
+# DRF's token admin lists every user's key and adds a key for any user: staff could act as
+# anyone through the API. A token is its owner's only (made and rotated on the profile page).
+admin.site.unregister(TokenProxy)
 
 
 # -- bots: the status goes through the one service (competition/events/services.py) -----------

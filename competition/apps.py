@@ -8,6 +8,7 @@ class CompetitionConfig(AppConfig):
     def ready(self) -> None:
         # the events react to a match's end through the lifecycle's signal
         from bots.transports import human
+        from competition import checks  # noqa: F401  (deploy checks)
         from competition.events import receivers  # noqa: F401
         from competition.live.broadcast import human_group
 

@@ -10,10 +10,12 @@ e-mail is stored in clear.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import caches
 from django.shortcuts import render
 
@@ -28,9 +30,38 @@ class Limit:
 
 
 def client_address(request) -> str:
-    """The client's address as the server saw it (the proxy's ``X-Forwarded-For`` only
-    when the server trusts proxy headers: daphne then puts it in ``REMOTE_ADDR``)."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The client's address: the one function that decides it, for the sign-up and reset
+    limits, the API's throttles and the log-in lock-out (``AXES_CLIENT_IP_CALLABLE``).
+
+    With no proxy (``ARENA_NUM_PROXIES=0``, the embedded default) it is the connection's peer
+    and ``X-Forwarded-For`` is ignored: any client can write it. Behind ``N`` proxies it is the
+    ``N``-th entry from the right of ``X-Forwarded-For``: each proxy appends the address it
+    was connected from, so the entries left of those are whatever the client wrote. A header
+    with fewer entries, or an entry that is not an address, falls back to the peer (the
+    proxy: such requests share its counters rather than choose their own). The count lives
+    in ``REST_FRAMEWORK["NUM_PROXIES"]`` (from ``ARENA_NUM_PROXIES``), which DRF reads too.
+
+    ``serve`` leaves the peer in ``REMOTE_ADDR``: daphne's own proxy-header rewrite would put
+    the leftmost, client-written entry there."""
+    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies <= 0 or not forwarded:
+        return peer
+    entries = [entry.strip() for entry in forwarded.split(",")]
+    if len(entries) < proxies:
+        return peer
+    try:
+        return str(ipaddress.ip_address(entries[-proxies]))
+    except ValueError:
+        return peer
+
+
+def axes_client_address(request) -> str | None:
+    """``client_address`` for django-axes, which stores it in an address column (None when
+    the server has no peer address, as axes does itself)."""
+    address = client_address(request)
+    return None if address == "unknown" else address
 
 
 def hit(limit: Limit, key: str) -> int | None:

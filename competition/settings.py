@@ -20,9 +20,13 @@ Environment variables (all optional):
 - ``ARENA_BOT_ALLOW_PORTS`` (default ``80,443,1024-65535``).
 - ``ARENA_ALLOW_LOCAL_BOTS`` (bool, default false): let staff register ``process:`` and
   ``tcp:`` bots (a command run on, or a port opened by, this server). Off, nobody may.
-- ``ARENA_PROXY_HEADERS`` (bool, default false): trust a reverse proxy's ``X-Forwarded-For``,
-  ``-Port`` and ``-Proto`` (``serve`` as with ``--proxy-headers``, and Django's
-  ``SECURE_PROXY_SSL_HEADER``); ``make web`` sets it. Never set it without such a proxy.
+- ``ARENA_PROXY_HEADERS`` (bool, default false): trust a reverse proxy's ``X-Forwarded-Proto``
+  (``serve`` as with ``--proxy-headers``, and Django's ``SECURE_PROXY_SSL_HEADER``); ``make
+  web`` sets it. Never set it without such a proxy. Set ``ARENA_NUM_PROXIES`` with it
+  (``check --deploy`` fails without).
+- ``ARENA_NUM_PROXIES`` (int, default 0; ``make web``: 1): reverse proxies in front of the
+  web process. The client's address is the ``X-Forwarded-For`` entry this many hops from the
+  end (``competition.ratelimit.client_address``); 0 ignores the header.
 - ``ARENA_BOT_CA_BUNDLE`` (path, default empty): extra CA certificates trusted for bots'
   HTTPS (a private PKI); verification itself is never switched off.
 - ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
@@ -207,6 +211,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_CALLABLE = "competition.sitepages.locked_out"  # a page in the site's layout
+# the address the sign-up and reset limits and the API throttles use too (not ipware's guess)
+AXES_CLIENT_IP_CALLABLE = "competition.ratelimit.axes_client_address"
 
 # Content Security Policy (django-csp): everything from this origin, no inline code, no
 # third party. Websockets go to this origin too ('self' covers ws:/wss: of the same host).
@@ -393,9 +399,10 @@ ARENA_CHALLENGES_PER_MINUTE = envint(
 )
 # seconds between two test calls of one bot (competition.web.bots.claim_test_call)
 ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
-# Reverse proxies in front of the web nodes: anonymous callers are throttled by the
-# X-Forwarded-For entry this many hops from the end (the one our proxy wrote); 0 (the
-# embedded default, no proxy) ignores the header, which any client can write.
+# Reverse proxies in front of the web nodes: a client's address (sign-up, reset and API
+# limits, log-in lock-out: competition.ratelimit.client_address) is the X-Forwarded-For entry
+# this many hops from the end (the one our proxy wrote); 0 (the embedded default, no proxy)
+# ignores the header, which any client can write.
 ARENA_NUM_PROXIES = envint("ARENA_NUM_PROXIES", 0, minimum=0)
 
 REST_FRAMEWORK = {

@@ -1,13 +1,25 @@
-"""Throttles: writes are rate-limited per user (or per address when anonymous)."""
+"""Throttles: writes are rate-limited per user (or per address when anonymous).
+
+An anonymous caller's address is ``competition.ratelimit.client_address`` (the right-most
+entry of ``X-Forwarded-For`` that no trusted proxy wrote), as for the site's own limits."""
 
 from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import ScopedRateThrottle
 
+from competition.ratelimit import client_address
 
-class WriteScopedRateThrottle(ScopedRateThrottle):
-    """``ScopedRateThrottle`` that counts only unsafe methods (reads stay free)."""
+
+class AddressScopedRateThrottle(ScopedRateThrottle):
+    """``ScopedRateThrottle`` keyed by ``client_address`` for anonymous callers."""
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
+
+
+class WriteScopedRateThrottle(AddressScopedRateThrottle):
+    """``AddressScopedRateThrottle`` that counts only unsafe methods (reads stay free)."""
 
     def allow_request(self, request, view) -> bool:
         if request.method in SAFE_METHODS:

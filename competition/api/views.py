@@ -25,7 +25,6 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.models import Bot, BotStatus, EndpointKind, new_secret
@@ -43,7 +42,7 @@ from competition.api.permissions import (
     IsBotOwner,
     may_read_seat_logs,
 )
-from competition.api.throttles import WriteScopedRateThrottle
+from competition.api.throttles import AddressScopedRateThrottle, WriteScopedRateThrottle
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -194,7 +193,7 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
     @action(
         detail=True,
         methods=["post"],
-        throttle_classes=[ScopedRateThrottle],
+        throttle_classes=[AddressScopedRateThrottle],
         throttle_scope="simulate",
         parser_classes=[RawJSONParser],
     )

@@ -1,10 +1,12 @@
-"""Accounts: sign up, and the profile page with the user's API token.
+"""Accounts: sign up, and the profile page with the user's API token (shown once).
 
 Log in, log out and the password reset come from ``django.contrib.auth.urls`` (templates
 in ``templates/registration/``); password-reset mail goes through ``EMAIL_BACKEND`` (the
 console by default). Sign-up and password-reset requests are rate-limited
-(``competition/ratelimit.py``): per client address, and per e-mail address for resets;
-past a limit the answer is a 429 page. Log-ins are limited by django-axes.
+(``competition/ratelimit.py``): per client address (``client_address``: behind proxies, the
+``X-Forwarded-For`` entry our proxy wrote), and per e-mail address for resets; past a limit
+the answer is a 429 page. Log-ins are limited by django-axes, per user name and the same
+address.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ SIGNUP_PER_ADDRESS = Limit("signup-address", 10, 3600)
 #: password-reset requests per client address, and per e-mail address (each may send a mail)
 RESET_PER_ADDRESS = Limit("reset-address", 10, 3600)
 RESET_PER_EMAIL = Limit("reset-email", 3, 3600)
+
+#: the session key holding a regenerated token until the profile page has shown it once
+NEW_TOKEN_KEY = "new-api-token"
 
 _password_reset = auth_views.PasswordResetView.as_view()
 
@@ -69,16 +74,31 @@ def signup(request):
 
 @login_required
 def profile(request):
-    token, _created = Token.objects.get_or_create(user=request.user)
-    bots = Bot.objects.filter(owner=request.user).count()
-    return render(request, "accounts/profile.html", {"token": token, "bots": bots})
+    """The profile, with the API token shown once: when this visit made it, or on the first
+    visit after the owner regenerated it (then ``new_token`` is in the session); else only
+    its first characters (lost it? regenerate it)."""
+    token, created = Token.objects.get_or_create(user=request.user)
+    shown = request.session.pop(NEW_TOKEN_KEY, None)
+    context = {
+        "token": token,
+        "new_token": token.key if created or shown == token.key else None,
+        "bots": Bot.objects.filter(owner=request.user).count(),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @login_required
 @require_POST
 def token_regenerate(request):
+    """A new API token for the signed-in user (nobody else's: no staff page makes or shows
+    tokens), shown once on the profile page."""
     with transaction.atomic():
         Token.objects.filter(user=request.user).delete()
-        Token.objects.create(user=request.user)
-    messages.success(request, "A new API token was made; the old one no longer works.")
+        token = Token.objects.create(user=request.user)
+    request.session[NEW_TOKEN_KEY] = token.key
+    messages.success(
+        request,
+        "A new API token was made; copy it now, it is not shown again. The old one no "
+        "longer works.",
+    )
     return redirect("profile")

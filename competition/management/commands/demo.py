@@ -13,7 +13,10 @@ the runner continues their queued and running matches, so restarts add no event.
 - Production (``DEBUG=false``): ``demo`` only owns the built-in bots and the event. It is
   never staff nor superuser (an existing one is demoted), and it has no usable password
   unless ``ARENA_DEMO_PASSWORD`` is set: there is no known password to log in with.
-  Organisers are made with ``manage.py createsuperuser``.
+  Organisers are made with ``manage.py createsuperuser``. ``serve`` applies the same to an
+  existing ``demo`` at every production start (with or without the demo), and refuses to
+  start while another staff account has the development password; ``check --deploy``
+  reports both (``competition.checks``).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import os
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import check_password
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.db.models import Q
 
 from bots.models import EndpointKind, platform_seat
 from competition.events import showcase
@@ -32,6 +37,9 @@ from competition.models import Entry, Event, EventFormat
 from games import Game, all_games
 
 DEMO_PACE_MS = 600
+#: ``demo``'s password in development unless ``ARENA_DEMO_PASSWORD`` is set; never kept in
+#: production (``retire_for_production``, and ``check --deploy`` reports it)
+DEV_DEMO_PASSWORD = "demo"
 DEMO_EVENT_NAME = "Demo {game} round robin"
 
 
@@ -39,22 +47,79 @@ def demo_user(*, production: bool):
     """The ``demo`` user: a staff superuser in development, an ordinary user without a
     known password in production (see the module docstring)."""
     User = get_user_model()
-    password = os.environ.get("ARENA_DEMO_PASSWORD", "")
     user, created = User.objects.get_or_create(
         username="demo", defaults={"is_staff": not production, "is_superuser": not production}
     )
     if production:
-        user.is_staff = user.is_superuser = False
-        if password:
-            if created:
-                user.set_password(password)
-        else:
+        password = production_demo_password()
+        if created and password:
+            user.set_password(password)
+            user.save()
+        elif not password and user.has_usable_password():
             user.set_unusable_password()
-        user.save()
+            user.save()
+        retire_for_production(user)
     elif created:
-        user.set_password(password or "demo")
+        user.set_password(os.environ.get("ARENA_DEMO_PASSWORD") or DEV_DEMO_PASSWORD)
         user.save()
     return user
+
+
+def production_demo_password() -> str:
+    """``ARENA_DEMO_PASSWORD`` for production, never the development default (empty: none)."""
+    password = os.environ.get("ARENA_DEMO_PASSWORD", "")
+    return "" if password == DEV_DEMO_PASSWORD else password
+
+
+def has_development_password(user) -> bool:
+    """Whether ``user``'s password is the demo's development one. One password hash (a
+    fraction of a second; nothing for an unusable password), and nothing saved: the user's
+    own ``check_password`` would rehash and save an outdated hash."""
+    return check_password(DEV_DEMO_PASSWORD, user.password)
+
+
+def retire_for_production(user) -> list[str]:
+    """Make the ``demo`` user safe to serve with ``DEBUG=false``: never staff nor superuser,
+    never the development password (``ARENA_DEMO_PASSWORD`` instead when set, else none).
+    Returns what was changed, in words (empty: nothing)."""
+    changes = []
+    if user.is_staff or user.is_superuser:
+        user.is_staff = user.is_superuser = False
+        changes.append(f"user '{user.username}' is no longer staff nor superuser")
+    if has_development_password(user):
+        password = production_demo_password()
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        changes.append(
+            f"user '{user.username}' no longer has the development password "
+            + ("(its password is ARENA_DEMO_PASSWORD)" if password else "(no password)")
+        )
+    if changes:
+        user.save()
+    return changes
+
+
+def development_leftovers() -> list[str]:
+    """What a production server must not serve as it is, one sentence each: the ``demo``
+    user while staff, superuser or with the development password, and any staff or
+    superuser account with that password. Reads ``demo`` and the staff only (a handful of
+    accounts, one password hash each)."""
+    User = get_user_model()
+    accounts = User.objects.filter(
+        Q(username="demo") | Q(is_staff=True) | Q(is_superuser=True)
+    ).order_by("pk")
+    found = []
+    for user in accounts:
+        name = user.get_username()
+        privileged = user.is_staff or user.is_superuser
+        if name == "demo" and privileged:
+            found.append("user 'demo' is staff or superuser (the development demo)")
+        if has_development_password(user):
+            role = "staff" if privileged else "the demo user"
+            found.append(f"user '{name}' ({role}) has the development demo password")
+    return found
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:

@@ -6,15 +6,26 @@ processes beside this one (default ``ARENA_RUNNER_PROCESSES``, one per core;
 ``competition.runners.fleet``), or with ``--runners 0`` on this process's event loop.
 
 The demo is a development convenience: with ``DEBUG=false`` it is skipped (say ``--demo``
-to create it anyway; see ``manage.py demo`` for what it is in production mode). Proxy
-headers are trusted with ``--proxy-headers`` or ``ARENA_PROXY_HEADERS=true`` only.
+to create it anyway; see ``manage.py demo`` for what it is in production mode), and a
+``demo`` user left by development is demoted at every production start (it says so); the
+start is refused while another staff account has the demo's development password.
+
+Proxy headers are trusted with ``--proxy-headers`` or ``ARENA_PROXY_HEADERS=true`` only, and
+then only ``X-Forwarded-Proto`` (the connection's scheme; Django's
+``SECURE_PROXY_SSL_HEADER`` too). Daphne's own proxy support is not used: it would put the
+leftmost ``X-Forwarded-For`` entry, which the client writes, in the client's address. The
+client's address is decided from the header and ``ARENA_NUM_PROXIES`` by
+``competition.ratelimit.client_address``.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+
+from competition.management.commands.demo import development_leftovers, retire_for_production
 
 
 class Command(BaseCommand):
@@ -40,13 +51,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--proxy-headers",
             action="store_true",
-            help="trust X-Forwarded-For/-Port/-Proto from a reverse proxy",
+            help="trust X-Forwarded-Proto from a reverse proxy (the client's address: "
+            "ARENA_NUM_PROXIES)",
         )
 
     def handle(self, *args, **opts):
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         if not opts["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
+        if not settings.DEBUG:
+            self.secure_accounts()
         if opts["no_demo"]:
             pass
         elif settings.DEBUG or opts["demo"]:
@@ -72,12 +86,9 @@ class Command(BaseCommand):
             self.stdout.flush()
 
         server = Server(
-            application=application,
+            application=forwarded_scheme(application) if proxy else application,
             endpoints=build_endpoint_description_strings(host=opts["host"], port=opts["port"]),
             ready_callable=ready,
-            proxy_forwarded_address_header="X-Forwarded-For" if proxy else None,
-            proxy_forwarded_port_header="X-Forwarded-Port" if proxy else None,
-            proxy_forwarded_proto_header="X-Forwarded-Proto" if proxy else None,
             verbosity=0,
             server_name="arena",
         )
@@ -85,3 +96,39 @@ class Command(BaseCommand):
             server.run()
         finally:
             embedded.stop()
+
+    def secure_accounts(self) -> None:
+        """Production start: demote a ``demo`` left by development (and say so); refuse to
+        start while any other staff account has the development demo password."""
+        demo = get_user_model().objects.filter(username="demo").first()
+        for change in retire_for_production(demo) if demo is not None else []:
+            self.stdout.write(f"serve: production mode (DEBUG=false): {change}")
+        leftovers = development_leftovers()
+        if leftovers:
+            raise CommandError(
+                "production mode (DEBUG=false) refuses to start: "
+                + "; ".join(leftovers)
+                + ". Change that password (manage.py changepassword NAME) first."
+            )
+
+
+#: an ASGI scope type's (plain, secure) schemes
+SCHEMES = {"http": ("http", "https"), "websocket": ("ws", "wss")}
+
+
+def forwarded_scheme(application):
+    """``application`` with the connection's scheme taken from ``X-Forwarded-Proto`` (set
+    by the trusted proxy): the websocket origin check compares ``https://`` origins with it.
+    The client's address is left alone (``competition.ratelimit.client_address``)."""
+
+    async def app(scope, receive, send):
+        if scope["type"] in SCHEMES:
+            proto = next(
+                (v for k, v in scope.get("headers", []) if k == b"x-forwarded-proto"), None
+            )
+            if proto is not None:
+                secure = proto.decode("latin1").split(",")[-1].strip().lower() == "https"
+                scope = {**scope, "scheme": SCHEMES[scope["type"]][secure]}
+        return await application(scope, receive, send)
+
+    return app

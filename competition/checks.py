@@ -1,0 +1,55 @@
+"""Deploy checks (``manage.py check --deploy``) for what Django's own cannot know.
+
+- ``arena.E001``: proxy headers are trusted (``ARENA_PROXY_HEADERS``) but the number of proxies
+  (``ARENA_NUM_PROXIES``) is 0: every client behind the proxy would share its address, or,
+  were the header read, choose its own.
+- ``arena.E002``: an account left by development: ``demo`` while staff or superuser, or any
+  of ``demo`` and the staff with the demo's development password (``serve`` with
+  ``DEBUG=false`` demotes ``demo`` and refuses to start for the others).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.checks import Error, Tags, register
+from django.db import DatabaseError
+
+logger = logging.getLogger(__name__)
+
+
+@register(Tags.security, deploy=True)
+def check_proxy_count(app_configs, **kwargs) -> list[Error]:
+    proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
+    if settings.ARENA_PROXY_HEADERS and proxies <= 0:
+        return [
+            Error(
+                "ARENA_PROXY_HEADERS is on but ARENA_NUM_PROXIES is 0: the client's address "
+                "cannot be told from the proxy's.",
+                hint="Set ARENA_NUM_PROXIES to the number of reverse proxies in front of the "
+                "web process (1 behind one nginx; make web sets 1).",
+                id="arena.E001",
+            )
+        ]
+    return []
+
+
+@register(Tags.security, deploy=True)
+def check_development_accounts(app_configs, **kwargs) -> list[Error]:
+    from competition.management.commands.demo import development_leftovers
+
+    try:
+        leftovers = development_leftovers()
+    except DatabaseError as exc:  # no database yet (not migrated): no accounts to check
+        logger.debug("deploy check: accounts not checked (%s)", exc)
+        return []
+    return [
+        Error(
+            f"{leftover.capitalize()}.",
+            hint="Start with manage.py serve (DEBUG=false demotes the demo) and change the "
+            "password of the others (manage.py changepassword NAME).",
+            id="arena.E002",
+        )
+        for leftover in leftovers
+    ]

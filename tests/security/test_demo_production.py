@@ -1,0 +1,114 @@
+"""Issue 35, finding H1: a database first served by ``make run`` (development: ``demo`` /
+``demo`` is a staff superuser), then served with ``DEBUG=false``.
+
+``serve`` skips the demo in production mode, so the demotion in ``manage.py demo`` never ran.
+The tests run the real commands as subprocesses: ``demo`` in development, then ``serve`` and
+``check --deploy`` in production mode, and a log-in at ``/admin/`` over HTTP.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import requests
+
+from tests.conftest import REPO, free_port
+from tests.processes import manage, project_env, running
+
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "d" * 30 + "-a-real-production-secret-key-0123456789",
+    "ALLOWED_HOSTS": "127.0.0.1",
+    # plain HTTP on loopback for the test: no redirect to HTTPS
+    "SECURE_SSL_REDIRECT": "false",
+}
+
+DEMO_STATE = """
+from django.contrib.auth import get_user_model
+u = get_user_model().objects.get(username="demo")
+print(f"{u.is_staff} {u.is_superuser} {u.check_password('demo')}")
+"""
+
+MAKE_ORGANISER = """
+from django.contrib.auth import get_user_model
+get_user_model().objects.create_user("organiser", password="demo", is_staff=True)
+"""
+
+
+def shell(code: str, env: dict) -> str:
+    done = manage("shell", "-c", code, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def developed(tmp_path) -> tuple[dict, dict]:
+    """A database as ``make run`` leaves it (the development demo), and the environments."""
+    (tmp_path / "var").mkdir()
+    dev = project_env(ARENA_DATA_DIR=str(tmp_path / "var"), ARENA_DEMO_PASSWORD="")
+    assert manage("migrate", "--noinput", env=dev).returncode == 0
+    assert manage("demo", env=dev).returncode == 0
+    assert shell(DEMO_STATE, dev) == "True True True"
+    return dev, {**dev, **PRODUCTION}
+
+
+def admin_login(base: str, username: str, password: str) -> int:
+    """Log in at /admin/ as a browser would; the status of the form's answer (302: in)."""
+    session = requests.Session()
+    page = session.get(base + "/admin/login/", timeout=30)
+    assert page.status_code == 200
+    # the cookie is marked Secure (production): a browser over HTTPS would send it back
+    token = page.cookies["csrftoken"]
+    return session.post(
+        base + "/admin/login/?next=/admin/",
+        data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+        headers={"Cookie": f"csrftoken={token}"},
+        allow_redirects=False,
+        timeout=30,
+    ).status_code
+
+
+def test_it_demotes_the_development_demo_when_served_in_production(tmp_path):
+    _dev, prod = developed(tmp_path)
+    # It should fail the deploy check while the development demo is there.
+    check = manage("check", "--deploy", env=prod)
+    assert check.returncode != 0 and "arena.E002" in check.stderr, check.stdout + check.stderr
+    assert "'demo'" in check.stderr and "development demo password" in check.stderr
+    port = free_port()
+    log = tmp_path / "serve.log"
+    argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
+    with running(argv, port, env=prod, log=log):
+        # It should refuse demo / demo at the admin once served in production mode.
+        assert admin_login(f"http://127.0.0.1:{port}", "demo", "demo") == 200
+    # It should say what it changed: no longer staff, no longer the development password.
+    said = log.read_text()
+    assert "no longer staff" in said and "no longer has the development password" in said
+    assert shell(DEMO_STATE, prod) == "False False False"
+    # It should pass the deploy check afterwards (only Django's warning about the test's
+    # plain HTTP remains).
+    passed = manage("check", "--deploy", env=prod)
+    assert passed.returncode == 0 and "arena." not in passed.stdout + passed.stderr, passed.stderr
+
+
+def test_it_refuses_to_serve_staff_with_the_development_password(tmp_path):
+    dev, prod = developed(tmp_path)
+    assert manage("shell", "-c", MAKE_ORGANISER, env=dev).returncode == 0
+    # It should report the organiser in the deploy check.
+    check = manage("check", "--deploy", env=prod)
+    assert "'organiser' (staff) has the development demo password" in check.stderr, check.stderr
+    # It should refuse to start in production mode, naming the account and the remedy.
+    done = manage("serve", "--no-demo", "--port", str(free_port()), env=prod, timeout=120)
+    assert done.returncode != 0
+    assert "organiser" in done.stderr and "changepassword" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    # It should still have demoted the demo on the way.
+    assert shell(DEMO_STATE, prod) == "False False False"
+
+
+def test_it_keeps_the_development_demo_in_development(tmp_path):
+    dev, _ = developed(tmp_path)
+    port = free_port()
+    argv = [sys.executable, str(REPO / "manage.py"), "serve", "--runners", "0"]
+    with running([*argv, "--port", str(port)], port, env=dev):
+        # It should still let demo / demo into the admin with DEBUG=true.
+        assert admin_login(f"http://127.0.0.1:{port}", "demo", "demo") == 302
+    assert shell(DEMO_STATE, dev) == "True True True"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 from django import forms
@@ -185,6 +186,22 @@ class BenchForm(forms.Form):
         return specs
 
 
+def parse_json(text: str, what: str):
+    """``text`` decoded by the API's own JSON parser (``LimitedJSONParser``: strict, nested at
+    most 64 levels, text only), so a form and the API accept and refuse the same values; a
+    ``ValidationError`` naming ``what`` otherwise, never a ``RecursionError``."""
+    # here, not at the top: DRF's settings import the API's parsers, which import DRF back
+    from rest_framework.exceptions import APIException
+
+    from competition.api.parsers import LimitedJSONParser
+
+    try:
+        return LimitedJSONParser().parse(io.BytesIO(text.encode("utf-8", "surrogatepass")))
+    except APIException as exc:  # a ParseError; a RequestTooLarge beyond the body cap
+        reason = str(exc.detail).removeprefix("JSON parse error - ").rstrip(".")
+        raise ValidationError(f"{what} must be JSON, e.g. {{}} ({reason}).") from None
+
+
 class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
@@ -221,10 +238,7 @@ class ChallengeForm(forms.Form):
         raw = (self.cleaned_data.get("options") or "").strip()
         if not raw:
             return self.game.resolve_options(None)
-        try:
-            options = json.loads(raw)
-        except ValueError:
-            raise ValidationError("Options must be JSON, e.g. {}.") from None
+        options = parse_json(raw, "Options")
         if not isinstance(options, dict):
             raise ValidationError("Options must be a JSON object, e.g. {}.")
         try:

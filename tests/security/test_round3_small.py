@@ -42,3 +42,33 @@ def test_it_refuses_a_site_local_ipv6_bot_at_registration(mallory):
     # It should still let an operator allow-list such a network on purpose.
     listed = egress.EgressPolicy(allow_networks=egress.parse_networks("fec0::/10"))
     assert listed.address_refusal("fec0::1") is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    ["[" * 1500, "[" * 1999 + "]" * 1999, '{"":' * 790 + "1" + "}" * 790, "[" * 65 + "]" * 65],
+    ids=["unclosed-1500", "closed-1999", "objects-790", "closed-65"],
+)
+def test_it_refuses_deeply_nested_challenge_options_with_a_form_error(mallory, options):
+    theirs = Bot.objects.create(
+        owner=get_user_model().objects.create_user("victim"),
+        game="tictactoe",
+        name="theirs",
+        kind=EndpointKind.BUILTIN,
+        target="random",
+    )
+    mine = Bot.objects.create(
+        owner=mallory, game="tictactoe", name="mine", kind=EndpointKind.BUILTIN, target="random"
+    )
+    web = Client(raise_request_exception=False)
+    web.force_login(mallory)
+    response = web.post(
+        f"/bots/{theirs.pk}/challenge",
+        {"mine": mine.pk, "seat": 0, "pace_ms": 0, "options": options},
+    )
+    # It should answer the form again with a sentence on the options field, never a 500.
+    assert response.status_code == 400, response.status_code
+    errors = response.context["challenge"].errors["options"]
+    assert errors == ["Options must be JSON, e.g. {} (nested deeper than 64 levels)."], errors
+    # It should create nothing.
+    assert not Match.objects.exists()

@@ -27,7 +27,12 @@ def test_it_refuses_a_site_local_ipv6_bot_at_registration(mallory):
     for host in ("[fec0::1]", "[fec0:1:2::3]", "[feff:ffff::1]"):
         response = api.post(
             "/api/bots/",
-            {"game": "tictactoe", "name": "probe", "kind": "http", "target": f"http://{host}:8850/"},
+            {
+                "game": "tictactoe",
+                "name": "probe",
+                "kind": "http",
+                "target": f"http://{host}:8850/",
+            },
             format="json",
         )
         # It should refuse the URL with a reason a person can read, and store nothing.

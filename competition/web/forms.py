@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 from django import forms
@@ -10,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from bots.codec import decode_bounded
 from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
 from games import all_games
 
@@ -187,18 +187,14 @@ class BenchForm(forms.Form):
 
 
 def parse_json(text: str, what: str):
-    """``text`` decoded by the API's own JSON parser (``LimitedJSONParser``: strict, nested at
-    most 64 levels, text only), so a form and the API accept and refuse the same values; a
-    ``ValidationError`` naming ``what`` otherwise, never a ``RecursionError``."""
-    # here, not at the top: DRF's settings import the API's parsers, which import DRF back
-    from rest_framework.exceptions import APIException
-
-    from competition.api.parsers import LimitedJSONParser
-
+    """``text`` decoded as the API decodes a body (``bots.codec.decode_bounded``, what its
+    ``LimitedJSONParser`` calls: strict, nested at most 64 levels, text only), so a form and
+    the API accept and refuse the same values; a ``ValidationError`` naming ``what``
+    otherwise, never a ``RecursionError``."""
     try:
-        return LimitedJSONParser().parse(io.BytesIO(text.encode("utf-8", "surrogatepass")))
-    except APIException as exc:  # a ParseError; a RequestTooLarge beyond the body cap
-        reason = str(exc.detail).removeprefix("JSON parse error - ").rstrip(".")
+        return decode_bounded(text.encode("utf-8", "surrogatepass"))
+    except ValueError as exc:
+        reason = str(exc).rstrip(".")
         raise ValidationError(f"{what} must be JSON, e.g. {{}} ({reason}).") from None
 
 

@@ -201,7 +201,8 @@ def parse_json(text: str, what: str):
 class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
-    options a friendly one). Options are judged by the game itself (``resolve_options``,
+    options a friendly one; against a bot of your own it is never rated, and the form says
+    so). Options are judged by the game itself (``resolve_options``,
     ``endless``), the bots and limits by ``matches.lifecycle.challenge``, as for the API."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
@@ -229,6 +230,12 @@ class ChallengeForm(forms.Form):
         self.fields["mine"].choices = [(bot.pk, bot.name) for bot in bots]
         self.fields["options"].initial = json.dumps(game.resolve_options(None))
         self.bots = {bot.pk: bot for bot in bots}
+        if target.owner_id == user.pk:  # every bot offered is yours: said before it is made
+            self.fields["mine"].help_text = (
+                "Both bots are yours, so the match will be unrated: a match between bots of "
+                "one owner is never rated."
+            )
+            self.fields["options"].help_text = "JSON, as the bot sees them."
 
     def clean_options(self) -> dict:
         raw = (self.cleaned_data.get("options") or "").strip()

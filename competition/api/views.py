@@ -602,8 +602,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             "default options is rated; any other options make a friendly match (`rated` false: "
             "no rating, not counted for bot health), and so does a match between bots of one "
             "owner (two of yours: never rated, whatever the options); `unrated_reason` says "
-            "why. A user may have a few matches queued or "
-            "running at once and challenge one bot of someone else a few times an hour (429 "
+            "why. A user may have a few matches queued or running at once and challenge one "
+            "bot of someone else a few times an hour (429 "
             "beyond). Every match stops at the platform's limits (turns, time, stored bytes) "
             "as `limit`, unrated."
         ),

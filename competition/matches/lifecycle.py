@@ -19,9 +19,10 @@ Matches users start (``create_user_match``: the web bench and challenges) are al
 bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
 (``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
 game's default options; no match between bots of one owner is rated (``create_match``,
-wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the form on a bot page and
-``POST /api/matches/challenge/`` alike) is checked once, here: which bots may play, and
-``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared ``ratelimit`` cache.
+wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the
+form on a bot page and ``POST /api/matches/challenge/`` alike) is checked once, here:
+which bots may play, and ``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared
+``ratelimit`` cache.
 """
 
 from __future__ import annotations

@@ -202,8 +202,8 @@ class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
     options a friendly one; against a bot of your own it is never rated, and the form says
-    so). Options are judged by the game itself (``resolve_options``,
-    ``endless``), the bots and limits by ``matches.lifecycle.challenge``, as for the API."""
+    so). Options are judged by the game itself (``resolve_options``, ``endless``), the bots
+    and limits by ``matches.lifecycle.challenge``, as for the API."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
     seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")

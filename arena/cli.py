@@ -223,6 +223,8 @@ def cmd_challenge(args) -> None:
     )
     names = " vs ".join(p["name"] for p in match["participants"])
     out(f"match {match['id']} {match['status']}: {names}")
+    if match.get("unrated_reason"):  # why it is not rated (e.g. both bots are yours)
+        out(match["unrated_reason"])
 
 
 def _match_row(m: dict) -> list:

@@ -27,6 +27,7 @@ import getpass
 import io
 import json
 import os
+import re
 import sys
 import time
 
@@ -57,8 +58,7 @@ class Progress:
         now = time.monotonic()
         if self.tty and now - self.last_draw > 0.05:
             self.last_draw = now
-            sys.stderr.write("\r" + self.line())
-            sys.stderr.flush()
+            out(self.line(), err=True, start="\r", end="")
 
     def line(self) -> str:
         amount = f"{self.done:,}{self.unit}"
@@ -69,16 +69,43 @@ class Progress:
         return f"{self.label} {amount}"
 
     def close(self) -> None:
-        sys.stderr.write(("\r" if self.tty else "") + self.line() + "\n")
-        sys.stderr.flush()
+        out(self.line(), err=True, start="\r" if self.tty else "")
 
 
-def out(text: str = "") -> None:
-    print(text, flush=True)
+#: a terminal escape sequence, 7-bit (ESC ...) or 8-bit (C1): a CSI (``ESC [`` ... final
+#: byte), a string (OSC, DCS, SOS, PM, APC: up to BEL or ST, or the end of the line), or any
+#: other escape (``ESC`` with its intermediate and final bytes)
+_ESCAPE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+#: what is left of the C0 and C1 controls and DEL, but tab and line feed
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text, *, one_line: bool = False) -> str:
+    """``text`` without escape sequences and control characters (C0, C1, DEL), so nothing a
+    server sends (a bot's name, a message, an error) can drive the user's terminal: set its
+    title, move the cursor, rewrite a line. ``one_line``: any run of white space (tabs, line
+    breaks) becomes one space too (a table cell, an error's line)."""
+    text = _CONTROL.sub("", _ESCAPE.sub("", str(text)))
+    return " ".join(text.split()) if one_line else text
+
+
+def out(text: str = "", *, err: bool = False, start: str = "", end: str = "\n") -> None:
+    """Print ``text`` (standard error with ``err``): everything the command prints goes
+    through here, cleaned by ``printable``; ``start`` and ``end`` are the command's own
+    controls (a progress bar's carriage return), never the server's."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(start + printable(text) + end)
+    stream.flush()
 
 
 def table(rows: list[list], headers: list[str]) -> None:
-    cells = [[str(c) for c in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    cells = [[printable(c, one_line=True) for c in headers]] + [
+        ["" if c is None else printable(c, one_line=True) for c in r] for r in rows
+    ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     for n, row in enumerate(cells):
         out("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -196,6 +223,8 @@ def cmd_challenge(args) -> None:
     )
     names = " vs ".join(p["name"] for p in match["participants"])
     out(f"match {match['id']} {match['status']}: {names}")
+    if match.get("unrated_reason"):  # why it is not rated (e.g. both bots are yours)
+        out(match["unrated_reason"])
 
 
 def _match_row(m: dict) -> list:
@@ -532,17 +561,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.handler(args)
     except ArenaError as exc:
-        print(f"arena: {exc}", file=sys.stderr)
+        out(f"arena: {printable(exc, one_line=True)}", err=True)
         return 1
     except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
+        out("arena: interrupted", err=True)
         return 130
     except BrokenPipeError:
         return 1
     except Exception as exc:  # never a traceback: name what broke, in one line
-        print(
-            f"arena: unexpected failure: {type(exc).__name__}: {' '.join(str(exc).split())}",
-            file=sys.stderr,
+        out(
+            f"arena: unexpected failure: {type(exc).__name__}: {' '.join(printable(exc).split())}",
+            err=True,
         )
         return 1
     return 0

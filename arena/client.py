@@ -63,6 +63,19 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an http(s) URL, the port made explicit; None if malformed."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port that is not a number, a malformed IPv6 literal
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return scheme, parts.hostname.rstrip(".").lower(), port or (443 if scheme == "https" else 80)
+
+
 class Client:
     """The API of one Arena server, with an optional token (``Authorization: Token``)."""
 
@@ -84,7 +97,15 @@ class Client:
     def request(self, method: str, path: str, *, what: str = "", **kw) -> requests.Response:
         """One API call; an ``ArenaError`` for anything but a 2xx answer. ``what`` names the
         thing asked for in a 404's message (``match 12``)."""
-        url = path if path.startswith(("http://", "https://")) else self.server + path
+        url = self.server + path
+        if path.startswith(("http://", "https://")):  # a link the server gave (``next``)
+            if not self.same_server(path):
+                raise ArenaError(
+                    f"the server at {self.server} sent a link to another server "
+                    f"({_one_line(path, 120)}): not followed (the token goes to {self.server} "
+                    "only)"
+                )
+            url = path
         try:
             response = self.session.request(method, url, timeout=self.timeout, **kw)
         except requests.ConnectionError:
@@ -98,6 +119,12 @@ class Client:
         if response.status_code < 300:
             return response
         raise self._error(response, what)
+
+    def same_server(self, url: str) -> bool:
+        """Whether ``url`` is on this client's server: the same scheme, host and port (the
+        scheme's default when none is written), so the token is sent nowhere else."""
+        own = _origin(self.server)
+        return own is not None and _origin(url) == own
 
     def _error(self, response: requests.Response, what: str) -> ArenaError:
         code = response.status_code
@@ -143,14 +170,16 @@ class Client:
             ) from None
 
     def pages(self, path: str, *, limit: int = 50, **params) -> list[dict]:
-        """Up to ``limit`` rows of a paginated list (``next`` links followed)."""
+        """Up to ``limit`` rows of a paginated list (``next`` links followed, on this server
+        only: ``request`` refuses a link to another one)."""
         rows: list[dict] = []
         body = self.get(path, **params)
         while True:
             if isinstance(body, list):  # an unpaginated list
                 return body[:limit]
-            rows += body.get("results", [])
-            if len(rows) >= limit or not body.get("next"):
+            page = body.get("results", [])
+            rows += page
+            if len(rows) >= limit or not body.get("next") or not page:  # bounded: rows or stop
                 return rows[:limit]
             body = self.get(body["next"])
 

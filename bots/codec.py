@@ -7,10 +7,13 @@ JSON whitespace (space, tab, CR, LF) around the value is accepted. Anything else
 
 ``too_deep`` is shared with the API's JSON parser: a value nested a few hundred levels deep
 decodes, but would break whatever walks it recursively later (``json.dumps``, a serializer).
+``decode_bounded`` is that parser's decoding, the one function for every JSON value a person
+sends (the API's bodies, a web form's JSON field).
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import json
@@ -66,6 +69,32 @@ def paused_gc():
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+def decode_bounded(raw: bytes, encoding: str = "utf-8") -> Any:
+    """The JSON value of ``raw`` (in ``encoding``) as the platform accepts one from a person:
+    strict (no ``NaN``/``Infinity``), nested at most ``MAX_DEPTH`` levels (deeper values
+    would break whatever walks them recursively, a 500), and text only (a lone surrogate such
+    as ``"\\ud800"`` is refused, so no string that cannot be encoded reaches a model, the
+    database or an error message). ``ValueError`` otherwise, its message the reason in words;
+    never a ``RecursionError``."""
+    too_deep_error = ValueError(f"nested deeper than {MAX_DEPTH} levels.")
+    try:
+        text = raw.decode(encoding)
+    except LookupError:
+        raise ValueError(f"the character set {encoding} is unknown.") from None
+    try:
+        with paused_gc():
+            data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:  # the C decoder's own limit, far deeper than ours
+        raise too_deep_error from None
+    if too_deep(raw if codecs.lookup(encoding).name == "utf-8" else text):  # bytes: no copy
+        raise too_deep_error
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone surrogate (not text).") from None
+    return data
 
 
 def decode_reply(body: bytes | str) -> Any:

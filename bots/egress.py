@@ -85,6 +85,9 @@ TRANSLATION_NETWORKS: tuple[IPNetwork, ...] = tuple(
     ipaddress.ip_network(n)
     for n in ("64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32", "::/96")
 )
+#: not public, though Python's ``ipaddress`` judges them global: IPv6 site-local addresses
+#: (deprecated by RFC 3879, still routed inside some networks as their private range)
+NON_PUBLIC_NETWORKS: tuple[IPNetwork, ...] = (ipaddress.ip_network("fec0::/10"),)
 _LEGACY_IPV4 = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}\.?$", re.I)
 #: a host name after normalisation: dot-separated LDH labels of 1-63 characters
 _HOST_NAME = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$")
@@ -133,6 +136,8 @@ class EgressPolicy:
             return f"{ip} embeds an IPv4 address (NAT64, 6to4, Teredo or compatible)"
         if not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified:
             return f"{ip} is not a public address"
+        if any(ip in net for net in NON_PUBLIC_NETWORKS if net.version == ip.version):
+            return f"{ip} is not a public address (IPv6 site-local)"
         return None
 
 

@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-import codecs
-import io
-import json
-
 from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from bots.codec import MAX_DEPTH, paused_gc, too_deep
+from bots.codec import decode_bounded
 from competition.api.exceptions import RequestTooLarge
 
 
@@ -24,24 +20,11 @@ class LimitedJSONParser(JSONParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = self.read_capped(stream)
-        too_deep_error = ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels.")
-        try:
-            with paused_gc():
-                data = super().parse(io.BytesIO(raw), media_type, parser_context)
-        except RecursionError:  # the C decoder's own limit, far deeper than ours
-            raise too_deep_error from None
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        if codecs.lookup(encoding).name != "utf-8":  # too_deep reads UTF-8
-            raw = raw.decode(encoding)
-        if too_deep(raw):
-            raise too_deep_error
-        try:
-            json.dumps(data, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ParseError(
-                "JSON parse error - a string holds a lone surrogate (not text)."
-            ) from None
-        return data
+        try:  # the one decoding of a person's JSON (``decode_bounded``; web forms use it too)
+            return decode_bounded(raw, encoding)
+        except ValueError as exc:  # a decoding error, a constant, too deep, a lone surrogate
+            raise ParseError(f"JSON parse error - {exc}") from None
 
     @staticmethod
     def read_capped(stream) -> bytes:

@@ -364,7 +364,8 @@ class MatchSerializer(serializers.Serializer):
     )
     rated = serializers.BooleanField(
         help_text="False for a friendly match (a challenge with non-default "
-        "options): never rated, not counted for bot health."
+        "options, a fork) or one between bots of one owner: never rated, not counted for "
+        "bot health."
     )
     event = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
@@ -387,6 +388,21 @@ class MatchSerializer(serializers.Serializer):
     def to_representation(self, match) -> dict:
         data = match_json(match, list(match.participants.all()))
         data["options"] = match.options
+        return data
+
+
+class CreatedMatchSerializer(MatchSerializer):
+    """The answer to a challenge or a fork: the new match, and why it is not rated."""
+
+    unrated_reason = serializers.CharField(
+        help_text="Why the new match is not rated, a sentence (empty when it is rated): "
+        "non-default options, a platform seat, a fork, or bots of one owner (a match "
+        "between bots of the same owner is never rated)."
+    )
+
+    def to_representation(self, match) -> dict:
+        data = super().to_representation(match)
+        data["unrated_reason"] = getattr(match, "unrated_reason", "")
         return data
 
 

@@ -590,7 +590,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(
         request=s.ChallengeSerializer,
         responses={
-            201: s.MatchSerializer,
+            201: s.CreatedMatchSerializer,
             400: OpenApiResponse(description="Bad game, bots or options."),
             403: OpenApiResponse(description="You own none of the bots."),
             429: TOO_MANY_MATCHES,
@@ -599,8 +599,10 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
             "Queue a match between bots (by seat). You must own one of them; every bot must be "
             "active (yours or anyone's). Staff may pit any bots. A challenge with the game's "
             "default options is rated; any other options make a friendly match (`rated` false: "
-            "no rating, not counted for bot health). A user may have a few matches queued or "
-            "running at once and challenge one bot of someone else a few times an hour (429 "
+            "no rating, not counted for bot health), and so does a match between bots of one "
+            "owner (two of yours: never rated, whatever the options); `unrated_reason` says "
+            "why. A user may have a few matches queued or running at once and challenge one "
+            "bot of someone else a few times an hour (429 "
             "beyond). Every match stops at the platform's limits (turns, time, stored bytes) "
             "as `limit`, unrated."
         ),
@@ -631,13 +633,14 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         """201 with the match ``create(*args, **kwargs)`` made and its ``Location``; 429 when
         the user is over a limit (``TooManyMatches``)."""
         try:
-            match = create(*args, **kwargs)
+            created = create(*args, **kwargs)
         except TooManyMatches as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0]) from None
-        match = self.get_queryset().get(pk=match.pk)
+        match = self.get_queryset().get(pk=created.pk)
+        match.unrated_reason = getattr(created, "unrated_reason", "")
         location = reverse("api:match-detail", args=[match.pk], request=request)
         return Response(
-            s.MatchSerializer(match).data,
+            s.CreatedMatchSerializer(match).data,
             status=status.HTTP_201_CREATED,
             headers={"Location": location},
         )
@@ -645,7 +648,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(
         request=s.ForkSerializer,
         responses={
-            201: s.MatchSerializer,
+            201: s.CreatedMatchSerializer,
             400: OpenApiResponse(
                 description="Bad turn (not stored, a forfeit, the game over after it, or a "
                 "game that cannot be forked) or bad bots (not one per seat, unavailable)."

@@ -180,4 +180,5 @@ def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
         )
         Match.objects.filter(pk=match.pk).update(forked_from=origin, fork_turn=turn, rated=False)
     match.forked_from, match.fork_turn, match.rated = origin, turn, False
+    match.unrated_reason = "Unrated: a fork starts from a chosen position, not a played one."
     return match

@@ -18,9 +18,11 @@ and kept on the match row); reaching one ends the match as ``limit``: no result,
 Matches users start (``create_user_match``: the web bench and challenges) are also
 bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
 (``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
-game's default options. A challenge (``challenge``: the form on a bot page and
-``POST /api/matches/challenge/`` alike) is checked once, here: which bots may play, and
-``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared ``ratelimit`` cache.
+game's default options; no match between bots of one owner is rated (``create_match``,
+wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the
+form on a bot page and ``POST /api/matches/challenge/`` alike) is checked once, here:
+which bots may play, and ``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared
+``ratelimit`` cache.
 """
 
 from __future__ import annotations
@@ -112,7 +114,10 @@ def create_match(
 ) -> Match:
     """A queued match (with one ``Participant`` per seat), dispatched after commit.
 
-    Raises ``ValidationError`` for an unknown game, bad options or wrong bots.
+    Every match is made here (challenges, the bench, events and their ladders, forks), so
+    this is where its ``rated`` is decided last: never for bots of one owner
+    (``ratings.one_owner``), whatever the caller asked. Raises ``ValidationError`` for an
+    unknown game, bad options or wrong bots.
     """
     try:
         game = get_game(game_slug)
@@ -143,7 +148,7 @@ def create_match(
             created_by=created_by,
             pace_ms=pace_ms,
             not_before=not_before,
-            rated=rated,
+            rated=rated and not ratings.one_owner(bot.owner_id for bot in bots),
         )
         Participant.objects.bulk_create(
             [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
@@ -172,7 +177,9 @@ def create_user_match(
     only with the game's default options; any other options make a friendly match (not
     rated, not counted for bot health), so nobody can choose the conditions under which
     someone else's bot is rated. A match with a platform seat in it (a built-in strategy or
-    a person in the browser), or any match of the bench (``practice``), is unrated as well.
+    a person in the browser), any match of the bench (``practice``) and a match between
+    bots of one owner are unrated as well; the match's ``unrated_reason`` (not stored) says
+    why, for the answer (``unrated_reason``).
     """
     try:
         game = get_game(game_slug)
@@ -198,17 +205,35 @@ def create_user_match(
                 f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end."
             )
         _check_target_rate(user, bots)
-        return create_match(
+        reason = unrated_reason(
+            bots, default_options=resolved == game.resolve_options(None), practice=practice
+        )
+        match = create_match(
             game.slug,
             bots,
             options=resolved,
             seed=seed,
             created_by=user,
             pace_ms=pace_ms,
-            rated=not practice
-            and resolved == game.resolve_options(None)
-            and not any(bot.owner_id is None for bot in bots),
+            rated=not reason,
         )
+    match.unrated_reason = reason
+    return match
+
+
+def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = False) -> str:
+    """Why a match a user starts between ``bots`` (by seat) is not rated, a sentence for
+    them; "" when it is rated. The same rules as ``create_match``'s and ``ratings.rateable``'s,
+    said before the match is made (the challenge form) and in the answer (the API's)."""
+    if practice:
+        return "Unrated: bench matches are practice."
+    if ratings.one_owner(bot.owner_id for bot in bots):
+        return ratings.ONE_OWNER
+    if any(bot.owner_id is None for bot in bots):
+        return "Unrated: a match with one of the platform's seats (a built-in bot) is practice."
+    if not default_options:
+        return "Unrated: options other than the game's defaults make a friendly match."
+    return ""
 
 
 def challenge(

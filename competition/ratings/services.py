@@ -10,7 +10,8 @@ on exactly the stored values (``verify``; ``manage.py recomputeratings --check``
 Only matches with a result (``finished`` or ``forfeited``) are rated: a platform fault
 never is (such a match is retried, and given up as ``errored`` without a result), nor a
 cancelled match, nor one stopped at a platform ``limit``, nor self-play, nor a friendly
-match (``Match.rated`` false: a challenge with non-default options).
+match (``Match.rated`` false: a challenge with non-default options), nor a match between
+bots of one owner (``one_owner``: decided when the match is made, refused here again).
 
 Shown values: ``mu``, ``sigma``, the ``ordinal`` mu - 3 sigma (what leaderboards rank on)
 and ``provisional`` while a bot has fewer than ``PROVISIONAL_GAMES`` rated games.
@@ -79,12 +80,31 @@ def step(before: list[tuple[float, float]], scores: list[float]) -> list[tuple[f
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
+#: why a match between bots of one owner is unrated, for the people who make one
+ONE_OWNER = (
+    "Unrated: two of its bots have the same owner, and a match between bots of one owner "
+    "is never rated."
+)
+
+
+def one_owner(owner_ids: Iterable[int | None]) -> bool:
+    """Whether two seats of a match are bots of the same user (``owner_ids``: each seat's
+    bot's owner): such a match is never rated, for its owner could choose its result (a
+    bot that answers nothing hands its sibling the win). The platform's seats (owner None:
+    built-in strategies, the human seat) are nobody's."""
+    owned = [owner for owner in owner_ids if owner is not None]
+    return len(set(owned)) != len(owned)
+
+
 def rateable(match: Match, participants: list[Participant]) -> bool:
+    """Whether a match is rated: ``Match.rated``, a result, distinct bots of distinct owners
+    (``participants`` with their bots loaded, as the finish and the reveal have them)."""
     bot_ids = [p.bot_id for p in participants]
     return (
         match.rated
         and match.status in MatchStatus.with_result()
         and len(set(bot_ids)) == len(bot_ids)  # self-play is not rated
+        and not one_owner(p.bot.owner_id for p in participants)  # nor one owner's bots
         and all(p.score is not None for p in participants)
     )
 
@@ -255,7 +275,7 @@ def verify(game: str) -> Verification:
     with_result = Match.objects.filter(game=game, status__in=MatchStatus.with_result())
     # a match hidden until its reveal (presenter mode) is rated at the reveal
     for match in (
-        with_result.exclude(pk__in=rated).exclude(hidden()).prefetch_related("participants")
+        with_result.exclude(pk__in=rated).exclude(hidden()).prefetch_related("participants__bot")
     ):
         if rateable(match, list(match.participants.all())):
             report.unrated.append(match.pk)

@@ -559,6 +559,8 @@ def bot_challenge(request, pk: int):
             if isinstance(exc, TooManyMatches):
                 status = 429
         else:
+            if match.unrated_reason:  # on the viewer: why this match will not be rated
+                messages.info(request, match.unrated_reason)
             return redirect("match-detail", pk=match.pk)
     return render(request, "bots/detail.html", detail_context(request, bot, form), status=status)
 

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from bots.codec import decode_bounded
 from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
 from games import all_games
 
@@ -185,11 +186,24 @@ class BenchForm(forms.Form):
         return specs
 
 
+def parse_json(text: str, what: str):
+    """``text`` decoded as the API decodes a body (``bots.codec.decode_bounded``, what its
+    ``LimitedJSONParser`` calls: strict, nested at most 64 levels, text only), so a form and
+    the API accept and refuse the same values; a ``ValidationError`` naming ``what``
+    otherwise, never a ``RecursionError``."""
+    try:
+        return decode_bounded(text.encode("utf-8", "surrogatepass"))
+    except ValueError as exc:
+        reason = str(exc).rstrip(".")
+        raise ValidationError(f"{what} must be JSON, e.g. {{}} ({reason}).") from None
+
+
 class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
-    options a friendly one). Options are judged by the game itself (``resolve_options``,
-    ``endless``), the bots and limits by ``matches.lifecycle.challenge``, as for the API."""
+    options a friendly one; against a bot of your own it is never rated, and the form says
+    so). Options are judged by the game itself (``resolve_options``, ``endless``), the bots
+    and limits by ``matches.lifecycle.challenge``, as for the API."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
     seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")
@@ -216,15 +230,18 @@ class ChallengeForm(forms.Form):
         self.fields["mine"].choices = [(bot.pk, bot.name) for bot in bots]
         self.fields["options"].initial = json.dumps(game.resolve_options(None))
         self.bots = {bot.pk: bot for bot in bots}
+        if target.owner_id == user.pk:  # every bot offered is yours: said before it is made
+            self.fields["mine"].help_text = (
+                "Both bots are yours, so the match will be unrated: a match between bots of "
+                "one owner is never rated."
+            )
+            self.fields["options"].help_text = "JSON, as the bot sees them."
 
     def clean_options(self) -> dict:
         raw = (self.cleaned_data.get("options") or "").strip()
         if not raw:
             return self.game.resolve_options(None)
-        try:
-            options = json.loads(raw)
-        except ValueError:
-            raise ValidationError("Options must be JSON, e.g. {}.") from None
+        options = parse_json(raw, "Options")
         if not isinstance(options, dict):
             raise ValidationError("Options must be a JSON object, e.g. {}.")
         try:

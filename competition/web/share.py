@@ -1,7 +1,9 @@
 """Share links: short addresses that open a match, a turn of it, an event or its big screen
 at that point (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``). Each redirects
 (302: where a page lives may change, the short address stays) to the page itself, so the
-pages keep one address each; an unknown match or event is the site's 404."""
+pages keep one address each; an unknown match or event is the site's 404, and so is a match
+the reader may not see yet (``Match.objects.visible_to``: hidden until its reveal), with
+the same body, so that a share link never tells a hidden match from a missing one."""
 
 from __future__ import annotations
 
@@ -11,14 +13,18 @@ from django.urls import reverse
 from competition.models import Event, Match
 
 
+def _visible_match_or_404(request, pk: int) -> None:
+    get_object_or_404(Match.objects.visible_to(request.user).only("pk"), pk=pk)
+
+
 def match(request, pk: int):
-    get_object_or_404(Match.objects.only("pk"), pk=pk)
+    _visible_match_or_404(request, pk)
     return redirect("match-detail", pk=pk)
 
 
 def match_turn(request, pk: int, turn: int):
     """The viewer opened at ``turn`` (``?turn=N``: a turn beyond the last shows the last)."""
-    get_object_or_404(Match.objects.only("pk"), pk=pk)
+    _visible_match_or_404(request, pk)
     return redirect(f"{reverse('match-detail', args=[pk])}?turn={turn}")
 
 

@@ -154,6 +154,8 @@ def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_i
     )
     found = re.match(r"match (\d+) (queued|running): cli-one vs cli-two", out)
     assert found, out
+    # It should say the match is unrated, and why: both bots are carol's (issue 35 M4).
+    assert "Unrated: two of its bots have the same owner" in out, out
     match_id = int(found.group(1))
 
     watched = ok(arena(home, "watch", str(match_id)))

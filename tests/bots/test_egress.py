@@ -54,6 +54,7 @@ async def ok_handler(request):
         "http://192.168.1.10:8080/",
         "http://100.64.0.1:8080/",
         "http://224.0.0.1:8080/",
+        "http://[fec0::1]:8850/",  # IPv6 site-local (issue 35 L3)
         "ftp://example.org/",
         "http://93.184.216.34:22/",
         "http:///nohost",

@@ -36,10 +36,14 @@ WIN = Outcome((1.0, 0.0), "three_in_a_row")
 
 @pytest.fixture
 def pair():
-    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    # one owner per bot: a match between bots of one owner is never rated
     return [
         Bot.objects.create(
-            owner=owner, game="tictactoe", name=name, kind=EndpointKind.BUILTIN, target=name
+            owner=get_user_model().objects.create_user(name, password="pw-owner-123"),
+            game="tictactoe",
+            name=name,
+            kind=EndpointKind.BUILTIN,
+            target=name,
         )
         for name in ("perfect", "random")
     ]

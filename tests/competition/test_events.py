@@ -43,10 +43,12 @@ def make_owner(username: str = "organiser"):
 
 
 def make_bots(owner, n: int = 8, strategies=("perfect", "random")) -> list[Bot]:
-    """``n`` built-in bots, strategies alternating, all with different names."""
+    """``n`` built-in bots, strategies alternating, all with different names, each of its
+    own entrant (``<owner>-<i>``): a match between bots of one owner is never rated."""
+    User = get_user_model()
     return [
         Bot.objects.create(
-            owner=owner,
+            owner=User.objects.get_or_create(username=f"{owner.username}-{i + 1}")[0],
             game=GAME,
             name=f"{strategies[i % len(strategies)]}-{i + 1}",
             kind=EndpointKind.BUILTIN,

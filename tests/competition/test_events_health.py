@@ -142,7 +142,7 @@ def _stalled_two_bot_ladder():
     event.refresh_from_db()
     assert event.status == EventStatus.RUNNING
     assert not Match.objects.filter(event=event, status=MatchStatus.QUEUED).exists()
-    return owner, b, event
+    return b.owner, b, event  # the paused bot's own owner (make_bots: one entrant per bot)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -82,10 +82,11 @@ def run_embedded(event: Event, timeout: float = 240.0) -> None:
 
 
 def test_it_runs_a_free_for_all_of_thirteen_snakes_from_the_admin(organiser, allow_loopback):
-    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    # one owner per bot: a table seating two bots of one owner would be unrated
+    owner = lambda i: get_user_model().objects.create_user(f"owner-{i}")  # noqa: E731
     for i in range(9):
         Bot.objects.create(
-            owner=owner,
+            owner=owner(i),
             game="tron",
             name=f"snake-{i}",
             kind=EndpointKind.BUILTIN,
@@ -95,7 +96,7 @@ def test_it_runs_a_free_for_all_of_thirteen_snakes_from_the_admin(organiser, all
     url = f"http://127.0.0.1:{port}/"
     for i in range(2):  # two HTTP bots on one served built-in
         Bot.objects.create(
-            owner=owner, game="tron", name=f"served-{i}", kind=EndpointKind.HTTP, target=url
+            owner=owner(9 + i), game="tron", name=f"served-{i}", kind=EndpointKind.HTTP, target=url
         )
     response = organiser.post(
         "/admin/competition/event/add/",

@@ -28,9 +28,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def bots():
-    owner = get_user_model().objects.create_user("owner", password="pw-owner-123")
+    # one owner per bot: a match between bots of one owner is never rated
     make = lambda name, target, game="tictactoe": Bot.objects.create(  # noqa: E731
-        owner=owner, game=game, name=name, kind=EndpointKind.BUILTIN, target=target
+        owner=get_user_model().objects.create_user(name, password="pw-owner-123"),
+        game=game,
+        name=name,
+        kind=EndpointKind.BUILTIN,
+        target=target,
     )
     return {
         "perfect": make("perfect", "perfect"),

@@ -52,14 +52,20 @@ def as_user(user):
 
 
 def setup_final(fmt=EventFormat.SINGLE_ELIMINATION, entries: int = 4, series_length: int = 1):
-    """An event (by default single elimination) of built-in bots owned by an ordinary user,
-    whose results wait for their reveal, started."""
+    """An event (by default single elimination) of built-in bots owned by ordinary users
+    (``entrant`` the first one's, each of the others its own owner's: a match between bots
+    of one owner is never rated), whose results wait for their reveal, started."""
     User = get_user_model()
     entrant = User.objects.create_user("entrant", password=PASSWORD)
     staff = User.objects.create_user("organiser", password=PASSWORD, is_staff=True)
+    owners = [entrant] + [User.objects.create_user(f"entrant-{i}") for i in range(2, 5)]
     bots = [
         Bot.objects.create(
-            owner=entrant, game=GAME, name=f"{kind}-{i}", kind=EndpointKind.BUILTIN, target=kind
+            owner=owners[i - 1],
+            game=GAME,
+            name=f"{kind}-{i}",
+            kind=EndpointKind.BUILTIN,
+            target=kind,
         )
         for i, kind in enumerate(("perfect", "random", "perfect", "random")[:entries], start=1)
     ]
@@ -175,7 +181,9 @@ def assert_pages_hide(world: dict, hidden: list[int]) -> None:
         assert owner.post(f"/matches/{m}/fork/", {"turn": 1}).status_code == 404
         fork = {"turn": 1, "seats": seats}
         assert owner.post(f"/api/matches/{m}/fork/", fork, "application/json").status_code == 404
-        seat_bot = seats[0]
+        seat_bot = next(
+            (b.pk for b in bots if b.pk in seats and b.owner_id == entrant.pk), seats[0]
+        )
         # It should not show the owner the log of a hidden match either (its farewell
         # message tells the result).
         assert owner.get(f"/bots/{seat_bot}/matches/{m}/log").status_code == 404

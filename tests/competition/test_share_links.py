@@ -68,3 +68,29 @@ def test_it_shows_the_share_links_on_the_viewer_and_the_event_page(client: Clien
     # It should show the event's and its big screen's short links.
     assert f'href="http://testserver/e/{event.pk}"' in page
     assert f'href="http://testserver/s/{event.pk}"' in page
+
+
+def test_it_answers_a_hidden_match_exactly_as_a_missing_one(client: Client, django_user_model):
+    """Issue 35 L5: a share link told a match hidden until its reveal (302) from a missing
+    one (404)."""
+    hiding = Event.objects.create(
+        name="Hidden", game="tictactoe", format=EventFormat.ROUND_ROBIN, hide_results=True
+    )
+    seats = [platform_seat("tictactoe", EndpointKind.BUILTIN, n) for n in ("perfect", "random")]
+    hidden = create_match("tictactoe", seats, event=hiding, dispatch_now=False)
+    missing = hidden.pk + 100
+    for hidden_link, missing_link in (
+        (f"/m/{hidden.pk}", f"/m/{missing}"),
+        (f"/m/{hidden.pk}/t/3", f"/m/{missing}/t/3"),
+    ):
+        seen, absent = client.get(hidden_link), client.get(missing_link)
+        # It should answer a hidden match with the status and the body of a missing one
+        # (the page names the path asked for: the same once the paths are set aside).
+        assert seen.status_code == absent.status_code == 404, hidden_link
+        assert seen.content.replace(hidden_link.encode(), b"PATH") == absent.content.replace(
+            missing_link.encode(), b"PATH"
+        )
+    staff = Client()
+    staff.force_login(django_user_model.objects.create_user("organiser", is_staff=True))
+    # It should still open the match for the organisers, who see hidden matches.
+    assert staff.get(f"/m/{hidden.pk}")["Location"] == f"/matches/{hidden.pk}/"

@@ -125,10 +125,13 @@ def owner(db):
 
 
 def tron_bots(owner, n: int) -> list[Bot]:
+    """``n`` built-in snakes, each of its own owner (``<owner>-<i>``): a match between bots
+    of one owner is never rated."""
     targets = ["survivor", "random"]
+    User = get_user_model()
     return [
         Bot.objects.create(
-            owner=owner,
+            owner=User.objects.get_or_create(username=f"{owner.username}-{i}")[0],
             game="tron",
             name=f"snake-{i}",
             kind=EndpointKind.BUILTIN,

@@ -84,7 +84,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 from bots.egress import parse_networks, parse_ports
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# the package's own files (templates/, static/) live inside it, so that an installed wheel
+# (package data, pyproject.toml) serves the same pages as a checkout
+PACKAGE_DIR = Path(__file__).resolve().parent
+BASE_DIR = PACKAGE_DIR.parent
 DEFAULT_SECRET_KEY = "arena-insecure-development-key-change-me"
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -238,7 +241,8 @@ WSGI_APPLICATION = None
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # before the apps' own folders: its registration/ pages win over the admin's
+        "DIRS": [PACKAGE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -301,7 +305,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# competition/static/ is the app's own static folder (AppDirectoriesFinder);
 # each game's renderer comes from its folder (games/<slug>/renderer.js) as games/<slug>.js
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",

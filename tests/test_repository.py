@@ -1,7 +1,8 @@
 """The repository stands alone, and a game is one folder.
 
-- Nothing outside ``games/<slug>/`` names a game: the platform (``competition/``, ``bots/``,
-  ``templates/``, ``static/``) asks the registry, so adding a game touches one folder.
+- Nothing outside ``games/<slug>/`` names a game: the platform (``competition/``, its
+  ``templates/`` and ``static/`` included, ``bots/``) asks the registry, so adding a game
+  touches one folder.
 - The registry discovers the folders, and every game it finds passes the engine contract.
 - No file names a path outside the repository (the incoming specs folder beside it, a
   ``parents[n].parent``): a clone with nothing beside it runs the whole suite.
@@ -24,7 +25,7 @@ from games.registry import game_packages
 from games.testing import check_game
 from tests.conftest import REPO
 
-PLATFORM = ("competition", "bots", "templates", "static")
+PLATFORM = ("competition", "bots")
 SKIP_DIRS = {
     ".git",
     ".venv",

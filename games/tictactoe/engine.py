@@ -209,11 +209,6 @@ class TicTacToe(Game):
             return True, {"name": "human"}
         return False, None
 
-    def kaggle_agent(self):
-        from games.tictactoe import kaggle
-
-        return kaggle
-
 
 def board_dict(cells: tuple[int, ...]) -> dict[str, str]:
     """The ``board`` object of a message (a fresh dict each call; the mapping is memoised)."""

@@ -69,16 +69,10 @@ from games.base import (
 __all__ = [
     "GAME",
     "SAMPLE_STRATEGIES",
-    "GreedyBot",
     "Tiles",
     "TilesState",
     "board_string",
-    "board_string_of_text",
     "board_text",
-    "one_ply_greedy_choices",
-    "sample_ai_choice",
-    "sample_ai_move",
-    "strategy_for_query",
 ]
 
 WIDTH = 24
@@ -545,24 +539,5 @@ class Tiles(Game):
 
         return examples(self)
 
-
-# -- the built-in bots (sample_ai.py: the original's four strategies; greedy.py: ours) --
-
-from games.tiles.greedy import GreedyBot, _greedy_factory, one_ply_greedy_choices  # noqa: E402
-from games.tiles.sample_ai import (  # noqa: E402
-    _sample_bot,
-    board_string_of_text,
-    sample_ai_choice,
-    sample_ai_move,
-    strategy_for_query,
-)
-
-Tiles.builtin_bots = {
-    "random": _sample_bot("random"),
-    "expand": _sample_bot("expand"),
-    "fearful": _sample_bot("fearful"),
-    "contain": _sample_bot("contain"),
-    "greedy": _greedy_factory,
-}
 
 GAME = Tiles()

@@ -111,6 +111,7 @@ def bwrap_args(*, code_dir: str, host: Path | None, limits: Limits) -> list[str]
         "--symlink", "usr/bin", "/bin",
         "--proc", "/proc",
         "--dev", "/dev",
+        "--remount-ro", "/dev",  # its devices still work; /dev/shm is no uncapped tmpfs
         "--size", str(limits.tmp_bytes),
         "--tmpfs", "/tmp",
         "--ro-bind", code_dir, BOT_DIR,

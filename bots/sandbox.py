@@ -20,7 +20,7 @@ greeting and ended with the match:
 
 No seccomp filter: the namespaces leave the bot no network, no other process and no file of
 the server to reach, and the limits bound what it can consume; what a filter would add is a
-smaller kernel surface (docs/architecture.md, "The sandbox").
+smaller kernel surface (docs/architecture.md, "Uploaded bots and their sandbox").
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ class SandboxTransport(ProcessTransport):
     async def start(self) -> None:
         if self._proc is not None or self.closed:
             raise BotFault(FaultCode.CONNECT, "the sandbox was already started")
-        ok, why = sandbox_status()
+        ok, why = await asyncio.to_thread(sandbox_status)  # the first call starts a sandbox
         if not ok:
             self._closed_reason = why
             raise BotFault(FaultCode.CONNECT, why)

@@ -73,9 +73,11 @@ def hostile(attack: str = "pass", on_move: str = "pass") -> str:
     return source.replace("ON_MOVE", on_move)
 
 
-def seat(source: str, kind: str = "sandbox", *, filename: str = "bot.py", limits=None):
+def seat(source: str, kind: str = "sandbox", *, filename: str = "bot.py", where=None, limits=None):
+    """The bot's seat: uploaded and sandboxed, or (the control) a plain process bot run from
+    ``where``."""
     if kind == "process":
-        path = Path(tempfile.mkdtemp(prefix="arena-control-")) / filename
+        path = Path(where) / filename
         path.write_text(source)
         return ProcessTransport(["/usr/bin/python3", "-u", str(path)], codec=TTT)
     return SandboxTransport(read_upload(filename, source.encode()), game=TTT, seat=0, limits=limits)
@@ -183,7 +185,7 @@ async def test_it_keeps_the_bot_from_everything_of_the_server(kind, monkeypatch,
             attempt("write_host", lambda: open({str(outside)!r}, "w").write("x"))
             attempt("signal_runner", lambda: os.kill({runner}, 0))
         """
-        result, lines = await match(seat(hostile(attack), kind))
+        result, lines = await match(seat(hostile(attack), kind, where=tmp_path))
     found = results(lines)
     assert set(found) == {
         "loopback", "database", "settings", "passwd", "init_environ", "runner_environ",

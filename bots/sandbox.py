@@ -131,9 +131,10 @@ def command_for(
     args = bwrap_args(code_dir=code_dir, host=host, limits=limits)
     for key, value in env.items():
         args += ["--setenv", key, value]
-    program = [*INTERPRETERS[bundle.language], bundle.entry, *ENTRY_ARGS]
+    entry = f"{BOT_DIR}/{bundle.entry}"  # absolute: an entry named "-c.py" is no option
+    program = [*INTERPRETERS[bundle.language], entry, *ENTRY_ARGS]
     if host is not None:
-        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", bundle.entry]
+        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", entry]
     return [*args, *limits.prlimit(bundle.language), *program]
 
 

@@ -167,3 +167,13 @@ def test_it_checks_the_sandbox_once_per_process():
     assert sandbox_status.cache_info().hits == 0
     sandbox_status()
     assert sandbox_status.cache_info().hits == 1
+
+
+async def test_it_runs_an_entry_whose_name_looks_like_an_option():
+    transport = SandboxTransport(upload(ECHO, "-c.py"), game=TTT)
+    await transport.start()
+    try:
+        # It should run the file, never read its name as an interpreter option.
+        assert (await transport.exchange(MESSAGE, timeout=10)).reply["play"] == "1-1"
+    finally:
+        await transport.close()

@@ -178,6 +178,7 @@ async def test_it_keeps_the_bot_from_everything_of_the_server(kind, monkeypatch,
             attempt("loopback", lambda: socket.create_connection(("127.0.0.1", {canary.port}), timeout=2).close())
             attempt("database", lambda: open({str(database)!r}).read())
             attempt("settings", lambda: open({str(SETTINGS)!r}).read()[:200])
+            attempt("project", lambda: os.listdir({str(ROOT)!r}))
             attempt("passwd", lambda: open("/etc/passwd").read()[:200])
             attempt("init_environ", lambda: open("/proc/1/environ", "rb").read().decode("latin-1"))
             attempt("runner_environ", lambda: open("/proc/{runner}/environ", "rb").read().decode("latin-1"))
@@ -188,7 +189,7 @@ async def test_it_keeps_the_bot_from_everything_of_the_server(kind, monkeypatch,
         result, lines = await match(seat(hostile(attack), kind, where=tmp_path))
     found = results(lines)
     assert set(found) == {
-        "loopback", "database", "settings", "passwd", "init_environ", "runner_environ",
+        "loopback", "database", "settings", "project", "passwd", "init_environ", "runner_environ",
         "environ", "write_host", "signal_runner",
     }  # fmt: skip
     # It should play the match out normally either way.
@@ -199,21 +200,20 @@ async def test_it_keeps_the_bot_from_everything_of_the_server(kind, monkeypatch,
         assert found["database"]["value"] == SECRET
         assert found["runner_environ"]["value"] == runner_environ
         assert found["passwd"]["ok"] and found["settings"]["ok"] and found["signal_runner"]["ok"]
+        assert "manage.py" in found["project"]["value"]
         assert outside.exists()
         return
     # It should reach no listener of the host, not even on loopback.
     assert canary.accepted == 0
     # It should read no file of the server, and see none of its environment.
-    for name in ("database", "settings", "passwd", "runner_environ", "write_host"):
+    for name in ("database", "settings", "project", "passwd", "runner_environ", "write_host"):
         assert not found[name]["ok"], found[name]
     assert SECRET not in "\n".join(lines)
     assert runner_environ not in "\n".join(lines)
     assert set(found["environ"]["value"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "LC_CTYPE"}
     assert found["environ"]["value"]["HOME"] == "/tmp"
-    assert (
-        found["init_environ"]["value"] in ("", None)
-        or "ARENA" not in found["init_environ"]["value"]
-    )
+    # (/proc/1 is the sandbox's own init, started with an empty environment)
+    assert found["init_environ"] == {"name": "init_environ", "ok": True, "value": ""}
     # It should not see the runner's process at all.
     assert "ProcessLookupError" in found["signal_runner"]["error"]
     assert not outside.exists()

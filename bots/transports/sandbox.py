@@ -74,7 +74,10 @@ class SandboxTransport(ProcessTransport):
             self._closed_reason = why
             raise BotFault(FaultCode.CONNECT, why)
         host = self.game.upload_host(self.bundle.language)
-        self._code_dir = await asyncio.to_thread(materialise, self.bundle)
+        try:
+            self._code_dir = await asyncio.to_thread(materialise, self.bundle)
+        except OSError as exc:  # our disk, not the bot: never charged to it
+            raise BotFault(FaultCode.PLATFORM, f"cannot write the bot's files: {exc}") from None
         self.command = command_for(
             self.bundle, code_dir=self._code_dir, host=host, limits=self.limits
         )

@@ -136,6 +136,16 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+async def all_gone(marker: str, timeout: float = 3.0) -> bool:
+    """No process holding ``marker`` is left (the sandbox's die within moments of its end)."""
+    deadline = time.monotonic() + timeout
+    while processes_with(marker):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
 def initial_environ(pid: int) -> str:
     """The environment a process was started with, as ``/proc`` shows it."""
     return Path(f"/proc/{pid}/environ").read_bytes().decode("latin-1")
@@ -360,7 +370,7 @@ async def test_it_survives_a_fork_bomb():
     assert found["forks"]["value"] < DEFAULT_LIMITS.processes
     assert finished_cleanly(result)
     # It should leave no process behind once the match is over.
-    assert processes_with(marker) == []
+    assert await all_gone(marker)
     await next_match_plays_normally()
 
 
@@ -386,10 +396,12 @@ async def test_it_times_out_a_spinning_bot_without_blocking_the_runner():
             gaps.append(now - last)
             last = now
 
+    marker = f"spinner_{uuid.uuid4().hex}.py"
     ticking = asyncio.create_task(ticker())
     try:
         started = time.monotonic()
-        result, _ = await match(seat(hostile(on_move="while True:\n    pass")), move_timeout_ms=500)
+        spinner = seat(hostile(on_move="while True:\n    pass"), filename=marker)
+        result, _ = await match(spinner, move_timeout_ms=500)
         elapsed = time.monotonic() - started
     finally:
         ticking.cancel()
@@ -399,6 +411,8 @@ async def test_it_times_out_a_spinning_bot_without_blocking_the_runner():
     assert elapsed < 3
     # It should never hold up the event loop.
     assert max(gaps) < 0.25
+    # It should kill the spinning bot with its seat.
+    assert await all_gone(marker)
     await next_match_plays_normally()
 
 
@@ -438,5 +452,5 @@ async def test_it_ends_a_bot_sleeping_past_the_match():
     # It should end the match on time, the bot and its child killed.
     assert finished_cleanly(result)
     assert time.monotonic() - started < 5
-    assert processes_with(marker) == []
+    assert await all_gone(marker)
     await next_match_plays_normally()

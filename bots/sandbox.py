@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,8 +201,3 @@ def sandbox_status() -> tuple[bool, str]:
         )
         return False, UNAVAILABLE
     return True, ""
-
-
-def environment_of(bundle: CodeBundle) -> Mapping[str, str]:
-    """The variables the bot sees (for docs and tests)."""
-    return {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}

@@ -30,8 +30,8 @@ from bots.sandbox import (  # noqa: E402
     DEFAULT_LIMITS,
     INTERPRETERS,
     bwrap_args,
-    materialise,
-    remove,
+    close_code,
+    open_code,
     sandbox_status,
     spawn_options,
 )
@@ -79,12 +79,11 @@ async def move_ms(make, moves: int) -> list[float]:
 
 
 def bare_ms(runs: int) -> tuple[float, float]:
-    bundle = read_upload("t.py", b"pass\n")
-    root = materialise(bundle)
+    code = open_code(read_upload("t.py", b"pass\n"))
     try:
-        wrapped = [*bwrap_args(code_dir=root, host=None, limits=DEFAULT_LIMITS), "/usr/bin/true"]
+        wrapped = [*bwrap_args(code=code, host=None, limits=DEFAULT_LIMITS), "/usr/bin/true"]
         results = []
-        for command, options in ((["/usr/bin/true"], {}), (wrapped, spawn_options())):
+        for command, options in ((["/usr/bin/true"], {}), (wrapped, spawn_options(code))):
             samples = []
             for _ in range(runs):
                 started = time.perf_counter()
@@ -93,7 +92,7 @@ def bare_ms(runs: int) -> tuple[float, float]:
             results.append(statistics.median(samples))
         return results[0], results[1]
     finally:
-        remove(root)
+        close_code(code)
 
 
 async def main() -> int:

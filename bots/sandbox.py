@@ -1,0 +1,265 @@
+"""The sandbox an uploaded bot runs in (issue 36): bubblewrap plus resource limits.
+
+Each seat gets its own sandbox (``bots.transports.sandbox.SandboxTransport``), started at the
+greeting and ended with the match:
+
+- new user, network, PID, IPC, UTS and cgroup namespaces (``--unshare-all``): no network at
+  all (the sandbox's own loopback only, never the host's), no other process visible, and no
+  further user namespace inside (``--disable-userns``);
+- a file system of read-only binds only: ``/usr`` (the interpreters), the bot's code at
+  ``/bot`` (copied in from memory, never written to the server's disk), a game's host file under ``/host``; a fresh ``/proc`` and ``/dev``; a private
+  ``/tmp`` capped in bytes; the root itself read-only. No ``/etc``, ``/home``, project
+  directory, database or settings;
+- an empty environment but for what the language needs (``--clearenv``, ``LANGUAGE_ENV``);
+- uid and gid 65534, every capability dropped, no new privileges (bubblewrap's default),
+  ``--die-with-parent`` and a new session (no terminal to inject into);
+- resource limits set by ``prlimit`` just before the bot's program: address space, CPU
+  seconds, processes, open files, file size, no core dumps. When the server runs as root,
+  bubblewrap itself is started as 65534 (an unprivileged user namespace): the kernel exempts
+  the real root user from the process limit.
+
+A small seccomp filter (``seccomp_program``, x86-64) answers ENOSYS to the kernel surfaces a
+bot never needs; the namespaces and limits are the walls, the filter only narrows what is
+left of the kernel to attack (docs/architecture.md, "Uploaded bots and their sandbox").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import platform
+import struct
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bots.codebundle import CodeBundle
+
+logger = logging.getLogger(__name__)
+
+BWRAP = "/usr/bin/bwrap"
+PRLIMIT = "/usr/bin/prlimit"
+NOBODY = 65534
+#: the interpreter of each language, inside /usr (the only program tree the sandbox sees)
+INTERPRETERS = {
+    "python": ("/usr/bin/python3", "-u", "-B", "-s", "-E"),
+    "javascript": ("/usr/bin/node", "--max-old-space-size=512"),
+}
+#: the environment inside the sandbox, per language (nothing of the server's)
+BASE_ENV = {"PATH": "/usr/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+LANGUAGE_ENV: dict[str, dict[str, str]] = {"python": {}, "javascript": {}}
+#: the entry's arguments: the starter bots' switch to JSON lines (a host gets none)
+ENTRY_ARGS = ("--stdio",)
+BOT_DIR = "/bot"
+HOST_DIR = "/host"
+STATUS_TIMEOUT = 10.0
+
+UNAVAILABLE = (
+    "Uploaded bots cannot run on this server: its sandbox (bubblewrap with user namespaces) "
+    "is missing or does not work here, so the code is not run at all."
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The resource limits of one sandbox (per process for memory, CPU and file size)."""
+
+    address_space: int = 1 << 30
+    #: node's V8 reserves address space it never touches (its code range, a loader thread)
+    javascript_address_space: int = 3 << 30
+    cpu_seconds: int = 120
+    processes: int = 64
+    open_files: int = 128
+    file_size: int = 16 << 20
+    tmp_bytes: int = 16 << 20
+
+    def prlimit(self, language: str) -> list[str]:
+        space = self.javascript_address_space if language == "javascript" else self.address_space
+        return [
+            PRLIMIT,
+            f"--as={space}",
+            f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
+            f"--nproc={self.processes}",
+            f"--nofile={self.open_files}",
+            f"--fsize={self.file_size}",
+            "--core=0",
+            "--",
+        ]
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
+    """bubblewrap's arguments up to (not including) the program to run. ``code``: the
+    bundle's files as ``(fd, relative path)`` (``open_code``), copied into ``/bot``."""
+    args = [
+        BWRAP,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--uid", str(NOBODY),
+        "--gid", str(NOBODY),
+        "--cap-drop", "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/bin", "/bin",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--remount-ro", "/dev",  # its devices still work; /dev/shm is no uncapped tmpfs
+        "--size", str(limits.tmp_bytes),
+        "--tmpfs", "/tmp",
+    ]  # fmt: skip
+    for fd, path in code:
+        if path == SECCOMP_ENTRY:
+            args += ["--seccomp", str(fd)]
+        else:
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
+    if host is not None:
+        args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
+    args += ["--remount-ro", "/", "--chdir", BOT_DIR]
+    return args
+
+
+def command_for(
+    bundle: CodeBundle,
+    *,
+    code: Sequence[tuple[int, str]],
+    host: Path | None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[str]:
+    """The whole command line: bubblewrap, the environment, prlimit, the bot's program.
+    ``host``: a file of the game's folder that runs the entry (``Game.upload_host``)."""
+    env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
+    args = bwrap_args(code=code, host=host, limits=limits)
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    entry = f"{BOT_DIR}/{bundle.entry}"  # absolute: an entry named "-c.py" is no option
+    program = [*INTERPRETERS[bundle.language], entry, *ENTRY_ARGS]
+    if host is not None:
+        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", entry]
+    return [*args, *limits.prlimit(bundle.language), *program]
+
+
+#: the path of ``open_code``'s seccomp program (a bundle's paths are never empty)
+SECCOMP_ENTRY = ""
+#: system calls the seccomp filter answers with ENOSYS (x86-64 numbers): kernel surfaces a
+#: bot never needs (io_uring, bpf, perf, userfaultfd, keys, tracing, mounts, modules...)
+DENIED_SYSCALLS = {
+    "ptrace": 101, "syslog": 103, "personality": 135, "vhangup": 153, "pivot_root": 155,
+    "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
+    "swapoff": 168, "reboot": 169, "init_module": 175, "delete_module": 176, "quotactl": 179,
+    "lookup_dcookie": 212, "kexec_load": 246, "add_key": 248, "request_key": 249,
+    "keyctl": 250, "unshare": 272, "perf_event_open": 298, "name_to_handle_at": 303,
+    "open_by_handle_at": 304, "setns": 308, "process_vm_readv": 310,
+    "process_vm_writev": 311, "finit_module": 313, "kexec_file_load": 320, "bpf": 321,
+    "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "mount_setattr": 442,
+}  # fmt: skip
+AUDIT_ARCH_X86_64 = 0xC000003E
+ENOSYS = 38
+
+
+@functools.cache
+def seccomp_program() -> bytes | None:
+    """A classic BPF program for bubblewrap's ``--seccomp``: ``DENIED_SYSCALLS`` and the x32
+    and 32-bit system call ABIs (a way around a list of 64-bit numbers) fail with ENOSYS;
+    everything else is allowed. ``None`` on other machines than x86-64 (no filter there)."""
+    if platform.machine() != "x86_64":
+        return None
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | ENOSYS
+    numbers = sorted(DENIED_SYSCALLS.values())
+    denied_at = 5 + len(numbers) + 1  # the index of the last instruction
+    program = [
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, AUDIT_ARCH_X86_64),
+        (ret, 0, 0, deny),  # another ABI
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jge, denied_at - 5, 0, 0x40000000),  # the x32 ABI
+    ]
+    for offset, number in enumerate(numbers):
+        program.append((jeq, denied_at - (5 + offset) - 1, 0, number))
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
+def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
+    """The bundle's files as in-memory files (``memfd``), for bubblewrap to copy into the
+    sandbox: nothing is written to the server's disk, so nothing is left if the server dies.
+    The seccomp program comes last (path ``SECCOMP_ENTRY``). The caller closes them
+    (``close_code``) once bubblewrap has started."""
+    code: list[tuple[int, str]] = []
+    contents = list(bundle.files.items())
+    program = seccomp_program()
+    if program is not None:
+        contents.append((SECCOMP_ENTRY, program))
+    try:
+        for path, data in contents:
+            fd = os.memfd_create("arena-bot", os.MFD_CLOEXEC)
+            code.append((fd, path))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        close_code(code)
+        raise
+    return code
+
+
+def close_code(code: Sequence[tuple[int, str]]) -> None:
+    for fd, _ in code:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
+    """How to start bubblewrap: as 65534 when the server is root (see the module docstring),
+    with an empty environment (``/proc/1/environ`` inside is bubblewrap's) and the code's
+    file descriptors."""
+    options: dict = {"env": {}, "pass_fds": tuple(fd for fd, _ in code)}
+    if os.geteuid() == 0:
+        options.update(user=NOBODY, group=NOBODY, extra_groups=[])
+    return options
+
+
+@functools.cache
+def sandbox_status() -> tuple[bool, str]:
+    """(True, "") when a sandbox can be created here (bwrap present and working, checked once
+    per process, cached), else (False, one clear sentence saying why, the same everywhere)."""
+    if not (os.access(BWRAP, os.X_OK) and os.access(PRLIMIT, os.X_OK)):
+        logger.warning("sandbox unavailable: %s or %s is missing", BWRAP, PRLIMIT)
+        return False, UNAVAILABLE
+    probe = CodeBundle("python", "probe.py", {"probe.py": b"print('ok')\n"})
+    code: list[tuple[int, str]] = []
+    try:
+        code = open_code(probe)
+        done = subprocess.run(
+            command_for(probe, code=code, host=None),
+            capture_output=True,
+            timeout=STATUS_TIMEOUT,
+            check=False,
+            **spawn_options(code),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("sandbox unavailable: %r", exc)
+        return False, UNAVAILABLE
+    finally:
+        close_code(code)
+    if done.returncode != 0 or done.stdout.strip() != b"ok":
+        logger.warning(
+            "sandbox unavailable: bwrap exited %s: %s",
+            done.returncode,
+            done.stderr.decode("utf-8", "replace")[-500:],
+        )
+        return False, UNAVAILABLE
+    return True, ""

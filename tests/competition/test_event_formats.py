@@ -76,8 +76,9 @@ def test_it_plays_an_event_of_a_format_registered_in_a_test(gauntlet):
     # It should finish after the last challenger and rank by the format's keys.
     assert refreshed(event).status == EventStatus.FINISHED
     table = events.standings(event)
-    assert [row["bot"] for row in table][0] == champion.pk
+    assert table[0]["bot"] == champion.pk and [row["rank"] for row in table] == [1, 2, 3, 4]
     assert table[0]["points"] == 3.0 and table[0]["wins"] == 6
+    assert {row["points"] for row in table[1:]} == {0.0}
     assert events.champion(refreshed(event))["bot"] == champion.pk
     assert events.bracket_view(event) is None
     # It should show the event page and the big screen with the format's rounds.

@@ -1,12 +1,15 @@
-"""Event formats are a table of classes (``competition.events.formats``): the registry holds
-one class per ``EventFormat``, and a format defined in a test, registered for that test only,
-plays an event through the real services, pages and big screen with no change anywhere else.
+"""Event formats are a table of classes (``competition.events.formats``): no code outside the
+package asks which format an event plays, the registry holds one class per ``EventFormat``,
+and a format defined in a test, registered for that test only, plays an event through the
+real services, pages and big screen with no change anywhere else.
 
 The test format is a gauntlet: the top seed plays every other entry in turn, one series a
 round, the next one due only when the last is done; the entries are ranked by series points,
 then score."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.db.models import Max
@@ -17,6 +20,8 @@ from competition.events import services as events
 from competition.events.formats.base import Format
 from competition.models import EventFormat, EventStatus
 from tests.competition.test_events import make_bots, make_event, make_owner, refreshed, win
+from tests.conftest import REPO
+from tests.test_repository import repository_files
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +55,55 @@ def gauntlet(monkeypatch):
     """``Gauntlet`` in the registry for one test (``monkeypatch`` takes it out after)."""
     monkeypatch.setitem(formats.FORMATS, Gauntlet.key, Gauntlet)
     return Gauntlet
+
+
+#: a question about which format an event plays: ``event.format ==``/``!=``/``in``,
+#: ``format__in=(...)``, or a comparison with an ``EventFormat`` member
+ASKS_FORMAT = re.compile(
+    r"\.format\s*(==|!=|\bin\b|\bnot in\b)|format__in\s*=\s*[(\[]"
+    r"|(==|!=|\bin\b)\s*\(?\s*EventFormat\.|EventFormat\.[A-Z_]+\s*(==|!=|\bin\b)"
+)
+
+
+def format_questions(root) -> list[str]:
+    """``path:line`` of every line of the project's code (``tests/`` left out) outside
+    ``competition/events/formats/`` that asks which format an event plays."""
+    found = []
+    for path in repository_files(root):
+        relative = path.relative_to(root)
+        if path.suffix != ".py" or relative.parts[0] == "tests" or not path.is_file():
+            continue
+        if relative.parts[:3] == ("competition", "events", "formats"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if ASKS_FORMAT.search(line):
+                found.append(f"{relative}:{number}")
+    return found
+
+
+def test_it_asks_the_format_class_and_never_which_format_an_event_plays():
+    # It should find no comparison of an event's format outside the formats package ...
+    assert format_questions(REPO) == []
+
+
+def test_it_catches_a_question_about_the_format(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "views.py").write_text(
+        "a = event.format == EventFormat.SWISS\n"
+        "b = event.format in (EventFormat.SWISS, EventFormat.LADDER)\n"
+        "c = Event.objects.filter(format__in=(EventFormat.SWISS,))\n"
+        "d = EventFormat.LADDER != fmt\n"
+        "e = Event.objects.create(format=EventFormat.LADDER)\n"
+        "g = Event.objects.filter(format__in=formats.waiting_for_bots())\n"
+        "f = showcase.NAME.format(title=title)\n"
+    )
+    (tmp_path / "competition" / "events" / "formats").mkdir(parents=True)
+    (tmp_path / "competition" / "events" / "formats" / "swiss.py").write_text(
+        "a = event.format == 'swiss'\n"
+    )
+    # ... and name every such line of a module (not a format made, a question to the
+    # registry, nor a str.format), while the formats package itself may ask.
+    assert format_questions(tmp_path) == [f"pkg/views.py:{n}" for n in (1, 2, 3, 4)]
 
 
 def test_it_registers_one_class_per_event_format():

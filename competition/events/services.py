@@ -16,10 +16,10 @@ cannot seat two, and a game of more seats unless ``table_size`` is 2; a free-for
 Paused or inactive bots (and inactive entries) are never paired in a new round or ladder
 series.
 
-Standings (``standings``): points per series (won 1, drawn ½, lost 0, a bye 1), then the
-format's keys (``Format.rank_keys``: Buchholz for Swiss; the round reached then seed for
-elimination; the rating ordinal first for the ladder), then games won, then head-to-head
-points among the tied entries, then name.
+Standings (``standings``): by the format's keys (``Format.rank_keys``; by default points per
+series, won 1, drawn ½, lost 0, a bye 1, then games won; Swiss puts Buchholz between them,
+elimination ranks by the round reached then seed, the ladder by rating ordinal first), then
+head-to-head points among the tied entries, then name.
 
 Bot health: a bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` matches (since it was last
 changed or resumed) were all forfeited for ``connect`` or ``timeout`` is paused inside the

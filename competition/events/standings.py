@@ -17,11 +17,11 @@ head-to-head points (``HeadToHead``):
 A series' contribution (``contribution``): to each of its bots ``played`` 1 and ``busy`` 1
 while pending; per game with a result ``games``, ``score`` and one of ``wins``/``draws``/
 ``losses`` (the best score wins, a shared best score draws); once complete with a result,
-``series`` 1 and its series points (``SERIES_POINTS``, by format: won 1, drawn ½, lost 0), the
-same points as head-to-head points against the opponent; a bye ``byes`` 1 and 1 point. A
-format whose series are scored otherwise registers its own function in ``SERIES_POINTS``: a
-free-for-all table (every bot of its key, ``series.series_bots``) gives each bot the share of
-the table it outranked by total score (``pairing.rank_points``), stored per bot in
+``series`` 1 and its series points (``series_points``: a two-bot series won 1, drawn ½, lost
+0), the same points as head-to-head points against the opponent; a bye ``byes`` 1 and 1
+point. A table (a free-for-all's: every bot of its key, ``series.series_bots``) gives each
+bot the share of the table it outranked by total score (``pairing.rank_points``), stored per
+bot in
 ``EventSeries.points``, and head-to-head 1, ½ or 0 against each other bot of the table by
 those points; its bots' "last opponent" is the bot seated after them.
 
@@ -32,7 +32,6 @@ compares after random sequences of finishes, forfeits, cancellations and resumes
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -43,7 +42,6 @@ from competition.events import pairing
 from competition.events.series import series_bots
 from competition.models import (
     Event,
-    EventFormat,
     EventSeries,
     EventStanding,
     EventTally,
@@ -70,12 +68,14 @@ def table_points(series) -> dict[int, float]:
     return pairing.rank_points({b: series.totals.get(b, 0.0) for b in series.bots})
 
 
-#: format -> points of a complete series with a result, per bot (default: two-sided)
-SERIES_POINTS: dict[str, Callable] = {EventFormat.FREE_FOR_ALL: table_points}
-
-
 def is_table(key: str) -> bool:
     return key.startswith("t")
+
+
+def series_points(series) -> dict[int, float]:
+    """Points of a complete series with a result, per bot: a table's by rank, a pair's by
+    total score (the kind of series, told by its key, decides; not the event's format)."""
+    return table_points(series) if is_table(series.key) else two_sided_points(series)
 
 
 def opponents(bots: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -158,7 +158,7 @@ def _state(event: Event, series) -> State:
     )
     points = {}
     if state == SeriesState.COMPLETE and series.has_result:
-        points = SERIES_POINTS.get(event.format, two_sided_points)(series)
+        points = series_points(series)
     return State(
         series.round,
         series.key,

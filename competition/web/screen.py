@@ -16,8 +16,9 @@ import segno
 from django.db.models import Min
 from django.urls import reverse
 
+from competition.events import formats
 from competition.matches.presenters import match_json, match_jsons
-from competition.models import Event, EventFormat, EventStatus, MatchStatus
+from competition.models import Event, EventStatus, MatchStatus
 from competition.models.matches import hidden
 
 #: the results a round summary lists at most (the page shows them all: a round of a big
@@ -95,7 +96,7 @@ def show(
     current, completed = rounds_progress(event)
     return {
         "rounds": {"current": current, "total": total, "completed": completed},
-        "elimination": event.format == EventFormat.SINGLE_ELIMINATION,
+        **formats.of(event).wall(),
         "results": round_results(event, completed),
         "bracket": bracket,
         "podium": podium(request, event, standings, bracket),

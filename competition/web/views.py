@@ -15,12 +15,12 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
-from competition.events import pairing
+from competition.events import formats
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import fork
 from competition.matches.presenters import match_json
-from competition.models import Event, EventFormat, EventSeries, EventStatus, Match, MatchStatus
+from competition.models import Event, EventSeries, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
 from competition.prepared import Prepared
 from competition.ratings import services as ratings
@@ -218,48 +218,15 @@ _LATEST_ROUND = Prepared(
 
 def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
     """``{"current", "total"}``: the latest round scheduled, and how many the format plays
-    (``None`` for the ladder, which runs until stopped); ``series``: the public ones
+    (``Format.total_rounds``: ``None`` for the ladder, which runs until stopped); ``series``:
+    the public ones
     (``event_services.public_source``) instead of the stored ones."""
     if series is None:
         current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
     else:
         current = max((rnd for rnd, _key in series), default=0)
-    total = None
-    if event.format in (EventFormat.ROUND_ROBIN, EventFormat.DOUBLE_ROUND_ROBIN):
-        double = event.format == EventFormat.DOUBLE_ROUND_ROBIN
-        total = len(pairing.round_robin(list(range(entrants)), double=double))
-    elif event.format == EventFormat.SWISS:
-        total = event_services.swiss_total_rounds(event, entrants)
-    elif bracket is not None:
-        total = len(bracket["rounds"])
+    total = formats.of(event).total_rounds(entrants, bracket)
     return {"current": current, "total": total}
-
-
-def swiss_rounds(event: Event, names: dict[int, str], series=None) -> list[dict]:
-    """A Swiss event's rounds: each series with its score (an event of a few rounds), from
-    the stored series or the public ones (``series``: ``event_services.public_source``)."""
-    if series is None:
-        rows = [
-            {"round": s.round, "a": s.a_id, "b": s.b_id, "bye": s.bye_id}
-            | {"score_a": s.score_a, "score_b": s.score_b, "state": s.state}
-            | {"has_result": s.has_result}
-            for s in EventSeries.objects.filter(event=event).order_by("round", "key")
-        ]
-    else:
-        rows = [{"round": rnd} | row for (rnd, _key), row in sorted(series.items())]
-    rounds: dict[int, list[dict]] = {}
-    for s in rows:
-        rounds.setdefault(s["round"], []).append(
-            {
-                "a": names.get(s["a"], "?"),
-                "b": names.get(s["b"], "?"),
-                "bye": names.get(s["bye"]) if s["bye"] else None,
-                "score": (s["score_a"], s["score_b"]),
-                "state": s["state"],
-                "done": s["has_result"],
-            }
-        )
-    return [{"round": r, "series": rows} for r, rows in rounds.items()]
 
 
 @functools.cache
@@ -298,7 +265,7 @@ def event_detail(request, pk: int):
         "game": _game_or_404(event.game),
         "bracket": bracket,
         "rounds": event_rounds(event, len(names), bracket, series),
-        "swiss": swiss_rounds(event, names, series) if event.format == EventFormat.SWISS else None,
+        **formats.of(event).page(names, series),
         "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
         "share": share.event_links(request, event.pk),

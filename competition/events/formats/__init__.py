@@ -1,0 +1,49 @@
+"""Event formats: one class per format (``base.Format`` and one module each) and this
+registry, as Tabbycat's draw managers (``BaseDrawManager``, ``DRAW_MANAGER_CLASSES``).
+
+Everything in which formats differ (seats, the first matches, what is due after a result,
+when the event is over, the ranking keys, the bracket, what the event page and the big
+screen add) is a method of its class; the rest of the project asks ``of(event)`` and never
+which format an event plays. Adding a format: a module with a ``Format`` subclass, and one
+line in ``FORMATS`` (its key among ``EventFormat``'s, the model field's choices).
+
+The pure pairing functions stay in ``competition.events.pairing`` (no Django); the formats
+persist their decisions through ``competition.events.scheduling``.
+"""
+
+from __future__ import annotations
+
+from competition.events.formats.base import Format
+from competition.events.formats.free_for_all import FreeForAll
+from competition.events.formats.ladder import Ladder
+from competition.events.formats.round_robin import DoubleRoundRobin, RoundRobin
+from competition.events.formats.single_elimination import SingleElimination
+from competition.events.formats.swiss import Swiss
+from competition.models import Event
+
+#: ``Event.format`` -> its class
+FORMATS: dict[str, type[Format]] = {
+    cls.key: cls
+    for cls in (RoundRobin, DoubleRoundRobin, Swiss, SingleElimination, Ladder, FreeForAll)
+}
+
+
+def get(key: str) -> type[Format] | None:
+    """The class of format ``key`` (None for an unknown one)."""
+    return FORMATS.get(key)
+
+
+def of(event: Event) -> Format:
+    """``event``'s format, bound to it. ``LookupError`` for a format not registered."""
+    cls = FORMATS.get(event.format)
+    if cls is None:
+        raise LookupError(f"event {event.pk}: unknown format {event.format!r}")
+    return cls(event)
+
+
+def waiting_for_bots() -> list[str]:
+    """The formats in which a bot made active again may make something due at once."""
+    return [key for key, cls in FORMATS.items() if cls.waits_for_bots]
+
+
+__all__ = ["FORMATS", "Format", "get", "of", "waiting_for_bots"]

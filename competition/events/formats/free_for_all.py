@@ -1,0 +1,46 @@
+"""Free-for-all (N-seat games): ``event.rounds`` rounds (default: the table size), each
+seating the entries at tables of up to ``table_size`` seats (``pairing.ffa_round``: sizes
+within one of each other, none below 2, seats rotated so every entry holds every seat
+equally often); a table is a series (``series_length`` games, seats rotating by one each
+game). Every round is queued at the start (the seating does not depend on results); a table
+gives points by rank (``standings.table_points``). The event finishes when nothing is
+pending."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+
+from competition.events import pairing, scheduling
+from competition.events.formats.base import Format
+from competition.models import Entry, Event, EventFormat
+from games import get_game
+
+
+def table_size(event: Event) -> int:
+    """The seats per free-for-all table (``event.table_size``, default the game's most)."""
+    return event.table_size or get_game(event.game).seats[1]
+
+
+def total_rounds(event: Event) -> int:
+    return event.rounds or table_size(event)
+
+
+class FreeForAll(Format):
+    key = EventFormat.FREE_FOR_ALL
+
+    @classmethod
+    def check_seats(cls, low: int, high: int, size: int | None) -> None:
+        """A table seats from the game's fewest (at least 2) to its most."""
+        if size is not None and not (max(2, low) <= size <= high):
+            raise ValidationError(
+                {"table_size": f"A table of this game seats {max(2, low)} to {high}."}
+            )
+
+    def start(self, entries: list[Entry]) -> int:
+        bots = {e.bot_id: e.bot for e in entries if scheduling.eligible(e)}
+        size = table_size(self.event)
+        created = 0
+        for rnd in range(total_rounds(self.event)):
+            for table in pairing.ffa_round(list(bots), rnd, size):
+                created += scheduling.create_table(self.event, rnd + 1, [bots[b] for b in table])
+        return created

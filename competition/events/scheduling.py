@@ -1,0 +1,113 @@
+"""What every event format builds on: an event's entries (who may be paired, the entrants
+seeded at the start), a series or a free-for-all table made into queued matches, and the end
+of an event. The formats (``competition.events.formats``) decide *what* to schedule; this
+module persists it (``create_series``, ``create_table``) and records it in the stored
+standings (``standings.series_created``).
+
+A series is ``series_length`` matches sharing ``(round, pairing)``, seats alternating (the
+pairing key ``"A-B"`` names the bots; A has seat 0 in games 0, 2, 4 …); a table's seats
+rotate by one each game (key ``series.table_key``). All games of a series are queued at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from django.utils import timezone
+
+from bots.models import Bot, BotStatus
+from competition.events import standings as stored
+from competition.events.series import series_key, table_key
+from competition.models import Entry, Event, EventStatus
+from competition.ratings import services as ratings
+
+logger = logging.getLogger(__name__)
+
+
+def eligible(entry: Entry) -> bool:
+    """May be paired in a new round or ladder series: an active entry of an active bot."""
+    return entry.active and entry.bot.status == BotStatus.ACTIVE
+
+
+def entries(event: Event) -> list[Entry]:
+    """The event's entries with their bots, by seed."""
+    return list(event.entries.select_related("bot", "bot__owner").order_by("seed", "id"))
+
+
+def entrants(entries: list[Entry]) -> list[Entry]:
+    """Swiss and elimination: the entries seeded at the start, best first."""
+    return sorted((e for e in entries if e.seed >= 1), key=lambda e: (e.seed, e.pk))
+
+
+def seed_by_rating(entries: list[Entry]) -> list[Entry]:
+    """Seeds 1..n to the eligible entries by rating ordinal (then their previous seed), 0
+    to the others; returns the seeded entries, best first."""
+    chosen = [e for e in entries if eligible(e)]
+    rated = ratings.for_bots(e.bot_id for e in chosen)
+    chosen.sort(
+        key=lambda e: (-rated[e.bot_id]["ordinal"], e.seed if e.seed >= 1 else math.inf, e.pk)
+    )
+    for e in entries:
+        e.seed = 0
+    for number, e in enumerate(chosen, start=1):
+        e.seed = number
+    Entry.objects.bulk_update(entries, ["seed"])
+    return chosen
+
+
+def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
+    """Queue the series of ``a`` and ``b`` in round ``rnd`` (a round's ``bye`` rides on its
+    first series); returns the matches created."""
+    from competition.matches.lifecycle import create_match
+
+    key = series_key(a.pk, b.pk, bye)
+    games = max(1, event.series_length)
+    for g in range(games):
+        seats = [a, b] if g % 2 == 0 else [b, a]
+        create_match(
+            event.game,
+            seats,
+            options=event.options,
+            event=event,
+            round=rnd,
+            pairing=key,
+            game_in_series=g,
+            pace_ms=event.pace_ms,
+            rated=not event.showcase,
+        )
+    stored.series_created(event, rnd, key, a.pk, b.pk, bye, games)
+    return games
+
+
+def create_table(event: Event, rnd: int, table: list[Bot]) -> int:
+    """Queue a free-for-all table of ``table`` (seat order of its first game) in round
+    ``rnd``; returns the matches created."""
+    from competition.matches.lifecycle import create_match
+
+    ids = [b.pk for b in table]
+    key = table_key(ids)
+    games = max(1, event.series_length)
+    for g in range(games):
+        shift = g % len(table)
+        create_match(
+            event.game,
+            table[shift:] + table[:shift],
+            options=event.options,
+            event=event,
+            round=rnd,
+            pairing=key,
+            game_in_series=g,
+            pace_ms=event.pace_ms,
+            rated=not event.showcase,
+        )
+    stored.series_created(event, rnd, key, ids[0], ids[1], None, games)
+    return games
+
+
+def finish(event: Event) -> None:
+    """Mark the locked event finished."""
+    event.status = EventStatus.FINISHED
+    event.finished = timezone.now()
+    event.save(update_fields=["status", "finished"])
+    logger.info("event %s finished", event.pk)

@@ -1,8 +1,8 @@
 """A turn's per-seat logs as stored: the text every seat was sent, kept once.
 
-In a game of many seats each seat is sent nearly the same message every turn (tron's 13
-snakes get the same board, only ``player-index`` differs), and each seat's log keeps up to
-``LOG_CAP`` of it: stored as is, a 13-seat match keeps every lap's board 13 times and an
+In a game of many seats each seat is often sent nearly the same message every turn (13
+snakes get the same board, only their own index differs), and each seat's log keeps up to
+``LOG_CAP`` of it: stored as is, a 13-seat match keeps every turn's board 13 times and an
 honest match reaches the byte cap (``ARENA_MATCH_MAX_BYTES``). So ``pack`` stores a seat's
 ``sent`` (and ``received``) that shares most of its text with the first seat's of the same
 turn as a reference to it: ``{"like": seat, "head": h, "tail": t, "middle": text}`` in place

@@ -35,7 +35,8 @@ SNAPSHOT_TURNS = 50
 
 def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
-    ``first`` is the number of the first turn included (turns before it: the turns API).
+    ``first`` and ``last`` are the numbers of the first and last turns included (turns
+    before it: the turns API).
     With ``debug_seats`` (seats whose debug overlays the reader may see) each turn carries
     ``debug`` (``Turn.debug_json``): only those seats' overlays are read, never the logs."""
     from competition.matches import history
@@ -46,8 +47,15 @@ def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
         return None
     recent = history.recent(match_id, SNAPSHOT_TURNS, logs=False, debug_seats=debug_seats)
     turns = [t.public_json(debug_seats) for t in recent]
-    first = turns[0]["number"] if turns else 1
-    return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
+    first, last = (turns[0]["number"], turns[-1]["number"]) if turns else (1, 0)
+    return {
+        "type": "snapshot",
+        "match": match_json(match),
+        "first": first,
+        "last": last,
+        "parts": 1,  # as one message: ``snapshot_parts`` splits a big one
+        "turns": turns,
+    }
 
 
 #: the most bytes of one message of a match's stream: far below the server's limit (daphne
@@ -65,8 +73,6 @@ def snapshot_parts(snapshot: dict) -> list[str]:
     between ``first`` and ``last``: a client fetches it from the turns API)."""
     turns = snapshot["turns"]
     head = {key: value for key, value in snapshot.items() if key != "turns"}
-    head["last"] = turns[-1]["number"] if turns else 0
-    head["parts"] = 0  # set below; its digits are budgeted for
     room = MESSAGE_BYTES - 64  # a part's own keys and the digits of `parts`
     groups: list[list[str]] = [[]]
     used = len(broadcast.encode(head))

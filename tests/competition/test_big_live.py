@@ -222,3 +222,41 @@ async def test_it_loads_one_snapshot_for_spectators_connecting_at_once(monkeypat
     finally:
         for c in comms:
             await c.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_it_sends_a_turn_too_big_for_a_message_as_a_reference():
+    from asgiref.sync import sync_to_async
+    from channels.routing import URLRouter
+
+    from competition.live import broadcast
+    from competition.web.routing import websocket_urlpatterns
+    from tests.live_protocol import CheckedCommunicator
+
+    match_id = await sync_to_async(debug_match)(turns=0)
+    comm = CheckedCommunicator(URLRouter(websocket_urlpatterns), f"/ws/matches/{match_id}/")
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    try:
+        assert json.loads(await comm.receive_from(timeout=10))["type"] == "snapshot"
+        turn = {
+            "number": 1,
+            "seats": list(range(SEATS)),
+            "actions": ["x+"] * SEATS,
+            "faults": ["ok"] * SEATS,
+            "details": [None] * SEATS,
+            "latencies_ms": [1] * SEATS,
+            "frame": {"field": ["." * 1024] * 300},  # 300 KB
+            "forfeited": [],
+        }
+        small = {**turn, "number": 2, "frame": {"lap": 2}}
+        group = broadcast.match_group(match_id)
+        await broadcast.apublish(group, broadcast.turn_message(turn))
+        await broadcast.apublish(group, broadcast.turn_message(small))
+        # It should send the big turn as a reference to fetch, the next one as it is.
+        first = json.loads(await comm.receive_from(timeout=10))
+        assert first == {"type": "turn_ref", "number": 1}
+        second = json.loads(await comm.receive_from(timeout=10))
+        assert second["type"] == "turn" and second["turn"]["number"] == 2
+    finally:
+        await comm.disconnect()

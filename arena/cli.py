@@ -303,39 +303,72 @@ def cmd_watch(args) -> None:
     names = [p["name"] for p in match["participants"]]
     render = _renderer(match["game"])
     out(f"match {match['id']}: {match['game']}, " + " vs ".join(names))
-    last = 0
+    shown = _Shown(client, args.match, lambda turn: out(_turn_text(turn, names, render)))
     final = None
     for message in client.watch_match(args.match, timeout=args.idle):
         kind = message.get("type")
-        turns = []
         if kind == "snapshot":
-            # a snapshot holds the last turns only: the ones before come from the turns API
-            since = last
-            while message["first"] > since + 1:
-                page = client.turns(args.match, since=since)
-                older = [t for t in page["results"] if t["number"] < message["first"]]
-                turns += older
-                if not older or not page["more"]:
-                    break
-                since = older[-1]["number"]
-            turns += message["turns"]
+            # the last turns, maybe in parts: the ones before come from the turns API
+            shown.snapshot(message.get("last"), message.get("parts", 1))
             if message["match"]["status"] in DONE_STATUSES:
                 final = message["match"]
+        if kind in ("snapshot", "snapshot_part"):
+            shown.add(message["turns"])
+            shown.part_done()
         elif kind == "turn":
-            turns = [message["turn"]]
+            shown.add([message["turn"]])
+        elif kind == "turn_ref":  # a turn too big for a message: the turns API has it
+            shown.fill(message["number"])
         elif kind == "started":
             out("started")
         elif kind == "end":
             final = message["match"]
-        for turn in turns:
-            if turn["number"] > last:
-                last = turn["number"]
-                out(_turn_text(turn, names, render))
     if final is None:
         final = client.match(args.match)
         if final["status"] not in DONE_STATUSES:
             raise ArenaError(f"the live stream of match {args.match} ended before the match")
     out(_result_text(final))
+
+
+class _Shown:
+    """The turns ``arena watch`` has printed, in order: a gap (turns before a snapshot, one
+    left out of it or sent as a reference as too big for a message) is filled from the turns
+    API before the turns after it."""
+
+    def __init__(self, client, match_id: int, show):
+        self.client, self.match_id, self.show = client, match_id, show
+        self.last = 0
+        self.covers = 0  # the last turn of the snapshot being received
+        self.parts_left = 0
+
+    def snapshot(self, covers: int | None, parts: int) -> None:
+        self.covers, self.parts_left = covers or 0, parts
+
+    def part_done(self) -> None:
+        self.parts_left -= 1
+        if self.parts_left <= 0 and self.covers > self.last:
+            self.fill(self.covers)  # its last turns were too big for a message
+
+    def add(self, turns: list[dict]) -> None:
+        for turn in turns:
+            if turn["number"] > self.last + 1:
+                self.fill(turn["number"] - 1)
+            if turn["number"] > self.last:
+                self.last = turn["number"]
+                self.show(turn)
+
+    def fill(self, upto: int) -> None:
+        """Print the turns after the last one printed, up to ``upto``, from the turns API."""
+        while self.last < upto:
+            page = self.client.turns(self.match_id, since=self.last)
+            got = [t for t in page["results"] if self.last < t["number"] <= upto]
+            if not got:
+                break
+            for turn in got:
+                self.last = turn["number"]
+                self.show(turn)
+            if not page["more"]:
+                break
 
 
 def cmd_replay(args) -> None:

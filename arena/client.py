@@ -336,12 +336,16 @@ class Client:
 
     def watch_match(self, match_id: int, *, timeout: float | None = None) -> Iterator[dict]:
         """The messages of ``ws/matches/<id>/`` until the match is over (its ``end``, or a
-        snapshot of a match already done)."""
+        snapshot of a match already done, with all its parts)."""
         what = f"match {match_id}"
+        parts_left, over = 0, False
         for message in self.stream(f"/ws/matches/{int(match_id)}/", what=what, timeout=timeout):
             yield message
             kind = message.get("type")
-            if kind in END_TYPES or (
-                kind == "snapshot" and message.get("match", {}).get("status") in DONE_STATUSES
-            ):
+            if kind == "snapshot":  # a big one comes in parts: `snapshot_part`s follow it
+                parts_left = message.get("parts", 1) - 1
+                over = message.get("match", {}).get("status") in DONE_STATUSES
+            elif kind == "snapshot_part":
+                parts_left -= 1
+            if kind in END_TYPES or (over and parts_left <= 0):
                 return

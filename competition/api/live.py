@@ -3,7 +3,8 @@ schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/
 
 Four streams (``competition/web/consumers.py``):
 
-- ``ws/matches/<id>/`` (read-only): a ``snapshot`` first, then ``started``, ``turn`` and
+- ``ws/matches/<id>/`` (read-only): a ``snapshot`` first (in parts: ``snapshot_part``, when
+  it is big), then ``started``, ``turn`` (``turn_ref`` for one too big for a message) and
   ``end`` as the match goes; any message from the client is answered with an ``error``.
 - ``ws/events/<id>/`` (read-only): a ``snapshot``, then ``match_started``,
   ``match_finished``, ``standings`` and (single elimination) ``bracket``; ``error`` likewise.
@@ -195,9 +196,14 @@ SCHEMAS: dict[str, dict] = {
     "match": _stream(
         "ws/matches/<id>/: server to client",
         "A match's stream (read-only). First a snapshot of the match and its last 50 turns "
-        "(`first` is the number of the first one included; older turns: the turns API), "
-        "then each turn as it is stored, `started` when a queued match starts and `end` "
-        "when it is over. Turn numbers only grow: skip any already seen. A socket whose user "
+        "(`first` is the number of the first one included, `last` the last one; older turns: "
+        "the turns API), then each turn as it is stored, `started` when a queued match starts "
+        "and `end` when it is over. Turn numbers only grow: skip any already seen. No message "
+        "is over 256 KiB: a snapshot bigger than that comes in `parts` messages, the "
+        "`snapshot` with the first turns then `snapshot_part`s (`part` 2, 3...) with the next "
+        "ones, in order, before anything else; a turn too big for one message is left out of "
+        "them (a gap below `last`) or, live, sent as a `turn_ref` naming its number: fetch "
+        "it from the turns API. A socket whose user "
         "may see a seat's debug overlays (the bot's owner, or anyone once the bot opted in) "
         "also gets `debug` in the snapshot's turns and a `debug` message per such seat after "
         "each turn whose reply carried one (it repeats the turn's number).",
@@ -207,12 +213,41 @@ SCHEMAS: dict[str, dict] = {
                 {
                     "match": MATCH,
                     "first": {"type": "integer", "minimum": 1},
+                    "last": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "the last turn the snapshot covers (0: none yet)",
+                    },
+                    "parts": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "how many messages the snapshot takes, this one included",
+                    },
+                    "turns": {"type": "array", "items": TURN, "maxItems": 50},
+                },
+            ),
+            "snapshot_part": _message(
+                "snapshot_part",
+                {
+                    "part": {"type": "integer", "minimum": 2},
+                    "parts": {"type": "integer", "minimum": 2},
                     "turns": {"type": "array", "items": TURN, "maxItems": 50},
                 },
             ),
             "started": _message("started", {"match": MATCH}),
             "turn": _message(
                 "turn", {"turn": TURN, "sent_at": {"type": "number", "description": "epoch s"}}
+            ),
+            "turn_ref": _message(
+                "turn_ref",
+                {
+                    "number": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "a stored turn too big for one message: fetch it from "
+                        "`GET /api/matches/<id>/turns/?since=<number - 1>`",
+                    }
+                },
             ),
             "end": _message("end", {"match": MATCH}),
             "debug": _message(

@@ -31,15 +31,17 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Exists, F, Max, OuterRef
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
+from competition.matches import seatlogs
 from competition.matches.sql import archive_sql
 from competition.models import TURN_VALUES, Match, MatchStatus, Turn, TurnArchive
 
@@ -217,7 +219,7 @@ class _Rows(Sequence):
                 continue
             turns = self.archive.block(i)
             out += [
-                (t.number, t.logs, t.seats)
+                (t.number, seatlogs.expand(t.logs), t.seats)
                 for k, t in enumerate(turns)
                 if start <= first + k < stop
             ]
@@ -276,32 +278,68 @@ def turns(
     upto: int | None = None,
     limit: int | None = None,
     logs: bool = True,
+    debug_seats: Collection[int] = (),
 ) -> list[Turn]:
     """The turns numbered above ``since`` (and up to ``upto``), in order, at most ``limit``.
     Without ``logs`` the rows' logs are not read (``Turn.public_json`` without debug seats
-    does not need them)."""
+    does not need them); with ``debug_seats`` too, only those seats' debug overlays are read
+    out of them (what ``Turn.public_json(debug_seats)`` shows: ``_debug_only``)."""
     match_id = _id(match)
 
     def from_rows() -> list[Turn]:
-        rows = _rows(match_id, since, upto)
-        if not logs:
-            rows = rows.defer("logs")
-        return list(rows if limit is None else rows[:limit])
+        rows = _without_logs(_rows(match_id, since, upto), logs, debug_seats)
+        return _debug_only(list(rows if limit is None else rows[:limit]), logs, debug_seats)
 
     return _either(match_id, lambda archive: archive.window(since, upto, limit), from_rows)
 
 
-def recent(match: Match | int, count: int, *, logs: bool = True) -> list[Turn]:
-    """The last ``count`` turns, in order."""
+def recent(
+    match: Match | int, count: int, *, logs: bool = True, debug_seats: Collection[int] = ()
+) -> list[Turn]:
+    """The last ``count`` turns, in order (``logs`` and ``debug_seats``: as ``turns``)."""
     match_id = _id(match)
 
     def from_rows() -> list[Turn]:
         rows = Turn.objects.filter(match_id=match_id).order_by("-number")
-        if not logs:
-            rows = rows.defer("logs")
-        return list(rows[:count])[::-1]
+        rows = _without_logs(rows, logs, debug_seats)
+        return _debug_only(list(rows[:count])[::-1], logs, debug_seats)
 
     return _either(match_id, lambda archive: archive.recent(count), from_rows)
+
+
+#: what a seat's debug overlay needs of its log
+_DEBUG_KEYS = ("debug", "debug_note")
+
+
+def _without_logs(rows, logs: bool, debug_seats: Collection[int]):
+    """``rows`` without their logs unless ``logs``; with ``debug_seats``, each such seat's
+    ``_DEBUG_KEYS`` read out of them by the database (a few bytes a turn, where a seat's log
+    holds whole messages)."""
+    if logs:
+        return rows
+    rows = rows.defer("logs")
+    paths = {
+        f"_log_{seat}_{key}": KeyTransform(key, KeyTransform(str(seat), "logs"))
+        for seat in sorted(debug_seats)
+        for key in _DEBUG_KEYS
+    }
+    return rows.annotate(**paths) if paths else rows
+
+
+def _debug_only(turns: list[Turn], logs: bool, debug_seats: Collection[int]) -> list[Turn]:
+    """Turns read by ``_without_logs`` with ``debug_seats``: each one's ``logs`` set to what
+    its debug overlays need (per seat, the keys of ``_DEBUG_KEYS`` it had, or None)."""
+    if logs or not debug_seats:
+        return turns
+    for turn in turns:
+        seats = len(turn.faults) if isinstance(turn.faults, list) else 0
+        kept: list = [None] * seats
+        for seat in debug_seats:
+            if seat < seats:
+                found = {key: getattr(turn, f"_log_{seat}_{key}") for key in _DEBUG_KEYS}
+                kept[seat] = {key: value for key, value in found.items() if value is not None}
+        turn.logs = kept
+    return turns
 
 
 def last_number(match: Match | int) -> int:
@@ -321,19 +359,40 @@ def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
 
     def from_rows():
         rows = _rows(match_id).values_list("number", "logs", "seats")
-        return rows if rows.exists() else []
+        return _Expanded(rows) if rows.exists() else []
 
     return _either(match_id, _Rows, from_rows)
 
 
+class _Expanded(Sequence):
+    """Rows' ``(number, logs, seats)`` with their logs expanded (``seatlogs.expand``), as a
+    sequence a ``Paginator`` slices (the query stays lazy: a page reads its turns only)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def count(self) -> int:
+        return self.rows.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        return [(n, seatlogs.expand(logs), seats) for n, logs, seats in self.rows[index]]
+
+
 def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[int, Any]]:
-    """``(number, logs)`` of the turns numbered above ``since``, at most ``limit``."""
+    """``(number, logs)`` of the turns numbered above ``since``, at most ``limit`` (the
+    logs expanded: ``seatlogs.expand``)."""
     match_id = _id(match)
-    return _either(
+    rows = _either(
         match_id,
         lambda archive: [(t.number, t.logs) for t in archive.window(since, None, limit)],
         lambda: list(_rows(match_id, since).values_list("number", "logs")[:limit]),
     )
+    return [(number, seatlogs.expand(logs)) for number, logs in rows]
 
 
 def fault_codes(match: Match | int) -> list[Any]:

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from competition.live import broadcast
 from competition.matches import batch as batches
+from competition.matches import seatlogs
 from competition.matches.lifecycle import LeaseLost, LimitReached, lease_duration
 from competition.matches.loop import LIMIT_BYTES, TurnRecord
 from competition.matches.sql import json_param, token_param, turn_sql
@@ -34,7 +35,7 @@ def stored_values(r: TurnRecord) -> tuple:
         r.details,
         r.latencies_ms,
         r.frame,
-        [log.to_json() if log else None for log in r.logs],
+        seatlogs.pack(r.logs),  # what every seat was sent, kept once
         list(r.forfeited),
     )
 

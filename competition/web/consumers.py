@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import logging
 
@@ -34,19 +35,113 @@ SNAPSHOT_TURNS = 50
 
 def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
     """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
-    ``first`` is the number of the first turn included (turns before it: the turns API).
+    ``first`` and ``last`` are the numbers of the first and last turns included (turns
+    before it: the turns API).
     With ``debug_seats`` (seats whose debug overlays the reader may see) each turn carries
-    ``debug`` (``Turn.debug_json``)."""
+    ``debug`` (``Turn.debug_json``): only those seats' overlays are read, never the logs."""
     from competition.matches import history
     from competition.matches.presenters import match_json
 
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return None
-    recent = history.recent(match_id, SNAPSHOT_TURNS, logs=bool(debug_seats))
+    recent = history.recent(match_id, SNAPSHOT_TURNS, logs=False, debug_seats=debug_seats)
     turns = [t.public_json(debug_seats) for t in recent]
-    first = turns[0]["number"] if turns else 1
-    return {"type": "snapshot", "match": match_json(match), "first": first, "turns": turns}
+    first, last = (turns[0]["number"], turns[-1]["number"]) if turns else (1, 0)
+    return {
+        "type": "snapshot",
+        "match": match_json(match),
+        "first": first,
+        "last": last,
+        "parts": 1,  # as one message: ``snapshot_parts`` splits a big one
+        "turns": turns,
+    }
+
+
+#: the most bytes of one message of a match's stream: far below the server's limit (daphne
+#: closes a socket whose message is over 1 MiB). A snapshot bigger than this is sent in parts
+#: (``snapshot``, then ``snapshot_part``s); a turn bigger than this alone is sent as a
+#: ``turn_ref`` (and left out of a snapshot's parts), which the viewer fetches from the turns API
+MESSAGE_BYTES = 256 * 1024
+
+
+def snapshot_parts(snapshot: dict) -> list[str]:
+    """A match snapshot as the messages it is sent in, each at most ``MESSAGE_BYTES``: the
+    ``snapshot`` (the match, ``first``, ``last``: the last turn it covers, ``parts``: how
+    many messages it takes) with the first turns, then ``snapshot_part``s (``part`` 2, 3...)
+    with the next ones, in order. A turn too big for a message is in none of them (it lies
+    between ``first`` and ``last``: a client fetches it from the turns API)."""
+    turns = snapshot["turns"]
+    head = {key: value for key, value in snapshot.items() if key != "turns"}
+    room = MESSAGE_BYTES - 64  # a part's own keys and the digits of `parts`
+    groups: list[list[str]] = [[]]
+    used = len(broadcast.encode(head))
+    for text in map(broadcast.encode, turns):
+        if len(text) + 64 > room:
+            continue  # too big for any message: the turns API serves it
+        if used + len(text) + 1 > room:
+            groups.append([])
+            used = 0
+        groups[-1].append(text)
+        used += len(text) + 1
+    head["parts"] = len(groups)
+    out = []
+    for index, group in enumerate(groups):
+        envelope = (
+            head
+            if index == 0
+            else {"type": "snapshot_part", "part": index + 1, "parts": len(groups)}
+        )
+        out.append(broadcast.encode(envelope)[:-1] + ',"turns":[' + ",".join(group) + "]}")
+    return out
+
+
+class SharedLoads:
+    """Loads shared by the sockets that connect at once (the snapshot of one match, for one
+    set of debug seats): 100 spectators arriving together cost a load or two, not 100, and
+    hold one copy of its messages. A socket shares only a load whose database read begins
+    after the socket joined its group (its ``ticket``): an older read could miss a turn
+    stored between it and the join, which neither the snapshot nor the hub would bring."""
+
+    def __init__(self):
+        self.clock = itertools.count(1)
+        self.loads: dict[tuple, _Load] = {}
+
+    def ticket(self) -> int:
+        return next(self.clock)
+
+    async def get(self, key: tuple, ticket: int, load):
+        """``load()`` (a function run on the database thread), or the result of a load of
+        ``key`` that has not begun reading before ``ticket``."""
+        found = self.loads.get(key)
+        if found is None or (found.started is not None and found.started < ticket):
+            found = self.loads[key] = _Load(self.clock, load)
+            found.future.add_done_callback(lambda done: self._drop(key, done))
+        return await asyncio.shield(found.future)
+
+    def _drop(self, key: tuple, done: asyncio.Future) -> None:
+        found = self.loads.get(key)
+        if found is not None and found.future is done:
+            del self.loads[key]
+        if not done.cancelled():
+            done.exception()  # retrieved: every waiter got it
+
+
+class _Load:
+    """One shared load: ``started`` is the clock's tick when its read began (None: queued)."""
+
+    def __init__(self, clock, load):
+        self.started: int | None = None
+
+        def run():
+            self.started = next(clock)
+            return load()
+
+        self.future = asyncio.ensure_future(database_sync_to_async(run)())
+
+
+#: the process's shared match snapshots
+snapshots = SharedLoads()
 
 
 def event_snapshot(
@@ -151,12 +246,13 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         for group in self.extra_groups:
             await hub.join(group, self)
         self.joined = True
-        snapshot = await database_sync_to_async(self.snapshot)()
-        if snapshot is None:
+        loaded = await self.load()
+        if loaded is None:
             await self.close(code=4404)
             return
-        self.last = self.fence(snapshot)
-        await self.send(text_data=broadcast.encode(snapshot))
+        texts, self.last = loaded
+        for text in texts:
+            await self.send(text_data=text)
         pending, self.pending = self.pending, None
         for message in pending:
             await self.deliver(message)
@@ -170,7 +266,18 @@ class _RelayConsumer(AsyncWebsocketConsumer):
             if number <= self.last:
                 return
             self.last = number
-        await self.send(text_data=message["text"])
+        await self.send(text_data=self.outgoing(message))
+
+    async def load(self) -> tuple[list[str], int] | None:
+        """The snapshot's messages and its fence (None: the object is gone)."""
+        snapshot = await database_sync_to_async(self.snapshot)()
+        if snapshot is None:
+            return None
+        return [broadcast.encode(snapshot)], self.fence(snapshot)
+
+    def outgoing(self, message: dict) -> str:
+        """The text a hub message is sent as."""
+        return message["text"]
 
     async def receive(self, text_data=None, bytes_data=None):
         # Read-only: validate nothing further, trust nothing, say so.
@@ -231,6 +338,25 @@ class MatchConsumer(_RelayConsumer):
         if snapshot["match"]["status"] in MatchStatus.done():
             return END
         return snapshot["turns"][-1]["number"] if snapshot["turns"] else 0
+
+    async def load(self) -> tuple[list[str], int] | None:
+        """The snapshot in parts (``snapshot_parts``), shared with the sockets that connect
+        at the same time to the same match with the same debug seats (``SharedLoads``)."""
+        ticket = snapshots.ticket()  # after joining the group: see SharedLoads
+        key = (self.object_id, tuple(sorted(self.debug_seats)))
+        return await snapshots.get(key, ticket, self.snapshot_messages)
+
+    def snapshot_messages(self) -> tuple[list[str], int] | None:
+        snapshot = self.snapshot()
+        if snapshot is None:
+            return None
+        return snapshot_parts(snapshot), self.fence(snapshot)
+
+    def outgoing(self, message: dict) -> str:
+        text = message["text"]
+        if len(text) > MESSAGE_BYTES and message.get("kind") == "turn":
+            return broadcast.encode({"type": "turn_ref", "number": message["number"]})
+        return text
 
 
 class EventConsumer(_RelayConsumer):

@@ -50,6 +50,7 @@ async function main() {
   const seats = [];
   window.arenaHumans = seats;
   let stream = null;
+  let snapshot = null; // the snapshot being received (a big one comes in parts)
   if (isDone(config.match)) {
     setConn("loading…");
     try {
@@ -67,21 +68,34 @@ async function main() {
         catchUp();
       },
       onMessage: (msg) => {
-        if (msg.type === "snapshot") {
-          // the snapshot holds the last turns only: older ones come from the turns API
-          stats.snapshots += 1;
-          viewer.setMatch(msg.match);
+        if (msg.type === "snapshot" || msg.type === "snapshot_part") {
+          // the snapshot holds the last turns only (older ones come from the turns API); a
+          // big one comes in parts, the next turns in each `snapshot_part`
+          if (msg.type === "snapshot") {
+            stats.snapshots += 1;
+            viewer.setMatch(msg.match);
+            snapshot = { match: msg.match, last: msg.last ?? 0, left: msg.parts ?? 1, gap: false };
+          }
+          if (!snapshot) return;
+          snapshot.left -= 1;
+          snapshot.gap = viewer.addTurns(msg.turns || []) || snapshot.gap;
+          if (snapshot.left > 0) return;
+          const { match, last, gap } = snapshot;
+          snapshot = null;
           let loaded = Promise.resolve();
-          if (viewer.addTurns(msg.turns || [])) {
+          // a gap before its turns, or turns left out as too big for a message
+          if (gap || viewer.lastNumber() < last) {
             const loading = "loading earlier turns…";
             setConn(loading);
             loaded = catchUp().then(() => { if (conn?.textContent === loading) setConn(""); });
           }
           // a match over by the time the socket opened: done once its earlier turns are in
-          if (isDone(msg.match)) loaded.then(() => finish());
+          if (isDone(match)) loaded.then(() => finish());
         } else if (msg.type === "turn") {
           stats.liveTurns += 1;
           if (viewer.addTurns([msg.turn])) catchUp();
+        } else if (msg.type === "turn_ref") {
+          catchUp(); // a turn too big for a message: the turns API has it
         } else if (msg.type === "debug") {
           debug.add(msg.number, msg.seat, { overlay: msg.overlay, note: msg.note });
         } else if (msg.type === "started") {

@@ -99,7 +99,9 @@ class Pane {
       this.match = msg.match;
       if ((msg.first ?? 1) === 1) this.turns = [];
       this.add(msg.turns || []);
-    } else if (msg.type === "turn") this.add([msg.turn]);
+    } else if (msg.type === "snapshot_part") this.add(msg.turns || []); // a big snapshot's next turns
+    else if (msg.type === "turn") this.add([msg.turn]);
+    else if (msg.type === "turn_ref") this.catchUp(); // a turn too big for a message
     else if (msg.type === "started" || msg.type === "end") this.match = msg.match;
     if (isDone(this.match)) this.catchUp().then(() => this.end());
     this.draw();

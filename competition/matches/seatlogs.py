@@ -1,0 +1,101 @@
+"""A turn's per-seat logs as stored: the text every seat was sent, kept once.
+
+In a game of many seats each seat is often sent nearly the same message every turn (13
+snakes get the same board, only their own index differs), and each seat's log keeps up to
+``LOG_CAP`` of it: stored as is, a 13-seat match keeps every turn's board 13 times and an
+honest match reaches the byte cap (``ARENA_MATCH_MAX_BYTES``). So ``pack`` stores a seat's
+``sent`` (and ``received``) that shares most of its text with the first seat's of the same
+turn as a reference to it: ``{"like": seat, "head": h, "tail": t, "middle": text}`` in place
+of the string (the first ``h`` and last ``t`` characters are the other seat's, ``middle`` is
+what differs). ``expand`` restores the strings; every reader of logs
+(``history.log_rows``, ``history.seat_logs``) serves them expanded, so the owner's log
+(the web page and ``GET /api/matches/<id>/logs/``) shows what it showed before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: the texts of a seat's log stored by reference
+FIELDS = ("sent", "received")
+#: a text is stored by reference only when that saves at least this many characters
+MIN_SAVED = 64
+
+
+def pack(logs: Sequence[Any]) -> list[dict | None]:
+    """The stored form of a turn's ``SeatLog`` list (``None`` for a seat not asked)."""
+    out = [log.to_json() if log else None for log in logs]
+    for field in FIELDS:
+        like = None
+        for seat, log in enumerate(out):
+            text = log.get(field) if log is not None else None
+            if not isinstance(text, str) or len(text) < MIN_SAVED:
+                continue
+            if like is None:
+                like = seat  # stored whole: the others refer to it
+                continue
+            base = out[like][field]
+            head, tail = _common(base, text)
+            if head + tail - 48 < MIN_SAVED:  # the reference's own keys cost about 48
+                continue
+            log[field] = {
+                "like": like,
+                "head": head,
+                "tail": tail,
+                "middle": text[head : len(text) - tail],
+            }
+    return out
+
+
+def expand(logs: Any) -> Any:
+    """``logs`` as ``pack`` was given them (as JSON): every reference replaced by its text.
+    The stored list is never changed (a new list where anything was expanded)."""
+    if not isinstance(logs, list):
+        return logs
+    out = None
+    for seat, log in enumerate(logs):
+        if not isinstance(log, dict):
+            continue
+        for field in FIELDS:
+            ref = log.get(field)
+            if not isinstance(ref, dict):
+                continue
+            if out is None:
+                out = list(logs)
+            out[seat] = {**out[seat], field: _text(logs, field, ref)}
+    return logs if out is None else out
+
+
+def _text(logs: list, field: str, ref: dict) -> str:
+    like = ref.get("like")
+    base = ""
+    if isinstance(like, int) and 0 <= like < len(logs) and isinstance(logs[like], dict):
+        found = logs[like].get(field)
+        base = found if isinstance(found, str) else ""
+    head, tail = int(ref.get("head") or 0), int(ref.get("tail") or 0)
+    return base[:head] + str(ref.get("middle") or "") + (base[len(base) - tail :] if tail else "")
+
+
+def _common(a: str, b: str) -> tuple[int, int]:
+    """The lengths of the longest common head of ``a`` and ``b`` and of their longest
+    common tail after it (binary searches over slice comparisons: C speed on 16 KB)."""
+    most = min(len(a), len(b))
+    head = _longest(most, lambda n: a[:n] == b[:n])
+    rest = most - head
+    tail = _longest(rest, lambda n: a[len(a) - n :] == b[len(b) - n :])
+    return head, tail
+
+
+def _longest(most: int, same) -> int:
+    """The largest ``n <= most`` with ``same(n)`` (``same`` holds up to some length)."""
+    if same(most):
+        return most
+    low, high = 0, most - 1  # same(low) holds, same(high + 1) does not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if same(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -373,7 +373,12 @@ def replay_chunks(match_data: dict, match_id: int, last: int, debug_seats=()) ->
     since, first = 0, True
     while since < last:
         page = history.turns(
-            match_id, since=since, upto=last, limit=REPLAY_PAGE, logs=bool(debug_seats)
+            match_id,
+            since=since,
+            upto=last,
+            limit=REPLAY_PAGE,
+            logs=False,
+            debug_seats=debug_seats,
         )
         if not page:
             break
@@ -491,7 +496,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         limit = int_param(request, "limit", default=TURNS_LIMIT, maximum=TURNS_LIMIT) or TURNS_LIMIT
         match = self.get_object()
         seats = debug_seats(match, request.user)
-        rows = history.turns(match, since=since, limit=limit + 1, logs=bool(seats))
+        rows = history.turns(match, since=since, limit=limit + 1, logs=False, debug_seats=seats)
         more = len(rows) > limit
         rows = rows[:limit]
         return Response(

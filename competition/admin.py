@@ -76,6 +76,7 @@ class EventForm(forms.ModelForm):
             "rounds",
             "pace_ms",
             "hide_results",
+            "freeze_versions",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
@@ -128,7 +129,8 @@ class EntryFormSet(BaseInlineFormSet):
 class EntryInline(admin.TabularInline):
     model = Entry
     formset = EntryFormSet
-    fields = ("bot", "seed", "active")
+    fields = ("bot", "seed", "active", "version")
+    readonly_fields = ("version",)  # a code bot's, frozen when the event starts
     autocomplete_fields = ("bot",)  # by bot name (the bots' admin searches names and owners)
     verbose_name = "entry"
     verbose_name_plural = "entries"

@@ -7,6 +7,8 @@ Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + t
 - ``process:COMMAND``: a local command speaking one JSON line per message (staff only);
 - ``tcp:HOST:PORT``: listen there and seat the first client to connect (staff only).
 - ``human:…``: a person playing the seat from the match page (``human.py``).
+- ``code:…``: code its owner uploaded, run in the sandbox (``sandbox.py``); played from a
+  stored version (``Bot.transport``), never from a spec.
 """
 
 from __future__ import annotations
@@ -83,6 +85,14 @@ TRANSPORTS = (
         "nobody",
         False,
         "A person playing from the match page (made by the play page, never registered).",
+    ),
+    TransportKind(
+        "code",
+        "Uploaded code",
+        "everyone",
+        True,
+        "A program its owner uploaded (a file or an archive), run by the platform in a "
+        "sandbox, one version per upload.",
     ),
 )
 ENDPOINT_KINDS = tuple(t.kind for t in TRANSPORTS)

@@ -128,6 +128,8 @@ def start(processes: int | None = None) -> Scheduler | None:
     with _lock:
         if _scheduler is None:
             concurrency = settings.ARENA_EMBEDDED_CONCURRENCY
+            from competition.runners.play import sandbox_report
+
             if processes > 0:
                 from competition.runners.fleet import Fleet
 
@@ -135,6 +137,7 @@ def start(processes: int | None = None) -> Scheduler | None:
                 _fleet.starting = asyncio.ensure_future(_fleet.start())
             _scheduler = Scheduler(concurrency, humans=True if processes > 0 else None)
             _scheduler.start()
+            sandbox_report()
             logger.info(
                 "embedded runner started (concurrency %s, %s runner processes)",
                 concurrency,
@@ -172,6 +175,9 @@ async def run_relayed(path: str, concurrency: int) -> None:
     if settings.ARENA_RUNNER_NICE:
         os.nice(settings.ARENA_RUNNER_NICE)
 
+    from competition.runners.play import sandbox_report
+
+    sandbox_report()
     scheduler = Scheduler(concurrency, humans=False, statistics=False)
     adopt(scheduler)  # a match queued here (an event's next round) wakes it
     out, listening = await relay.connect(path, scheduler.wake)

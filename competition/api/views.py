@@ -40,7 +40,7 @@ from competition.api.engine import (
     simulate_in_worker,
 )
 from competition.api.pagination import KeysetPagination, before_param
-from competition.api.parsers import LimitedJSONParser, RawJSON, RawJSONParser
+from competition.api.parsers import CodeBotParser, LimitedJSONParser, RawJSON, RawJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
@@ -285,7 +285,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         if action is None and getattr(self, "action_map", None) and hasattr(self, "request"):
             action = self.action_map.get(self.request.method.lower())
         if action == "create":
-            return [LimitedJSONParser(), MultiPartParser()]
+            return [LimitedJSONParser(), CodeBotParser()]
         return super().get_parsers()
 
     def perform_create(self, serializer):
@@ -398,6 +398,14 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
 
     @extend_schema(
         request=None,
+        parameters=[
+            OpenApiParameter(
+                "number",
+                int_schema(1, 999_999_999),
+                OpenApiParameter.PATH,
+                description="The version's number (1 for the first upload).",
+            )
+        ],
         responses={
             (200, "application/octet-stream"): OpenApiTypes.BINARY,
             404: OpenApiResponse(

@@ -1,0 +1,319 @@
+"""Code bots (issue 36): uploads stored as versions in the database, played in the sandbox.
+
+Everything here goes through the real entry points: the API (multipart uploads), the bot
+form, the admin, the match runner (``run_match``, the sandbox for real: bwrap), the logs
+API and the bot's log page. Three users with roles: the owner, another user, staff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.test import APIClient
+
+from bots.codebundle import MAX_ARCHIVE_BYTES
+from bots.models import Bot, BotVersion, EndpointKind, platform_seat
+from competition.events import services as events
+from competition.matches import lifecycle
+from competition.models import Entry, Event, EventFormat, Match, Participant
+from competition.runners.play import run_match
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: a tic-tac-toe bot speaking one JSON line per message on stdin/stdout; it says on stderr
+#: what it thinks (the per-turn log of its owner)
+BOT = b"""import json, sys
+PREFERENCE = ["1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1"]
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("action") == "init":
+        print(json.dumps({"name": "coded"}), flush=True)
+        continue
+    board = message.get("board") or {}
+    move = next(cell for cell in PREFERENCE if board.get(cell, "") == "")
+    print("VERSION-MARK thinking: I take " + move, file=sys.stderr, flush=True)
+    print(json.dumps({"play": move}), flush=True)
+"""
+
+
+def run(coro):
+    """Run a coroutine on a fresh loop, closing that loop's egress session at the end."""
+    from bots import egress
+
+    async def main():
+        try:
+            return await coro
+        finally:
+            await egress.close_session()
+
+    return asyncio.run(main())
+
+
+@pytest.fixture
+def users():
+    User = get_user_model()
+    return {
+        "owner": User.objects.create_user("owner", password="pw"),
+        "other": User.objects.create_user("other", password="pw"),
+        "staff": User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True),
+    }
+
+
+def api(user=None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def create_code_bot(client: APIClient, name: str = "coded", source: bytes = BOT, **extra):
+    return client.post(
+        "/api/bots/",
+        {
+            "game": "tictactoe",
+            "name": name,
+            "kind": "code",
+            "file": SimpleUploadedFile("bot.py", source),
+            **extra,
+        },
+        format="multipart",
+    )
+
+
+def upload(client: APIClient, bot_id: int, filename: str, data: bytes):
+    return client.post(
+        f"/api/bots/{bot_id}/versions/",
+        {"file": SimpleUploadedFile(filename, data)},
+        format="multipart",
+    )
+
+
+# -- upload, versions, download ----------------------------------------------------------
+
+
+def test_it_creates_a_code_bot_with_its_first_version_and_adds_versions(users):
+    owner = api(users["owner"])
+    made = create_code_bot(owner)
+    # It should create the bot from a multipart upload, with the file as its version 1.
+    assert made.status_code == 201, made.content
+    bot = Bot.objects.get(pk=made.json()["id"])
+    assert bot.kind == EndpointKind.CODE and bot.target == "bot.py"
+    v1 = bot.versions.get()
+    assert (v1.number, v1.filename, v1.language, v1.size) == (1, "bot.py", "python", len(BOT))
+    assert v1.sha256 == hashlib.sha256(BOT).hexdigest() and bytes(v1.data) == BOT
+    # It should add a version per upload, numbered on, and list them newest first.
+    second = BOT.replace(b"VERSION-MARK", b"SECOND")
+    added = upload(owner, bot.pk, "better.py", second)
+    assert added.status_code == 201, added.content
+    assert added.json()["number"] == 2 and added.json()["size"] == len(second)
+    listed = owner.get(f"/api/bots/{bot.pk}/versions/").json()
+    assert [v["number"] for v in listed] == [2, 1]
+    assert listed[0]["download"].endswith(f"/api/bots/{bot.pk}/versions/2/download/")
+    bot.refresh_from_db()
+    assert bot.target == "better.py"
+    # It should give the owner each version's bytes as uploaded, as a file.
+    got = owner.get(f"/api/bots/{bot.pk}/versions/1/download/")
+    assert got.status_code == 200 and got.content == BOT
+    assert got["Content-Type"] == "application/octet-stream"
+    assert 'attachment; filename="bot.py"' == got["Content-Disposition"]
+
+
+def test_it_shows_the_source_to_its_owner_only_unless_made_public(users):
+    made = create_code_bot(api(users["owner"])).json()
+    download = f"/api/bots/{made['id']}/versions/1/download/"
+    # It should answer 404 to anyone else (another user, staff through the API, nobody).
+    for client in (api(users["other"]), api(users["staff"]), api()):
+        assert client.get(download).status_code == 404
+        assert client.get(f"/api/bots/{made['id']}/versions/").json()[0]["download"] is None
+    # It should let everyone download it once the owner ticks "source public".
+    changed = api(users["owner"]).patch(
+        f"/api/bots/{made['id']}/", {"source_public": True}, format="json"
+    )
+    assert changed.status_code == 200 and changed.json()["source_public"] is True
+    for client in (api(users["other"]), api()):
+        got = client.get(download)
+        assert got.status_code == 200 and got.content == BOT
+    # It should let nobody but the owner upload a version.
+    refused = upload(api(users["other"]), made["id"], "mine.py", BOT)
+    assert refused.status_code in (403, 404)
+    assert BotVersion.objects.count() == 1
+
+
+def test_it_refuses_bad_uploads_with_a_clear_400_and_stores_nothing(users):
+    owner = api(users["owner"])
+    too_big = b"#" * (MAX_ARCHIVE_BYTES + 1)
+    cases = {
+        "too large": ("big.py", too_big, "limit is"),
+        "unknown kind of file": ("bot.exe", b"MZ", "file"),
+        "empty": ("bot.py", b"", "empty"),
+    }
+    for name, (filename, data, says) in cases.items():
+        refused = owner.post(
+            "/api/bots/",
+            {
+                "game": "tictactoe",
+                "name": name,
+                "kind": "code",
+                "file": SimpleUploadedFile(filename, data),
+            },
+            format="multipart",
+        )
+        # It should answer 400 with a sentence about the file, and create no bot.
+        assert refused.status_code == 400, (name, refused.content)
+        message = " ".join(refused.json()["file"])
+        assert says in message.lower() or says == "file", (name, message)
+        assert "UploadError" not in message and "b'" not in message
+    assert not Bot.objects.exists() and not BotVersion.objects.exists()
+    # It should refuse a code bot without a file, and a multipart body for any other bot.
+    no_file = owner.post(
+        "/api/bots/", {"game": "tictactoe", "name": "x", "kind": "code"}, format="json"
+    )
+    assert no_file.status_code == 400 and "needs a file" in no_file.json()["file"][0]
+    url_bot = owner.post(
+        "/api/bots/",
+        {
+            "game": "tictactoe",
+            "name": "x",
+            "kind": "http",
+            "target": "https://bot.example.org/",
+            "file": SimpleUploadedFile("bot.py", BOT),
+        },
+        format="multipart",
+    )
+    assert url_bot.status_code == 415 and "kind code" in url_bot.json()["detail"]
+    bot_id = create_code_bot(owner).json()["id"]
+    # It should refuse a new version over the cap and keep the versions as they were.
+    over = upload(owner, bot_id, "big.py", too_big)
+    assert over.status_code == 400 and "limit is" in over.json()["file"][0]
+    assert list(BotVersion.objects.values_list("number", flat=True)) == [1]
+
+
+# -- playing ------------------------------------------------------------------------------
+
+
+def test_it_plays_the_uploaded_code_in_the_sandbox_and_shows_its_stderr_to_its_owner(users):
+    bot_id = create_code_bot(api(users["owner"])).json()["id"]
+    bot = Bot.objects.get(pk=bot_id)
+    builtin = platform_seat("tictactoe", EndpointKind.BUILTIN, "first")
+    match = lifecycle.create_match("tictactoe", [bot, builtin], seed=3, dispatch_now=False)
+    # It should record the version the seat plays (the bot's latest), and none for a built-in.
+    seats = Participant.objects.filter(match=match).order_by("seat")
+    assert [p.version_id for p in seats] == [bot.versions.get().pk, None]
+    run(run_match(match.pk))
+    match.refresh_from_db()
+    # It should play the code to a real result (no fault of the code seat).
+    assert match.status == "finished", (match.status, match.reason, match.error)
+    code_seat = Participant.objects.get(match=match, seat=0)
+    assert code_seat.result in ("win", "draw", "loss") and code_seat.faults == 0
+    # It should put what the bot wrote on stderr in its owner's per-turn log (API and page).
+    logs = api(users["owner"]).get(f"/api/matches/{match.pk}/logs/?seat=0")
+    assert logs.status_code == 200, logs.content
+    stderr = [line for entry in logs.json()["results"] for line in entry["log"]["stderr"]]
+    assert any("VERSION-MARK thinking: I take" in line for line in stderr), stderr
+    page = Client()
+    page.force_login(users["owner"])
+    shown = page.get(f"/bots/{bot_id}/matches/{match.pk}/log")
+    assert shown.status_code == 200 and b"VERSION-MARK thinking" in shown.content
+    # It should show it to nobody else.
+    assert api(users["other"]).get(f"/api/matches/{match.pk}/logs/?seat=0").status_code in (
+        403,
+        404,
+    )
+    page.force_login(users["other"])
+    assert page.get(f"/bots/{bot_id}/matches/{match.pk}/log").status_code == 404
+
+
+def test_it_freezes_each_entrants_version_when_an_event_starts(users):
+    owner, other = api(users["owner"]), api(users["other"])
+    ids = [create_code_bot(owner, "a").json()["id"], create_code_bot(other, "b").json()["id"]]
+    event = Event.objects.create(name="cup", game="tictactoe", format=EventFormat.ROUND_ROBIN)
+    for seed, bot_id in enumerate(ids, start=1):
+        Entry.objects.create(event=event, bot_id=bot_id, seed=seed)
+    events.start_event(event)
+    v1 = {bot_id: BotVersion.objects.get(bot_id=bot_id, number=1).pk for bot_id in ids}
+    # It should freeze each code bot's version on its entry at the start.
+    assert dict(Entry.objects.filter(event=event).values_list("bot_id", "version_id")) == v1
+    upload(owner, ids[0], "newer.py", BOT)
+    # It should keep playing the frozen version in the event after a new upload...
+    bots = list(Bot.objects.filter(pk__in=ids).order_by("pk"))
+    later = lifecycle.create_match("tictactoe", bots, event=event, dispatch_now=False)
+    played = dict(Participant.objects.filter(match=later).values_list("bot_id", "version_id"))
+    assert played == v1
+    # ...and the latest one outside it.
+    friendly = lifecycle.create_match("tictactoe", bots, dispatch_now=False)
+    played = dict(Participant.objects.filter(match=friendly).values_list("bot_id", "version_id"))
+    assert played[ids[0]] == BotVersion.objects.get(bot_id=ids[0], number=2).pk
+    # It should not freeze anything for an event that does not ask for it.
+    loose = Event.objects.create(name="open", game="tictactoe", freeze_versions=False)
+    for seed, bot_id in enumerate(ids, start=1):
+        Entry.objects.create(event=loose, bot_id=bot_id, seed=seed)
+    events.start_event(loose)
+    assert not Entry.objects.filter(event=loose, version__isnull=False).exists()
+    assert Match.objects.filter(event=event).count() >= 1
+
+
+# -- the web form and the admin ------------------------------------------------------------
+
+
+def test_it_registers_a_code_bot_from_the_web_form(users):
+    page = Client()
+    page.force_login(users["owner"])
+    form = page.get("/bots/new/")
+    # It should offer "URL" or "Upload code", and a file field, in a multipart form.
+    assert b"Upload code" in form.content and b'type="file"' in form.content
+    assert b'enctype="multipart/form-data"' in form.content
+    fields = {"game": "tictactoe", "name": "webbed", "kind": "code"}
+    # It should refuse a bad file with the reason in the form, and store nothing.
+    bad = page.post("/bots/new/", {**fields, "file": SimpleUploadedFile("bot.txt", b"hello")})
+    assert bad.status_code == 200 and b"errors" in bad.content
+    assert not Bot.objects.exists() and not BotVersion.objects.exists()
+    made = page.post("/bots/new/", {**fields, "file": SimpleUploadedFile("bot.py", BOT)})
+    assert made.status_code == 302, made.content.decode()[:2000]
+    bot = Bot.objects.get(name="webbed")
+    assert bot.kind == EndpointKind.CODE and bytes(bot.versions.get().data) == BOT
+    # It should list the versions on the bot page, with a download link for the owner...
+    detail = page.get(f"/bots/{bot.pk}/").content.decode()
+    assert "code-versions" in detail and f"/api/bots/{bot.pk}/versions/1/download/" in detail
+    # ...and a new version from the edit form.
+    edited = page.post(
+        f"/bots/{bot.pk}/edit/",
+        {"name": "webbed", "kind": "code", "file": SimpleUploadedFile("v2.py", BOT)},
+    )
+    assert edited.status_code == 302, edited.content.decode()[:2000]
+    assert list(bot.versions.values_list("number", flat=True)) == [2, 1]
+    # It should show no download link to another user while the source is private.
+    page.force_login(users["other"])
+    assert "/versions/1/download/" not in page.get(f"/bots/{bot.pk}/").content.decode()
+
+
+def test_it_lets_staff_make_a_code_bot_in_the_admin_and_download_its_versions(users):
+    page = Client()
+    page.force_login(users["staff"])
+    made = page.post(
+        "/admin/bots/bot/add/",
+        {
+            "owner": users["owner"].pk,
+            "game": "tictactoe",
+            "name": "admin-made",
+            "kind": "code",
+            "target": "",
+            "status": "active",
+            "file": SimpleUploadedFile("bot.py", BOT),
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+        },
+    )
+    # It should store the file as the bot's first version.
+    assert made.status_code == 302, made.content.decode()[:3000]
+    bot = Bot.objects.get(name="admin-made")
+    assert bot.kind == EndpointKind.CODE and bot.versions.count() == 1
+    # It should list the versions inline, each with a download link that serves its bytes.
+    change = page.get(f"/admin/bots/bot/{bot.pk}/change/").content.decode()
+    link = f"/admin/bots/bot/{bot.pk}/versions/1/download/"
+    assert link in change
+    assert page.get(link).content == BOT

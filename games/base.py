@@ -371,6 +371,12 @@ class Game:
         engine and its built-in bots (never written by hand); none by default."""
         return []
 
+    def upload_host(self, language: str) -> Path | None:
+        """A file of the game's folder that runs an uploaded bot of ``language`` unmodified
+        (the entry file is its argument, e.g. a host of the original JavaScript bots), or
+        ``None``: the entry speaks the game's JSON lines itself."""
+        return None
+
     def human_reply(self, message: JSON) -> tuple[bool, JSON]:
         """``(True, reply)`` for a message whose reply the runner ignores (a greeting, a
         final notice): a person's seat answers it at once without asking anyone, so a

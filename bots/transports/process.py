@@ -149,6 +149,7 @@ class ProcessTransport(LineTransport):
                 env=self.env,
                 start_new_session=True,
                 limit=self.stream_limit,
+                **self._exec_options(),
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self._closed_reason = f"the command could not start: {exc}"
@@ -168,6 +169,10 @@ class ProcessTransport(LineTransport):
             logger.debug("stderr of %s: %r", self.pid, exc)
         finally:
             self._stderr.flush()
+
+    def _exec_options(self) -> dict:
+        """More keyword arguments for starting the process (``user``, ``group``...)."""
+        return {}
 
     def log_lines(self) -> list[str]:
         return self._stderr.take()

@@ -33,6 +33,7 @@ import math
 import random
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from games.base import (
@@ -408,6 +409,14 @@ class Drones(Game):
         )
 
     # -- wire -----------------------------------------------------------------------
+
+    def upload_host(self, language: str) -> Path | None:
+        """An uploaded JavaScript file is a 2018 bot (a ``playTurn`` class): the host runs it."""
+        return (
+            Path(__file__).resolve().with_name("drones_js.mjs")
+            if language == "javascript"
+            else None
+        )
 
     def encode_message(self, message: JSON) -> str:
         return js_json(message)

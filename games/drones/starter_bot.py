@@ -3,6 +3,7 @@
 
     python3 drones_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 drones_bot.py   # reject unsigned calls
+    python3 drones_bot.py --stdio   # JSON lines on stdin/stdout: the file you upload
 
 Each request carries the pending calls of the original JavaScript bot interface:
 ``{"calls": [[method, argument], ...]}`` with ``onRoundEnd`` (the last round, the only news
@@ -22,6 +23,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -94,11 +96,26 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+def serve_lines() -> None:
+    """``--stdio``: one JSON message per line on stdin, one JSON reply per line on stdout
+    (an uploaded bot, or a ``process:`` bot). ``{"error": ...}`` is the platform's last word."""
+    state: dict = {}  # one process plays one seat of one match
+    for line in sys.stdin:
+        message = json.loads(line)
+        if list(message) == ["error"]:
+            print(message["error"], file=sys.stderr)
+            break
+        print(json.dumps(play(state, message["calls"])), flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout")
     args = parser.parse_args()
+    if args.stdio:
+        raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"drones bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

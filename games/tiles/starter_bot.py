@@ -3,6 +3,7 @@
 
     python3 tiles_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 tiles_bot.py   # reject unsigned calls
+    python3 tiles_bot.py --stdio   # JSON lines on stdin/stdout: the file you upload
 
 Each request is a form (application/x-www-form-urlencoded) with two fields: ``color``
 ("r" or "b") and ``board``, the board as JSON text: 24 columns of 12 tiles, board[x][y],
@@ -19,6 +20,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
@@ -107,11 +109,26 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+def serve_lines() -> None:
+    """``--stdio``: one JSON message per line on stdin, one JSON reply per line on stdout
+    (an uploaded bot, or a ``process:`` bot). ``{"error": ...}`` is the platform's last word."""
+    for line in sys.stdin:
+        message = json.loads(line)
+        if list(message) == ["error"]:
+            print(message["error"], file=sys.stderr)
+            break
+        x, y = choose(json.loads(message["board"]), message["color"])
+        print(json.dumps({"x": x, "y": y}), flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout")
     args = parser.parse_args()
+    if args.stdio:
+        raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"tiles bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

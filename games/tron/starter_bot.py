@@ -5,6 +5,7 @@ Run it where the platform can reach it, then register its URL:
 
     python3 tron_bot.py --port 8100
     ARENA_BOT_SECRET=<your bot's secret> python3 tron_bot.py   # reject unsigned calls
+    python3 tron_bot.py --stdio   # JSON lines on stdin/stdout: the file you upload
 
 Each request is one JSON object. ``init`` comes once per match (the reply is ignored);
 ``play-turn`` asks for a move every lap: ``board`` holds one trail per seat, each a list of
@@ -21,6 +22,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SECRET = os.environ.get("ARENA_BOT_SECRET", "")
@@ -111,11 +113,25 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+def serve_lines() -> None:
+    """``--stdio``: one JSON message per line on stdin, one JSON reply per line on stdout
+    (an uploaded bot, or a ``process:`` bot). ``{"error": ...}`` is the platform's last word."""
+    for line in sys.stdin:
+        message = json.loads(line)
+        if list(message) == ["error"]:
+            print(message["error"], file=sys.stderr)
+            break
+        print(json.dumps(reply_to(message)), flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--stdio", action="store_true", help="JSON lines on stdin/stdout")
     args = parser.parse_args()
+    if args.stdio:
+        raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     print(f"tron bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

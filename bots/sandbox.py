@@ -1,0 +1,207 @@
+"""The sandbox an uploaded bot runs in (issue 36): bubblewrap plus resource limits.
+
+Each seat gets its own sandbox (``bots.transports.sandbox.SandboxTransport``), started at the
+greeting and ended with the match:
+
+- new user, network, PID, IPC, UTS and cgroup namespaces (``--unshare-all``): no network at
+  all (the sandbox's own loopback only, never the host's), no other process visible, and no
+  further user namespace inside (``--disable-userns``);
+- a file system of read-only binds only: ``/usr`` (the interpreters), the bot's code at
+  ``/bot``, a game's host file under ``/host``; a fresh ``/proc`` and ``/dev``; a private
+  ``/tmp`` capped in bytes; the root itself read-only. No ``/etc``, ``/home``, project
+  directory, database or settings;
+- an empty environment but for what the language needs (``--clearenv``, ``LANGUAGE_ENV``);
+- uid and gid 65534, every capability dropped, no new privileges (bubblewrap's default),
+  ``--die-with-parent`` and a new session (no terminal to inject into);
+- resource limits set by ``prlimit`` just before the bot's program: address space, CPU
+  seconds, processes, open files, file size, no core dumps. When the server runs as root,
+  bubblewrap itself is started as 65534 (an unprivileged user namespace): the kernel exempts
+  the real root user from the process limit.
+
+No seccomp filter: the namespaces leave the bot no network, no other process and no file of
+the server to reach, and the limits bound what it can consume; what a filter would add is a
+smaller kernel surface (docs/architecture.md, "The sandbox").
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bots.codebundle import CodeBundle
+
+logger = logging.getLogger(__name__)
+
+BWRAP = "/usr/bin/bwrap"
+PRLIMIT = "/usr/bin/prlimit"
+NOBODY = 65534
+#: the interpreter of each language, inside /usr (the only program tree the sandbox sees)
+INTERPRETERS = {
+    "python": ("/usr/bin/python3", "-u", "-B", "-s", "-E"),
+    "javascript": ("/usr/bin/node", "--max-old-space-size=512"),
+}
+#: the environment inside the sandbox, per language (nothing of the server's)
+BASE_ENV = {"PATH": "/usr/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+LANGUAGE_ENV: dict[str, dict[str, str]] = {"python": {}, "javascript": {}}
+#: the entry's arguments: the starter bots' switch to JSON lines (a host gets none)
+ENTRY_ARGS = ("--stdio",)
+BOT_DIR = "/bot"
+HOST_DIR = "/host"
+STATUS_TIMEOUT = 10.0
+
+UNAVAILABLE = (
+    "Uploaded bots cannot run on this server: its sandbox (bubblewrap with user namespaces) "
+    "is missing or does not work here, so the code is not run at all."
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The resource limits of one sandbox (per process for memory, CPU and file size)."""
+
+    address_space: int = 1 << 30
+    #: node's V8 reserves address space it never touches (its code range, a loader thread)
+    javascript_address_space: int = 3 << 30
+    cpu_seconds: int = 120
+    processes: int = 64
+    open_files: int = 128
+    file_size: int = 16 << 20
+    tmp_bytes: int = 16 << 20
+
+    def prlimit(self, language: str) -> list[str]:
+        space = self.javascript_address_space if language == "javascript" else self.address_space
+        return [
+            PRLIMIT,
+            f"--as={space}",
+            f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}",  # SIGXCPU, then SIGKILL
+            f"--nproc={self.processes}",
+            f"--nofile={self.open_files}",
+            f"--fsize={self.file_size}",
+            "--core=0",
+            "--",
+        ]
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def bwrap_args(*, code_dir: str, host: Path | None, limits: Limits) -> list[str]:
+    """bubblewrap's arguments up to (not including) the program to run."""
+    args = [
+        BWRAP,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--uid", str(NOBODY),
+        "--gid", str(NOBODY),
+        "--cap-drop", "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/lib", "/lib",
+        "--symlink", "usr/lib64", "/lib64",
+        "--symlink", "usr/bin", "/bin",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(limits.tmp_bytes),
+        "--tmpfs", "/tmp",
+        "--ro-bind", code_dir, BOT_DIR,
+    ]  # fmt: skip
+    if host is not None:
+        args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
+    args += ["--remount-ro", "/", "--chdir", BOT_DIR]
+    return args
+
+
+def command_for(
+    bundle: CodeBundle, *, code_dir: str, host: Path | None, limits: Limits = DEFAULT_LIMITS
+) -> list[str]:
+    """The whole command line: bubblewrap, the environment, prlimit, the bot's program.
+    ``host``: a file of the game's folder that runs the entry (``Game.upload_host``)."""
+    env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
+    args = bwrap_args(code_dir=code_dir, host=host, limits=limits)
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    program = [*INTERPRETERS[bundle.language], bundle.entry, *ENTRY_ARGS]
+    if host is not None:
+        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", bundle.entry]
+    return [*args, *limits.prlimit(bundle.language), *program]
+
+
+def spawn_options() -> dict:
+    """How to start bubblewrap: as 65534 when the server is root (see the module docstring),
+    with an empty environment (``/proc/1/environ`` inside is bubblewrap's)."""
+    options: dict = {"env": {}}
+    if os.geteuid() == 0:
+        options.update(user=NOBODY, group=NOBODY, extra_groups=[])
+    return options
+
+
+def materialise(bundle: CodeBundle) -> str:
+    """Write the bundle to a fresh private directory (read by the sandbox's user only)."""
+    root = tempfile.mkdtemp(prefix="arena-bot-")
+    try:
+        for path, data in bundle.files.items():
+            target = Path(root, *path.split("/"))
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        if os.geteuid() == 0:
+            os.chown(root, NOBODY, NOBODY)
+        os.chmod(root, 0o500)
+    except BaseException:
+        remove(root)
+        raise
+    return root
+
+
+def remove(root: str | None) -> None:
+    if root:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@functools.cache
+def sandbox_status() -> tuple[bool, str]:
+    """(True, "") when a sandbox can be created here (bwrap present and working, checked once
+    per process, cached), else (False, one clear sentence saying why, the same everywhere)."""
+    if not (os.access(BWRAP, os.X_OK) and os.access(PRLIMIT, os.X_OK)):
+        logger.warning("sandbox unavailable: %s or %s is missing", BWRAP, PRLIMIT)
+        return False, UNAVAILABLE
+    probe = CodeBundle("python", "probe.py", {"probe.py": b"print('ok')\n"})
+    root = materialise(probe)
+    try:
+        command = command_for(probe, code_dir=root, host=None)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=STATUS_TIMEOUT,
+            check=False,
+            **spawn_options(),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("sandbox unavailable: %r", exc)
+        return False, UNAVAILABLE
+    finally:
+        remove(root)
+    if done.returncode != 0 or done.stdout.strip() != b"ok":
+        logger.warning(
+            "sandbox unavailable: bwrap exited %s: %s",
+            done.returncode,
+            done.stderr.decode("utf-8", "replace")[-500:],
+        )
+        return False, UNAVAILABLE
+    return True, ""
+
+
+def environment_of(bundle: CodeBundle) -> Mapping[str, str]:
+    """The variables the bot sees (for docs and tests)."""
+    return {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}

@@ -1,0 +1,130 @@
+"""The ``code`` transport: an uploaded bot (``bots.codebundle.CodeBundle``) run in its sandbox.
+
+It is a ``process`` transport whose command is the sandbox (``bots/sandbox.py``): the same
+JSON lines on stdin/stdout, the same byte cap, timeouts and bounded stderr. ``start``
+writes the bundle to a private directory and starts bubblewrap; ``close`` ends it and
+removes the directory. Where no sandbox can be created (``sandbox_status``), ``start``
+raises a ``connect`` fault with that one message and the code never runs.
+
+A game whose original bots need a host to run unmodified names it per language
+(``Game.upload_host``): the entry file is then given to the host (bound read-only) instead of
+run by the interpreter.
+
+When the bot's stream ends because it exited, the ``connect`` fault says how (its exit
+status, or the limit whose signal killed it: ``SIGXCPU`` for CPU seconds, ``SIGXFSZ`` for
+the file size).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any
+
+from bots.codebundle import CodeBundle
+from bots.faults import BotFault, FaultCode
+from bots.sandbox import (
+    DEFAULT_LIMITS,
+    Limits,
+    command_for,
+    materialise,
+    remove,
+    sandbox_status,
+    spawn_options,
+)
+from bots.transports.base import Exchange
+from bots.transports.process import ProcessTransport
+from games.base import Game
+
+logger = logging.getLogger(__name__)
+
+EXIT_WAIT = 0.2
+#: what a signal that ended the bot means here
+SIGNAL_MEANING = {
+    signal.SIGXCPU: "over its CPU time limit",
+    signal.SIGXFSZ: "over its file size limit",
+    signal.SIGKILL: "killed",
+    signal.SIGSEGV: "a crash (segmentation fault)",
+    signal.SIGABRT: "aborted",
+}
+
+
+class SandboxTransport(ProcessTransport):
+    """JSON lines on stdin/stdout, as ``ProcessTransport``, with the bot in its sandbox."""
+
+    kind = "code"
+
+    def __init__(
+        self, bundle: CodeBundle, *, game: Game, seat: int = 0, limits: Limits | None = None
+    ):
+        super().__init__(["sandbox"], codec=game, env={})
+        self.bundle = bundle
+        self.game = game
+        self.seat = seat
+        self.limits = limits or DEFAULT_LIMITS
+        self._code_dir: str | None = None
+
+    async def start(self) -> None:
+        if self._proc is not None or self.closed:
+            raise BotFault(FaultCode.CONNECT, "the sandbox was already started")
+        ok, why = sandbox_status()
+        if not ok:
+            self._closed_reason = why
+            raise BotFault(FaultCode.CONNECT, why)
+        host = self.game.upload_host(self.bundle.language)
+        self._code_dir = await asyncio.to_thread(materialise, self.bundle)
+        self.command = command_for(
+            self.bundle, code_dir=self._code_dir, host=host, limits=self.limits
+        )
+        try:
+            await super().start()
+        except BotFault:
+            self._remove()
+            raise
+
+    def _exec_options(self) -> dict:
+        options = spawn_options()
+        options.pop("env", None)  # already ``self.env``: empty
+        return options
+
+    async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
+        try:
+            return await super().exchange(message, timeout=timeout)
+        except BotFault as fault:
+            if fault.code is FaultCode.CONNECT:
+                how = await self._exit_reason()
+                if how:
+                    fault.detail = f"{fault.detail} ({how})"
+            raise
+
+    async def _exit_reason(self) -> str:
+        proc = self._proc
+        if proc is None:
+            return ""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EXIT_WAIT):
+                await proc.wait()
+        code = proc.returncode
+        if code is None or code == 0:
+            return "" if code is None else "the bot exited"
+        number = code - 128 if code > 128 else -code if code < 0 else 0
+        if number > 0:
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            meaning = SIGNAL_MEANING.get(number)
+            return f"the bot was ended by {name}" + (f": {meaning}" if meaning else "")
+        return f"the bot exited with status {code}"
+
+    async def _shutdown(self) -> None:
+        try:
+            await super()._shutdown()
+        finally:
+            self._remove()
+
+    def _remove(self) -> None:
+        root, self._code_dir = self._code_dir, None
+        remove(root)

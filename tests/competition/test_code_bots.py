@@ -199,7 +199,7 @@ def test_it_refuses_bad_uploads_with_a_clear_400_and_stores_nothing(users):
 def test_it_plays_the_uploaded_code_in_the_sandbox_and_shows_its_stderr_to_its_owner(users):
     bot_id = create_code_bot(api(users["owner"])).json()["id"]
     bot = Bot.objects.get(pk=bot_id)
-    builtin = platform_seat("tictactoe", EndpointKind.BUILTIN, "first")
+    builtin = platform_seat("tictactoe", EndpointKind.BUILTIN, "random")
     match = lifecycle.create_match("tictactoe", [bot, builtin], seed=3, dispatch_now=False)
     # It should record the version the seat plays (the bot's latest), and none for a built-in.
     seats = Participant.objects.filter(match=match).order_by("seat")
@@ -317,3 +317,72 @@ def test_it_lets_staff_make_a_code_bot_in_the_admin_and_download_its_versions(us
     link = f"/admin/bots/bot/{bot.pk}/versions/1/download/"
     assert link in change
     assert page.get(link).content == BOT
+
+
+# -- no sandbox, no code --------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_sandbox(monkeypatch):
+    """A server without a working bubblewrap (its path names no file): ``sandbox_status``
+    checks it for real, once per process (its cache is cleared around the test)."""
+    from bots import sandbox
+
+    monkeypatch.setattr(sandbox, "BWRAP", "/nonexistent/bwrap")
+    sandbox.sandbox_status.cache_clear()
+    yield sandbox.UNAVAILABLE
+    sandbox.sandbox_status.cache_clear()
+
+
+def test_it_refuses_code_bots_everywhere_when_no_sandbox_can_be_made(users, no_sandbox, caplog):
+    # It should refuse a code bot in the API with the sandbox's one sentence, storing nothing.
+    refused = create_code_bot(api(users["owner"]))
+    assert refused.status_code == 400 and refused.json()["kind"] == [no_sandbox]
+    assert not Bot.objects.exists() and not BotVersion.objects.exists()
+    # It should refuse it in the web form and in the admin with the same sentence.
+    page = Client()
+    page.force_login(users["owner"])
+    form = page.post(
+        "/bots/new/",
+        {
+            "game": "tictactoe",
+            "name": "web",
+            "kind": "code",
+            "file": SimpleUploadedFile("bot.py", BOT),
+        },
+    )
+    assert form.status_code == 200 and no_sandbox in form.content.decode()
+    page.force_login(users["staff"])
+    admin = page.post(
+        "/admin/bots/bot/add/",
+        {
+            "owner": users["owner"].pk,
+            "game": "tictactoe",
+            "name": "admin",
+            "kind": "code",
+            "status": "active",
+            "file": SimpleUploadedFile("bot.py", BOT),
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+        },
+    )
+    assert admin.status_code == 200 and no_sandbox in admin.content.decode()
+    assert not Bot.objects.exists() and not BotVersion.objects.exists()
+    # It should never run a code bot stored before: its seat is refused at its start with
+    # the same sentence (a connect fault), and the runner says so in its log.
+    bot = Bot.objects.create(
+        owner=users["owner"], game="tictactoe", name="old", kind=EndpointKind.CODE, target="bot.py"
+    )
+    bot.add_version("bot.py", BOT)
+    builtin = platform_seat("tictactoe", EndpointKind.BUILTIN, "random")
+    match = lifecycle.create_match("tictactoe", [bot, builtin], seed=1, dispatch_now=False)
+    from competition.runners.play import sandbox_report
+
+    with caplog.at_level("WARNING", logger="competition.runners.play"):
+        assert sandbox_report() == (False, no_sandbox)
+    assert no_sandbox in caplog.text
+    run(run_match(match.pk))
+    seat = Participant.objects.get(match=match, seat=0)
+    assert seat.cause == "connect" and seat.result == "loss"
+    logs = api(users["owner"]).get(f"/api/matches/{match.pk}/logs/?seat=0").json()["results"]
+    assert logs[0]["log"]["fault"] == "connect" and logs[0]["log"]["detail"] == no_sandbox

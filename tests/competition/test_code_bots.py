@@ -386,3 +386,73 @@ def test_it_refuses_code_bots_everywhere_when_no_sandbox_can_be_made(users, no_s
     assert seat.cause == "connect" and seat.result == "loss"
     logs = api(users["owner"]).get(f"/api/matches/{match.pk}/logs/?seat=0").json()["results"]
     assert logs[0]["log"]["fault"] == "connect" and logs[0]["log"]["detail"] == no_sandbox
+
+
+# -- Game of Drones: the 2018 bots as they were written ------------------------------------
+
+
+def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_process_bots(users):
+    from bots.transports.process import ProcessTransport
+    from competition.matches.loop import play
+    from games import get_game
+    from games.drones import JS_HOST
+    from tests.bots.test_drones_host import CLASS_BOT, FACTORY_BOT, NODE, TEMPLATE_BOT
+
+    sources = {"template": TEMPLATE_BOT, "closure": FACTORY_BOT, "counter": CLASS_BOT}
+    ids = {}
+    for name, source in sources.items():
+        made = api(users["owner"]).post(
+            "/api/bots/",
+            {
+                "game": "drones",
+                "name": name,
+                "kind": "code",
+                "file": SimpleUploadedFile(f"{name}.js", source.encode()),
+            },
+            format="multipart",
+        )
+        assert made.status_code == 201, made.content
+        ids[made.json()["id"]] = name
+    # a round robin as the admin's "Start" makes it (the events service it calls)
+    event = Event.objects.create(name="2018", game="drones", format=EventFormat.ROUND_ROBIN)
+    for seed, bot_id in enumerate(ids, start=1):
+        Entry.objects.create(event=event, bot_id=bot_id, seed=seed)
+    assert events.start_event(event) == 3
+
+    async def play_all():
+        for _ in range(20):  # bounded: every match of the event, then the event is over
+            if await run_match() is None:
+                return
+
+    run(play_all())
+    event.refresh_from_db()
+    # It should play every pairing to a result, the event finished.
+    assert event.status == "finished"
+    game = get_game("drones")
+    for match in Match.objects.filter(event=event).order_by("pk"):
+        seats = list(Participant.objects.filter(match=match).order_by("seat"))
+        assert match.status in ("finished", "forfeited"), (match.status, match.error)
+        # It should give each seat the result the same files give as process: bots run by
+        # games/drones/drones_js.mjs, with the match's seed and options.
+        files = [sources[ids[p.bot_id]] for p in seats]
+
+        async def reference(files=files, match=match):
+            import tempfile
+            from pathlib import Path
+
+            with tempfile.TemporaryDirectory() as folder:
+                transports = []
+                for seat, source in enumerate(files):
+                    path = Path(folder, f"seat{seat}.js")
+                    path.write_text(source, encoding="utf-8")
+                    transports.append(
+                        ProcessTransport([NODE, str(JS_HOST), str(path)], codec=game)
+                    )
+                return await play(game, transports, seed=match.seed, options=match.options)
+
+        expected = run(reference())
+        assert [p.score for p in seats] == list(expected.outcome.scores), (
+            match.pk,
+            [ids[p.bot_id] for p in seats],
+        )
+        assert match.reason == expected.outcome.reason

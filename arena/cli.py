@@ -468,6 +468,15 @@ def positive_int(text: str) -> int:
     return value
 
 
+def code_commands(command) -> None:
+    """``upload`` and ``versions``: a code bot's versions (``register --kind code`` makes one)."""
+    p = command("upload", cmd_upload, "upload a new version of your code bot")
+    p.add_argument("bot", type=positive_int)
+    p.add_argument("file", help="a .py or .js file, or a .zip/.tar.gz with an arena.json manifest")
+    p = command("versions", cmd_versions, "the uploaded versions of a code bot")
+    p.add_argument("bot", type=positive_int)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -502,11 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
         ".zip/.tar.gz with an arena.json manifest)",
     )
     p.add_argument("--kind", default="http", help="http (default), code, or for staff process, tcp")
-    p = command("upload", cmd_upload, "upload a new version of your code bot")
-    p.add_argument("bot", type=positive_int)
-    p.add_argument("file", help="a .py or .js file, or a .zip/.tar.gz with an arena.json manifest")
-    p = command("versions", cmd_versions, "the uploaded versions of a code bot")
-    p.add_argument("bot", type=positive_int)
+    code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
     p = command("challenge", cmd_challenge, "queue a match between bots (one of them yours)")

@@ -391,7 +391,9 @@ def test_it_refuses_code_bots_everywhere_when_no_sandbox_can_be_made(users, no_s
 # -- Game of Drones: the 2018 bots as they were written ------------------------------------
 
 
-def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_process_bots(users):
+def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_process_bots(
+    users, tmp_path
+):
     from bots.transports.process import ProcessTransport
     from competition.matches.loop import play
     from games import get_game
@@ -436,19 +438,14 @@ def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_proce
         # games/drones/drones_js.mjs, with the match's seed and options.
         files = [sources[ids[p.bot_id]] for p in seats]
 
-        async def reference(files=files, match=match):
-            import tempfile
-            from pathlib import Path
+        paths = []
+        for seat, source in enumerate(files):
+            paths.append(tmp_path / f"match{match.pk}-seat{seat}.js")
+            paths[-1].write_text(source, encoding="utf-8")
 
-            with tempfile.TemporaryDirectory() as folder:
-                transports = []
-                for seat, source in enumerate(files):
-                    path = Path(folder, f"seat{seat}.js")
-                    path.write_text(source, encoding="utf-8")
-                    transports.append(
-                        ProcessTransport([NODE, str(JS_HOST), str(path)], codec=game)
-                    )
-                return await play(game, transports, seed=match.seed, options=match.options)
+        async def reference(paths=paths, match=match):
+            transports = [ProcessTransport([NODE, str(JS_HOST), str(p)], codec=game) for p in paths]
+            return await play(game, transports, seed=match.seed, options=match.options)
 
         expected = run(reference())
         assert [p.score for p in seats] == list(expected.outcome.scores), (
@@ -456,3 +453,28 @@ def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_proce
             [ids[p.bot_id] for p in seats],
         )
         assert match.reason == expected.outcome.reason
+
+
+def test_it_plays_a_code_bot_on_the_bench(users):
+    bot_id = create_code_bot(api(users["owner"])).json()["id"]
+    page = Client()
+    page.force_login(users["owner"])
+    # It should offer the code bot on the bench and queue its match against a built-in.
+    assert f"bot:{bot_id}" in page.get("/bench/").content.decode()
+    made = page.post(
+        "/bench/",
+        {
+            "game": "tictactoe",
+            "tictactoe-mine": f"bot:{bot_id}",
+            "tictactoe-opponent": "builtin:perfect",
+            "tictactoe-seat": "0",
+            "tictactoe-pace_ms": "0",
+        },
+    )
+    assert made.status_code == 302, made.content.decode()[:2000]
+    match = Match.objects.get()
+    assert Participant.objects.get(match=match, bot_id=bot_id).version_id is not None
+    run(run_match(match.pk))
+    match.refresh_from_db()
+    # It should play it to a result in the sandbox.
+    assert match.status == "finished", (match.status, match.reason, match.error)

@@ -505,12 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("register", cmd_register, "register a bot")
     p.add_argument("game")
     p.add_argument("name")
-    p.add_argument(
-        "target",
-        help="the bot's URL; with --kind code, the file of its code (a .py or .js file, or a "
-        ".zip/.tar.gz with an arena.json manifest)",
-    )
-    p.add_argument("--kind", default="http", help="http (default), code, or for staff process, tcp")
+    p.add_argument("target", help="the bot's URL; with --kind code, the file of its code")
+    p.add_argument("--kind", default="http", help="http (default), code; staff: process, tcp")
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)

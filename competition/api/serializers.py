@@ -423,6 +423,20 @@ class BotVersionSerializer(serializers.ModelSerializer):
         )
 
 
+class CodeBotCreateSerializer(serializers.Serializer):
+    """``POST /api/bots/`` as multipart/form-data: a code bot and its first version (any
+    other bot is created with JSON)."""
+
+    game = serializers.ChoiceField(choices=game_choices())
+    name = serializers.CharField(max_length=80)
+    kind = serializers.ChoiceField(choices=[EndpointKind.CODE.value])
+    file = serializers.FileField(
+        help_text="A .py or .js file, or a .zip/.tar.gz with an arena.json manifest."
+    )
+    public_debug = serializers.BooleanField(required=False)
+    source_public = serializers.BooleanField(required=False)
+
+
 class VersionUploadSerializer(serializers.Serializer):
     file = serializers.FileField(
         help_text="The new version (multipart/form-data): a .py or .js file, or a "

@@ -150,6 +150,8 @@ class IdLookup:
 GAME_SLUGS = [game.slug for game in all_games()]
 #: versions listed by ``GET /api/bots/<id>/versions/`` (the newest)
 VERSIONS_LISTED = 100
+#: the largest version number a path may name (``BotVersion.number``'s column holds it)
+MAX_VERSION = 2**31 - 1
 SLUG_PARAM = OpenApiParameter(
     "slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS, description="The game's slug."
 )
@@ -279,6 +281,15 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
                 bots = bots.filter(status=state)
         return bots
 
+    @extend_schema(
+        request={
+            "application/json": s.BotSerializer,
+            "multipart/form-data": s.CodeBotCreateSerializer,
+        }
+    )
+    def create(self, request, *args, **kwargs):
+        return super().create(request, *args, **kwargs)
+
     def get_parsers(self):
         # creating a bot takes JSON, or multipart/form-data for a code bot with its file
         action = getattr(self, "action", None)
@@ -380,7 +391,12 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         description="Upload a new version of your code bot: the next matches play it (an "
         "event that froze its entrants' versions keeps the one it started with).",
     )
-    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser])
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        parser_classes=[MultiPartParser],
+        pagination_class=None,
+    )
     def versions(self, request, pk=None):
         bot = self.get_object()
         if request.method == "GET":
@@ -401,7 +417,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         parameters=[
             OpenApiParameter(
                 "number",
-                int_schema(1, 999_999_999),
+                int_schema(1, MAX_VERSION),
                 OpenApiParameter.PATH,
                 description="The version's number (1 for the first upload).",
             )
@@ -418,13 +434,14 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"versions/(?P<number>[0-9]{1,9})/download",
+        url_path=r"versions/(?P<number>[^/]+)/download",
         url_name="version-download",
         content_negotiation_class=JSONDownload,
     )
     def download(self, request, pk=None, number=None):
         bot = self.get_object()
-        version = bot.versions.filter(number=int(number)).first()
+        number = parse_int(number, 1, MAX_VERSION)
+        version = bot.versions.filter(number=number).first() if number else None
         if version is None or not bot.source_visible_to(request.user):
             raise exceptions.NotFound("No such version.")
         response = HttpResponse(bytes(version.data), content_type="application/octet-stream")

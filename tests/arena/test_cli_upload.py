@@ -90,3 +90,26 @@ def test_it_refuses_a_bad_upload_in_one_line_and_stores_nothing(site, home, tmp_
     # It should have stored nothing but the first version.
     versions = requests.get(f"{site['server']}/api/bots/{bot_id}/versions/", timeout=10).json()
     assert [v["number"] for v in versions] == [1]
+
+
+def test_it_answers_a_malformed_multipart_body_in_json(site, home):
+    bot_id = int(
+        re.search(
+            r"registered bot (\d+)",
+            ok(arena(home, "register", "tictactoe", "parsed", str(STARTER), "--kind", "code")),
+        ).group(1)
+    )
+    response = requests.post(
+        f"{site['server']}/api/bots/{bot_id}/versions/",
+        data=b"--b0undary--\r\n",
+        headers={
+            "Authorization": f"Token {site['token']}",
+            "Content-Type": "multipart/form-data; boundary=b0undary",
+        },
+        timeout=10,
+    )
+    # It should leave the body to Django (not to Twisted, whose own parse answered a bare 400):
+    # a 400 that says what is missing, in JSON.
+    assert response.status_code == 400
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.json() == {"file": ["No file was submitted."]}

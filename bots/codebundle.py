@@ -94,18 +94,18 @@ def _clean_path(raw: str) -> str:
     """The member's path as a relative POSIX path inside the bundle, or UploadError."""
     shown = raw[:80]
     if not raw or len(raw) > MAX_PATH_CHARS:
-        raise UploadError(f"The archive holds a file name that is empty or too long: {shown!r}.")
+        raise UploadError(f"A file name in the upload is empty or too long: {shown!r}.")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in raw) or "\\" in raw:
         raise UploadError(
-            f"The archive holds a file name with a control character or a backslash: {shown!r}."
+            f"A file name in the upload has a control character or a backslash: {shown!r}."
         )
     if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        raise UploadError(f"The archive holds an absolute path: {shown!r}.")
+        raise UploadError(f"A path in the upload is absolute: {shown!r}.")
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if ".." in parts:
-        raise UploadError(f"The archive holds a path that leaves its folder ('..'): {shown!r}.")
+        raise UploadError(f"A path in the upload leaves its folder ('..'): {shown!r}.")
     if not parts:
-        raise UploadError(f"The archive holds a file name that is empty: {shown!r}.")
+        raise UploadError(f"A file name in the upload is empty: {shown!r}.")
     return "/".join(parts)
 
 

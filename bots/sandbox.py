@@ -7,7 +7,7 @@ greeting and ended with the match:
   all (the sandbox's own loopback only, never the host's), no other process visible, and no
   further user namespace inside (``--disable-userns``);
 - a file system of read-only binds only: ``/usr`` (the interpreters), the bot's code at
-  ``/bot``, a game's host file under ``/host``; a fresh ``/proc`` and ``/dev``; a private
+  ``/bot`` (copied in from memory, never written to the server's disk), a game's host file under ``/host``; a fresh ``/proc`` and ``/dev``; a private
   ``/tmp`` capped in bytes; the root itself read-only. No ``/etc``, ``/home``, project
   directory, database or settings;
 - an empty environment but for what the language needs (``--clearenv``, ``LANGUAGE_ENV``);
@@ -20,18 +20,17 @@ greeting and ended with the match:
 
 No seccomp filter: the namespaces leave the bot no network, no other process and no file of
 the server to reach, and the limits bound what it can consume; what a filter would add is a
-smaller kernel surface (docs/architecture.md, "The sandbox").
+smaller kernel surface (docs/architecture.md, "Uploaded bots and their sandbox").
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,8 +91,9 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def bwrap_args(*, code_dir: str, host: Path | None, limits: Limits) -> list[str]:
-    """bubblewrap's arguments up to (not including) the program to run."""
+def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
+    """bubblewrap's arguments up to (not including) the program to run. ``code``: the
+    bundle's files as ``(fd, relative path)`` (``open_code``), copied into ``/bot``."""
     args = [
         BWRAP,
         "--unshare-all",
@@ -111,10 +111,12 @@ def bwrap_args(*, code_dir: str, host: Path | None, limits: Limits) -> list[str]
         "--symlink", "usr/bin", "/bin",
         "--proc", "/proc",
         "--dev", "/dev",
+        "--remount-ro", "/dev",  # its devices still work; /dev/shm is no uncapped tmpfs
         "--size", str(limits.tmp_bytes),
         "--tmpfs", "/tmp",
-        "--ro-bind", code_dir, BOT_DIR,
     ]  # fmt: skip
+    for fd, path in code:
+        args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
     if host is not None:
         args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
     args += ["--remount-ro", "/", "--chdir", BOT_DIR]
@@ -122,51 +124,58 @@ def bwrap_args(*, code_dir: str, host: Path | None, limits: Limits) -> list[str]
 
 
 def command_for(
-    bundle: CodeBundle, *, code_dir: str, host: Path | None, limits: Limits = DEFAULT_LIMITS
+    bundle: CodeBundle,
+    *,
+    code: Sequence[tuple[int, str]],
+    host: Path | None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
     """The whole command line: bubblewrap, the environment, prlimit, the bot's program.
     ``host``: a file of the game's folder that runs the entry (``Game.upload_host``)."""
     env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
-    args = bwrap_args(code_dir=code_dir, host=host, limits=limits)
+    args = bwrap_args(code=code, host=host, limits=limits)
     for key, value in env.items():
         args += ["--setenv", key, value]
-    program = [*INTERPRETERS[bundle.language], bundle.entry, *ENTRY_ARGS]
+    entry = f"{BOT_DIR}/{bundle.entry}"  # absolute: an entry named "-c.py" is no option
+    program = [*INTERPRETERS[bundle.language], entry, *ENTRY_ARGS]
     if host is not None:
-        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", bundle.entry]
+        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", entry]
     return [*args, *limits.prlimit(bundle.language), *program]
 
 
-def spawn_options() -> dict:
+def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
+    """The bundle's files as in-memory files (``memfd``), for bubblewrap to copy into the
+    sandbox: nothing is written to the server's disk, so nothing is left if the server dies.
+    The caller closes them (``close_code``) once bubblewrap has started."""
+    code: list[tuple[int, str]] = []
+    try:
+        for path, data in bundle.files.items():
+            fd = os.memfd_create("arena-bot", os.MFD_CLOEXEC)
+            code.append((fd, path))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        close_code(code)
+        raise
+    return code
+
+
+def close_code(code: Sequence[tuple[int, str]]) -> None:
+    for fd, _ in code:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
     """How to start bubblewrap: as 65534 when the server is root (see the module docstring),
-    with an empty environment (``/proc/1/environ`` inside is bubblewrap's)."""
-    options: dict = {"env": {}}
+    with an empty environment (``/proc/1/environ`` inside is bubblewrap's) and the code's
+    file descriptors."""
+    options: dict = {"env": {}, "pass_fds": tuple(fd for fd, _ in code)}
     if os.geteuid() == 0:
         options.update(user=NOBODY, group=NOBODY, extra_groups=[])
     return options
-
-
-def materialise(bundle: CodeBundle) -> str:
-    """Write the bundle to a fresh private directory (read by the sandbox's user only)."""
-    root = tempfile.mkdtemp(prefix="arena-bot-")
-    try:
-        for path, data in bundle.files.items():
-            target = Path(root, *path.split("/"))
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-        if os.geteuid() == 0:
-            os.chown(root, NOBODY, NOBODY)
-        os.chmod(root, 0o500)
-    except BaseException:
-        remove(root)
-        raise
-    return root
-
-
-def remove(root: str | None) -> None:
-    if root:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @functools.cache
@@ -177,21 +186,21 @@ def sandbox_status() -> tuple[bool, str]:
         logger.warning("sandbox unavailable: %s or %s is missing", BWRAP, PRLIMIT)
         return False, UNAVAILABLE
     probe = CodeBundle("python", "probe.py", {"probe.py": b"print('ok')\n"})
-    root = materialise(probe)
+    code: list[tuple[int, str]] = []
     try:
-        command = command_for(probe, code_dir=root, host=None)
+        code = open_code(probe)
         done = subprocess.run(
-            command,
+            command_for(probe, code=code, host=None),
             capture_output=True,
             timeout=STATUS_TIMEOUT,
             check=False,
-            **spawn_options(),
+            **spawn_options(code),
         )
     except (OSError, subprocess.SubprocessError) as exc:
         logger.warning("sandbox unavailable: %r", exc)
         return False, UNAVAILABLE
     finally:
-        remove(root)
+        close_code(code)
     if done.returncode != 0 or done.stdout.strip() != b"ok":
         logger.warning(
             "sandbox unavailable: bwrap exited %s: %s",
@@ -200,8 +209,3 @@ def sandbox_status() -> tuple[bool, str]:
         )
         return False, UNAVAILABLE
     return True, ""
-
-
-def environment_of(bundle: CodeBundle) -> Mapping[str, str]:
-    """The variables the bot sees (for docs and tests)."""
-    return {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}

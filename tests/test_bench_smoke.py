@@ -145,3 +145,10 @@ def test_it_runs_the_storage_benchmark_in_smoke_mode():
     for cells in rows:
         if cells[2].strip() == "1":
             assert float(cells[8].strip().split("x")[0]) > 1
+
+
+def test_it_runs_the_sandbox_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/sandbox.py"), "--quick")
+    # It should time a seat's start and a move, sandboxed and plain, in one run.
+    assert "the sandbox adds" in out and "per seat" in out
+    assert "per move (median of 50)" in out and "x (goal <= 1.1x)" in out

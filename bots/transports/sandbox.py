@@ -2,8 +2,8 @@
 
 It is a ``process`` transport whose command is the sandbox (``bots/sandbox.py``): the same
 JSON lines on stdin/stdout, the same byte cap, timeouts and bounded stderr. ``start``
-writes the bundle to a private directory and starts bubblewrap; ``close`` ends it and
-removes the directory. Where no sandbox can be created (``sandbox_status``), ``start``
+hands the bundle's files to bubblewrap from memory (nothing on the server's disk) and starts
+it; ``close`` ends it. Where no sandbox can be created (``sandbox_status``), ``start``
 raises a ``connect`` fault with that one message and the code never runs.
 
 A game whose original bots need a host to run unmodified names it per language
@@ -28,9 +28,9 @@ from bots.faults import BotFault, FaultCode
 from bots.sandbox import (
     DEFAULT_LIMITS,
     Limits,
+    close_code,
     command_for,
-    materialise,
-    remove,
+    open_code,
     sandbox_status,
     spawn_options,
 )
@@ -64,28 +64,29 @@ class SandboxTransport(ProcessTransport):
         self.game = game
         self.seat = seat
         self.limits = limits or DEFAULT_LIMITS
-        self._code_dir: str | None = None
+        self._code: list[tuple[int, str]] = []
 
     async def start(self) -> None:
         if self._proc is not None or self.closed:
             raise BotFault(FaultCode.CONNECT, "the sandbox was already started")
-        ok, why = sandbox_status()
+        ok, why = await asyncio.to_thread(sandbox_status)  # the first call starts a sandbox
         if not ok:
             self._closed_reason = why
             raise BotFault(FaultCode.CONNECT, why)
         host = self.game.upload_host(self.bundle.language)
-        self._code_dir = await asyncio.to_thread(materialise, self.bundle)
-        self.command = command_for(
-            self.bundle, code_dir=self._code_dir, host=host, limits=self.limits
-        )
         try:
+            self._code = open_code(self.bundle)
+        except OSError as exc:  # ours (out of memory or descriptors): never charged to the bot
+            raise BotFault(FaultCode.PLATFORM, f"cannot hold the bot's files: {exc}") from None
+        try:
+            self.command = command_for(self.bundle, code=self._code, host=host, limits=self.limits)
             await super().start()
-        except BotFault:
-            self._remove()
-            raise
+        finally:
+            close_code(self._code)  # bubblewrap has its copies
+            self._code = []
 
     def _exec_options(self) -> dict:
-        options = spawn_options()
+        options = spawn_options(self._code)
         options.pop("env", None)  # already ``self.env``: empty
         return options
 
@@ -118,13 +119,3 @@ class SandboxTransport(ProcessTransport):
             meaning = SIGNAL_MEANING.get(number)
             return f"the bot was ended by {name}" + (f": {meaning}" if meaning else "")
         return f"the bot exited with status {code}"
-
-    async def _shutdown(self) -> None:
-        try:
-            await super()._shutdown()
-        finally:
-            self._remove()
-
-    def _remove(self) -> None:
-        root, self._code_dir = self._code_dir, None
-        remove(root)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import tempfile
 import textwrap
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -37,11 +38,15 @@ def upload(source: str, filename: str = "bot.py"):
     return read_upload(filename, textwrap.dedent(source).encode())
 
 
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
 async def test_it_exchanges_lines_with_a_bot_in_its_sandbox():
+    before = open_fds()
     transport = SandboxTransport(upload(ECHO), game=TTT, seat=1)
     assert transport.kind == "code"
     await transport.start()
-    code_dir = transport._code_dir
     try:
         # It should run the entry with --stdio and speak the game's JSON lines.
         done = await transport.exchange(MESSAGE, timeout=10)
@@ -53,9 +58,9 @@ async def test_it_exchanges_lines_with_a_bot_in_its_sandbox():
         assert transport.log_lines() == ["hello from ['--stdio']"]
     finally:
         await transport.close()
-    # It should end the sandbox and remove the bot's files with the match.
+    # It should end the sandbox with the match, keeping no file or descriptor of it.
     assert transport.returncode is not None
-    assert code_dir and not Path(code_dir).exists()  # noqa: ASYNC240
+    assert open_fds() <= before
 
 
 async def test_it_imports_the_other_files_of_an_archive():
@@ -167,3 +172,26 @@ def test_it_checks_the_sandbox_once_per_process():
     assert sandbox_status.cache_info().hits == 0
     sandbox_status()
     assert sandbox_status.cache_info().hits == 1
+
+
+async def test_it_runs_an_entry_whose_name_looks_like_an_option():
+    transport = SandboxTransport(upload(ECHO, "-c.py"), game=TTT)
+    await transport.start()
+    try:
+        # It should run the file, never read its name as an interpreter option.
+        assert (await transport.exchange(MESSAGE, timeout=10)).reply["play"] == "1-1"
+    finally:
+        await transport.close()
+
+
+async def test_it_writes_nothing_of_the_bot_to_the_servers_disk(monkeypatch, tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    transport = SandboxTransport(upload(ECHO), game=TTT)
+    await transport.start()
+    try:
+        assert (await transport.exchange(MESSAGE, timeout=10)).reply["play"] == "1-1"
+        # It should hand the code to the sandbox from memory: no temporary file or folder,
+        # so a server that dies mid-match leaves nothing behind.
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        await transport.close()

@@ -137,7 +137,8 @@ def start(processes: int | None = None) -> Scheduler | None:
                 _fleet.starting = asyncio.ensure_future(_fleet.start())
             _scheduler = Scheduler(concurrency, humans=True if processes > 0 else None)
             _scheduler.start()
-            sandbox_report()
+            # the check starts a sandbox once: on a thread, never on this loop
+            asyncio.get_event_loop().run_in_executor(None, sandbox_report)
             logger.info(
                 "embedded runner started (concurrency %s, %s runner processes)",
                 concurrency,
@@ -177,7 +178,7 @@ async def run_relayed(path: str, concurrency: int) -> None:
 
     from competition.runners.play import sandbox_report
 
-    sandbox_report()
+    await asyncio.to_thread(sandbox_report)
     scheduler = Scheduler(concurrency, humans=False, statistics=False)
     adopt(scheduler)  # a match queued here (an event's next round) wakes it
     out, listening = await relay.connect(path, scheduler.wake)

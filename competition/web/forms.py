@@ -169,13 +169,14 @@ class BotForm(forms.ModelForm):
             if not self.instance.pk:
                 self.add_error("file", "Choose the file of your bot's code.")
             return
+        data = uploaded_bytes(upload)
         try:
-            name, _bundle = read_code(upload.name, uploaded_bytes(upload))
+            name, _bundle = read_code(upload.name, data)
         except ValidationError as exc:
             for errors in exc.message_dict.values():
                 self.add_error("file", errors)
             return
-        self.upload = (name, uploaded_bytes(upload))
+        self.upload = (name, data)
         data["target"] = name
         if "target" in self.fields:
             self.instance.target = name

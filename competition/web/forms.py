@@ -169,14 +169,14 @@ class BotForm(forms.ModelForm):
             if not self.instance.pk:
                 self.add_error("file", "Choose the file of your bot's code.")
             return
-        data = uploaded_bytes(upload)
+        raw = uploaded_bytes(upload)
         try:
-            name, _bundle = read_code(upload.name, data)
+            name, _bundle = read_code(upload.name, raw)
         except ValidationError as exc:
             for errors in exc.message_dict.values():
                 self.add_error("file", errors)
             return
-        self.upload = (name, data)
+        self.upload = (name, raw)
         data["target"] = name
         if "target" in self.fields:
             self.instance.target = name

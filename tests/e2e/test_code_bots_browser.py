@@ -135,9 +135,11 @@ def test_another_user_challenges_it_with_a_url_bot_and_it_plays_live(browser):
     page.wait_for_function("() => document.body.dataset.matchDone === '1'", timeout=90_000)
     # It should end the live match with a result (no seat faulted away).
     assert "forfeit" not in page.inner_text("main").lower()
-    # It should not show the uploaded bot's log to this user.
+    # It should not show the uploaded bot's log to this user, nor its stderr in their own.
     response = page.goto(f"{base}/bots/{SEEN['code_bot']}/matches/{SEEN['match']}/log")
     assert response.status == 404
+    response = page.goto(f"{base}/bots/{url_bot}/matches/{SEEN['match']}/log")
+    assert response.status == 200 and SAID not in page.content()
 
 
 def test_the_uploaded_bots_log_shows_its_stderr_to_its_owner(browser):

@@ -111,8 +111,9 @@ class ProtocolSerializer(serializers.Serializer):
     endpoint_kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=EndpointKind.choices),
         help_text=(
-            "Bot endpoint kinds. Anyone registers http; staff also builtin, and process and tcp "
-            "when the server allows local bots; human seats are made by the play page."
+            "Bot endpoint kinds. Anyone registers http, and code (an upload run in the "
+            "sandbox); staff also process and tcp when the server allows local bots; builtin "
+            "and human seats are the platform's."
         ),
     )
     policy = PolicySerializer(

@@ -18,9 +18,9 @@ greeting and ended with the match:
   bubblewrap itself is started as 65534 (an unprivileged user namespace): the kernel exempts
   the real root user from the process limit.
 
-No seccomp filter: the namespaces leave the bot no network, no other process and no file of
-the server to reach, and the limits bound what it can consume; what a filter would add is a
-smaller kernel surface (docs/architecture.md, "Uploaded bots and their sandbox").
+A small seccomp filter (``seccomp_program``, x86-64) answers ENOSYS to the kernel surfaces a
+bot never needs; the namespaces and limits are the walls, the filter only narrows what is
+left of the kernel to attack (docs/architecture.md, "Uploaded bots and their sandbox").
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import contextlib
 import functools
 import logging
 import os
+import platform
+import struct
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,7 +118,10 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
         "--tmpfs", "/tmp",
     ]  # fmt: skip
     for fd, path in code:
-        args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
+        if path == SECCOMP_ENTRY:
+            args += ["--seccomp", str(fd)]
+        else:
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
     if host is not None:
         args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
     args += ["--remount-ro", "/", "--chdir", BOT_DIR]
@@ -143,13 +148,62 @@ def command_for(
     return [*args, *limits.prlimit(bundle.language), *program]
 
 
+#: the path of ``open_code``'s seccomp program (a bundle's paths are never empty)
+SECCOMP_ENTRY = ""
+#: system calls the seccomp filter answers with ENOSYS (x86-64 numbers): kernel surfaces a
+#: bot never needs (io_uring, bpf, perf, userfaultfd, keys, tracing, mounts, modules...)
+DENIED_SYSCALLS = {
+    "ptrace": 101, "syslog": 103, "personality": 135, "vhangup": 153, "pivot_root": 155,
+    "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
+    "swapoff": 168, "reboot": 169, "init_module": 175, "delete_module": 176, "quotactl": 179,
+    "lookup_dcookie": 212, "kexec_load": 246, "add_key": 248, "request_key": 249,
+    "keyctl": 250, "unshare": 272, "perf_event_open": 298, "name_to_handle_at": 303,
+    "open_by_handle_at": 304, "setns": 308, "process_vm_readv": 310,
+    "process_vm_writev": 311, "finit_module": 313, "kexec_file_load": 320, "bpf": 321,
+    "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "mount_setattr": 442,
+}  # fmt: skip
+AUDIT_ARCH_X86_64 = 0xC000003E
+ENOSYS = 38
+
+
+@functools.cache
+def seccomp_program() -> bytes | None:
+    """A classic BPF program for bubblewrap's ``--seccomp``: ``DENIED_SYSCALLS`` and the x32
+    and 32-bit system call ABIs (a way around a list of 64-bit numbers) fail with ENOSYS;
+    everything else is allowed. ``None`` on other machines than x86-64 (no filter there)."""
+    if platform.machine() != "x86_64":
+        return None
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | ENOSYS
+    numbers = sorted(DENIED_SYSCALLS.values())
+    denied_at = 5 + len(numbers) + 1  # the index of the last instruction
+    program = [
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, AUDIT_ARCH_X86_64),
+        (ret, 0, 0, deny),  # another ABI
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jge, denied_at - 5, 0, 0x40000000),  # the x32 ABI
+    ]
+    for offset, number in enumerate(numbers):
+        program.append((jeq, denied_at - (5 + offset) - 1, 0, number))
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
 def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
     """The bundle's files as in-memory files (``memfd``), for bubblewrap to copy into the
     sandbox: nothing is written to the server's disk, so nothing is left if the server dies.
-    The caller closes them (``close_code``) once bubblewrap has started."""
+    The seccomp program comes last (path ``SECCOMP_ENTRY``). The caller closes them
+    (``close_code``) once bubblewrap has started."""
     code: list[tuple[int, str]] = []
+    contents = list(bundle.files.items())
+    program = seccomp_program()
+    if program is not None:
+        contents.append((SECCOMP_ENTRY, program))
     try:
-        for path, data in bundle.files.items():
+        for path, data in contents:
             fd = os.memfd_create("arena-bot", os.MFD_CLOEXEC)
             code.append((fd, path))
             view = memoryview(data)

@@ -261,13 +261,39 @@ async def test_it_kills_nothing_outside_and_traces_nothing():
     """
     result, lines = await match(seat(hostile(attack)))
     found = results(lines)
-    # It should find no such process to trace or kill (its own PID namespace)...
-    assert found["ptrace"]["value"] == [-1, 3]  # ESRCH
+    # It should find no such process to trace or kill (its own PID namespace; no ptrace at
+    # all under the seccomp filter)...
+    assert found["ptrace"]["value"] in ([-1, 3], [-1, 38])  # ESRCH; ENOSYS: the filter
     assert "ProcessLookupError" in found["kill_runner"]["error"]
     # ...and killing what it can see (its namespace's init, every process of its own) leaves
     # the runner, this very process, alive and the match going.
     assert finished_cleanly(result)
     await next_match_plays_normally()
+
+
+async def test_it_answers_enosys_to_the_kernel_surfaces_a_bot_never_needs():
+    attack = """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        def call(number, *args):
+            return [libc.syscall(number, *args), ctypes.get_errno()]
+        attempt("traceme", lambda: call(101, 0, 0, 0, 0))
+        attempt("keyring", lambda: call(250, 0, -3, 0))
+        attempt("io_uring", lambda: call(425, 8, ctypes.create_string_buffer(120)))
+        attempt("bpf", lambda: call(321, 0, 0, 0))
+        attempt("userfaultfd", lambda: call(323, 1))
+        attempt("x32_getpid", lambda: call(0x40000000 + 39))
+        attempt("getpid", lambda: call(39))
+    """
+    result, lines = await match(seat(hostile(attack)))
+    found = results(lines)
+    # It should refuse them all with ENOSYS, as if the kernel had none of them (tracing
+    # oneself and the session keyring work for any process without the filter)...
+    for name in ("traceme", "keyring", "io_uring", "bpf", "userfaultfd", "x32_getpid"):
+        assert found[name]["value"] == [-1, 38], (name, found[name])
+    # ...and leave everything else alone.
+    assert found["getpid"]["value"][0] > 0
+    assert finished_cleanly(result)
 
 
 # -- the file system ------------------------------------------------------------------------

@@ -400,7 +400,10 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     def versions(self, request, pk=None):
         bot = self.get_object()
         if request.method == "GET":
-            found = bot.versions.select_related("bot").order_by("-number")[:VERSIONS_LISTED]
+            # without their bytes; each knows its bot (whose source rule says who downloads)
+            found = list(bot.versions.defer("data").order_by("-number")[:VERSIONS_LISTED])
+            for version in found:
+                version.bot = bot
             return Response(
                 s.BotVersionSerializer(found, many=True, context={"request": request}).data
             )

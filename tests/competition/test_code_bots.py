@@ -478,3 +478,25 @@ def test_it_plays_a_code_bot_on_the_bench(users):
     match.refresh_from_db()
     # It should play it to a result in the sandbox.
     assert match.status == "finished", (match.status, match.reason, match.error)
+
+
+def test_it_lists_versions_without_reading_their_code(users):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    owner = api(users["owner"])
+    bot_id = create_code_bot(owner).json()["id"]
+
+    def listing() -> list[str]:
+        with CaptureQueriesContext(connection) as seen:
+            assert owner.get(f"/api/bots/{bot_id}/versions/").status_code == 200
+        return [q["sql"] for q in seen.captured_queries]
+
+    one = listing()
+    for n in range(4):
+        upload(owner, bot_id, f"v{n}.py", BOT)
+    five = listing()
+    # It should read the list in as many queries for five versions as for one...
+    assert len(five) == len(one), five
+    # ...and never the uploads' bytes.
+    assert not [sql for sql in five if '"bots_botversion"."data"' in sql], five

@@ -239,6 +239,16 @@ def test_it_freezes_each_entrants_version_when_an_event_starts(users):
     # It should freeze each code bot's version on its entry at the start.
     assert dict(Entry.objects.filter(event=event).values_list("bot_id", "version_id")) == v1
     upload(owner, ids[0], "newer.py", BOT)
+    # It should show the frozen versions in the event's admin page, without their bytes.
+    page = Client()
+    page.force_login(users["staff"])
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as seen:
+        change = page.get(f"/admin/competition/event/{event.pk}/change/").content.decode()
+    assert change.count(">v1<") == 2, change[:500]
+    assert not [q for q in seen.captured_queries if '"bots_botversion"."data"' in q["sql"]]
     # It should keep playing the frozen version in the event after a new upload...
     bots = list(Bot.objects.filter(pk__in=ids).order_by("pk"))
     later = lifecycle.create_match("tictactoe", bots, event=event, dispatch_now=False)

@@ -172,7 +172,7 @@ def cmd_register(args) -> None:
     else:
         bot = client.register_bot(args.game, args.name, args.target, kind=args.kind)
     out(f"registered bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']})")
-    if bot.get("secret"):
+    if bot.get("secret") and bot["kind"] != "code":  # a code bot is called by no one
         out(f"signing secret (shown once): {bot['secret']}")
 
 

@@ -108,6 +108,11 @@ def split_endpoint(spec: str) -> tuple[str, str]:
     if lowered.startswith(("http://", "https://")):
         return "http", spec
     kind, sep, target = spec.partition(":")
+    if kind == "code":
+        raise ValueError(
+            f"bad endpoint {spec[:80]!r}: uploaded code is a bot of the server (register it "
+            "with its file), never a spec; it runs only in the sandbox"
+        )
     if not sep or kind not in ENDPOINT_KINDS or kind == "http":
         raise ValueError(
             f"bad endpoint {spec!r}: expected builtin:NAME, an http(s) URL, "

@@ -510,3 +510,15 @@ def test_it_lists_versions_without_reading_their_code(users):
     assert len(five) == len(one), five
     # ...and never the uploads' bytes.
     assert not [sql for sql in five if '"bots_botversion"."data"' in sql], five
+
+
+def test_it_never_makes_a_code_bot_from_an_endpoint_spec(users):
+    from django.core.management import CommandError, call_command
+
+    # It should refuse "code:..." where endpoints are given as specs (enqueue, play), as a
+    # bot without an upload would be: code comes only with its file, and runs sandboxed.
+    with pytest.raises(CommandError, match="uploaded code is a bot of the server"):
+        call_command("enqueue", "tictactoe", "code:bot.py", "builtin:random")
+    assert not Bot.objects.filter(kind=EndpointKind.CODE).exists()
+    with pytest.raises(CommandError, match="uploaded code is a bot of the server"):
+        call_command("play", "tictactoe", "code:bot.py", "builtin:random")

@@ -193,10 +193,30 @@ def cmd_bots(args) -> None:
 
 
 def cmd_register(args) -> None:
-    bot = client_for(args).register_bot(args.game, args.name, args.target, kind=args.kind)
+    client = client_for(args)
+    if args.kind == "code":
+        bot = client.register_code_bot(args.game, args.name, args.target)
+    else:
+        bot = client.register_bot(args.game, args.name, args.target, kind=args.kind)
     out(f"registered bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']})")
-    if bot.get("secret"):
+    if bot.get("secret") and bot["kind"] != "code":  # a code bot is called by no one
         out(f"signing secret (shown once): {bot['secret']}")
+
+
+def cmd_upload(args) -> None:
+    version = client_for(args).upload_version(args.bot, args.file)
+    out(
+        f"bot {args.bot}: version {version['number']} stored ({version['filename']}, "
+        f"{version['language']}, {version['size']} bytes, sha256 {version['sha256'][:12]}…)"
+    )
+
+
+def cmd_versions(args) -> None:
+    versions = client_for(args).versions(args.bot)
+    table(
+        [[v["number"], v["filename"], v["language"], v["size"], v["created"]] for v in versions],
+        ["version", "file", "language", "bytes", "uploaded"],
+    )
 
 
 def cmd_test(args) -> None:
@@ -510,6 +530,15 @@ def positive_int(text: str) -> int:
     return value
 
 
+def code_commands(command) -> None:
+    """``upload`` and ``versions``: a code bot's versions (``register --kind code`` makes one)."""
+    p = command("upload", cmd_upload, "upload a new version of your code bot")
+    p.add_argument("bot", type=positive_int)
+    p.add_argument("file", help="a .py or .js file, or a .zip/.tar.gz with an arena.json manifest")
+    p = command("versions", cmd_versions, "the uploaded versions of a code bot")
+    p.add_argument("bot", type=positive_int)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -538,8 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("register", cmd_register, "register a bot")
     p.add_argument("game")
     p.add_argument("name")
-    p.add_argument("target", help="the bot's URL (or built-in name for staff)")
-    p.add_argument("--kind", default="http", help="http (default), builtin, process, tcp")
+    p.add_argument("target", help="the bot's URL; with --kind code, the file of its code")
+    p.add_argument("--kind", default="http", help="http (default), code; staff: process, tcp")
+    code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
     p = command("challenge", cmd_challenge, "queue a match between bots (one of them yours)")

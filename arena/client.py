@@ -76,6 +76,31 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return scheme, parts.hostname.rstrip(".").lower(), port or (443 if scheme == "https" else 80)
 
 
+#: the largest upload the client sends (the server's cap: ``bots.codebundle.MAX_ARCHIVE_BYTES``)
+MAX_UPLOAD_BYTES = 1 << 20
+
+
+def _read_upload(path: str | Path) -> tuple[str, bytes]:
+    """A bot's code file as ``(name, bytes)``: an ``ArenaError`` for a file that cannot be
+    read or that is larger than the server takes (nothing is sent then)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_UPLOAD_BYTES:
+            raise ArenaError(
+                f"{path} is {size:,} bytes; the server takes at most {MAX_UPLOAD_BYTES:,} "
+                "bytes (1 MiB): leave out what the bot does not need"
+            )
+        return path.name, path.read_bytes()
+    except IsADirectoryError:
+        raise ArenaError(
+            f"{path} is a directory: upload one source file, or a .zip/.tar.gz with an "
+            "arena.json manifest"
+        ) from None
+    except OSError as exc:
+        raise ArenaError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 class Client:
     """The API of one Arena server, with an optional token (``Authorization: Token``)."""
 
@@ -202,6 +227,28 @@ class Client:
 
     def register_bot(self, game: str, name: str, target: str, *, kind: str = "http") -> dict:
         return self.post("/api/bots/", {"game": game, "name": name, "kind": kind, "target": target})
+
+    def register_code_bot(self, game: str, name: str, path: str | Path) -> dict:
+        """A code bot, created with ``path`` (a source file or an archive) as its first
+        version (the server reads and checks it: its refusal says why)."""
+        filename, data = _read_upload(path)
+        fields = {"game": game, "name": name, "kind": "code"}
+        response = self.request("POST", "/api/bots/", data=fields, files={"file": (filename, data)})
+        return self._json(response)
+
+    def upload_version(self, bot_id: int, path: str | Path) -> dict:
+        """Store ``path`` as the next version of code bot ``bot_id``."""
+        filename, data = _read_upload(path)
+        response = self.request(
+            "POST",
+            f"/api/bots/{int(bot_id)}/versions/",
+            files={"file": (filename, data)},
+            what=f"bot {bot_id}",
+        )
+        return self._json(response)
+
+    def versions(self, bot_id: int) -> list[dict]:
+        return self.get(f"/api/bots/{int(bot_id)}/versions/", what=f"bot {bot_id}")
 
     def test_bot(self, bot_id: int) -> dict:
         return self.post(f"/api/bots/{int(bot_id)}/test/", what=f"bot {bot_id}")

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -196,6 +198,111 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     }
 
 
+#: ``--code-bots``: two users' uploaded tic-tac-toe starters (the file the docs offer)
+CODE_SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from bots.models import Bot
+source = open(%r, "rb").read()
+ids = []
+for name in ("coder-a", "coder-b"):
+    user, _ = get_user_model().objects.get_or_create(username=name)
+    bot = Bot.objects.create(
+        owner=user, game="tictactoe", name="uploaded", kind="code", target="starter_bot.py"
+    )
+    bot.add_version("starter_bot.py", source)
+    ids.append(bot.pk)
+print(json.dumps(ids))
+"""
+#: ``--code-bots``: queue one wave of matches between them (paced: each lasts a few seconds)
+CODE_WAVE = """
+import json
+from bots.models import Bot
+from competition.matches.lifecycle import create_match
+bots = list(Bot.objects.filter(pk__in=%r).order_by("pk"))
+print(json.dumps([create_match("tictactoe", bots, pace_ms=300).pk for _ in range(%d)]))
+"""
+
+
+def _shell(env: dict, script: str):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],
+        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _statuses(database: Path, ids: list[int]) -> Counter:
+    """The matches' statuses, read from the SQLite file directly (no load on the server)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        marks = ",".join("?" * len(ids))
+        rows = db.execute(
+            f"select status from competition_match where id in ({marks})", ids
+        ).fetchall()
+    return Counter(status for (status,) in rows)
+
+
+async def code_bot_waves(env, database, bots, count, stop, tally: Counter) -> None:
+    """Keep ``count`` matches between the uploaded bots in flight until ``stop``: a wave is
+    queued when the one before has ended; ``tally`` counts how the matches ended."""
+    while not stop.is_set():
+        ids = await asyncio.to_thread(_shell, env, CODE_WAVE % (bots, count))
+        while not stop.is_set():
+            seen = await asyncio.to_thread(_statuses, database, ids)
+            if not seen["queued"] and not seen["running"]:
+                tally.update(seen)
+                break
+            await asyncio.sleep(0.5)
+
+
+async def run_code_bots(port: int, env: dict, seconds: float, count: int) -> dict:
+    """``--code-bots N``: ``GET /`` idle, then while N matches of uploaded Python bots (each
+    seat in its sandbox) are played at once, wave after wave, on the embedded default."""
+    base = f"http://127.0.0.1:{port}"
+    problems: list[str] = []
+    idle = await measure(base, seconds, problems)
+    starter = ROOT / "games" / "tictactoe" / "starter_bot.py"
+    bots = await asyncio.to_thread(_shell, env, CODE_SETUP % str(starter))
+    database = Path(env["ARENA_DATA_DIR"]) / "arena.sqlite3"
+    stop, tally = asyncio.Event(), Counter()
+    waves = asyncio.create_task(code_bot_waves(env, database, bots, count, stop, tally))
+    await asyncio.sleep(2)  # the first wave is queued and starting
+    attacked = await measure(base, seconds, problems)
+    stop.set()
+    await waves
+    return {"idle": idle, "attacked": attacked, "problems": problems, "ended": tally}
+
+
+def code_bots_main(count: int, seconds: float) -> None:
+    """Print the home page's latency idle and under ``count`` concurrent code-bot matches."""
+    with tempfile.TemporaryDirectory(prefix="arena-hostile-code-") as data:
+        env = {**os.environ, "ARENA_DATA_DIR": data, "LOG_LEVEL": "ERROR"}
+        env.update({"DJANGO_SETTINGS_MODULE": "competition.settings", **PRODUCTION_ENV})
+        with serving(env) as port:
+            result = asyncio.run(run_code_bots(port, env, seconds, count))
+    print(
+        f"# GET / on daphne (embedded default), {seconds:g} s idle then {seconds:g} s with "
+        f"{count} concurrent matches of uploaded Python bots (tic-tac-toe starters, 300 ms "
+        "a turn, each seat in its sandbox), wave after wave"
+    )
+    print(f"{'phase':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for phase in ("idle", "attacked"):
+        values = result[phase]
+        print(
+            f"{phase:<10} {len(values):>9} {percentile(values, 0.5):>8.1f} "
+            f"{percentile(values, 0.95):>8.1f} {percentile(values, 0.99):>8.1f} "
+            f"{max(values, default=float('nan')) * 1000:>8.1f}"
+        )
+    ended = ", ".join(f"{k}: {v}" for k, v in sorted(result["ended"].items())) or "none"
+    print(f"code-bot matches ended: {ended}")
+    for problem in result["problems"][:10]:
+        print("  " + problem)
+    if result["problems"] or set(result["ended"]) - {"finished"}:
+        raise SystemExit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -206,7 +313,12 @@ def main() -> None:
         "--no-big-replies", action="store_true", help="the hostile bot sends legal lists only"
     )
     parser.add_argument("--quick", action="store_true", help="CI smoke mode")
+    parser.add_argument(
+        "--code-bots", type=int, default=0, metavar="N", help="instead: N matches of uploaded bots"
+    )
     args = parser.parse_args()
+    if args.code_bots:
+        return code_bots_main(args.code_bots, 4.0 if args.quick else args.seconds)
     if args.quick:
         args.seconds, args.simulators = 4.0, 1
     BIG[0] = not args.no_big_replies

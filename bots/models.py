@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import timedelta
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -93,6 +95,49 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
             raise ValidationError({"target": f"No built-in bot {target!r} (known: {known})."})
     elif kind in STAFF_ONLY_KINDS and not target.strip():
         raise ValidationError({"target": "A command or HOST:PORT is required."})
+    elif kind == EndpointKind.CODE:
+        check_sandbox()
+
+
+def check_sandbox() -> None:
+    """Raise ``ValidationError`` (on ``kind``, with the sandbox's own sentence) unless this
+    server can run uploaded code in a sandbox (``bots.sandbox.sandbox_status``): code is
+    never run unsandboxed, so where there is no sandbox, code bots are refused."""
+    from bots.sandbox import sandbox_status
+
+    ok, why = sandbox_status()
+    if not ok:
+        raise ValidationError({"kind": why})
+
+
+#: the longest file name a version keeps (its extension says what it holds)
+MAX_FILENAME = 255
+
+
+def uploaded_bytes(upload) -> bytes:
+    """An uploaded file's bytes (a Django ``UploadedFile``), read no further than one byte
+    past ``bots.codebundle.MAX_ARCHIVE_BYTES``: enough for ``read_upload`` to refuse an
+    upload too large with its own sentence, without holding more of it in memory."""
+    from bots.codebundle import MAX_ARCHIVE_BYTES
+
+    upload.seek(0)
+    return upload.read(MAX_ARCHIVE_BYTES + 1)
+
+
+def read_code(filename: str, data: bytes):
+    """The ``CodeBundle`` of an upload (``bots.codebundle.read_upload``), after the name
+    checks of our own; ``ValidationError`` (on ``file``, the sentence as it is) otherwise."""
+    from bots.codebundle import UploadError, read_upload
+
+    name = PurePosixPath((filename or "").replace("\\", "/")).name
+    if not name:
+        raise ValidationError({"file": "The upload has no file name."})
+    if len(name) > MAX_FILENAME:
+        raise ValidationError({"file": f"The file name is longer than {MAX_FILENAME} characters."})
+    try:
+        return name, read_upload(name, data)
+    except UploadError as exc:
+        raise ValidationError({"file": str(exc)}) from None
 
 
 #: the name of a platform seat's owner wherever a user's name is shown
@@ -169,6 +214,10 @@ class Bot(models.Model):
         default=False,
         help_text="Show its debug overlays to everyone (otherwise its owner only).",
     )
+    source_public = models.BooleanField(
+        default=False,
+        help_text="Let everyone download its uploaded code (otherwise its owner only).",
+    )
 
     objects = BotQuerySet.as_manager()
 
@@ -197,6 +246,13 @@ class Bot(models.Model):
         """Whether ``user`` may see this bot's debug overlays: its owner, or anyone once
         the bot opted in (``public_debug``)."""
         if self.public_debug:
+            return True
+        return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
+
+    def source_visible_to(self, user) -> bool:
+        """Whether ``user`` may download this bot's uploaded versions: its owner, or anyone
+        once the owner made the source public (``source_public``)."""
+        if self.source_public:
             return True
         return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
 
@@ -231,9 +287,45 @@ class Bot(models.Model):
     def endpoint(self) -> str:
         return self.target if self.kind == EndpointKind.HTTP else f"{self.kind}:{self.target}"
 
+    def add_version(self, filename: str, data: bytes) -> BotVersion:
+        """Store an upload as this bot's next version (``ValidationError`` on ``file`` for
+        an upload ``read_code`` refuses: nothing is stored then). The bot's target names
+        the latest version's file."""
+        filename, bundle = read_code(filename, data)
+        with transaction.atomic():
+            Bot.objects.select_for_update().filter(pk=self.pk).exists()
+            last = self.versions.aggregate(n=models.Max("number"))["n"] or 0
+            version = BotVersion.objects.create(
+                bot=self,
+                number=last + 1,
+                filename=filename,
+                language=bundle.language,
+                size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+                data=bytes(data),
+            )
+            self.target = filename
+            Bot.objects.filter(pk=self.pk).update(target=filename, updated=timezone.now())
+        return version
+
+    def latest_version(self) -> BotVersion | None:
+        return self.versions.order_by("-number").first()
+
     def transport(
-        self, *, seat: int, seed: int, match_id: str, options: dict | None = None
+        self,
+        *,
+        seat: int,
+        seed: int,
+        match_id: str,
+        options: dict | None = None,
+        version: BotVersion | None = None,
     ) -> Transport:
+        """The transport of one seat. A code bot plays ``version`` (the version its seat
+        recorded), run in the sandbox: never unsandboxed."""
+        if self.kind == EndpointKind.CODE:
+            if version is None:
+                raise ValueError(f"bot {self.pk} is code: a version to play is needed")
+            return version.transport(game=get_game(self.game), seat=seat)
         return for_endpoint(
             self.endpoint,
             game=get_game(self.game),
@@ -243,3 +335,35 @@ class Bot(models.Model):
             secret=self.secret,
             options=options,
         )
+
+
+class BotVersion(models.Model):
+    """One upload of a code bot (``kind`` code), numbered from 1 per bot. The original bytes
+    are kept in the database (bounded by ``bots.codebundle.MAX_ARCHIVE_BYTES``), so that every
+    runner process and every worker can play it: no shared disk."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    filename = models.CharField(max_length=MAX_FILENAME)
+    language = models.CharField(max_length=16)
+    size = models.PositiveIntegerField(help_text="Bytes of the upload as sent.")
+    sha256 = models.CharField(max_length=64)
+    data = models.BinaryField(help_text="The upload as sent (a file or an archive).")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("bot", "-number")
+        constraints = [
+            models.UniqueConstraint(fields=("bot", "number"), name="botversion_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} v{self.number}"
+
+    def transport(self, *, game, seat: int) -> Transport:
+        """A sandboxed transport running this version (read again from its bytes)."""
+        from bots.codebundle import read_upload
+        from bots.transports.sandbox import SandboxTransport
+
+        bundle = read_upload(self.filename, bytes(self.data))
+        return SandboxTransport(bundle, game=game, seat=seat)

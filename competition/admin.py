@@ -78,6 +78,7 @@ class EventForm(forms.ModelForm):
             "rounds",
             "pace_ms",
             "hide_results",
+            "freeze_versions",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
@@ -130,11 +131,21 @@ class EntryFormSet(BaseInlineFormSet):
 class EntryInline(admin.TabularInline):
     model = Entry
     formset = EntryFormSet
-    fields = ("bot", "seed", "active")
+    fields = ("bot", "seed", "active", "frozen_version")
+    readonly_fields = ("frozen_version",)  # a code bot's, frozen when the event starts
     autocomplete_fields = ("bot",)  # by bot name (the bots' admin searches names and owners)
     verbose_name = "entry"
     verbose_name_plural = "entries"
     extra = 0
+
+    def get_queryset(self, request):
+        # the frozen version's number, never its code's bytes
+        return super().get_queryset(request).select_related("version").defer("version__data")
+
+    @admin.display(description="Version")
+    def frozen_version(self, entry: Entry) -> str:
+        """A code bot's version frozen when the event started (``Event.freeze_versions``)."""
+        return f"v{entry.version.number}" if entry.version_id else "-"
 
 
 @admin.register(Event)

@@ -7,6 +7,8 @@ Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + t
 - ``process:COMMAND``: a local command speaking one JSON line per message (staff only);
 - ``tcp:HOST:PORT``: listen there and seat the first client to connect (staff only).
 - ``human:…``: a person playing the seat from the match page (``human.py``).
+- ``code:…``: code its owner uploaded, run in the sandbox (``sandbox.py``); played from a
+  stored version (``Bot.transport``), never from a spec.
 """
 
 from __future__ import annotations
@@ -84,6 +86,14 @@ TRANSPORTS = (
         False,
         "A person playing from the match page (made by the play page, never registered).",
     ),
+    TransportKind(
+        "code",
+        "Uploaded code",
+        "everyone",
+        True,
+        "A program its owner uploaded (a file or an archive), run by the platform in a "
+        "sandbox, one version per upload.",
+    ),
 )
 ENDPOINT_KINDS = tuple(t.kind for t in TRANSPORTS)
 #: bots run on this server (a command, a port it opens): staff only, when allowed
@@ -98,6 +108,11 @@ def split_endpoint(spec: str) -> tuple[str, str]:
     if lowered.startswith(("http://", "https://")):
         return "http", spec
     kind, sep, target = spec.partition(":")
+    if kind == "code":
+        raise ValueError(
+            f"bad endpoint {spec[:80]!r}: uploaded code is a bot of the server (register it "
+            "with its file), never a spec; it runs only in the sandbox"
+        )
     if not sep or kind not in ENDPOINT_KINDS or kind == "http":
         raise ValueError(
             f"bad endpoint {spec!r}: expected builtin:NAME, an http(s) URL, "

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from django.conf import settings
-from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
+from rest_framework.parsers import JSONParser, MultiPartParser
 
 from bots.codec import decode_bounded
 from competition.api.exceptions import RequestTooLarge
@@ -51,3 +51,19 @@ class RawJSONParser(LimitedJSONParser):
         body = RawJSON(self.read_capped(stream))
         body.encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         return body
+
+
+class CodeBotParser(MultiPartParser):
+    """``multipart/form-data`` for the one body that is not JSON on ``POST /api/bots/``: a
+    code bot created with its file (``kind`` code and ``file``). Any other multipart body
+    there is a 415, as before: the API reads JSON."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        parsed = super().parse(stream, media_type, parser_context)
+        if parsed.data.get("kind") != "code" or "file" not in parsed.files:
+            raise UnsupportedMediaType(
+                media_type,
+                detail="Only a code bot's creation (kind code, with its file) takes "
+                "multipart/form-data: send JSON.",
+            )
+        return parsed

@@ -9,14 +9,19 @@ from __future__ import annotations
 import dataclasses
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.reverse import reverse
 
 from bots.models import (
     STAFF_ONLY_KINDS,
     Bot,
+    BotVersion,
     EndpointKind,
+    read_code,
     registrable_kinds,
+    uploaded_bytes,
     validate_endpoint,
 )
 from competition.matches.presenters import match_json
@@ -106,8 +111,9 @@ class ProtocolSerializer(serializers.Serializer):
     endpoint_kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=EndpointKind.choices),
         help_text=(
-            "Bot endpoint kinds. Anyone registers http; staff also builtin, and process and tcp "
-            "when the server allows local bots; human seats are made by the play page."
+            "Bot endpoint kinds. Anyone registers http, and code (an upload run in the "
+            "sandbox); staff also process and tcp when the server allows local bots; builtin "
+            "and human seats are the platform's."
         ),
     )
     policy = PolicySerializer(
@@ -227,7 +233,17 @@ class BotSerializer(serializers.ModelSerializer):
     name = StrictCharField(max_length=80)
     target = StrictCharField(
         max_length=2000,
-        help_text="URL, built-in strategy, command or HOST:PORT. Owner and staff only.",
+        required=False,
+        help_text="URL, built-in strategy, command or HOST:PORT (required for those kinds); "
+        "for a code bot, the file name of its latest version (set by the platform). Owner "
+        "and staff only.",
+    )
+    file = serializers.FileField(
+        write_only=True,
+        required=False,
+        help_text="A code bot's first version (kind code, creation only, as "
+        "multipart/form-data): a .py or .js file, or a .zip/.tar.gz with an arena.json "
+        "manifest. Later versions: POST /api/bots/{id}/versions/.",
     )
     secret = serializers.CharField(
         read_only=True,
@@ -250,6 +266,8 @@ class BotSerializer(serializers.ModelSerializer):
             "status",
             "status_reason",
             "public_debug",
+            "source_public",
+            "file",
             "rating",
             "created",
             "updated",
@@ -301,7 +319,7 @@ class BotSerializer(serializers.ModelSerializer):
             return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
         if kind in STAFF_ONLY_KINDS:
             return "Only staff may create process or TCP bots."
-        return "You may only register a bot by URL (kind http)."
+        return "You may only register a bot by URL (kind http) or by uploading code (kind code)."
 
     def validate(self, attrs: dict) -> dict:
         user = self._user()
@@ -312,6 +330,11 @@ class BotSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
         target = attrs.get("target", bot.target if bot else "")
         name = attrs.get("name", bot.name if bot else "")
+        self._check_code(attrs, bot, kind)
+        if kind == EndpointKind.CODE:
+            target = attrs.get("file", (target,))[0]
+        elif bot is None and not target:
+            raise serializers.ValidationError({"target": "This field is required."})
         if (bot is None or "kind" in attrs) and kind not in registrable_kinds(
             staff=bool(user.is_staff)
         ):
@@ -332,6 +355,94 @@ class BotSerializer(serializers.ModelSerializer):
                 {"name": "You already have a bot of this name for this game."}
             )
         return attrs
+
+    @staticmethod
+    def _check_code(attrs: dict, bot: Bot | None, kind: str) -> None:
+        """A code bot is created with its first version (``file``, read and checked here:
+        a refused upload stores nothing); a bot's kind never changes to or from code."""
+        if (
+            bot is not None
+            and "kind" in attrs
+            and (kind == EndpointKind.CODE) != (bot.kind == EndpointKind.CODE)
+        ):
+            raise serializers.ValidationError(
+                {"kind": "A bot cannot change to or from uploaded code: register a new bot."}
+            )
+        if kind == EndpointKind.CODE:
+            attrs.pop("target", None)  # the platform's: its latest version's file name
+        upload = attrs.pop("file", None)
+        if upload is None:
+            if bot is None and kind == EndpointKind.CODE:
+                raise serializers.ValidationError({"file": "A code bot needs a file."})
+            return
+        if bot is not None:
+            raise serializers.ValidationError(
+                {"file": f"Upload a new version with POST /api/bots/{bot.pk}/versions/."}
+            )
+        if kind != EndpointKind.CODE:
+            raise serializers.ValidationError({"file": "Only a code bot (kind code) takes a file."})
+        data = uploaded_bytes(upload)
+        try:
+            filename, _bundle = read_code(upload.name, data)
+        except DjangoValidationError as exc:
+            raise django_errors(exc) from None
+        attrs["file"] = (filename, data)
+
+    def create(self, validated_data: dict) -> Bot:
+        upload = validated_data.pop("file", None)
+        if upload is not None:
+            validated_data["target"] = upload[0]
+        with transaction.atomic():
+            bot = super().create(validated_data)
+            if upload is not None:
+                bot.add_version(*upload)
+        return bot
+
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """One uploaded version of a code bot (its code: ``download``, for those allowed)."""
+
+    download = serializers.SerializerMethodField(
+        help_text="Where to download its code: its owner, or anyone if the bot's source is "
+        "public; null otherwise."
+    )
+
+    class Meta:
+        model = BotVersion
+        fields = ("number", "filename", "language", "size", "sha256", "created", "download")
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_download(self, version: BotVersion) -> str | None:
+        request = self.context.get("request")
+        if request is None or not version.bot.source_visible_to(request.user):
+            return None
+        return reverse(
+            "api:bot-version-download",
+            kwargs={"pk": version.bot_id, "number": version.number},
+            request=request,
+        )
+
+
+class CodeBotCreateSerializer(serializers.Serializer):
+    """``POST /api/bots/`` as multipart/form-data: a code bot and its first version (any
+    other bot is created with JSON)."""
+
+    game = serializers.ChoiceField(choices=game_choices())
+    name = serializers.CharField(max_length=80)
+    kind = serializers.ChoiceField(choices=[EndpointKind.CODE.value])
+    file = serializers.FileField(
+        help_text="A .py or .js file, or a .zip/.tar.gz with an arena.json manifest."
+    )
+    public_debug = serializers.BooleanField(required=False)
+    source_public = serializers.BooleanField(required=False)
+
+
+class VersionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="The new version (multipart/form-data): a .py or .js file, or a "
+        ".zip/.tar.gz with an arena.json manifest."
+    )
 
 
 class SecretSerializer(serializers.Serializer):

@@ -8,9 +8,11 @@ import re
 from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import async_to_sync, sync_to_async
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Prefetch, Q
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -22,12 +24,13 @@ from rest_framework import exceptions, generics, permissions, status, viewsets
 from rest_framework.authtoken.models import Token
 from rest_framework.decorators import action
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotStatus, EndpointKind, new_secret
+from bots.models import Bot, BotStatus, BotVersion, EndpointKind, new_secret, uploaded_bytes
 from competition.api import serializers as s
 from competition.api.engine import (
     BadBody,
@@ -36,7 +39,7 @@ from competition.api.engine import (
     simulate_in_worker,
 )
 from competition.api.pagination import KeysetPagination, before_param
-from competition.api.parsers import LimitedJSONParser, RawJSON, RawJSONParser
+from competition.api.parsers import CodeBotParser, LimitedJSONParser, RawJSON, RawJSONParser
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
@@ -144,6 +147,10 @@ class IdLookup:
 
 
 GAME_SLUGS = [game.slug for game in all_games()]
+#: versions listed by ``GET /api/bots/<id>/versions/`` (the newest)
+VERSIONS_LISTED = 100
+#: the largest version number a path may name (``BotVersion.number``'s column holds it)
+MAX_VERSION = 2**31 - 1
 SLUG_PARAM = OpenApiParameter(
     "slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS, description="The game's slug."
 )
@@ -273,6 +280,24 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
                 bots = bots.filter(status=state)
         return bots
 
+    @extend_schema(
+        request={
+            "application/json": s.BotSerializer,
+            "multipart/form-data": s.CodeBotCreateSerializer,
+        }
+    )
+    def create(self, request, *args, **kwargs):
+        return super().create(request, *args, **kwargs)
+
+    def get_parsers(self):
+        # creating a bot takes JSON, or multipart/form-data for a code bot with its file
+        action = getattr(self, "action", None)
+        if action is None and getattr(self, "action_map", None) and hasattr(self, "request"):
+            action = self.action_map.get(self.request.method.lower())
+        if action == "create":
+            return [LimitedJSONParser(), CodeBotParser()]
+        return super().get_parsers()
+
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
@@ -314,7 +339,9 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         request=None,
         responses={
             200: OpenApiTypes.OBJECT,
-            400: OpenApiResponse(description="Only URL and built-in bots can be test-called."),
+            400: OpenApiResponse(
+                description="Only URL, built-in and code bots can be test-called."
+            ),
             429: OpenApiResponse(description="One test call per bot every few seconds."),
         },
         description=(
@@ -335,7 +362,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         bot = self.get_object()
         if bot.kind not in TESTABLE_KINDS:
             raise exceptions.ValidationError(
-                {"kind": "Only URL and built-in bots can be test-called."}
+                {"kind": "Only URL, built-in and code bots can be test-called."}
             )
         if not claim_test_call(bot):
             raise exceptions.Throttled(
@@ -346,6 +373,95 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
             return Response(async_to_sync(run_test_call)(bot))
         finally:
             bot.release_test_call()
+
+    @extend_schema(
+        methods=["GET"],
+        request=None,
+        responses={200: s.BotVersionSerializer(many=True)},
+        description=f"A code bot's uploaded versions, newest first (at most {VERSIONS_LISTED}).",
+    )
+    @extend_schema(
+        methods=["POST"],
+        request={"multipart/form-data": s.VersionUploadSerializer},
+        responses={
+            201: s.BotVersionSerializer,
+            400: OpenApiResponse(description="The upload was refused (the reason in `file`)."),
+        },
+        description="Upload a new version of your code bot: the next matches play it (an "
+        "event that froze its entrants' versions keeps the one it started with).",
+    )
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        parser_classes=[MultiPartParser],
+        pagination_class=None,
+    )
+    def versions(self, request, pk=None):
+        bot = self.get_object()
+        if request.method == "GET":
+            # without their bytes; each knows its bot (whose source rule says who downloads)
+            found = list(bot.versions.defer("data").order_by("-number")[:VERSIONS_LISTED])
+            for version in found:
+                version.bot = bot
+            return Response(
+                s.BotVersionSerializer(found, many=True, context={"request": request}).data
+            )
+        upload = s.VersionUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        version = add_version(bot, upload.validated_data["file"])
+        return Response(
+            s.BotVersionSerializer(version, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        request=None,
+        parameters=[
+            OpenApiParameter(
+                "number",
+                int_schema(1, MAX_VERSION),
+                OpenApiParameter.PATH,
+                description="The version's number (1 for the first upload).",
+            )
+        ],
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            404: OpenApiResponse(
+                description="No such version, or its source is not yours and not public."
+            ),
+        },
+        description="A version's code as it was uploaded: for the bot's owner, or anyone "
+        "when the owner made its source public (`source_public`).",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"versions/(?P<number>[^/]+)/download",
+        url_name="version-download",
+        content_negotiation_class=JSONDownload,
+    )
+    def download(self, request, pk=None, number=None):
+        bot = self.get_object()
+        number = parse_int(number, 1, MAX_VERSION)
+        version = bot.versions.filter(number=number).first() if number else None
+        if version is None or not bot.source_visible_to(request.user):
+            raise exceptions.NotFound("No such version.")
+        response = HttpResponse(bytes(version.data), content_type="application/octet-stream")
+        response["Content-Disposition"] = content_disposition_header(True, version.filename)
+        return response
+
+
+def add_version(bot: Bot, upload) -> BotVersion:
+    """Store an uploaded file as ``bot``'s next version; a 400 (nothing stored) for a bot
+    that is not code or an upload ``read_upload`` refuses."""
+    if bot.kind != EndpointKind.CODE:
+        raise exceptions.ValidationError(
+            {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
+        )
+    try:
+        return bot.add_version(upload.name, uploaded_bytes(upload))
+    except DjangoValidationError as exc:
+        raise s.django_errors(exc) from None
 
 
 #: the refusal a challenge and a fork share (``lifecycle.challenge``'s budget and limits)

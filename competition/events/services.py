@@ -131,10 +131,33 @@ def start_event(event: Event) -> int:
         event.status = EventStatus.RUNNING
         event.started = timezone.now()
         event.save(update_fields=["status", "started"])
+        freeze_versions(event)
         created = formats.of(event).start(entries)
         _broadcast_standings(event)
     logger.info("event %s (%s) started with %s matches", event.pk, event.format, created)
     return created
+
+
+def freeze_versions(event: Event) -> int:
+    """Record on each entry of a code bot the version it plays in ``event`` (its latest
+    now), when the event freezes versions (``Event.freeze_versions``); returns the entries
+    frozen. Entries frozen already keep theirs."""
+    if not event.freeze_versions:
+        return 0
+    entries = Entry.objects.filter(
+        event=event, version__isnull=True, bot__kind=EndpointKind.CODE
+    ).select_related("bot")
+    from competition.matches.lifecycle import seat_versions
+
+    frozen = []
+    entries = list(entries)
+    chosen = seat_versions([e.bot for e in entries])
+    for entry in entries:
+        if entry.bot_id in chosen:
+            entry.version_id = chosen[entry.bot_id]
+            frozen.append(entry)
+    Entry.objects.bulk_update(frozen, ["version"])
+    return len(frozen)
 
 
 def on_match_finished(match: Match) -> None:
@@ -242,6 +265,7 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
             seed += 1
         Entry.objects.bulk_create(new, ignore_conflicts=True)
         if new and locked.status == EventStatus.RUNNING:
+            freeze_versions(locked)  # a ladder's newcomer plays what it has on entering
             _advance(locked)
     return len(new)
 

@@ -42,14 +42,14 @@ from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot, BotStatus, EndpointKind
+from bots.models import Bot, BotStatus, BotVersion, EndpointKind
 from competition.live import broadcast
 from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, token_param
-from competition.models import Match, MatchStatus, Participant, SeatResult
+from competition.models import Entry, Match, MatchStatus, Participant, SeatResult
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
@@ -94,6 +94,24 @@ def lease_duration() -> timedelta:
 
 
 # -- create ---------------------------------------------------------------------------
+
+
+def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
+    """The version each code bot among ``bots`` plays (bot id -> version id): the version
+    frozen on its entry when ``event`` started, else its latest upload."""
+    code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
+    if not code:
+        return {}
+    chosen: dict[int, int] = {}
+    if event is not None:
+        frozen = Entry.objects.filter(event=event, bot_id__in=code, version__isnull=False)
+        chosen.update(frozen.values_list("bot_id", "version_id"))
+    newest = (
+        BotVersion.objects.filter(bot_id=models.OuterRef("pk")).order_by("-number").values("id")[:1]
+    )
+    rest = Bot.objects.filter(pk__in=code - chosen.keys()).annotate(v=models.Subquery(newest))
+    chosen.update((pk, v) for pk, v in rest.values_list("pk", "v") if v is not None)
+    return chosen
 
 
 def create_match(
@@ -150,8 +168,12 @@ def create_match(
             not_before=not_before,
             rated=rated and not ratings.one_owner(bot.owner_id for bot in bots),
         )
+        versions = seat_versions(bots, event)
         Participant.objects.bulk_create(
-            [Participant(match=match, seat=seat, bot=bot) for seat, bot in enumerate(bots)]
+            [
+                Participant(match=match, seat=seat, bot=bot, version_id=versions.get(bot.pk))
+                for seat, bot in enumerate(bots)
+            ]
         )
         if dispatch_now:
             transaction.on_commit(lambda: dispatch(match.pk))

@@ -37,6 +37,11 @@ class Event(models.Model):
         help_text="A demo showcase (manage.py demo): its matches are unrated practice and only "
         "its latest finished ones are kept (competition.events.showcase).",
     )
+    freeze_versions = models.BooleanField(
+        default=True,
+        help_text="Code bots play the version they had when the event started (uploads made "
+        "later wait for the next event); off, each match plays the bot's latest version.",
+    )
     status = models.CharField(max_length=16, choices=EventStatus.choices, default=EventStatus.DRAFT)
     hide_results = models.BooleanField(
         default=False,
@@ -66,6 +71,14 @@ class Entry(models.Model):
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="entries")
     seed = models.PositiveIntegerField(default=0, help_text="Initial order (1 = top seed).")
     active = models.BooleanField(default=True)
+    version = models.ForeignKey(
+        "bots.BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="entries",
+        help_text="A code bot's version frozen when the event started (freeze_versions).",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -173,6 +173,14 @@ class Participant(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
     seat = models.PositiveSmallIntegerField()
     bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="participations")
+    version = models.ForeignKey(
+        "bots.BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="participations",
+        help_text="The uploaded version this seat played (code bots only).",
+    )
     score = models.FloatField(null=True, blank=True)
     result = models.CharField(max_length=8, choices=SeatResult.choices, blank=True)
     cause = models.CharField(

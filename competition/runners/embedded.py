@@ -128,6 +128,8 @@ def start(processes: int | None = None) -> Scheduler | None:
     with _lock:
         if _scheduler is None:
             concurrency = settings.ARENA_EMBEDDED_CONCURRENCY
+            from competition.runners.play import sandbox_report
+
             if processes > 0:
                 from competition.runners.fleet import Fleet
 
@@ -135,6 +137,8 @@ def start(processes: int | None = None) -> Scheduler | None:
                 _fleet.starting = asyncio.ensure_future(_fleet.start())
             _scheduler = Scheduler(concurrency, humans=True if processes > 0 else None)
             _scheduler.start()
+            # the check starts a sandbox once: on a thread, never on this loop
+            asyncio.get_event_loop().run_in_executor(None, sandbox_report)
             logger.info(
                 "embedded runner started (concurrency %s, %s runner processes)",
                 concurrency,
@@ -172,6 +176,9 @@ async def run_relayed(path: str, concurrency: int) -> None:
     if settings.ARENA_RUNNER_NICE:
         os.nice(settings.ARENA_RUNNER_NICE)
 
+    from competition.runners.play import sandbox_report
+
+    await asyncio.to_thread(sandbox_report)
     scheduler = Scheduler(concurrency, humans=False, statistics=False)
     adopt(scheduler)  # a match queued here (an event's next round) wakes it
     out, listening = await relay.connect(path, scheduler.wake)

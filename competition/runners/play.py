@@ -19,6 +19,7 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
+from bots.models import BotVersion, EndpointKind
 from competition.dbthreads import run_db
 from competition.live import broadcast
 from competition.matches import batch, fork, history, sql
@@ -84,6 +85,7 @@ def _load(match_id: int) -> dict[str, Any]:
     return {
         "match": match,
         "participants": participants,
+        "versions": _versions(participants),
         "turns": turns,
         "start": start,
         "start_error": start_error,
@@ -91,6 +93,34 @@ def _load(match_id: int) -> dict[str, Any]:
         "public": not match.results_hidden(),  # read here: no hop of its own later
         "direct": history.direct_archive(),
     }
+
+
+def _versions(participants) -> dict[int, BotVersion]:
+    """The uploaded version each code bot's seat plays (seat -> version, its bytes read
+    from the database: any runner process or worker can play it): the one its seat
+    recorded, or for a seat that recorded none, the bot's latest."""
+    code = [p for p in participants if p.bot.kind == EndpointKind.CODE]
+    if not code:
+        return {}
+    recorded = BotVersion.objects.in_bulk([p.version_id for p in code if p.version_id])
+    found = {}
+    for p in code:
+        version = recorded.get(p.version_id) or p.bot.latest_version()
+        if version is not None:
+            found[p.seat] = version
+    return found
+
+
+def sandbox_report() -> tuple[bool, str]:
+    """Check once, where a runner starts, that uploaded code can be run here
+    (``bots.sandbox.sandbox_status``); if not, say so in the log: its code bots' seats
+    will be refused at their start (never run unsandboxed)."""
+    from bots.sandbox import sandbox_status
+
+    ok, why = sandbox_status()
+    if not ok:
+        logger.warning("code bots cannot play on this runner: %s", why)
+    return ok, why
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
@@ -143,8 +173,15 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     time_left = await _before_play(match_id, token, data, game)
     if time_left is None:
         return
+    versions = data.get("versions", {})
     transports = [
-        p.bot.transport(seat=p.seat, seed=match.seed, match_id=str(match.pk), options=match.options)
+        p.bot.transport(
+            seat=p.seat,
+            seed=match.seed,
+            match_id=str(match.pk),
+            options=match.options,
+            version=versions.get(p.seat),
+        )
         for p in participants
     ]
     writer = TurnWriter(

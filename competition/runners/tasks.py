@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from celery.signals import worker_ready
+
 from competition.celery import app
 
 
@@ -25,6 +27,14 @@ async def _run(match_id: int) -> None:
 @app.task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_match_task(match_id: int) -> None:
     asyncio.run(_run(match_id))
+
+
+@worker_ready.connect
+def check_sandbox(**kwargs) -> None:
+    """Say in this worker's log, at its start, if uploaded code cannot be run here."""
+    from competition.runners.play import sandbox_report
+
+    sandbox_report()
 
 
 class CeleryBackend:

@@ -115,7 +115,10 @@ def bot_list(request):
 @login_required
 def bot_new(request):
     form = BotForm(
-        request.POST or None, user=request.user, initial={"game": request.GET.get("game")}
+        request.POST or None,
+        request.FILES or None,
+        user=request.user,
+        initial={"game": request.GET.get("game")},
     )
     if request.method == "POST" and form.is_valid():
         bot = form.save()
@@ -132,7 +135,7 @@ def bot_edit(request, pk: int):
     bot = _owned_or_404(request, pk)
     if bot.kind == EndpointKind.HUMAN:
         raise Http404("A human seat has nothing to edit")
-    form = BotForm(request.POST or None, instance=bot, user=request.user)
+    form = BotForm(request.POST or None, request.FILES or None, instance=bot, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Saved.")
@@ -236,7 +239,10 @@ async def run_test_call(bot: Bot) -> dict:
     ctx = Context(match_id="test", time_left_ms=None, names=(bot.name,))
     message = game.observation(state, 0, ctx)
     limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
-    transport = bot.transport(seat=0, seed=0, match_id="test", options=options)
+    version = None
+    if bot.kind == EndpointKind.CODE:  # its latest upload, run in the sandbox
+        version = await bot.versions.order_by("-number").afirst()
+    transport = bot.transport(seat=0, seed=0, match_id="test", options=options, version=version)
     result = {
         "fault": FaultCode.OK.value,
         "detail": "",
@@ -290,7 +296,7 @@ async def bot_test(request, pk: int):
     if bot is None:
         raise Http404("No such bot")
     if bot.kind not in TESTABLE_KINDS:
-        messages.error(request, "Only URL and built-in bots can be test-called.")
+        messages.error(request, "Only URL, built-in and code bots can be test-called.")
         return redirect("bot-detail", pk=bot.pk)
     if not await sync_to_async(claim_test_call)(bot):
         messages.error(
@@ -485,6 +491,22 @@ _RATING_STEPS = Prepared(
 )
 
 
+#: versions a code bot's page lists (the newest)
+VERSIONS_SHOWN = 20
+
+
+def code_context(request, bot: Bot) -> dict:
+    """A code bot's uploaded versions (newest first), with their download links for those
+    who may read its source (its owner; anyone when the source is public)."""
+    if bot.kind != EndpointKind.CODE:
+        return {}
+    versions = list(bot.versions.defer("data").order_by("-number")[:VERSIONS_SHOWN])
+    return {
+        "versions": versions,
+        "source_visible": bot.source_visible_to(request.user),
+    }
+
+
 def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) -> dict:
     """What the bot page shows (``challenge``: a bound challenge form with its errors)."""
     is_owner = request.user.is_authenticated and bot.owner_id == request.user.pk
@@ -527,6 +549,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "testable": bot.kind in TESTABLE_KINDS,
         "new_secret": new_secret_shown,
         "challengeable": challengeable(bot),
+        **code_context(request, bot),
     }
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)

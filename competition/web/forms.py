@@ -8,9 +8,17 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from bots.codec import decode_bounded
-from bots.models import Bot, EndpointKind, registrable_kinds, validate_endpoint
+from bots.models import (
+    Bot,
+    EndpointKind,
+    read_code,
+    registrable_kinds,
+    uploaded_bytes,
+    validate_endpoint,
+)
 from games import all_games
 
 
@@ -29,21 +37,32 @@ class SignUpForm(UserCreationForm):
 
 
 class BotForm(forms.ModelForm):
-    """Register or edit a bot. The endpoint is checked by ``validate_endpoint`` (scheme,
-    host, port and the egress policy for URLs); ordinary users may only register URLs."""
+    """Register or edit a bot: by URL, or by uploading code (its first version; a code bot's
+    edit takes a new version). The endpoint is checked by ``validate_endpoint`` (scheme,
+    host, port and the egress policy for URLs; a sandbox on this server for code), an
+    upload by ``read_code`` (nothing is stored for a refused one); ordinary users may
+    register URLs and code, staff also local bots when the server allows them."""
 
     game = forms.ChoiceField(choices=game_choices)
+    file = forms.FileField(
+        required=False,
+        label="Code file",
+        help_text="For uploaded code: a .py or .js file, or a .zip/.tar.gz with an "
+        "arena.json manifest. The platform runs it in a sandbox; each upload is a new version.",
+    )
 
     class Meta:
         model = Bot
-        fields = ("game", "name", "kind", "target", "public_debug")
+        fields = ("game", "name", "kind", "target", "file", "public_debug", "source_public")
         labels = {
             "target": "Endpoint",
             "kind": "Kind",
             "public_debug": "Show debug overlays publicly",
+            "source_public": "Source public (anyone may download the code)",
         }
         help_texts = {
-            "target": "The URL the platform POSTs to, exactly as your bot expects it (query string kept).",
+            "target": "For a URL bot: the URL the platform POSTs to, exactly as your bot "
+            "expects it (query string kept).",
             "name": "Unique among your bots for this game.",
         }
         widgets = {
@@ -62,29 +81,55 @@ class BotForm(forms.ModelForm):
         if not self.instance.pk:
             self.instance.owner = user  # the model's clean judges the kind by its owner
         self.fields["game"].choices = game_choices()
-        # ordinary users register URLs; staff may pick the others (local bots only when
-        # the server allows them: ARENA_ALLOW_LOCAL_BOTS)
-        kinds = registrable_kinds(staff=user.is_staff)
-        if self.instance.pk and self.instance.kind not in kinds:
-            kinds = (*kinds, EndpointKind(self.instance.kind))  # its kind stays (see clean_kind)
-        self.fields["kind"].choices = [(k.value, k.label) for k in kinds]
-        self.fields["kind"].initial = EndpointKind.HTTP
-        if not user.is_staff:
-            self.fields["kind"].widget = forms.HiddenInput()
-            self.fields["target"].label = "URL"
+        self.fields["target"].required = False  # a URL bot's (see clean)
+        self._kind_field(user)
         if self.instance.pk:
             # a bot's game never changes (its matches and rating belong to that game)
             self.fields["game"].disabled = True
             self.fields["game"].initial = self.instance.game
+            if self.instance.kind == EndpointKind.CODE:
+                del self.fields["target"]
+                self.fields["file"].label = "New version"
+                self.fields[
+                    "file"
+                ].help_text = "Upload a new version (optional): the next matches play it."
+            else:
+                del self.fields["file"], self.fields["source_public"]
+
+    def _kind_field(self, user) -> None:
+        """Ordinary users pick "URL" or "Upload code"; staff any kind they may register
+        (local bots only when the server allows them: ARENA_ALLOW_LOCAL_BOTS). A bot
+        keeps its kind; a code bot stays code and a bot of another kind never becomes code."""
+        kinds = registrable_kinds(staff=user.is_staff)
+        if self.instance.pk:
+            if self.instance.kind not in kinds:
+                kinds = (*kinds, EndpointKind(self.instance.kind))  # stays (see clean_kind)
+            is_code = self.instance.kind == EndpointKind.CODE
+            kinds = tuple(k for k in kinds if (k == EndpointKind.CODE) == is_code)
+        field = self.fields["kind"]
+        field.choices = [(k.value, KIND_LABELS.get(k, k.label)) for k in kinds]
+        field.initial = EndpointKind.HTTP
+        if not user.is_staff:
+            field.widget = forms.RadioSelect(choices=field.choices)
+            field.label = "How the platform reaches it"
+            self.fields["target"].label = "URL"
+        if len(kinds) == 1:
+            field.widget = forms.HiddenInput()
 
     def clean_kind(self) -> str:
         kind = self.cleaned_data.get("kind") or EndpointKind.HTTP
         allowed = registrable_kinds(staff=self.user.is_staff)
         if self.instance.pk and self.instance.kind not in allowed:
             return self.instance.kind  # e.g. a staff-made bot: its kind stays
+        if self.instance.pk and (kind == EndpointKind.CODE) != (
+            self.instance.kind == EndpointKind.CODE
+        ):
+            raise ValidationError(
+                "A bot cannot change to or from uploaded code: register a new bot."
+            )
         if kind not in allowed:
             raise ValidationError(
-                "You may only register a bot by URL."
+                "You may only register a bot by URL or by uploading code."
                 if not self.user.is_staff
                 else f"Bots of kind {kind!r} cannot be registered here."
             )
@@ -95,19 +140,18 @@ class BotForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        game, kind, target, name = (
-            data.get("game"),
-            data.get("kind"),
-            data.get("target"),
-            data.get("name"),
-        )
-        if not (game and kind and target is not None):
-            return data
-        try:
-            validate_endpoint(game, kind, target, staff=self.user.is_staff)
-        except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                self.add_error(field if field in self.fields else None, errors)
+        game, kind, name = data.get("game"), data.get("kind"), data.get("name")
+        if kind == EndpointKind.CODE:
+            self._clean_upload(data)
+        elif kind and not data.get("target") and "target" not in self.errors:
+            self.add_error("target", "A URL bot needs its URL.")
+        target = data.get("target")
+        if game and kind and (target or kind == EndpointKind.CODE):
+            try:
+                validate_endpoint(game, kind, target or "", staff=self.user.is_staff)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    self.add_error(field if field in self.fields else None, errors)
         if (
             name
             and Bot.objects.filter(owner=self.user, game=game, name=name)
@@ -117,13 +161,44 @@ class BotForm(forms.ModelForm):
             self.add_error("name", "You already have a bot with this name for this game.")
         return data
 
+    def _clean_upload(self, data: dict) -> None:
+        """A code bot's file, read and checked (``read_code``): kept as (name, bytes) for
+        ``save``; required when registering."""
+        upload = data.get("file")
+        self.upload = None
+        if not upload:
+            if not self.instance.pk:
+                self.add_error("file", "Choose the file of your bot's code.")
+            return
+        raw = uploaded_bytes(upload)
+        try:
+            name, _bundle = read_code(upload.name, raw)
+        except ValidationError as exc:
+            for errors in exc.message_dict.values():
+                self.add_error("file", errors)
+            return
+        self.upload = (name, raw)
+        data["target"] = name
+        if "target" in self.fields:
+            self.instance.target = name
+
     def save(self, commit: bool = True) -> Bot:
         bot = super().save(commit=False)
         if not bot.pk:
             bot.owner = self.user
+        upload = getattr(self, "upload", None)
+        if upload is not None and not bot.pk:
+            bot.target = upload[0]
         if commit:
-            bot.save()
+            with transaction.atomic():
+                bot.save()
+                if upload is not None:
+                    bot.add_version(*upload)
         return bot
+
+
+#: what the bot form calls the two kinds everyone may register
+KIND_LABELS = {EndpointKind.HTTP: "URL", EndpointKind.CODE: "Upload code"}
 
 
 PACES = [

@@ -80,6 +80,7 @@ include-name = [
     "POST /api/matches/challenge/",
     "POST /api/matches/{id}/fork/",
     "POST /api/games/{slug}/simulate/",
+    "POST /api/bots/{id}/versions/",
 ]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "413", "429", "5xx"]
 """

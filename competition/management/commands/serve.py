@@ -61,10 +61,10 @@ class Command(BaseCommand):
         import asyncio
 
         from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
 
         from competition.asgi import application
         from competition.runners import embedded
+        from competition.serving import Server  # daphne's, admitting requests before their body
 
         def ready() -> None:
             asyncio.get_event_loop().call_soon(embedded.start, runners)

@@ -90,8 +90,8 @@ def budget(cpu_seconds: int) -> None:
 
 def _rebuild(conn, slug: str, position: dict, cpu_seconds: int) -> None:
     """In the child: set the budgets, rebuild ``position`` (``Game.rebuild``'s arguments),
-    send back whether a seat is to move there (``("ok", bool)``) or why it cannot be
-    rebuilt (``("invalid", message)``)."""
+    send back whether a seat is to move there and its spectator frame (``("ok", {"going",
+    "frame"})``) or why it cannot be rebuilt (``("invalid", message)``)."""
     budget(cpu_seconds)
     try:
         game = get_game(slug)
@@ -100,7 +100,7 @@ def _rebuild(conn, slug: str, position: dict, cpu_seconds: int) -> None:
         except ValueError as exc:
             conn.send(("invalid", str(exc)))
             return
-        conn.send(("ok", bool(game.to_move(state))))
+        conn.send(("ok", {"going": bool(game.to_move(state)), "frame": game.frame(state)}))
     except MemoryError:
         conn.send(("memory", None))
     finally:
@@ -116,10 +116,11 @@ def rebuild_in_worker(
     actions: list[dict],
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
-) -> bool:
+) -> dict:
     """``game.rebuild(...)`` in the simulation pool, under its budget: whether a seat is to
-    move in the position reached. ``ValueError`` where the game refuses the rebuild,
-    ``SimulationRefused`` when the budget ran out or no worker was free."""
+    move in the position reached (``going``) and its spectator frame (``frame``).
+    ``ValueError`` where the game refuses the rebuild, ``SimulationRefused`` when the
+    budget ran out or no worker was free."""
     position = {"seed": seed, "options": options, "seats": seats, "actions": actions}
     kind, payload = in_worker(_rebuild, (game.slug, position), cpu_seconds, wall_seconds)
     if kind == "invalid":

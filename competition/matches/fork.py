@@ -122,9 +122,7 @@ def check_start(origin: Match, turn: int, seats: int) -> None:
         # played to the game's own end: nothing to play after its last turn
         raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
     try:
-        going = rebuild_in_worker(
-            game, seed=origin.seed, options=origin.options, seats=seats, actions=actions
-        )
+        going = _rebuilt(origin, actions, seats)["going"]
     except ValueError as exc:
         raise ValidationError({"turn": f"Match {origin.pk} cannot be rebuilt: {exc}"}) from None
     except SimulationRefused as exc:
@@ -141,6 +139,26 @@ def check_start(origin: Match, turn: int, seats: int) -> None:
         ) from None
     if not going:
         raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
+
+
+def _rebuilt(origin: Match, actions: list[dict], seats: int) -> dict:
+    """``rebuild_in_worker`` of ``origin``'s game, seed and options over ``actions``."""
+    game = get_game(origin.game)
+    return rebuild_in_worker(
+        game, seed=origin.seed, options=origin.options, seats=seats, actions=actions
+    )
+
+
+def start_frame(match: Match, seats: int):
+    """The spectator frame a fork starts from (its viewer's turn 0), rebuilt in the
+    simulation pool: ``ValueError`` when its origin is gone or cannot be rebuilt,
+    ``SimulationRefused`` when the pool is full or over budget."""
+    if match.forked_from_id is None:
+        raise ValueError(f"match {match.pk}: the match it was forked from no longer exists")
+    try:
+        return _rebuilt(match, history(match.forked_from_id, match.fork_turn), seats)["frame"]
+    except ValidationError as exc:
+        raise ValueError(f"match {match.pk}: {' '.join(exc.messages)}") from None
 
 
 def start_state(match: Match, seats: int) -> State | None:

@@ -162,6 +162,11 @@ def test_it_forks_a_fork_from_the_position_of_its_own_turns(clients, users, monk
     assert deep.status_code == 400 and "2 matches deep at most" in deep.json()["turn"][0]
 
 
+def game_frame_at(origin: Match, turn: int):
+    """The spectator frame of ``origin`` after ``turn``, as its stored turn has it."""
+    return history.turns(origin.pk, since=turn - 1, upto=turn, limit=1)[0].frame
+
+
 def game_frame(match: Match):
     """The start frame the viewer of ``match`` draws (its turn 0)."""
     return Client().get(f"/matches/{match.pk}/viewer.json").json()["initial"]
@@ -346,8 +351,11 @@ def test_it_rebuilds_a_forks_start_in_the_simulation_pool(
     clients, users, origin, settings, rebuilt_here
 ):
     settings.ARENA_MAX_ACTIVE_MATCHES = 100
-    # It should create the fork without rebuilding its start in the web process.
-    assert fork(clients["other"], origin).status_code == 201
+    # It should create the fork, and draw its start on its viewer, without rebuilding that
+    # position in the web process.
+    created = fork(clients["other"], origin)
+    assert created.status_code == 201
+    assert game_frame(Match.objects.get(pk=created.json()["id"])) == game_frame_at(origin, 2)
     assert rebuilt_here == []
     with pool_kept_full():
         # It should share the pool (and its budget) with simulate: while simulations fill

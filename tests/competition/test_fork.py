@@ -317,7 +317,9 @@ def pool_kept_full(callers: int = 6):
     def call() -> None:
         while not stop.is_set():
             try:
-                simulate_in_worker(get_game("gconway"), (COSTLY, "utf-8"))
+                simulate_in_worker(
+                    get_game("gconway"), (COSTLY, "utf-8"), cpu_seconds=1, wall_seconds=3
+                )
             except SimulationRefused:
                 time.sleep(0.01)
 
@@ -328,8 +330,9 @@ def pool_kept_full(callers: int = 6):
         yield
     finally:
         stop.set()
-        for thread in threads:
-            thread.join(30)
+        for thread in threads:  # each ends within its queue wait and wall-clock limit
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
 
 
 @pytest.fixture

@@ -8,9 +8,17 @@ every platform limit (issue 20, finding 2):
   ``pass`` so it never ends early) against a hostile HTTP bot on loopback that answers at
   once, turn after turn, alternately the longest legal list (4,096 distinct cells in reach)
   and a reply of about 1 MB (the reply cap) of ``[1,1]`` pairs far over the budget;
-- ``--simulators`` anonymous clients posting, in a loop, the costliest ``simulate``
-  request (5,000 turns on the largest board with 40 longest lists, 2.5 MB at most), which
-  the server stops in its worker at the CPU budget.
+- ``--simulators`` anonymous clients (20 by default), each from an address of its own
+  (127.0.0.10, .11, ...), posting in a loop the costliest ``simulate`` request (5,000 turns
+  on the largest board with 40 longest lists, 1.5 MB), which the server stops in its worker
+  at the CPU budget; a refused one (429 or 503) waits as its ``Retry-After`` says.
+
+Before the idle phase it sends one request declaring an 800 MB body (and then sends the
+body) and prints how soon the answer came and how much the web process grew (issue 35, H3).
+After the attack it floods the log-in and sign-up forms, each attempt with a different
+leftmost ``X-Forwarded-For`` entry (the server trusts one proxy: ``ARENA_PROXY_HEADERS``,
+``ARENA_NUM_PROXIES=1``), and prints how many attempts were let through: a correct address
+rule lets through ``AXES_FAILURE_LIMIT`` (5) log-ins and 10 sign-ups.
 
 It prints p50/p95/p99 of the home page for both phases (the goal: p99 under 100 ms under
 attack), the turns the hostile match played and the simulate answers by status, and exits
@@ -27,6 +35,9 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import select
+import socket
 import subprocess
 import sys
 import tempfile
@@ -70,6 +81,15 @@ SIMULATE = json.dumps(
     },
     separators=(",", ":"),
 ).encode()
+
+
+#: attempts of each form flood, the fields of a failed log-in and of a sign-up
+FLOOD = 20
+LOGIN = {"username": "victim"}
+
+
+def signup_fields(i: int) -> dict:
+    return {"username": f"flood{i}", "email": "", "password1": "x", "password2": "y"}
 
 
 #: whether the hostile bot also sends the 1 MB reply (``--no-big-replies``: legal lists only)
@@ -119,11 +139,15 @@ async def measure(base: str, seconds: float, problems: list[str]) -> list[float]
     return latencies
 
 
-async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
+async def simulator(base: str, source: str, stop: asyncio.Event, answers: Counter) -> None:
+    """One caller, from the loopback address ``source``: ``SIMULATE`` again and again,
+    waiting as a refusal's ``Retry-After`` says (5 s at most)."""
     import aiohttp
 
-    async with aiohttp.ClientSession() as session:
+    connector = aiohttp.TCPConnector(local_addr=(source, 0))
+    async with aiohttp.ClientSession(connector=connector) as session:
         while not stop.is_set():
+            wait = 0.0
             try:
                 async with session.post(
                     base + "/api/games/gconway/simulate/",
@@ -133,9 +157,93 @@ async def simulator(base: str, stop: asyncio.Event, answers: Counter) -> None:
                     body = await response.read()
                     code = json.loads(body).get("code", "") if response.status != 200 else ""
                     answers[f"{response.status} {code}".strip()] += 1
+                    wait = min(5.0, float(response.headers.get("Retry-After", 0)))
             except Exception as exc:
                 answers[type(exc).__name__] += 1
-                await asyncio.sleep(0.5)
+                wait = 0.5
+            if wait:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), wait)
+
+
+def web_process(port: int) -> int:
+    """The pid of ``manage.py serve --port <port>`` (the web process)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in argv and str(port).encode() in argv:
+            return int(cmdline.parent.name)
+    raise SystemExit(f"no web process serving port {port}")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def huge_body(port: int, declared: int = 800_000_000) -> dict:
+    """One ``simulate`` request declaring ``declared`` bytes, its body sent after the
+    headers for as long as the server takes it: the answer, how soon, how many bytes went
+    out, and the web process's RSS before and after."""
+    pid = web_process(port)
+    before = rss_mb(pid)
+    started = time.perf_counter()
+    head = (
+        "POST /api/games/tictactoe/simulate/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n"
+    )
+    sent, status, elapsed = 0, b"", float("nan")
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head.encode())
+        sock.setblocking(False)
+        block = b" " * (1 << 20)
+        deadline = started + 60
+        while not status and time.perf_counter() < deadline:
+            readable, writable, _ = select.select([sock], [sock] if sent < declared else [], [], 1)
+            if readable:
+                with contextlib.suppress(OSError):
+                    status = sock.recv(4096).split(b"\r\n", 1)[0] or b"(closed)"
+                elapsed = time.perf_counter() - started
+            elif writable:
+                try:
+                    sent += sock.send(block[: declared - sent])
+                except OSError:
+                    status = b"(reset while sending)"
+    time.sleep(1)
+    return {
+        "status": status.decode("latin1"),
+        "seconds": elapsed,
+        "sent": sent,
+        "rss_before": before,
+        "rss_after": rss_mb(pid),
+    }
+
+
+def form_flood(base: str, path: str, attempts: int, fields) -> int:
+    """``attempts`` POSTs of ``path``'s form (``fields(i)``), each with a different leftmost
+    ``X-Forwarded-For`` entry before the fixed one our proxy would have written: how many
+    were let through (not refused with 429)."""
+    import requests
+
+    session = requests.Session()
+    page = session.get(base + path, timeout=30).text
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    through = 0
+    for i in range(attempts):
+        forwarded = f"198.51.100.{i % 250 + 1}, 203.0.113.9"
+        response = session.post(
+            base + path,
+            data={"csrfmiddlewaretoken": token, **fields(i)},
+            headers={"X-Forwarded-For": forwarded, "Referer": base + path},
+            allow_redirects=False,
+            timeout=30,
+        )
+        through += response.status_code != 429
+    return through
 
 
 def turns_played(env: dict, match_id: int) -> int:
@@ -154,6 +262,7 @@ def turns_played(env: dict, match_id: int) -> int:
 async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     base = f"http://127.0.0.1:{port}"
     problems: list[str] = []
+    huge = await asyncio.to_thread(huge_body, port)
     idle = await measure(base, seconds, problems)
     bot_port = free_port()
     replies: Counter = Counter()
@@ -180,7 +289,10 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
         match_id = json.loads(done.stdout)[0]
         stop = asyncio.Event()
         answers: Counter = Counter()
-        clients = [asyncio.create_task(simulator(base, stop, answers)) for _ in range(simulators)]
+        clients = [
+            asyncio.create_task(simulator(base, f"127.0.0.{10 + i}", stop, answers))
+            for i in range(simulators)
+        ]
         await asyncio.sleep(1)  # the runner picks the match up; the first simulations start
         attacked = await measure(base, seconds, problems)
         stop.set()
@@ -188,7 +300,14 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
         turns = await asyncio.to_thread(turns_played, env, match_id)
     finally:
         await bot.cleanup()
+    login = await asyncio.to_thread(
+        form_flood, base, "/accounts/login/", FLOOD, lambda i: LOGIN | {"password": f"wrong-{i}"}
+    )
+    signup = await asyncio.to_thread(form_flood, base, "/accounts/signup/", FLOOD, signup_fields)
     return {
+        "huge": huge,
+        "login": login,
+        "signup": signup,
         "idle": idle,
         "attacked": attacked,
         "problems": problems,
@@ -308,7 +427,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds per phase")
-    parser.add_argument("--simulators", type=int, default=2, help="anonymous simulate clients")
+    parser.add_argument(
+        "--simulators", type=int, default=20, help="anonymous simulate clients (one address each)"
+    )
     parser.add_argument(
         "--no-big-replies", action="store_true", help="the hostile bot sends legal lists only"
     )
@@ -330,6 +451,9 @@ def main() -> None:
                 "LOG_LEVEL": "ERROR",
                 "DJANGO_SETTINGS_MODULE": "competition.settings",
                 "ARENA_BOT_ALLOW_NETWORKS": "127.0.0.0/8",
+                # as behind one reverse proxy (make web): the form floods' X-Forwarded-For
+                "ARENA_PROXY_HEADERS": "true",
+                "ARENA_NUM_PROXIES": "1",
                 **PRODUCTION_ENV,
             }
         )
@@ -347,6 +471,17 @@ def main() -> None:
             f"{phase:<10} {len(values):>9} {percentile(values, 0.5):>8.1f} {percentile(values, 0.95):>8.1f} "
             f"{percentile(values, 0.99):>8.1f} {max(values, default=float('nan')) * 1000:>8.1f}"
         )
+    huge = result["huge"]
+    print(
+        f"800 MB body: {huge['status']} after {huge['seconds'] * 1000:.0f} ms, "
+        f"{huge['sent'] / 1e6:.1f} MB of it sent; web process RSS {huge['rss_before']:.1f} MB "
+        f"before, {huge['rss_after']:.1f} MB after"
+    )
+    print(
+        f"X-Forwarded-For floods ({FLOOD} attempts each, leftmost entry rotating): "
+        f"log-in {result['login']} let through (a correct rule: 5), "
+        f"sign-up {result['signup']} let through (a correct rule: 10)"
+    )
     print(f"hostile match: {result['turns']} turns stored, {result['replies']} replies sent")
     print(
         "simulate answers: "

@@ -25,6 +25,7 @@ from channels.security.websocket import OriginValidator, WebsocketDenier  # noqa
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
+from competition.admission import BodyCap  # noqa: E402
 from competition.runners import embedded  # noqa: E402
 from competition.web.routing import websocket_urlpatterns  # noqa: E402
 
@@ -78,7 +79,7 @@ class SameOriginValidator(OriginValidator):
 
 router = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": BodyCap(django_asgi_app),  # bodies capped per route (competition/admission.py)
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

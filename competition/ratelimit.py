@@ -43,9 +43,14 @@ def client_address(request) -> str:
 
     ``serve`` leaves the peer in ``REMOTE_ADDR``: daphne's own proxy-header rewrite would put
     the leftmost, client-written entry there."""
-    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    return address_from(request.META.get("REMOTE_ADDR"), request.META.get("HTTP_X_FORWARDED_FOR"))
+
+
+def address_from(peer: str | None, forwarded: str | None) -> str:
+    """``client_address`` from the connection's peer and the ``X-Forwarded-For`` header as
+    they arrived (the request admission reads them off the raw headers, before Django)."""
+    peer = peer or "unknown"
     proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
     if proxies <= 0 or not forwarded:
         return peer
     entries = [entry.strip() for entry in forwarded.split(",")]

@@ -30,6 +30,11 @@ Environment variables (all optional):
 - ``ARENA_BOT_CA_BUNDLE`` (path, default empty): extra CA certificates trusted for bots'
   HTTPS (a private PKI); verification itself is never switched off.
 - ``ARENA_BOT_MAX_REPLY_BYTES`` (int, default 1048576).
+- ``ARENA_MAX_BODY_BYTES`` (int, default 2621440, Django's own cap): the largest request body
+  any route takes unless ``competition.admission.ROUTES`` gives it a cap of its own; refused
+  (413) before it is read. Also ``DATA_UPLOAD_MAX_MEMORY_SIZE``.
+- ``ARENA_MAX_UPLOAD_BYTES`` (int, default 2097152): the cap of the routes that take uploads
+  of submitted code (a 1 MiB archive in a multipart form).
 - ``ARENA_SAFETY_TIMEOUT_MS`` (int, default 60000): the runner's global per-call limit.
 - ``ARENA_LEASE_SECONDS`` (int, default 30): a worker's lease on a match; renewed while it
   plays, so a dead worker's match is resumed elsewhere after at most this long.
@@ -353,6 +358,10 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_PORTS: {exc}") from None
 ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
+# request bodies, refused before they are read (competition/admission.py: per route)
+ARENA_MAX_BODY_BYTES = envint("ARENA_MAX_BODY_BYTES", 2_621_440, minimum=1024)
+ARENA_MAX_UPLOAD_BYTES = envint("ARENA_MAX_UPLOAD_BYTES", 2_097_152, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = ARENA_MAX_BODY_BYTES
 ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
 ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)

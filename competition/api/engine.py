@@ -6,40 +6,25 @@ reached. The request's body reaches the worker as bytes: it is decoded and valid
 (``simulate_body``), not in the web process, where a large one held the interpreter lock
 for a quarter of a second.
 
-``simulate_in_worker`` runs that replay where it cannot stall the web process: in a
-child process forked from a small server process (multiprocessing's ``forkserver``,
-which has imported the engines once), at a lower CPU priority, under ``RLIMIT_CPU``
-(``SIMULATE_CPU_SECONDS``) and ``RLIMIT_AS``, and killed after ``SIMULATE_WALL_SECONDS``.
-At most ``SIMULATE_WORKERS`` run at once per web process; a request that finds none
-free within ``SIMULATE_QUEUE_SECONDS`` is refused (``busy``).
+``simulate_in_worker`` runs that replay in the simulation pool (``competition.pool``): a
+budgeted worker process, so that it cannot stall the web process.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
-import resource
-import signal
-import threading
 from typing import Any
 
+from competition.pool import (
+    SIMULATE_CPU_SECONDS,
+    SIMULATE_WALL_SECONDS,
+    SimulationRefused,
+    budget,
+    in_worker,
+)
 from games.base import Context, Game, IllegalAction
 
 logger = logging.getLogger(__name__)
-
-#: CPU seconds one simulation may use (its worker is killed beyond)
-SIMULATE_CPU_SECONDS = 2
-#: wall-clock seconds before a worker is killed (a niced worker on a busy machine is slow)
-SIMULATE_WALL_SECONDS = 10
-#: address space of a worker, bytes
-SIMULATE_MEMORY_BYTES = 1 << 30
-#: simulations running at once in one web process
-SIMULATE_WORKERS = 2
-#: how long a request waits for a free worker before it is refused
-SIMULATE_QUEUE_SECONDS = 5
-#: niceness added to a worker (the web process keeps the CPU it needs)
-SIMULATE_NICENESS = 10
 
 #: the context observations get here (no match, no clock)
 SIMULATE_CONTEXT = Context(match_id="simulate")
@@ -135,32 +120,13 @@ def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> di
 
 # -- the worker -------------------------------------------------------------------------
 
-
-class SimulationRefused(Exception):
-    """The simulation was not finished: over its CPU or wall-clock budget (``cpu_limit``),
-    out of memory (``memory_limit``), no worker free (``busy``) or the worker failed
-    (``worker_failed``)."""
-
-    def __init__(self, code: str, detail: str):
-        super().__init__(f"{code}: {detail}")
-        self.code = code
-        self.detail = detail
-
-    def to_json(self) -> dict:
-        return {"turn": None, "index": None, "seat": None, "code": self.code, "detail": self.detail}
-
-
-_context = multiprocessing.get_context("forkserver")
-_context.set_forkserver_preload(["games.registry", __name__, "competition.api.simulate_body"])
-_slots = threading.BoundedSemaphore(SIMULATE_WORKERS)
+__all__ = ["BadBody", "SimulationError", "SimulationRefused", "simulate", "simulate_in_worker"]
 
 
 def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
     """In the child: set the budgets, read the request's ``body`` (its bytes and charset:
     ``simulate_body.read``), simulate, send ``(kind, payload)`` back."""
-    os.nice(SIMULATE_NICENESS)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (SIMULATE_MEMORY_BYTES, SIMULATE_MEMORY_BYTES))
+    budget(cpu_seconds)
     from competition.api.simulate_body import read
     from games import get_game
 
@@ -211,55 +177,11 @@ def simulate_in_worker(
     options, ``SimulationError`` for a bad turn and ``SimulationRefused`` when the budget ran
     out or no worker was free.
     """
-    if not _slots.acquire(timeout=SIMULATE_QUEUE_SECONDS):
-        raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
-    try:
-        return _run(game.slug, body, cpu_seconds, wall_seconds)
-    finally:
-        _slots.release()
-
-
-def _run(slug: str, body: tuple[bytes, str], cpu_seconds: float, wall_seconds: float) -> dict:
-    receive, send = _context.Pipe(duplex=False)
-    cpu = max(1, int(cpu_seconds))  # RLIMIT_CPU counts whole seconds
-    process = _context.Process(target=_work, args=(send, slug, body, cpu), daemon=True)
-    try:
-        process.start()
-        send.close()  # the child holds its end: EOF when it dies
-        message = None
-        try:
-            if receive.poll(wall_seconds):
-                message = receive.recv()
-        except EOFError:  # killed by RLIMIT_CPU (SIGXCPU, then SIGKILL) before it answered
-            message = None
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join(5)
-        receive.close()
-    if message is None:
-        exitcode = process.exitcode
-        if exitcode in (-signal.SIGXCPU, -signal.SIGKILL, None) or exitcode == 0:
-            # over the CPU budget, or killed here at the wall-clock limit
-            raise SimulationRefused(
-                "cpu_limit",
-                f"the simulation needed more than {cpu} s of CPU time (or {wall_seconds:g} s "
-                "in all); send fewer or cheaper turns",
-            )
-        logger.error("simulation worker for %s ended with exit code %s", slug, exitcode)
-        raise SimulationRefused("worker_failed", "the simulation worker failed")
-    kind, payload = message
+    kind, payload = in_worker(_work, (game.slug, body), cpu_seconds, wall_seconds)
     if kind == "ok":
         return payload
     if kind in ("parse", "invalid"):
         raise BadBody(kind, payload)
     if kind == "options":
         raise ValueError(payload)
-    if kind == "turn":
-        error = SimulationError(
-            payload["index"], payload["seat"], payload["code"], payload["detail"]
-        )
-        raise error
-    raise SimulationRefused(
-        "memory_limit", f"the simulation needed more than {SIMULATE_MEMORY_BYTES >> 20} MiB"
-    )
+    raise SimulationError(payload["index"], payload["seat"], payload["code"], payload["detail"])

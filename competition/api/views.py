@@ -184,6 +184,10 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
                 s.SimulateErrorSerializer,
                 description="A bad turn, bad options, a malformed body or over the CPU budget.",
             ),
+            413: OpenApiResponse(description="The body is larger than the route's cap."),
+            429: OpenApiResponse(
+                description="Throttled, or a simulation from this address is still running."
+            ),
             503: OpenApiResponse(
                 s.SimulateErrorSerializer, description="Every simulation worker is busy."
             ),
@@ -194,7 +198,9 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
             "the outcome. Each turn is judged as the runner judges it; the first bad one is a 400 "
             "naming its turn, seat and the game's code. The replay runs in a worker with a CPU-time "
             "budget: a request that needs more is a 400 with the code `cpu_limit` (and no turn); "
-            "when every worker is busy the answer is 503 with the code `busy`."
+            "when every worker is busy the answer is 503 with the code `busy`, and a second "
+            "simulation from an address with one still running is a 429 (both before the body "
+            "is read, with `Retry-After`)."
         ),
     )
     @action(

@@ -14,6 +14,11 @@ turn counter and the per-match limits all assume turns 1..k), nothing of the ori
 copied, and the game's own counters inside the state (a lap, a round) still tell the real
 game time on the board.
 
+The position a fork starts from is checked when it is made (``check_start``): refused
+without a rebuild when it is the end of a match played to the game's own end; else rebuilt
+in the simulation pool (``competition.pool.rebuild_in_worker``: a worker process with a CPU
+budget, shared with ``simulate``), never in the web process.
+
 What a seat's bot sees is the game's protocol for a new match from that position: a game
 that greets its bots (``init``) greets them, and every request carries the position as the
 game's requests do. A game whose stored turns cannot rebuild the state, or whose bots could
@@ -29,9 +34,10 @@ from django.db import transaction
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history as turn_history
-from competition.matches.lifecycle import charge_challenge, create_user_match
-from competition.models import Match
+from competition.matches.lifecycle import TooManyMatches, charge_challenge, create_user_match
+from competition.models import Match, MatchStatus
 from competition.models.matches import hidden
+from competition.pool import SIMULATE_CPU_SECONDS, SimulationRefused, rebuild_in_worker
 from games import get_game
 from games.base import State
 
@@ -98,20 +104,61 @@ def _rebuild(origin: Match, actions: list[dict], seats: int) -> State:
         raise ValidationError({"turn": f"Match {origin.pk} cannot be rebuilt: {exc}"}) from None
 
 
-def state_after(origin: Match, turn: int, seats: int) -> State:
-    """The state of ``origin`` (a match of ``seats`` seats) after its turn ``turn``, from
-    which a fork starts: ``ValidationError`` (field ``turn``) when the game cannot be forked,
-    the turn is not stored, ended the match by forfeit, or leaves nothing to play."""
+def check_start(origin: Match, turn: int, seats: int) -> None:
+    """Whether a fork of ``origin`` (a match of ``seats`` seats) may start after its turn
+    ``turn``: ``ValidationError`` (field ``turn``) when the game cannot be forked, the turn
+    is not stored, ended the match by forfeit, or leaves nothing to play; ``TooManyMatches``
+    (retry shortly) when the simulation pool is full. The end of a match played to the
+    game's own end is refused without a rebuild; any other position is rebuilt in the
+    simulation pool, under its CPU budget."""
     game = get_game(origin.game)
     if Match.objects.filter(pk=origin.pk).filter(hidden()).exists():
         # staff see it, but a fork is a public match: it would show the hidden position
         raise ValidationError({"turn": "This match is not revealed yet: fork it after the reveal."})
     if game.fork_refusal is not None:
         raise ValidationError({"turn": game.fork_refusal[:1].upper() + game.fork_refusal[1:]})
-    state = _rebuild(origin, history(origin.pk, turn), seats)
-    if not game.to_move(state):
+    actions = history(origin.pk, turn)
+    if origin.status == MatchStatus.FINISHED and turn == origin.turn_count:
+        # played to the game's own end: nothing to play after its last turn
         raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
-    return state
+    try:
+        going = _rebuilt(origin, actions, seats)["going"]
+    except ValueError as exc:
+        raise ValidationError({"turn": f"Match {origin.pk} cannot be rebuilt: {exc}"}) from None
+    except SimulationRefused as exc:
+        if exc.code == "busy":
+            raise TooManyMatches(
+                "Every simulation worker is busy; fork again in a few seconds.", retry_after=5
+            ) from None
+        raise ValidationError(
+            {
+                "turn": f"Rebuilding the position after turn {turn} needs more than a "
+                f"simulation's budget ({SIMULATE_CPU_SECONDS} s of CPU time): fork from an "
+                "earlier turn."
+            }
+        ) from None
+    if not going:
+        raise ValidationError({"turn": f"The game is over after turn {turn}: nothing to play."})
+
+
+def _rebuilt(origin: Match, actions: list[dict], seats: int) -> dict:
+    """``rebuild_in_worker`` of ``origin``'s game, seed and options over ``actions``."""
+    game = get_game(origin.game)
+    return rebuild_in_worker(
+        game, seed=origin.seed, options=origin.options, seats=seats, actions=actions
+    )
+
+
+def start_frame(match: Match, seats: int):
+    """The spectator frame a fork starts from (its viewer's turn 0), rebuilt in the
+    simulation pool: ``ValueError`` when its origin is gone or cannot be rebuilt,
+    ``SimulationRefused`` when the pool is full or over budget."""
+    if match.forked_from_id is None:
+        raise ValueError(f"match {match.pk}: the match it was forked from no longer exists")
+    try:
+        return _rebuilt(match, history(match.forked_from_id, match.fork_turn), seats)["frame"]
+    except ValidationError as exc:
+        raise ValueError(f"match {match.pk}: {' '.join(exc.messages)}") from None
 
 
 def start_state(match: Match, seats: int) -> State | None:
@@ -164,11 +211,11 @@ def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
     """A queued match starting from ``origin``'s state after ``turn`` with ``bot_ids`` by
     seat, recorded with its origin and turn, friendly, under ``create_user_match``'s limits
     (``TooManyMatches``); ``ValidationError`` or ``PermissionDenied`` as ``fork_bots`` and
-    ``state_after`` say. Counted first in the challenges' per-minute budget
+    ``check_start`` say. Counted first in the challenges' per-minute budget
     (``lifecycle.charge_challenge``)."""
     charge_challenge(user)
     bots = fork_bots(user, origin, bot_ids)
-    state_after(origin, turn, len(bots))
+    check_start(origin, turn, len(bots))
     with transaction.atomic():  # dispatched on commit: the runner sees the fork's origin
         match = create_user_match(
             user,

@@ -141,12 +141,12 @@ def leaderboard(request, slug: str):
 
 def initial_frame(match: Match):
     """The spectator frame before the first turn (turns only carry the frames after): a
-    fork's is its origin's position after ``fork_turn``, rebuilt from that match's turns."""
+    fork's is its origin's position after ``fork_turn``, rebuilt from that match's turns in
+    the simulation pool (``fork.start_frame``)."""
     try:
         game = get_game(match.game)
         if match.fork_turn is not None:
-            seats = match.participants.count()
-            return game.frame(fork.start_state(match, seats))
+            return fork.start_frame(match, match.participants.count())
         return game.frame(game.initial_state(seed=match.seed, options=match.options))
     except Exception:  # an old match whose options no longer validate: draw from turn 1
         logger.warning("match %s: no initial frame", match.pk, exc_info=True)

@@ -9,8 +9,11 @@ the runner too, and over real HTTP (bots on loopback) in the last test.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import threading
+import time
 
 import pytest
 from aiohttp import web
@@ -18,12 +21,14 @@ from django.test import Client
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.api.engine import SimulationRefused, simulate_in_worker
 from competition.matches import fork as fork_module
 from competition.matches import history
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
 from games import all_games, get_game
+from games.base import Game
 from tests.competition.test_api import _fresh_throttles, client_as, clients, make_bot, users
 from tests.helpers import http_bot
 
@@ -157,6 +162,11 @@ def test_it_forks_a_fork_from_the_position_of_its_own_turns(clients, users, monk
     assert deep.status_code == 400 and "2 matches deep at most" in deep.json()["turn"][0]
 
 
+def game_frame_at(origin: Match, turn: int):
+    """The spectator frame of ``origin`` after ``turn``, as its stored turn has it."""
+    return history.turns(origin.pk, since=turn - 1, upto=turn, limit=1)[0].frame
+
+
 def game_frame(match: Match):
     """The start frame the viewer of ``match`` draws (its turn 0)."""
     return Client().get(f"/matches/{match.pk}/viewer.json").json()["initial"]
@@ -272,6 +282,112 @@ def test_it_answers_404_for_a_match_that_does_not_exist(clients):
         "/api/matches/999999/fork/", {"turn": 0, "seats": [1, 2]}, format="json"
     )
     assert response.status_code == 404
+
+
+# -- the rebuild's budget (issue 35 L4) ---------------------------------------------------
+
+#: a simulation that runs a worker to its CPU budget (5,000 turns on the largest board)
+COSTLY = json.dumps(
+    {
+        "options": {
+            "rows": 256,
+            "cols": 256,
+            "startingCells": 4096,
+            "maxCellCapacity": 4096,
+            "cellGainPerTurn": 4096,
+            "maxColonisationDistance": 256,
+            "maxGameIterations": 5000,
+        },
+        "actions": [
+            {"0": {"cells": [[r, c] for r in range(1, 129, 2) for c in range(1, 129, 2)]}}
+            if turn % 50 == 0
+            else {"0": {"cells": []}, "1": {"cells": []}}
+            for turn in range(5000)
+        ],
+    }
+).encode()
+
+
+@contextlib.contextmanager
+def pool_kept_full(callers: int = 6):
+    """Threads that keep calling ``simulate`` with ``COSTLY`` until the block ends: the
+    simulation pool runs and queues as many as it takes, always."""
+    stop = threading.Event()
+
+    def call() -> None:
+        while not stop.is_set():
+            try:
+                simulate_in_worker(
+                    get_game("gconway"), (COSTLY, "utf-8"), cpu_seconds=1, wall_seconds=3
+                )
+            except SimulationRefused:
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=call) for _ in range(callers)]
+    for thread in threads:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for thread in threads:  # each ends within its queue wait and wall-clock limit
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+
+
+@pytest.fixture
+def rebuilt_here(monkeypatch):
+    """The rebuilds this process runs itself (``Game.rebuild``, called through)."""
+    calls = []
+    original = Game.rebuild
+
+    def rebuild(self, **kwargs):
+        calls.append(self.slug)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(Game, "rebuild", rebuild)
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_rebuilds_a_forks_start_in_the_simulation_pool(
+    clients, users, origin, settings, rebuilt_here
+):
+    settings.ARENA_MAX_ACTIVE_MATCHES = 100
+    # It should create the fork, and draw its start on its viewer, without rebuilding that
+    # position in the web process.
+    created = fork(clients["other"], origin)
+    assert created.status_code == 201
+    assert game_frame(Match.objects.get(pk=created.json()["id"])) == game_frame_at(origin, 2)
+    assert rebuilt_here == []
+    with pool_kept_full():
+        # It should share the pool (and its budget) with simulate: while simulations fill
+        # it, a fork is refused for a few seconds (429, Retry-After), nothing created.
+        deadline, response = time.monotonic() + 20, None
+        while time.monotonic() < deadline:
+            response = fork(clients["other"], origin)
+            if response.status_code == 429:
+                break
+            time.sleep(0.05)
+        assert response.status_code == 429, response.content
+        assert "simulation worker is busy" in response.json()["detail"]
+        assert response["Retry-After"] == "5"
+    assert rebuilt_here == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_refuses_a_fork_at_the_end_of_a_finished_match_without_a_rebuild(
+    clients, users, origin, rebuilt_here
+):
+    assert origin.status == MatchStatus.FINISHED
+    with pool_kept_full():
+        time.sleep(1)  # the simulations have taken every worker and place in the queue
+        # It should refuse a fork after the last turn of a match played to the game's own
+        # end without rebuilding anything (here or in the pool, full as it is): 400.
+        response = fork(clients["other"], origin, turn=origin.turn_count)
+        assert response.status_code == 400, response.content
+        assert "over after turn" in response.json()["turn"][0]
+    assert rebuilt_here == []
 
 
 # -- the web form and the viewer ----------------------------------------------------------

@@ -75,12 +75,10 @@ class Command(BaseCommand):
         import asyncio
 
         from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        leave_bodies_to_django()
 
         from competition.asgi import application
         from competition.runners import embedded
+        from competition.serving import Server  # daphne's, admitting requests before their body
 
         def ready() -> None:
             asyncio.get_event_loop().call_soon(embedded.start, runners)
@@ -134,22 +132,3 @@ def forwarded_scheme(application):
         return await application(scope, receive, send)
 
     return app
-
-
-def leave_bodies_to_django() -> None:
-    """Twisted parses every ``multipart/form-data`` POST body itself before daphne hands it on
-    (all of it in memory, for arguments daphne never reads), and answers a malformed one with
-    a bare 400 of its own. Bodies are Django's to read (capped, a JSON error): daphne's
-    requests are made without that parse (``parsePOSTFormSubmission``, Twisted's switch)."""
-    from daphne import http_protocol
-
-    if getattr(http_protocol.WebRequest, "leaves_bodies", False):
-        return
-
-    class WebRequest(http_protocol.WebRequest):
-        leaves_bodies = True
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
-
-    http_protocol.WebRequest = WebRequest

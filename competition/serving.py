@@ -1,0 +1,139 @@
+"""Daphne as ``manage.py serve`` runs it: each request admitted (``competition.admission``)
+from its request line and headers, before daphne reads its body.
+
+Daphne (Twisted's ``http.Request``) reads a request's whole body before it calls the
+application, into memory below 100 KB and into a temporary file above, whatever its size.
+``AdmittedRequest`` decides when the headers are in (``gotLength``): a declared length over
+the route's cap, or a route that is full, is answered at once and no byte of the body is
+kept; an admitted body is kept in memory (it is at most the cap) and a chunked one is cut
+as soon as it passes the cap. The refusal is written straight to the connection, which is
+then closed for writing; what the client still sends is read and dropped for at most
+``LINGER_SECONDS`` and ``LINGER_BYTES``, so that it reads the answer instead of a reset.
+
+Importing this module installs daphne's reactor: import it only where daphne serves.
+"""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import unquote
+
+from daphne.http_protocol import HTTPFactory, WebRequest
+from daphne.server import Server as DaphneServer
+from twisted.internet import reactor
+
+from competition.admission import (
+    InFlight,
+    Refusal,
+    route_for,
+    too_large,
+)
+from competition.ratelimit import address_from
+
+#: how long a refused connection's remaining body is read and dropped
+LINGER_SECONDS = 2.0
+#: how much of it at most
+LINGER_BYTES = 1 << 20
+
+#: the bounded routes' requests being served by this process
+IN_FLIGHT = InFlight()
+
+
+class AdmittedRequest(WebRequest):
+    """Daphne's request, admitted by ``competition.admission`` before its body is read."""
+
+    route = None
+    address = ""
+    refused = False
+    counted = False
+    received = 0
+
+    def __init__(self, *args, **kwargs):
+        # Twisted would parse a multipart body itself (all of it in memory, for arguments
+        # daphne never reads) and answer a malformed one with a bare 400: bodies are Django's
+        super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
+
+    def gotLength(self, length):
+        raw = getattr(self.channel, "_path", b"") or b""
+        # the path as daphne gives it to the application (``scope["path"]``)
+        self.admission_path = unquote(raw.split(b"?", 1)[0].decode("ascii", "replace"))
+        self.route = route = route_for(self.admission_path)
+        if length is not None and length > route.max_bytes:  # Content-Length, as Twisted read it
+            return self.refuse(too_large(self.admission_path, route))
+        peer = getattr(self.client, "host", None)
+        forwarded = b",".join(self.requestHeaders.getRawHeaders(b"x-forwarded-for", []))
+        self.address = address_from(peer, forwarded.decode("latin1") or None)
+        refused = IN_FLIGHT.enter(route, self.admission_path, self.address)
+        if refused is not None:
+            return self.refuse(refused)
+        self.counted = True
+        self.content = io.BytesIO()  # at most the cap: never a temporary file
+
+    def handleContentChunk(self, data):
+        if self.refused:
+            return
+        self.received += len(data)
+        if self.received > self.route.max_bytes:
+            self.refuse(too_large(self.admission_path, self.route))
+            return
+        self.content.write(data)
+
+    def requestReceived(self, command, path, version):
+        if not self.refused:
+            super().requestReceived(command, path, version)
+
+    def refuse(self, answer: Refusal) -> None:
+        """Answer ``answer`` on the connection now, keep nothing of the body, close."""
+        self.refused = True
+        self.release()
+        self.content = io.BytesIO()
+        self.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the answer
+        channel = self.channel
+        transport = channel.transport
+        transport.write(answer.head() + answer.body)
+        dropped = [0]
+        timer = reactor.callLater(LINGER_SECONDS, transport.abortConnection)
+
+        def drop(data: bytes) -> None:  # the channel parses nothing more
+            dropped[0] += len(data)
+            if dropped[0] > LINGER_BYTES and timer.active():
+                timer.cancel()
+                transport.abortConnection()
+
+        channel.dataReceived = drop
+        self.notifyFinish().addBoth(lambda _: timer.active() and timer.cancel())
+        half_close = getattr(transport, "loseWriteConnection", None)
+        (half_close or transport.loseConnection)()
+
+    def release(self) -> None:
+        if self.counted:
+            self.counted = False
+            IN_FLIGHT.leave(self.route, self.address)
+
+    def finish(self):
+        self.release()
+        return super().finish()
+
+    def connectionLost(self, reason):
+        self.release()
+        return super().connectionLost(reason)
+
+
+class AdmittedHTTPFactory(HTTPFactory):
+    def buildProtocol(self, addr):
+        protocol = super().buildProtocol(addr)
+        protocol.requestFactory = AdmittedRequest
+        return protocol
+
+
+class Server(DaphneServer):
+    """Daphne's server with ``AdmittedRequest``: daphne builds its HTTP factory inside
+    ``run``, so the factory it sets is replaced as it is set."""
+
+    @property
+    def http_factory(self):
+        return self._http_factory
+
+    @http_factory.setter
+    def http_factory(self, factory) -> None:
+        self._http_factory = AdmittedHTTPFactory(self) if type(factory) is HTTPFactory else factory

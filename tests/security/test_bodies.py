@@ -151,7 +151,14 @@ def test_it_cuts_a_chunked_body_at_the_cap_and_keeps_it_in_memory_until_then(ser
 
 def test_it_caps_each_route_with_its_own_cap_and_serves_bodies_under_them(server):
     # It should give uploads of submitted code their own cap (2 MiB), under the default.
-    for path in ("/api/bots/7/versions/", "/bots/7/upload/", "/bots/upload"):
+    for path in (
+        "/api/bots/",
+        "/api/bots/7/versions/",
+        "/bots/new/",
+        "/bots/7/edit/",
+        "/admin/bots/bot/add/",
+        "/admin/bots/bot/7/change/",
+    ):
         with connect(server) as sock:
             sock.sendall(head(path, f"Content-Length: {UPLOAD_CAP + 1}"))
             status, _fields, body = answer(sock, timeout=5)

@@ -26,6 +26,7 @@ from bots.models import (
 )
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
+from competition.models.filters import ID_MAX, ID_MIN  # every id the API takes (paths, bodies)
 from competition.ratings import services as ratings
 from games import all_games
 from games.base import Game
@@ -36,9 +37,6 @@ MAX_SIMULATE_ACTIONS = 5000
 MAX_CHALLENGE_PACE_MS = 2000
 #: a 64-bit signed seed, as stored in ``Match.seed``
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
-#: every id the API takes (paths, filters, bodies): a positive 64-bit signed integer, so
-#: that no value reaches the database that its integer columns cannot hold
-ID_MIN, ID_MAX = 1, 2**63 - 1
 #: seats of the largest match of any game, and of the smallest (seats are numbered from 0)
 MAX_PLAYERS = max(game.seats[1] for game in all_games())
 MIN_PLAYERS = min(game.seats[0] for game in all_games())

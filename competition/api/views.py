@@ -38,7 +38,7 @@ from competition.api.engine import (
     SimulationRefused,
     simulate_in_worker,
 )
-from competition.api.pagination import KeysetPagination, before_param
+from competition.api.pagination import KeysetPagination
 from competition.api.parsers import CodeBotParser, LimitedJSONParser, RawJSON, RawJSONParser
 from competition.api.permissions import (
     BotPermission,
@@ -53,7 +53,9 @@ from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
-from competition.models import Entry, Event, EventStatus, Match, MatchStatus, Participant
+from competition.models import Entry, Event, EventStatus, Match, Participant
+from competition.models.filters import PARAMS as MATCH_PARAMS
+from competition.models.filters import BadFilter, MatchFilters
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from games import all_games, get_game
@@ -527,10 +529,8 @@ async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
 @extend_schema_view(
     list=extend_schema(
         parameters=[
-            OpenApiParameter("game", OpenApiTypes.STR, enum=GAME_SLUGS),
-            OpenApiParameter("bot", ID_SCHEMA, description="Matches this bot plays."),
-            OpenApiParameter("event", ID_SCHEMA, description="Matches of this event."),
-            OpenApiParameter("status", OpenApiTypes.STR, enum=MatchStatus.values),
+            OpenApiParameter(p.name, p.kind.schema(), description=p.description)
+            for p in MATCH_PARAMS
         ]
     ),
 )
@@ -546,58 +546,22 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         matches = Match.objects.visible_to(self.request.user).prefetch_related(
             Prefetch("participants", queryset=participants)
         )
-        if self.action == "list":
-            game = choice_param(self.request, "game", GAME_SLUGS)
-            if game:
-                matches = matches.filter(game=game)
-            bot = int_param(self.request, "bot", minimum=s.ID_MIN)
-            if bot is not None:
-                matches = matches.filter(pk__in=self._bot_window(bot))
-            event = int_param(self.request, "event", minimum=s.ID_MIN)
-            if event is not None:
-                matches = matches.filter(event_id=event)
-            state = choice_param(self.request, "status", MatchStatus.values)
-            if state:
-                matches = matches.filter(status=state)
         return matches.order_by("-id")
 
     def list(self, request, *args, **kwargs):
-        """A page of ``MatchSerializer`` rows read as plain values (``presenters.summaries``:
-        no model per match, seat, bot and owner; a test checks they equal the serializer's)."""
-        rows = self.paginate_queryset(
-            self.get_queryset().prefetch_related(None).values_list(*SUMMARY_FIELDS, "options")
-        )
+        """A page of the match list (``Match.objects.listed``, as ``/matches/``) as
+        ``MatchSerializer`` rows read as plain values (``presenters.summaries``: no model per
+        match, seat, bot and owner; a test checks they equal the serializer's)."""
+        try:
+            filters = MatchFilters.parse(request.query_params)
+        except BadFilter as exc:
+            raise exceptions.ValidationError({exc.name: [str(exc)]}) from None
+        listed = Match.objects.listed(filters, request.user, KeysetPagination.page_size + 1)
+        rows = self.paginate_queryset(listed.values_list(*SUMMARY_FIELDS, "options"))
         data = summaries([row[:-1] for row in rows])[0]
         for match, row in zip(data, rows, strict=True):
             match["options"] = row[-1]
         return self.get_paginated_response(data)
-
-    def _bot_window(self, bot: int) -> list[int]:
-        """The ids of the bot's matches the page can show, newest first, read on the
-        ``Participant(bot, match)`` index from the keyset position (the other filters
-        applied there too): at most a page and one more, whatever the bot's history."""
-        seats = Participant.objects.filter(bot_id=bot)
-        before = before_param(self.request)
-        if before is not None:
-            seats = seats.filter(match_id__lt=before)
-        game = choice_param(self.request, "game", GAME_SLUGS)
-        if game:
-            seats = seats.filter(match__game=game)
-        event = int_param(self.request, "event", minimum=s.ID_MIN)
-        if event is not None:
-            seats = seats.filter(match__event_id=event)
-        state = choice_param(self.request, "status", MatchStatus.values)
-        if state:
-            seats = seats.filter(match__status=state)
-        wanted = KeysetPagination.page_size + 1
-        ids: list[int] = []
-        # a bot in two seats of one match has two rows: twice the page is always enough
-        for match_id in seats.order_by("-match_id").values_list("match_id", flat=True)[
-            : 2 * wanted
-        ]:
-            if not ids or ids[-1] != match_id:
-                ids.append(match_id)
-        return ids[:wanted]
 
     @extend_schema(
         parameters=[

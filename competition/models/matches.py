@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.faults import public_details
 from competition.models.choices import FaultCode, MatchStatus, SeatResult
+from competition.models.filters import MatchFilters
 
 
 def hidden(prefix: str = "") -> Q:
@@ -61,6 +62,44 @@ class MatchQuerySet(models.QuerySet):
 
     def involving(self, bot_id: int):
         return self.filter(participants__bot_id=bot_id)
+
+    def listed(self, filters: MatchFilters, user, wanted: int):
+        """The match list (``/matches/`` and ``/api/matches/``): the matches ``filters`` keep
+        that ``user`` may see, newest first (an event's: ``latest_finished_first``), from the
+        keyset position ``filters.before``; the caller reads the first ``wanted`` rows (a
+        page and one more). Its cost does not grow with history: a bot's or a user's
+        matches are ``Participant.objects.newest_match_ids`` windows of ``wanted`` (of the
+        seats ``user`` may see: a hidden match does not take a visible one's place)."""
+        visible = self.visible_to(user)
+        bot_ids = filters.bot_ids()
+        if bot_ids is not None:
+            seats = Participant.objects.visible_to(user).filter(filters.q("match__"))
+            ids = seats.newest_match_ids(bot_ids, filters.before, wanted)
+            return visible.filter(pk__in=ids).order_by("-id")
+        rows = visible.filter(filters.q())
+        if filters.event is not None:
+            return rows.latest_finished_first(filters.before)
+        if filters.before is not None:
+            rows = rows.filter(pk__lt=filters.before)
+        return rows.order_by("-id")
+
+    def latest_finished_first(self, before: int | None = None):
+        """These matches (an event's), the latest finished first, then those not finished
+        yet, read on the ``Match(event, status, finished)`` / ``Match(event, finished, id)``
+        indexes, never sorting all the event's matches by id; ``before`` is the last match
+        of the page before (its ``finished`` and id are the keyset position)."""
+        rows = self
+        if before is not None:
+            cursor = Match.objects.filter(pk=before).values_list("finished", flat=True).first()
+            if cursor is None:
+                rows = rows.filter(finished__isnull=True, pk__lt=before)
+            else:
+                rows = rows.filter(
+                    Q(finished__lt=cursor)
+                    | Q(finished=cursor, pk__lt=before)
+                    | Q(finished__isnull=True)
+                )
+        return rows.order_by(F("finished").desc(nulls_last=True), "-id")
 
 
 class Match(models.Model):
@@ -165,6 +204,18 @@ class ParticipantQuerySet(models.QuerySet):
 
     def visible_to(self, user):
         return self if sees_hidden(user) else self.public()
+
+    def newest_match_ids(self, bot_ids: list[int], before: int | None, wanted: int) -> list[int]:
+        """The newest ``wanted`` match ids of any of ``bot_ids`` in these seats (below the
+        match ``before``), newest first: one read of at most ``2 * wanted`` rows per bot on
+        the ``Participant(bot, match)`` index (a bot in two seats of a match has two rows),
+        merged; the cost depends on the page and the number of bots, not on history."""
+        seats = self if before is None else self.filter(match_id__lt=before)
+        ids: set[int] = set()
+        for bot_id in bot_ids:
+            rows = seats.filter(bot_id=bot_id).order_by("-match_id")
+            ids.update(rows.values_list("match_id", flat=True)[: 2 * wanted])
+        return sorted(ids, reverse=True)[:wanted]
 
 
 class Participant(models.Model):

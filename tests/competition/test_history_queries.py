@@ -130,6 +130,8 @@ class History:
             (f"/bots/{b}/", False),
             (f"/api/matches/?bot={b}", False),
             (f"/api/matches/?bot={b}&before={self.middle()}", False),
+            (f"/api/matches/?event={e}&status=finished", False),
+            (f"/api/matches/?event={e}", False),
             (f"/admin/competition/match/?q={self.busy.name}", True),
             ("/", False),
             ("/api/events/", False),

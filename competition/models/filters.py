@@ -1,0 +1,156 @@
+"""The match list's filters: one definition for ``/matches/`` and ``/api/matches/``.
+
+``MatchFilters.parse(query)`` reads them from a query string (a ``QueryDict`` or any mapping
+of names to texts; an empty value is an absent one) and refuses a value that is not one of
+a filter's values with ``BadFilter``: a sentence for a person, which each edge answers 400
+with in its own form (the API as ``{name: [sentence]}``, the page as text).
+``Match.objects.listed(filters, user, wanted)`` is the list itself.
+
+Adding a filter is a change to this module: a field of ``MatchFilters``, its ``PARAMS``
+entry (how its text is read, what the API's schema says of it) and what it keeps, in
+``MatchFilters.q`` (a condition on the match's own row, which the per-bot windows apply to
+the seat rows too). The API's schema lists ``PARAMS``; the page's form shows the filters it
+offers (``templates/matches.html``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+
+from django.db.models import Q
+
+from bots.models import Bot
+from competition.models.choices import MatchStatus
+from games import all_games
+
+#: every id a query string or a body names: a positive 64-bit signed integer, so that no
+#: value reaches the database that its integer columns cannot hold
+ID_MIN, ID_MAX = 1, 2**63 - 1
+#: a user's bots the ``user`` filter reads (their newest), and the user page lists
+USER_BOTS = 100
+#: the longest user name (``AbstractUser.username``); a longer ``user`` is cut there
+USERNAME_MAX = 150
+
+_DIGITS = re.compile(r"[0-9]{1,19}")
+#: what a user name may hold (Django's ``UnicodeUsernameValidator``): another name is nobody's
+_USERNAME = re.compile(r"[\w.@+-]+")
+
+
+class BadFilter(ValueError):
+    """A filter whose value is not one of its values: ``name`` is the parameter, the
+    message a sentence for a person."""
+
+    def __init__(self, name: str, sentence: str):
+        super().__init__(sentence)
+        self.name = name
+
+
+class Id:
+    """A database id (ASCII digits, ``ID_MIN`` to ``ID_MAX``)."""
+
+    def read(self, name: str, raw: str) -> int:
+        value = int(raw) if _DIGITS.fullmatch(raw) else 0
+        if not ID_MIN <= value <= ID_MAX:
+            raise BadFilter(
+                name, f"{name} must be an id: a whole number from {ID_MIN} to {ID_MAX}."
+            )
+        return value
+
+    def schema(self) -> dict:
+        return {"type": "integer", "format": "int64", "minimum": ID_MIN, "maximum": ID_MAX}
+
+
+class OneOf:
+    """One of a list of texts (read when a query is parsed: the games are found at run time)."""
+
+    def __init__(self, values: Callable[[], list[str]]):
+        self.values = values
+
+    def read(self, name: str, raw: str) -> str:
+        values = self.values()
+        if raw not in values:
+            raise BadFilter(name, f"{name} must be one of: {', '.join(values)}.")
+        return raw
+
+    def schema(self) -> dict:
+        return {"type": "string", "enum": self.values()}
+
+
+class UserName:
+    """A user's name, spaces around it dropped, cut at ``USERNAME_MAX`` (any text: a name
+    that nobody has lists nothing)."""
+
+    def read(self, name: str, raw: str) -> str | None:
+        return raw.strip()[:USERNAME_MAX] or None
+
+    def schema(self) -> dict:
+        return {"type": "string"}
+
+
+def _game_slugs() -> list[str]:
+    return [game.slug for game in all_games()]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One query parameter of the match list."""
+
+    name: str
+    kind: Id | OneOf | UserName
+    description: str
+
+
+#: the match list's query parameters, in the order the API's schema lists them
+PARAMS = (
+    Param("game", OneOf(_game_slugs), "Matches of this game."),
+    Param("bot", Id(), "Matches this bot plays."),
+    Param("user", UserName(), f"Matches of this user's bots (their newest {USER_BOTS})."),
+    Param("event", Id(), "Matches of this event, the latest finished first."),
+    Param("status", OneOf(lambda: list(MatchStatus.values)), "Matches in this state."),
+    Param("before", Id(), "The page after this match (the last of a page: follow `next`)."),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFilters:
+    """What a match list keeps (None: any), and ``before``, its keyset position."""
+
+    game: str | None = None
+    bot: int | None = None
+    user: str | None = None
+    event: int | None = None
+    status: str | None = None
+    before: int | None = None
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str]) -> MatchFilters:
+        """The filters a query string names (``BadFilter`` for a value that is not one)."""
+        values = {}
+        for param in PARAMS:
+            raw = query.get(param.name)
+            values[param.name] = param.kind.read(param.name, raw) if raw else None
+        return cls(**values)
+
+    def chosen(self) -> bool:
+        """Whether any filter is set (the keyset position is not one)."""
+        return any(getattr(self, f.name) is not None for f in fields(self) if f.name != "before")
+
+    def q(self, prefix: str = "") -> Q:
+        """What the filters keep of a match's own row; ``prefix`` reaches it from another
+        model (``"match__"`` from a seat)."""
+        conditions = {"game": self.game, "event_id": self.event, "status": self.status}
+        return Q(**{prefix + key: value for key, value in conditions.items() if value is not None})
+
+    def bot_ids(self) -> list[int] | None:
+        """The bots whose matches the list keeps (None: any bot): ``bot``, and of ``user``'s
+        newest ``USER_BOTS`` bots (one query), those that are ``bot`` if it is set."""
+        chosen = None if self.bot is None else [self.bot]
+        if self.user is None:
+            return chosen
+        owned: list[int] = []
+        if _USERNAME.fullmatch(self.user):
+            bots = Bot.objects.filter(owner__username=self.user).order_by("-id")
+            owned = list(bots.values_list("pk", flat=True)[:USER_BOTS])
+        return owned if chosen is None else [pk for pk in chosen if pk in owned]

@@ -87,12 +87,14 @@ def copy_scaffold(source: Path, targets: list[Path]) -> list[Path]:
 
 
 def copies(tmp_path: Path) -> list[Path]:
-    """The real starters copied under ``tmp_path`` (one folder each, as in games/)."""
+    """The real starters copied under ``tmp_path`` (one folder each, as in games/), their
+    scaffolds made alike (the first one's)."""
     made = []
     for path in starters():
         folder = tmp_path / path.parent.name
         folder.mkdir()
         made.append(Path(shutil.copy(path, folder / path.name)))
+    copy_scaffold(made[0], made[1:])
     return made
 
 

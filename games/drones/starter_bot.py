@@ -27,9 +27,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SECRET = os.environ.get("ARENA_BOT_SECRET", "")
-STATES: dict[tuple[str, str], dict] = {}
-LOCK = threading.Lock()
+NAME = "drones"  # the game: the server names it when it starts
 
 
 def play(state: dict, calls: list) -> dict | None:
@@ -52,7 +50,42 @@ def play(state: dict, calls: list) -> dict | None:
     return reply
 
 
+def read_post(body: bytes) -> dict:
+    """The message in a POST's body: the JSON object with "calls" a --stdio line carries."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        message = None
+    if not isinstance(message, dict) or "calls" not in message:
+        raise BadRequest('expected {"calls": [...]}')
+    return message
+
+
+def reply_to(message: dict, state: dict) -> dict | None:
+    """The reply to one message; ``state`` counts the turns of this seat in this match, and
+    is emptied (forgotten) after the match's last message (``"final": true``)."""
+    reply = play(state, message["calls"])
+    if message.get("final"):
+        state.clear()  # the match is over
+    return reply
+
+
+# --- arena scaffold: from this line to the end, the same in every game's starter ---
+# The HTTP server (with the X-Arena-Signature check) and --stdio, around the game's part
+# above: NAME, read_post(body) and reply_to(message, state). To change it, change it in
+# every starter alike (tests/games/test_starters_alike.py checks, and can copy it over).
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+STATES: dict[tuple[str, str], dict] = {}  # reply_to's memory, per (match, seat)
+LOCK = threading.Lock()
+
+
+class BadRequest(Exception):
+    """A request that is not the game's message: answered 400, with this text."""
+
+
 def signed(headers, body: bytes) -> bool:
+    """True when the request carries a valid X-Arena-Signature (or no secret is set)."""
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
@@ -63,6 +96,17 @@ def signed(headers, body: bytes) -> bool:
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 
+def reply_for(key: tuple[str, str], message: dict) -> dict:
+    """``reply_to`` with the state of one seat of one match (forgotten once it is empty)."""
+    with LOCK:
+        state = STATES.setdefault(key, {})
+        try:
+            return reply_to(message, state)
+        finally:
+            if not state:
+                del STATES[key]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
     disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
@@ -71,17 +115,11 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not signed(self.headers, body):
             return self.answer(403, {"error": "bad signature"})
-        try:
-            message = json.loads(body)
-            calls = message["calls"]
-        except (ValueError, KeyError, TypeError):
-            return self.answer(400, {"error": 'expected {"calls": [...]}'})
         key = (self.headers.get("X-Arena-Match", ""), self.headers.get("X-Arena-Seat", ""))
-        with LOCK:
-            state = STATES.setdefault(key, {})
-            reply = play(state, calls)
-            if message.get("final"):
-                STATES.pop(key, None)  # the match is over
+        try:
+            reply = reply_for(key, read_post(body))
+        except BadRequest as error:
+            return self.answer(400, {"error": str(error)})
         self.answer(200, reply)
 
     def answer(self, status: int, value) -> None:
@@ -92,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, *args):
+    def log_message(self, *args):  # quiet
         pass
 
 
@@ -105,7 +143,7 @@ def serve_lines() -> None:
         if list(message) == ["error"]:
             print(message["error"], file=sys.stderr)
             break
-        print(json.dumps(play(state, message["calls"])), flush=True)
+        print(json.dumps(reply_to(message, state)), flush=True)
 
 
 if __name__ == "__main__":
@@ -117,5 +155,5 @@ if __name__ == "__main__":
     if args.stdio:
         raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
-    print(f"drones bot on http://{args.host}:{args.port}/", flush=True)
+    print(f"{NAME} bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

@@ -21,9 +21,10 @@ import hmac
 import json
 import os
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+NAME = "tictactoe"  # the game: the server names it when it starts
 LINES = [
     ("0-0", "0-1", "0-2"),
     ("1-0", "1-1", "1-2"),
@@ -54,10 +55,33 @@ def choose(board: dict, me: str) -> str:
     return next((cell for cell in PREFERENCE if board.get(cell, "") == ""), "0-0")
 
 
-def reply_to(message: dict) -> dict:
+def read_post(body: bytes) -> dict:
+    """The message in a POST's body: the JSON object a --stdio line carries."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise BadRequest("not JSON") from None
+
+
+def reply_to(message: dict, state: dict) -> dict:
+    """The reply to one message (``state``, this seat's memory for the match: unused)."""
     if message.get("action") == "init":
         return {"name": "starter"}
     return {"play": choose(message.get("board") or {}, message.get("you", "X"))}
+
+
+# --- arena scaffold: from this line to the end, the same in every game's starter ---
+# The HTTP server (with the X-Arena-Signature check) and --stdio, around the game's part
+# above: NAME, read_post(body) and reply_to(message, state). To change it, change it in
+# every starter alike (tests/games/test_starters_alike.py checks, and can copy it over).
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+STATES: dict[tuple[str, str], dict] = {}  # reply_to's memory, per (match, seat)
+LOCK = threading.Lock()
+
+
+class BadRequest(Exception):
+    """A request that is not the game's message: answered 400, with this text."""
 
 
 def signed(headers, body: bytes) -> bool:
@@ -72,6 +96,17 @@ def signed(headers, body: bytes) -> bool:
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 
+def reply_for(key: tuple[str, str], message: dict) -> dict:
+    """``reply_to`` with the state of one seat of one match (forgotten once it is empty)."""
+    with LOCK:
+        state = STATES.setdefault(key, {})
+        try:
+            return reply_to(message, state)
+        finally:
+            if not state:
+                del STATES[key]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
     disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
@@ -80,11 +115,12 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not signed(self.headers, body):
             return self.answer(403, {"error": "bad signature"})
+        key = (self.headers.get("X-Arena-Match", ""), self.headers.get("X-Arena-Seat", ""))
         try:
-            message = json.loads(body)
-        except ValueError:
-            return self.answer(400, {"error": "not JSON"})
-        self.answer(200, reply_to(message))
+            reply = reply_for(key, read_post(body))
+        except BadRequest as error:
+            return self.answer(400, {"error": str(error)})
+        self.answer(200, reply)
 
     def answer(self, status: int, value) -> None:
         data = json.dumps(value).encode()
@@ -101,12 +137,13 @@ class Handler(BaseHTTPRequestHandler):
 def serve_lines() -> None:
     """``--stdio``: one JSON message per line on stdin, one JSON reply per line on stdout
     (an uploaded bot, or a ``process:`` bot). ``{"error": ...}`` is the platform's last word."""
+    state: dict = {}  # one process plays one seat of one match
     for line in sys.stdin:
         message = json.loads(line)
         if list(message) == ["error"]:
             print(message["error"], file=sys.stderr)
             break
-        print(json.dumps(reply_to(message)), flush=True)
+        print(json.dumps(reply_to(message, state)), flush=True)
 
 
 if __name__ == "__main__":
@@ -118,5 +155,5 @@ if __name__ == "__main__":
     if args.stdio:
         raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
-    print(f"tictactoe bot on http://{args.host}:{args.port}/", flush=True)
+    print(f"{NAME} bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

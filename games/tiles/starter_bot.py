@@ -21,10 +21,11 @@ import hmac
 import json
 import os
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
-SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+NAME = "tiles"  # the game: the server names it when it starts
 W, H = 24, 12
 
 
@@ -69,7 +70,41 @@ def choose(board, me: str) -> tuple[int, int]:
     return best or (-1, -1)  # nothing sensible: pass
 
 
+def read_post(body: bytes) -> dict:
+    """The message in a POST's body, a form: its fields, as a --stdio line carries them."""
+    fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+    try:
+        return {"color": fields["color"][0], "board": fields["board"][0]}
+    except (KeyError, IndexError):
+        raise BadRequest("expected the fields color and board") from None
+
+
+def reply_to(message: dict, state: dict) -> dict:
+    """The reply to one message (``state``, this seat's memory for the match: unused)."""
+    try:
+        board = json.loads(message["board"])
+    except ValueError:
+        raise BadRequest("expected the fields color and board") from None
+    x, y = choose(board, message["color"])
+    return {"x": x, "y": y}
+
+
+# --- arena scaffold: from this line to the end, the same in every game's starter ---
+# The HTTP server (with the X-Arena-Signature check) and --stdio, around the game's part
+# above: NAME, read_post(body) and reply_to(message, state). To change it, change it in
+# every starter alike (tests/games/test_starters_alike.py checks, and can copy it over).
+
+SECRET = os.environ.get("ARENA_BOT_SECRET", "")
+STATES: dict[tuple[str, str], dict] = {}  # reply_to's memory, per (match, seat)
+LOCK = threading.Lock()
+
+
+class BadRequest(Exception):
+    """A request that is not the game's message: answered 400, with this text."""
+
+
 def signed(headers, body: bytes) -> bool:
+    """True when the request carries a valid X-Arena-Signature (or no secret is set)."""
     if not SECRET:
         return True
     timestamp = headers.get("X-Arena-Timestamp", "")
@@ -80,6 +115,17 @@ def signed(headers, body: bytes) -> bool:
     return hmac.compare_digest(expected, headers.get("X-Arena-Signature", ""))
 
 
+def reply_for(key: tuple[str, str], message: dict) -> dict:
+    """``reply_to`` with the state of one seat of one match (forgotten once it is empty)."""
+    with LOCK:
+        state = STATES.setdefault(key, {})
+        try:
+            return reply_to(message, state)
+        finally:
+            if not state:
+                del STATES[key]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the platform reuses its connection
     disable_nagle_algorithm = True  # answer at once, not after a delayed ACK
@@ -88,14 +134,12 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if not signed(self.headers, body):
             return self.answer(403, {"error": "bad signature"})
-        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+        key = (self.headers.get("X-Arena-Match", ""), self.headers.get("X-Arena-Seat", ""))
         try:
-            me = fields["color"][0]
-            board = json.loads(fields["board"][0])
-        except (KeyError, IndexError, ValueError):
-            return self.answer(400, {"error": "expected the fields color and board"})
-        x, y = choose(board, me)
-        self.answer(200, {"x": x, "y": y})
+            reply = reply_for(key, read_post(body))
+        except BadRequest as error:
+            return self.answer(400, {"error": str(error)})
+        self.answer(200, reply)
 
     def answer(self, status: int, value) -> None:
         data = json.dumps(value).encode()
@@ -105,20 +149,20 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, *args):
+    def log_message(self, *args):  # quiet
         pass
 
 
 def serve_lines() -> None:
     """``--stdio``: one JSON message per line on stdin, one JSON reply per line on stdout
     (an uploaded bot, or a ``process:`` bot). ``{"error": ...}`` is the platform's last word."""
+    state: dict = {}  # one process plays one seat of one match
     for line in sys.stdin:
         message = json.loads(line)
         if list(message) == ["error"]:
             print(message["error"], file=sys.stderr)
             break
-        x, y = choose(json.loads(message["board"]), message["color"])
-        print(json.dumps({"x": x, "y": y}), flush=True)
+        print(json.dumps(reply_to(message, state)), flush=True)
 
 
 if __name__ == "__main__":
@@ -130,5 +174,5 @@ if __name__ == "__main__":
     if args.stdio:
         raise SystemExit(serve_lines())
     server = ThreadingHTTPServer((args.host, args.port), Handler)
-    print(f"tiles bot on http://{args.host}:{args.port}/", flush=True)
+    print(f"{NAME} bot on http://{args.host}:{args.port}/", flush=True)
     server.serve_forever()

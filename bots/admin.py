@@ -97,6 +97,11 @@ class BotAdmin(admin.ModelAdmin):
     actions = ("rotate_secrets",)
     inlines = (BotVersionInline,)
 
+    def get_inlines(self, request, obj):
+        """A code bot's versions; a bot of any other kind has none to list (and its change
+        form posts no versions formset)."""
+        return self.inlines if obj is not None and obj.kind == EndpointKind.CODE else ()
+
     def get_urls(self):
         view = self.admin_site.admin_view
         return [

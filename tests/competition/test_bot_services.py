@@ -1,6 +1,7 @@
 """The bots' domain in one home (issue 37): the web page, the API and the admin rotate a
 bot's signing secret through one model method (``Bot.rotate_secret``), each showing the new
-secret as it always did (the owner's page once, the API's answer once, the admin never).
+secret as it always did (the owner's page once, the API's answer once, the admin never);
+a refused upload gets the one reader's sentence (``read_uploaded_code``) everywhere.
 
 Real entry points: the Django test client for the page and the admin, DRF's ``APIClient``
 for the API. The model method is wrapped (it still runs) to count who calls it.
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 
 PASSWORD = "a-long-pass-phrase-42"
 
@@ -107,3 +109,47 @@ def test_it_lets_only_the_owner_rotate_from_the_page_and_the_api(users, rotation
     assert api.post(f"/api/bots/{bot.pk}/rotate-secret/").status_code == 403
     bot.refresh_from_db()
     assert bot.secret == secret and rotations == []
+
+
+def test_it_refuses_a_bad_upload_with_the_same_sentence_from_the_form_the_api_and_the_admin(
+    users,
+):
+    def bad():
+        return SimpleUploadedFile("bot.exe", b"MZ")
+
+    owner = APIClient()
+    owner.force_authenticate(users["owner"])
+    made = owner.post(
+        "/api/bots/",
+        {
+            "game": "tictactoe",
+            "name": "coded",
+            "kind": "code",
+            "file": SimpleUploadedFile("bot.py", b"print(1)\n"),
+        },
+        format="multipart",
+    )
+    assert made.status_code == 201, made.content
+    bot = Bot.objects.get(pk=made.json()["id"])
+    fields = {"game": "tictactoe", "name": "x", "kind": "code"}
+    web = signed_in(users["owner"]).post("/bots/new/", {**fields, "file": bad()})
+    api_create = owner.post("/api/bots/", {**fields, "file": bad()}, format="multipart")
+    api_version = owner.post(f"/api/bots/{bot.pk}/versions/", {"file": bad()}, format="multipart")
+    admin = signed_in(users["staff"]).post(
+        "/admin/bots/bot/add/",
+        {**fields, "owner": users["owner"].pk, "target": "", "status": "active", "file": bad()},
+    )
+    said = {
+        "web": list(web.context["form"].errors["file"]),
+        "api": api_create.json()["file"],
+        "api versions": api_version.json()["file"],
+        "admin": list(admin.context["adminform"].form.errors["file"]),
+    }
+    # It should refuse it everywhere with the one reader's sentence about the file.
+    assert [web.status_code, api_create.status_code, api_version.status_code] == [200, 400, 400]
+    assert admin.status_code == 200
+    assert len({tuple(sentences) for sentences in said.values()}) == 1, said
+    assert said["web"][0].startswith("Upload a Python file (.py)") and "bot.exe" in said["web"][0]
+    # It should store nothing: no other bot, no other version.
+    assert list(Bot.objects.values_list("name", flat=True)) == ["coded"]
+    assert list(BotVersion.objects.values_list("number", flat=True)) == [1]

@@ -1,8 +1,9 @@
 """The bots' admin. A bot's signing secret is never shown, not even to staff: the page says
-whether one is set, and the "rotate" action replaces it (its owner reads the new one by
-rotating it again from the bot page or the API). A code bot's versions are listed inline
-(read-only, each with a download link for staff); a file given in the form is stored as
-its next version (a code bot is created with its first)."""
+whether one is set, and the "rotate" action replaces it (``Bot.rotate_secret``, as the bot
+page and the API do; its owner reads the new one by rotating it again from the bot page or
+the API). A code bot's versions are listed inline (read-only, each with a download link for
+staff); a file given in the form is read by ``read_uploaded_code`` (as the bot form and the
+API read theirs) and stored as its next version (a code bot is created with its first)."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -13,7 +14,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 
-from bots.models import Bot, BotVersion, EndpointKind, new_secret, read_code, uploaded_bytes
+from bots.models import Bot, BotVersion, EndpointKind, read_uploaded_code
 
 MASK = "•" * 12
 
@@ -50,14 +51,12 @@ class BotAdminForm(forms.ModelForm):
         kind, upload = cleaned.get("kind"), cleaned.get("file")
         self.upload = None
         if kind == EndpointKind.CODE and upload:
-            data = uploaded_bytes(upload)
             try:
-                name, _bundle = read_code(upload.name, data)
+                self.upload = read_uploaded_code(upload)
             except ValidationError as exc:
                 self.add_error("file", exc.message_dict["file"])
             else:
-                self.upload = (name, data)
-                cleaned["target"] = name
+                cleaned["target"] = self.upload[0]
         elif kind == EndpointKind.CODE and not self.instance.pk:
             self.add_error("file", "A code bot needs a file.")
         elif upload:
@@ -97,6 +96,11 @@ class BotAdmin(admin.ModelAdmin):
     actions = ("rotate_secrets",)
     inlines = (BotVersionInline,)
 
+    def get_inlines(self, request, obj):
+        """A code bot's versions; a bot of any other kind has none to list (and its change
+        form posts no versions formset)."""
+        return self.inlines if obj is not None and obj.kind == EndpointKind.CODE else ()
+
     def get_urls(self):
         view = self.admin_site.admin_view
         return [
@@ -135,8 +139,7 @@ class BotAdmin(admin.ModelAdmin):
     def rotate_secrets(self, request, queryset) -> None:
         count = 0
         for bot in queryset:
-            bot.secret = new_secret()
-            bot.save(update_fields=["secret", "updated"])
+            bot.rotate_secret()  # shown to nobody here
             count += 1
         messages.success(
             request, f"Rotated {count} secret(s); their owners must rotate again to read one."

@@ -124,6 +124,16 @@ def uploaded_bytes(upload) -> bytes:
     return upload.read(MAX_ARCHIVE_BYTES + 1)
 
 
+def read_uploaded_code(upload) -> tuple[str, bytes]:
+    """An uploaded file (a Django ``UploadedFile``) read and checked (``uploaded_bytes``,
+    ``read_code``): its name and bytes, what ``Bot.add_version`` stores; ``ValidationError``
+    (on ``file``) for one refused. The one reader of an upload: the web form, the API and the
+    admin check a file with it before anything is stored."""
+    data = uploaded_bytes(upload)
+    name, _bundle = read_code(upload.name, data)
+    return name, data
+
+
 def read_code(filename: str, data: bytes):
     """The ``CodeBundle`` of an upload (``bots.codebundle.read_upload``), after the name
     checks of our own; ``ValidationError`` (on ``file``, the sentence as it is) otherwise."""
@@ -282,6 +292,14 @@ class Bot(models.Model):
         """End a test call taken with ``claim_test_call``: the next one is due an interval
         from now."""
         Bot.objects.filter(pk=self.pk).update(test_called=timezone.now())
+
+    def rotate_secret(self) -> str:
+        """Replace the signing secret (the old one stops working at once) and return the new
+        one: the one way the web, the API and the admin rotate it. Only the owner's request
+        shows it, once (the bot page after the redirect, the API's answer); the admin never."""
+        self.secret = new_secret()
+        self.save(update_fields=["secret", "updated"])
+        return self.secret
 
     @property
     def endpoint(self) -> str:

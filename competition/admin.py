@@ -18,6 +18,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
+from competition.bots import services as bot_services
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -472,7 +473,7 @@ class RatingChangeAdmin(ReadOnlyAdmin):
 admin.site.unregister(TokenProxy)
 
 
-# -- bots: the status goes through the one service (competition/events/services.py) -----------
+# -- bots: the status goes through the one service (competition/bots/services.py) -------------
 
 admin.site.unregister(Bot)
 
@@ -497,6 +498,6 @@ class BotAdmin(_BotAdmin):
             obj.status = form.initial.get("status", obj.status)
             obj.status_reason = form.initial.get("status_reason", obj.status_reason)
             super().save_model(request, obj, form, change)
-            event_services.set_bot_status(obj, status, reason)
+            bot_services.set_bot_status(obj, status, reason)
         else:
             super().save_model(request, obj, form, change)

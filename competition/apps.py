@@ -6,7 +6,7 @@ class CompetitionConfig(AppConfig):
     verbose_name = "Competition"
 
     def ready(self) -> None:
-        # the events react to a match's end through the lifecycle's signal
+        # the events react to a match's end and to a bot made active through their signals
         from bots.transports import human
         from competition import checks  # noqa: F401  (deploy checks)
         from competition.events import receivers  # noqa: F401

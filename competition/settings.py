@@ -410,7 +410,7 @@ ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
 ARENA_CHALLENGES_PER_MINUTE = envint(
     "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
 )
-# seconds between two test calls of one bot (competition.web.bots.claim_test_call)
+# seconds between two test calls of one bot (competition.bots.services.claim_test_call)
 ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
 # Reverse proxies in front of the web nodes: a client's address (sign-up, reset and API
 # limits, log-in lock-out: competition.ratelimit.client_address) is the X-Forwarded-For entry

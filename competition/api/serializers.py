@@ -19,9 +19,8 @@ from bots.models import (
     Bot,
     BotVersion,
     EndpointKind,
-    read_code,
+    read_uploaded_code,
     registrable_kinds,
-    uploaded_bytes,
     validate_endpoint,
 )
 from competition.matches.presenters import match_json
@@ -379,12 +378,10 @@ class BotSerializer(serializers.ModelSerializer):
             )
         if kind != EndpointKind.CODE:
             raise serializers.ValidationError({"file": "Only a code bot (kind code) takes a file."})
-        data = uploaded_bytes(upload)
         try:
-            filename, _bundle = read_code(upload.name, data)
+            attrs["file"] = read_uploaded_code(upload)
         except DjangoValidationError as exc:
             raise django_errors(exc) from None
-        attrs["file"] = (filename, data)
 
     def create(self, validated_data: dict) -> Bot:
         upload = validated_data.pop("file", None)

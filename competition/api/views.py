@@ -30,7 +30,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotStatus, BotVersion, EndpointKind, new_secret, uploaded_bytes
+from bots.models import Bot, BotStatus, EndpointKind
 from competition.api import serializers as s
 from competition.api.engine import (
     BadBody,
@@ -46,6 +46,7 @@ from competition.api.permissions import (
     may_read_seat_logs,
 )
 from competition.api.throttles import AddressScopedRateThrottle, WriteScopedRateThrottle
+from competition.bots import services as bot_services
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -316,7 +317,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         reason = data.pop("status_reason", None)
         bot = serializer.save()
         if new_status is not None or reason is not None:
-            event_services.set_bot_status(
+            bot_services.set_bot_status(
                 bot, new_status or bot.status, reason if reason is not None else ""
             )
 
@@ -338,10 +339,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         detail=True, methods=["post"], url_path="rotate-secret", permission_classes=[IsBotOwner]
     )
     def rotate_secret(self, request, pk=None):
-        bot = self.get_object()
-        bot.secret = new_secret()
-        bot.save(update_fields=["secret", "updated"])
-        return Response({"secret": bot.secret})
+        return Response({"secret": self.get_object().rotate_secret()})
 
     @extend_schema(
         request=None,
@@ -360,27 +358,15 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])
     def test(self, request, pk=None):
-        from competition.web.bots import (
-            TEST_CALL_INTERVAL,
-            TESTABLE_KINDS,
-            claim_test_call,
-            run_test_call,
-        )
-
         bot = self.get_object()
-        if bot.kind not in TESTABLE_KINDS:
-            raise exceptions.ValidationError(
-                {"kind": "Only URL, built-in and code bots can be test-called."}
-            )
-        if not claim_test_call(bot):
-            raise exceptions.Throttled(
-                wait=TEST_CALL_INTERVAL,
-                detail=f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.",
-            )
         try:
-            return Response(async_to_sync(run_test_call)(bot))
-        finally:
-            bot.release_test_call()
+            return Response(async_to_sync(bot_services.try_test_call)(bot))
+        except bot_services.NotTestable as refused:
+            raise exceptions.ValidationError({"kind": str(refused)}) from None
+        except bot_services.TestCallTooSoon as refused:
+            raise exceptions.Throttled(
+                wait=bot_services.TEST_CALL_INTERVAL, detail=str(refused)
+            ) from None
 
     @extend_schema(
         methods=["GET"],
@@ -407,16 +393,16 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     def versions(self, request, pk=None):
         bot = self.get_object()
         if request.method == "GET":
-            # without their bytes; each knows its bot (whose source rule says who downloads)
-            found = list(bot.versions.defer("data").order_by("-number")[:VERSIONS_LISTED])
-            for version in found:
-                version.bot = bot
+            found = bot_services.versions(bot, VERSIONS_LISTED)
             return Response(
                 s.BotVersionSerializer(found, many=True, context={"request": request}).data
             )
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        version = add_version(bot, upload.validated_data["file"])
+        try:
+            version = bot_services.upload_version(bot, upload.validated_data["file"])
+        except DjangoValidationError as exc:
+            raise s.django_errors(exc) from None
         return Response(
             s.BotVersionSerializer(version, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
@@ -457,19 +443,6 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         response = HttpResponse(bytes(version.data), content_type="application/octet-stream")
         response["Content-Disposition"] = content_disposition_header(True, version.filename)
         return response
-
-
-def add_version(bot: Bot, upload) -> BotVersion:
-    """Store an uploaded file as ``bot``'s next version; a 400 (nothing stored) for a bot
-    that is not code or an upload ``read_upload`` refuses."""
-    if bot.kind != EndpointKind.CODE:
-        raise exceptions.ValidationError(
-            {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
-        )
-    try:
-        return bot.add_version(upload.name, uploaded_bytes(upload))
-    except DjangoValidationError as exc:
-        raise s.django_errors(exc) from None
 
 
 #: the refusal a challenge and a fork share (``lifecycle.challenge``'s budget and limits)

@@ -1,4 +1,5 @@
-"""How the events react to the match lifecycle (``competition.matches.signals``).
+"""How the events react to the match lifecycle (``competition.matches.signals``) and to a
+bot made active (``competition.bots.signals``).
 
 Connected once at start-up by ``CompetitionConfig.ready``.
 """
@@ -7,8 +8,10 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from competition.bots.services import check_bot_health
+from competition.bots.signals import bot_activated
 from competition.events import standings
-from competition.events.services import check_bot_health, on_match_finished
+from competition.events.services import on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 
 
@@ -27,3 +30,10 @@ def match_requeued_in_event(sender, *, match, **kwargs) -> None:
     """A requeued match of an event: its series is pending again in the stored standings
     (under the event's lock, in the requeue's transaction)."""
     standings.sync_match(match)
+
+
+@receiver(bot_activated, dispatch_uid="competition.events.bot_activated")
+def bot_activated_in_events(sender, *, bot, **kwargs) -> None:
+    """A bot made active again: the events waiting for it schedule what is due (in the
+    status change's transaction)."""
+    on_bot_activated(bot)

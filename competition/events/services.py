@@ -21,9 +21,8 @@ series, won 1, drawn ½, lost 0, a bye 1, then games won; Swiss puts Buchholz be
 elimination ranks by the round reached then seed, the ladder by rating ordinal first), then
 head-to-head points among the tied entries, then name.
 
-Bot health: a bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` matches (since it was last
-changed or resumed) were all forfeited for ``connect`` or ``timeout`` is paused inside the
-finish transaction (``check_bot_health``); its owner resumes it with ``resume_bot``.
+A bot made active again (its status and health: ``competition.bots.services``) may make a
+round or a series due at once: ``on_bot_activated``, the receiver of ``bot_activated``.
 """
 
 from __future__ import annotations
@@ -32,14 +31,12 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from bots.faults import FaultCode
-from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, platform_seat
+from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
 from competition.events import formats, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
@@ -61,7 +58,6 @@ from competition.models import (
     EventStatus,
     Match,
     MatchStatus,
-    Participant,
     RatingChange,
 )
 from competition.models.matches import hidden
@@ -71,7 +67,6 @@ from games import get_game
 
 logger = logging.getLogger(__name__)
 
-HEALTH_CAUSES = (FaultCode.CONNECT.value, FaultCode.TIMEOUT.value)
 OPEN_STATES = (EventStatus.DRAFT, EventStatus.RUNNING, EventStatus.PAUSED)
 #: for the Event admin: how a drawn series is decided
 TIE_BREAK_HELP = SERIES_TIE_BREAK
@@ -270,73 +265,22 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
     return len(new)
 
 
-# -- bot health ---------------------------------------------------------------------------------
+# -- a bot made active -----------------------------------------------------------------------
 
 
-def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause every bot of ``participants`` whose last K rated matches with a result (since
-    the bot was last changed or resumed; friendly matches are not counted) were all
-    forfeited for ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables).
-    Runs inside the finish transaction. Returns the ids of the bots paused."""
-    k = settings.ARENA_BOT_HEALTH_FORFEITS
-    paused = []
-    if k <= 0:
-        return paused
-    for bot_id in sorted({p.bot_id for p in participants if p.cause in HEALTH_CAUSES}):
-        bot = Bot.objects.select_for_update().get(pk=bot_id)
-        if bot.status != BotStatus.ACTIVE:
-            continue
-        causes = list(
-            Participant.objects.filter(
-                bot_id=bot_id,
-                match__status__in=MatchStatus.with_result(),
-                match__rated=True,
-                match__finished__gte=bot.updated,
-            )
-            .order_by("-match__finished", "-match_id")
-            .values_list("cause", flat=True)[:k]
-        )
-        if len(causes) < k or any(c not in HEALTH_CAUSES for c in causes):
-            continue
-        why = ", ".join(sorted(set(causes)))
-        bot.status = BotStatus.PAUSED
-        bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
-        bot.save(update_fields=["status", "status_reason", "updated"])
-        paused.append(bot_id)
-        logger.warning("bot %s %s", bot_id, bot.status_reason)
-    return paused
-
-
-def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
-    """The one way web, API and admin change a bot's status (bot health pauses inside the
-    finish). True if it changed. A bot that becomes active starts its consecutive-forfeit count
-    again, and the events waiting for it (a ladder, a Swiss round) schedule at once."""
-    with transaction.atomic():
-        changed = (
-            Bot.objects.filter(pk=bot.pk)
-            .exclude(status=status, status_reason=reason)
-            .update(status=status, status_reason=reason, updated=timezone.now())
-        )
-        if changed and status == BotStatus.ACTIVE:
-            waiting = Event.objects.filter(
-                entries__bot=bot,
-                entries__active=True,
-                status=EventStatus.RUNNING,
-                format__in=formats.waiting_for_bots(),
-            ).values_list("pk", flat=True)
-            for event_id in list(waiting):
-                locked = Event.objects.select_for_update().get(pk=event_id)
-                _advance(locked)
-    bot.refresh_from_db(fields=["status", "status_reason", "updated"])
-    return bool(changed)
-
-
-def resume_bot(bot: Bot) -> bool:
-    """The owner's resume of a paused bot (False if it was not paused)."""
-    with transaction.atomic():
-        if not Bot.objects.select_for_update().filter(pk=bot.pk, status=BotStatus.PAUSED).exists():
-            return False
-        return set_bot_status(bot, BotStatus.ACTIVE)
+def on_bot_activated(bot: Bot) -> None:
+    """A bot became active again (``competition.bots.services.set_bot_status``, in its
+    transaction): the running events that wait for bots (a ladder, a Swiss round) and that
+    it entered schedule what is due at once."""
+    waiting = Event.objects.filter(
+        entries__bot=bot,
+        entries__active=True,
+        status=EventStatus.RUNNING,
+        format__in=formats.waiting_for_bots(),
+    ).values_list("pk", flat=True)
+    for event_id in list(waiting):
+        locked = Event.objects.select_for_update().get(pk=event_id)
+        _advance(locked)
 
 
 # -- standings and bracket -----------------------------------------------------------------------

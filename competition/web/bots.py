@@ -7,22 +7,16 @@ another user's target or logs (the API's ``logs/`` follows the same rule; staff 
 faults in the admin). The signing secret is shown once, to its owner, right after it is
 made (registration or "rotate"), and never again, not even to staff.
 
-A bot is test-called at most once every ``TEST_CALL_INTERVAL`` seconds, whoever asks from
-however many sessions or web nodes: the slot is taken by one conditional UPDATE of the bot
-row (``Bot.claim_test_call``) in the shared database.
+Status changes, the test call and new versions go through the bots' services
+(``competition.bots.services``, as the API and the admin do); the secret through
+``Bot.rotate_secret``.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import time
-from datetime import timedelta
-from urllib.parse import parse_qsl
 
-from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -31,10 +25,11 @@ from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from bots.faults import BotFault, FaultCode, explain
-from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
+from bots.faults import explain
+from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind
 from bots.transports import TESTABLE_KINDS
-from competition.events.services import set_bot_status
+from competition.bots import services as bot_services
+from competition.bots.messages import readable, truncate
 from competition.matches import history
 from competition.matches.lifecycle import TooManyMatches, challenge
 from competition.models import (
@@ -51,26 +46,8 @@ from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
 from competition.web.rows import link_maker
 from games import get_game
-from games.base import Context, IllegalAction
 
 logger = logging.getLogger(__name__)
-
-#: a test call waits at most this long (seconds), whatever the game's own limit
-TEST_CALL_TIMEOUT = 10.0
-#: characters of the request and reply shown after a test call
-TEST_CALL_PREVIEW = 2000
-#: seconds between two test calls of one bot (each is a real outbound request)
-TEST_CALL_INTERVAL = settings.ARENA_TEST_CALL_INTERVAL
-
-
-def claim_test_call(bot: Bot) -> bool:
-    """The bot's test-call slot (web page and API share it): held while the call runs (at
-    most ``TEST_CALL_TIMEOUT``), due again ``TEST_CALL_INTERVAL`` seconds after it ended
-    (``Bot.release_test_call``)."""
-    return bot.claim_test_call(
-        timedelta(seconds=TEST_CALL_INTERVAL), hold=timedelta(seconds=TEST_CALL_TIMEOUT + 5)
-    )
-
 
 #: characters of one message shown in the per-turn log (the runner keeps up to 16 KiB)
 LOG_PREVIEW = 4000
@@ -83,11 +60,6 @@ def _owned_or_404(request, pk: int) -> Bot:
     if not (request.user.is_authenticated and bot.owner_id == request.user.pk):
         raise Http404("No such bot")
     return bot
-
-
-def truncate(text: str | None, limit: int) -> tuple[str, bool]:
-    text = text or ""
-    return (text[:limit], True) if len(text) > limit else (text, False)
 
 
 @login_required
@@ -149,10 +121,10 @@ def bot_status(request, pk: int):
     bot = _owned_or_404(request, pk)
     action = request.POST.get("action")
     if action == "deactivate":
-        set_bot_status(bot, BotStatus.INACTIVE, "deactivated by its owner")
+        bot_services.set_bot_status(bot, BotStatus.INACTIVE, "deactivated by its owner")
         messages.success(request, f"{bot.name} is inactive: it plays no more matches.")
     elif action == "activate":
-        set_bot_status(bot, BotStatus.ACTIVE)
+        bot_services.set_bot_status(bot, BotStatus.ACTIVE)
         messages.success(request, f"{bot.name} is active again.")
     else:
         messages.error(request, "Unknown action.")
@@ -164,125 +136,12 @@ def bot_status(request, pk: int):
 def bot_rotate_secret(request, pk: int):
     """A new signing secret, shown once on the bot page (the old one stops working)."""
     bot = _owned_or_404(request, pk)
-    bot.secret = new_secret()
-    bot.save(update_fields=["secret", "updated"])
-    request.session[f"secret:{bot.pk}"] = bot.secret
+    request.session[f"secret:{bot.pk}"] = bot.rotate_secret()
     messages.success(request, "A new signing secret was made; copy it now, it is not shown again.")
     return redirect("bot-detail", pk=bot.pk)
 
 
-# -- showing what travelled ------------------------------------------------------------------
-
-
-def _pretty_json(text: str) -> str | None:
-    try:
-        value = json.loads(text)
-    except (ValueError, TypeError):
-        return None
-    return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def readable(text: str | None, limit: int | None = None) -> dict:
-    """A message as a person reads it: ``{"kind": "json", "text"}`` (pretty-printed), ``{"kind":
-    "form", "fields": [(name, value)]}`` (a form-encoded body decoded, a JSON value such as
-    a game's board pretty-printed) or ``{"kind": "text", "text"}``; the raw text is kept.
-    Each shown text is cut at ``limit`` characters (an ellipsis marks the cut)."""
-    text = text or ""
-
-    def cut(value: str) -> str:
-        return value if limit is None or len(value) <= limit else value[:limit] + "…"
-
-    pretty = _pretty_json(text) if text.strip() else None
-    if pretty is not None:
-        return {"kind": "json", "text": cut(pretty), "raw": cut(text)}
-    if "=" in text and not any(c.isspace() for c in text.strip()):
-        try:
-            fields = parse_qsl(text.strip(), keep_blank_values=True, strict_parsing=True)
-        except ValueError:
-            fields = []
-        if fields:
-            shown = [(name, cut(_compact_rows(value))) for name, value in fields]
-            return {"kind": "form", "fields": shown, "raw": cut(text)}
-    return {"kind": "text", "text": cut(text), "raw": cut(text)}
-
-
-def _compact_rows(value: str) -> str:
-    """A form field's value for reading: a JSON list of rows (a board) one row a line,
-    other JSON pretty-printed, anything else as it is."""
-    try:
-        data = json.loads(value)
-    except (ValueError, TypeError):
-        return value
-    if isinstance(data, list) and data and all(isinstance(row, list) for row in data):
-        rows = ",\n ".join(json.dumps(row, ensure_ascii=False) for row in data)
-        return f"[{rows}]"
-    return json.dumps(data, indent=2, ensure_ascii=False)
-
-
-def _as_json(value) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 # -- the test call ------------------------------------------------------------------------
-
-
-async def run_test_call(bot: Bot) -> dict:
-    """Send the game's first real request to the bot through its own transport and judge
-    the reply like the runner would: status, latency, fault, the game's verdict."""
-    game = get_game(bot.game)
-    options = game.resolve_options()
-    policy = game.policy(options)
-    state = game.initial_state(seed=0, options=options)
-    ctx = Context(match_id="test", time_left_ms=None, names=(bot.name,))
-    message = game.observation(state, 0, ctx)
-    limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
-    version = None
-    if bot.kind == EndpointKind.CODE:  # its latest upload, run in the sandbox
-        version = await bot.versions.order_by("-number").afirst()
-    transport = bot.transport(seat=0, seed=0, match_id="test", options=options, version=version)
-    result = {
-        "fault": FaultCode.OK.value,
-        "detail": "",
-        "status": None,
-        "latency_ms": None,
-        "sent": "",
-        "reply": "",
-        "verdict": "",
-        "when": time.time(),
-    }
-    started = time.perf_counter()
-    try:
-        await transport.start()
-        done = await transport.exchange(message, timeout=limit)
-        result.update(status=done.status, sent=done.sent, reply=done.received)
-        try:
-            action = game.parse_action(state, 0, done.reply)
-            result["verdict"] = f"accepted as the move {_as_json(action)}"
-        except IllegalAction as exc:
-            result.update(fault=FaultCode.ILLEGAL.value, detail=str(exc))
-    except BotFault as fault:
-        result.update(
-            fault=fault.code.value, detail=fault.detail, sent=fault.sent, reply=fault.received
-        )
-    except Exception as exc:  # our failure: say so, never blame the bot
-        logger.exception("test call of bot %s failed", bot.pk)
-        result.update(fault=FaultCode.PLATFORM.value, detail=repr(exc))
-    finally:
-        result["latency_ms"] = int((time.perf_counter() - started) * 1000)
-        try:
-            await transport.close()
-        except Exception:
-            logger.debug("closing the test transport failed", exc_info=True)
-    for key in ("sent", "reply"):
-        # decoded from the whole message (a form body cut short would not decode)
-        result[f"{key}_view"] = readable(result[key], TEST_CALL_PREVIEW)
-        text, cut = truncate(result[key], TEST_CALL_PREVIEW)
-        result[key], result[f"{key}_truncated"] = text, cut
-    result["detail"] = truncate(result["detail"], 500)[0]
-    return result
 
 
 async def bot_test(request, pk: int):
@@ -295,18 +154,11 @@ async def bot_test(request, pk: int):
     bot = await Bot.objects.select_related("owner").filter(pk=pk, owner_id=user.pk).afirst()
     if bot is None:
         raise Http404("No such bot")
-    if bot.kind not in TESTABLE_KINDS:
-        messages.error(request, "Only URL, built-in and code bots can be test-called.")
-        return redirect("bot-detail", pk=bot.pk)
-    if not await sync_to_async(claim_test_call)(bot):
-        messages.error(
-            request, f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please."
-        )
-        return redirect("bot-detail", pk=bot.pk)
     try:
-        result = await run_test_call(bot)
-    finally:
-        await sync_to_async(bot.release_test_call)()
+        result = await bot_services.try_test_call(bot)
+    except bot_services.TestCallRefused as refused:
+        messages.error(request, str(refused))
+        return redirect("bot-detail", pk=bot.pk)
     await request.session.aset(f"testcall:{bot.pk}", result)
     return redirect("bot-detail", pk=bot.pk)
 
@@ -500,9 +352,8 @@ def code_context(request, bot: Bot) -> dict:
     who may read its source (its owner; anyone when the source is public)."""
     if bot.kind != EndpointKind.CODE:
         return {}
-    versions = list(bot.versions.defer("data").order_by("-number")[:VERSIONS_SHOWN])
     return {
-        "versions": versions,
+        "versions": bot_services.versions(bot, VERSIONS_SHOWN),
         "source_visible": bot.source_visible_to(request.user),
     }
 

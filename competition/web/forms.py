@@ -14,9 +14,8 @@ from bots.codec import decode_bounded
 from bots.models import (
     Bot,
     EndpointKind,
-    read_code,
+    read_uploaded_code,
     registrable_kinds,
-    uploaded_bytes,
     validate_endpoint,
 )
 from games import all_games
@@ -40,7 +39,7 @@ class BotForm(forms.ModelForm):
     """Register or edit a bot: by URL, or by uploading code (its first version; a code bot's
     edit takes a new version). The endpoint is checked by ``validate_endpoint`` (scheme,
     host, port and the egress policy for URLs; a sandbox on this server for code), an
-    upload by ``read_code`` (nothing is stored for a refused one); ordinary users may
+    upload by ``read_uploaded_code`` (nothing is stored for a refused one); ordinary users may
     register URLs and code, staff also local bots when the server allows them."""
 
     game = forms.ChoiceField(choices=game_choices)
@@ -162,7 +161,7 @@ class BotForm(forms.ModelForm):
         return data
 
     def _clean_upload(self, data: dict) -> None:
-        """A code bot's file, read and checked (``read_code``): kept as (name, bytes) for
+        """A code bot's file, read and checked (``read_uploaded_code``): kept as (name, bytes) for
         ``save``; required when registering."""
         upload = data.get("file")
         self.upload = None
@@ -170,9 +169,8 @@ class BotForm(forms.ModelForm):
             if not self.instance.pk:
                 self.add_error("file", "Choose the file of your bot's code.")
             return
-        raw = uploaded_bytes(upload)
         try:
-            name, _bundle = read_code(upload.name, raw)
+            name, raw = read_uploaded_code(upload)
         except ValidationError as exc:
             for errors in exc.message_dict.values():
                 self.add_error("file", errors)

@@ -15,6 +15,7 @@ from aiohttp import web
 from asgiref.sync import sync_to_async
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.bots.services import resume_bot
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Participant
@@ -70,8 +71,8 @@ def test_it_pauses_a_bot_after_k_consecutive_connect_forfeits_and_lets_the_owner
     alive.refresh_from_db()
     assert alive.status == BotStatus.ACTIVE
     # It should let the owner resume it, and count again from there.
-    assert events.resume_bot(dead) and dead.status == BotStatus.ACTIVE and dead.status_reason == ""
-    assert not events.resume_bot(dead)  # only a paused bot resumes
+    assert resume_bot(dead) and dead.status == BotStatus.ACTIVE and dead.status_reason == ""
+    assert not resume_bot(dead)  # only a paused bot resumes
     forfeit_once(alive, dead)
     dead.refresh_from_db()
     assert dead.status == BotStatus.ACTIVE

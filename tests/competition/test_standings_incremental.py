@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from bots.models import Bot, BotStatus, EndpointKind
+from competition.bots.services import set_bot_status
 from competition.events import services as events
 from competition.events import standings
 from competition.matches.lifecycle import cancel, claim, finish, finish_limit, release, requeue
@@ -65,7 +66,7 @@ def _step(rng: random.Random, event, bots) -> str:
         bot = rng.choice(bots)
         bot.refresh_from_db()
         target = BotStatus.ACTIVE if bot.status != BotStatus.ACTIVE else BotStatus.PAUSED
-        events.set_bot_status(bot, target, "" if target == BotStatus.ACTIVE else "test")
+        set_bot_status(bot, target, "" if target == BotStatus.ACTIVE else "test")
         return f"bot {target}"
     if not queued or event.status == EventStatus.PAUSED:
         if event.status == EventStatus.PAUSED:
@@ -73,7 +74,7 @@ def _step(rng: random.Random, event, bots) -> str:
             return "resume event"
         paused = [b for b in bots if b.status != BotStatus.ACTIVE]
         for b in paused:
-            events.set_bot_status(b, BotStatus.ACTIVE)
+            set_bot_status(b, BotStatus.ACTIVE)
         return "resume bots" if paused else "idle"
     match = rng.choice(queued)
     what = rng.random()

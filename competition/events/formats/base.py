@@ -29,7 +29,7 @@ class Format:
     #: the ladder: bots may enter while it runs (``services.add_all_active_bots``)
     late_entries: ClassVar[bool] = False
     #: Swiss and the ladder: a bot that becomes active again may make a round or a series due
-    #: at once (``services.set_bot_status``)
+    #: at once (``services.on_bot_activated``)
     waits_for_bots: ClassVar[bool] = False
     #: single elimination: the event has a bracket (``bracket``)
     has_bracket: ClassVar[bool] = False

@@ -1,0 +1,241 @@
+"""The bots' services: what the web pages, the API and the admin do to a bot, each written
+once (as Zulip's views call ``zerver/actions``).
+
+- **Status**: ``set_bot_status`` is the one way a bot's status changes (its owner, staff,
+  the admin); ``resume_bot`` resumes a paused bot. A bot made active sends
+  ``signals.bot_activated`` in the same transaction (the events waiting for it schedule).
+- **Health**: a bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` rated matches (since it was
+  last changed or resumed) were all forfeited for ``connect`` or ``timeout`` is paused
+  inside the finish transaction (``check_bot_health``, called by the events' receiver of a
+  match's end before the event moves on).
+- **The test call**: ``try_test_call`` checks the kind, takes the bot's slot (at most once every
+  ``TEST_CALL_INTERVAL`` seconds, whoever asks from however many sessions or web nodes: one
+  conditional UPDATE of the bot row, ``Bot.claim_test_call``), sends the game's first real
+  request (``run_test_call``) and frees the slot; a refusal is a ``TestCallRefused`` sentence.
+- **Versions**: an upload is read by ``bots.models.read_uploaded_code`` and stored by
+  ``Bot.add_version`` (the forms check the file before the bot is saved); ``upload_version``
+  is a new version of an existing code bot, ``versions`` the latest ones (who may download
+  them: ``Bot.source_visible_to``).
+- **The signing secret** touches one row: ``Bot.rotate_secret()`` on the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from bots.faults import BotFault, FaultCode
+from bots.models import Bot, BotStatus, BotVersion, EndpointKind, read_uploaded_code
+from bots.transports import TESTABLE_KINDS
+from competition.bots.messages import as_json, readable, truncate
+from competition.bots.signals import bot_activated
+from competition.models import MatchStatus, Participant
+from games import get_game
+from games.base import Context, IllegalAction
+
+logger = logging.getLogger(__name__)
+
+#: the faults that count towards a bot's health (the bot was not there)
+HEALTH_CAUSES = (FaultCode.CONNECT.value, FaultCode.TIMEOUT.value)
+
+#: a test call waits at most this long (seconds), whatever the game's own limit
+TEST_CALL_TIMEOUT = 10.0
+#: characters of the request and reply shown after a test call
+TEST_CALL_PREVIEW = 2000
+#: seconds between two test calls of one bot (each is a real outbound request)
+TEST_CALL_INTERVAL = settings.ARENA_TEST_CALL_INTERVAL
+
+
+# -- status and health ----------------------------------------------------------------------
+
+
+def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
+    """The one way web, API and admin change a bot's status (bot health pauses inside the
+    finish). True if it changed. A bot that becomes active starts its consecutive-forfeit count
+    again, and the events waiting for it (a ladder, a Swiss round) schedule at once (the
+    receivers of ``bot_activated``, in this transaction)."""
+    with transaction.atomic():
+        changed = (
+            Bot.objects.filter(pk=bot.pk)
+            .exclude(status=status, status_reason=reason)
+            .update(status=status, status_reason=reason, updated=timezone.now())
+        )
+        if changed and status == BotStatus.ACTIVE:
+            bot_activated.send(sender=Bot, bot=bot)
+    bot.refresh_from_db(fields=["status", "status_reason", "updated"])
+    return bool(changed)
+
+
+def resume_bot(bot: Bot) -> bool:
+    """The owner's resume of a paused bot (False if it was not paused)."""
+    with transaction.atomic():
+        if not Bot.objects.select_for_update().filter(pk=bot.pk, status=BotStatus.PAUSED).exists():
+            return False
+        return set_bot_status(bot, BotStatus.ACTIVE)
+
+
+def check_bot_health(participants: list[Participant]) -> list[int]:
+    """Pause every bot of ``participants`` whose last K rated matches with a result (since
+    the bot was last changed or resumed; friendly matches are not counted) were all
+    forfeited for ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables).
+    Runs inside the finish transaction. Returns the ids of the bots paused."""
+    k = settings.ARENA_BOT_HEALTH_FORFEITS
+    paused = []
+    if k <= 0:
+        return paused
+    for bot_id in sorted({p.bot_id for p in participants if p.cause in HEALTH_CAUSES}):
+        bot = Bot.objects.select_for_update().get(pk=bot_id)
+        if bot.status != BotStatus.ACTIVE:
+            continue
+        causes = list(
+            Participant.objects.filter(
+                bot_id=bot_id,
+                match__status__in=MatchStatus.with_result(),
+                match__rated=True,
+                match__finished__gte=bot.updated,
+            )
+            .order_by("-match__finished", "-match_id")
+            .values_list("cause", flat=True)[:k]
+        )
+        if len(causes) < k or any(c not in HEALTH_CAUSES for c in causes):
+            continue
+        why = ", ".join(sorted(set(causes)))
+        bot.status = BotStatus.PAUSED
+        bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
+        bot.save(update_fields=["status", "status_reason", "updated"])
+        paused.append(bot_id)
+        logger.warning("bot %s %s", bot_id, bot.status_reason)
+    return paused
+
+
+# -- versions -------------------------------------------------------------------------------
+
+
+def versions(bot: Bot, limit: int) -> list[BotVersion]:
+    """A code bot's latest ``limit`` versions, newest first, without their bytes; each knows
+    its bot (whose ``source_visible_to`` says who may download it): the bot page and the API
+    list them so."""
+    found = list(bot.versions.defer("data").order_by("-number")[:limit])
+    for version in found:
+        version.bot = bot
+    return found
+
+
+def upload_version(bot: Bot, upload) -> BotVersion:
+    """Store an uploaded file (a Django ``UploadedFile``) as ``bot``'s next version;
+    ``ValidationError`` on ``file`` (nothing stored) for a bot that is not code or an upload
+    ``read_uploaded_code`` refuses."""
+    if bot.kind != EndpointKind.CODE:
+        raise ValidationError(
+            {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
+        )
+    return bot.add_version(*read_uploaded_code(upload))
+
+
+# -- the test call --------------------------------------------------------------------------
+
+
+class TestCallRefused(Exception):
+    """A test call not made: the sentence says why (``str``)."""
+
+    __test__ = False  # not a pytest class
+
+
+class NotTestable(TestCallRefused):
+    """The bot's kind cannot be test-called (a human seat, a local bot)."""
+
+
+class TestCallTooSoon(TestCallRefused):
+    """The bot's slot is taken: a call runs, or the last ended less than an interval ago."""
+
+
+def claim_test_call(bot: Bot) -> bool:
+    """The bot's test-call slot (web page and API share it): held while the call runs (at
+    most ``TEST_CALL_TIMEOUT``), due again ``TEST_CALL_INTERVAL`` seconds after it ended
+    (``Bot.release_test_call``)."""
+    return bot.claim_test_call(
+        timedelta(seconds=TEST_CALL_INTERVAL), hold=timedelta(seconds=TEST_CALL_TIMEOUT + 5)
+    )
+
+
+async def try_test_call(bot: Bot) -> dict:
+    """The owner's test call (the web page and the API): the bot's kind checked, its slot
+    taken, one real request (``run_test_call``), the slot freed. ``TestCallRefused`` (a
+    sentence) when the kind cannot be called or the slot is taken."""
+    if bot.kind not in TESTABLE_KINDS:
+        raise NotTestable("Only URL, built-in and code bots can be test-called.")
+    if not await sync_to_async(claim_test_call)(bot):
+        raise TestCallTooSoon(f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.")
+    try:
+        return await run_test_call(bot)
+    finally:
+        await sync_to_async(bot.release_test_call)()
+
+
+async def run_test_call(bot: Bot) -> dict:
+    """Send the game's first real request to the bot through its own transport and judge
+    the reply like the runner would: status, latency, fault, the game's verdict."""
+    game = get_game(bot.game)
+    options = game.resolve_options()
+    policy = game.policy(options)
+    state = game.initial_state(seed=0, options=options)
+    ctx = Context(match_id="test", time_left_ms=None, names=(bot.name,))
+    message = game.observation(state, 0, ctx)
+    limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
+    version = None
+    if bot.kind == EndpointKind.CODE:  # its latest upload, run in the sandbox
+        version = await bot.versions.order_by("-number").afirst()
+    transport = bot.transport(seat=0, seed=0, match_id="test", options=options, version=version)
+    result = {
+        "fault": FaultCode.OK.value,
+        "detail": "",
+        "status": None,
+        "latency_ms": None,
+        "sent": "",
+        "reply": "",
+        "verdict": "",
+        "when": time.time(),
+    }
+    started = time.perf_counter()
+    try:
+        await transport.start()
+        done = await transport.exchange(message, timeout=limit)
+        result.update(status=done.status, sent=done.sent, reply=done.received)
+        try:
+            action = game.parse_action(state, 0, done.reply)
+            result["verdict"] = f"accepted as the move {as_json(action)}"
+        except IllegalAction as exc:
+            result.update(fault=FaultCode.ILLEGAL.value, detail=str(exc))
+    except BotFault as fault:
+        result.update(
+            fault=fault.code.value, detail=fault.detail, sent=fault.sent, reply=fault.received
+        )
+    except Exception as exc:  # our failure: say so, never blame the bot
+        logger.exception("test call of bot %s failed", bot.pk)
+        result.update(fault=FaultCode.PLATFORM.value, detail=repr(exc))
+    finally:
+        result["latency_ms"] = int((time.perf_counter() - started) * 1000)
+        try:
+            await transport.close()
+        except Exception:
+            logger.debug("closing the test transport failed", exc_info=True)
+    return _shown(result)
+
+
+def _shown(result: dict) -> dict:
+    """A test call's result as the page and the API show it: the request and the reply
+    decoded for reading (``*_view``) and cut (``*_truncated``), the detail cut."""
+    for key in ("sent", "reply"):
+        # decoded from the whole message (a form body cut short would not decode)
+        result[f"{key}_view"] = readable(result[key], TEST_CALL_PREVIEW)
+        text, cut = truncate(result[key], TEST_CALL_PREVIEW)
+        result[key], result[f"{key}_truncated"] = text, cut
+    result["detail"] = truncate(result["detail"], 500)[0]
+    return result

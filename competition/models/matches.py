@@ -142,6 +142,8 @@ class Match(models.Model):
             models.Index(fields=("status", "id"), name="match_status_id"),
             # a standing ladder's matches by age (its rate a minute, its queue, a bot's page)
             models.Index(fields=("ladder", "created"), name="match_ladder_created"),
+            # a standing ladder's queue (how many of its matches wait for a runner)
+            models.Index(fields=("ladder", "status"), name="match_ladder_status"),
             # an event's running/queued/ended matches (event pages, the big screen)
             models.Index(fields=("event", "status", "finished"), name="match_event_status"),
             # an event's latest ended matches, newest first

@@ -19,9 +19,11 @@ receiver) frees the bots and copies their new rating.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import random
+from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
@@ -201,8 +203,11 @@ def _contender(spot: LadderSpot) -> pairing.Contender:
     return pairing.Contender(spot.pk, spot.owner_id, spot.mu, spot.played, spot.first_seats)
 
 
-def _edge(free, order: str) -> float | None:
-    return free.order_by(order).values_list("mu", flat=True).first()
+def _edges(free) -> tuple[float, float] | None:
+    """The lowest and highest ratings of the free bots (two index reads)."""
+    low = free.order_by("mu").values_list("mu", flat=True).first()
+    high = free.order_by("-mu").values_list("mu", flat=True).first()
+    return None if low is None else (low, high)
 
 
 def _near(free, seeker: LadderSpot, target: float, now) -> list[LadderSpot]:
@@ -218,38 +223,46 @@ def _near(free, seeker: LadderSpot, target: float, now) -> list[LadderSpot]:
     return _playable(above + below, now)
 
 
-def pair_one(ladder: Ladder, now) -> Match | None:
-    """One match of ``ladder``: the longest-waiting free bot and its opponents, claimed by a
-    conditional UPDATE; None when nobody at the front of the queue can be paired (they are
-    put back by one interval, so the bots behind them get their turn)."""
-    game = get_game(ladder.game)
-    seats = max(2, game.seats[0])
+def tables(ladder: Ladder, now) -> Iterator[list[LadderSpot]]:
+    """The tables worth claiming now, best first, each in seat order: for each of the
+    longest-waiting free bots (``WINDOW`` of them), its opponents near the rating
+    ``pairing.standing_target`` seeks. A bot nobody can meet now is put back by one interval
+    (when the caller stops asking), so the bots behind it get their turn."""
+    seats = max(2, get_game(ladder.game).seats[0])
     free = _free(ladder, now)
     seekers = _playable(list(free.order_by("due", "id")[:WINDOW]), now)
-    low, high = _edge(free, "mu"), _edge(free, "-mu")
     stuck = []
-    for seeker in seekers:
-        me = _contender(seeker)
-        target = pairing.standing_target(
-            me,
-            low if low is not None else me.rating,
-            high if high is not None else me.rating,
-            _rng,
-            explore_games=settings.ARENA_LADDER_EXPLORE_MATCHES,
-            explore_percent=settings.ARENA_LADDER_EXPLORE_PERCENT,
-        )
-        near = {s.pk: s for s in _near(free, seeker, target, now)}
-        table = pairing.standing_table(me, map(_contender, near.values()), seats, target)
-        if table is None:
-            stuck.append(seeker.pk)
-            continue
-        spots = {seeker.pk: seeker, **near}
-        match = _claim(ladder, [spots[c.id] for c in pairing.standing_seats(table)], now)
-        if match is not None:
-            return match
-    if stuck:
-        wait = timedelta(seconds=settings.ARENA_LADDER_INTERVAL)
-        LadderSpot.objects.filter(pk__in=stuck).update(due=now + wait)
+    try:
+        for seeker in seekers:
+            me = _contender(seeker)
+            target = pairing.standing_target(
+                me,
+                lambda: _edges(free),
+                _rng,
+                explore_games=settings.ARENA_LADDER_EXPLORE_MATCHES,
+                explore_percent=settings.ARENA_LADDER_EXPLORE_PERCENT,
+            )
+            near = {s.pk: s for s in _near(free, seeker, target, now)}
+            table = pairing.standing_table(me, map(_contender, near.values()), seats, target)
+            if table is None:
+                stuck.append(seeker.pk)
+                continue
+            spots = {seeker.pk: seeker, **near}
+            yield [spots[c.id] for c in pairing.standing_seats(table)]
+    finally:
+        if stuck:
+            wait = timedelta(seconds=settings.ARENA_LADDER_INTERVAL)
+            LadderSpot.objects.filter(pk__in=stuck).update(due=now + wait)
+
+
+def pair_one(ladder: Ladder, now) -> Match | None:
+    """One match of ``ladder``: the first of ``tables`` whose bots are all still free when
+    claimed (a conditional UPDATE); None when nobody can be paired now."""
+    with contextlib.closing(tables(ladder, now)) as found:
+        for spots in found:
+            match = _claim(ladder, spots, now)
+            if match is not None:
+                return match
     return None
 
 

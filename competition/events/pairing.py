@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -724,8 +724,7 @@ class Contender:
 
 def standing_target(
     seeker: Contender,
-    low: float,
-    high: float,
+    edges: Callable[[], tuple[float, float] | None],
     rng: Any,
     *,
     explore_games: int,
@@ -733,12 +732,15 @@ def standing_target(
 ) -> float:
     """The rating near which ``seeker``'s opponents are sought: its own, except while it has
     played fewer than ``explore_games`` ladder matches and in ``explore_percent`` % of the
-    others, when it is drawn uniformly between ``low`` and ``high`` (the ladder's lowest and
-    highest ratings), so a new bot meets a spread of opponents first. ``rng``: a
-    ``random.Random`` (the caller's)."""
-    exploring = seeker.games < explore_games or rng.random() * 100 < explore_percent
-    if not exploring or high <= low:
+    others, when it is drawn uniformly between the ladder's lowest and highest ratings
+    (``edges()``, asked only then; None: nobody else), so a new bot meets a spread of
+    opponents first. ``rng``: a ``random.Random`` (the caller's)."""
+    if seeker.games >= explore_games and rng.random() * 100 >= explore_percent:
         return seeker.rating
+    found = edges()
+    if found is None or found[1] <= found[0]:
+        return seeker.rating
+    low, high = found
     return low + rng.random() * (high - low)
 
 

@@ -85,15 +85,20 @@ def test_it_explores_while_a_bot_is_new_and_seats_the_least_first_first():
     rng = random.Random(1)
     new, old = Contender("new", "a", 25.0, games=0), Contender("old", "b", 25.0, games=50)
     drawn = [
-        pairing.standing_target(new, 10.0, 40.0, rng, explore_games=5, explore_percent=0)
+        pairing.standing_target(new, lambda: (10.0, 40.0), rng, explore_games=5, explore_percent=0)
         for _ in range(200)
     ]
     # It should draw a new bot's target across the ladder's ratings, a spread of them.
     assert all(10.0 <= t <= 40.0 for t in drawn)
     assert min(drawn) < 15.0 and max(drawn) > 35.0
-    # It should seek an experienced bot's own rating (no exploration asked).
+
+    # It should seek an experienced bot's own rating (no exploration asked), without even
+    # reading the ladder's edges.
+    def edges():
+        raise AssertionError("edges read for a bot that does not explore")
+
     assert {
-        pairing.standing_target(old, 10.0, 40.0, rng, explore_games=5, explore_percent=0)
+        pairing.standing_target(old, edges, rng, explore_games=5, explore_percent=0)
         for _ in range(50)
     } == {25.0}
     # It should give the first seat to the bot that held it least.
@@ -286,3 +291,24 @@ def test_it_shows_the_ladders_health_in_the_admin(no_house):
     health = ladder.health(Ladder.objects.get())
     assert health == {"per_minute": 2, "queued": 2, "running": 0, "bots_in": 4, "bots_out": 0}
     assert Match.objects.filter(ladder__isnull=False, status=MatchStatus.QUEUED).count() == 2
+
+
+def test_it_refuses_malformed_ladder_settings_at_start_up():
+    from tests.processes import setting_in
+
+    # It should stop start-up with a sentence naming the variable.
+    for name, value, said in (
+        ("ARENA_LADDER_INTERVAL", "0", "ARENA_LADDER_INTERVAL must be >= 1"),
+        ("ARENA_LADDER_MATCHES_PER_MINUTE", "lots", "must be an integer"),
+        ("ARENA_LADDER_MATCHES_PER_HOUR", "0", "ARENA_LADDER_MATCHES_PER_HOUR must be >= 1"),
+        ("ARENA_LADDER_HOUSE_RANKED", "maybe", "must be a boolean"),
+    ):
+        done = setting_in("settings.ARENA_LADDER_INTERVAL", **{name: value})
+        assert done.returncode != 0 and said in done.stderr, (name, done.stderr[-300:])
+    # It should read good values.
+    done = setting_in(
+        "settings.ARENA_LADDER_INTERVAL, settings.ARENA_LADDER_EXPLORE_PERCENT",
+        ARENA_LADDER_INTERVAL="2",
+        ARENA_LADDER_EXPLORE_PERCENT="250",
+    )
+    assert done.stdout.strip() == "2 100"

@@ -312,3 +312,17 @@ def test_it_refuses_malformed_ladder_settings_at_start_up():
         ARENA_LADDER_EXPLORE_PERCENT="250",
     )
     assert done.stdout.strip() == "2 100"
+
+
+def test_it_pairs_a_resumed_bot_at_the_next_step(no_house):
+    a, b = enrolled(2)
+    Bot.objects.filter(pk=b.pk).update(status=BotStatus.PAUSED)
+    # It should skip the paused bot (and put it back for a while).
+    assert ladder.tick() == 0
+    assert LadderSpot.objects.get(bot=b).due > timezone.now()
+    # It should pair it at the next step once its owner resumes it from its page.
+    client = APIClient()
+    client.force_login(b.owner)
+    client.post(f"/bots/{b.pk}/status", {"action": "activate"})
+    assert Bot.objects.get(pk=b.pk).status == BotStatus.ACTIVE
+    assert ladder.tick(timezone.now() + timedelta(seconds=61)) == 1

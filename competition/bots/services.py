@@ -35,7 +35,7 @@ from bots.faults import BotFault, FaultCode
 from bots.models import Bot, BotStatus, BotVersion, EndpointKind, read_uploaded_code
 from bots.transports import TESTABLE_KINDS
 from competition.bots.messages import as_json, readable, truncate
-from competition.bots.signals import bot_activated
+from competition.bots.signals import bot_activated, test_call_passed
 from competition.models import MatchStatus, Participant
 from games import get_game
 from games.base import Context, IllegalAction
@@ -226,6 +226,8 @@ async def run_test_call(bot: Bot) -> dict:
             await transport.close()
         except Exception:
             logger.debug("closing the test transport failed", exc_info=True)
+    if result["fault"] == FaultCode.OK.value:  # passed: its game's standing ladder takes it in
+        await sync_to_async(test_call_passed.send)(sender=Bot, bot=bot)
     return _shown(result)
 
 

@@ -5,8 +5,12 @@
 with the status. The events connect ``competition.events.receivers`` (the events waiting
 for the bot schedule at once) at start-up (``CompetitionConfig.ready``); the bots never
 import the events.
+
+``test_call_passed`` is sent, with ``bot``, when a bot's test call was judged a pass
+(``services.run_test_call``): its game's standing ladder takes it in.
 """
 
 from django.dispatch import Signal
 
 bot_activated = Signal()
+test_call_passed = Signal()

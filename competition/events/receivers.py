@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
-from competition.bots.signals import bot_activated
-from competition.events import standings
+from competition.bots.signals import bot_activated, test_call_passed
+from competition.events import ladder, standings
 from competition.events.services import on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 
@@ -18,11 +18,14 @@ from competition.matches.signals import match_ended, match_requeued
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
 def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
     """A rated forfeit counts towards the bots' health (a bot is paused after K forfeits in
-    a row, before any new pairing); then the match's event, if any, moves on."""
+    a row, before any new pairing); then the match's event, if any, moves on, and a standing
+    ladder's match frees its bots."""
     if forfeited and match.rated and participants:
         check_bot_health(participants)
     if match.event_id:
         on_match_finished(match)
+    if match.ladder_id:
+        ladder.release(match)
 
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")
@@ -37,3 +40,10 @@ def bot_activated_in_events(sender, *, bot, **kwargs) -> None:
     """A bot made active again: the events waiting for it schedule what is due (in the
     status change's transaction)."""
     on_bot_activated(bot)
+
+
+@receiver(test_call_passed, dispatch_uid="competition.events.test_call_passed")
+def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
+    """A bot that passed a test call enters its game's standing ladder (once: an owner's
+    choice to take it out stands)."""
+    ladder.enrol(bot)

@@ -56,6 +56,7 @@ from competition.models import (
     Entry,
     Event,
     EventStatus,
+    LadderSpot,
     Match,
     MatchStatus,
     RatingChange,
@@ -271,7 +272,10 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
 def on_bot_activated(bot: Bot) -> None:
     """A bot became active again (``competition.bots.services.set_bot_status``, in its
     transaction): the running events that wait for bots (a ladder, a Swiss round) and that
-    it entered schedule what is due at once."""
+    it entered schedule what is due at once, and its standing ladder may pair it at its next
+    step (it was put back while out)."""
+    now = timezone.now()
+    LadderSpot.objects.filter(bot=bot, due__gt=now).update(due=now)
     waiting = Event.objects.filter(
         entries__bot=bot,
         entries__active=True,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -30,6 +31,7 @@ from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind
 from bots.transports import TESTABLE_KINDS
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
+from competition.events import ladder
 from competition.matches import history
 from competition.matches.lifecycle import TooManyMatches, challenge
 from competition.models import (
@@ -128,6 +130,28 @@ def bot_status(request, pk: int):
         messages.success(request, f"{bot.name} is active again.")
     else:
         messages.error(request, "Unknown action.")
+    return redirect("bot-detail", pk=bot.pk)
+
+
+@login_required
+@require_POST
+def bot_ladder(request, pk: int):
+    """POST ``enrolled`` 0 or 1: its owner takes the bot out of its game's standing ladder,
+    or puts it back."""
+    bot = _owned_or_404(request, pk)
+    wanted = request.POST.get("enrolled")
+    if wanted not in ("0", "1"):
+        messages.error(request, "Choose whether the bot plays in the ladder.")
+        return redirect("bot-detail", pk=bot.pk)
+    try:
+        ladder.set_enrolled(bot, wanted == "1")
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("bot-detail", pk=bot.pk)
+    if wanted == "1":
+        messages.success(request, f"{bot.name} is back in the standing ladder.")
+    else:
+        messages.success(request, f"{bot.name} is out of the standing ladder: no ladder matches.")
     return redirect("bot-detail", pk=bot.pk)
 
 
@@ -401,6 +425,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "new_secret": new_secret_shown,
         "challengeable": challengeable(bot),
         **code_context(request, bot),
+        "ladder": ladder.status(bot),
+        "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
     }
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)

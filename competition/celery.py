@@ -3,8 +3,9 @@
 Start workers with ``celery -A competition worker -P threads -c 32``: each task plays one
 match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
 worker that dies is redelivered, and the database lease decides who really plays. Every
-worker also reaps expired leases in a background thread, so no extra beat process is
-needed.
+worker also reaps expired leases and starts the events' rounds whose gap has passed
+(``events.services.start_due_rounds``, claimed so that two workers never start one twice) in a
+background thread, so no extra beat process is needed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _stop = threading.Event()
 def _reaper(interval: float) -> None:
     from django.db import close_old_connections
 
+    from competition.events.services import start_due_rounds
     from competition.matches.lifecycle import reap, sweep_queued
 
     while not _stop.wait(interval):
@@ -37,6 +39,9 @@ def _reaper(interval: float) -> None:
             reaped = reap()
             if reaped:
                 logger.info("requeued expired matches %s", reaped)
+            started = start_due_rounds()
+            if started:
+                logger.info("started due rounds: %s matches", started)
             swept = sweep_queued()
             if swept:
                 logger.info("dispatched stale queued matches %s", swept)

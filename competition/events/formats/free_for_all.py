@@ -2,9 +2,10 @@
 seating the entries at tables of up to ``table_size`` seats (``pairing.ffa_round``: sizes
 within one of each other, none below 2, seats rotated so every entry holds every seat
 equally often); a table is a series (``series_length`` games, seats rotating by one each
-game). Every round is queued at the start (the seating does not depend on results); a table
-gives points by rank (``standings.table_points``). The event finishes when nothing is
-pending."""
+game). The players are fixed at the start (``scheduling.seed_in_order``) and the rounds are
+played one by one: round k is queued once round k-1 is over and the event's round gap has
+passed (``Format.round_due``); a table gives points by rank (``standings.table_points``). The
+event finishes after the last round."""
 
 from __future__ import annotations
 
@@ -37,10 +38,24 @@ class FreeForAll(Format):
             )
 
     def start(self, entries: list[Entry]) -> int:
-        bots = {e.bot_id: e.bot for e in entries if scheduling.eligible(e)}
-        size = table_size(self.event)
+        scheduling.seed_in_order(entries)
+        return self.advance()
+
+    def advance(self) -> int:
+        event = self.event
+        current = scheduling.current_round(event)
+        if current is None:
+            return 0
+        if current >= total_rounds(event):
+            scheduling.finish(event)
+            return 0
+        if not self.round_due(current):
+            return 0
+        bots = {e.bot_id: e.bot for e in scheduling.entrants(scheduling.entries(event))}
         created = 0
-        for rnd in range(total_rounds(self.event)):
-            for table in pairing.ffa_round(list(bots), rnd, size):
-                created += scheduling.create_table(self.event, rnd + 1, [bots[b] for b in table])
+        for table in pairing.ffa_round(list(bots), current, table_size(event)):
+            created += scheduling.create_table(event, current + 1, [bots[b] for b in table])
         return created
+
+    def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
+        return total_rounds(self.event)

@@ -73,8 +73,13 @@ class EventForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not self.instance.pk and "round_gap" in self.fields:
-            self.fields["round_gap"].initial = HALL_ROUND_GAP
+        if "round_gap" in self.fields:
+            self.fields["round_gap"].required = False  # left empty: 0, at once
+            if not self.instance.pk:
+                self.fields["round_gap"].initial = HALL_ROUND_GAP
+
+    def clean_round_gap(self):
+        return self.cleaned_data.get("round_gap") or 0
 
     class Meta:
         model = Event

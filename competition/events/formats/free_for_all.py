@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from competition.events import pairing, scheduling
 from competition.events.formats.base import Format
-from competition.models import Entry, Event, EventFormat
+from competition.models import Entry, Event, EventFormat, MatchStatus, Participant
 from games import get_game
 
 
@@ -56,6 +56,24 @@ class FreeForAll(Format):
         for table in pairing.ffa_round(list(bots), current, table_size(event)):
             created += scheduling.create_table(event, current + 1, [bots[b] for b in table])
         return created
+
+    def wall(self) -> dict:
+        """The big screen: ``many`` (tables of more than two: placings and points, each bot
+        in its own colour) and ``places``, bot id -> {place: times}, from the public ended
+        matches (a place: 1 + the seats that scored more)."""
+        rows = Participant.objects.filter(
+            match__in=self.event.matches.public().filter(status__in=MatchStatus.with_result())
+        ).values_list("match_id", "bot_id", "score")
+        scores: dict[int, list[tuple[int, float]]] = {}
+        for match_id, bot_id, score in rows:
+            scores.setdefault(match_id, []).append((bot_id, score or 0.0))
+        places: dict[int, dict[int, int]] = {}
+        for seats in scores.values():
+            for bot_id, score in seats:
+                place = 1 + sum(1 for _b, other in seats if other > score)
+                counts = places.setdefault(bot_id, {})
+                counts[place] = counts.get(place, 0) + 1
+        return {"elimination": False, "many": table_size(self.event) > 2, "places": places}
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
         return total_rounds(self.event)

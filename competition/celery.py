@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 
 from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
@@ -25,23 +26,31 @@ app.autodiscover_tasks(["competition.runners"])
 
 logger = logging.getLogger(__name__)
 _stop = threading.Event()
+#: how often a worker looks for an event's round whose gap has passed
+ROUNDS_SECONDS = 1.0
 
 
 def _reaper(interval: float) -> None:
+    """Every second: start the rounds that are due (a round gap ends on the second); every
+    ``interval``: reap expired leases and dispatch stale queued matches."""
     from django.db import close_old_connections
 
     from competition.events.services import start_due_rounds
     from competition.matches.lifecycle import reap, sweep_queued
 
-    while not _stop.wait(interval):
+    last_reap = time.monotonic()
+    while not _stop.wait(ROUNDS_SECONDS):
         try:
             close_old_connections()
-            reaped = reap()
-            if reaped:
-                logger.info("requeued expired matches %s", reaped)
             started = start_due_rounds()
             if started:
                 logger.info("started due rounds: %s matches", started)
+            if time.monotonic() - last_reap < interval:
+                continue
+            last_reap = time.monotonic()
+            reaped = reap()
+            if reaped:
+                logger.info("requeued expired matches %s", reaped)
             swept = sweep_queued()
             if swept:
                 logger.info("dispatched stale queued matches %s", swept)

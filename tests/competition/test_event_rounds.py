@@ -85,3 +85,29 @@ def test_it_plays_a_round_robin_with_no_gap_to_its_end_round_by_round():
         after = event.matches.filter(round=rnd).order_by("created").first().created
         assert after >= before
     assert not event.matches.exclude(status=MatchStatus.FINISHED).exists()
+
+
+def test_it_sets_the_round_gap_in_the_admin_with_a_default_for_a_hall():
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from competition.admin import HALL_ROUND_GAP
+    from tests.competition.test_admin import event_form
+
+    staff = get_user_model().objects.create_superuser("staff")
+    client = Client()
+    client.force_login(staff)
+    page = client.get("/admin/competition/event/add/").content.decode()
+    # It should offer the round gap, set for a hall, and say what it does.
+    assert f'name="round_gap" value="{HALL_ROUND_GAP}"' in page
+    assert "Seconds between rounds" in page
+    assert (
+        client.post("/admin/competition/event/add/", event_form(round_gap="12")).status_code == 302
+    )
+    assert client.post("/admin/competition/event/add/", event_form(name="Bare")).status_code == 302
+    # It should store the gap chosen, and 0 (at once) when the field is left out.
+    assert Event.objects.get(name="Open").round_gap == 12
+    assert Event.objects.get(name="Bare").round_gap == 0
+    refused = client.post("/admin/competition/event/add/", event_form(round_gap="-3"))
+    # It should refuse a negative gap with a sentence.
+    assert refused.status_code == 200 and "greater than or equal to 0" in refused.content.decode()

@@ -79,15 +79,26 @@ def create_event(game_slug: str, bots: int, options: dict):
     return event, strategies
 
 
-async def play_everything(concurrency: int) -> int:
+async def play_everything(concurrency: int, event_id: int) -> int:
+    """Play the event's matches on ``concurrency`` tasks until it is over: a task that finds
+    nothing queued waits for the round its fellows are finishing (rounds on a schedule)."""
     from bots import egress
+    from competition.dbthreads import run_db
+    from competition.models import Event, EventStatus
     from competition.runners.play import run_match
+
+    def over() -> bool:
+        return not Event.objects.filter(pk=event_id, status=EventStatus.RUNNING).exists()
 
     async def worker() -> int:
         played = 0
-        while await run_match() is not None:
-            played += 1
-        return played
+        while True:
+            if await run_match() is not None:
+                played += 1
+            elif await run_db(over):
+                return played
+            else:
+                await asyncio.sleep(0.01)
 
     try:
         return sum(await asyncio.gather(*(worker() for _ in range(concurrency))))
@@ -127,8 +138,8 @@ def main(argv=None) -> int:
 
         event, strategies = create_event(args.game, bots, options)
         started = time.perf_counter()
-        queued = events.start_event(event)
-        played = asyncio.run(play_everything(args.concurrency))
+        events.start_event(event)  # round 1; each next round as the one before ends
+        played = asyncio.run(play_everything(args.concurrency, event.pk))
         elapsed = time.perf_counter() - started
         event.refresh_from_db()
         turns = sum(len(history.turns_upto(m)) for m in event.matches.values_list("pk", flat=True))
@@ -144,6 +155,7 @@ def main(argv=None) -> int:
             f"{played:>8} {turns:>9} {elapsed:>9.2f} {played / elapsed * 60:>12.1f} {turns / elapsed:>9.0f}"
         )
         problems = []
+        queued = event.matches.count()
         if played != queued:
             problems.append(f"played {played} of {queued} matches")
         if event.status != EventStatus.FINISHED:

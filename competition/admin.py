@@ -67,8 +67,23 @@ class GameFilter(admin.SimpleListFilter):
 # -- events -----------------------------------------------------------------------------
 
 
+#: a new event's round gap in the admin: time for a hall to read a round's results (an event
+#: made elsewhere, e.g. the demo's, plays on at once: the model's default, 0)
+HALL_ROUND_GAP = 30
+
+
 class EventForm(forms.ModelForm):
     game = forms.ChoiceField(choices=_game_choices)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "round_gap" in self.fields:
+            self.fields["round_gap"].required = False  # left empty: 0, at once
+            if not self.instance.pk:
+                self.fields["round_gap"].initial = HALL_ROUND_GAP
+
+    def clean_round_gap(self):
+        return self.cleaned_data.get("round_gap") or 0
 
     class Meta:
         model = Event
@@ -81,6 +96,7 @@ class EventForm(forms.ModelForm):
             "series_length",
             "rounds",
             "pace_ms",
+            "round_gap",
             "hide_results",
             "freeze_versions",
         )
@@ -89,6 +105,10 @@ class EventForm(forms.ModelForm):
             "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
             "before it finishes (empty: until cancelled). Free-for-all: rounds of tables "
             "(default: the table size, so that every bot holds every seat).",
+            "round_gap": "Seconds between rounds: every format but the ladder plays round by "
+            "round, the next round starting this long after the last match of the one before "
+            "ended, while the big screen shows its results (0: at once, for an unattended "
+            "event).",
             "table_size": "Free-for-all: seats per table (default: the most the game takes); "
             "a two-seat format plays a game of more seats only with 2.",
         }

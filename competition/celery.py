@@ -3,8 +3,9 @@
 Start workers with ``celery -A competition worker -P threads -c 32``: each task plays one
 match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
 worker that dies is redelivered, and the database lease decides who really plays. Every
-worker also reaps expired leases and runs the standing ladders' matchmaking in background
-threads, so no extra beat process is needed.
+worker also reaps expired leases, starts the events' rounds whose gap has passed
+(``events.services.start_due_rounds``, claimed so that two workers never start one twice) and
+runs the standing ladders' matchmaking in background threads, so no extra beat process is needed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 
 from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
@@ -24,16 +26,28 @@ app.autodiscover_tasks(["competition.runners"])
 
 logger = logging.getLogger(__name__)
 _stop = threading.Event()
+#: how often a worker looks for an event's round whose gap has passed
+ROUNDS_SECONDS = 1.0
 
 
 def _reaper(interval: float) -> None:
+    """Every second: start the rounds that are due (a round gap ends on the second); every
+    ``interval``: reap expired leases and dispatch stale queued matches."""
     from django.db import close_old_connections
 
+    from competition.events.services import start_due_rounds
     from competition.matches.lifecycle import reap, sweep_queued
 
-    while not _stop.wait(interval):
+    last_reap = time.monotonic()
+    while not _stop.wait(ROUNDS_SECONDS):
         try:
             close_old_connections()
+            started = start_due_rounds()
+            if started:
+                logger.info("started due rounds: %s matches", started)
+            if time.monotonic() - last_reap < interval:
+                continue
+            last_reap = time.monotonic()
             reaped = reap()
             if reaped:
                 logger.info("requeued expired matches %s", reaped)

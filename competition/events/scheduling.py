@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 import math
 
+from django.db.models import Max
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus
 from competition.events import standings as stored
-from competition.events.series import series_key, table_key
+from competition.events.series import PENDING, series_key, table_key
 from competition.models import Entry, Event, EventStatus
 from competition.ratings import services as ratings
 
@@ -54,6 +55,27 @@ def seed_by_rating(entries: list[Entry]) -> list[Entry]:
         e.seed = number
     Entry.objects.bulk_update(entries, ["seed"])
     return chosen
+
+
+def seed_in_order(entries: list[Entry]) -> list[Entry]:
+    """Seeds 1..n to the eligible entries in their order (``entries``: by seed), 0 to the
+    others: a round robin's or a free-for-all's players, fixed at the start so that every
+    later round is drawn from the same list (``entrants``). Returns them."""
+    chosen = [e for e in entries if eligible(e)]
+    for e in entries:
+        e.seed = 0
+    for number, e in enumerate(chosen, start=1):
+        e.seed = number
+    Entry.objects.bulk_update(entries, ["seed"])
+    return chosen
+
+
+def current_round(event: Event) -> int | None:
+    """The latest round with a match, or None while a match is queued or running (the
+    round is not over): what a format played round by round asks before the next."""
+    if event.matches.filter(status__in=PENDING).exists():
+        return None
+    return event.matches.aggregate(top=Max("round"))["top"] or 0
 
 
 def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:

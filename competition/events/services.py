@@ -180,6 +180,28 @@ def advance_event(event: Event) -> int:
     return created
 
 
+def start_due_rounds() -> int:
+    """The runners' periodic step (the embedded scheduler's loop, the Celery workers' reaper
+    thread): start every round whose gap has passed (``Event.next_round_at``,
+    ``Format.round_due``). Each event is claimed with a conditional UPDATE (the
+    ``next_round_at`` read must still be there), so two workers never start a round twice;
+    returns the matches created."""
+    now = timezone.now()
+    due = Event.objects.filter(status=EventStatus.RUNNING, next_round_at__lte=now)
+    created = 0
+    for pk, at in list(due.values_list("pk", "next_round_at")):
+        with transaction.atomic():
+            claimed = Event.objects.filter(
+                pk=pk, status=EventStatus.RUNNING, next_round_at=at
+            ).update(next_round_at=None)
+            if not claimed:
+                continue  # another worker started it
+            event = Event.objects.select_for_update().get(pk=pk)
+            created += _advance(event)
+            _broadcast_standings(event)
+    return created
+
+
 def _advance(event: Event) -> int:
     """The locked event's next step (``Format.advance``); returns matches created."""
     if event.status != EventStatus.RUNNING:

@@ -32,6 +32,18 @@ class Event(models.Model):
     pace_ms = models.PositiveIntegerField(
         default=0, help_text="Minimum duration of a turn (for watchable demos)."
     )
+    round_gap = models.PositiveIntegerField(
+        default=0,
+        help_text="Seconds between the end of a round's last match and the start of the next "
+        "(the big screen shows the round's results meanwhile); 0: at once.",
+    )
+    next_round_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the next round is due (set while a round gap runs; the runners' "
+        "periodic loop starts it: competition.events.services.start_due_rounds).",
+    )
     showcase = models.BooleanField(
         default=False,
         help_text="A demo showcase (manage.py demo): its matches are unrated practice and only "
@@ -61,6 +73,7 @@ class Event(models.Model):
 
     class Meta:
         ordering = ("-created",)
+        indexes = [models.Index(fields=["next_round_at"], name="event_next_round_at")]
 
     def __str__(self) -> str:
         return self.name

@@ -2,7 +2,8 @@
 the web process (``competition.runners.fleet``, the default) or inside it.
 
 ``start()`` (called once per process, on the serving event loop) launches a scheduler
-that reaps expired leases and claims queued matches up to ``ARENA_EMBEDDED_CONCURRENCY``,
+that reaps expired leases, starts the events' rounds whose gap has passed
+(``events.services.start_due_rounds``) and claims queued matches up to ``ARENA_EMBEDDED_CONCURRENCY``,
 running each as a task; with runner processes (``ARENA_RUNNER_PROCESSES``) it starts them,
 each running the same scheduler, and keeps for itself the matches with a human seat.
 ``wake()`` (called after a match is created) makes them look at once instead of at their
@@ -27,6 +28,9 @@ logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
 REAP_SECONDS = 5.0
+#: how often an event's next round is looked for once its round gap passed
+#: (``events.services.start_due_rounds``: claimed, so every runner may look)
+ROUNDS_SECONDS = 1.0
 #: how often SQLite's planner statistics are refreshed (``standings.refresh_statistics``)
 STATISTICS_SECONDS = 600.0
 
@@ -86,10 +90,12 @@ class Scheduler:
 
     async def run(self) -> None:
         from competition.events import ladder
+        from competition.events.services import start_due_rounds
         from competition.events.standings import refresh_statistics
         from competition.matches.lifecycle import reap
 
         last_reap = last_ladder = 0.0
+        last_rounds = -ROUNDS_SECONDS
         last_statistics = -STATISTICS_SECONDS
         while True:
             try:
@@ -97,6 +103,9 @@ class Scheduler:
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
                     await run_db(reap)
+                if now - last_rounds >= ROUNDS_SECONDS:
+                    last_rounds = now
+                    await run_db(start_due_rounds)
                 if self.statistics and now - last_statistics > STATISTICS_SECONDS:
                     last_statistics = now
                     await run_db(refresh_statistics)

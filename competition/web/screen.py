@@ -1,5 +1,6 @@
-"""What the big screen (``/events/<id>/screen``) shows besides the live snapshot: the rounds,
-the results of the last completed round, the bracket (single elimination) and, once the
+"""What the big screen (``/events/<id>/screen``) shows besides the live snapshot: the rounds
+(and, while the event's round gap runs, when the next one starts), the results of the last
+completed round, the bracket (single elimination) and, once the
 event is over, the podium with a link and a QR code to the final's replay.
 
 ``screen.json`` is ``consumers.event_snapshot`` plus ``show`` (this module); the websocket
@@ -95,7 +96,13 @@ def show(
     plays (None for a ladder)."""
     current, completed = rounds_progress(event)
     return {
-        "rounds": {"current": current, "total": total, "completed": completed},
+        "rounds": {
+            "current": current,
+            "total": total,
+            "completed": completed,
+            # while the round gap runs: when the next round starts (ISO 8601), else None
+            "next_at": event.next_round_at.isoformat() if event.next_round_at else None,
+        },
         **formats.of(event).wall(),
         "results": round_results(event, completed),
         "bracket": bracket,

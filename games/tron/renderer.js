@@ -44,12 +44,22 @@ function step(board, frame) {
 }
 
 class TronRenderer {
-  constructor(canvas, { names = [] } = {}) {
+  // ``marks`` (optional): seat -> the colour, letter and pattern drawn for it (by default
+  // the seat's own), so that a big screen keeps one colour per bot on every pane;
+  // ``legend: false``: the board alone (a big screen's pane lists the seats itself, in type
+  // large enough to be read from the back of a hall)
+  constructor(canvas, { names = [], marks = null, legend = true } = {}) {
     this.canvas = canvas;
     this.names = names;
+    this.marks = marks;
+    this.legend = legend;
     this.colors = COLORS; // the viewer's name bars, turn table and timeline use them too
     this.view = null;
     this.board = null;
+  }
+
+  mark(seat) {
+    return this.marks?.[seat] ?? seat;
   }
 
   preferredHeight(width) {
@@ -81,7 +91,7 @@ class TronRenderer {
     const n = f.heads.length;
     const portrait = w < 760;
     const foot = clamp(h * 0.08, 28, 70);
-    const side = portrait ? Math.min(w - 16, h - foot - 16 - n * 22) : Math.min(h - foot - 16, w * 0.66);
+    const side = !this.legend ? Math.min(w - 16, h - foot - 16) : portrait ? Math.min(w - 16, h - foot - 16 - n * 22) : Math.min(h - foot - 16, w * 0.66);
     const x0 = 8;
     const y0 = 8;
     const cols = f.width || 100;
@@ -112,11 +122,11 @@ class TronRenderer {
     const pad = cell > 4 ? cell * 0.08 : 0;
     for (let seat = 0; seat < n; seat += 1) {
       const trail = board.trails[seat] || [];
-      ctx.fillStyle = COLORS[seat];
+      ctx.fillStyle = COLORS[this.mark(seat)];
       for (const p of trail) {
         if (p && p[0] !== null) ctx.fillRect(x0 + p[0] * cell + pad, y0 + p[1] * cell + pad, cell - 2 * pad, cell - 2 * pad);
       }
-      if (DOTTED[seat] && cell >= 3) {
+      if (DOTTED[this.mark(seat)] && cell >= 3) {
         ctx.fillStyle = BG;
         const r = Math.max(0.8, cell * 0.18);
         for (const p of trail) {
@@ -133,7 +143,7 @@ class TronRenderer {
       if (!f.alive[seat] || !head || head[0] === null) continue;
       const cx = clamp(x0 + (head[0] + 0.5) * cell, x0 + tag / 2, x0 + bw - tag / 2);
       const cy = clamp(y0 + (head[1] + 0.5) * cell, y0 + tag / 2, y0 + bh - tag / 2);
-      ctx.fillStyle = COLORS[seat];
+      ctx.fillStyle = COLORS[this.mark(seat)];
       ctx.strokeStyle = INK;
       ctx.lineWidth = 1.5;
       ctx.beginPath();
@@ -141,9 +151,17 @@ class TronRenderer {
       ctx.fill();
       ctx.stroke();
       ctx.fillStyle = BG;
-      ctx.fillText(LABELS[seat], cx, cy + 1);
+      ctx.fillText(LABELS[this.mark(seat)], cx, cy + 1);
     }
 
+    if (this.legend) this.drawLegend(ctx, f, names, { x0, y0, bw, bh, w, n, portrait });
+
+    // the result at the end
+    const text = view.final ? resultText(view.match, view.lastTurn, null) : null;
+    if (text) drawBanner(ctx, text, 8, h - foot - 4, w - 16, foot);
+  }
+
+  drawLegend(ctx, f, names, { x0, y0, bw, bh, w, n, portrait }) {
     // the standings column: alive first (longest first), then the dead (latest death first)
     const died = new Map((f.deaths || []).map((d) => [d.seat, d]));
     const order = [...Array(n).keys()].sort((a, b) => {
@@ -170,9 +188,9 @@ class TronRenderer {
       roundRect(ctx, sx, y, sw, rowH - 3, 6);
       ctx.fill();
       const sq = rowH - 9;
-      ctx.fillStyle = COLORS[seat];
+      ctx.fillStyle = COLORS[this.mark(seat)];
       ctx.fillRect(sx + 4, y + 3, sq, sq);
-      if (DOTTED[seat]) {
+      if (DOTTED[this.mark(seat)]) {
         // the dotted pattern of the trail, as four dots in the corners of the swatch
         ctx.fillStyle = BG;
         const r = sq * 0.09;
@@ -183,7 +201,7 @@ class TronRenderer {
       ctx.fillStyle = BG;
       ctx.font = font(sq * 0.62, 900);
       ctx.textAlign = "center";
-      ctx.fillText(LABELS[seat], sx + 4 + sq / 2, y + 3 + sq / 2 + 1, sq);
+      ctx.fillText(LABELS[this.mark(seat)], sx + 4 + sq / 2, y + 3 + sq / 2 + 1, sq);
       ctx.textAlign = "left";
       const status = d ? `lap ${d.lap}: ${humanize(d.reason)}` : `${f.lengths?.[seat] ?? ""} long`;
       ctx.font = font(sq * 0.58, 600);
@@ -197,9 +215,5 @@ class TronRenderer {
       ctx.fillText(ellipsize(ctx, names[seat] ?? `seat ${seat}`, sw - sq - statusW - 28), sx + sq + 12, y + rowH / 2);
       ctx.globalAlpha = 1;
     });
-
-    // the result at the end
-    const text = view.final ? resultText(view.match, view.lastTurn, null) : null;
-    if (text) drawBanner(ctx, text, 8, h - foot - 4, w - 16, foot);
   }
 }

@@ -104,6 +104,23 @@ def win(event: Event, winner: Bot, loser: Bot, rnd: int | None = None) -> None:
         decide(m, 1.0 if m.participants.get(seat=0).bot_id == winner.pk else 0.0)
 
 
+def play_rounds(event: Event, results: list[tuple[Bot, Bot]]) -> None:
+    """Play a round-by-round event to its end: each queued series, round after round, won
+    by the winner ``results`` names for its pair ((winner, loser) pairs)."""
+    winners = {frozenset((w.pk, loser.pk)): (w, loser) for w, loser in results}
+    for _ in range(len(results)):
+        queued = series_of(event)
+        pending = {
+            pair
+            for pair, games in queued.items()
+            if any(m.status == MatchStatus.QUEUED for m in games)
+        }
+        if not pending:
+            return
+        for pair in pending:
+            win(event, *winners[pair], rnd=max(m.round for m in queued[pair]))
+
+
 def draw(event: Event, a: Bot, b: Bot, rnd: int | None = None) -> None:
     for m in series_of(event, rnd)[frozenset((a.pk, b.pk))]:
         decide(m, 0.5)
@@ -143,7 +160,9 @@ def test_it_runs_a_round_robin_of_eight_bots_to_completion(fmt, games_per_bot):
     event = make_event(owner, bots, fmt)
     created = events.start_event(event)
     expected = 8 * games_per_bot // 2
-    assert created == expected
+    # It should queue round one only (4 pairs), the next round once it is over.
+    assert created == 4
+    assert set(event.matches.values_list("round", flat=True)) == {1}
     assert refreshed(event).status == EventStatus.RUNNING
     assert play_all() == expected
     # It should finish the event once every match is played.
@@ -304,13 +323,13 @@ def test_it_breaks_round_robin_ties_by_wins_then_head_to_head_then_name():
         for name in ("alpha", "bravo", "charlie", "delta")
     )
     event = make_event(owner, [alpha, bravo, charlie, delta], EventFormat.ROUND_ROBIN)
-    assert events.start_event(event) == 6
-    win(event, bravo, alpha)
-    win(event, alpha, charlie)
-    win(event, alpha, delta)
-    win(event, charlie, bravo)
-    win(event, bravo, delta)
-    win(event, delta, charlie)
+    # It should queue round one only: two of the six pairs.
+    assert events.start_event(event) == 2
+    play_rounds(
+        event,
+        [(bravo, alpha), (alpha, charlie), (alpha, delta)]
+        + [(charlie, bravo), (bravo, delta), (delta, charlie)],
+    )
     assert refreshed(event).status == EventStatus.FINISHED
     # It should put bravo over alpha and delta over charlie: they won their own series.
     assert [r["name"] for r in events.standings(event)] == ["bravo", "alpha", "delta", "charlie"]
@@ -334,19 +353,19 @@ def test_it_lets_the_higher_seed_through_a_drawn_elimination_series():
 
 
 @pytest.mark.django_db
-def test_it_gives_byes_to_the_top_seeds_and_schedules_each_series_when_both_sides_are_known():
+def test_it_gives_byes_to_the_top_seeds_and_plays_the_bracket_round_by_round():
     owner = make_owner()
     bots = make_bots(owner, 5)
     event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION)
     s1, s2, s3, s4, s5 = bots
-    # It should schedule 4 v 5 and 2 v 3 (whose byes met) at once.
-    assert events.start_event(event) == 2
-    assert set(series_of(event)) == {frozenset((s4.pk, s5.pk)), frozenset((s2.pk, s3.pk))}
+    # It should schedule round 1 only: 4 v 5 (2 v 3, whose byes met, is round 2's).
+    assert events.start_event(event) == 1
+    assert set(series_of(event)) == {frozenset((s4.pk, s5.pk))}
     view = events.bracket_view(event)
     assert view["size"] == 8 and sum(slot["bye"] for slot in view["rounds"][0]["slots"]) == 3
     win(event, s5, s4)
-    # It should schedule 1 v 5 as soon as that side is known, without waiting for 2 v 3.
-    assert frozenset((s1.pk, s5.pk)) in series_of(event, 2)
+    # It should schedule round 2 (1 v 5 and 2 v 3) together once round 1 is over.
+    assert set(series_of(event, 2)) == {frozenset((s1.pk, s5.pk)), frozenset((s2.pk, s3.pk))}
     win(event, s3, s2)
     win(event, s1, s5)
     assert refreshed(event).status == EventStatus.RUNNING
@@ -470,9 +489,13 @@ def test_it_finishes_a_round_robin_paused_while_its_last_matches_ended_when_resu
     owner = make_owner()
     a, b, c = make_bots(owner, 3)
     event = make_event(owner, [a, b, c], EventFormat.ROUND_ROBIN)
-    assert events.start_event(event) == 3
-    win(event, a, b)
-    win(event, b, c)
+    # It should queue round one only (one pair; a bot sits each round out).
+    assert events.start_event(event) == 1
+    cycle = {frozenset((a.pk, b.pk)): (a, b), frozenset((b.pk, c.pk)): (b, c)}
+    cycle[frozenset((c.pk, a.pk))] = (c, a)
+    for rnd in (1, 2):
+        (pair,) = series_of(event, rnd)
+        win(event, *cycle[pair], rnd=rnd)
     assert events.pause_event(event) and not events.pause_event(event)
     # It should hold the last queued match while paused…
     (last,) = event.matches.filter(status=MatchStatus.QUEUED)

@@ -233,7 +233,7 @@ def test_it_runs_an_event_from_its_admin_page(users):
     assert staff.get(f"/admin/competition/event/{event.pk}/start/").status_code == 403
     assert staff.post(f"/admin/competition/event/{event.pk}/start/").status_code == 302
     event.refresh_from_db()
-    assert event.status == EventStatus.RUNNING and event.matches.count() == 3
+    assert event.status == EventStatus.RUNNING and event.matches.count() == 1  # round 1 of 3
     # Nobody else may use the buttons.
     assert logged_in(users["owner"]).post(
         f"/admin/competition/event/{event.pk}/add-bots/"

@@ -152,3 +152,25 @@ def test_it_lists_showcases_apart_from_real_events(client):
     assert f'href="/events/{real.pk}/"' in running
     assert all(f'href="/events/{e.pk}/"' in showcases for e in shows)
     assert not any(f'href="/events/{e.pk}/"' in running for e in shows)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_ranks_a_showcase_by_its_points_not_by_ratings_it_never_moves():
+    from competition.events import services as events
+
+    user = get_user_model().objects.create_user("demo")
+    event, _made = ensure_showcase(get_game("tron"), user, pace_ms=0)
+    entries = {row["name"]: row["bot"] for row in events.standings(event)}
+    random_bot, survivor = entries["builtin random"], entries["builtin survivor"]
+    # builtin random holds the better rating (from real matches elsewhere) …
+    Rating.objects.create(bot_id=random_bot, game="tron", mu=40.0, sigma=1.0)
+    Rating.objects.create(bot_id=survivor, game="tron", mu=20.0, sigma=1.0)
+    for _ in range(3):
+        (pending,) = Match.objects.filter(event=event, status=MatchStatus.QUEUED)
+        assert play([pending.pk]) == [pending.pk]
+    table = events.standings(event)
+    # It should rank by the showcase's own points: the bot with more points first.
+    assert [row["points"] for row in table] == sorted(
+        (row["points"] for row in table), reverse=True
+    )
+    assert table[0]["points"] > table[1]["points"] or table[0]["wins"] >= table[1]["wins"]

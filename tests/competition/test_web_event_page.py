@@ -81,8 +81,9 @@ def test_it_shows_the_round_of_a_round_robin_and_a_ladder():
     bots = make_bots(owner, 4)
     rr = make_event(owner, bots, EventFormat.ROUND_ROBIN)
     events.start_event(rr)
-    # It should count a round robin's rounds (3 for 4 bots), and a ladder as continuous.
-    assert "round 3 of 3" in text(Client().get(f"/events/{rr.pk}/").content.decode())
+    # It should count a round robin's rounds (3 for 4 bots, the first queued), and a ladder as
+    # continuous.
+    assert "round 1 of 3" in text(Client().get(f"/events/{rr.pk}/").content.decode())
     ladder = make_event(owner, bots, EventFormat.LADDER)
     events.start_event(ladder)
     assert "(continuous)" in text(Client().get(f"/events/{ladder.pk}/").content.decode())

@@ -33,7 +33,7 @@ def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     by_id = {b.pk: b for b in bots}
     # It should know the rounds before any result, and sum up nothing yet.
     first = show(event)
-    assert first["rounds"] == {"current": 1, "total": 2, "completed": None}
+    assert first["rounds"] == {"current": 1, "total": 2, "completed": None, "next_at": None}
     assert first["results"] == [] and first["podium"] is None and first["elimination"] is True
     semis = first["bracket"]["rounds"][0]["slots"]
     win(event, by_id[semis[0]["a"]["bot"]], by_id[semis[0]["b"]["bot"]], 1)
@@ -42,7 +42,7 @@ def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     win(event, by_id[semis[1]["a"]["bot"]], by_id[semis[1]["b"]["bot"]], 1)
     after = show(event)
     # It should then list the round's results, with the bracket's first round decided.
-    assert after["rounds"] == {"current": 2, "total": 2, "completed": 1}
+    assert after["rounds"] == {"current": 2, "total": 2, "completed": 1, "next_at": None}
     assert [m["round"] for m in after["results"]] == [1, 1]
     assert all(m["status"] == "finished" for m in after["results"])
     assert all(s["winner"] for s in after["bracket"]["rounds"][0]["slots"])
@@ -110,3 +110,22 @@ def test_it_shows_no_hidden_result_until_the_reveal():
     data = show(event)
     # Once revealed, it should show both.
     assert len(data["results"]) == 1 and data["podium"]["top"][0]["name"] == a.name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_says_when_the_next_round_starts_while_the_round_gap_runs():
+    owner = make_owner()
+    bots = make_bots(owner, 4)
+    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION, round_gap=60)
+    events.start_event(event)
+    by_id = {b.pk: b for b in bots}
+    semis = show(event)["bracket"]["rounds"][0]["slots"]
+    for slot in semis:
+        win(event, by_id[slot["a"]["bot"]], by_id[slot["b"]["bot"]], 1)
+    data = show(event)
+    event.refresh_from_db()
+    # It should sum round 1 up and say when round 2 starts: its last match's end plus the gap.
+    assert data["rounds"]["completed"] == 1 and data["rounds"]["current"] == 1
+    assert data["rounds"]["next_at"] == event.next_round_at.isoformat()
+    ended = event.matches.order_by("-finished").first().finished
+    assert (event.next_round_at - ended).total_seconds() == 60

@@ -8,9 +8,12 @@ round. Methods that schedule run inside the event's transaction, the event row l
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import ClassVar
 
 from django.core.exceptions import ValidationError
+from django.db.models import Max
+from django.utils import timezone
 
 from competition.events import scheduling
 from competition.events.series import PENDING, Series
@@ -77,6 +80,26 @@ class Format:
         if not self.event.matches.filter(status__in=PENDING).exists():
             scheduling.finish(self.event)
         return 0
+
+    def round_due(self, done: int) -> bool:
+        """Whether round ``done + 1`` may start now (every format but the ladder plays round
+        by round): at once after round 0 (the start) or with no round gap, else once
+        ``event.round_gap`` seconds have passed since the last match of rounds up to ``done``
+        ended. Until then it records when (``Event.next_round_at``), and the runners'
+        periodic loop (``services.start_due_rounds``) comes back at that time; when due it
+        clears it. Called by ``advance`` with the event locked, round ``done`` over."""
+        event = self.event
+        due = None
+        if done >= 1 and event.round_gap > 0:
+            ended = event.matches.filter(round__lte=done).aggregate(at=Max("finished"))["at"]
+            if ended is not None:
+                due = ended + timedelta(seconds=event.round_gap)
+                if due <= timezone.now():
+                    due = None
+        if event.next_round_at != due:
+            event.next_round_at = due
+            event.save(update_fields=["next_round_at"])
+        return due is None
 
     # -- ranking and views ----------------------------------------------------------------------
 

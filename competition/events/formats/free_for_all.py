@@ -2,9 +2,10 @@
 seating the entries at tables of up to ``table_size`` seats (``pairing.ffa_round``: sizes
 within one of each other, none below 2, seats rotated so every entry holds every seat
 equally often); a table is a series (``series_length`` games, seats rotating by one each
-game). Every round is queued at the start (the seating does not depend on results); a table
-gives points by rank (``standings.table_points``). The event finishes when nothing is
-pending."""
+game). The players are fixed at the start (``scheduling.seed_in_order``) and the rounds are
+played one by one: round k is queued once round k-1 is over and the event's round gap has
+passed (``Format.round_due``); a table gives points by rank (``standings.table_points``). The
+event finishes after the last round."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from competition.events import pairing, scheduling
 from competition.events.formats.base import Format
-from competition.models import Entry, Event, EventFormat
+from competition.models import Entry, Event, EventFormat, MatchStatus, Participant
 from games import get_game
 
 
@@ -37,10 +38,42 @@ class FreeForAll(Format):
             )
 
     def start(self, entries: list[Entry]) -> int:
-        bots = {e.bot_id: e.bot for e in entries if scheduling.eligible(e)}
-        size = table_size(self.event)
+        scheduling.seed_in_order(entries)
+        return self.advance()
+
+    def advance(self) -> int:
+        event = self.event
+        current = scheduling.current_round(event)
+        if current is None:
+            return 0
+        if current >= total_rounds(event):
+            scheduling.finish(event)
+            return 0
+        if not self.round_due(current):
+            return 0
+        bots = {e.bot_id: e.bot for e in scheduling.entrants(scheduling.entries(event))}
         created = 0
-        for rnd in range(total_rounds(self.event)):
-            for table in pairing.ffa_round(list(bots), rnd, size):
-                created += scheduling.create_table(self.event, rnd + 1, [bots[b] for b in table])
+        for table in pairing.ffa_round(list(bots), current, table_size(event)):
+            created += scheduling.create_table(event, current + 1, [bots[b] for b in table])
         return created
+
+    def wall(self) -> dict:
+        """The big screen: ``many`` (tables of more than two: placings and points, each bot
+        in its own colour) and ``places``, bot id -> {place: times}, from the public ended
+        matches (a place: 1 + the seats that scored more)."""
+        rows = Participant.objects.filter(
+            match__in=self.event.matches.public().filter(status__in=MatchStatus.with_result())
+        ).values_list("match_id", "bot_id", "score")
+        scores: dict[int, list[tuple[int, float]]] = {}
+        for match_id, bot_id, score in rows:
+            scores.setdefault(match_id, []).append((bot_id, score or 0.0))
+        places: dict[int, dict[int, int]] = {}
+        for seats in scores.values():
+            for bot_id, score in seats:
+                place = 1 + sum(1 for _b, other in seats if other > score)
+                counts = places.setdefault(bot_id, {})
+                counts[place] = counts.get(place, 0) + 1
+        return {"elimination": False, "many": table_size(self.event) > 2, "places": places}
+
+    def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
+        return total_rounds(self.event)

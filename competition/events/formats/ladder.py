@@ -2,7 +2,7 @@
 longest-waiting first, at most ``MAX_CONCURRENT_PER_BOT`` series in flight per bot; it runs
 until paused or cancelled. With ``event.rounds`` set it stops pairing a bot after that many
 series and finishes when nobody can be paired any more. Bots may enter while it runs;
-ranked by rating ordinal."""
+ranked by rating ordinal (a demo showcase, whose matches are unrated, by its points)."""
 
 from __future__ import annotations
 
@@ -57,5 +57,8 @@ class Ladder(Format):
         return sum(scheduling.create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
-        """Rating ordinal, then series points, then games won."""
+        """Rating ordinal, then series points, then games won; a showcase (unrated practice:
+        its matches never move a rating) by its own points, then games won."""
+        if self.event.showcase:
+            return super().rank_keys(rows, source)
         return {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}

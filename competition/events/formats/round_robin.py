@@ -1,6 +1,7 @@
 """Round robin and double round robin: every pair of the eligible entries meets once (twice,
-seats swapped), ``pairing.round_robin``'s circle method; every series is queued at the start
-and the event finishes when no match is queued or running."""
+seats swapped), ``pairing.round_robin``'s circle method, round by round: the players are fixed
+at the start (``scheduling.seed_in_order``), and round k is queued once round k-1 is over and
+the event's round gap has passed (``Format.round_due``); the event finishes after the last."""
 
 from __future__ import annotations
 
@@ -14,11 +15,23 @@ class RoundRobin(Format):
     double = False
 
     def start(self, entries: list[Entry]) -> int:
-        bots = {e.bot_id: e.bot for e in entries if scheduling.eligible(e)}
+        scheduling.seed_in_order(entries)
+        return self.advance()
+
+    def advance(self) -> int:
+        current = scheduling.current_round(self.event)
+        if current is None:
+            return 0
+        bots = {e.bot_id: e.bot for e in scheduling.entrants(scheduling.entries(self.event))}
+        plan = pairing.round_robin(list(bots), double=self.double)
+        if current >= len(plan):
+            scheduling.finish(self.event)
+            return 0
+        if not self.round_due(current):
+            return 0
         created = 0
-        for rnd, pairs in enumerate(pairing.round_robin(list(bots), double=self.double), start=1):
-            for a, b in pairs:
-                created += scheduling.create_series(self.event, rnd, bots[a], bots[b])
+        for a, b in plan[current]:
+            created += scheduling.create_series(self.event, current + 1, bots[a], bots[b])
         return created
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:

@@ -1,5 +1,6 @@
 """Single elimination: seeded by rating at the start (seeds written to ``Entry.seed``), byes
-to the top seeds; a series is scheduled as soon as both its sides are known. A drawn
+to the top seeds; played round by round: a round's series are scheduled once every series of
+the rounds before it is over and the event's round gap has passed (``Format.round_due``). A drawn
 series: ``pairing.SERIES_TIE_BREAK`` (more total score, then the higher seed). An entry
 whose bot is not active when its next series is due withdraws (``Entry.active = False``) and
 its opponent advances by walkover. Ranked by the round reached, then seed; the event has a
@@ -65,6 +66,20 @@ def elimination_state(
                 changed = True
         if not changed:
             return EliminationState(seeds, rounds, at, walkovers)
+
+
+def due_slots(state: EliminationState) -> list[pairing.Slot]:
+    """The slots to schedule now: round by round, the ready slots of the earliest round
+    with one not yet scheduled, once no series of an earlier round is still to finish."""
+    ready = [
+        s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series
+    ]
+    if not ready:
+        return []
+    rnd = min(s.round for s in ready)
+    if any(not found.complete for (r, _i), found in state.series.items() if r < rnd):
+        return []
+    return [s for s in ready if s.round == rnd]
 
 
 def reached(state: EliminationState) -> dict[int, int]:
@@ -142,12 +157,7 @@ class SingleElimination(Format):
             if state is None:
                 scheduling.finish(event)
                 return 0
-            due = [
-                s
-                for r in state.rounds
-                for s in r
-                if s.ready and (s.round, s.index) not in state.series
-            ]
+            due = due_slots(state)
             unable = [
                 by_bot[x]
                 for s in due
@@ -164,6 +174,8 @@ class SingleElimination(Format):
                 )
         if pairing.champion(state.rounds) is not None:
             scheduling.finish(event)
+            return 0
+        if due and not self.round_due(due[0].round - 1):
             return 0
         created = 0
         for slot in due:

@@ -1,5 +1,6 @@
 """Swiss: round 1 at the start; the next round once every series of the current one is done
-(an ``errored`` match holds the round until an organiser requeues or cancels it), for
+and the event's round gap (``Format.round_due``; an ``errored`` match holds the round until
+an organiser requeues or cancels it), for
 ``event.rounds`` rounds (default ⌈log2 n⌉, ``pairing.swiss_rounds``). Entrants are fixed at
 the start (seeded by rating); a paused or inactive one sits a round out (no bye) and comes
 back when resumed. A bye is a series won; it is recorded in the pairing key of the round's
@@ -78,6 +79,8 @@ class Swiss(Format):
             return 0
         if current >= total_rounds(event, len(entrants)):
             scheduling.finish(event)
+            return 0
+        if not self.round_due(current):
             return 0
         players = [e for e in entrants if scheduling.eligible(e)]
         if len(players) < 2:

@@ -1,6 +1,7 @@
 """``manage.py runmatches``: a standalone worker loop (no Celery, no web server).
 
-It reaps expired leases and plays queued matches, up to ``--concurrency`` at once, until
+It reaps expired leases, starts the events' rounds whose gap has passed, and plays queued
+matches, up to ``--concurrency`` at once, until
 stopped; with ``--once`` it plays what is queued now and exits. With ``--relay SOCKET`` it is
 a runner process of ``manage.py serve`` (``competition.runners.fleet``): the embedded
 scheduler, its live messages relayed to the web process, the matches without a human seat.
@@ -14,6 +15,7 @@ from django.core.management.base import BaseCommand
 
 from bots import egress
 from competition.dbthreads import run_db, share_the_gil
+from competition.events.services import start_due_rounds
 from competition.matches.lifecycle import reap
 from competition.runners.play import claim_and_load, play_claimed
 
@@ -46,6 +48,7 @@ class Command(BaseCommand):
         try:
             while True:
                 await run_db(reap)
+                await run_db(start_due_rounds)
                 while len(tasks) < concurrency:
                     claimed = await run_db(claim_and_load)
                     if claimed is None:

@@ -25,11 +25,11 @@ const STALL_MS = 90000;
 const RELOAD_AFTER_MS = 12 * 3600 * 1000;
 const MAX_PANES = 9;
 
-/** Panes the wall holds: nine two-seat boards, but fewer boards of many seats (a 13-way
- *  board needs its bars and its room to be read from the back of a hall). */
+/** Panes the wall holds: nine two-seat boards, four boards of more seats (each with its
+ *  legend: a board of many seats needs its room to be read from the back of a hall). */
 function maxPanes() {
   const seats = Math.max(2, ...[...state.live.values()].map((m) => (m.participants || []).length));
-  return seats > 4 ? 2 : seats > 2 ? 4 : MAX_PANES;
+  return seats > 2 ? 4 : MAX_PANES;
 }
 const started = Date.now();
 
@@ -77,7 +77,8 @@ class Pane {
     this.info = el("span", "info");
     foot.append(this.why, this.info);
     this.root.append(head, this.seats, stage, foot);
-    this.renderer = createRenderer(this.canvas, { names: [] });
+    const many = (match.participants || []).length > 2; // the pane's legend lists the seats
+    this.renderer = createRenderer(this.canvas, { names: [], marks: marksOf(match), legend: !many });
   }
 
   async start() {
@@ -162,8 +163,10 @@ class Pane {
     this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : many ? "" : "vs";
     seatBars(this.seats, many ? parts : [], names, done);
     this.root.classList.toggle("many", many);
-    this.why.textContent = done ? "FINAL" : "● LIVE";
-    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · round ${this.match.round}` : ""}`;
+    const stage = stageOf(this.match);
+    this.root.dataset.stage = stage;
+    this.why.textContent = done ? (stage ? `${stage} · RESULT` : "RESULT") : stage ? `● LIVE · ${stage}` : "● LIVE";
+    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
     this.root.classList.toggle("ended", done);
     this.root.dataset.status = this.match.status;
     this.root.dataset.turns = String(n);
@@ -176,17 +179,49 @@ class Pane {
   }
 }
 
-/** A match of more seats: one bar per seat (its letter, name, and score once over) in the
- * renderer's seat colours and dotted patterns, as on the match page; hidden for two seats. */
+/** A bot's mark: its colour, letter and pattern on every pane and in the standings, the
+ *  same whatever seat it holds (its place among the entries by bot id). */
+function markOfBot(bot) {
+  const ids = state.standings.map((r) => r.bot).sort((a, b) => a - b);
+  const at = ids.indexOf(bot);
+  return at < 0 ? null : at % (colours?.COLORS?.length || 13);
+}
+
+/** A match's seat -> its bot's mark (for the renderer's ``marks``): only for more than two
+ *  seats (two-seat boards keep their own two colours). */
+function marksOf(match) {
+  const parts = match.participants || [];
+  if (parts.length <= 2) return null;
+  return parts.map((p, i) => markOfBot(p.bot) ?? p.seat ?? i);
+}
+
+/** "round k of N" (N when the format knows it). */
+function roundLabel(round) {
+  const total = state.show?.rounds?.total;
+  return `round ${round}${total ? ` of ${total}` : ""}`;
+}
+
+/** An elimination match's stage by its bracket round's name ("Final", "Semi-final"…), else "". */
+function stageOf(match) {
+  if (!state.show?.elimination || !match.round) return "";
+  const rnd = state.show.bracket?.rounds?.find((r) => r.round === match.round);
+  return rnd?.name || "";
+}
+
+/** A match of more seats: one bar per seat (its letter, name, and score once over) in its
+ * bot's colour and dotted pattern (``markOfBot``: the same on every pane and in the
+ * standings); hidden for two seats. */
 function seatBars(list, parts, names, done) {
   list.hidden = !parts.length;
   list.replaceChildren(...parts.map((p, i) => {
     const seat = p.seat ?? i;
-    const li = el("li", colours?.DOTTED?.[seat] ? "fseat dotted" : "fseat");
+    const mark = markOfBot(p.bot) ?? seat;
+    const li = el("li", colours?.DOTTED?.[mark] ? "fseat dotted" : "fseat");
     li.dataset.seat = String(seat);
-    li.style.color = colours?.COLORS?.[seat] ?? "";
+    li.dataset.bot = String(p.bot);
+    li.style.color = colours?.COLORS?.[mark] ?? "";
     const score = done && p.score !== null && p.score !== undefined ? String(p.score) : "";
-    li.append(el("span", "tag", colours?.LABELS?.[seat] ?? String(seat + 1)), el("span", "name", names[i] ?? p.name), el("span", "fscore", score));
+    li.append(el("span", "tag", colours?.LABELS?.[mark] ?? String(seat + 1)), el("span", "name", names[i] ?? p.name), el("span", "fscore", score));
     return li;
   }));
 }
@@ -215,6 +250,13 @@ function heroOf(list) {
 function fillWall() {
   const running = [...state.live.values()].filter((m) => m.status === "running" && !panes.has(m.id));
   running.sort((a, b) => a.id - b.id);
+  const newest = Math.max(0, ...running.map((m) => m.round ?? 0));
+  for (const [id, t] of [...panes]) { // a new round on the stage: the last one's panes go
+    if (t.ended && (t.match.round ?? 0) < newest) {
+      t.stop();
+      panes.delete(id);
+    }
+  }
   const most = maxPanes();
   for (const m of running) {
     if (panes.size >= most || (panes.size && [...panes.values()].some((t) => t.ended && Date.now() - t.endedAt > RESULT_KEEP_MS))) {
@@ -341,11 +383,29 @@ function renderStandings() {
     if (before !== undefined && before !== row.points) div.classList.add("changed");
     state.points.set(row.bot, row.points);
     const points = Number.isInteger(row.points) ? row.points : row.points.toFixed(1);
-    div.append(el("span", "rk", row.rank), el("span", "nm", row.name), el("span", "pt", points), el("span", "wdl", `${row.wins}–${row.draws}–${row.losses}`));
+    const name = el("span", "nm", row.name);
+    if (state.show?.many) {
+      const mark = markOfBot(row.bot);
+      const tag = el("span", "tag", colours?.LABELS?.[mark] ?? "");
+      tag.style.color = colours?.COLORS?.[mark] ?? "";
+      div.dataset.bot = String(row.bot);
+      name.prepend(tag, " ");
+    }
+    const record = state.show?.many ? placings(row) : `${row.wins}–${row.draws}–${row.losses}`;
+    div.append(el("span", "rk", row.rank), name, el("span", "pt", points), el("span", "wdl", record));
     table.append(div);
   }
   fitStandings();
   document.body.dataset.standingsGames = String(state.standings.reduce((s, r) => s + r.games, 0));
+}
+
+/** A free-for-all's record: its placings ("1st×2 2nd×1"), from ``show.places``
+ *  (W-D-L says little in a six-way game). */
+function placings(row) {
+  const places = state.show?.places?.[row.bot] || {};
+  const ord = (k) => `${k}${k % 10 === 1 && k !== 11 ? "st" : k % 10 === 2 && k !== 12 ? "nd" : k % 10 === 3 && k !== 13 ? "rd" : "th"}`;
+  const shown = Object.keys(places).map(Number).sort((a, b) => a - b).map((k) => `${ord(k)}×${places[k]}`);
+  return shown.length ? shown.join(" ") : `${row.games} played`;
 }
 
 /** Every row visible: the rows share the box's height; below a readable row height the
@@ -377,6 +437,14 @@ function seatsLabel(names) {
   return names.length > 2 ? `${names.length}-way: ${names.join(", ")}` : names.join(" vs ");
 }
 
+/** "Round k starts in N s" while the event's round gap runs (``show.rounds.next_at``). */
+function nextRoundText() {
+  const r = state.show?.rounds;
+  if (!r?.next_at || state.event?.status !== "running") return "";
+  const left = Math.max(0, Math.ceil((Date.parse(r.next_at) - Date.now()) / 1000));
+  return `${roundLabel(r.current + 1).replace(/^r/, "R")} starts ${left ? `in ${left} s` : "now"}`;
+}
+
 function renderLists() {
   const list = $("upcoming");
   list.replaceChildren();
@@ -392,20 +460,24 @@ function renderLists() {
     list.append(li);
   }
   if (items.length > room) list.append(el("li", "muted", `+ ${items.length - room} more`));
-  if (!items.length) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
+  const next = nextRoundText();
+  if (next) list.prepend(el("li", "next-round", next));
+  if (!items.length && !next) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
   if (e) {
     $("event-name").textContent = e.name;
     $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${e.status}`;
   }
   const r = state.show?.rounds;
-  $("event-round").textContent = r?.current ? `round ${r.current}${r.total ? ` of ${r.total}` : ""}` : "";
+  $("event-round").textContent = r?.current ? roundLabel(r.current) : "";
+  $("standings-legend").textContent = state.show?.many ? "pts · placings" : "pts · W–D–L";
 }
 
 // -- what the stage shows ------------------------------------------------------------------
 
 function modeNow() {
   if (state.event?.status === "finished" && state.show?.podium) return "podium";
+  if ([...panes.values()].some((t) => !t.ended)) return "wall"; // the action first
   if (Date.now() < state.summaryUntil) return "summary";
   if (panes.size) return "wall";
   return state.show?.results?.length ? "summary" : "wall";
@@ -545,6 +617,7 @@ async function main() {
     }
     if (Date.now() - started > RELOAD_AFTER_MS && !state.live.size) location.reload();
   }, 15000);
+  setInterval(() => { if (state.show?.rounds?.next_at) renderLists(); }, 1000); // the countdown
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);

@@ -1,7 +1,8 @@
 """``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints.
 
-Each endpoint (``builtin:NAME``, a URL, ``process:…``, ``tcp:…``) becomes a bot of the
-``cli`` staff user (created once, reused), and the matches go to whichever runner is
+A ``builtin:NAME`` seat is the platform's own (nobody's bot); any other endpoint (a URL,
+``process:…``, ``tcp:…``) becomes a bot of the ``cli`` staff user (created once, reused), so
+two of those in one match are one owner's and unrated. The matches go to whichever runner is
 configured. Prints the new match ids as a JSON list.
 """
 
@@ -16,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import Bot, validate_endpoint
+from bots.models import Bot, EndpointKind, platform_seat, validate_endpoint
 from bots.transports import split_endpoint
 from competition.matches.lifecycle import create_match
 from games import get_game
@@ -54,6 +55,9 @@ class Command(BaseCommand):
             for spec in opts["seats"]:
                 kind, target = split_endpoint(spec)
                 validate_endpoint(game.slug, kind, target, staff=True)
+                if kind == EndpointKind.BUILTIN:  # the platform's own seat: nobody's bot
+                    bots.append(platform_seat(game.slug, kind, target))
+                    continue
                 bot, _ = Bot.objects.get_or_create(
                     owner=user,
                     game=game.slug,

@@ -20,7 +20,7 @@ import threading
 
 from django.conf import settings
 
-from competition.dbthreads import run_db, share_the_gil
+from competition.dbthreads import share_the_gil
 from competition.loops import call_on
 
 logger = logging.getLogger(__name__)
@@ -84,6 +84,7 @@ class Scheduler:
 
     async def run(self) -> None:
         from competition.events.standings import refresh_statistics
+        from competition.matches import batch
         from competition.matches.lifecycle import reap
 
         last_reap = 0.0
@@ -93,10 +94,10 @@ class Scheduler:
                 now = asyncio.get_running_loop().time()
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
-                    await run_db(reap)
+                    await batch.call(reap)
                 if self.statistics and now - last_statistics > STATISTICS_SECONDS:
                     last_statistics = now
-                    await run_db(refresh_statistics)
+                    await batch.call(refresh_statistics)
                 await self.step()
             except asyncio.CancelledError:
                 raise

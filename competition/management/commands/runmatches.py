@@ -13,7 +13,8 @@ import asyncio
 from django.core.management.base import BaseCommand
 
 from bots import egress
-from competition.dbthreads import run_db, share_the_gil
+from competition.dbthreads import share_the_gil
+from competition.matches import batch
 from competition.matches.lifecycle import reap
 from competition.runners.play import claim_and_load, play_claimed
 
@@ -45,9 +46,9 @@ class Command(BaseCommand):
         played = 0
         try:
             while True:
-                await run_db(reap)
+                await batch.call(reap)
                 while len(tasks) < concurrency:
-                    claimed = await run_db(claim_and_load)
+                    claimed = await batch.call(claim_and_load)
                     if claimed is None:
                         break
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))

@@ -4,6 +4,7 @@ matches share one hop and one transaction, and each keeps its own lease fence.""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 import uuid
@@ -11,6 +12,7 @@ import uuid
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import connections
 
 from bots.models import Bot, EndpointKind
@@ -240,6 +242,20 @@ def test_it_neither_stores_nor_shows_the_end_of_a_writer_whose_lease_is_gone(pai
     )
     assert numbers(a) == [] and spectator.received == []
     assert not RatingChange.objects.filter(match_id=a).exists()
+
+
+def test_it_plays_every_queued_match_once_with_runmatches_claims_batched(pair):
+    made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(5)]
+    out = io.StringIO()
+    call_command("runmatches", "--once", "--concurrency", "2", "--poll", "0.05", stdout=out)
+    # It should claim the free slots together and play each queued match once, to its end.
+    assert out.getvalue().strip() == "played 5 matches"
+    rows = Match.objects.filter(pk__in=made).values_list("status", "attempts")
+    assert len(rows) == 5 and all(
+        status in (MatchStatus.FINISHED, MatchStatus.FORFEITED) and attempts == 1
+        for status, attempts in rows
+    )
+    assert RatingChange.objects.filter(match_id__in=made).count() == 10
 
 
 def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):

@@ -46,11 +46,12 @@ class Command(BaseCommand):
         played = 0
         try:
             while True:
-                await batch.call(reap)
-                while len(tasks) < concurrency:
-                    claimed = await batch.call(claim_and_load)
-                    if claimed is None:
-                        break
+                # the reaping and a claim per free slot, in one batch (one hop)
+                _reaped, *claims = await asyncio.gather(
+                    batch.call(reap),
+                    *(batch.call(claim_and_load) for _ in range(concurrency - len(tasks))),
+                )
+                for claimed in filter(None, claims):
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))
                     played += 1
                 if once and not tasks:

@@ -1,4 +1,5 @@
-"""Where the match runners do their ORM work from async code: ``run_db(fn, ...)``.
+"""The database thread of async code: ``run_db(fn, ...)``. The match runners reach it only
+through their event loop's batcher (``competition.matches.batch.call``), which hops here.
 
 - On SQLite: asgiref's ``sync_to_async`` (one thread, the caller's connection), which is
   all a single-writer database can use anyway, and what tests on SQLite rely on.

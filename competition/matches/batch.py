@@ -1,13 +1,14 @@
 """The runner's database calls of many matches, batched: one hop and one transaction.
 
 Every match of an event loop hands its database work (a claim, a batch of turns, a lease
-renewal, a finish) to the loop's ``Batcher`` (``call``). While one batch runs on the database
-thread (``competition.dbthreads.run_db``), the calls that arrive wait; then all of them run
-together, in order, in one transaction (``execute``): one thread hop and one commit for
-every match that had something to store, instead of one of each per call. The broadcasts
-their ``on_commit`` hooks queue are sent after the commit (as ``runners.play.acall`` did),
-before any caller gets its result, and the matches compacted by the batch are compacted
-together after it (``history.compacting_together``).
+renewal, a finish with its last turns, the scheduler's reaping) to the loop's ``Batcher``
+(``call``): the one way a runner reaches the database thread. While one batch runs on the
+database thread (``competition.dbthreads.run_db``), the calls that arrive wait; then all of
+them run together, in order, in one transaction (``execute``): one thread hop and one commit
+for every match that had something to store, instead of one of each per call. The broadcasts
+their ``on_commit`` hooks queue are sent after the commit, before any caller gets its result,
+and the matches compacted by the batch are compacted together after it
+(``history.compacting_together``).
 
 Each call keeps its own fence: a turn batch or a finish is still one conditional statement
 on its match's lease token, so a call whose lease is gone (a reaped match's old runner)

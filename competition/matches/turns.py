@@ -1,7 +1,9 @@
 """The turn writer: a running match's turns stored (fenced by its lease) and broadcast.
 
 ``record_turns`` is the hot path of every match (one call per batch of turns);
-``TurnWriter`` batches a match's turns while the runner goes on (group commit).
+``TurnWriter`` batches a match's turns while the runner goes on (group commit), and ends the
+match (``TurnWriter.finish``): its last turns are stored with its end, in one transaction.
+A match's database work goes through the event loop's batcher (``competition.matches.batch``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import functools
 import json
 import uuid
+from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
@@ -18,10 +21,17 @@ from django.utils import timezone
 from competition.live import broadcast
 from competition.matches import batch as batches
 from competition.matches import seatlogs
-from competition.matches.lifecycle import LeaseLost, LimitReached, lease_duration
+from competition.matches.lifecycle import (
+    LeaseLost,
+    LimitReached,
+    finish,
+    finish_limit,
+    lease_duration,
+)
 from competition.matches.loop import LIMIT_BYTES, TurnRecord
 from competition.matches.sql import json_param, token_param, turn_sql
 from competition.models import MatchStatus
+from games.base import Outcome
 
 
 def stored_values(r: TurnRecord) -> tuple:
@@ -135,6 +145,72 @@ def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, d
     return out
 
 
+@dataclass(frozen=True)
+class End:
+    """How a match ended (``TurnWriter.finish``): its ``outcome`` and the seats that
+    ``forfeited``, or the platform ``limit`` that stopped it (``finish_limit``); and what the
+    runner holds that saves the finish its queries (``loaded``, ``turn_faults``) and, for a
+    match it played from its first turn, ``archive``: every turn's stored values, the finish
+    compacting the match in its transaction (``lifecycle.finish``)."""
+
+    outcome: Outcome | None = None
+    forfeited: tuple[int, ...] = ()
+    limit: str | None = None
+    loaded: dict | None = None
+    turn_faults: list | None = None
+    archive: list | None = None
+
+    def ended_by(self, limit: str) -> End:
+        """This end, or ``limit`` stopped the match unless another limit already had."""
+        return self if self.limit else End(limit=limit)
+
+
+def store_end(
+    match_id: int,
+    token: uuid.UUID,
+    left: list[TurnRecord],
+    end: End,
+    *,
+    messages: list[tuple[str, dict]] = (),
+    stored_bytes: int = 0,
+    max_bytes: int | None = None,
+) -> bool:
+    """End a match with its last turns (``left``), in one transaction fenced by its lease:
+    the turns stored (as rows; only counted, when the finish archives every turn), then the
+    end; ``messages`` (the turns' broadcasts) are sent after the commit, before the end's.
+    False when the lease is gone (nothing written). ``LimitReached`` (rolled back) when the
+    turns would take the match over its byte limit."""
+    archived = end.limit is None and end.archive is not None
+    with transaction.atomic(savepoint=False):
+        if left:
+            try:
+                kept, _total = record_turns(
+                    match_id,
+                    token,
+                    left,
+                    stored_bytes=stored_bytes,
+                    max_bytes=max_bytes,
+                    rows=not archived,
+                )
+            except LeaseLost:  # fenced out: wrote nothing
+                return False
+            if kept < len(left):
+                raise LimitReached(LIMIT_BYTES)  # rolled back: the caller stores what fits
+        transaction.on_commit(lambda: [broadcast.publish(g, m) for g, m in messages])
+        if end.limit is not None:
+            return finish_limit(match_id, token, end.limit)
+        return finish(
+            match_id,
+            token,
+            end.outcome,
+            end.forfeited,
+            loaded=end.loaded,
+            turn_faults=end.turn_faults,
+            archive=end.archive,
+            archive_rows=len(end.archive) - len(left) if archived else None,
+        )
+
+
 class TurnWriter:
     """Stores and broadcasts a match's turns while the runner goes on (group commit).
 
@@ -155,6 +231,11 @@ class TurnWriter:
     match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the
     first turn that would go over is not stored and the writer stops with
     ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
+    ``finish(end)`` ends the match: the turns not stored yet go with its end, in one
+    transaction, and are broadcast after its commit, before the end.
+
+    The writer is where a match's database work waits for its hop: every call goes through
+    the event loop's batcher (``competition.matches.batch``), with the other matches' calls.
 
     While nobody watches the match (``broadcast.watched``: no hub member or socket joined
     its group in this process, or, in a runner process, in the web process as it last told
@@ -190,7 +271,7 @@ class TurnWriter:
         self.unwatched_linger = max(linger, unwatched_linger)
         self._unwatched = False  # lingering long, as nobody watched the match
         self._flushing = False
-        self._detaching = False
+        self._stopping = False
         self._storing = False
         self._taken: list[TurnRecord] = []  # the batch being gathered (not stored yet)
         self._wake = asyncio.Event()
@@ -224,11 +305,71 @@ class TurnWriter:
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await self.task
 
-    async def detach(self) -> list[TurnRecord]:
-        """Stop storing and hand back the turns not stored yet, in order (the caller stores
-        them with the match's end, then broadcasts them: ``turn_messages``). A batch being
+    async def finish(self, end: End) -> None:
+        """End the match (``end``) with the turns not stored yet, in one transaction
+        (``store_end``); they are broadcast after its commit, before the end. A byte limit
+        the last turns reach ends it as ``limit``: the turns that fit are stored and
+        broadcast first, as rows. ``LeaseLost`` when the match was ended elsewhere."""
+        try:
+            left = await self._stop()
+        except LimitReached as exc:  # the writer stopped at the byte limit
+            left, end = [], end.ended_by(exc.limit)
+        messages = turn_messages(self.match_id, left)  # read on the loop
+        if any(group != self.group for group, _msg in messages):
+            # debug overlays go to other groups than their turns (no order between groups):
+            # these turns are stored and sent as the writer does, the end a hop later
+            if not await self._store_rows(left):
+                end = end.ended_by(LIMIT_BYTES)
+            left, messages = [], []
+        try:
+            done = await self._end(left, end, messages)
+        except LimitReached:  # the last turns take it over its byte limit
+            if not await self._store_rows(left):
+                end = end.ended_by(LIMIT_BYTES)
+            done = await self._end([], end, [])
+        if not done:
+            raise LeaseLost(f"match {self.match_id}: finished elsewhere")
+
+    async def _end(self, left: list[TurnRecord], end: End, messages: list) -> bool:
+        return await batches.call(
+            store_end,
+            self.match_id,
+            self.token,
+            left,
+            end,
+            messages=messages,
+            stored_bytes=self.stored_bytes,
+            max_bytes=self.max_bytes,
+        )
+
+    async def _store_rows(self, records: list[TurnRecord]) -> bool:
+        """Store and broadcast ``records`` as rows, a batch at a time, as the writer does;
+        False once a turn would take the match over its byte limit (it and the rest are
+        not stored)."""
+        for start in range(0, len(records), self.max_batch):
+            if not await self._store(records[start : start + self.max_batch]):
+                return False
+        return True
+
+    async def _store(self, batch: list[TurnRecord], prepare=None) -> bool:
+        """Store ``batch`` in the loop's next database batch, then broadcast what was
+        stored; False when the byte limit kept some of it out."""
+        call = batches.Call(
+            record_turns,
+            (self.match_id, self.token, batch),
+            {"stored_bytes": self.stored_bytes, "max_bytes": self.max_bytes},
+            prepare=prepare,
+        )
+        stored, self.stored_bytes = await batches.submit(call)
+        self._taken = []
+        for group, msg in turn_messages(self.match_id, batch[:stored]):
+            await broadcast.apublish(group, msg)
+        return stored == len(batch)
+
+    async def _stop(self) -> list[TurnRecord]:
+        """Stop storing and hand back the turns not stored yet, in order. A batch being
         stored is stored and broadcast first; what stopped the writer is raised."""
-        self._detaching = True
+        self._stopping = True
         self._wake.set()
         if not self._storing:  # waiting for a turn, or lingering: nothing in flight
             self.task.cancel()
@@ -247,7 +388,7 @@ class TurnWriter:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         last_arrival = loop.time()  # a match's first turn lingers too, unless it comes late
-        while not self._detaching:
+        while not self._stopping:
             self._taken = batch = [await self.queue.get()]
             arrival = loop.time()
             unwatched = not broadcast.watched(self.group)
@@ -266,26 +407,17 @@ class TurnWriter:
                     finally:
                         self._unwatched = False
             last_arrival = arrival
-            if self._detaching:  # the caller takes this batch (``detach``)
+            if self._stopping:  # ``finish`` takes this batch
                 return
             self._top_up(batch)
             self._storing = True
             try:
                 # topped up again as the runner's batch leaves: the turns that came while
                 # it waited for the database thread go with it
-                call = batches.Call(
-                    record_turns,
-                    (self.match_id, self.token, batch),
-                    {"stored_bytes": self.stored_bytes, "max_bytes": self.max_bytes},
-                    prepare=functools.partial(self._top_up, batch),
-                )
-                stored, self.stored_bytes = await batches.submit(call)
-                self._taken = []
-                for group, msg in turn_messages(self.match_id, batch[:stored]):
-                    await broadcast.apublish(group, msg)
+                whole = await self._store(batch, prepare=functools.partial(self._top_up, batch))
             finally:
                 self._storing = False
             for _ in batch:
                 self.queue.task_done()
-            if stored < len(batch):
+            if not whole:
                 raise LimitReached(LIMIT_BYTES)

@@ -21,7 +21,7 @@ import threading
 
 from django.conf import settings
 
-from competition.dbthreads import run_db, share_the_gil
+from competition.dbthreads import share_the_gil
 from competition.loops import call_on
 
 logger = logging.getLogger(__name__)
@@ -92,6 +92,7 @@ class Scheduler:
         from competition.events import ladder
         from competition.events.services import start_due_rounds
         from competition.events.standings import refresh_statistics
+        from competition.matches import batch
         from competition.matches.lifecycle import reap
 
         last_reap = last_ladder = 0.0
@@ -102,16 +103,16 @@ class Scheduler:
                 now = asyncio.get_running_loop().time()
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
-                    await run_db(reap)
+                    await batch.call(reap)
                 if now - last_rounds >= ROUNDS_SECONDS:
                     last_rounds = now
-                    await run_db(start_due_rounds)
+                    await batch.call(start_due_rounds)
                 if self.statistics and now - last_statistics > STATISTICS_SECONDS:
                     last_statistics = now
-                    await run_db(refresh_statistics)
+                    await batch.call(refresh_statistics)
                 if self.statistics and now - last_ladder >= settings.ARENA_LADDER_INTERVAL:
                     last_ladder = now  # the standing ladders' matchmaking, once per site
-                    await run_db(ladder.tick)
+                    await batch.call(ladder.tick)
                 await self.step()
             except asyncio.CancelledError:
                 raise

@@ -3,7 +3,9 @@
 ``claim_and_load`` claims a due match and reads what playing it needs; ``play_claimed`` plays it
 through the match loop (``competition.matches.loop``) with its lease renewed by a heartbeat, its
 turns stored by a ``TurnWriter``, the platform's time, turn and byte limits enforced, and ends it
-(``finish``, ``finish_limit`` or ``release``). ``run_match`` does both.
+(the writer's ``finish``, which stores the last turns with the end, or ``release``).
+``run_match`` does both. Every database call goes through the event loop's batcher
+(``batch.call``: one hop, one transaction with the other matches' calls).
 """
 
 from __future__ import annotations
@@ -15,12 +17,11 @@ import uuid
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
 from bots.faults import FaultCode
 from bots.models import BotVersion, EndpointKind
-from competition.dbthreads import run_db
 from competition.live import broadcast
 from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
@@ -34,7 +35,6 @@ from competition.matches.lifecycle import (
     renew,
 )
 from competition.matches.loop import (
-    LIMIT_BYTES,
     LIMIT_TIME,
     MatchResult,
     PlatformError,
@@ -42,7 +42,7 @@ from competition.matches.loop import (
     play,
 )
 from competition.matches.presenters import match_json
-from competition.matches.turns import TurnWriter, record_turns, stored_values, turn_messages
+from competition.matches.turns import End, TurnWriter, stored_values
 from competition.models import TURN_VALUES
 from games import get_game
 
@@ -63,13 +63,6 @@ def claim_and_load(
     if claimed is None:
         return None
     return (*claimed, _load(claimed[0]))
-
-
-async def acall(fn, *args, **kwargs):
-    """A sync service from async code: run it on the database thread with the other matches'
-    calls of this loop (``competition.matches.batch``: one hop, one transaction), then send
-    its broadcasts on this loop (queued by its ``on_commit`` hooks, i.e. after the commit)."""
-    return await batch.call(fn, *args, **kwargs)
 
 
 def _load(match_id: int) -> dict[str, Any]:
@@ -159,13 +152,13 @@ async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
     """Release after a platform failure; if even that fails (the database is down), the
     lease simply expires and the reaper requeues the match later."""
     try:
-        await acall(release, match_id, token, error)
+        await batch.call(release, match_id, token, error)
     except Exception:
         logger.exception("match %s: could not release; its lease will expire", match_id)
 
 
 async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
-    data = loaded if loaded is not None else await run_db(_load, match_id)
+    data = loaded if loaded is not None else await batch.call(_load, match_id)
     match, participants, turns = data["match"], data["participants"], data["turns"]
     game = get_game(match.game)
     if data.get("start_error"):
@@ -205,90 +198,32 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
             start=data.get("start"),
         )
     )
-    # a match played here from its first turn is archived by its finish, from what the
-    # runner holds: its last turns are stored with its end (the writer hands them back)
-    direct = not turns and bool(data.get("direct"))
     try:
-        result, limit, left = await _until_done(
-            match_id, beat, writer, game_task, time_left, detach=direct
-        )
+        result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
+        await writer.finish(_end(data, result, limit))
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
-    if limit is None:
-        limit = await _finish(match_id, token, data, result, writer, left)
-    if limit is not None and not await acall(finish_limit, match_id, token, limit):
-        raise LeaseLost(f"match {match_id}: finished elsewhere")
 
 
-async def _finish(match_id, token, data, result: MatchResult, writer, left) -> str | None:
-    """Finish a match that reached its end: with ``left`` (the turns the writer handed
-    back), those turns and the match's archive are stored with its end, in one call;
-    otherwise every turn is stored already. A limit the last turns reached is returned."""
-    turn_faults = [t["faults"] for t in data["turns"]] + [r.faults for r in result.turns]
-    end = (result.outcome, result.forfeited)
-    messages = [] if left is None else turn_messages(match_id, left)  # read on the loop
-    if any(group != broadcast.match_group(match_id) for group, _msg in messages):
-        # debug overlays go to other groups than their turns (no order between groups):
-        # these turns are stored and sent as the writer does, the end a hop later
-        if limit := await _store(match_id, token, writer, left):
-            return limit
-        left, messages = [], []
-    if left is None:
-        done = await acall(finish, match_id, token, *end, loaded=data, turn_faults=turn_faults)
-    else:
-        try:
-            done = await acall(
-                _finish_with_turns,
-                match_id,
-                token,
-                left,
-                messages,
-                (writer.stored_bytes, writer.max_bytes),
-                end,
-                loaded=data,
-                turn_faults=turn_faults,
-                archive=[stored_values(r) for r in result.turns],
-            )
-        except LimitReached as exc:  # the last turns take it over its byte limit
-            await _store(match_id, token, writer, left)
-            return exc.limit
-    if not done:
-        raise LeaseLost(f"match {match_id}: finished elsewhere")
-    return None
-
-
-def _finish_with_turns(match_id, token, left, messages, stored, end, **finishing) -> bool:
-    """``finish``, storing first the match's last turns (``left``: fenced, counted, in its
-    archive only) and broadcasting them after the commit, before its end (``messages``)."""
-    with transaction.atomic(savepoint=False):
-        if left:
-            kept, _total = record_turns(
-                match_id, token, left, stored_bytes=stored[0], max_bytes=stored[1], rows=False
-            )
-            if kept < len(left):
-                raise LimitReached(LIMIT_BYTES)  # rolled back: stored as rows, then ``limit``
-        transaction.on_commit(lambda: [broadcast.publish(g, m) for g, m in messages])
-        archive_rows = len(finishing["archive"]) - len(left)
-        return finish(match_id, token, *end, archive_rows=archive_rows, **finishing)
-
-
-async def _store(match_id: int, token: uuid.UUID, writer: TurnWriter, left: list) -> str | None:
-    """Store and broadcast ``left`` as rows, up to the byte limit (the writer's way); the
-    limit, if they reached it. ``writer`` counts the bytes stored."""
-    rest = TurnWriter(match_id, token, stored_bytes=writer.stored_bytes, max_bytes=writer.max_bytes)
-    try:
-        for record in left:
-            await rest.put(record)
-        await rest.flush()
-    except LimitReached as exc:
-        return exc.limit
-    finally:
-        await rest.close()
-        writer.stored_bytes = rest.stored_bytes
-    return None
+def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
+    """How the match ended, with what the finish needs from the runner: every turn's fault
+    codes and, for a match played here from its first turn, its archive (the finish
+    compacts it in its transaction, from what the runner holds)."""
+    if limit is not None:
+        return End(limit=limit)
+    archive = None
+    if not data["turns"] and data.get("direct"):
+        archive = [stored_values(r) for r in result.turns]
+    return End(
+        result.outcome,
+        result.forfeited,
+        loaded=data,
+        turn_faults=[t["faults"] for t in data["turns"]] + [r.faults for r in result.turns],
+        archive=archive,
+    )
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
@@ -297,24 +232,24 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
     is ended as ``limit``. A fresh match is announced as started."""
     match, turns = data["match"], data["turns"]
     if turns:
-        await broadcast.asend(await run_db(_unannounced, match_id))
+        await broadcast.asend(await batch.call(_unannounced, match_id))
     if turns and turns[-1]["forfeited"]:
         # the worker died after storing the forfeiting turn: finish it as it ended
         outcome = forfeit_outcome(len(data["participants"]), turns[-1]["forfeited"])
-        await acall(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
+        await batch.call(finish, match_id, token, outcome, tuple(turns[-1]["forfeited"]))
         return None
     # the wall-clock limit counts from the first claim (a resumed match has less time left)
     started = match.started or timezone.now()
     time_left = settings.ARENA_MATCH_MAX_SECONDS - (timezone.now() - started).total_seconds()
     if time_left <= 0:
-        if not await acall(finish_limit, match_id, token, LIMIT_TIME):
+        if not await batch.call(finish_limit, match_id, token, LIMIT_TIME):
             raise LeaseLost(f"match {match_id}: finished elsewhere")
         return None
     if not turns:
-        public = data["public"] if "public" in data else not await acall(match.results_hidden)
+        public = data["public"] if "public" in data else not await batch.call(match.results_hidden)
         await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
         if broadcast.listened(broadcast.HOME_GROUP):
-            await acall(announce_running, data["summary"]["game"])
+            await batch.call(announce_running, data["summary"]["game"])
     return time_left
 
 
@@ -340,13 +275,10 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
             raise LeaseLost(f"match {match_id}: lease lost (heartbeat)")
 
 
-async def _until_done(
-    match_id: int, beat, writer: TurnWriter, game_task, time_left: float, *, detach: bool
-):
-    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit,
-    left)`` (``limit`` set when a platform limit stopped the match); every turn is stored
-    before it returns, but with ``detach`` those of a match that reached its end, which the
-    writer hands back (``left``, else None). A lost lease or a writer's failure is raised."""
+async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
+    (``limit`` set when a platform limit stopped the match; the turns not stored yet are
+    the writer's to store with the end). A lost lease or a writer's failure is raised."""
     result: MatchResult | None = None
     limit: str | None = None
     done, _pending = await asyncio.wait(
@@ -375,16 +307,7 @@ async def _until_done(
         game_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost, LimitReached):
             await game_task
-    left = None
-    if not writer.task.done():
-        try:
-            if detach and limit is None:
-                left = await writer.detach()  # stored with the end (``_finish``)
-            else:
-                await writer.flush()  # every turn stored before the result
-        except LimitReached as exc:  # the last turns took it over the byte limit
-            limit = limit or exc.limit
-    return result, limit, left
+    return result, limit
 
 
 def _fault_streaks(turns: list[dict], num_players: int) -> list[int]:

@@ -4,6 +4,7 @@ matches share one hop and one transaction, and each keeps its own lease fence.""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 import uuid
@@ -11,6 +12,7 @@ import uuid
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import connections
 
 from bots.models import Bot, EndpointKind
@@ -19,7 +21,7 @@ from competition.live.hub import hub
 from competition.matches import batch, history, sql
 from competition.matches import lifecycle as svc
 from competition.matches.loop import SeatLog
-from competition.matches.turns import TurnWriter, record_turns, stored_values
+from competition.matches.turns import End, TurnWriter, record_turns, stored_values
 from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
@@ -179,6 +181,81 @@ def test_it_stores_and_shows_the_waiting_turns_once_a_spectator_comes(pair):
     # It should hold the unwatched turns back, then store and broadcast them with the
     # next turn once someone watches, in order, each once.
     assert before == [] and after == [1, 2, 3] and spectator.turns == [1, 2, 3]
+
+
+def test_it_stores_a_resumed_matchs_last_turns_with_its_end_in_one_call(pair):
+    ((a, token),) = claimed(pair, 1)
+    record_turns(a, token, [record(1)])  # stored before (a resumed match's turns are rows)
+    spectator = Spectator()
+
+    async def main():
+        await hub.join(broadcast.match_group(a), spectator)
+        writer = TurnWriter(a, token, linger=30, unwatched_linger=30)
+        for n in (2, 3, 4):
+            await writer.put(record(n))
+        await writer.finish(End(WIN, turn_faults=[["ok", None]] * 4))
+        await writer.close()
+        await asyncio.sleep(0.05)  # let the hub deliver
+        await hub.leave(broadcast.match_group(a), spectator)
+        return batch.batcher()
+
+    batcher = asyncio.run(main())
+    # It should store the turns the writer still held and the end in one call (one hop,
+    # one transaction), then show the turns, in order, before the end.
+    assert (batcher.batches, batcher.calls) == (1, 1)
+    match = Match.objects.get(pk=a)
+    assert (match.status, match.turn_count) == (MatchStatus.FINISHED, 4)
+    assert [t.number for t in history.turns(a)] == [1, 2, 3, 4]
+    assert spectator.received == [*(("turn", n) for n in (2, 3, 4)), ("end", broadcast.END_NUMBER)]
+    assert RatingChange.objects.filter(match_id=a).count() == 2
+
+
+def test_it_neither_stores_nor_shows_the_end_of_a_writer_whose_lease_is_gone(pair, settings):
+    ((a, old_token),) = claimed(pair, 1)
+    # the runner is lost: its lease expires, the reaper requeues the match, another claims it
+    settings.ARENA_LEASE_SECONDS = -1
+    svc.renew(a, old_token)
+    settings.ARENA_LEASE_SECONDS = 30
+    assert svc.reap() == [a]
+    _a, new_token = svc.claim(a, worker="second")
+    spectator = Spectator()
+
+    async def main():
+        await hub.join(broadcast.match_group(a), spectator)
+        writer = TurnWriter(a, old_token, linger=30, unwatched_linger=30)
+        for n in (1, 2):
+            await writer.put(record(n))
+        with pytest.raises(svc.LeaseLost, match="finished elsewhere"):
+            await writer.finish(End(WIN, turn_faults=[["ok", None]] * 2))
+        await writer.close()
+        await asyncio.sleep(0.05)  # let the hub deliver
+        await hub.leave(broadcast.match_group(a), spectator)
+
+    asyncio.run(main())
+    # It should refuse the old runner's last turns and its end alike: nothing stored,
+    # nothing shown, the match still the new runner's.
+    match = Match.objects.get(pk=a)
+    assert (match.status, match.lease_token, match.turn_count) == (
+        MatchStatus.RUNNING,
+        new_token,
+        0,
+    )
+    assert numbers(a) == [] and spectator.received == []
+    assert not RatingChange.objects.filter(match_id=a).exists()
+
+
+def test_it_plays_every_queued_match_once_with_runmatches_claims_batched(pair):
+    made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(5)]
+    out = io.StringIO()
+    call_command("runmatches", "--once", "--concurrency", "2", "--poll", "0.05", stdout=out)
+    # It should claim the free slots together and play each queued match once, to its end.
+    assert out.getvalue().strip() == "played 5 matches"
+    rows = Match.objects.filter(pk__in=made).values_list("status", "attempts")
+    assert len(rows) == 5 and all(
+        status in (MatchStatus.FINISHED, MatchStatus.FORFEITED) and attempts == 1
+        for status, attempts in rows
+    )
+    assert RatingChange.objects.filter(match_id__in=made).count() == 10
 
 
 def test_it_rejects_a_fenced_out_writer_without_losing_the_other_matches_turns(pair, settings):

@@ -14,8 +14,9 @@ import asyncio
 from django.core.management.base import BaseCommand
 
 from bots import egress
-from competition.dbthreads import run_db, share_the_gil
+from competition.dbthreads import share_the_gil
 from competition.events.services import start_due_rounds
+from competition.matches import batch
 from competition.matches.lifecycle import reap
 from competition.runners.play import claim_and_load, play_claimed
 
@@ -47,12 +48,13 @@ class Command(BaseCommand):
         played = 0
         try:
             while True:
-                await run_db(reap)
-                await run_db(start_due_rounds)
-                while len(tasks) < concurrency:
-                    claimed = await run_db(claim_and_load)
-                    if claimed is None:
-                        break
+                # the reaping, the due rounds and a claim per free slot, in one batch (one hop)
+                _reaped, _rounds, *claims = await asyncio.gather(
+                    batch.call(reap),
+                    batch.call(start_due_rounds),
+                    *(batch.call(claim_and_load) for _ in range(concurrency - len(tasks))),
+                )
+                for claimed in filter(None, claims):
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))
                     played += 1
                 if once and not tasks:

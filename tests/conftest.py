@@ -46,6 +46,13 @@ def allow_loopback(settings):
     # pytest-django's settings fixture restores the value
 
 
+@pytest.fixture
+def fast_hasher(settings):
+    """MD5 password hashing (tests/factories.py gives users passwords; the default hasher
+    takes a quarter of a second per password). ``pytest.mark.usefixtures("fast_hasher")``."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def _strict_egress_default(settings):
     # It should start every test with the production default: no private address allowed.

@@ -35,7 +35,8 @@ def _close_egress_session():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, page):
-    """The server, started once the browser is up: the clock starts when it answers."""
+    """The server, started once the browser is up: the clock starts when it answers (a fresh
+    one of its own, not a shared one of tests/e2e/conftest.py: what it times is the start)."""
     data = tmp_path_factory.mktemp("showcase")
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]

@@ -46,10 +46,11 @@ def allow_loopback(settings):
     # pytest-django's settings fixture restores the value
 
 
-@pytest.fixture
-def fast_hasher(settings):
-    """MD5 password hashing (tests/factories.py gives users passwords; the default hasher
-    takes a quarter of a second per password). ``pytest.mark.usefixtures("fast_hasher")``."""
+@pytest.fixture(autouse=True)
+def _fast_hasher(settings):
+    """MD5 password hashing in the test process (the default hasher takes a fifth of a CPU
+    second per password, and tests make users with passwords and log them in by the
+    hundred); the servers the tests start as subprocesses keep the real one."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 

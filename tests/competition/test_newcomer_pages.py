@@ -17,7 +17,7 @@ from tests import factories
 from tests.conftest import REPO, free_port
 from tests.factories import logged_in
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hasher")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from games.base import Context
 from tests import factories
 from tests.factories import logged_in
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hasher")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

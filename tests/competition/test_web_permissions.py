@@ -14,7 +14,7 @@ from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
 from tests import factories
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hasher")]
+pytestmark = pytest.mark.django_db
 
 TARGET = "https://bots.example.org/ttt?key=target-marker-7f3a"
 LOG_MARKER = "log-marker-19c2"

@@ -21,6 +21,7 @@ from tests.e2e.test_browser import (  # noqa: F401  (fixtures used by name)
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WAIT_TURN = (
     "() => document.body.dataset.matchDone === '1'"

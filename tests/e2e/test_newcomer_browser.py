@@ -20,6 +20,7 @@ from tests.e2e.test_browser import ARGS, CHROMIUM, PHONE, PROJECTOR, SHOTS, cell
 from tests.processes import running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 USER, PASSWORD = "newbie", "newbie-pass-phrase-42"
 SEEN: dict = {}

@@ -26,6 +26,8 @@ from tests.e2e.test_live import SETUP_USER, api
 from tests.live_protocol import check
 from tests.processes import manage, running
 
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
+
 OPTIONS = {"width": 84, "height": 84, "move_timeout_ms": 5000}
 #: where the screenshots go (looked at by the person running the test)
 SHOTS = Path(os.environ.get("ARENA_SHOTS", Path(tempfile.gettempdir()) / "arena-shots"))

@@ -21,6 +21,7 @@ from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS, match_id
 from tests.processes import running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 WIDE, NARROW = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 PASSWORD = "web2-pass-phrase-42"

@@ -52,12 +52,12 @@ test: system-deps $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n auto --dist loadfile -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -q $(PYTEST_ARGS)
 
 ## The inner loop while developing: the same without the slow tests (make test runs them all).
 test-fast: system-deps $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n auto --dist loadfile -q -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -q -m "not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

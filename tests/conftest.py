@@ -47,6 +47,14 @@ def allow_loopback(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fast_hasher(settings):
+    """MD5 password hashing in the test process (the default hasher takes a fifth of a CPU
+    second per password, and tests make users with passwords and log them in by the
+    hundred); the servers the tests start as subprocesses keep the real one."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _strict_egress_default(settings):
     # It should start every test with the production default: no private address allowed.
     settings.ARENA_BOT_ALLOW_NETWORKS = ()
@@ -85,7 +93,7 @@ LONGEST = (
 
 
 def pytest_collection_modifyitems(items):
-    """The longest modules run first (``--dist loadfile`` hands modules out in this order,
+    """The longest modules run first (``--dist loadgroup`` hands modules out in this order,
     and a long one handed out last leaves the other worker idle): the bench smoke tests, the
     end-to-end modules (servers, browsers, paced matches), then ``LONGEST``. The sort is
     stable: the order inside each module and among the others is kept."""
@@ -99,3 +107,22 @@ def pytest_collection_modifyitems(items):
         return 2 if name in LONGEST else 3
 
     items.sort(key=rank)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` as ``make test`` runs it: a module is one unit of work (as with
+    ``loadfile``: its module-scoped fixtures start once), and the modules marked
+    ``xdist_group(name)`` make one unit together, on one worker: the browser modules of a
+    shared server (tests/e2e/conftest.py) start it once in the whole run. Other modes keep
+    xdist's own scheduler (with ``loadfile``, each worker starts the shared servers it needs)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModulesAndGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):  # (a parameter may hold an @)
+                return nodeid.split("@")[-1]
+            return nodeid.split("::", 1)[0]
+
+    return ModulesAndGroups(config, log)

@@ -1,23 +1,19 @@
 """The Bot model: endpoint validation and who may create which kind."""
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from bots.models import Bot, EndpointKind, validate_endpoint
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", password="pw-owner-123"),
-        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True),
-    }
+    return factories.users(roles=("owner", "staff"))
 
 
 @pytest.mark.parametrize("kind", [EndpointKind.PROCESS, EndpointKind.TCP])

@@ -4,7 +4,6 @@ services (start, pause, resume, cancel, add bots, requeue)."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 
@@ -22,23 +21,19 @@ from competition.models import (
     RatingChange,
     Turn,
 )
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def users():
-    User = get_user_model()
-    staff = User.objects.create_user("staff", is_staff=True)
+    made = factories.users(password=False)
     # an organiser: staff with the competition's and bots' model permissions
-    staff.user_permissions.set(
+    made["staff"].user_permissions.set(
         Permission.objects.filter(content_type__app_label__in=("competition", "bots"))
     )
-    return {
-        "owner": User.objects.create_user("owner"),
-        "other": User.objects.create_user("other"),
-        "staff": staff,
-    }
+    return made
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -24,6 +23,8 @@ from competition.ratings import services as ratings
 from games import all_games, get_game
 from games.base import Context, Outcome
 from games.testing import bot_reply
+from tests import factories
+from tests.factories import bot as make_bot
 
 pytestmark = pytest.mark.django_db
 
@@ -44,13 +45,8 @@ def _fresh_throttles():
 
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        # no passwords: the clients log in directly (and hashing would slow every test)
-        "owner": User.objects.create_user("owner"),
-        "other": User.objects.create_user("other"),
-        "staff": User.objects.create_user("staff", is_staff=True),
-    }
+    # no passwords: the clients log in directly (and hashing would slow every test)
+    return factories.users(password=False)
 
 
 def client_as(users, role: str) -> APIClient:
@@ -63,20 +59,6 @@ def client_as(users, role: str) -> APIClient:
 @pytest.fixture
 def clients(users):
     return {role: client_as(users, role) for role in ROLES}
-
-
-def make_bot(
-    owner,
-    name: str,
-    *,
-    game: str = "tictactoe",
-    kind: str = EndpointKind.BUILTIN,
-    target: str = "random",
-    status: str = BotStatus.ACTIVE,
-) -> Bot:
-    return Bot.objects.create(
-        owner=owner, game=game, name=name, kind=kind, target=target, status=status
-    )
 
 
 @pytest.fixture

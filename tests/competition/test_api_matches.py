@@ -13,7 +13,8 @@ from competition.matches import lifecycle as services
 from competition.matches.presenters import match_json
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating, Turn
 from competition.runners.play import run_match
-from tests.competition.test_api import ROLES, _fresh_throttles, clients, make_bot, results, users
+from tests.competition.test_api import ROLES, _fresh_throttles, clients, results, users
+from tests.factories import bot as make_bot
 
 pytestmark = pytest.mark.django_db
 

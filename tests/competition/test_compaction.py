@@ -26,7 +26,8 @@ from competition.models import Match, MatchStatus, Turn, TurnArchive
 from competition.runners.play import run_match
 from competition.web.consumers import match_snapshot
 from games import all_games, get_game
-from tests.competition.test_api import client_as, make_bot, users
+from tests.competition.test_api import client_as, users
+from tests.factories import bot as make_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a real match commits as it goes
 

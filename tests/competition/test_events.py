@@ -13,7 +13,6 @@ import itertools
 from collections import Counter
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from bots import egress
@@ -31,6 +30,7 @@ from competition.models import (
 )
 from competition.runners.play import run_match
 from games.base import Outcome
+from tests import factories
 
 GAME = "tictactoe"
 
@@ -39,33 +39,19 @@ GAME = "tictactoe"
 
 
 def make_owner(username: str = "organiser"):
-    return get_user_model().objects.create_user(username)  # no password: nothing to hash
+    return factories.user(username, password=False)  # no password: nothing to hash
 
 
 def make_bots(owner, n: int = 8, strategies=("perfect", "random")) -> list[Bot]:
-    """``n`` built-in bots, strategies alternating, all with different names, each of its
-    own entrant (``<owner>-<i>``): a match between bots of one owner is never rated."""
-    User = get_user_model()
-    return [
-        Bot.objects.create(
-            owner=User.objects.get_or_create(username=f"{owner.username}-{i + 1}")[0],
-            game=GAME,
-            name=f"{strategies[i % len(strategies)]}-{i + 1}",
-            kind=EndpointKind.BUILTIN,
-            target=strategies[i % len(strategies)],
-        )
-        for i in range(n)
-    ]
+    """``n`` built-in tic-tac-toe bots of as many entrants (``factories.entrants``)."""
+    return factories.entrants(owner, n, strategies, game=GAME)
 
 
 def make_event(owner, bots, fmt, **fields) -> Event:
-    event = Event.objects.create(
-        name=f"{fmt} test", game=GAME, format=fmt, created_by=owner, **fields
+    """An event of ``fmt`` by ``owner`` with ``bots`` entered (seeds 1, 2...)."""
+    return factories.event(
+        f"{fmt} test", game=GAME, bots=bots, format=fmt, created_by=owner, **fields
     )
-    Entry.objects.bulk_create(
-        [Entry(event=event, bot=bot, seed=i) for i, bot in enumerate(bots, start=1)]
-    )
-    return event
 
 
 def play_all(limit: int = 1000) -> int:

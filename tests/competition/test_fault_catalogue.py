@@ -10,7 +10,6 @@ import json
 
 import pytest
 from aiohttp import web
-from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from bots.egress import parse_networks
@@ -20,6 +19,7 @@ from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
 from games import get_game
+from tests import factories
 from tests.conftest import LOOPBACK, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -73,12 +73,7 @@ async def garbage_http(reader, writer):
 
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", password="pw-owner-123"),
-        "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True),
-    }
+    return factories.users()
 
 
 async def play_against(url_or_target, users, *, kind=EndpointKind.HTTP, settings=None):

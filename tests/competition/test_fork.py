@@ -29,7 +29,8 @@ from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
 from games import all_games, get_game
 from games.base import Game
-from tests.competition.test_api import _fresh_throttles, client_as, clients, make_bot, users
+from tests.competition.test_api import _fresh_throttles, client_as, clients, users
+from tests.factories import bot as make_bot
 from tests.helpers import http_bot
 
 __all__ = ["_fresh_throttles", "clients", "users"]  # fixtures shared with test_api

@@ -13,32 +13,16 @@ from django.test import Client, RequestFactory
 
 from bots.models import Bot, EndpointKind, platform_seat
 from competition.models import Entry, Event, EventFormat, EventStatus
+from tests import factories
 from tests.conftest import REPO, free_port
+from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", password="pw-owner-123"),
-        "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user(
-            "staff", password="pw-staff-123", is_staff=True, is_superuser=True
-        ),
-    }
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return factories.users(staff={"is_superuser": True})
 
 
 def register(client, target: str) -> str:

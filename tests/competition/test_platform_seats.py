@@ -10,7 +10,6 @@ admin, ``manage.py demo`` and the migration executor.
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -24,32 +23,16 @@ from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games import all_games
 from games.base import Outcome
+from tests import factories
 from tests.conftest import free_port
+from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", password="pw-owner-123"),
-        "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user(
-            "staff", password="pw-staff-123", is_staff=True, is_superuser=True
-        ),
-    }
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return factories.users(staff={"is_superuser": True})
 
 
 def url_bot(owner, name: str, game: str = "tictactoe") -> Bot:

@@ -11,20 +11,14 @@ from django.test import Client
 from bots.models import Bot, EndpointKind
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
 from competition.web import lists
+from tests import factories
+from tests.factories import bot
 
 pytestmark = pytest.mark.django_db
 
 
-def bot(owner, name, game="tictactoe"):
-    return Bot.objects.create(
-        owner=owner, game=game, name=name, kind=EndpointKind.BUILTIN, target="random"
-    )
-
-
 def match(a, b, status=MatchStatus.FINISHED, event=None):
-    m = Match.objects.create(game=a.game, status=status, event=event, seed=1)
-    Participant.objects.bulk_create([Participant(match=m, bot=a, seat=0), Participant(match=m, bot=b, seat=1)])  # fmt: skip
-    return m
+    return factories.match([a, b], status=status, event=event)
 
 
 @pytest.fixture

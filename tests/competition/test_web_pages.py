@@ -19,31 +19,15 @@ from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
 from games import all_games, get_game
 from games.base import Context
+from tests import factories
+from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user(
-            "owner", email="owner@example.org", password="pw-owner-123"
-        ),
-        "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user("staff", password="pw-staff-123", is_staff=True),
-    }
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return factories.users(owner={"email": "owner@example.org"})
 
 
 # -- accounts -----------------------------------------------------------------------------

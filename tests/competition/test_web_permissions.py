@@ -7,12 +7,12 @@ anonymous visitors). Owner-only views answer 404 to everyone else, staff include
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -20,21 +20,9 @@ TARGET = "https://bots.example.org/ttt?key=target-marker-7f3a"
 LOG_MARKER = "log-marker-19c2"
 
 
-@pytest.fixture(autouse=True)
-def _fast_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def world():
-    User = get_user_model()
-    users = {
-        "owner": User.objects.create_user("owner", password="pw-owner-123"),
-        "other": User.objects.create_user("other", password="pw-other-123"),
-        "staff": User.objects.create_user(
-            "staff", password="pw-staff-123", is_staff=True, is_superuser=True
-        ),
-    }
+    users = factories.users(staff={"is_superuser": True})
     bot = Bot.objects.create(
         owner=users["owner"], game="tictactoe", name="secretive", target=TARGET
     )

@@ -49,6 +49,9 @@ def _close_egress_session():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
+    """A server of its own, not the shared ones of tests/e2e/conftest.py: the module leaves a
+    human's match of every game waiting for a move, which the other modules' live counts
+    would show."""
     data = tmp_path_factory.mktemp("browser")
     env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
     bot_port, port = free_port(), free_port()

@@ -3,8 +3,8 @@
 input (clicking a column; placing a fleet ship by ship, then clicking cells to fire), and
 each viewer is photographed at 390x844 and 1920x1080 into ``screenshots/``.
 
-The server, browser and helpers are the ones of ``tests/e2e/test_browser.py``; this module
-starts its own server and signs its own user up.
+The browser and helpers are the ones of ``tests/e2e/test_browser.py``; the server is the
+shared one (``arena_site``, tests/e2e/conftest.py): this module signs its own user up.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from tests.e2e.test_browser import (  # noqa: F401  (fixtures used by name)
     _close_egress_session,
     browser,
     shot,
-    site,
     start_match,
     wait_done,
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WAIT_TURN = (
     "() => document.body.dataset.matchDone === '1'"
@@ -30,8 +30,8 @@ WAIT_TURN = (
 
 
 @pytest.fixture(scope="module")
-def ui(browser, site):  # noqa: F811
-    ui = UI(browser, site["base"], site["log"])
+def ui(browser, arena_site):  # noqa: F811
+    ui = UI(browser, arena_site["base"], arena_site["log"])
     page = ui.desktop
     page.goto(ui.url("/accounts/signup/"))
     page.fill("#id_username", "boards")

@@ -14,11 +14,12 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
 from tests.live_protocol import check_text, stream_of
-from tests.processes import manage, project_env, running
+from tests.processes import manage, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -75,22 +76,18 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, arena_site):
+    """The marker bot, served beside the shared server (tests/e2e/conftest.py)."""
     data = tmp_path_factory.mktemp("debug-overlay")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
     script = data / "marker_bot.py"
     script.write_text(BOT)
-    bot_port, port = free_port(), free_port()
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    with (
-        running([sys.executable, str(script), str(bot_port)], bot_port, env=env),
-        running(server, port, env=env),
-    ):
+    bot_port = free_port()
+    with running([sys.executable, str(script), str(bot_port)], bot_port, env=arena_site["env"]):
         url = f"http://127.0.0.1:{bot_port}/"
-        done = manage("shell", "-c", SETUP.format(pw=PASSWORD, url=url), env=env)
+        done = manage("shell", "-c", SETUP.format(pw=PASSWORD, url=url), env=arena_site["env"])
         assert done.returncode == 0, done.stderr
         token, bot, rival = done.stdout.strip().splitlines()[-1].split()
-        yield {"base": f"http://127.0.0.1:{port}", "token": token, "bots": [int(bot), int(rival)]}
+        yield {"base": arena_site["base"], "token": token, "bots": [int(bot), int(rival)]}
 
 
 def api(site, method: str, path: str, body: dict | None = None) -> dict:

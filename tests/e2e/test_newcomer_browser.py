@@ -15,11 +15,12 @@ import sys
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
 from tests.e2e.test_browser import ARGS, CHROMIUM, PHONE, PROJECTOR, SHOTS, cell_point, match_id
-from tests.processes import project_env, running
+from tests.processes import running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 USER, PASSWORD = "newbie", "newbie-pass-phrase-42"
 SEEN: dict = {}
@@ -32,17 +33,12 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("newcomer")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    bot_port, port = free_port(), free_port()
+def site(arena_demo_site):
+    """A bot served beside the shared server with the demo (tests/e2e/conftest.py)."""
+    bot_port = free_port()
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
-    with (
-        running([*bot, "--port", str(bot_port)], bot_port, env=env),
-        running(server, port, env=env, log=data / "server.log"),
-    ):
-        yield {"base": f"http://127.0.0.1:{port}", "bot_url": f"http://127.0.0.1:{bot_port}/"}
+    with running([*bot, "--port", str(bot_port)], bot_port, env=arena_demo_site["env"]):
+        yield {"base": arena_demo_site["base"], "bot_url": f"http://127.0.0.1:{bot_port}/"}
 
 
 @pytest.fixture(scope="module")

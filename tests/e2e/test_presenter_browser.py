@@ -8,15 +8,15 @@ not the other). Screenshots go to ``screenshots/presenter-*.png``."""
 from __future__ import annotations
 
 import json
-import sys
 import urllib.request
 
 import pytest
 
-from tests.conftest import REPO, free_port
-from tests.processes import manage, project_env, running
+from tests.conftest import REPO
+from tests.processes import manage
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -55,16 +55,12 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("presenter")
-    env = project_env(ARENA_DATA_DIR=str(data))
-    port = free_port()
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    with running(server, port, env=env):
-        done = manage("shell", "-c", SETUP.format(pw=PASSWORD), env=env)
-        assert done.returncode == 0, done.stderr
-        event, *matches = map(int, done.stdout.strip().splitlines()[-1].split())
-        yield {"base": f"http://127.0.0.1:{port}", "event": event, "matches": matches}
+def site(arena_site):
+    """The event played on the shared server (tests/e2e/conftest.py)."""
+    done = manage("shell", "-c", SETUP.format(pw=PASSWORD), env=arena_site["env"])
+    assert done.returncode == 0, done.stderr
+    event, *matches = map(int, done.stdout.strip().splitlines()[-1].split())
+    return {"base": arena_site["base"], "event": event, "matches": matches}
 
 
 def public_matches(site) -> list[int]:

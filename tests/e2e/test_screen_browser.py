@@ -54,7 +54,8 @@ def _close_egress_session():
 
 
 class Site:
-    """The server, which a test may stop and start again on the same port and database."""
+    """The server, which a test may stop and start again on the same port and database (one
+    of its own: the shared ones of tests/e2e/conftest.py must stay up)."""
 
     def __init__(self, data):
         self.env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)

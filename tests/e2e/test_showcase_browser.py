@@ -22,6 +22,7 @@ from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
 from tests.processes import project_env, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 LIVE_WITHIN_S = 10
 
@@ -34,7 +35,8 @@ def _close_egress_session():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, page):
-    """The server, started once the browser is up: the clock starts when it answers."""
+    """The server, started once the browser is up: the clock starts when it answers (a fresh
+    one of its own, not a shared one of tests/e2e/conftest.py: what it times is the start)."""
     data = tmp_path_factory.mktemp("showcase")
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
@@ -117,12 +119,18 @@ def test_a_live_viewer_advances_and_shares_the_turn_it_shows(site, page):
     page.screenshot(path=str(SHOTS / "showcase-viewer-1920x1080.png"))
     base = f"{site['base']}/m/{match}"
     # It should share the live match while following it, and the turn shown once stepped.
-    if page.evaluate("() => window.arenaViewer.follow"):
-        assert page.input_value("#share-url") == base
+    # (the state and the field are read in one instant; after a click, the value is waited
+    # for, never read once)
+    following, shared = page.evaluate(
+        "() => [window.arenaViewer.follow, document.getElementById('share-url').value]"
+    )
+    if following:
+        assert shared == base
+    share = page.locator("#share-url")
     page.click("[data-action='first']")
-    assert page.input_value("#share-url") == f"{base}/t/0"
+    expect(share).to_have_value(f"{base}/t/0")
     page.click("[data-action='forward']")
-    assert page.input_value("#share-url") == f"{base}/t/1"
+    expect(share).to_have_value(f"{base}/t/1")
     page.click("#share-button")
     page.wait_for_function("() => document.getElementById('share-button').textContent !== 'Share'")
     assert page.evaluate("() => navigator.clipboard.readText()") == f"{base}/t/1"

@@ -21,10 +21,12 @@ import aiohttp
 import pytest
 
 from games import get_game
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
 from tests.e2e.test_live import SETUP_USER, api
 from tests.live_protocol import check
-from tests.processes import manage, project_env, running
+from tests.processes import manage, running
+
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 OPTIONS = {"width": 84, "height": 84, "move_timeout_ms": 5000}
 #: where the screenshots go (looked at by the person running the test)
@@ -38,16 +40,11 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("tronlive")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    bot_port, port = free_port(), free_port()
+def site(arena_site):
+    """The bot served beside the shared server (tests/e2e/conftest.py)."""
+    env, port, bot_port = arena_site["env"], arena_site["port"], free_port()
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tron:survivor"]
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    with (
-        running([*bot, "--port", str(bot_port)], bot_port, env=env),
-        running(server, port, env=env, log=data / "server.log"),
-    ):
+    with running([*bot, "--port", str(bot_port)], bot_port, env=env):
         done = manage("shell", "-c", SETUP_USER, env=env)
         assert done.returncode == 0, done.stderr
         yield {

@@ -16,11 +16,12 @@ import sys
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
 from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS, match_id
-from tests.processes import project_env, running
+from tests.processes import running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 WIDE, NARROW = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 PASSWORD = "web2-pass-phrase-42"
@@ -34,19 +35,17 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("web2")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    ports = {"a": free_port(), "b": free_port(), "site": free_port()}
+def site(arena_demo_site):
+    """Two bots served beside the shared server with the demo (tests/e2e/conftest.py)."""
+    env = arena_demo_site["env"]
+    ports = {"a": free_port(), "b": free_port()}
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(ports["site"])]
     with (
         running([*bot, "--port", str(ports["a"])], ports["a"], env=env),
         running([*bot, "--port", str(ports["b"])], ports["b"], env=env),
-        running(server, ports["site"], env=env, log=data / "server.log"),
     ):
         yield {
-            "base": f"http://127.0.0.1:{ports['site']}",
+            "base": arena_demo_site["base"],
             "bot_a": f"http://127.0.0.1:{ports['a']}/",
             "bot_b": f"http://127.0.0.1:{ports['b']}/",
             "env": env,

@@ -27,6 +27,7 @@ from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
+from tests.factories import bot
 from tests.helpers import http_bot
 from tests.live_protocol import CheckedCommunicator
 
@@ -54,17 +55,6 @@ def api_as(user) -> APIClient:
     client = APIClient()
     client.force_login(user)
     return client
-
-
-def bot(
-    owner,
-    name: str,
-    *,
-    game: str = "tictactoe",
-    target: str = "random",
-    kind: str = EndpointKind.BUILTIN,
-):
-    return Bot.objects.create(owner=owner, game=game, name=name, kind=kind, target=target)
 
 
 def challenge(client, bots: list[Bot], **extra):

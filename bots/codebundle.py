@@ -1,4 +1,4 @@
-"""An uploaded bot's code, read and checked (issue 36; the sandbox runs it, ``bots/sandbox.py``).
+"""An uploaded bot's code, read and checked (the sandbox runs it, ``bots/sandbox.py``).
 
 An upload is one source file (``.py``: Python; ``.js``/``.mjs``: JavaScript) or an archive
 (``.zip``, ``.tar.gz``/``.tgz``) holding ``arena.json``, a manifest naming the language and

@@ -1,4 +1,4 @@
-"""The sandbox an uploaded bot runs in (issue 36): bubblewrap plus resource limits.
+"""The sandbox an uploaded bot runs in: bubblewrap plus resource limits.
 
 Each seat gets its own sandbox (``bots.transports.sandbox.SandboxTransport``), started at the
 greeting and ended with the match:

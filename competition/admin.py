@@ -397,7 +397,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_select_related = ("event",)
     search_fields = ("=id", "participants__bot__name")
     show_full_result_count = False
-    list_per_page = 25  # a changelist row costs about 1 ms of rendering (2,000 Python calls)
+    list_per_page = 25  # each changelist row costs thousands of Python calls to render
     # matches are read-only here: no filtered list to return to after a save, and keeping the
     # filters in every row's link resolves that link's URL once per row
     preserve_filters = False
@@ -421,7 +421,7 @@ class MatchAdmin(admin.ModelAdmin):
             .values("match_id")[:SEARCH_MATCHES]
         )
         # a subquery, not a list of up to SEARCH_MATCHES ids: the changelist's count and page
-        # each sent them as parameters (psycopg parsed the 500 placeholders, 13 ms a query)
+        # each sent them as parameters, hundreds of placeholders to parse per query
         return queryset.filter(pk__in=latest), False
 
     actions = ("requeue_errored", "cancel")

@@ -39,8 +39,8 @@ def executor() -> ThreadPoolExecutor:
 
 def share_the_gil() -> None:
     """Called by every process that plays matches: its event loop gets the GIL back from a
-    database thread within ``ARENA_GIL_SWITCH_US`` (CPython's 5 ms let a batch of turns
-    being stored hold a bot's reply, and every match of the process, that long)."""
+    database thread within ``ARENA_GIL_SWITCH_US``, so a batch of turns being stored does not
+    hold up a bot's reply, and every match of the process, for CPython's default interval."""
     sys.setswitchinterval(settings.ARENA_GIL_SWITCH_US / 1_000_000)
 
 

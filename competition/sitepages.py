@@ -1,4 +1,4 @@
-"""The site's own error pages, in its layout, in every configuration (issue 25).
+"""The site's own error pages, in its layout, in every configuration.
 
 - ``404.html`` and ``500.html`` (``templates/``) are Django's ``handler404``/``handler500``
   pages with ``DEBUG=false``. With ``DEBUG=true`` Django answers a missing page with its

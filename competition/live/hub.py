@@ -2,9 +2,8 @@
 
 A process subscribes to a group's channel-layer messages **once**, however many of its
 websockets watch that match or event, and writes each message's pre-encoded text to every
-local socket. Measured on this machine, Channels' own group send to 1,000 members of one
-group delivered 1,400 messages/s (p99 32 s) at 20 moves/s; one subscription per process
-with a local loop keeps up with all of them.
+local socket: Channels' own group send to every member falls behind at a few hundred
+spectators of one match, a local loop keeps up (``bench/fanout.py``, docs/performance.md).
 
 With a process-local channel layer (the embedded default's in-memory layer) the layer has
 nothing to carry between processes, so ``broadcast`` hands messages to the hub directly

@@ -1,4 +1,4 @@
-"""Forking a replay (issue #17 item 4): a new match that starts from the exact state of
+"""Forking a replay: a new match that starts from the exact state of
 another match (its origin) after one of its turns, with the bots the user chooses.
 
 The engine rebuilds that state from the origin's stored history: ``Game.rebuild`` over

@@ -222,10 +222,8 @@ class TurnWriter:
     tic-tac-toe match lasts a few milliseconds) one commit in all, with no database work
     while its bots are being asked; a paced one still stores and shows every turn at once.
     The default 40 ms shows a fast match 25 times a second, as smooth as a viewer draws it,
-    at a few commits a second: measured on a game of 500 fast simultaneous turns
-    (``bench/overhead.py``'s second game, in-play ratio, 5 rounds each), 10 ms 2.11-2.24x,
-    25 ms 2.00x, 40 ms 1.79-1.89x, 80 ms 1.82x (the database thread storing turns takes the
-    GIL from the bots' exchanges).
+    at a few commits a second: fewer commits leave the bots' exchanges more of the GIL
+    (``bench/overhead.py``; the lingers compared in docs/performance.md).
     ``flush`` waits until everything handed over is stored; a lost lease surfaces as
     ``LeaseLost`` from ``put``, ``flush`` or the ``task``. With ``max_bytes`` it counts the
     match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the

@@ -1,4 +1,4 @@
-"""The standing ladder of each game (issue 38): every active user bot that passed a test
+"""The standing ladder of each game: every active user bot that passed a test
 call plays in it, matched for ever by ``competition.events.ladder``.
 
 - ``Ladder``: one row per game (made on first use), the operator's pause switch.

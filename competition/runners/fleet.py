@@ -1,7 +1,7 @@
 """Runner processes beside the web process: the embedded default on every core.
 
 ``manage.py serve`` starts ``ARENA_RUNNER_PROCESSES`` runner processes (default: one per
-core; ``serve --runners N``; 0 plays matches in the web process, as before). Each is
+core; ``serve --runners N``; 0 plays matches in the web process). Each is
 ``manage.py runmatches --relay SOCKET`` (``embedded.run_relayed``): the embedded scheduler (``competition.runners.
 embedded.Scheduler``: claim with a lease, play, finish, reap, all through
 ``competition.runners.play`` like every other runner) publishing its live messages to the

@@ -17,7 +17,7 @@ runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it st
 and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
 Matches users start (``create_user_match``: the web bench and challenges) are also
 bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
-(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
+(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are unrated unless they use the
 game's default options; no match between bots of one owner is rated (``create_match``,
 wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the
 form on a bot page and ``POST /api/matches/challenge/`` alike) is checked once, here:
@@ -196,7 +196,7 @@ def create_user_match(
     as for events); refused with ``TooManyMatches`` when the user already has
     ``ARENA_MAX_ACTIVE_MATCHES`` matches queued or running, or has challenged one of the
     bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
-    only with the game's default options; any other options make a friendly match (not
+    only with the game's default options; any other options make an unrated match (not
     rated, not counted for bot health), so nobody can choose the conditions under which
     someone else's bot is rated. A match with a platform seat in it (a built-in strategy or
     a person in the browser), any match of the bench (``practice``) and a match between
@@ -248,13 +248,13 @@ def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = F
     them; "" when it is rated. The same rules as ``create_match``'s and ``ratings.rateable``'s,
     said before the match is made (the challenge form) and in the answer (the API's)."""
     if practice:
-        return "Unrated: bench matches are practice."
+        return "Unrated: bench matches are practice and never change a rating."
     if ratings.one_owner(bot.owner_id for bot in bots):
         return ratings.ONE_OWNER
     if any(bot.owner_id is None for bot in bots):
-        return "Unrated: a match with one of the platform's seats (a built-in bot) is practice."
+        return "Unrated: a match against one of the platform's seats (a built-in bot) never changes a rating."
     if not default_options:
-        return "Unrated: options other than the game's defaults make a friendly match."
+        return "Unrated: options other than the game's defaults make an unrated match."
     return ""
 
 

@@ -187,6 +187,7 @@ def match_detail(request, pk: int):
         "match.html",
         {
             "match": match,
+            "reason_text": config["match"]["reason_text"],
             "game": game,
             "participants": participants,
             "config": config,

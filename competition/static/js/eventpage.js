@@ -33,7 +33,7 @@ function finishedRow(match) {
   return el("tr", { "data-match": match.id, class: "fresh" },
     el("td", {}, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`)),
     el("td", {}, ...seats(match, true)),
-    el("td", {}, el("span", { class: `status ${match.status}` }, match.status), match.reason ? ` ${match.reason}` : ""));
+    el("td", {}, el("span", { class: `status ${match.status}` }, match.status), match.reason_text ? ` ${match.reason_text}` : ""));
 }
 
 function setProgress(node, delta) {
@@ -43,6 +43,10 @@ function setProgress(node, delta) {
   if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${done + delta}/${Math.max(total, done + delta)}`;
 }
 
+/** Points as the page prints them (``floatformat:"-1"``): 3, 2.5, never 2.9000000000000004. */
+const pointsText = (x) => (Number.isInteger(x) ? String(x) : Number(x).toFixed(1));
+const points = pointsText;
+
 function applyStandings(table, rows) {
   const body = table.tBodies[0];
   const byBot = new Map([...body.rows].map((tr) => [tr.dataset.bot, tr]));
@@ -51,7 +55,7 @@ function applyStandings(table, rows) {
     if (!tr) continue;
     tr.cells[0].textContent = row.rank;
     const points = tr.querySelector("[data-points]");
-    if (points) points.textContent = String(row.points);
+    if (points) points.textContent = pointsText(row.points);
     const n = tr.cells.length;  // W D L Games Owner are the last five cells
     tr.cells[n - 5].textContent = row.wins;
     tr.cells[n - 4].textContent = row.draws;
@@ -61,7 +65,6 @@ function applyStandings(table, rows) {
   }
 }
 
-const points = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 function bracketSide(slot, side, score) {
   const node = el("div", { class: side && slot.winner === side.bot ? "side winner" : "side" });

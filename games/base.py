@@ -117,7 +117,7 @@ class Policy:
 #: in ``Game.reasons``). Pages, the API's ``reason_text``, the CLI and the docs show these words;
 #: the code itself (``Match.reason``) stays for programs.
 COMMON_REASONS: dict[str, str] = {
-    "forfeit": "a bot forfeited (it faulted, as the game's rules count faults)",
+    "forfeit": "a bot forfeited after a fault",
     "turn_limit": "stopped at the platform's turn limit",
     "time_limit": "stopped at the platform's time limit",
     "size_limit": "stopped at the platform's size limit",

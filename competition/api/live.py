@@ -53,6 +53,17 @@ def _message(kind: str, properties: dict, required: list[str] | None = None) -> 
     return _obj(props, None if required is None else ["type", *required])
 
 
+#: an event's header line (``events.header.header``), with each standings message
+HEADER = _obj(
+    {
+        "status": {"enum": ["draft", "running", "paused", "finished", "cancelled"]},
+        "status_label": _STR,
+        "round_text": _STR,
+        "matches_done": _INT,
+        "matches_total": _INT,
+    }
+)
+
 PARTICIPANT = _obj(
     {
         "seat": {"type": "integer", "minimum": 0},
@@ -74,6 +85,7 @@ MATCH = _obj(
             "enum": ["queued", "running", "finished", "forfeited", "errored", "cancelled", "limit"]
         },
         "reason": _STR,
+        "reason_text": {**_STR, "description": "the reason in words (the game's catalogue)"},
         "rated": {"type": "boolean"},
         "event": {"type": ["integer", "null"]},
         "round": {"type": ["integer", "null"]},
@@ -282,7 +294,13 @@ SCHEMAS: dict[str, dict] = {
             "match_started": _message("match_started", {"match": MATCH}),
             "match_finished": _message("match_finished", {"match": MATCH}),
             "standings": _message(
-                "standings", {"event": _ID, "standings": {"type": "array", "items": STANDING}}
+                "standings",
+                {
+                    "event": _ID,
+                    "standings": {"type": "array", "items": STANDING},
+                    "header": HEADER,
+                },
+                ["event", "standings"],
             ),
             "bracket": _message("bracket", {"event": _ID, "bracket": BRACKET}),
             "error": ERROR,

@@ -202,7 +202,10 @@ def bracket_changed(event_id: int, bracket: dict) -> None:
     publish(event_group(event_id), message("bracket", {"event": event_id, "bracket": bracket}))
 
 
-def standings_changed(event_id: int, standings: list) -> None:
-    publish(
-        event_group(event_id), message("standings", {"event": event_id, "standings": standings})
-    )
+def standings_changed(event_id: int, standings: list, header: dict | None = None) -> None:
+    """An event's standings, with its header (``events.header.header``: status, round,
+    progress) when given."""
+    payload = {"event": event_id, "standings": standings}
+    if header is not None:
+        payload["header"] = header
+    publish(event_group(event_id), message("standings", payload))

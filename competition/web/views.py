@@ -16,11 +16,12 @@ from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
 from competition.events import formats
+from competition.events import header as event_header
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import fork
 from competition.matches.presenters import match_json
-from competition.models import Event, EventSeries, EventStatus, Match, MatchStatus
+from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
 from competition.prepared import Prepared
 from competition.ratings import services as ratings
@@ -209,25 +210,9 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
-#: an event's latest round (the unique (event, round, key) index read backwards)
-_LATEST_ROUND = Prepared(
-    lambda event: (
-        EventSeries.objects.filter(event_id=event).order_by("-round").values_list("round")[:1]
-    )
-)
-
-
 def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
-    """``{"current", "total"}``: the latest round scheduled, and how many the format plays
-    (``Format.total_rounds``: ``None`` for the ladder, which runs until stopped); ``series``:
-    the public ones
-    (``event_services.public_source``) instead of the stored ones."""
-    if series is None:
-        current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
-    else:
-        current = max((rnd for rnd, _key in series), default=0)
-    total = formats.of(event).total_rounds(entrants, bracket)
-    return {"current": current, "total": total}
+    """``{"current", "total", "text"}`` (``events.header.rounds``)."""
+    return event_header.rounds(event, entrants, bracket, series)
 
 
 @functools.cache

@@ -92,6 +92,15 @@ class Format:
         advance, e.g. a ladder runs until stopped); ``bracket`` is ``bracket``'s."""
         return None
 
+    def round_text(self, current: int, total: int | None) -> str:
+        """The event header's words for its rounds (``events.header.rounds``): ``current``
+        the latest round scheduled (0: none yet), ``total`` ``total_rounds``'s."""
+        if current:
+            return f"round {current}" + (f" of {total}" if total else "")
+        if total:
+            return f"{total} round{'s' if total != 1 else ''} planned"
+        return "not started"
+
     def bracket(self, series: list[Series]) -> dict | None:
         """The bracket as JSON (``services.bracket_view``) from ``series`` (the stored ones, or
         the public ones); None for a format without one."""

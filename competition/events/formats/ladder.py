@@ -56,6 +56,13 @@ class Ladder(Format):
         bots = {e.bot_id: e.bot for e in entries}
         return sum(scheduling.create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
+    def round_text(self, current: int, total: int | None) -> str:
+        """A ladder has no rounds a person can count (it pairs bots as they come free; its
+        stored round numbers are pairing waves): how many series each bot plays instead."""
+        if self.event.rounds:
+            return f"up to {self.event.rounds} series per bot"
+        return "pairs bots as they come free (continuous)"
+
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """Rating ordinal, then series points, then games won."""
         return {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}

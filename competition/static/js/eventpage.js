@@ -115,6 +115,17 @@ export function scrollCue() {
   wrap.classList.toggle("more-right", overflow && root.scrollLeft + root.clientWidth < root.scrollWidth - 1);
 }
 
+/** The header line (``events.header.header``): status, round, matches played. */
+function applyHeader(header) {
+  const status = $("event-status"), round = $("event-round"), progress = $("event-progress");
+  if (status) {
+    status.textContent = header.status_label;
+    status.className = `status ${header.status}`;
+  }
+  if (round) round.textContent = header.round_text;
+  if (progress) progress.textContent = `${header.matches_done}/${header.matches_total}`;
+}
+
 /** The event page: ``root`` holds data-ws. */
 export function liveEventPage(wsUrl) {
   const live = $("event-live"), finished = $("event-finished"), standings = $("standings");
@@ -130,8 +141,9 @@ export function liveEventPage(wsUrl) {
           finished.tBodies[0].prepend(finishedRow(msg.match));
           setProgress($("event-progress"), 1);
         }
-      } else if (msg.type === "standings" && standings) {
-        applyStandings(standings, msg.standings || []);
+      } else if (msg.type === "standings") {
+        if (standings) applyStandings(standings, msg.standings || []);
+        if (msg.header) applyHeader(msg.header);
       } else if (msg.type === "bracket" || (msg.type === "snapshot" && msg.bracket)) {
         drawBracket(msg.bracket);
       }

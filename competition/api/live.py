@@ -309,12 +309,31 @@ SCHEMAS: dict[str, dict] = {
     "home": _stream(
         "ws/home/: server to client",
         "The home page's stream (read-only): how many matches of each game are running, "
-        "first for every game, then for one game each time a match of it starts or ends.",
+        "first for every game, then for one game each time a match of it starts or ends, "
+        "with the newest of its running matches (`watch`, null when none) and the match "
+        "that started or ended (unless its result is hidden until its reveal).",
         {
             "snapshot": _message(
-                "snapshot", {"running": {"type": "object", "additionalProperties": RUNNING}}
+                "snapshot",
+                {
+                    "running": {"type": "object", "additionalProperties": RUNNING},
+                    "watch": {
+                        "type": "object",
+                        "additionalProperties": {"type": ["integer", "null"], "minimum": 1},
+                    },
+                },
+                ["running"],
             ),
-            "running": _message("running", {"game": _STR, "running": RUNNING}),
+            "running": _message(
+                "running",
+                {
+                    "game": _STR,
+                    "running": RUNNING,
+                    "watch": {"type": ["integer", "null"], "minimum": 1},
+                    "match": MATCH,
+                },
+                ["game", "running", "watch"],
+            ),
             "error": ERROR,
         },
     ),

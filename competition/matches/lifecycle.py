@@ -547,16 +547,20 @@ def announce_end(summary: dict, *, public: bool = True) -> None:
     it is hidden until its reveal: ``public`` false), and the running count of its game to
     the home page."""
     broadcast.match_finished(summary, public=public)
-    announce_running(summary["game"])
+    announce_running(summary["game"], summary if public else None)
 
 
-def announce_running(game_slug: str) -> None:
+def announce_running(game_slug: str, summary: dict | None = None) -> None:
     """The home page's "live now" count of ``game_slug``, after a match of it started or
-    ended: one count per start or end, and none while nobody watches the home page (the
-    matches the public may see: ``Match.objects.public``)."""
+    ended, with the newest running one (the "live" link's match) and ``summary``, the match
+    that started or ended (None: hidden until its reveal): one count per start or end, and
+    none while nobody watches the home page (the matches the public may see:
+    ``Match.objects.public``)."""
     if broadcast.listened(broadcast.HOME_GROUP):
         running = Match.objects.public().filter(game=game_slug, status=MatchStatus.RUNNING)
-        broadcast.running_changed(game_slug, running.count())
+        count = running.count()
+        watch = running.order_by("-id").values_list("id", flat=True).first() if count else None
+        broadcast.running_changed(game_slug, count, watch=watch, match=summary)
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:

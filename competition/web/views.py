@@ -87,7 +87,9 @@ def home(request):
         .order_by("-id"),
         8,
     )
-    return render(request, "home.html", {"games": games, "events": events, "recent": recent})
+    context = {"games": games, "events": events, "recent": recent}
+    context["status_labels"] = dict(MatchStatus.choices)  # the live rows' words
+    return render(request, "home.html", context)
 
 
 def game_detail(request, slug: str):

@@ -29,11 +29,15 @@ function liveItem(match) {
   return el("li", { "data-match": match.id }, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`), " ", ...seats(match, false));
 }
 
+const labelsNode = document.getElementById("match-status-labels");
+const STATUS_LABELS = labelsNode ? JSON.parse(labelsNode.textContent) : {};
+
 function finishedRow(match) {
   return el("tr", { "data-match": match.id, class: "fresh" },
     el("td", {}, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`)),
     el("td", {}, ...seats(match, true)),
-    el("td", {}, el("span", { class: `status ${match.status}` }, match.status), match.reason_text ? ` ${match.reason_text}` : ""));
+    el("td", {}, el("span", { class: `status ${match.status}` }, STATUS_LABELS[match.status] || match.status),
+      match.reason_text ? " " : "", match.reason_text ? el("span", { class: "muted" }, match.reason_text) : ""));
 }
 
 function setProgress(node, delta) {
@@ -158,6 +162,15 @@ export function liveHome() {
     new Reconnecting(cell.dataset.eventWs, {
       onMessage: (msg) => {
         if (msg.type === "match_finished") setProgress(cell.querySelector(".progress"), 1);
+        else if (msg.type === "standings" && msg.header) {
+          const status = cell.querySelector(".event-status"), h = msg.header;
+          if (status) {
+            status.textContent = h.status_label;
+            status.className = `status ${h.status} event-status`;
+          }
+          const node = cell.querySelector(".progress");
+          if (node) node.textContent = `${h.matches_done}/${h.matches_total}`;
+        }
         else if (msg.type === "snapshot") {
           const e = msg.event, node = cell.querySelector(".progress");
           if (node && e) node.textContent = `${e.matches_done}/${e.matches_total}`;
@@ -168,20 +181,42 @@ export function liveHome() {
   }
 }
 
+/** The home page's latest matches: a match that started or ended, at the top (in place of
+ * its older row), the table kept to its length. */
+function recentMatch(match) {
+  const section = $("home-recent"), table = $("home-recent-table");
+  if (!section || !table || !match) return;
+  const body = table.tBodies[0];
+  const keep = Math.max(body.rows.length, 8);
+  body.querySelector(`[data-match="${match.id}"]`)?.remove();
+  body.prepend(finishedRow(match));
+  while (body.rows.length > keep) body.lastElementChild.remove();
+  section.hidden = false;
+}
+
 /** The home page: each game's "live now" count, from the home stream (ws/home/: a
- * snapshot, then a game's count each time a match of it starts or ends). */
+ * snapshot, then a game's count each time a match of it starts or ends, with the newest
+ * running match: the "live" link opens it, never one that has finished). */
 export function liveCounts(root) {
-  const show = (game, running) => {
+  const show = (game, running, watch) => {
     const card = root.querySelector(`[data-game="${CSS.escape(game)}"]`);
     const now = card?.querySelector(".live-now");
     if (!now || !Number.isInteger(running) || running < 0) return;
     now.querySelector(".live-count").textContent = String(running);
     now.hidden = running === 0;
+    const link = now.querySelector(".watch-live");
+    if (link && watch !== undefined) {
+      link.href = watch ? `/matches/${watch}/` : `/matches/?game=${encodeURIComponent(game)}&status=running`;
+      link.dataset.liveMatch = watch ? String(watch) : "";
+    }
   };
   new Reconnecting(root.dataset.homeWs, {
     onMessage: (msg) => {
-      if (msg.type === "running") show(msg.game, msg.running);
-      else if (msg.type === "snapshot") for (const [game, n] of Object.entries(msg.running || {})) show(game, n);
+      if (msg.type === "running") {
+        show(msg.game, msg.running, msg.watch);
+        recentMatch(msg.match);
+      }
+      else if (msg.type === "snapshot") for (const [game, n] of Object.entries(msg.running || {})) show(game, n, msg.watch?.[game]);
     },
     maxDelay: 30000,
   }).start();

@@ -256,6 +256,7 @@ def event_detail(request, pk: int):
         **formats.of(event).page(names, series),
         "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
+        "status_labels": dict(MatchStatus.choices),  # the live rows' words
         "share": share.event_links(request, event.pk),
     }
     return render(request, "event.html", context)

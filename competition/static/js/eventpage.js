@@ -40,13 +40,6 @@ function finishedRow(match) {
       match.reason_text ? " " : "", match.reason_text ? el("span", { class: "muted" }, match.reason_text) : ""));
 }
 
-function setProgress(node, delta) {
-  if (!node) return;
-  const [done, total] = node.textContent.split("/").map((n) => parseInt(n, 10));
-  // the total grows as rounds are scheduled (an elimination's next round): never below done
-  if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${done + delta}/${Math.max(total, done + delta)}`;
-}
-
 /** Points as the page prints them (``floatformat:"-1"``): 3, 2.5, never 2.9000000000000004. */
 const pointsText = (x) => (Number.isInteger(x) ? String(x) : Number(x).toFixed(1));
 const points = pointsText;
@@ -141,10 +134,8 @@ export function liveEventPage(wsUrl) {
       } else if (msg.type === "match_finished") {
         live.querySelector(`[data-match="${msg.match.id}"]`)?.remove();
         $("live-heading").hidden = !live.children.length;
-        if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) {
-          finished.tBodies[0].prepend(finishedRow(msg.match));
-          setProgress($("event-progress"), 1);
-        }
+        // the progress comes exact with the standings' header (which may arrive first)
+        if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) finished.tBodies[0].prepend(finishedRow(msg.match));
       } else if (msg.type === "standings") {
         if (standings) applyStandings(standings, msg.standings || []);
         if (msg.header) applyHeader(msg.header);
@@ -161,8 +152,7 @@ export function liveHome() {
   for (const cell of document.querySelectorAll("[data-event-ws]")) {
     new Reconnecting(cell.dataset.eventWs, {
       onMessage: (msg) => {
-        if (msg.type === "match_finished") setProgress(cell.querySelector(".progress"), 1);
-        else if (msg.type === "standings" && msg.header) {
+        if (msg.type === "standings" && msg.header) {
           const status = cell.querySelector(".event-status"), h = msg.header;
           if (status) {
             status.textContent = h.status_label;

@@ -162,6 +162,7 @@ def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
                 "seed": "" if row["seed"] is None else str(row["seed"]),
                 "reached": reached,
                 "points": score_text(row["points"]),
+                "rating": two_places(row["rating"]["ordinal"]) if row.get("rating") else "",
                 "buchholz": score_text(row.get("buchholz", 0.0)),
                 "wins": str(row["wins"]),
                 "draws": str(row["draws"]),

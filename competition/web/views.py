@@ -257,6 +257,8 @@ def event_detail(request, pk: int):
         "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
         "status_labels": dict(MatchStatus.choices),  # the live rows' words
+        "standings_order": formats.of(event).order_text,
+        "ranks_by_rating": formats.of(event).ranks_by_rating,
         "share": share.event_links(request, event.pk),
     }
     return render(request, "event.html", context)

@@ -33,6 +33,14 @@ class Format:
     waits_for_bots: ClassVar[bool] = False
     #: single elimination: the event has a bracket (``bracket``)
     has_bracket: ClassVar[bool] = False
+    #: the ladder: the standings show the rating they are ordered by
+    ranks_by_rating: ClassVar[bool] = False
+    #: what the standings table is ordered by, tie-breaks named (under the table): the same
+    #: order as ``rank_keys``, then head-to-head points, then the name
+    order_text: ClassVar[str] = (
+        "Ordered by points (Pts), then games won (W), then the points between the tied bots, "
+        "then name."
+    )
 
     def __init__(self, event: Event) -> None:
         self.event = event

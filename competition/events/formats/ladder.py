@@ -20,6 +20,11 @@ MAX_CONCURRENT_PER_BOT = 1
 class Ladder(Format):
     key = EventFormat.LADDER
     late_entries = True
+    ranks_by_rating = True
+    order_text = (
+        "Ordered by rating (the ordinal μ − 3σ), then points (Pts), then games won (W), then "
+        "the points between the tied bots, then name."
+    )
     waits_for_bots = True
 
     def advance(self) -> int:

@@ -53,6 +53,12 @@ function applyStandings(table, rows) {
     tr.cells[0].textContent = row.rank;
     const points = tr.querySelector("[data-points]");
     if (points) points.textContent = pointsText(row.points);
+    const rating = tr.querySelector("[data-rating]");
+    if (rating && row.rating) rating.textContent = Number(row.rating.ordinal).toFixed(2);
+    const buchholz = tr.querySelector("[data-buchholz]");
+    if (buchholz && row.buchholz !== undefined) buchholz.textContent = pointsText(row.buchholz);
+    const reached = tr.querySelector("[data-reached]");
+    if (reached && reached.textContent !== "champion") reached.textContent = row.reached ? `round ${row.reached}` : "";
     const n = tr.cells.length;  // W D L Games Owner are the last five cells
     tr.cells[n - 5].textContent = row.wins;
     tr.cells[n - 4].textContent = row.draws;
@@ -94,6 +100,8 @@ export function drawBracket(bracket) {
     el("section", { class: "bracket-round" }, el("h3", {}, rnd.name),
       el("div", { class: "bracket-slots" }, ...rnd.slots.map((slot) => bracketSlot(rnd.round, slot))))));
   const champion = $("champion"), c = bracket.champion;
+  const crowned = c && document.querySelector(`#standings tr[data-bot="${c.bot}"] [data-reached]`);
+  if (crowned) crowned.textContent = "champion";
   if (champion) {
     champion.hidden = !c;
     champion.replaceChildren(...(c ? ["Champion: ", el("a", { href: `/bots/${c.bot}/` }, c.name), " ", el("span", { class: "muted" }, `(seed ${c.seed})`)] : []));

@@ -175,6 +175,8 @@ def _rating(bot: dict) -> str:
     rating = bot.get("rating") or {}
     if rating.get("mu") is None:
         return ""
+    if rating.get("ranked") is False or rating.get("games") == 0:  # as the web says it
+        return "unranked"
     return f"{rating['mu']:.1f} ± {rating.get('sigma', 0):.1f}"
 
 

@@ -238,9 +238,9 @@ class Game:
 
     @property
     def players_text(self) -> str:
-        """How many seats a match has, for a person: "2 players", "2–13 players"."""
+        """How many seats a match has, for a person: "2 players", "2 to 13 players" (an en dash)."""
         low, high = self.seats
-        return f"{low} players" if low == high else f"{low}–{high} players"
+        return f"{low} players" if low == high else f"{low}\u2013{high} players"
 
     @property
     def wire_text(self) -> str:

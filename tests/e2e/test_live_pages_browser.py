@@ -13,13 +13,12 @@ import re
 
 import pytest
 
+from tests.e2e import test_web2_browser as web2
 from tests.e2e.test_browser import SHOTS
-from tests.e2e.test_web2_browser import (  # noqa: F401 (pytest fixtures)
-    _close_egress_session,
-    browser,
-    shell,
-    site,
-)
+
+#: the walk's server, browser and egress fixtures, shared (one site for both modules' style)
+site, browser, _close_egress_session = web2.site, web2.browser, web2._close_egress_session
+shell = web2.shell
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -54,10 +53,10 @@ START = (
 )
 
 
-def photograph(browser, url: str, name: str) -> None:
+def photograph(browser, url: str, name: str, state=None) -> None:
     """The page at 1920x1080 and at 390 px wide, neither wider than its window."""
     for size, tag in ((FULL_HD, "1920"), (PHONE, "390")):
-        page = browser["new"](size)
+        page = browser["new"](size, state)
         page.goto(url)
         page.wait_for_load_state("networkidle")
         page.screenshot(path=str(SHOTS / f"live-{name}-{tag}.png"), full_page=True)
@@ -151,5 +150,22 @@ def test_it_shows_on_the_home_page_a_match_that_starts_after_it_was_opened(brows
     assert page.evaluate("() => window.notReloaded === true")
     shell(site, showcase.format("resume_event"))
     photograph(browser, base + "/", "home")
-    photograph(browser, base + "/bots/", "bots")
+    # /bots/ of someone with a bot of every game (long titles, ratings, badges): signed in
+    shell(
+        site,
+        "from django.contrib.auth import get_user_model\n"
+        "from bots.models import Bot\n"
+        "from games import all_games\n"
+        "u = get_user_model().objects.create_user('phone-owner', password='phone-pass-phrase-42')\n"
+        "for g in all_games(): Bot.objects.create(owner=u, game=g.slug, name=f'a-rather-long-bot-name-{g.slug}', kind='builtin', target=sorted(g.builtin_bots)[0])\n",
+    )
+    login = browser["new"](PHONE)
+    login.goto(base + "/accounts/login/")
+    login.fill("#id_username", "phone-owner")
+    login.fill("#id_password", "phone-pass-phrase-42")
+    login.click("main form button[type=submit]")
+    login.wait_for_load_state("networkidle")
+    state = login.context.storage_state()
+    login.context.close()
+    photograph(browser, base + "/bots/", "bots", state)
     photograph(browser, base + "/matches/", "matches")

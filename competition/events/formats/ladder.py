@@ -22,7 +22,7 @@ class Ladder(Format):
     late_entries = True
     ranks_by_rating = True
     order_text = (
-        "Ordered by rating (the ordinal μ − 3σ), then points (Pts), then games won (W), then "
+        "Ordered by rating (the ordinal \u03bc \u2212 3\u03c3), then points (Pts), then games won (W), then "
         "the points between the tied bots, then name."
     )
     waits_for_bots = True

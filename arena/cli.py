@@ -175,6 +175,8 @@ def _rating(bot: dict) -> str:
     rating = bot.get("rating") or {}
     if rating.get("mu") is None:
         return ""
+    if rating.get("ranked") is False or rating.get("games") == 0:  # as the web says it
+        return "unranked"
     return f"{rating['mu']:.1f} ± {rating.get('sigma', 0):.1f}"
 
 
@@ -270,7 +272,7 @@ def cmd_match(args) -> None:
     m = client_for(args).match(args.match)
     out(
         f"match {m['id']}: {m['game']}, {m['status']}"
-        + (f" ({m['reason']})" if m.get("reason") else "")
+        + (f" ({_reason(m)})" if m.get("reason") else "")
     )
     for p in m["participants"]:
         score = "" if p.get("score") is None else f"  score {p['score']:g}"
@@ -308,12 +310,17 @@ def _turn_text(turn: dict, names: list[str], render) -> str:
     return "\n".join(lines)
 
 
+def _reason(match: dict) -> str:
+    """A match's reason in words: the server's ``reason_text`` (the game's reason catalogue)."""
+    return match.get("reason_text") or str(match.get("reason") or "").replace("_", " ")
+
+
 def _result_text(match: dict) -> str:
     parts = [
         f"{p['name']} {p['score']:g}" if p.get("score") is not None else p["name"]
         for p in match.get("participants", [])
     ]
-    reason = f" ({match['reason']})" if match.get("reason") else ""
+    reason = f" ({_reason(match)})" if match.get("reason") else ""
     return f"match {match['id']} {match['status']}{reason}: " + " - ".join(parts)
 
 
@@ -512,7 +519,7 @@ def cmd_play(args) -> None:
         )
         return
     scores = " - ".join(f"{s:g}" for s in outcome["scores"])
-    out(f"{game.title}: {scores} ({outcome['reason']}) after {len(turns)} turns")
+    out(f"{game.title}: {scores} ({game.reason_text(outcome['reason'])}) after {len(turns)} turns")
     for seat, spec in enumerate(args.seats):
         out(f"  seat {seat}: {spec}  score {outcome['scores'][seat]:g}")
 
@@ -576,7 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
     p.add_argument("--seed", type=int)
-    p.add_argument("--options", help="game options as a JSON object (a friendly match)")
+    p.add_argument("--options", help="game options as a JSON object (an unrated match)")
     p.add_argument("--pace-ms", type=int, dest="pace_ms")
     p = command("matches", cmd_matches, "list matches")
     p.add_argument("--game")

@@ -60,7 +60,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from yarl import URL
 
-from bots.faults import BotFault, FaultCode
+from bots.faults import DISCONNECTED, BotFault, FaultCode
 
 logger = logging.getLogger(__name__)
 
@@ -540,8 +540,12 @@ async def _post_mapped(
         raise BotFault(FaultCode.TLS, str(exc)[:300]) from None
     except aiohttp.InvalidURL:
         raise BotFault(FaultCode.DENIED, "invalid URL") from None
-    except (aiohttp.ServerDisconnectedError, ConnectionError) as exc:
+    except ConnectionRefusedError as exc:  # nothing listening: the bot is down
         raise BotFault(FaultCode.CONNECT, str(exc)[:300] or type(exc).__name__) from None
+    except (aiohttp.ServerDisconnectedError, ConnectionError) as exc:
+        # connected, then hung up: the bot crashed on the request (not down: ``explain``)
+        why = str(exc)[:300] or type(exc).__name__
+        raise BotFault(FaultCode.CONNECT, f"{DISCONNECTED} ({why})") from None
     except aiohttp.ClientResponseError as exc:
         raise BotFault(
             FaultCode.PROTOCOL, f"{type(exc).__name__}: {exc.status} {exc.message}"[:300]

@@ -93,9 +93,25 @@ MESSAGES: dict[FaultCode, str] = {
 }
 
 
-def explain(code: FaultCode | str) -> str:
-    """The plain-words message of a fault code (``MESSAGES``)."""
+#: the start of a ``connect`` fault's detail when the bot took the request and then closed the
+#: connection without a reply (it crashed on it), as opposed to nothing listening (it is down)
+DISCONNECTED = "the bot closed the connection without a reply"
+
+#: the ``connect`` message for a bot that crashed on the request (``DISCONNECTED``)
+CRASHED_MESSAGE = (
+    "Your bot took the request, then closed the connection without answering: it probably "
+    "crashed on this request (see its own log or console)."
+)
+
+
+def explain(code: FaultCode | str, detail: str = "") -> str:
+    """The plain-words message of a fault code (``MESSAGES``); a ``connect`` fault whose
+    ``detail`` says the bot hung up on the request gets ``CRASHED_MESSAGE`` instead of "is it
+    running?"."""
     try:
-        return MESSAGES[FaultCode(code)]
+        code = FaultCode(code)
     except ValueError:
         return f"Fault {code}."
+    if code is FaultCode.CONNECT and (detail or "").startswith(DISCONNECTED):
+        return CRASHED_MESSAGE
+    return MESSAGES[code]

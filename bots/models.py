@@ -57,6 +57,17 @@ class BotStatus(models.TextChoices):
     """Deactivated by its owner; kept for history."""
 
 
+def guess_scheme(target: str) -> str:
+    """The scheme a URL typed without one most likely needs: ``http`` for a local address or
+    an explicit port other than 443 (the starters serve plain http on a port), else ``https``."""
+    host, _, port = target.split("/", 1)[0].rpartition("@")[2].partition(":")
+    if target.startswith("["):  # [::1]:8741
+        host, _, rest = target[1:].partition("]")
+        port = rest.lstrip(":").split("/", 1)[0]
+    local = host.lower() in ("localhost", "::1", "0.0.0.0") or host.startswith("127.")
+    return "http" if local or (port and port != "443") else "https"
+
+
 def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) -> None:
     """Raise ``ValidationError`` unless (kind, target) is a usable endpoint for the game."""
     try:
@@ -74,7 +85,7 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
             raise ValidationError(
                 {
                     "target": f"A bot URL starts with http:// or https://: did you mean "
-                    f"https://{target[:200]}?"
+                    f"{guess_scheme(target)}://{target[:200]}?"
                 }
             )
         try:

@@ -113,6 +113,17 @@ class Policy:
     sequential_greetings: bool = True
 
 
+#: the reason catalogue shared by every game: why a match ended, in words (a game adds its own
+#: in ``Game.reasons``). Pages, the API's ``reason_text``, the CLI and the docs show these words;
+#: the code itself (``Match.reason``) stays for programs.
+COMMON_REASONS: dict[str, str] = {
+    "forfeit": "a bot forfeited after a fault",
+    "turn_limit": "stopped at the platform's turn limit",
+    "time_limit": "stopped at the platform's time limit",
+    "size_limit": "stopped at the platform's size limit",
+}
+
+
 def rng_for(seed: int, turn: int, salt: str = "") -> random.Random:
     """The only source of chance: a generator fixed by (seed, turn, salt), in any process.
 
@@ -216,11 +227,32 @@ class Game:
     #: options of a match in which a person plays a seat from the browser (clocks a person
     #: can live with; the runner's limits still apply); empty: the defaults
     human_options: ClassVar[dict] = {}
+    #: every reason this game's ``outcome`` may give, in words (``COMMON_REASONS`` adds the
+    #: platform's own): the only words a person reads for a reason code
+    reasons: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "seats" not in cls.__dict__:
             cls.seats = (cls.num_players, cls.num_players)
+
+    @property
+    def players_text(self) -> str:
+        """How many seats a match has, for a person: "2 players", "2 to 13 players" (an en dash)."""
+        low, high = self.seats
+        return f"{low} players" if low == high else f"{low}\u2013{high} players"
+
+    @property
+    def wire_text(self) -> str:
+        """How messages travel, for a person (``wire``)."""
+        return "messages as form fields" if self.wire == "form" else "messages as JSON"
+
+    def reason_text(self, code: str) -> str:
+        """The words of a reason code (the game's catalogue, then ``COMMON_REASONS``); an
+        unknown code is spelled out with spaces, never shown raw."""
+        if not code:
+            return ""
+        return self.reasons.get(code) or COMMON_REASONS.get(code) or code.replace("_", " ")
 
     # -- options and policy ---------------------------------------------------------
 

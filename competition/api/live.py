@@ -53,6 +53,17 @@ def _message(kind: str, properties: dict, required: list[str] | None = None) -> 
     return _obj(props, None if required is None else ["type", *required])
 
 
+#: an event's header line (``events.header.header``), with each standings message
+HEADER = _obj(
+    {
+        "status": {"enum": ["draft", "running", "paused", "finished", "cancelled"]},
+        "status_label": _STR,
+        "round_text": _STR,
+        "matches_done": _INT,
+        "matches_total": _INT,
+    }
+)
+
 PARTICIPANT = _obj(
     {
         "seat": {"type": "integer", "minimum": 0},
@@ -74,6 +85,7 @@ MATCH = _obj(
             "enum": ["queued", "running", "finished", "forfeited", "errored", "cancelled", "limit"]
         },
         "reason": _STR,
+        "reason_text": {**_STR, "description": "the reason in words (the game's catalogue)"},
         "rated": {"type": "boolean"},
         "event": {"type": ["integer", "null"]},
         "round": {"type": ["integer", "null"]},
@@ -282,7 +294,13 @@ SCHEMAS: dict[str, dict] = {
             "match_started": _message("match_started", {"match": MATCH}),
             "match_finished": _message("match_finished", {"match": MATCH}),
             "standings": _message(
-                "standings", {"event": _ID, "standings": {"type": "array", "items": STANDING}}
+                "standings",
+                {
+                    "event": _ID,
+                    "standings": {"type": "array", "items": STANDING},
+                    "header": HEADER,
+                },
+                ["event", "standings"],
             ),
             "bracket": _message("bracket", {"event": _ID, "bracket": BRACKET}),
             "error": ERROR,
@@ -291,12 +309,31 @@ SCHEMAS: dict[str, dict] = {
     "home": _stream(
         "ws/home/: server to client",
         "The home page's stream (read-only): how many matches of each game are running, "
-        "first for every game, then for one game each time a match of it starts or ends.",
+        "first for every game, then for one game each time a match of it starts or ends, "
+        "with the newest of its running matches (`watch`, null when none) and the match "
+        "that started or ended (unless its result is hidden until its reveal).",
         {
             "snapshot": _message(
-                "snapshot", {"running": {"type": "object", "additionalProperties": RUNNING}}
+                "snapshot",
+                {
+                    "running": {"type": "object", "additionalProperties": RUNNING},
+                    "watch": {
+                        "type": "object",
+                        "additionalProperties": {"type": ["integer", "null"], "minimum": 1},
+                    },
+                },
+                ["running"],
             ),
-            "running": _message("running", {"game": _STR, "running": RUNNING}),
+            "running": _message(
+                "running",
+                {
+                    "game": _STR,
+                    "running": RUNNING,
+                    "watch": {"type": ["integer", "null"], "minimum": 1},
+                    "match": MATCH,
+                },
+                ["game", "running", "watch"],
+            ),
             "error": ERROR,
         },
     ),

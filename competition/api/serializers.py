@@ -519,13 +519,16 @@ class MatchSerializer(serializers.Serializer):
     game = serializers.CharField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     reason = serializers.CharField(
-        help_text="The game's reason for the outcome; for `limit`: turn_limit, "
-        "time_limit or size_limit."
+        help_text="The game's reason code for the outcome (for programs); for `limit`: "
+        "turn_limit, time_limit or size_limit."
+    )
+    reason_text = serializers.CharField(
+        help_text="The reason in words, from the game's reason catalogue: what a person reads."
     )
     rated = serializers.BooleanField(
-        help_text="False for a friendly match (a challenge with non-default "
-        "options, a fork) or one between bots of one owner: never rated, not counted for "
-        "bot health."
+        help_text="False for an unrated match (practice on the bench, a challenge with "
+        "non-default options, a fork, bots of one owner, a showcase): never rated, not counted "
+        "for bot health."
     )
     event = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)

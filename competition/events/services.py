@@ -37,7 +37,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
-from competition.events import formats, pairing, scheduling
+from competition.events import formats, header, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.scheduling import eligible
@@ -219,11 +219,13 @@ def _advance(event: Event) -> int:
 
 def pause_event(event: Event) -> bool:
     """Stop scheduling new matches (queued and running ones still play)."""
-    return bool(
-        Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(
+    with transaction.atomic():
+        paused = Event.objects.filter(pk=event.pk, status=EventStatus.RUNNING).update(
             status=EventStatus.PAUSED
         )
-    )
+        if paused:  # the live page's header says so
+            _broadcast_standings(Event.objects.get(pk=event.pk))
+    return bool(paused)
 
 
 def resume_event(event: Event) -> bool:
@@ -356,9 +358,11 @@ def _broadcast_standings(event: Event) -> None:
     table = standings(event)
     watched = broadcast.listened(broadcast.event_group(event.pk))
     bracket = bracket_view(event) if watched else None
+    # the page's header (status, round, progress) moves with its standings
+    top = header.header(event, len(table), bracket) if watched else None
 
     def send():
-        broadcast.standings_changed(event.pk, table)
+        broadcast.standings_changed(event.pk, table, top)
         if bracket is not None:
             broadcast.bracket_changed(event.pk, bracket)
 

@@ -191,10 +191,17 @@ def match_finished(match_json: dict, *, public: bool = True) -> None:
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
 
 
-def running_changed(game: str, running: int) -> None:
-    """A match of ``game`` started or ended: ``running`` of its matches run now (one count
-    per start or end, made by the caller only while ``listened(HOME_GROUP)``)."""
-    publish(HOME_GROUP, message("running", {"game": game, "running": running}))
+def running_changed(
+    game: str, running: int, *, watch: int | None = None, match: dict | None = None
+) -> None:
+    """A match of ``game`` started or ended: ``running`` of its matches run now, ``watch``
+    the newest of them (a live match to open; None when none), ``match`` the one that started
+    or ended (its summary, for the home page's latest matches). One per start or end, made by
+    the caller only while ``listened(HOME_GROUP)``."""
+    payload = {"game": game, "running": running, "watch": watch}
+    if match is not None:
+        payload["match"] = match
+    publish(HOME_GROUP, message("running", payload))
 
 
 def bracket_changed(event_id: int, bracket: dict) -> None:
@@ -202,7 +209,10 @@ def bracket_changed(event_id: int, bracket: dict) -> None:
     publish(event_group(event_id), message("bracket", {"event": event_id, "bracket": bracket}))
 
 
-def standings_changed(event_id: int, standings: list) -> None:
-    publish(
-        event_group(event_id), message("standings", {"event": event_id, "standings": standings})
-    )
+def standings_changed(event_id: int, standings: list, header: dict | None = None) -> None:
+    """An event's standings, with its header (``events.header.header``: status, round,
+    progress) when given."""
+    payload = {"event": event_id, "standings": standings}
+    if header is not None:
+        payload["header"] = header
+    publish(event_group(event_id), message("standings", payload))

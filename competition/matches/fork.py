@@ -23,7 +23,7 @@ What a seat's bot sees is the game's protocol for a new match from that position
 that greets its bots (``init``) greets them, and every request carries the position as the
 game's requests do. A game whose stored turns cannot rebuild the state, or whose bots could
 not be told it, refuses (``Game.fork_refusal``: hidden fleets placed at greeting). A fork is
-friendly (unrated): its start was chosen, not played. It goes through
+unrated: its start was chosen, not played. It goes through
 ``create_user_match``: the same per-user limits as a challenge.
 """
 
@@ -209,7 +209,7 @@ def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
 
 def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
     """A queued match starting from ``origin``'s state after ``turn`` with ``bot_ids`` by
-    seat, recorded with its origin and turn, friendly, under ``create_user_match``'s limits
+    seat, recorded with its origin and turn, unrated, under ``create_user_match``'s limits
     (``TooManyMatches``); ``ValidationError`` or ``PermissionDenied`` as ``fork_bots`` and
     ``check_start`` say. Counted first in the challenges' per-minute budget
     (``lifecycle.charge_challenge``)."""

@@ -17,7 +17,7 @@ runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it st
 and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
 Matches users start (``create_user_match``: the web bench and challenges) are also
 bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
-(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are friendly (unrated) unless they use the
+(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are unrated unless they use the
 game's default options; no match between bots of one owner is rated (``create_match``,
 wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the
 form on a bot page and ``POST /api/matches/challenge/`` alike) is checked once, here:
@@ -198,7 +198,7 @@ def create_user_match(
     as for events); refused with ``TooManyMatches`` when the user already has
     ``ARENA_MAX_ACTIVE_MATCHES`` matches queued or running, or has challenged one of the
     bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
-    only with the game's default options; any other options make a friendly match (not
+    only with the game's default options; any other options make an unrated match (not
     rated, not counted for bot health), so nobody can choose the conditions under which
     someone else's bot is rated. A match with a platform seat in it (a built-in strategy or
     a person in the browser), any match of the bench (``practice``) and a match between
@@ -250,13 +250,13 @@ def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = F
     them; "" when it is rated. The same rules as ``create_match``'s and ``ratings.rateable``'s,
     said before the match is made (the challenge form) and in the answer (the API's)."""
     if practice:
-        return "Unrated: bench matches are practice."
+        return "Unrated: bench matches are practice and never change a rating."
     if ratings.one_owner(bot.owner_id for bot in bots):
         return ratings.ONE_OWNER
     if any(bot.owner_id is None for bot in bots):
-        return "Unrated: a match with one of the platform's seats (a built-in bot) is practice."
+        return "Unrated: a match against one of the platform's seats (a built-in bot) never changes a rating."
     if not default_options:
-        return "Unrated: options other than the game's defaults make a friendly match."
+        return "Unrated: options other than the game's defaults make an unrated match."
     return ""
 
 
@@ -549,16 +549,20 @@ def announce_end(summary: dict, *, public: bool = True) -> None:
     it is hidden until its reveal: ``public`` false), and the running count of its game to
     the home page."""
     broadcast.match_finished(summary, public=public)
-    announce_running(summary["game"])
+    announce_running(summary["game"], summary if public else None)
 
 
-def announce_running(game_slug: str) -> None:
+def announce_running(game_slug: str, summary: dict | None = None) -> None:
     """The home page's "live now" count of ``game_slug``, after a match of it started or
-    ended: one count per start or end, and none while nobody watches the home page (the
-    matches the public may see: ``Match.objects.public``)."""
+    ended, with the newest running one (the "live" link's match) and ``summary``, the match
+    that started or ended (None: hidden until its reveal): one count per start or end, and
+    none while nobody watches the home page (the matches the public may see:
+    ``Match.objects.public``)."""
     if broadcast.listened(broadcast.HOME_GROUP):
         running = Match.objects.public().filter(game=game_slug, status=MatchStatus.RUNNING)
-        broadcast.running_changed(game_slug, running.count())
+        count = running.count()
+        watch = running.order_by("-id").values_list("id", flat=True).first() if count else None
+        broadcast.running_changed(game_slug, count, watch=watch, match=summary)
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:

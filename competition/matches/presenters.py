@@ -7,6 +7,19 @@ from django.db.models import QuerySet
 from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
 from competition.prepared import Prepared
+from games import get_game
+from games.base import COMMON_REASONS
+
+
+def reason_text(game: str, code: str) -> str:
+    """A match's reason code in words, from the game's catalogue (``Game.reason_text``): the
+    only text a person reads for a reason."""
+    if not code:
+        return ""
+    try:
+        return get_game(game).reason_text(code)
+    except KeyError:  # a game no longer installed: its codes are still never shown raw
+        return COMMON_REASONS.get(code) or code.replace("_", " ")
 
 
 def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
@@ -18,6 +31,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
         "game": match.game,
         "status": match.status,
         "reason": match.reason,
+        "reason_text": reason_text(match.game, match.reason),
         "rated": match.rated,
         "event": match.event_id,
         "round": match.round,
@@ -118,6 +132,7 @@ def _summary(row: dict, seats: list[dict]) -> dict:
         "game": row["game"],
         "status": row["status"],
         "reason": row["reason"],
+        "reason_text": reason_text(row["game"], row["reason"]),
         "rated": row["rated"],
         "event": row["event_id"],
         "round": row["round"],

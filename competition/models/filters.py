@@ -34,6 +34,10 @@ USER_BOTS = 100
 USERNAME_MAX = 150
 
 _DIGITS = re.compile(r"[0-9]{1,19}")
+#: the ``showcase`` filter's values: the demo showcases' (unrated) matches hidden (the
+#: default of a list not filtered by event), included, or alone
+SHOWCASE = ("hide", "include", "only")
+
 #: what a user name may hold (Django's ``UnicodeUsernameValidator``): another name is nobody's
 _USERNAME = re.compile(r"[\w.@+-]+")
 
@@ -89,6 +93,13 @@ class UserName:
         return {"type": "string"}
 
 
+def _showcase_events() -> list[int]:
+    """The demo showcases' events (one per game at most)."""
+    from competition.models.events import Event
+
+    return list(Event.objects.filter(showcase=True).values_list("pk", flat=True))
+
+
 def _game_slugs() -> list[str]:
     return [game.slug for game in all_games()]
 
@@ -109,6 +120,12 @@ PARAMS = (
     Param("user", UserName(), f"Matches of this user's bots (their newest {USER_BOTS})."),
     Param("event", Id(), "Matches of this event, the latest finished first."),
     Param("status", OneOf(lambda: list(MatchStatus.values)), "Matches in this state."),
+    Param(
+        "showcase",
+        OneOf(lambda: list(SHOWCASE)),
+        "The demo showcases' matches: `hide` (the default, unless `event` is set), "
+        "`include` or `only`.",
+    ),
     Param("before", Id(), "The page after this match (the last of a page: follow `next`)."),
 )
 
@@ -122,6 +139,7 @@ class MatchFilters:
     user: str | None = None
     event: int | None = None
     status: str | None = None
+    showcase: str | None = None
     before: int | None = None
 
     @classmethod
@@ -141,7 +159,14 @@ class MatchFilters:
         """What the filters keep of a match's own row; ``prefix`` reaches it from another
         model (``"match__"`` from a seat)."""
         conditions = {"game": self.game, "event_id": self.event, "status": self.status}
-        return Q(**{prefix + key: value for key, value in conditions.items() if value is not None})
+        kept = Q(**{prefix + key: value for key, value in conditions.items() if value is not None})
+        showcase = self.showcase or ("include" if self.event is not None else "hide")
+        if showcase == "include":
+            return kept
+        showcases = _showcase_events()  # a few events: no join to the event table
+        if showcase == "only":
+            return kept & Q(**{prefix + "event_id__in": showcases})
+        return kept & ~Q(**{prefix + "event_id__in": showcases}) if showcases else kept
 
     def bot_ids(self) -> list[int] | None:
         """The bots whose matches the list keeps (None: any bot): ``bot``, and of ``user``'s

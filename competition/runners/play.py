@@ -249,7 +249,9 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
         public = data["public"] if "public" in data else not await batch.call(match.results_hidden)
         await broadcast.asend(broadcast.started_messages(data["summary"], public=public))
         if broadcast.listened(broadcast.HOME_GROUP):
-            await batch.call(announce_running, data["summary"]["game"])
+            await batch.call(
+                announce_running, data["summary"]["game"], data["summary"] if public else None
+            )
     return time_left
 
 

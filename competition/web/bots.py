@@ -405,7 +405,9 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
         if test_result:
-            test_result["message"] = explain(test_result.get("fault", "ok"))
+            test_result["message"] = explain(
+                test_result.get("fault", "ok"), test_result.get("detail") or ""
+            )
         new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
         "bot": bot,
@@ -488,7 +490,7 @@ def bot_log(request, pk: int, match_id: int):
                 {
                     "sent_view": readable(log.get("sent"), LOG_PREVIEW),
                     "received_view": readable(log.get("received"), LOG_PREVIEW),
-                    "message": explain(log.get("fault") or "ok"),
+                    "message": explain(log.get("fault") or "ok", log.get("detail") or ""),
                     "number": number,
                     "seat": seat,
                     "fault": log.get("fault") or "ok",

@@ -17,7 +17,7 @@ import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db.models import Count
+from django.db.models import Count, Max
 
 from competition.live import broadcast
 from competition.live.hub import hub
@@ -210,16 +210,23 @@ def with_tally():
 
 
 def home_snapshot() -> dict:
-    """How many matches of each game run now (one grouped count per connecting socket)."""
-    running = dict(
+    """How many matches of each game run now, and the newest of them (the "live" link's
+    match): one grouped count per connecting socket."""
+    rows = (
         Match.objects.public()
         .filter(status=MatchStatus.RUNNING)
         .order_by()
         .values("game")
-        .annotate(n=Count("id"))
-        .values_list("game", "n")
+        .annotate(n=Count("id"), newest=Max("id"))
+        .values_list("game", "n", "newest")
     )
-    return {"type": "snapshot", "running": {g.slug: running.get(g.slug, 0) for g in all_games()}}
+    running = {game: (n, newest) for game, n, newest in rows}
+    slugs = [g.slug for g in all_games()]
+    return {
+        "type": "snapshot",
+        "running": {slug: running.get(slug, (0, None))[0] for slug in slugs},
+        "watch": {slug: running.get(slug, (0, None))[1] for slug in slugs},
+    }
 
 
 class _RelayConsumer(AsyncWebsocketConsumer):

@@ -112,6 +112,7 @@ def docs_game(request, slug: str):
             # as the bot sees them: JSON (true, null), not Python (True, None)
             "options": {key: json.dumps(value) for key, value in options.items()},
             "policy": policy,
+            "forfeit_text": game.reason_text("forfeit"),
             "examples": examples(slug),
             "rules_template": rules_template(slug),
             "has_starter": starter_path(slug) is not None,

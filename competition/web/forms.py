@@ -274,7 +274,7 @@ def parse_json(text: str, what: str):
 class ChallengeForm(forms.Form):
     """Challenge the bot of a bot page with one of your bots of its game: your seat, the
     pace, and the game's options (JSON; the game's defaults make a rated match, any other
-    options a friendly one; against a bot of your own it is never rated, and the form says
+    options an unrated one; against a bot of your own it is never rated, and the form says
     so). Options are judged by the game itself (``resolve_options``, ``endless``), the bots
     and limits by ``matches.lifecycle.challenge``, as for the API."""
 
@@ -287,7 +287,7 @@ class ChallengeForm(forms.Form):
         max_length=4000,
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}),
         help_text="JSON, as the bot sees them. Left as the defaults the match is rated; "
-        "any other options make a friendly match (unrated).",
+        "any other options make an unrated match.",
     )
 
     def __init__(self, *args, user, target: Bot, game, **kwargs):
@@ -309,6 +309,11 @@ class ChallengeForm(forms.Form):
                 "one owner is never rated."
             )
             self.fields["options"].help_text = "JSON, as the bot sees them."
+        elif target.owner_id is None:  # a built-in bot: the platform's seat is never rated
+            self.fields["options"].help_text = (
+                "JSON, as the bot sees them. The match will be unrated: a match against a "
+                "built-in bot never changes a rating."
+            )
 
     def clean_options(self) -> dict:
         raw = (self.cleaned_data.get("options") or "").strip()

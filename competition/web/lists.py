@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from bots.models import Bot, EndpointKind
 from competition.events.standings import event_counts
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
-from competition.models.filters import USER_BOTS, BadFilter, MatchFilters
+from competition.models.filters import SHOWCASE, USER_BOTS, BadFilter, MatchFilters
 from competition.ratings import services as ratings
 from competition.web.rows import match_rows
 from games import all_games
@@ -54,6 +54,7 @@ def match_list(request):
             "filters": filters,
             "games": list(all_games()),
             "statuses": MatchStatus.choices,
+            "showcase_values": SHOWCASE,
             "next_query": next_query,
             "first_page": filters.before is not None,
             "filtered": filters.chosen(),

@@ -19,6 +19,7 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
 from bots.models import PLATFORM_OWNER, EndpointKind
+from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
 from competition.prepared import Prepared
 
@@ -117,6 +118,7 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
         row["url"] = match_url(row["id"])
         row["number"] = str(row["id"])  # printed as is, not through number localization
         row["status_label"] = labels.get(row["status"], row["status"])
+        row["reason_text"] = reason_text(row["game"], row["reason"])
         row["event_url"] = event_url(row["event_id"]) if row["event_id"] else ""
         row["event_name"] = names.get(row["event_id"], "")
         row["seats"] = []
@@ -160,6 +162,7 @@ def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
                 "seed": "" if row["seed"] is None else str(row["seed"]),
                 "reached": reached,
                 "points": score_text(row["points"]),
+                "rating": two_places(row["rating"]["ordinal"]) if row.get("rating") else "",
                 "buchholz": score_text(row.get("buchholz", 0.0)),
                 "wins": str(row["wins"]),
                 "draws": str(row["draws"]),

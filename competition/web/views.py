@@ -16,11 +16,12 @@ from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
 from competition.events import formats
+from competition.events import header as event_header
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import fork
 from competition.matches.presenters import match_json
-from competition.models import Event, EventSeries, EventStatus, Match, MatchStatus
+from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
 from competition.prepared import Prepared
 from competition.ratings import services as ratings
@@ -86,7 +87,9 @@ def home(request):
         .order_by("-id"),
         8,
     )
-    return render(request, "home.html", {"games": games, "events": events, "recent": recent})
+    context = {"games": games, "events": events, "recent": recent}
+    context["status_labels"] = dict(MatchStatus.choices)  # the live rows' words
+    return render(request, "home.html", context)
 
 
 def game_detail(request, slug: str):
@@ -187,6 +190,7 @@ def match_detail(request, pk: int):
         "match.html",
         {
             "match": match,
+            "reason_text": config["match"]["reason_text"],
             "game": game,
             "participants": participants,
             "config": config,
@@ -208,25 +212,9 @@ def match_viewer_json(request, pk: int):
 # -- events ----------------------------------------------------------------------------------
 
 
-#: an event's latest round (the unique (event, round, key) index read backwards)
-_LATEST_ROUND = Prepared(
-    lambda event: (
-        EventSeries.objects.filter(event_id=event).order_by("-round").values_list("round")[:1]
-    )
-)
-
-
 def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
-    """``{"current", "total"}``: the latest round scheduled, and how many the format plays
-    (``Format.total_rounds``: ``None`` for the ladder, which runs until stopped); ``series``:
-    the public ones
-    (``event_services.public_source``) instead of the stored ones."""
-    if series is None:
-        current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
-    else:
-        current = max((rnd for rnd, _key in series), default=0)
-    total = formats.of(event).total_rounds(entrants, bracket)
-    return {"current": current, "total": total}
+    """``{"current", "total", "text"}`` (``events.header.rounds``)."""
+    return event_header.rounds(event, entrants, bracket, series)
 
 
 @functools.cache
@@ -268,6 +256,9 @@ def event_detail(request, pk: int):
         **formats.of(event).page(names, series),
         "presenter": everything and event.hide_results,
         "live_config": {"ws": f"/ws/events/{event.pk}/", "event": event.pk},
+        "status_labels": dict(MatchStatus.choices),  # the live rows' words
+        "standings_order": formats.of(event).order_text,
+        "ranks_by_rating": formats.of(event).ranks_by_rating,
         "share": share.event_links(request, event.pk),
     }
     return render(request, "event.html", context)

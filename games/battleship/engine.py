@@ -161,6 +161,12 @@ class Battleship(Game):
 
     slug = "battleship"
     title = "Battleship"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "bad_fleet": "a fleet was placed against the rules",
+        "fleet_sunk": "a whole fleet was sunk",
+        "shot_limit": "the shot limit was reached",
+    }
     num_players = 2
     wire = "json"
     default_options = {

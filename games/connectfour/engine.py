@@ -95,6 +95,11 @@ class ConnectFour(Game):
 
     slug = "connectfour"
     title = "Connect four"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "four_in_a_row": "four in a row",
+        "board_full": "the board is full",
+    }
     num_players = 2
     wire = "json"
     default_options = {"move_timeout_ms": 10_000, "ignore_http_status": False}

@@ -219,6 +219,11 @@ class Drones(Game):
 
     slug = "drones"
     title = "Game of Drones"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "rounds": "the rounds were played",
+        "coin_flip": "a tie decided by a coin flip",
+    }
     num_players = 2
     wire = "json"
     default_options = {

@@ -337,6 +337,10 @@ class Gconway(Game):
 
     slug = "gconway"
     title = "AI Battleground: Game of Life"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "cells": "more live cells after the last generation",
+    }
     num_players = 2
     wire = "json"
     default_options = {

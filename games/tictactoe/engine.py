@@ -73,6 +73,11 @@ class TicTacToe(Game):
 
     slug = "tictactoe"
     title = "Tic-tac-toe"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "three_in_a_row": "three in a row",
+        "board_full": "the board is full",
+    }
     num_players = 2
     wire = "json"
     default_options = {"move_timeout_ms": 10_000, "ignore_http_status": False}

@@ -390,6 +390,12 @@ class Tiles(Game):
 
     slug = "tiles"
     title = "Ajax Tiles"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "board_full": "no empty tile left",
+        "move_limit": "the move limit was reached",
+        "stalemate": "eight passes in a row",
+    }
     num_players = 2
     wire = "form"
     default_options = DEFAULT_OPTIONS

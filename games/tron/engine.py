@@ -110,6 +110,11 @@ class Tron(Game):
 
     slug = "tron"
     title = "Tron"
+    #: why a match ends, in words (``Game.reasons``)
+    reasons = {
+        "last_alive": "the last bike still riding",
+        "all_dead": "every bike crashed",
+    }
     num_players = 2
     seats = (MIN_SEATS, MAX_SEATS)
     wire = "json"

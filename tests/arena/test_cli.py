@@ -292,7 +292,8 @@ def test_it_plays_a_match_locally_with_two_process_bots_and_no_server(tmp_path):
     out = ok(done)
     # It should print the final board and the result (the first empty cell, each turn).
     assert "X O X\nO X O\nX . ." in out
-    assert "Tic-tac-toe: 1 - 0 (three_in_a_row) after 7 turns" in out
+    # the reason in words (the reason catalogue), never its code
+    assert "Tic-tac-toe: 1 - 0 (three in a row) after 7 turns" in out
     assert f"seat 0: {seat}  score 1" in out
     # It should also print each turn on demand, and the transcript as JSON.
     verbose = ok(arena(tmp_path, "play", "tictactoe", seat, "builtin:perfect", "-v"))

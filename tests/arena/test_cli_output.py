@@ -201,3 +201,13 @@ def test_it_follows_next_links_on_its_own_server_only(tmp_path):
     # It should never have sent a request, let alone the token, to the other server.
     assert other.seen == []
     assert TOKEN not in listed.stderr + listed.stdout
+
+
+def test_it_calls_a_bot_without_a_rated_game_unranked_as_the_web_does():
+    from arena.cli import _rating
+
+    fresh = {"rating": {"mu": 25.0, "sigma": 8.333, "ordinal": 0.0, "games": 0, "ranked": False}}
+    rated = {"rating": {"mu": 27.31, "sigma": 4.02, "ordinal": 15.2, "games": 9, "ranked": True}}
+    # It should not print the default 25.0 ± 8.3 for a bot the web lists apart, unranked.
+    assert _rating(fresh) == "unranked"
+    assert _rating(rated) == "27.3 ± 4.0"

@@ -38,3 +38,16 @@ def test_every_game_draws_its_frames_as_text(game):
         else:
             # A game without a text renderer shows its frame's JSON.
             assert json.loads(text) == frame
+
+
+def test_it_draws_tron_as_text_not_json():
+    from games import get_game
+
+    tron = get_game("tron")
+    frames = played_frames(tron, 200)
+    # It should have a text renderer (`arena watch` printed raw JSON for tron) ...
+    assert tron.part("text.py") is not None
+    # ... that says where each bike is, and how one crashed, in words (no raw codes).
+    assert frames[1] and "seat 0 at" in tron.text_frame(frames[1])
+    last = tron.text_frame(frames[-1])
+    assert "out at lap" in last and "_" not in last, last

@@ -324,3 +324,27 @@ def test_it_decodes_strictly():
             decode_reply(bad)
         assert exc.value.code is FaultCode.BAD_JSON, bad[:20]
     assert json.loads("1" * 100) == decode_reply(b"1" * 100)
+
+
+async def test_it_tells_a_bot_that_crashed_on_the_request_from_one_that_is_down(allow_loopback):
+    from bots.faults import CRASHED_MESSAGE, MESSAGES, explain
+    from tests.conftest import free_port
+
+    async def hang_up(reader, writer):  # takes the request, then dies without a reply
+        await reader.read(65536)
+        writer.transport.abort()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        crashed = await fault_of(post(f"http://127.0.0.1:{port}/"))
+    finally:
+        server.close()
+        await server.wait_closed()
+    down = await fault_of(post(f"http://127.0.0.1:{free_port()}/"))
+    # It should record both as `connect`, and say which one happened in words: a crash on the
+    # request is not "is it running?".
+    assert crashed.code == down.code == FaultCode.CONNECT
+    assert explain(crashed.code, crashed.detail) == CRASHED_MESSAGE
+    assert explain(down.code, down.detail) == MESSAGES[FaultCode.CONNECT]
+    assert "is it running" in MESSAGES[FaultCode.CONNECT] and "crashed" in CRASHED_MESSAGE

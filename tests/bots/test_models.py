@@ -74,3 +74,19 @@ def test_it_checks_builtin_names_and_games(users):
     )
     bot.full_clean()
     assert isinstance(bot.transport(seat=0, seed=1, match_id="1"), BuiltinTransport)
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("localhost:8741/", "http://localhost:8741/"),
+        ("127.0.0.1:8741/", "http://127.0.0.1:8741/"),
+        ("bots.example.com:8080/ttt", "http://bots.example.com:8080/ttt"),
+        ("bots.example.com/ttt", "https://bots.example.com/ttt"),
+    ],
+)
+def test_it_suggests_the_scheme_a_url_typed_without_one_needs(typed, meant):
+    with pytest.raises(ValidationError) as caught:
+        validate_endpoint("tictactoe", EndpointKind.HTTP, typed, staff=False)
+    # It should suggest http:// for a local address or a port (the starters serve http).
+    assert f"did you mean {meant}?" in str(caught.value)

@@ -5,6 +5,7 @@ and the same sentence for a value that is not one. Through the Django test clien
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -165,6 +166,38 @@ def test_it_documents_every_filter_of_the_list_in_the_api_schema(world):
     # It should list the filters' parameters in the schema of /api/matches/ (one table).
     schema = Client().get("/api/schema/?format=json").json()
     parameters = {p["name"]: p for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
-    assert set(parameters) >= {p.name for p in PARAMS} == {"game", "bot", "user", "event", "status", "before"}  # fmt: skip
+    assert set(parameters) >= {p.name for p in PARAMS} == {"game", "bot", "user", "event", "status", "showcase", "before"}  # fmt: skip
     assert parameters["before"]["schema"]["maximum"] == 2**63 - 1
     assert "tictactoe" in parameters["game"]["schema"]["enum"]
+
+
+def test_it_hides_the_showcases_matches_unless_asked_for(world):
+    ann = get_user_model().objects.get(username="ann")
+    a, b = Bot.objects.get(name="ann-bot"), Bot.objects.get(name="bob-bot")
+    show = Event.objects.create(name="Showcase", game="tictactoe", showcase=True)
+    shown = match(a, b, event=show, finished=timezone.now())
+    client = Client()
+
+    def listed(query: str) -> tuple[set, set]:
+        """The ids the API lists, and those the page links, over every page."""
+        api, url = set(), f"/api/matches/?{query}"
+        while url:
+            body = client.get(url).json()
+            api |= {m["id"] for m in body["results"]}
+            url = body.get("next")
+        page = set(map(int, re.findall(r'href="/matches/(\d+)/"', client.get(f"/matches/?{query}").content.decode())))  # fmt: skip
+        return api, page
+
+    # It should leave the showcase's matches out of the list by default (the API and the page) ...
+    assert shown not in listed("")[0] and shown not in listed("")[1]
+    assert shown not in listed(f"user={ann.username}")[0]
+    # ... and show them when asked, alone, or when the list is the showcase event's own.
+    assert shown in listed("showcase=include")[0]
+    assert listed("showcase=only") == ({shown}, {shown})
+    assert listed(f"event={show.pk}")[0] == {shown}
+    # It should refuse a value that is not one, in a sentence.
+    bad = client.get("/api/matches/?showcase=maybe")
+    assert bad.status_code == 400 and "showcase must be one of: hide, include, only." in str(
+        bad.json()
+    )
+    assert any(p.name == "showcase" for p in PARAMS)

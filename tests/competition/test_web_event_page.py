@@ -94,7 +94,7 @@ def test_it_shows_the_round_of_a_round_robin_and_a_ladder():
 #: prepared as text (``rows.standing_rows``, ``rows.live_rows``)
 FROM_SNAPSHOT = """{% for row in snap.standings %}<tr data-bot="{{ row.bot }}">
     <td class="num">{{ row.rank }}</td><td><a href="{% url 'bot-detail' row.bot %}">{{ row.name }}</a></td>
-    {% if bracket %}<td>{% if bracket.champion and bracket.champion.bot == row.bot %}champion{% elif row.reached %}round {{ row.reached }}{% endif %}</td><td class="num">{{ row.seed|default_if_none:"" }}</td>{% else %}<td class="num" data-points>{{ row.points|floatformat:"-1" }}</td>{% if swiss %}<td class="num">{{ row.buchholz|floatformat:"-1" }}</td>{% endif %}{% endif %}
+    {% if bracket %}<td data-reached>{% if bracket.champion and bracket.champion.bot == row.bot %}champion{% elif row.reached %}round {{ row.reached }}{% endif %}</td><td class="num">{{ row.seed|default_if_none:"" }}</td>{% else %}{% if ranks_by_rating %}<td class="num" data-rating>{{ row.rating.ordinal|floatformat:2 }}</td>{% endif %}<td class="num" data-points>{{ row.points|floatformat:"-1" }}</td>{% if swiss %}<td class="num" data-buchholz>{{ row.buchholz|floatformat:"-1" }}</td>{% endif %}{% endif %}
     <td class="num">{{ row.wins }}</td><td class="num">{{ row.draws }}</td><td class="num">{{ row.losses }}</td><td class="num hide-narrow">{{ row.games }}</td><td class="hide-narrow">{{ row.owner }}</td>
   </tr>{% empty %}<tr><td colspan="9" class="muted">No entries.</td></tr>{% endfor %}
 {% for m in snap.live %}<li><a href="{% url 'match-detail' m.id %}">#{{ m.id }}</a> {% for p in m.participants %}{% if not forloop.first %} vs {% endif %}<span class="seat{{ p.seat }}">{{ p.name }}</span>{% endfor %} <span class="muted">turn {{ m.turn_count }}</span></li>{% endfor %}
@@ -127,7 +127,7 @@ def test_it_prints_standings_and_live_rows_as_the_snapshot_template_did(settings
     template = engines["django"].from_string(FROM_SNAPSHOT)
     for page in pages:
         html = page.content.decode()
-        context = {k: page.context[k] for k in ("snap", "bracket", "swiss")}
+        context = {k: page.context[k] for k in ("snap", "bracket", "swiss", "ranks_by_rating")}
         standings, live, upcoming = template.render(context).rsplit("\n", 2)
         assert standings in html and live in html and upcoming in html
         assert page.context["snap"]["standings"]

@@ -36,6 +36,14 @@ class Format:
     waits_for_bots: ClassVar[bool] = False
     #: single elimination: the event has a bracket (``bracket``)
     has_bracket: ClassVar[bool] = False
+    #: the ladder: the standings show the rating they are ordered by
+    ranks_by_rating: ClassVar[bool] = False
+    #: what the standings table is ordered by, tie-breaks named (under the table): the same
+    #: order as ``rank_keys``, then head-to-head points, then the name
+    order_text: ClassVar[str] = (
+        "Ordered by points (Pts), then games won (W), then the points between the tied bots, "
+        "then name."
+    )
 
     def __init__(self, event: Event) -> None:
         self.event = event
@@ -114,6 +122,15 @@ class Format:
         """How many rounds the format plays with ``entrants`` entries (None: not known in
         advance, e.g. a ladder runs until stopped); ``bracket`` is ``bracket``'s."""
         return None
+
+    def round_text(self, current: int, total: int | None) -> str:
+        """The event header's words for its rounds (``events.header.rounds``): ``current``
+        the latest round scheduled (0: none yet), ``total`` ``total_rounds``'s."""
+        if current:
+            return f"round {current}" + (f" of {total}" if total else "")
+        if total:
+            return f"{total} round{'s' if total != 1 else ''} planned"
+        return "not started"
 
     def bracket(self, series: list[Series]) -> dict | None:
         """The bracket as JSON (``services.bracket_view``) from ``series`` (the stored ones, or

@@ -20,6 +20,11 @@ MAX_CONCURRENT_PER_BOT = 1
 class Ladder(Format):
     key = EventFormat.LADDER
     late_entries = True
+    ranks_by_rating = True
+    order_text = (
+        "Ordered by rating (the ordinal \u03bc \u2212 3\u03c3), then points (Pts), then games won (W), then "
+        "the points between the tied bots, then name."
+    )
     waits_for_bots = True
 
     def advance(self) -> int:
@@ -55,6 +60,13 @@ class Ladder(Format):
         rnd = max((r.last_round for r in kept.values()), default=0) + 1
         bots = {e.bot_id: e.bot for e in entries}
         return sum(scheduling.create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
+
+    def round_text(self, current: int, total: int | None) -> str:
+        """A ladder has no rounds a person can count (it pairs bots as they come free; its
+        stored round numbers are pairing waves): how many series each bot plays instead."""
+        if self.event.rounds:
+            return f"up to {self.event.rounds} series per bot"
+        return "pairs bots as they come free (continuous)"
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """Rating ordinal, then series points, then games won; a showcase (unrated practice:

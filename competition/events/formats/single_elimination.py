@@ -183,6 +183,8 @@ class SingleElimination(Format):
             created += scheduling.create_series(event, slot.round, a, b)
         return created
 
+    order_text = "Ordered by the round reached, then the better seed."
+
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """The round reached (added to the rows), then the better seed."""
         loaded = load_series(self.event) if source is None else public_series(self.event)

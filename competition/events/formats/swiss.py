@@ -105,6 +105,11 @@ class Swiss(Format):
             created += scheduling.create_series(event, current + 1, bots[a], bots[b], bye)
         return created
 
+    order_text = (
+        "Ordered by points (Pts), then Buchholz (the sum of the opponents' points), then games "
+        "won (W), then the points between the tied bots, then name."
+    )
+
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """Series points, then Buchholz (added to the rows), then games won."""
         if source is None:

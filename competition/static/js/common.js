@@ -68,7 +68,9 @@ export function roundRect(ctx, x, y, w, h, r) {
   ctx.closePath();
 }
 
-export const humanize = (reason) => String(reason || "").replaceAll("_", " ");
+/** A match's reason in words: the server's ``reason_text`` (the game's reason catalogue),
+ * never the raw code. */
+export const reasonText = (match) => String(match?.reason_text || "");
 
 export const DONE = new Set(["finished", "forfeited", "cancelled", "errored", "limit"]);
 export const isDone = (match) => Boolean(match && DONE.has(match.status));
@@ -78,7 +80,7 @@ export function resultText(match, lastTurn, labels) {
   if (!isDone(match)) return null;
   if (match.status === "cancelled") return "Cancelled";
   if (match.status === "errored") return "Voided (platform error)";
-  if (match.status === "limit") return `Stopped, no result (${humanize(match.reason) || "platform limit"})`;
+  if (match.status === "limit") return `Stopped, no result (${reasonText(match) || "platform limit"})`;
   const parts = match.participants || [];
   const label = (seat) => labels?.[seat] ?? parts[seat]?.name ?? `Seat ${seat}`;
   let forfeited = lastTurn?.forfeited?.length ? lastTurn.forfeited : parts.filter((p) => p.cause).map((p) => p.seat);
@@ -94,8 +96,8 @@ export function resultText(match, lastTurn, labels) {
     return `${winner ? label(winner.seat) + " wins, " : ""}${label(loser)} forfeited (${fault(loser)})`;
   }
   const winners = parts.filter((p) => p.result === "win");
-  if (winners.length === 1) return `${label(winners[0].seat)} wins (${humanize(match.reason)})`;
-  return `Draw (${humanize(match.reason)})`;
+  if (winners.length === 1) return `${label(winners[0].seat)} wins (${reasonText(match)})`;
+  return `Draw (${reasonText(match)})`;
 }
 
 /** A banner across the canvas: a dark band with large centred text. */

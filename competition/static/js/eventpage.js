@@ -29,19 +29,20 @@ function liveItem(match) {
   return el("li", { "data-match": match.id }, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`), " ", ...seats(match, false));
 }
 
+const labelsNode = document.getElementById("match-status-labels");
+const STATUS_LABELS = labelsNode ? JSON.parse(labelsNode.textContent) : {};
+
 function finishedRow(match) {
   return el("tr", { "data-match": match.id, class: "fresh" },
     el("td", {}, el("a", { href: `/matches/${match.id}/` }, `#${match.id}`)),
     el("td", {}, ...seats(match, true)),
-    el("td", {}, el("span", { class: `status ${match.status}` }, match.status), match.reason ? ` ${match.reason}` : ""));
+    el("td", {}, el("span", { class: `status ${match.status}` }, STATUS_LABELS[match.status] || match.status),
+      match.reason_text ? " " : "", match.reason_text ? el("span", { class: "muted" }, match.reason_text) : ""));
 }
 
-function setProgress(node, delta) {
-  if (!node) return;
-  const [done, total] = node.textContent.split("/").map((n) => parseInt(n, 10));
-  // the total grows as rounds are scheduled (an elimination's next round): never below done
-  if (Number.isFinite(done) && Number.isFinite(total)) node.textContent = `${done + delta}/${Math.max(total, done + delta)}`;
-}
+/** Points as the page prints them (``floatformat:"-1"``): 3, 2.5, never 2.9000000000000004. */
+const pointsText = (x) => (Number.isInteger(x) ? String(x) : Number(x).toFixed(1));
+const points = pointsText;
 
 function applyStandings(table, rows) {
   const body = table.tBodies[0];
@@ -51,7 +52,13 @@ function applyStandings(table, rows) {
     if (!tr) continue;
     tr.cells[0].textContent = row.rank;
     const points = tr.querySelector("[data-points]");
-    if (points) points.textContent = String(row.points);
+    if (points) points.textContent = pointsText(row.points);
+    const rating = tr.querySelector("[data-rating]");
+    if (rating && row.rating) rating.textContent = Number(row.rating.ordinal).toFixed(2);
+    const buchholz = tr.querySelector("[data-buchholz]");
+    if (buchholz && row.buchholz !== undefined) buchholz.textContent = pointsText(row.buchholz);
+    const reached = tr.querySelector("[data-reached]");
+    if (reached && reached.textContent !== "champion") reached.textContent = row.reached ? `round ${row.reached}` : "";
     const n = tr.cells.length;  // W D L Games Owner are the last five cells
     tr.cells[n - 5].textContent = row.wins;
     tr.cells[n - 4].textContent = row.draws;
@@ -61,7 +68,6 @@ function applyStandings(table, rows) {
   }
 }
 
-const points = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 function bracketSide(slot, side, score) {
   const node = el("div", { class: side && slot.winner === side.bot ? "side winner" : "side" });
@@ -94,6 +100,8 @@ export function drawBracket(bracket) {
     el("section", { class: "bracket-round" }, el("h3", {}, rnd.name),
       el("div", { class: "bracket-slots" }, ...rnd.slots.map((slot) => bracketSlot(rnd.round, slot))))));
   const champion = $("champion"), c = bracket.champion;
+  const crowned = c && document.querySelector(`#standings tr[data-bot="${c.bot}"] [data-reached]`);
+  if (crowned) crowned.textContent = "champion";
   if (champion) {
     champion.hidden = !c;
     champion.replaceChildren(...(c ? ["Champion: ", el("a", { href: `/bots/${c.bot}/` }, c.name), " ", el("span", { class: "muted" }, `(seed ${c.seed})`)] : []));
@@ -112,6 +120,17 @@ export function scrollCue() {
   wrap.classList.toggle("more-right", overflow && root.scrollLeft + root.clientWidth < root.scrollWidth - 1);
 }
 
+/** The header line (``events.header.header``): status, round, matches played. */
+function applyHeader(header) {
+  const status = $("event-status"), round = $("event-round"), progress = $("event-progress");
+  if (status) {
+    status.textContent = header.status_label;
+    status.className = `status ${header.status}`;
+  }
+  if (round) round.textContent = header.round_text;
+  if (progress) progress.textContent = `${header.matches_done}/${header.matches_total}`;
+}
+
 /** The event page: ``root`` holds data-ws. */
 export function liveEventPage(wsUrl) {
   const live = $("event-live"), finished = $("event-finished"), standings = $("standings");
@@ -123,12 +142,11 @@ export function liveEventPage(wsUrl) {
       } else if (msg.type === "match_finished") {
         live.querySelector(`[data-match="${msg.match.id}"]`)?.remove();
         $("live-heading").hidden = !live.children.length;
-        if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) {
-          finished.tBodies[0].prepend(finishedRow(msg.match));
-          setProgress($("event-progress"), 1);
-        }
-      } else if (msg.type === "standings" && standings) {
-        applyStandings(standings, msg.standings || []);
+        // the progress comes exact with the standings' header (which may arrive first)
+        if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) finished.tBodies[0].prepend(finishedRow(msg.match));
+      } else if (msg.type === "standings") {
+        if (standings) applyStandings(standings, msg.standings || []);
+        if (msg.header) applyHeader(msg.header);
       } else if (msg.type === "bracket" || (msg.type === "snapshot" && msg.bracket)) {
         drawBracket(msg.bracket);
       }
@@ -142,7 +160,15 @@ export function liveHome() {
   for (const cell of document.querySelectorAll("[data-event-ws]")) {
     new Reconnecting(cell.dataset.eventWs, {
       onMessage: (msg) => {
-        if (msg.type === "match_finished") setProgress(cell.querySelector(".progress"), 1);
+        if (msg.type === "standings" && msg.header) {
+          const status = cell.querySelector(".event-status"), h = msg.header;
+          if (status) {
+            status.textContent = h.status_label;
+            status.className = `status ${h.status} event-status`;
+          }
+          const node = cell.querySelector(".progress");
+          if (node) node.textContent = `${h.matches_done}/${h.matches_total}`;
+        }
         else if (msg.type === "snapshot") {
           const e = msg.event, node = cell.querySelector(".progress");
           if (node && e) node.textContent = `${e.matches_done}/${e.matches_total}`;
@@ -153,20 +179,42 @@ export function liveHome() {
   }
 }
 
+/** The home page's latest matches: a match that started or ended, at the top (in place of
+ * its older row), the table kept to its length. */
+function recentMatch(match) {
+  const section = $("home-recent"), table = $("home-recent-table");
+  if (!section || !table || !match) return;
+  const body = table.tBodies[0];
+  const keep = Math.max(body.rows.length, 8);
+  body.querySelector(`[data-match="${match.id}"]`)?.remove();
+  body.prepend(finishedRow(match));
+  while (body.rows.length > keep) body.lastElementChild.remove();
+  section.hidden = false;
+}
+
 /** The home page: each game's "live now" count, from the home stream (ws/home/: a
- * snapshot, then a game's count each time a match of it starts or ends). */
+ * snapshot, then a game's count each time a match of it starts or ends, with the newest
+ * running match: the "live" link opens it, never one that has finished). */
 export function liveCounts(root) {
-  const show = (game, running) => {
+  const show = (game, running, watch) => {
     const card = root.querySelector(`[data-game="${CSS.escape(game)}"]`);
     const now = card?.querySelector(".live-now");
     if (!now || !Number.isInteger(running) || running < 0) return;
     now.querySelector(".live-count").textContent = String(running);
     now.hidden = running === 0;
+    const link = now.querySelector(".watch-live");
+    if (link && watch !== undefined) {
+      link.href = watch ? `/matches/${watch}/` : `/matches/?game=${encodeURIComponent(game)}&status=running`;
+      link.dataset.liveMatch = watch ? String(watch) : "";
+    }
   };
   new Reconnecting(root.dataset.homeWs, {
     onMessage: (msg) => {
-      if (msg.type === "running") show(msg.game, msg.running);
-      else if (msg.type === "snapshot") for (const [game, n] of Object.entries(msg.running || {})) show(game, n);
+      if (msg.type === "running") {
+        show(msg.game, msg.running, msg.watch);
+        recentMatch(msg.match);
+      }
+      else if (msg.type === "snapshot") for (const [game, n] of Object.entries(msg.running || {})) show(game, n, msg.watch?.[game]);
     },
     maxDelay: 30000,
   }).start();

@@ -254,7 +254,7 @@ export class Viewer {
       el.status.textContent = this.match.status;
       el.status.className = `status ${this.match.status}`;
     }
-    if (el.reason && this.match) el.reason.textContent = this.match.reason || "";
+    if (el.reason && this.match) el.reason.textContent = this.match.reason_text || "";
     if (el.share) {
       // the share link opens at this turn; following a live match, at the live match
       const base = el.share.dataset.base;

@@ -18,6 +18,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
+from competition.events import ladder as ladders
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -26,6 +27,8 @@ from competition.models import (
     Entry,
     Event,
     EventStatus,
+    Ladder,
+    LadderSpot,
     Match,
     MatchStatus,
     Participant,
@@ -432,6 +435,58 @@ class MatchAdmin(admin.ModelAdmin):
             match_services.cancel(match_id, "cancelled by an organiser") for match_id in ids
         )
         self.message_user(request, f"{cancelled} match(es) cancelled.")
+
+
+# -- the standing ladders ----------------------------------------------------------------------
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    """Each game's standing ladder and its health: matches made in the last minute, its
+    queue, its running matches, bots in (enrolled and active) and out. ``paused`` stops its
+    matchmaking (the budget and the caps are settings: README, "The standing ladder")."""
+
+    list_display = ("game", "paused", "per_minute", "queued", "running", "bots_in", "bots_out")
+    list_editable = ("paused",)
+    fields = ("game", "paused")
+    readonly_fields = ("game",)
+
+    def has_add_permission(self, request) -> bool:
+        return False  # made on first use, one per game
+
+    def _health(self, ladder: Ladder) -> dict:
+        cached = getattr(ladder, "_health", None)
+        if cached is None:
+            cached = ladder._health = ladders.health(ladder)
+        return cached
+
+    @admin.display(description="matches in the last minute")
+    def per_minute(self, ladder: Ladder) -> int:
+        return self._health(ladder)["per_minute"]
+
+    @admin.display(description="queued")
+    def queued(self, ladder: Ladder) -> int:
+        return self._health(ladder)["queued"]
+
+    @admin.display(description="running")
+    def running(self, ladder: Ladder) -> int:
+        return self._health(ladder)["running"]
+
+    @admin.display(description="bots in")
+    def bots_in(self, ladder: Ladder) -> int:
+        return self._health(ladder)["bots_in"]
+
+    @admin.display(description="bots out (taken out, paused, inactive)")
+    def bots_out(self, ladder: Ladder) -> int:
+        return self._health(ladder)["bots_out"]
+
+
+@admin.register(LadderSpot)
+class LadderSpotAdmin(ReadOnlyAdmin):
+    list_display = ("bot", "ladder", "enrolled", "house", "mu", "played", "due", "playing")
+    list_filter = ("ladder", "enrolled", "house")
+    list_select_related = ("bot", "ladder")
+    search_fields = ("bot__name",)
 
 
 # -- ratings (append-only history) ------------------------------------------------------

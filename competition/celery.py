@@ -3,8 +3,8 @@
 Start workers with ``celery -A competition worker -P threads -c 32``: each task plays one
 match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
 worker that dies is redelivered, and the database lease decides who really plays. Every
-worker also reaps expired leases in a background thread, so no extra beat process is
-needed.
+worker also reaps expired leases and runs the standing ladders' matchmaking in background
+threads, so no extra beat process is needed.
 """
 
 from __future__ import annotations
@@ -44,12 +44,36 @@ def _reaper(interval: float) -> None:
             logger.exception("reaper failed")
 
 
+def _matchmaker(interval: float) -> None:
+    """The standing ladders' matchmaking (``events.ladder.tick``): every worker runs it; the
+    bots are claimed by a conditional UPDATE, so two workers never book one bot twice."""
+    from django.db import close_old_connections
+
+    from competition.events import ladder
+
+    while not _stop.wait(interval):
+        try:
+            close_old_connections()
+            made = ladder.tick()
+            if made:
+                logger.info("standing ladders: %s matches made", made)
+        except Exception:
+            logger.exception("standing ladder matchmaking failed")
+
+
 @worker_ready.connect
 def start_reaper(**kwargs) -> None:
     from django.conf import settings
 
     interval = max(settings.ARENA_LEASE_SECONDS / 3, 1.0)
     threading.Thread(target=_reaper, args=(interval,), name="arena-reaper", daemon=True).start()
+    if settings.ARENA_LADDER:
+        threading.Thread(
+            target=_matchmaker,
+            args=(settings.ARENA_LADDER_INTERVAL,),
+            name="arena-ladder",
+            daemon=True,
+        ).start()
 
 
 @worker_shutdown.connect

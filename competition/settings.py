@@ -64,6 +64,17 @@ Environment variables (all optional):
   hour against one bot of someone else (0: none).
 - ``ARENA_CHALLENGES_PER_MINUTE`` (int, default 30 times ``ARENA_API_THROTTLE_SCALE``):
   challenges one user may send a minute, the bot pages' form and the API in one budget.
+- ``ARENA_LADDER`` (bool, default true): the standing ladders' matchmaking runs;
+  ``ARENA_LADDER_INTERVAL`` (int, default 5): seconds between two of its steps;
+  ``ARENA_LADDER_MATCHES_PER_MINUTE`` (int, default 30; 0 stops it): matches it makes a
+  minute per game; ``ARENA_LADDER_MATCHES_PER_HOUR`` (int, default 12): at most that many
+  ladder matches an hour per bot; ``ARENA_LADDER_MAX_QUEUED`` (int, default 4): ladder
+  matches of one game waiting for a runner at once (the events' matches go first);
+  ``ARENA_LADDER_HOUSE_BOTS`` (bool, default true): the built-in strategies play in it;
+  ``ARENA_LADDER_HOUSE_RANKED`` (bool, default true): they are ranked on the leaderboard
+  with users' bots; ``ARENA_LADDER_EXPLORE_MATCHES`` (int, default 5) and
+  ``ARENA_LADDER_EXPLORE_PERCENT`` (int 0-100, default 10): a bot's first matches, and that
+  share of the others, are against an opponent drawn across the ratings.
 - ``ARENA_TEST_CALL_INTERVAL`` (int, default 2): seconds between two test calls of one bot
   (each is a real outbound request), counted from the end of the previous one.
 - ``ARENA_API_THROTTLE_SCALE`` (int, default 1): multiplies every API throttle rate (e.g.
@@ -382,6 +393,16 @@ ARENA_COMPACT_ON_END = envbool("ARENA_COMPACT_ON_END", True)
 ARENA_MAX_ACTIVE_MATCHES = envint("ARENA_MAX_ACTIVE_MATCHES", 5, minimum=1)
 ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10, minimum=0)
 ARENA_ALLOW_LOCAL_BOTS = envbool("ARENA_ALLOW_LOCAL_BOTS", False)
+# The standing ladder of each game (competition/events/ladder.py; README "The standing ladder")
+ARENA_LADDER = envbool("ARENA_LADDER", True)
+ARENA_LADDER_INTERVAL = envint("ARENA_LADDER_INTERVAL", 5, minimum=1)
+ARENA_LADDER_MATCHES_PER_MINUTE = envint("ARENA_LADDER_MATCHES_PER_MINUTE", 30, minimum=0)
+ARENA_LADDER_MATCHES_PER_HOUR = envint("ARENA_LADDER_MATCHES_PER_HOUR", 12, minimum=1)
+ARENA_LADDER_MAX_QUEUED = envint("ARENA_LADDER_MAX_QUEUED", 4, minimum=1)
+ARENA_LADDER_HOUSE_BOTS = envbool("ARENA_LADDER_HOUSE_BOTS", True)
+ARENA_LADDER_HOUSE_RANKED = envbool("ARENA_LADDER_HOUSE_RANKED", True)
+ARENA_LADDER_EXPLORE_MATCHES = envint("ARENA_LADDER_EXPLORE_MATCHES", 5, minimum=0)
+ARENA_LADDER_EXPLORE_PERCENT = min(100, envint("ARENA_LADDER_EXPLORE_PERCENT", 10, minimum=0))
 ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 
 # Sign-up and password-reset limits (competition/ratelimit.py) count in this cache: Redis

@@ -152,3 +152,9 @@ def test_it_runs_the_sandbox_benchmark_in_smoke_mode():
     # It should time a seat's start and a move, sandboxed and plain, in one run.
     assert "the sandbox adds" in out and "per seat" in out
     assert "per move (median of 50)" in out and "x (goal <= 1.1x)" in out
+
+
+def test_it_runs_the_standing_ladder_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/ladder.py"), "--quick", timeout=300)
+    # It should report the pairing cost at each size and the live run's rates by third.
+    assert "bots: choosing" in out and "ladder matches a minute by third" in out

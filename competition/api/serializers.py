@@ -73,6 +73,18 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false, and only that (DRF's ``BooleanField`` would take ``"yes"`` and
+    ``1``)."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 # -- errors -----------------------------------------------------------------------------
 
 
@@ -219,6 +231,48 @@ def rating_json(bot: Bot) -> dict:
     if rating is None:
         return ratings.summary()
     return ratings.summary(rating.mu, rating.sigma, rating.games)
+
+
+class LadderChoiceSerializer(serializers.Serializer):
+    enrolled = StrictBooleanField(
+        help_text="false takes the bot out of its game's standing ladder, true puts it back."
+    )
+
+
+class LadderStatusSerializer(serializers.Serializer):
+    """A bot's place in its game's standing ladder."""
+
+    in_ladder = serializers.BooleanField(
+        allow_null=True, help_text="null: not yet in it (it enters once it passes a test call)."
+    )
+    state = serializers.CharField(help_text="The same sentence as on the bot page.")
+    house = serializers.BooleanField(help_text="A built-in strategy of the platform.")
+    played = serializers.IntegerField(help_text="Ladder matches made for it so far.")
+    next_match = serializers.IntegerField(
+        allow_null=True, help_text="The ladder match it is in now (queued or running)."
+    )
+    next_after = serializers.DateTimeField(
+        allow_null=True, help_text="Otherwise: it is not paired before this time."
+    )
+    last_matches = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Its latest ended ladder matches, newest first."
+    )
+
+
+def ladder_json(status: dict) -> dict:
+    """``events.ladder.status`` as the API answers it."""
+    spot = status["spot"]
+    return LadderStatusSerializer(
+        {
+            "in_ladder": None if spot is None else spot.enrolled,
+            "state": status["state"],
+            "house": bool(spot and spot.house),
+            "played": spot.played if spot else 0,
+            "next_match": spot.playing_id if spot else None,
+            "next_after": status.get("next_after") if spot and spot.enrolled else None,
+            "last_matches": [m.pk for m in status.get("last", ())],
+        }
+    ).data
 
 
 class BotSerializer(serializers.ModelSerializer):

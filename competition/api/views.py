@@ -43,9 +43,11 @@ from competition.api.parsers import CodeBotParser, LimitedJSONParser, RawJSON, R
 from competition.api.permissions import (
     BotPermission,
     IsBotOwner,
+    is_owner,
     may_read_seat_logs,
 )
 from competition.api.throttles import AddressScopedRateThrottle, WriteScopedRateThrottle
+from competition.events import ladder
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -342,6 +344,30 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         bot.secret = new_secret()
         bot.save(update_fields=["secret", "updated"])
         return Response({"secret": bot.secret})
+
+    @extend_schema(
+        request=s.LadderChoiceSerializer,
+        responses={200: s.LadderStatusSerializer},
+        description=(
+            "GET: the bot's place in its game's standing ladder (in or out, its next and last "
+            'ladder matches). POST `{"enrolled": false}` (or true): its owner takes it out '
+            "of the ladder (or puts it back); a bot enters the ladder when it passes a test "
+            "call."
+        ),
+    )
+    @action(detail=True, methods=["get", "post"])
+    def ladder(self, request, pk=None):
+        bot = self.get_object()
+        if request.method == "POST":
+            if not is_owner(request.user, bot):
+                raise exceptions.PermissionDenied("Only the bot's owner may do this.")
+            choice = s.LadderChoiceSerializer(data=request.data)
+            choice.is_valid(raise_exception=True)
+            try:
+                ladder.set_enrolled(bot, choice.validated_data["enrolled"])
+            except ValueError as exc:
+                raise exceptions.ValidationError({"enrolled": str(exc)}) from None
+        return Response(s.ladder_json(ladder.status(bot)))
 
     @extend_schema(
         request=None,

@@ -26,6 +26,11 @@ Formats:
   has waited longest (never played first, then oldest last game, then fewest games) is
   paired first, with the free entry of closest rating; nobody exceeds the concurrency cap;
   an immediate rematch is avoided unless nothing else would be running.
+- ``standing_target`` / ``standing_table`` / ``standing_seats``: one table of a game's
+  standing ladder, from a small window of candidates the caller read by index (so a pairing
+  costs the same with 10 or 10,000 bots): the rating sought (the seeker's own, or, while it
+  is new and now and then after, one drawn across the ladder: exploration), the nearest
+  candidates of other owners, and the seats given to those who held the first seat least.
 - ``ffa_round(entries, round_no, table_size)``: one free-for-all round of N-seat tables
   (see its docstring for the seat rotation: every entry holds every seat equally often).
 
@@ -38,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -699,3 +704,69 @@ def ladder_pairs(
     if not pairs and nothing_running:
         pairs = pick(allow_rematch=True)
     return pairs
+
+
+# -- the standing ladder ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Contender:
+    """A bot of a standing ladder as its matchmaking sees it: ``owner`` None is the platform
+    (a house bot); ``games`` its ladder matches so far, ``first_seats`` how many of them it
+    played in the first seat."""
+
+    id: Hashable
+    owner: Hashable | None
+    rating: float
+    games: int = 0
+    first_seats: int = 0
+
+
+def standing_target(
+    seeker: Contender,
+    edges: Callable[[], tuple[float, float] | None],
+    rng: Any,
+    *,
+    explore_games: int,
+    explore_percent: int,
+) -> float:
+    """The rating near which ``seeker``'s opponents are sought: its own, except while it has
+    played fewer than ``explore_games`` ladder matches and in ``explore_percent`` % of the
+    others, when it is drawn uniformly between the ladder's lowest and highest ratings
+    (``edges()``, asked only then; None: nobody else), so a new bot meets a spread of
+    opponents first. ``rng``: a ``random.Random`` (the caller's)."""
+    if seeker.games >= explore_games and rng.random() * 100 >= explore_percent:
+        return seeker.rating
+    found = edges()
+    if found is None or found[1] <= found[0]:
+        return seeker.rating
+    low, high = found
+    return low + rng.random() * (high - low)
+
+
+def standing_table(
+    seeker: Contender, candidates: Iterable[Contender], seats: int, target: float
+) -> list[Contender] | None:
+    """``seeker`` and the ``seats - 1`` candidates nearest ``target`` (then the fewest
+    games, then id), at most one bot per owner at the table (the platform counts as one
+    owner: two house bots never meet); None when the candidates cannot fill it."""
+    table = [seeker]
+    owners = {seeker.owner}
+    ranked = sorted(
+        (c for c in candidates if c.id != seeker.id),
+        key=lambda c: (abs(c.rating - target), c.games, str(c.id)),
+    )
+    for c in ranked:
+        if len(table) == seats:
+            break
+        if c.owner not in owners and all(c.id != t.id for t in table):
+            table.append(c)
+            owners.add(c.owner)
+    return table if len(table) == seats else None
+
+
+def standing_seats(table: Sequence[Contender]) -> list[Contender]:
+    """The table in seat order: the bot that held the first seat in the smallest share of
+    its games sits first (a new bot counts as none), and so on, ties by id: over time every
+    bot holds the first seat about as often as the others."""
+    return sorted(table, key=lambda c: (c.first_seats / c.games if c.games else 0.0, str(c.id)))

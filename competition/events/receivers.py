@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from competition.events import standings
+from competition.events import ladder, standings
 from competition.events.services import check_bot_health, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 
@@ -15,11 +15,14 @@ from competition.matches.signals import match_ended, match_requeued
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
 def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
     """A rated forfeit counts towards the bots' health (a bot is paused after K forfeits in
-    a row, before any new pairing); then the match's event, if any, moves on."""
+    a row, before any new pairing); then the match's event, if any, moves on, and a standing
+    ladder's match frees its bots."""
     if forfeited and match.rated and participants:
         check_bot_health(participants)
     if match.event_id:
         on_match_finished(match)
+    if match.ladder_id:
+        ladder.release(match)
 
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")

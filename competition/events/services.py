@@ -59,6 +59,7 @@ from competition.models import (
     Entry,
     Event,
     EventStatus,
+    LadderSpot,
     Match,
     MatchStatus,
     Participant,
@@ -310,7 +311,8 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
 def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
     """The one way web, API and admin change a bot's status (bot health pauses inside the
     finish). True if it changed. A bot that becomes active starts its consecutive-forfeit count
-    again, and the events waiting for it (a ladder, a Swiss round) schedule at once."""
+    again, the events waiting for it (a ladder, a Swiss round) schedule at once, and its
+    standing ladder may pair it at its next step."""
     with transaction.atomic():
         changed = (
             Bot.objects.filter(pk=bot.pk)
@@ -318,6 +320,9 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
             .update(status=status, status_reason=reason, updated=timezone.now())
         )
         if changed and status == BotStatus.ACTIVE:
+            # its standing ladder may pair it at the next step (it was put back while out)
+            now = timezone.now()
+            LadderSpot.objects.filter(bot=bot, due__gt=now).update(due=now)
             waiting = Event.objects.filter(
                 entries__bot=bot,
                 entries__active=True,

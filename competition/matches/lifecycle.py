@@ -129,6 +129,7 @@ def create_match(
     not_before=None,
     dispatch_now: bool = True,
     rated: bool = True,
+    ladder=None,
 ) -> Match:
     """A queued match (with one ``Participant`` per seat), dispatched after commit.
 
@@ -166,6 +167,7 @@ def create_match(
             created_by=created_by,
             pace_ms=pace_ms,
             not_before=not_before,
+            ladder=ladder,
             rated=rated and not ratings.one_owner(bot.owner_id for bot in bots),
         )
         versions = seat_versions(bots, event)

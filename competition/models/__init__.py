@@ -8,6 +8,7 @@ from competition.models.choices import (
     SeatResult,
 )
 from competition.models.events import Entry, Event
+from competition.models.ladder import Ladder, LadderSpot
 from competition.models.matches import TURN_VALUES, Match, Participant, Turn, TurnArchive
 from competition.models.ratings import Rating, RatingChange
 from competition.models.standings import (
@@ -29,6 +30,8 @@ __all__ = [
     "EventTally",
     "FaultCode",
     "HeadToHead",
+    "Ladder",
+    "LadderSpot",
     "Match",
     "MatchStatus",
     "Participant",

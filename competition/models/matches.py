@@ -164,6 +164,14 @@ class Match(models.Model):
     fork_turn = models.PositiveIntegerField(
         null=True, blank=True, help_text="The origin's turn whose position this match starts from."
     )
+    ladder = models.ForeignKey(
+        "competition.Ladder",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="matches",
+        help_text="The standing ladder that made it (None for every other match).",
+    )
 
     objects = MatchQuerySet.as_manager()
 
@@ -171,6 +179,10 @@ class Match(models.Model):
         ordering = ("-id",)
         indexes = [
             models.Index(fields=("status", "id"), name="match_status_id"),
+            # a standing ladder's matches by age (its rate a minute, its queue, a bot's page)
+            models.Index(fields=("ladder", "created"), name="match_ladder_created"),
+            # a standing ladder's queue (how many of its matches wait for a runner)
+            models.Index(fields=("ladder", "status"), name="match_ladder_status"),
             # an event's running/queued/ended matches (event pages, the big screen)
             models.Index(fields=("event", "status", "finished"), name="match_event_status"),
             # an event's latest ended matches, newest first

@@ -24,11 +24,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from competition.models import Match, MatchStatus, Participant, Rating, RatingChange
+from competition.models import LadderSpot, Match, MatchStatus, Participant, Rating, RatingChange
 from competition.models.matches import hidden
 from competition.prepared import Prepared
 
@@ -171,7 +172,8 @@ UNRANKED_SHOWN = 200
 
 def leaderboard(game: str):
     """``(ranked, unranked)``: the querysets of a game's leaderboard, for the page and the API
-    alike. Active bots, never a human seat (a person on the bench); a built-in strategy is
+    alike: the game's standing ladder. Active bots (not those taken out of the ladder; the
+    built-in strategies when ``ARENA_LADDER_HOUSE_RANKED``), never a human seat (a person on the bench); a built-in strategy is
     the platform's one seat (owner none). Ranked: the bots with rated games, by ordinal (mu -
     3 sigma), then games, name, id; each row annotated ``r_mu``, ``r_sigma``, ``r_games``,
     ``r_ordinal``. Unranked: the bots with no rated game yet, by name (the defaults would
@@ -193,6 +195,11 @@ def leaderboard(game: str):
         )
         .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
     )
+    # the standing ladder's: not the bots their owners took out of it, nor the house bots
+    # (the built-in strategies) unless the operator ranks them with users' bots
+    bots = bots.exclude(pk__in=LadderSpot.objects.filter(enrolled=False).values("bot_id"))
+    if not settings.ARENA_LADDER_HOUSE_RANKED:
+        bots = bots.exclude(owner__isnull=True)
     ranked = bots.filter(r_games__gt=0).order_by("-r_ordinal", "-r_games", "name", "id")
     unranked = bots.filter(r_games=0).order_by("name", "id")
     return ranked, unranked

@@ -33,7 +33,9 @@ STATISTICS_SECONDS = 600.0
 
 class Scheduler:
     """``humans``: claim only matches with (True) or without (False) a human seat (None: any);
-    ``statistics``: refresh SQLite's planner statistics now and then (one per site)."""
+    ``statistics``: refresh SQLite's planner statistics now and then and run the standing
+    ladders' matchmaking (``events.ladder.tick``, every ``ARENA_LADDER_INTERVAL``): one
+    scheduler per site, the web process's."""
 
     def __init__(self, concurrency: int, *, humans: bool | None = None, statistics: bool = True):
         self.concurrency = concurrency
@@ -83,10 +85,11 @@ class Scheduler:
             self.event.set()
 
     async def run(self) -> None:
+        from competition.events import ladder
         from competition.events.standings import refresh_statistics
         from competition.matches.lifecycle import reap
 
-        last_reap = 0.0
+        last_reap = last_ladder = 0.0
         last_statistics = -STATISTICS_SECONDS
         while True:
             try:
@@ -97,6 +100,9 @@ class Scheduler:
                 if self.statistics and now - last_statistics > STATISTICS_SECONDS:
                     last_statistics = now
                     await run_db(refresh_statistics)
+                if self.statistics and now - last_ladder >= settings.ARENA_LADDER_INTERVAL:
+                    last_ladder = now  # the standing ladders' matchmaking, once per site
+                    await run_db(ladder.tick)
                 await self.step()
             except asyncio.CancelledError:
                 raise

@@ -34,6 +34,7 @@ from django.views.decorators.http import require_POST
 from bots.faults import BotFault, FaultCode, explain
 from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind, new_secret
 from bots.transports import TESTABLE_KINDS
+from competition.events import ladder
 from competition.events.services import set_bot_status
 from competition.matches import history
 from competition.matches.lifecycle import TooManyMatches, challenge
@@ -161,6 +162,28 @@ def bot_status(request, pk: int):
 
 @login_required
 @require_POST
+def bot_ladder(request, pk: int):
+    """POST ``enrolled`` 0 or 1: its owner takes the bot out of its game's standing ladder,
+    or puts it back."""
+    bot = _owned_or_404(request, pk)
+    wanted = request.POST.get("enrolled")
+    if wanted not in ("0", "1"):
+        messages.error(request, "Choose whether the bot plays in the ladder.")
+        return redirect("bot-detail", pk=bot.pk)
+    try:
+        ladder.set_enrolled(bot, wanted == "1")
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("bot-detail", pk=bot.pk)
+    if wanted == "1":
+        messages.success(request, f"{bot.name} is back in the standing ladder.")
+    else:
+        messages.success(request, f"{bot.name} is out of the standing ladder: no ladder matches.")
+    return redirect("bot-detail", pk=bot.pk)
+
+
+@login_required
+@require_POST
 def bot_rotate_secret(request, pk: int):
     """A new signing secret, shown once on the bot page (the old one stops working)."""
     bot = _owned_or_404(request, pk)
@@ -231,7 +254,8 @@ def _as_json(value) -> str:
 
 async def run_test_call(bot: Bot) -> dict:
     """Send the game's first real request to the bot through its own transport and judge
-    the reply like the runner would: status, latency, fault, the game's verdict."""
+    the reply like the runner would: status, latency, fault, the game's verdict. A bot that
+    passes enters its game's standing ladder (``events.ladder.enrol``)."""
     game = get_game(bot.game)
     options = game.resolve_options()
     policy = game.policy(options)
@@ -282,6 +306,8 @@ async def run_test_call(bot: Bot) -> dict:
         text, cut = truncate(result[key], TEST_CALL_PREVIEW)
         result[key], result[f"{key}_truncated"] = text, cut
     result["detail"] = truncate(result["detail"], 500)[0]
+    if result["fault"] == FaultCode.OK.value:  # passed: it enters its game's standing ladder
+        await sync_to_async(ladder.enrol)(bot)
     return result
 
 
@@ -550,6 +576,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "new_secret": new_secret_shown,
         "challengeable": challengeable(bot),
         **code_context(request, bot),
+        "ladder": ladder.status(bot),
+        "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
     }
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)

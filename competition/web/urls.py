@@ -27,6 +27,7 @@ urlpatterns = [
     path("bots/<int:pk>/edit/", web_bots.bot_edit, name="bot-edit"),
     path("bots/<int:pk>/status", web_bots.bot_status, name="bot-status"),
     path("bots/<int:pk>/test", web_bots.bot_test, name="bot-test"),
+    path("bots/<int:pk>/ladder", web_bots.bot_ladder, name="bot-ladder"),
     path("bots/<int:pk>/challenge", web_bots.bot_challenge, name="bot-challenge"),
     path("bots/<int:pk>/secret", web_bots.bot_rotate_secret, name="bot-rotate-secret"),
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),

@@ -1,0 +1,313 @@
+"""The standing ladder of each game (issue 38 item 1): every active user bot that passed a
+test call is in it (``enrol``) until its owner takes it out (``set_enrolled``), and
+``tick`` makes its matches for ever, on the embedded scheduler and on Celery alike.
+
+A step of a ladder makes at most its share of the operator's budget
+(``ARENA_LADDER_MATCHES_PER_MINUTE``, less what the last minute made) and keeps at most
+``ARENA_LADDER_MAX_QUEUED`` of its matches waiting for a runner, so the events' matches,
+queued earlier, are claimed first. Each match is one ``pair_one``: the free bot that has
+waited longest (``LadderSpot.due``, the hourly cap) seeks the rating ``pairing.standing_target``
+says (its own, or one drawn across the ladder while it is new), reads a few free bots of other
+owners on each side of it through the ``(ladder, mu)`` index, and ``pairing.standing_table``
+chooses. Every read is a bounded index range (``WINDOW`` rows), never a scan of the ladder, so a
+pairing costs the same with 10 or 10,000 bots (``bench/ladder.py``). The bots are claimed by a
+conditional UPDATE (free, enrolled, due), so two schedulers never book a bot twice: the one
+that loses rolls its match back. A paused or inactive bot met at the front is put back by
+``RECHECK`` (the health rules decide, as for every match); ``release`` (the ``match_ended``
+receiver) frees the bots and copies their new rating.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+from collections.abc import Iterator
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from competition.events import pairing
+from competition.matches.lifecycle import create_match
+from competition.models import Ladder, LadderSpot, Match, MatchStatus, Rating
+from competition.ratings.services import DEFAULT_MU
+from games import get_game
+
+logger = logging.getLogger(__name__)
+
+#: free bots read on each side of the rating sought (and at the front of the queue)
+WINDOW = 12
+#: how long a paused or inactive bot met by the matchmaker waits before it is looked at again
+RECHECK = timedelta(minutes=2)
+
+_rng = random.SystemRandom()
+
+
+class _Lost(Exception):
+    """Another scheduler claimed one of the bots first: the match is rolled back."""
+
+
+# -- membership -----------------------------------------------------------------------------
+
+
+def ladder_of(game: str) -> Ladder:
+    """The standing ladder of ``game``, made on first use (with its house bots, when
+    ``ARENA_LADDER_HOUSE_BOTS``)."""
+    ladder = Ladder.objects.filter(game=game).first()
+    if ladder is not None:
+        return ladder
+    try:
+        with transaction.atomic():
+            ladder = Ladder.objects.create(game=game)
+    except IntegrityError:  # made by a concurrent request
+        return Ladder.objects.get(game=game)
+    if settings.ARENA_LADDER_HOUSE_BOTS:
+        for name in get_game(game).builtin_bots:
+            _place(ladder, platform_seat(game, EndpointKind.BUILTIN, name), house=True)
+    return ladder
+
+
+def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
+    rating = Rating.objects.filter(bot=bot).values_list("mu", flat=True).first()
+    spot, _ = LadderSpot.objects.get_or_create(
+        bot=bot,
+        defaults={
+            "ladder": ladder,
+            "owner_id": bot.owner_id,
+            "house": house,
+            "mu": DEFAULT_MU if rating is None else rating,
+        },
+    )
+    return spot
+
+
+def enrol(bot: Bot) -> LadderSpot | None:
+    """A user's bot that just passed a test call enters its game's ladder (once: if its
+    owner took it out since, that choice stands). None for the platform's seats."""
+    if bot.is_platform or bot.status != BotStatus.ACTIVE:
+        return None
+    return _place(ladder_of(bot.game), bot)
+
+
+def set_enrolled(bot: Bot, enrolled: bool) -> LadderSpot:
+    """Its owner takes the bot out of its ladder or puts it back (it must have passed a test
+    call: ``ValueError`` otherwise). A bot put back may be paired at once."""
+    spot = LadderSpot.objects.filter(bot=bot).first()
+    if spot is None:
+        raise ValueError("This bot is not in the ladder yet: it enters once it passes a test call.")
+    if spot.enrolled != enrolled:
+        LadderSpot.objects.filter(pk=spot.pk).update(
+            enrolled=enrolled, due=min(spot.due, timezone.now())
+        )
+        spot.refresh_from_db()
+    return spot
+
+
+def status(bot: Bot) -> dict:
+    """What the bot page says of the bot's ladder: in or out (and why), its next match
+    (playing now, or the earliest time it may be paired) and its last ladder matches."""
+    spot = LadderSpot.objects.filter(bot=bot).select_related("ladder", "playing").first()
+    if spot is None:
+        return {
+            "spot": None,
+            "state": "not yet in the ladder: it enters once it passes a test call",
+        }
+    if not spot.enrolled:
+        state = "out of the ladder (its owner took it out)"
+    elif bot.status != BotStatus.ACTIVE:
+        state = f"in the ladder but {bot.get_status_display().lower()}: not paired until active"
+    elif spot.ladder.paused or not settings.ARENA_LADDER:
+        state = "in the ladder, which an operator paused"
+    else:
+        state = "in the ladder"
+    last = (
+        Match.objects.filter(ladder=spot.ladder_id, participants__bot=bot)
+        .exclude(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
+        .order_by("-id")[:5]
+    )
+    return {
+        "spot": spot,
+        "state": state,
+        "next": spot.playing,
+        "next_after": None if spot.playing_id else max(spot.due, timezone.now()),
+        "last": list(last),
+    }
+
+
+# -- matchmaking ----------------------------------------------------------------------------
+
+
+def tick(now=None) -> int:
+    """One step of every standing ladder that is not paused: the matches made."""
+    if not settings.ARENA_LADDER:
+        return 0
+    made = 0
+    for ladder in Ladder.objects.filter(paused=False):
+        try:
+            made += step(ladder, now or timezone.now())
+        except Exception:
+            logger.exception("standing ladder %s: step failed", ladder.game)
+    return made
+
+
+def allowance(ladder: Ladder, now) -> int:
+    """How many matches this step may make: the minute's budget left, the step's share of
+    it, and the room in the ladder's queue."""
+    budget = settings.ARENA_LADDER_MATCHES_PER_MINUTE
+    made = Match.objects.filter(ladder=ladder, created__gt=now - timedelta(minutes=1)).count()
+    share = math.ceil(budget * settings.ARENA_LADDER_INTERVAL / 60)
+    queued = Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).count()
+    return max(0, min(budget - made, share, settings.ARENA_LADDER_MAX_QUEUED - queued))
+
+
+def step(ladder: Ladder, now) -> int:
+    """Make this step's matches of ``ladder``; stops early when nobody can be paired. The
+    ladder's row is locked for the step (where the database can: a second scheduler skips
+    it), so two schedulers do not both spend the same budget."""
+    made = 0
+    with transaction.atomic():
+        if not Ladder.objects.select_for_update(skip_locked=True).filter(pk=ladder.pk).exists():
+            return 0
+        for _ in range(allowance(ladder, now)):
+            if pair_one(ladder, now) is None:
+                break
+            made += 1
+    return made
+
+
+def _free(ladder: Ladder, now):
+    free = LadderSpot.objects.filter(
+        ladder=ladder, enrolled=True, playing__isnull=True, due__lte=now
+    )
+    if not settings.ARENA_LADDER_HOUSE_BOTS:
+        free = free.exclude(house=True)
+    return free.select_related("bot")
+
+
+def _playable(spots: list[LadderSpot], now) -> list[LadderSpot]:
+    """The spots whose bot may play now; the others (paused, inactive) are put back by
+    ``RECHECK`` so the next reads do not meet them again."""
+    out = [s for s in spots if s.bot.status != BotStatus.ACTIVE]
+    if out:
+        LadderSpot.objects.filter(pk__in=[s.pk for s in out]).update(due=now + RECHECK)
+    return [s for s in spots if s.bot.status == BotStatus.ACTIVE]
+
+
+def _contender(spot: LadderSpot) -> pairing.Contender:
+    return pairing.Contender(spot.pk, spot.owner_id, spot.mu, spot.played, spot.first_seats)
+
+
+def _edges(free) -> tuple[float, float] | None:
+    """The lowest and highest ratings of the free bots (two index reads)."""
+    low = free.order_by("mu").values_list("mu", flat=True).first()
+    high = free.order_by("-mu").values_list("mu", flat=True).first()
+    return None if low is None else (low, high)
+
+
+def _near(free, seeker: LadderSpot, target: float, now) -> list[LadderSpot]:
+    """Up to ``WINDOW`` free bots of other owners on each side of ``target`` (two index
+    ranges)."""
+    others = free.exclude(pk=seeker.pk)
+    if seeker.owner_id is None:
+        others = others.exclude(owner__isnull=True)
+    else:
+        others = others.exclude(owner_id=seeker.owner_id)
+    above = list(others.filter(mu__gte=target).order_by("mu", "id")[:WINDOW])
+    below = list(others.filter(mu__lt=target).order_by("-mu", "-id")[:WINDOW])
+    return _playable(above + below, now)
+
+
+def tables(ladder: Ladder, now) -> Iterator[list[LadderSpot]]:
+    """The tables worth claiming now, best first, each in seat order: for each of the
+    longest-waiting free bots (``WINDOW`` of them), its opponents near the rating
+    ``pairing.standing_target`` seeks. A bot nobody can meet now is put back by one interval
+    (when the caller stops asking), so the bots behind it get their turn."""
+    seats = max(2, get_game(ladder.game).seats[0])
+    free = _free(ladder, now)
+    seekers = _playable(list(free.order_by("due", "id")[:WINDOW]), now)
+    stuck = []
+    try:
+        for seeker in seekers:
+            me = _contender(seeker)
+            target = pairing.standing_target(
+                me,
+                lambda: _edges(free),
+                _rng,
+                explore_games=settings.ARENA_LADDER_EXPLORE_MATCHES,
+                explore_percent=settings.ARENA_LADDER_EXPLORE_PERCENT,
+            )
+            near = {s.pk: s for s in _near(free, seeker, target, now)}
+            table = pairing.standing_table(me, map(_contender, near.values()), seats, target)
+            if table is None:
+                stuck.append(seeker.pk)
+                continue
+            spots = {seeker.pk: seeker, **near}
+            yield [spots[c.id] for c in pairing.standing_seats(table)]
+    finally:
+        if stuck:
+            wait = timedelta(seconds=settings.ARENA_LADDER_INTERVAL)
+            LadderSpot.objects.filter(pk__in=stuck).update(due=now + wait)
+
+
+def pair_one(ladder: Ladder, now) -> Match | None:
+    """One match of ``ladder``: the first of ``tables`` whose bots are all still free when
+    claimed (a conditional UPDATE); None when nobody can be paired now."""
+    with contextlib.closing(tables(ladder, now)) as found:
+        for spots in found:
+            match = _claim(ladder, spots, now)
+            if match is not None:
+                return match
+    return None
+
+
+def _claim(ladder: Ladder, spots: list[LadderSpot], now) -> Match | None:
+    """The match of ``spots`` (in seat order), made only if every bot is still free: the
+    conditional UPDATE's count decides, else everything is rolled back."""
+    gap = timedelta(seconds=3600 / settings.ARENA_LADDER_MATCHES_PER_HOUR)
+    ids = [s.pk for s in spots]
+    try:
+        with transaction.atomic():
+            match = create_match(ladder.game, [s.bot for s in spots], ladder=ladder)
+            claimed = LadderSpot.objects.filter(
+                pk__in=ids, enrolled=True, playing__isnull=True, due__lte=now
+            ).update(playing=match, due=now + gap, played=F("played") + 1)
+            if claimed != len(ids):
+                raise _Lost
+            LadderSpot.objects.filter(pk=ids[0]).update(first_seats=F("first_seats") + 1)
+    except _Lost:
+        return None
+    return match
+
+
+def release(match: Match) -> int:
+    """A ladder match ended (inside its finish transaction, after the rating step): its bots
+    are free again, with their new rating to be paired by."""
+    rating = Rating.objects.filter(bot=OuterRef("bot_id")).values("mu")[:1]
+    return LadderSpot.objects.filter(playing=match).update(
+        playing=None, last_played=timezone.now(), mu=Coalesce(Subquery(rating), F("mu"))
+    )
+
+
+# -- health (the admin) -----------------------------------------------------------------------
+
+
+def health(ladder: Ladder, now=None) -> dict:
+    """The ladder's health for the admin: matches made in the last minute, its queue and
+    running matches, bots in (enrolled and active) and out (taken out, or not active)."""
+    now = now or timezone.now()
+    matches = Match.objects.filter(ladder=ladder)
+    spots = LadderSpot.objects.filter(ladder=ladder)
+    playing = spots.filter(enrolled=True, bot__status=BotStatus.ACTIVE)
+    return {
+        "per_minute": matches.filter(created__gt=now - timedelta(minutes=1)).count(),
+        "queued": matches.filter(status=MatchStatus.QUEUED).count(),
+        "running": matches.filter(status=MatchStatus.RUNNING).count(),
+        "bots_in": playing.count(),
+        "bots_out": spots.count() - playing.count(),
+    }

@@ -54,7 +54,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
     series_key,
     table_key,
 )
-from competition.live import broadcast
+from competition.live import broadcast, notify
 from competition.models import (
     Entry,
     Event,
@@ -62,6 +62,7 @@ from competition.models import (
     LadderSpot,
     Match,
     MatchStatus,
+    NotificationKind,
     Participant,
     RatingChange,
 )
@@ -304,6 +305,13 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
         bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
         bot.save(update_fields=["status", "status_reason", "updated"])
         paused.append(bot_id)
+        notify.notify(
+            bot.owner_id,
+            NotificationKind.BOT_PAUSED,
+            f"{bot.name} was {bot.status_reason}: it plays no new match until you resume it "
+            "from its page (check that its server answers first).",
+            f"/bots/{bot.pk}/",
+        )
         logger.warning("bot %s %s", bot_id, bot.status_reason)
     return paused
 
@@ -314,11 +322,14 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
     again, the events waiting for it (a ladder, a Swiss round) schedule at once, and its
     standing ladder may pair it at its next step."""
     with transaction.atomic():
+        before = Bot.objects.filter(pk=bot.pk).values_list("status", flat=True).first()
         changed = (
             Bot.objects.filter(pk=bot.pk)
             .exclude(status=status, status_reason=reason)
             .update(status=status, status_reason=reason, updated=timezone.now())
         )
+        if changed and before != status:
+            _status_notice(bot, before, status, reason)
         if changed and status == BotStatus.ACTIVE:
             # its standing ladder may pair it at the next step (it was put back while out)
             now = timezone.now()
@@ -334,6 +345,17 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
                 _advance(locked)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
     return bool(changed)
+
+
+def _status_notice(bot: Bot, before: str, status: str, reason: str) -> None:
+    """Tell the owner their bot was paused (and why) or plays again."""
+    why = f": {reason}" if reason else ""
+    if status == BotStatus.PAUSED:
+        text = f"{bot.name} was paused{why}."
+        notify.notify(bot.owner_id, NotificationKind.BOT_PAUSED, text, f"/bots/{bot.pk}/")
+    elif status == BotStatus.ACTIVE and before == BotStatus.PAUSED:
+        text = f"{bot.name} was resumed and plays again{why}."
+        notify.notify(bot.owner_id, NotificationKind.BOT_RESUMED, text, f"/bots/{bot.pk}/")
 
 
 def resume_bot(bot: Bot) -> bool:

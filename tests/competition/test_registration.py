@@ -270,9 +270,8 @@ def test_it_keeps_each_users_choices_per_kind_and_sends_nothing_for_practice(set
     resume_bot(mine)
     assert texts(ann, NotificationKind.BOT_RESUMED) == []
     notify.flush()
-    assert [
-        m.subject.split(":")[1].strip() for m in mail.outbox if m.to == ["ann@example.test"]
-    ] == ["Bot challenged"]
+    subjects = [m.subject for m in mail.outbox if m.to == ["ann@example.test"]]
+    assert subjects == [f"[Arena] Bot challenged: bob challenged ann-bot ({GAME})."]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, get_connection
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
 
@@ -122,27 +122,30 @@ def mark_read(user, ids: list[int] | None = None) -> int:
 
 
 def _send_later(ids: list[int]) -> None:
-    """Instant mails off the request path: a Celery task in scale-out, else a thread."""
+    """Instant mails off the request path: a Celery task in scale-out; else claimed here (a
+    conditional UPDATE, so each is sent once) and handed to a thread that only talks SMTP
+    (no database work off this thread: SQLite has one writer)."""
     if settings.ARENA_RUNNER == "celery":
         from celery import current_app
 
         current_app.send_task("competition.runners.tasks.send_notification_mails", args=[ids])
+        return
+    messages = claim_mails(ids)
+    if not messages:
         return
     global _executor
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-mail")
         _pending[:] = [f for f in _pending if not f.done()]
-        _pending.append(_executor.submit(_send_in_thread, ids))
+        _pending.append(_executor.submit(_deliver_logged, messages))
 
 
-def _send_in_thread(ids: list[int]) -> None:
+def _deliver_logged(messages: list[EmailMessage]) -> None:
     try:
-        send_mails(ids)
+        deliver(messages)
     except Exception:
-        logger.exception("notification mails %s failed", ids)
-    finally:
-        close_old_connections()
+        logger.exception("%s notification mails could not be sent", len(messages))
 
 
 def flush(timeout: float = 10.0) -> None:
@@ -157,8 +160,9 @@ def _absolute(link: str) -> str:
     return f"{settings.ARENA_SITE_URL.rstrip('/')}{link}" if link.startswith("/") else link
 
 
-def send_mails(ids: list[int]) -> int:
-    """Send one mail per instant notification of ``ids`` not mailed yet; returns how many."""
+def claim_mails(ids: list[int]) -> list[EmailMessage]:
+    """The mails of the instant notifications of ``ids`` not mailed yet, each claimed (marked
+    mailed) by a conditional UPDATE: whoever sends them, they leave once."""
     notes = list(
         Notification.objects.filter(
             pk__in=ids, email=EmailChoice.INSTANT, emailed__isnull=True
@@ -166,7 +170,10 @@ def send_mails(ids: list[int]) -> int:
     )
     messages = []
     for note in notes:
-        if not note.user.email:
+        claimed = Notification.objects.filter(pk=note.pk, emailed__isnull=True).update(
+            emailed=timezone.now()
+        )
+        if not claimed or not note.user.email:
             continue
         label = NotificationKind(note.kind).label
         body = f"{note.text}\n\n{_absolute(note.link)}\n" if note.link else f"{note.text}\n"
@@ -174,9 +181,17 @@ def send_mails(ids: list[int]) -> int:
         messages.append(
             EmailMessage(f"[Arena] {label}: {note.text[:120]}", body, to=[note.user.email])
         )
-    sent = get_connection().send_messages(messages) if messages else 0
-    Notification.objects.filter(pk__in=[n.pk for n in notes]).update(emailed=timezone.now())
-    return sent or 0
+    return messages
+
+
+def deliver(messages: list[EmailMessage]) -> int:
+    """Send through ``EMAIL_BACKEND`` (one connection); returns the mails sent."""
+    return (get_connection().send_messages(messages) or 0) if messages else 0
+
+
+def send_mails(ids: list[int]) -> int:
+    """Claim and send the instant mails of ``ids`` here (the Celery task)."""
+    return deliver(claim_mails(ids))
 
 
 def send_digests(now: datetime | None = None) -> int:

@@ -567,6 +567,19 @@ def code_commands(command) -> None:
     p.add_argument("bot", type=positive_int)
 
 
+def entry_commands(command) -> None:
+    """``enter``, ``withdraw`` (an event's registration) and ``notifications``."""
+    p = command("enter", cmd_enter, "enter your bot in an event open for entries")
+    p.add_argument("event", type=positive_int)
+    p.add_argument("bot", type=positive_int)
+    p = command("withdraw", cmd_withdraw, "take your bot out of an event while entries are open")
+    p.add_argument("event", type=positive_int)
+    p.add_argument("bot", type=positive_int)
+    p = command("notifications", cmd_notifications, "your notifications, newest first")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p.add_argument("--read", action="store_true", help="then mark them all read")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -632,15 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--idle", type=float, default=600.0, help="give up after this many silent seconds"
     )
-    p = command("enter", cmd_enter, "enter your bot in an event open for entries")
-    p.add_argument("event", type=positive_int)
-    p.add_argument("bot", type=positive_int)
-    p = command("withdraw", cmd_withdraw, "take your bot out of an event while entries are open")
-    p.add_argument("event", type=positive_int)
-    p.add_argument("bot", type=positive_int)
-    p = command("notifications", cmd_notifications, "your notifications, newest first")
-    p.add_argument("--limit", type=positive_int, default=50)
-    p.add_argument("--read", action="store_true", help="then mark them all read")
+    entry_commands(command)
     p = command("play", cmd_play, "play a match on this machine, no server (like manage.py play)")
     p.add_argument("game")
     p.add_argument(

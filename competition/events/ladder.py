@@ -172,7 +172,8 @@ def step(ladder: Ladder, now) -> int:
     it), so two schedulers do not both spend the same budget."""
     made = 0
     with transaction.atomic():
-        if not Ladder.objects.select_for_update(skip_locked=True).filter(pk=ladder.pk).exists():
+        mine = Ladder.objects.select_for_update(skip_locked=True).filter(pk=ladder.pk)
+        if not list(mine.values_list("pk", flat=True)):
             return 0
         for _ in range(allowance(ladder, now)):
             if pair_one(ladder, now) is None:

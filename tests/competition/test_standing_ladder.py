@@ -185,7 +185,8 @@ def test_it_pairs_every_free_bot_without_one_owners_bots_together(no_house):
     # It should free them when their matches end, with their new ratings to pair by.
     play_all()
     assert not LadderSpot.objects.filter(playing__isnull=False).exists()
-    assert LadderSpot.objects.exclude(mu=25.0).exists()
+    for spot in LadderSpot.objects.select_related("bot__rating"):
+        assert spot.mu == spot.bot.rating.mu and spot.bot.rating.games == 1
     assert ladder.tick(timezone.now() + timedelta(seconds=2)) == 3  # past the hourly cap
 
 
@@ -315,7 +316,7 @@ def test_it_refuses_malformed_ladder_settings_at_start_up():
 
 
 def test_it_pairs_a_resumed_bot_at_the_next_step(no_house):
-    a, b = enrolled(2)
+    _, b = enrolled(2)
     Bot.objects.filter(pk=b.pk).update(status=BotStatus.PAUSED)
     # It should skip the paused bot (and put it back for a while).
     assert ladder.tick() == 0

@@ -217,8 +217,7 @@ def _start_one(event_id: int) -> int:
                 f"and needed {needed}."
             )
         else:
-            services.start_event(event)
-            text = f"{event.name} started with {approved} entries."
+            text = _start_or_cancel(event, approved)
         for owner_id, bot in entrants(event):
             notify.notify(
                 owner_id,
@@ -228,6 +227,18 @@ def _start_one(event_id: int) -> int:
             )
     logger.info("event %s at its start time: %s", event_id, text)
     return 1
+
+
+def _start_or_cancel(event: Event, approved: int) -> str:
+    """Start the locked event; one that cannot start (its format refuses its game, say) is
+    cancelled with the reason instead of being retried at every step."""
+    try:
+        services.start_event(event)
+    except ValidationError as exc:
+        reason = " ".join(exc.messages)
+        services.cancel_event(event, reason)
+        return f"{event.name} was cancelled at its start time: {reason}"
+    return f"{event.name} started with {approved} entries."
 
 
 def announce_finished(event_id: int) -> None:

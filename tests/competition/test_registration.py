@@ -305,3 +305,18 @@ def test_it_pushes_a_new_notification_to_the_users_open_pages():
 def _pending_entry(owner) -> Entry:
     event = open_event(admission=EventAdmission.APPROVAL)
     return registration.enter(event, bot(owner, "pending-bot"), owner)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_cancels_at_its_start_time_an_event_that_cannot_start_instead_of_retrying():
+    ann, bob = user("ann"), user("bob")
+    event = open_event(format=EventFormat.FREE_FOR_ALL, table_size=9)
+    registration.enter(event, bot(ann, "ann-bot"), ann)
+    registration.enter(event, bot(bob, "bob-bot"), bob)
+    # It should cancel it once, telling the entrants why, and not try again at the next step.
+    assert registration.tick(event.starts_at + timedelta(seconds=1)) >= 1
+    event.refresh_from_db()
+    assert event.status == EventStatus.CANCELLED
+    (notice,) = texts(ann, NotificationKind.EVENT_STARTED)
+    assert notice.startswith("Open cup was cancelled at its start time: ")
+    assert registration.start_due(event.starts_at + timedelta(minutes=5)) == 0

@@ -13,6 +13,10 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AlterModelOptions(
+            name="entry",
+            options={"ordering": ("event", "seed", "id"), "verbose_name_plural": "entries"},
+        ),
         migrations.CreateModel(
             name="Notification",
             fields=[

@@ -127,6 +127,7 @@ class Entry(models.Model):
 
     class Meta:
         ordering = ("event", "seed", "id")
+        verbose_name_plural = "entries"
         constraints = [models.UniqueConstraint(fields=("event", "bot"), name="entry_unique_bot")]
 
     def __str__(self) -> str:

@@ -416,6 +416,34 @@ def cmd_events(args) -> None:
     )
 
 
+def cmd_enter(args) -> None:
+    entry = client_for(args).enter(args.event, args.bot)
+    if entry["status"] == "pending":
+        out(f"bot {args.bot} entered event {args.event}: waiting for the organiser's approval")
+    else:
+        out(f"bot {args.bot} entered event {args.event}")
+
+
+def cmd_withdraw(args) -> None:
+    gone = client_for(args).withdraw(args.event, args.bot)
+    if gone["status"] == "withdrawn":
+        out(f"bot {args.bot} withdrawn from event {args.event}")
+    else:
+        out(f"bot {args.bot} was not entered in event {args.event}")
+
+
+def cmd_notifications(args) -> None:
+    client = client_for(args)
+    notes = client.notifications(limit=args.limit)
+    table(
+        [[n["created"][:16].replace("T", " "), "" if n["read"] else "*", n["text"]] for n in notes],
+        ["when", "new", "notice"],
+    )
+    if args.read:
+        marked = client.mark_read()
+        out(f"{marked['marked']} marked read")
+
+
 def _standings(rows: list[dict]) -> None:
     table(
         [
@@ -546,6 +574,19 @@ def code_commands(command) -> None:
     p.add_argument("bot", type=positive_int)
 
 
+def entry_commands(command) -> None:
+    """``enter``, ``withdraw`` (an event's registration) and ``notifications``."""
+    p = command("enter", cmd_enter, "enter your bot in an event open for entries")
+    p.add_argument("event", type=positive_int)
+    p.add_argument("bot", type=positive_int)
+    p = command("withdraw", cmd_withdraw, "take your bot out of an event while entries are open")
+    p.add_argument("event", type=positive_int)
+    p.add_argument("bot", type=positive_int)
+    p = command("notifications", cmd_notifications, "your notifications, newest first")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p.add_argument("--read", action="store_true", help="then mark them all read")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -611,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--idle", type=float, default=600.0, help="give up after this many silent seconds"
     )
+    entry_commands(command)
     p = command("play", cmd_play, "play a match on this machine, no server (like manage.py play)")
     p.add_argument("game")
     p.add_argument(

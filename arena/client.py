@@ -288,6 +288,22 @@ class Client:
     def event(self, event_id: int) -> dict:
         return self.get(f"/api/events/{int(event_id)}/", what=f"event {event_id}")
 
+    def enter(self, event_id: int, bot_id: int) -> dict:
+        return self.post(
+            f"/api/events/{int(event_id)}/enter/", {"bot": int(bot_id)}, what=f"event {event_id}"
+        )
+
+    def withdraw(self, event_id: int, bot_id: int) -> dict:
+        return self.post(
+            f"/api/events/{int(event_id)}/withdraw/", {"bot": int(bot_id)}, what=f"event {event_id}"
+        )
+
+    def notifications(self, *, limit: int = 50) -> list[dict]:
+        return self.pages("/api/notifications/", limit=limit)
+
+    def mark_read(self) -> dict:
+        return self.post("/api/notifications/read/", {})
+
     def standings(self, event_id: int) -> list[dict]:
         return self.get(f"/api/events/{int(event_id)}/standings/", what=f"event {event_id}")
 

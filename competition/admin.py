@@ -20,6 +20,7 @@ from bots.admin import BotAdmin as _BotAdmin
 from bots.models import Bot, EndpointKind
 from competition.bots import services as bot_services
 from competition.events import ladder as ladders
+from competition.events import registration
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -81,6 +82,9 @@ class EventForm(forms.ModelForm):
             self.fields["round_gap"].required = False  # left empty: 0, at once
             if not self.instance.pk:
                 self.fields["round_gap"].initial = HALL_ROUND_GAP
+        for name in self.REGISTRATION_DEFAULTS:
+            if name in self.fields:
+                self.fields[name].required = False
 
     def clean_round_gap(self):
         return self.cleaned_data.get("round_gap") or 0
@@ -99,6 +103,13 @@ class EventForm(forms.ModelForm):
             "round_gap",
             "hide_results",
             "freeze_versions",
+            "registration_opens",
+            "registration_closes",
+            "starts_at",
+            "max_entries",
+            "min_entries",
+            "admission",
+            "min_rated_games",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
@@ -139,7 +150,28 @@ class EventForm(forms.ModelForm):
                         self.add_error(field if field in self.fields else None, errors)
         if cleaned.get("series_length") == 0:
             self.add_error("series_length", "A pairing plays at least one game.")
+        self._clean_registration(cleaned)
         return cleaned
+
+    #: registration's fields keep their defaults when a form leaves them out
+    REGISTRATION_DEFAULTS = {"min_entries": 2, "admission": "anyone", "min_rated_games": 0}
+
+    def _clean_registration(self, cleaned: dict) -> None:
+        for name, default in self.REGISTRATION_DEFAULTS.items():
+            if cleaned.get(name) in (None, ""):
+                cleaned[name] = default
+        opens, closes = cleaned.get("registration_opens"), cleaned.get("registration_closes")
+        starts = cleaned.get("starts_at")
+        if closes and not opens:
+            self.add_error("registration_opens", "Say when entries open, or leave both empty.")
+        if opens and closes and closes <= opens:
+            self.add_error("registration_closes", "Entries must close after they open.")
+        if starts and closes and closes > starts:
+            self.add_error("registration_closes", "Entries must close by the start time.")
+        if opens and starts and starts <= opens:
+            self.add_error("starts_at", "The event must start after its entries open.")
+        if cleaned.get("min_entries") is not None and cleaned["min_entries"] < 2:
+            self.add_error("min_entries", "An event needs at least two entries.")
 
 
 class EntryFormSet(BaseInlineFormSet):
@@ -155,8 +187,9 @@ class EntryFormSet(BaseInlineFormSet):
 class EntryInline(admin.TabularInline):
     model = Entry
     formset = EntryFormSet
-    fields = ("bot", "seed", "active", "frozen_version")
-    readonly_fields = ("frozen_version",)  # a code bot's, frozen when the event starts
+    fields = ("bot", "seed", "active", "status", "entered_by", "frozen_version")
+    # a code bot's version, frozen when the event starts; approve or refuse in "Entries"
+    readonly_fields = ("frozen_version", "status", "entered_by")
     autocomplete_fields = ("bot",)  # by bot name (the bots' admin searches names and owners)
     verbose_name = "entry"
     verbose_name_plural = "entries"
@@ -170,6 +203,35 @@ class EntryInline(admin.TabularInline):
     def frozen_version(self, entry: Entry) -> str:
         """A code bot's version frozen when the event started (``Event.freeze_versions``)."""
         return f"v{entry.version.number}" if entry.version_id else "-"
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    """The entries users made through registration: the organiser approves or refuses them
+    here (their owners are told)."""
+
+    list_display = ("bot", "event", "status", "entered_by", "created")
+    list_filter = ("status", "event__status")
+    search_fields = ("bot__name", "event__name")
+    fields = ("event", "bot", "status", "entered_by", "seed", "active", "created")
+    readonly_fields = fields
+    actions = ("approve", "refuse")
+
+    def has_add_permission(self, request):
+        return False  # entries are added on the event's page or by the users
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("bot", "event", "entered_by")
+
+    @admin.action(description="Approve the selected entries")
+    def approve(self, request, queryset):
+        changed = sum(registration.decide(entry, True) for entry in queryset)
+        self.message_user(request, f"{changed} entr{'y' if changed == 1 else 'ies'} approved.")
+
+    @admin.action(description="Refuse the selected entries")
+    def refuse(self, request, queryset):
+        changed = sum(registration.decide(entry, False) for entry in queryset)
+        self.message_user(request, f"{changed} entr{'y' if changed == 1 else 'ies'} refused.")
 
 
 @admin.register(Event)

@@ -4,8 +4,9 @@ Start workers with ``celery -A competition worker -P threads -c 32``: each task 
 match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
 worker that dies is redelivered, and the database lease decides who really plays. Every
 worker also reaps expired leases, starts the events' rounds whose gap has passed
-(``events.services.start_due_rounds``, claimed so that two workers never start one twice) and
-runs the standing ladders' matchmaking in background threads, so no extra beat process is needed.
+(``events.services.start_due_rounds``, claimed so that two workers never start one twice),
+runs the standing ladders' matchmaking and the registrations' and notifications' step (events
+at their start time, daily digests) in background threads, so no extra beat process is needed.
 """
 
 from __future__ import annotations
@@ -75,6 +76,21 @@ def _matchmaker(interval: float) -> None:
             logger.exception("standing ladder matchmaking failed")
 
 
+def _registrations(interval: float) -> None:
+    """``events.registration.tick`` (events at their start time, digests): every worker runs
+    it; each event and each digest is claimed by a conditional UPDATE or a row lock."""
+    from django.db import close_old_connections
+
+    from competition.events import registration
+
+    while not _stop.wait(interval):
+        try:
+            close_old_connections()
+            registration.tick()
+        except Exception:
+            logger.exception("registrations and notifications step failed")
+
+
 @worker_ready.connect
 def start_reaper(**kwargs) -> None:
     from django.conf import settings
@@ -88,6 +104,12 @@ def start_reaper(**kwargs) -> None:
             name="arena-ladder",
             daemon=True,
         ).start()
+    threading.Thread(
+        target=_registrations,
+        args=(settings.ARENA_NOTIFY_INTERVAL,),
+        name="arena-notify",
+        daemon=True,
+    ).start()
 
 
 @worker_shutdown.connect

@@ -85,7 +85,12 @@ Environment variables (all optional):
 - ``EMAIL_BACKEND`` (default the console backend: password-reset mails are printed);
   ``django.core.mail.backends.smtp.EmailBackend`` with ``EMAIL_HOST``, ``EMAIL_PORT``
   (int, default 25), ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS`` /
-  ``EMAIL_USE_SSL`` (bools) and ``DEFAULT_FROM_EMAIL`` sends real mail.
+  ``EMAIL_USE_SSL`` (bools) and ``DEFAULT_FROM_EMAIL`` sends real mail (password resets and
+  notifications).
+- ``ARENA_SITE_URL`` (default ``http://127.0.0.1:8000``): the site's address in mails' links.
+- ``ARENA_NOTIFY_DIGEST_SECONDS`` (int, default 86400): a user's digest mail leaves once its
+  oldest notice is that old; ``ARENA_NOTIFY_INTERVAL`` (int, default 30): seconds between two
+  steps of the periodic job (digests, events whose start time came).
 - ``LOG_LEVEL`` (default ``INFO``).
 """
 
@@ -265,6 +270,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "competition.web.notifications.bell",
             ],
         },
     },
@@ -348,6 +354,9 @@ EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
 if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL are mutually exclusive")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "") or "arena@localhost"
+ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "") or "http://127.0.0.1:8000"
+ARENA_NOTIFY_DIGEST_SECONDS = envint("ARENA_NOTIFY_DIGEST_SECONDS", 86400, minimum=1)
+ARENA_NOTIFY_INTERVAL = envint("ARENA_NOTIFY_INTERVAL", 30, minimum=1)
 
 # -- Arena ------------------------------------------------------------------------------
 

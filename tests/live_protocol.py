@@ -2,7 +2,7 @@
 JSON Schemas (``competition/api/live.py``, served at ``/api/schema/live/``).
 
 ``check(stream, message)`` validates one decoded message (``stream``: ``match``, ``event``,
-``home``, ``play`` for what a server sends, ``play-move`` for what a human seat sends) and raises
+``home``, ``notifications``, ``play`` for what a server sends, ``play-move`` for what a human seat sends) and raises
 ``AssertionError`` naming the violation; ``stream_of(url)`` tells the stream of a websocket
 URL; ``CheckedCommunicator`` is channels' test communicator validating every message it
 receives.
@@ -23,6 +23,7 @@ _STREAMS = [
     (re.compile(r"/ws/matches/\d+/"), "match"),
     (re.compile(r"/ws/events/\d+/"), "event"),
     (re.compile(r"/ws/home/"), "home"),
+    (re.compile(r"/ws/notifications/"), "notifications"),
     (re.compile(r"/ws/play/\d+/\d+/"), "play"),
 ]
 

@@ -1,7 +1,7 @@
 """The live protocol: JSON Schemas of every websocket message, served beside the OpenAPI
 schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/``).
 
-Four streams (``competition/web/consumers.py``):
+Five streams (``competition/web/consumers.py``):
 
 - ``ws/matches/<id>/`` (read-only): a ``snapshot`` first (in parts: ``snapshot_part``, when
   it is big), then ``started``, ``turn`` (``turn_ref`` for one too big for a message) and
@@ -10,6 +10,8 @@ Four streams (``competition/web/consumers.py``):
   ``match_finished``, ``standings`` and (single elimination) ``bracket``; ``error`` likewise.
 - ``ws/home/`` (read-only): a ``snapshot`` of each game's running matches, then ``running``
   as a match starts or ends; ``error`` likewise.
+- ``ws/notifications/`` (read-only, the signed-in user's own; 4401 for a visitor): a
+  ``snapshot`` with the unread count, then each new ``notification`` with the count after it.
 - ``ws/play/<match>/<seat>/`` (the human seat, its owner only): the server sends ``hello``,
   ``request`` (the seat's native message), ``sent``, ``closed`` and ``error``; the client
   sends ``move``.
@@ -337,6 +339,31 @@ SCHEMAS: dict[str, dict] = {
             "error": ERROR,
         },
     ),
+    "notifications": _stream(
+        "ws/notifications/: server to client",
+        "The signed-in user's notifications (read-only; closed with 4401 for a visitor): "
+        "the unread count first, then each new notification with the count after it.",
+        {
+            "snapshot": _message("snapshot", {"unread": RUNNING}),
+            "notification": _message(
+                "notification",
+                {
+                    "notification": _obj(
+                        {
+                            "id": _ID,
+                            "kind": _STR,
+                            "text": _STR,
+                            "link": _STR,
+                            "created": _STR,
+                            "read": {"type": "boolean"},
+                        }
+                    ),
+                    "unread": RUNNING,
+                },
+            ),
+            "error": ERROR,
+        },
+    ),
     "play": _stream(
         "ws/play/<match>/<seat>/: server to client",
         "A human seat, for its owner only (the socket is closed with 4403 for anyone else). "
@@ -376,6 +403,7 @@ STREAMS = {
     "match": "ws/matches/<id>/",
     "event": "ws/events/<id>/",
     "home": "ws/home/",
+    "notifications": "ws/notifications/",
     "play": "ws/play/<match>/<seat>/",
     "play-move": "ws/play/<match>/<seat>/",
 }

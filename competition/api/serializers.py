@@ -24,7 +24,7 @@ from bots.models import (
     validate_endpoint,
 )
 from competition.matches.presenters import match_json
-from competition.models import Event, EventFormat, EventStatus, MatchStatus
+from competition.models import Event, EventFormat, EventStatus, MatchStatus, NotificationKind
 from competition.models.filters import ID_MAX, ID_MIN  # every id the API takes (paths, bodies)
 from competition.ratings import services as ratings
 from games import all_games
@@ -676,6 +676,7 @@ class EntrySerializer(serializers.Serializer):
     owner = serializers.CharField(source="bot.owner_name")
     seed = serializers.IntegerField()
     active = serializers.BooleanField()
+    status = serializers.CharField(help_text="approved, pending (by approval) or refused.")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -704,6 +705,12 @@ class EventSerializer(serializers.ModelSerializer):
             "created",
             "started",
             "finished",
+            "registration_opens",
+            "registration_closes",
+            "starts_at",
+            "max_entries",
+            "admission",
+            "min_rated_games",
             "entries",
             "progress",
         )
@@ -806,3 +813,33 @@ class MeSerializer(serializers.Serializer):
     username = serializers.CharField()
     is_staff = serializers.BooleanField()
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>` from scripts.")
+
+
+class EntryRequestSerializer(serializers.Serializer):
+    bot = serializers.IntegerField(min_value=1, help_text="One of your bots.")
+
+
+class EntryResultSerializer(serializers.Serializer):
+    event = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    status = serializers.CharField(help_text="approved, pending (by approval) or withdrawn.")
+
+
+class NotificationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=NotificationKind.choices)
+    text = serializers.CharField()
+    link = serializers.CharField()
+    created = serializers.DateTimeField()
+    read = serializers.BooleanField()
+
+
+class MarkReadSerializer(serializers.Serializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, max_length=1000
+    )
+
+
+class MarkedReadSerializer(serializers.Serializer):
+    marked = serializers.IntegerField()
+    unread = serializers.IntegerField()

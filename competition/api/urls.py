@@ -18,6 +18,7 @@ router.register("games", views.GameViewSet, basename="game")
 router.register("bots", views.BotViewSet, basename="bot")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("events", views.EventViewSet, basename="event")
+router.register("notifications", views.NotificationViewSet, basename="notification")
 
 urlpatterns = [
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),

@@ -48,15 +48,16 @@ from competition.api.permissions import (
 )
 from competition.api.throttles import AddressScopedRateThrottle, WriteScopedRateThrottle
 from competition.bots import services as bot_services
-from competition.events import ladder
+from competition.events import ladder, registration
 from competition.events import services as event_services
 from competition.events.standings import event_counts
+from competition.live import notify
 from competition.matches import history
 from competition.matches.fork import create_fork
 from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
-from competition.models import Entry, Event, EventStatus, Match, Participant
+from competition.models import Entry, Event, EventStatus, Match, Notification, Participant
 from competition.models.filters import PARAMS as MATCH_PARAMS
 from competition.models.filters import BadFilter, MatchFilters
 from competition.models.matches import sees_hidden
@@ -791,7 +792,7 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     serializer_class = s.EventSerializer
 
     def get_queryset(self):
-        if self.action in ("standings", "bracket"):
+        if self.action in ("standings", "bracket", "enter", "withdraw"):
             # they read the event's own columns only (the services read its entries)
             return Event.objects.visible_to(self.request.user)
         entries = Entry.objects.select_related("bot__owner").order_by("seed", "id")
@@ -816,6 +817,35 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         everything = sees_hidden(request.user)  # staff: matches hidden until their reveal too
         return Response(event_services.standings(self.get_object(), everything=everything))
 
+    @extend_schema(request=s.EntryRequestSerializer, responses=s.EntryResultSerializer)
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def enter(self, request, pk=None):
+        """Enter one of your bots while registration is open (pending when the event admits
+        by approval); 400 with a sentence when it may not."""
+        bot = self._own_bot(request)
+        entry = registration.enter(self.get_object(), bot, request.user)
+        return Response(
+            {"event": entry.event_id, "bot": bot.pk, "status": entry.status},
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(request=s.EntryRequestSerializer, responses=s.EntryResultSerializer)
+    @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
+    def withdraw(self, request, pk=None):
+        """Take one of your bots out while registration is open."""
+        bot = self._own_bot(request)
+        event = self.get_object()
+        gone = registration.withdraw(event, bot, request.user)
+        return Response({"event": event.pk, "bot": bot.pk, "status": "withdrawn" if gone else ""})
+
+    def _own_bot(self, request) -> Bot:
+        body = s.EntryRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        bot = Bot.objects.filter(pk=body.validated_data["bot"], owner=request.user).first()
+        if bot is None:
+            raise exceptions.ValidationError({"bot": "Choose one of your own bots."})
+        return bot
+
     @extend_schema(responses=s.BracketSerializer)
     @action(detail=True, methods=["get"], pagination_class=None)
     def bracket(self, request, pk=None):
@@ -824,6 +854,41 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         if view is None:
             raise exceptions.NotFound("Only single-elimination events have a bracket.")
         return Response(view)
+
+
+# -- notifications ---------------------------------------------------------------------------
+
+
+class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
+    """Your notifications, newest first (``?before=<id>`` for the next page), and marking
+    them read."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = s.NotificationSerializer
+    pagination_class = KeysetPagination
+
+    def get_queryset(self):
+        rows = Notification.objects.filter(user=self.request.user).order_by("-id")
+        before = self.request.query_params.get("before")
+        if before is not None:
+            if not (before.isascii() and before.isdigit()):
+                raise exceptions.ValidationError({"before": "A notification id (a whole number)."})
+            rows = rows.filter(pk__lt=int(before))
+        return rows
+
+    def list(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response([notify.as_json(n) for n in page])
+
+    @extend_schema(request=s.MarkReadSerializer, responses=s.MarkedReadSerializer)
+    @action(detail=False, methods=["post"])
+    def read(self, request):
+        """Mark read the notifications ``ids`` (none given: all of them)."""
+        body = s.MarkReadSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        ids = body.validated_data.get("ids")
+        marked = notify.mark_read(request.user, ids or None)
+        return Response({"marked": marked, "unread": notify.unread_count(request.user.pk)})
 
 
 # -- leaderboards and me ----------------------------------------------------------------

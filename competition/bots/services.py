@@ -36,7 +36,8 @@ from bots.models import Bot, BotStatus, BotVersion, EndpointKind, read_uploaded_
 from bots.transports import TESTABLE_KINDS
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.models import MatchStatus, Participant
+from competition.live import notify
+from competition.models import MatchStatus, NotificationKind, Participant
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -62,15 +63,29 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
     again, and the events waiting for it (a ladder, a Swiss round) schedule at once (the
     receivers of ``bot_activated``, in this transaction)."""
     with transaction.atomic():
+        before = Bot.objects.filter(pk=bot.pk).values_list("status", flat=True).first()
         changed = (
             Bot.objects.filter(pk=bot.pk)
             .exclude(status=status, status_reason=reason)
             .update(status=status, status_reason=reason, updated=timezone.now())
         )
+        if changed and before != status:
+            _status_notice(bot, before, status, reason)
         if changed and status == BotStatus.ACTIVE:
             bot_activated.send(sender=Bot, bot=bot)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
     return bool(changed)
+
+
+def _status_notice(bot: Bot, before: str, status: str, reason: str) -> None:
+    """Tell the owner their bot was paused (and why) or plays again."""
+    why = f": {reason}" if reason else ""
+    if status == BotStatus.PAUSED:
+        text = f"{bot.name} was paused{why}."
+        notify.notify(bot.owner_id, NotificationKind.BOT_PAUSED, text, f"/bots/{bot.pk}/")
+    elif status == BotStatus.ACTIVE and before == BotStatus.PAUSED:
+        text = f"{bot.name} was resumed and plays again{why}."
+        notify.notify(bot.owner_id, NotificationKind.BOT_RESUMED, text, f"/bots/{bot.pk}/")
 
 
 def resume_bot(bot: Bot) -> bool:
@@ -111,6 +126,13 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
         bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
         bot.save(update_fields=["status", "status_reason", "updated"])
         paused.append(bot_id)
+        notify.notify(
+            bot.owner_id,
+            NotificationKind.BOT_PAUSED,
+            f"{bot.name} was {bot.status_reason}: it plays no new match until you resume it "
+            "from its page (check that its server answers first).",
+            f"/bots/{bot.pk}/",
+        )
         logger.warning("bot %s %s", bot_id, bot.status_reason)
     return paused
 

@@ -6,13 +6,15 @@ Connected once at start-up by ``CompetitionConfig.ready``.
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.events import ladder, standings
+from competition.events import ladder, notices, registration, standings
 from competition.events.services import on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
+from competition.models import Event, EventStatus
 
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
@@ -23,9 +25,15 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
     if forfeited and match.rated and participants:
         check_bot_health(participants)
     if match.event_id:
+        ended = Event.objects.filter(pk=match.event_id, status=EventStatus.FINISHED)
+        was_over = ended.exists()
         on_match_finished(match)
+        if not was_over and ended.exists():  # this result ended it: tell the entrants
+            event_id = match.event_id
+            transaction.on_commit(lambda: registration.announce_finished(event_id))
     if match.ladder_id:
         ladder.release(match)
+    notices.match_result(match)
 
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")

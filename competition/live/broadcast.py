@@ -36,6 +36,11 @@ def event_group(event_id: int) -> str:
     return f"event.{int(event_id)}"
 
 
+def user_group(user_id: int) -> str:
+    """One user's open pages (``ws/notifications/``): their new notifications."""
+    return f"user.{int(user_id)}"
+
+
 #: the home page's sockets: how many matches of each game are running ("live now")
 HOME_GROUP = "home"
 
@@ -216,3 +221,11 @@ def standings_changed(event_id: int, standings: list, header: dict | None = None
     if header is not None:
         payload["header"] = header
     publish(event_group(event_id), message("standings", payload))
+
+
+def notified(user_id: int, notification: dict, unread: int) -> None:
+    """A new notification for ``user_id``, with the unread count after it (the bell)."""
+    publish(
+        user_group(user_id),
+        message("notification", {"notification": notification, "unread": unread}),
+    )

@@ -43,13 +43,20 @@ from django.utils import timezone
 
 from bots.faults import FaultCode
 from bots.models import Bot, BotStatus, BotVersion, EndpointKind
-from competition.live import broadcast
+from competition.live import broadcast, notify
 from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, token_param
-from competition.models import Entry, Match, MatchStatus, Participant, SeatResult
+from competition.models import (
+    Entry,
+    Match,
+    MatchStatus,
+    NotificationKind,
+    Participant,
+    SeatResult,
+)
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
@@ -277,7 +284,27 @@ def challenge(
     ``create_user_match``'s limits."""
     charge_challenge(user)
     bots = challenge_bots(user, bot_ids)
-    return create_user_match(user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms)
+    with transaction.atomic():
+        match = create_user_match(
+            user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms
+        )
+        _tell_challenged(user, bots, match)
+    return match
+
+
+def _tell_challenged(user, bots: list[Bot], match: Match) -> None:
+    """Tell the owner of each challenged bot (not the challenger's own) who challenged it."""
+    told = set()
+    for bot in bots:
+        if bot.owner_id in (None, user.pk) or bot.pk in told:
+            continue
+        told.add(bot.pk)
+        notify.notify(
+            bot.owner_id,
+            NotificationKind.CHALLENGED,
+            f"{user.username} challenged {bot.name} ({match.game}).",
+            f"/matches/{match.pk}/",
+        )
 
 
 def charge_challenge(user) -> None:

@@ -1,6 +1,8 @@
 """Competition models: events, matches, seats, turns, ratings (docs/architecture.md)."""
 
 from competition.models.choices import (
+    EntryStatus,
+    EventAdmission,
     EventFormat,
     EventStatus,
     FaultCode,
@@ -10,6 +12,12 @@ from competition.models.choices import (
 from competition.models.events import Entry, Event
 from competition.models.ladder import Ladder, LadderSpot
 from competition.models.matches import TURN_VALUES, Match, Participant, Turn, TurnArchive
+from competition.models.notifications import (
+    EmailChoice,
+    Notification,
+    NotificationKind,
+    NotificationPreference,
+)
 from competition.models.ratings import Rating, RatingChange
 from competition.models.standings import (
     EventSeries,
@@ -21,8 +29,11 @@ from competition.models.standings import (
 
 __all__ = [
     "TURN_VALUES",
+    "EmailChoice",
     "Entry",
+    "EntryStatus",
     "Event",
+    "EventAdmission",
     "EventFormat",
     "EventSeries",
     "EventStanding",
@@ -34,6 +45,9 @@ __all__ = [
     "LadderSpot",
     "Match",
     "MatchStatus",
+    "Notification",
+    "NotificationKind",
+    "NotificationPreference",
     "Participant",
     "Rating",
     "RatingChange",

@@ -72,3 +72,21 @@ class EventStatus(models.TextChoices):
     """Every match played; standings final."""
     CANCELLED = "cancelled", "Cancelled"
     """Stopped by an organiser; queued matches cancelled."""
+
+
+class EventAdmission(models.TextChoices):
+    ANYONE = "anyone", "Anyone"
+    """Every entry is accepted at once."""
+    APPROVAL = "approval", "By approval"
+    """Entries wait for the organiser's approval."""
+    RATED = "rated", "A minimum of rated games"
+    """Bots with at least ``min_rated_games`` rated games are accepted at once."""
+
+
+class EntryStatus(models.TextChoices):
+    APPROVED = "approved", "Approved"
+    """Plays when the event starts."""
+    PENDING = "pending", "Waiting for approval"
+    """Entered an event that admits by approval; the organiser decides."""
+    REFUSED = "refused", "Refused"
+    """Refused by the organiser; never plays."""

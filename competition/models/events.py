@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from competition.models.choices import EventFormat, EventStatus
+from competition.models.choices import EntryStatus, EventAdmission, EventFormat, EventStatus
 
 
 class EventQuerySet(models.QuerySet):
@@ -65,6 +65,36 @@ class Event(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
+    registration_opens = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Users enter their bots from then (empty: no registration, the organiser "
+        "enters the bots).",
+    )
+    registration_closes = models.DateTimeField(
+        null=True, blank=True, help_text="Entries close then (empty: at the start time)."
+    )
+    starts_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The event starts by itself then, or is cancelled with fewer than "
+        "min_entries approved entries.",
+    )
+    max_entries = models.PositiveIntegerField(
+        null=True, blank=True, help_text="At most that many entries (empty: no cap)."
+    )
+    min_entries = models.PositiveIntegerField(
+        default=2, help_text="Fewer approved entries at the start time cancel the event."
+    )
+    admission = models.CharField(
+        max_length=16, choices=EventAdmission.choices, default=EventAdmission.ANYONE
+    )
+    min_rated_games = models.PositiveIntegerField(
+        default=0, help_text="With admission by rated games: games a bot must have played."
+    )
+    registration_announced = models.DateTimeField(
+        null=True, blank=True, help_text="When the opening was announced to the game's users."
+    )
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
@@ -73,7 +103,11 @@ class Event(models.Model):
 
     class Meta:
         ordering = ("-created",)
-        indexes = [models.Index(fields=["next_round_at"], name="event_next_round_at")]
+        indexes = [
+            models.Index(fields=["next_round_at"], name="event_next_round_at"),
+            # the start-time job: drafts whose start time came
+            models.Index(fields=("status", "starts_at"), name="event_status_starts_at"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -84,6 +118,16 @@ class Entry(models.Model):
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="entries")
     seed = models.PositiveIntegerField(default=0, help_text="Initial order (1 = top seed).")
     active = models.BooleanField(default=True)
+    status = models.CharField(
+        max_length=16, choices=EntryStatus.choices, default=EntryStatus.APPROVED
+    )
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        help_text="The user who entered it through registration (empty: the organiser).",
+    )
     version = models.ForeignKey(
         "bots.BotVersion",
         null=True,
@@ -96,6 +140,7 @@ class Entry(models.Model):
 
     class Meta:
         ordering = ("event", "seed", "id")
+        verbose_name_plural = "entries"
         constraints = [models.UniqueConstraint(fields=("event", "bot"), name="entry_unique_bot")]
 
     def __str__(self) -> str:

@@ -38,8 +38,10 @@ STATISTICS_SECONDS = 600.0
 class Scheduler:
     """``humans``: claim only matches with (True) or without (False) a human seat (None: any);
     ``statistics``: refresh SQLite's planner statistics now and then and run the standing
-    ladders' matchmaking (``events.ladder.tick``, every ``ARENA_LADDER_INTERVAL``): one
-    scheduler per site, the web process's."""
+    ladders' matchmaking (``events.ladder.tick``, every ``ARENA_LADDER_INTERVAL``) and the
+    registrations' and notifications' step (``events.registration.tick``: events at their
+    start time, daily digests; every ``ARENA_NOTIFY_INTERVAL``): one scheduler per site, the
+    web process's."""
 
     def __init__(self, concurrency: int, *, humans: bool | None = None, statistics: bool = True):
         self.concurrency = concurrency
@@ -89,13 +91,13 @@ class Scheduler:
             self.event.set()
 
     async def run(self) -> None:
-        from competition.events import ladder
+        from competition.events import ladder, registration
         from competition.events.services import start_due_rounds
         from competition.events.standings import refresh_statistics
         from competition.matches import batch
         from competition.matches.lifecycle import reap
 
-        last_reap = last_ladder = 0.0
+        last_reap = last_ladder = last_notify = 0.0
         last_rounds = -ROUNDS_SECONDS
         last_statistics = -STATISTICS_SECONDS
         while True:
@@ -113,6 +115,9 @@ class Scheduler:
                 if self.statistics and now - last_ladder >= settings.ARENA_LADDER_INTERVAL:
                     last_ladder = now  # the standing ladders' matchmaking, once per site
                     await batch.call(ladder.tick)
+                if self.statistics and now - last_notify >= settings.ARENA_NOTIFY_INTERVAL:
+                    last_notify = now  # events at their start time, digests: once per site
+                    await batch.call(registration.tick)
                 await self.step()
             except asyncio.CancelledError:
                 raise

@@ -29,6 +29,14 @@ def run_match_task(match_id: int) -> None:
     asyncio.run(_run(match_id))
 
 
+@app.task(ignore_result=True, name="competition.runners.tasks.send_notification_mails")
+def send_notification_mails(ids: list[int]) -> None:
+    """Instant notification mails (``competition.live.notify``), off the request path."""
+    from competition.live import notify
+
+    notify.send_mails(ids)
+
+
 @worker_ready.connect
 def check_sandbox(**kwargs) -> None:
     """Say in this worker's log, at its start, if uploaded code cannot be run here."""

@@ -394,6 +394,33 @@ class HomeConsumer(_RelayConsumer):
         return home_snapshot()
 
 
+class NotificationConsumer(_RelayConsumer):
+    """``ws/notifications/``: the signed-in user's new notifications, on every page (the
+    bell): a snapshot with the unread count, then each new one as it is made
+    (``broadcast.notified``). A visitor is refused (4401)."""
+
+    async def connect(self):
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        await super().connect()
+
+    def route_id(self) -> int:
+        return int(self.scope["user"].pk)
+
+    def exists(self) -> bool:
+        return True
+
+    def group_name(self) -> str:
+        return broadcast.user_group(self.object_id)
+
+    def snapshot(self) -> dict | None:
+        from competition.live import notify
+
+        return {"type": "snapshot", "unread": notify.unread_count(self.object_id)}
+
+
 class HumanSeatConsumer(AsyncWebsocketConsumer):
     """``ws/play/<match>/<seat>/``: the browser side of a human seat (the only consumer
     that accepts input). Only the owner of the seat's human bot may connect, while the

@@ -10,8 +10,10 @@ first on the ``Participant(bot, match)`` index, one short window per bot.
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
 from competition.events.standings import event_counts
@@ -67,13 +69,22 @@ RUNNING_EVENTS = 50
 
 
 def event_list(request):
-    """Running (and paused) events, upcoming ones (drafts), the latest finished ones."""
+    """Events open for registration first, then running (and paused) events, upcoming ones
+    (other drafts), the latest finished ones."""
     counted = Event.objects.annotate(**event_counts(total="total", done="done"))
     events = counted.filter(showcase=False)
+    now = timezone.now()
+    until_start = Q(registration_closes__isnull=True) & (
+        Q(starts_at__isnull=True) | Q(starts_at__gt=now)
+    )
+    open_now = Q(status=EventStatus.DRAFT, registration_opens__lte=now) & (
+        until_start | Q(registration_closes__gt=now)
+    )
     return render(
         request,
         "events.html",
         {
+            "open": list(events.filter(open_now).order_by("starts_at", "id")[:RUNNING_EVENTS]),
             "running": list(
                 events.filter(status__in=(EventStatus.RUNNING, EventStatus.PAUSED)).order_by("-id")[
                     :RUNNING_EVENTS
@@ -85,7 +96,9 @@ def event_list(request):
                     :RUNNING_EVENTS
                 ]
             ),
-            "upcoming": list(events.filter(status=EventStatus.DRAFT).order_by("-id")),
+            "upcoming": list(
+                events.filter(status=EventStatus.DRAFT).exclude(open_now).order_by("-id")
+            ),
             "finished": list(
                 events.filter(status__in=(EventStatus.FINISHED, EventStatus.CANCELLED)).order_by(
                     "-finished", "-id"

@@ -7,6 +7,7 @@ websocket_urlpatterns = [
     path("ws/matches/<int:pk>/", consumers.MatchConsumer.as_asgi()),
     path("ws/events/<int:pk>/", consumers.EventConsumer.as_asgi()),
     path("ws/home/", consumers.HomeConsumer.as_asgi()),
+    path("ws/notifications/", consumers.NotificationConsumer.as_asgi()),
     path("ws/play/<int:pk>/<int:seat>/", consumers.HumanSeatConsumer.as_asgi()),
 ]
 

@@ -7,6 +7,7 @@ from competition.web import bots as web_bots
 from competition.web import docs as web_docs
 from competition.web import fork as web_fork
 from competition.web import lists as web_lists
+from competition.web import notifications as web_notifications
 from competition.web import play as web_play
 from competition.web import presenter as web_presenter
 from competition.web import share, views
@@ -41,6 +42,9 @@ urlpatterns = [
     path("matches/<int:pk>/viewer.json", views.match_viewer_json, name="match-viewer-json"),
     path("matches/<int:pk>/fork/", web_fork.match_fork, name="match-fork"),
     path("events/<int:pk>/", views.event_detail, name="event-detail"),
+    path("events/<int:pk>/enter", web_notifications.event_enter, name="event-enter"),
+    path("events/<int:pk>/withdraw", web_notifications.event_withdraw, name="event-withdraw"),
+    path("notifications/", web_notifications.notification_list, name="notification-list"),
     path("events/<int:pk>/screen", views.event_screen, name="event-screen"),
     path("events/<int:pk>/screen.json", views.event_screen_json, name="event-screen-json"),
     path("events/<int:pk>/present", web_presenter.event_present, name="event-present"),

@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from bots.models import Bot, EndpointKind
@@ -26,6 +27,7 @@ from competition.models.matches import sees_hidden
 from competition.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web import share
+from competition.web.notifications import registration_context
 from competition.web.rows import ROW_FIELDS, bot_rows, live_rows, match_rows, standing_rows
 from games import all_games, get_game
 
@@ -260,6 +262,8 @@ def event_detail(request, pk: int):
         "standings_order": formats.of(event).order_text,
         "ranks_by_rating": formats.of(event).ranks_by_rating,
         "share": share.event_links(request, event.pk),
+        **registration_context(request, event),
+        "now": timezone.now(),
     }
     return render(request, "event.html", context)
 

@@ -314,3 +314,35 @@ def test_the_console_script_is_installed():
     assert ARENA.is_file() and os.access(ARENA, os.X_OK), "pip install -e . installs `arena`"
     entry = ARENA.read_text(errors="replace")
     assert "arena.cli" in entry
+
+
+SETUP_OPEN_EVENT = """
+from datetime import timedelta
+from django.utils import timezone
+from competition.models import Event
+event = Event.objects.create(name="CLI Open", game="tictactoe",
+                             registration_opens=timezone.now() - timedelta(minutes=1),
+                             starts_at=timezone.now() + timedelta(hours=1))
+print(event.pk)
+"""
+
+
+def test_it_enters_and_withdraws_a_bot_and_lists_notifications(logged_in, home):
+    done = manage("shell", "-c", SETUP_OPEN_EVENT, env=logged_in["env"])
+    assert done.returncode == 0, done.stderr
+    event_id = int(done.stdout.strip().splitlines()[-1])
+    out = ok(arena(home, "register", "tictactoe", "cli-entrant", logged_in["bot_url"]))
+    bot_id = int(out.split()[2].rstrip(":"))
+    # It should enter the bot, refuse a second entry in one line, and withdraw it.
+    assert ok(arena(home, "enter", str(event_id), str(bot_id))).strip() == (
+        f"bot {bot_id} entered event {event_id}"
+    )
+    assert "already entered" in failed(arena(home, "enter", str(event_id), str(bot_id)))
+    assert ok(arena(home, "withdraw", str(event_id), str(bot_id))).strip() == (
+        f"bot {bot_id} withdrawn from event {event_id}"
+    )
+    assert "Choose one of your own bots" in failed(arena(home, "enter", str(event_id), "999999"))
+    # It should list the notifications, newest first, and mark them read.
+    listed = ok(arena(home, "notifications", "--read"))
+    assert listed.splitlines()[0].split() == ["when", "new", "notice"]
+    assert listed.strip().endswith("marked read")

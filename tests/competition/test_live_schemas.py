@@ -32,7 +32,14 @@ def test_it_serves_every_live_schema_next_to_the_openapi_one():
     client = APIClient()
     index = client.get("/api/schema/live/").json()
     # It should list one schema per stream and direction, with absolute URLs.
-    assert [s["name"] for s in index["schemas"]] == ["match", "event", "home", "play", "play-move"]
+    assert [s["name"] for s in index["schemas"]] == [
+        "match",
+        "event",
+        "home",
+        "notifications",
+        "play",
+        "play-move",
+    ]
     assert index["openapi"] == "http://testserver/api/schema/"
     for entry in index["schemas"]:
         assert entry["url"] == f"http://testserver/api/schema/live/{entry['name']}.json"

@@ -1,0 +1,43 @@
+"""What the users are told when a match ends (``receivers``): the result of a challenge
+between two owners' bots, and of each standing-ladder match (a high-volume kind, in the
+daily digest by default). Practice (the bench, a match with a platform seat or between one
+owner's bots) tells nobody."""
+
+from __future__ import annotations
+
+from competition.live import notify
+from competition.models import Match, MatchStatus, NotificationKind, Participant
+
+
+def _outcome(p: Participant) -> str:
+    return {"win": "won", "draw": "drew", "loss": "lost"}.get(p.result, "ended")
+
+
+def match_result(match: Match) -> None:
+    """Inside the finish transaction: tell each owner of a user's bot in a challenge or a
+    ladder match how its bot did (nothing for a match without a result or for practice)."""
+    if match.status not in MatchStatus.with_result() or match.event_id:
+        return
+    if match.ladder_id:
+        kind = NotificationKind.LADDER_RESULT
+    elif match.created_by_id:
+        kind = NotificationKind.CHALLENGE_RESULT
+    else:
+        return
+    seats = list(Participant.objects.filter(match=match).select_related("bot").order_by("seat"))
+    owners = {p.bot.owner_id for p in seats}
+    if kind == NotificationKind.CHALLENGE_RESULT and (None in owners or len(owners) < 2):
+        return  # practice: a platform seat, or one owner's bots
+    names = " vs ".join(p.bot.name for p in seats)
+    where = "ladder match" if match.ladder_id else "challenge"
+    told = set()
+    for p in seats:
+        if p.bot.owner_id is None or (p.bot.owner_id, p.bot_id) in told:
+            continue
+        told.add((p.bot.owner_id, p.bot_id))
+        notify.notify(
+            p.bot.owner_id,
+            kind,
+            f"{p.bot.name} {_outcome(p)} its {where} {names}.",
+            f"/matches/{match.pk}/",
+        )

@@ -1,0 +1,261 @@
+"""Events users enter (issue 38): registration, entries, and the start at the start time.
+
+An organiser opens a draft event for registration by setting ``registration_opens`` (and
+``registration_closes``, else entries close at ``starts_at``), a cap (``max_entries``) and
+who may enter (``admission``: anyone; by approval, the entry waiting as ``PENDING`` for the
+organiser; or bots with ``min_rated_games`` rated games). Users enter and withdraw their own
+active bots (``enter``, ``withdraw``: the event page, ``POST /api/events/<id>/enter/``,
+``arena enter``). ``tick`` is the periodic step (the embedded scheduler, the Celery workers):
+it announces registrations that opened, starts the drafts whose ``starts_at`` came (only
+approved entries play) or cancels them with a notice when fewer than ``min_entries`` are
+approved, and sends the due digests (``competition.live.notify``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from bots.models import Bot, BotStatus, EndpointKind
+from competition.events import services
+from competition.live import notify
+from competition.models import (
+    Entry,
+    EntryStatus,
+    Event,
+    EventAdmission,
+    EventStatus,
+    NotificationKind,
+    Rating,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def closes_at(event: Event) -> datetime | None:
+    return event.registration_closes or event.starts_at
+
+
+def is_open(event: Event, now: datetime | None = None) -> bool:
+    """Whether users may enter or withdraw now."""
+    now = now or timezone.now()
+    if event.status != EventStatus.DRAFT or event.registration_opens is None:
+        return False
+    closes = closes_at(event)
+    return event.registration_opens <= now and (closes is None or now < closes)
+
+
+def _link(event: Event) -> str:
+    return f"/events/{event.pk}/"
+
+
+def _check(event: Event, bot: Bot, user) -> None:
+    if not is_open(event):
+        raise ValidationError("Registration for this event is not open.")
+    if bot.owner_id != user.pk:
+        raise ValidationError("You can only enter your own bots.")
+    if bot.game != event.game:
+        raise ValidationError(f"{bot.name} plays another game than this event.")
+    if bot.status != BotStatus.ACTIVE or bot.kind == EndpointKind.HUMAN:
+        raise ValidationError(f"{bot.name} is not active: resume it before entering it.")
+    if event.admission == EventAdmission.RATED:
+        games = Rating.objects.filter(bot=bot).values_list("games", flat=True).first() or 0
+        if games < event.min_rated_games:
+            raise ValidationError(
+                f"This event admits bots with at least {event.min_rated_games} rated games; "
+                f"{bot.name} has {games}."
+            )
+
+
+def enter(event: Event, bot: Bot, user) -> Entry:
+    """Enter ``user``'s ``bot`` (``ValidationError`` with a sentence if it may not): approved
+    at once, or waiting for the organiser when the event admits by approval."""
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        _check(event, bot, user)
+        if event.entries.filter(bot=bot).exists():
+            raise ValidationError(f"{bot.name} is already entered.")
+        taken = event.entries.exclude(status=EntryStatus.REFUSED).count()
+        if event.max_entries is not None and taken >= event.max_entries:
+            raise ValidationError(f"This event is full ({event.max_entries} entries).")
+        seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
+        status = (
+            EntryStatus.PENDING
+            if event.admission == EventAdmission.APPROVAL
+            else EntryStatus.APPROVED
+        )
+        entry = Entry.objects.create(
+            event=event, bot=bot, seed=seed, status=status, entered_by=user
+        )
+    logger.info("bot %s entered event %s (%s)", bot.pk, event.pk, status)
+    return entry
+
+
+def withdraw(event: Event, bot: Bot, user) -> bool:
+    """Take ``user``'s ``bot`` out of the event while registration is open."""
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        if not is_open(event):
+            raise ValidationError(
+                "Registration for this event is closed: entries stay as they are."
+            )
+        if bot.owner_id != user.pk:
+            raise ValidationError("You can only withdraw your own bots.")
+        deleted, _ = event.entries.filter(bot=bot).delete()
+    return bool(deleted)
+
+
+def decide(entry: Entry, approve: bool) -> bool:
+    """The organiser approves or refuses an entry (the admin); its owner is told. False if
+    it was decided that way already."""
+    status = EntryStatus.APPROVED if approve else EntryStatus.REFUSED
+    with transaction.atomic():
+        changed = Entry.objects.filter(pk=entry.pk).exclude(status=status).update(status=status)
+        if changed:
+            entry = Entry.objects.select_related("bot", "event").get(pk=entry.pk)
+            verb = "approved" if approve else "refused"
+            kind = NotificationKind.ENTRY_APPROVED if approve else NotificationKind.ENTRY_REFUSED
+            notify.notify(
+                entry.bot.owner_id,
+                kind,
+                f"Your entry of {entry.bot.name} in {entry.event.name} was {verb}.",
+                _link(entry.event),
+            )
+    return bool(changed)
+
+
+def entrants(event: Event):
+    """(owner id, bot) of the event's approved entries of users' bots."""
+    rows = event.entries.filter(status=EntryStatus.APPROVED, bot__owner__isnull=False)
+    return [(e.bot.owner_id, e.bot) for e in rows.select_related("bot")]
+
+
+# -- the periodic step -------------------------------------------------------------------------
+
+
+def tick(now: datetime | None = None) -> int:
+    """One step of the periodic job; returns what it did (announcements, starts, mails)."""
+    now = now or timezone.now()
+    done = announce_opened(now)
+    done += start_due(now)
+    done += notify.send_digests(now)
+    return done
+
+
+def announce_opened(now: datetime) -> int:
+    """Tell the users with an active bot of its game that an event's registration opened
+    (once per event: a conditional UPDATE of ``registration_announced``)."""
+    due = Event.objects.filter(
+        status=EventStatus.DRAFT,
+        registration_opens__lte=now,
+        registration_announced__isnull=True,
+    ).values_list("pk", flat=True)
+    announced = 0
+    for event_id in list(due[:50]):
+        with transaction.atomic():
+            if not Event.objects.filter(pk=event_id, registration_announced__isnull=True).update(
+                registration_announced=now
+            ):
+                continue
+            event = Event.objects.get(pk=event_id)
+            if not is_open(event, now):
+                continue
+            owners = (
+                Bot.objects.active()
+                .for_game(event.game)
+                .of_users()
+                .values_list("owner_id", flat=True)
+                .distinct()
+            )
+            closes = closes_at(event)
+            until = f" until {closes:%Y-%m-%d %H:%M} UTC" if closes else ""
+            for owner_id in list(owners):
+                notify.notify(
+                    owner_id,
+                    NotificationKind.EVENT_OPENED,
+                    f"{event.name} is open for entries{until}.",
+                    _link(event),
+                )
+            announced += 1
+    return announced
+
+
+def start_due(now: datetime) -> int:
+    """Start each draft event whose start time came, with its approved entries, or cancel it
+    with a notice when fewer than ``min_entries`` are approved; returns the events handled."""
+    due = Event.objects.filter(status=EventStatus.DRAFT, starts_at__lte=now).values_list(
+        "pk", flat=True
+    )
+    handled = 0
+    for event_id in list(due[:20]):
+        try:
+            handled += _start_one(event_id)
+        except Exception:
+            logger.exception("event %s: the start at its start time failed", event_id)
+    return handled
+
+
+def _start_one(event_id: int) -> int:
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event_id)
+        if event.status != EventStatus.DRAFT:
+            return 0
+        event.entries.exclude(status=EntryStatus.APPROVED).update(active=False)
+        approved = event.entries.filter(
+            status=EntryStatus.APPROVED, active=True, bot__status=BotStatus.ACTIVE
+        ).count()
+        needed = max(2, event.min_entries)
+        if approved < needed:
+            services.cancel_event(event, "too few entries")
+            text = (
+                f"{event.name} was cancelled: it had {approved} entries at its start time "
+                f"and needed {needed}."
+            )
+        else:
+            text = _start_or_cancel(event, approved)
+        for owner_id, bot in entrants(event):
+            notify.notify(
+                owner_id,
+                NotificationKind.EVENT_STARTED,
+                f"{text} Your bot: {bot.name}.",
+                _link(event),
+            )
+    logger.info("event %s at its start time: %s", event_id, text)
+    return 1
+
+
+def _start_or_cancel(event: Event, approved: int) -> str:
+    """Start the locked event; one that cannot start (its format refuses its game, say) is
+    cancelled with the reason instead of being retried at every step."""
+    try:
+        services.start_event(event)
+    except ValidationError as exc:
+        reason = " ".join(exc.messages)
+        services.cancel_event(event, reason)
+        return f"{event.name} was cancelled at its start time: {reason}"
+    return f"{event.name} started with {approved} entries."
+
+
+def announce_finished(event_id: int) -> None:
+    """Tell each entrant's owner the event ended, with the bot's placing (after commit)."""
+    event = Event.objects.get(pk=event_id)
+    rows = services.standings(event)
+    count = len(rows)
+    owners = dict(
+        event.entries.filter(bot__owner__isnull=False).values_list("bot_id", "bot__owner_id")
+    )
+    for row in rows:
+        owner_id = owners.get(row["bot"])
+        if owner_id is None:
+            continue
+        notify.notify(
+            owner_id,
+            NotificationKind.EVENT_ENDED,
+            f"{event.name} ended: {row['name']} placed {row['rank']} of {count}.",
+            _link(event),
+        )

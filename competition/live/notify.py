@@ -1,0 +1,227 @@
+"""Notifications (issue 38): the one place that tells a user something.
+
+``notify(user_id, kind, text, link)`` decides from the user's preference for ``kind``
+(``NotificationPreference``; no row: in the site, and the kind's email default of
+``EMAIL_DEFAULTS``, else at once) whether a ``Notification`` row is shown in the site and
+how it leaves by email. The row is written in the caller's transaction; after commit the
+user's open pages get it over their socket (``broadcast.notified``) and an instant mail is
+sent off the request path: a Celery task in scale-out (``ARENA_RUNNER=celery``), a
+background thread otherwise. ``send_digests`` is the periodic job (the embedded scheduler,
+the Celery workers) that gathers a user's digest notices into one mail once the oldest is
+``ARENA_NOTIFY_DIGEST_SECONDS`` old. Users without an email address get no mail.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import EmailMessage, get_connection
+from django.db import transaction
+from django.db.models import Min
+from django.utils import timezone
+
+from competition.live import broadcast
+from competition.models import (
+    EmailChoice,
+    Notification,
+    NotificationKind,
+    NotificationPreference,
+)
+from competition.models.notifications import EMAIL_DEFAULTS
+
+logger = logging.getLogger(__name__)
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+_pending: list[Future] = []
+
+
+def preference(user_id: int, kind: str) -> tuple[bool, str]:
+    """(shown in the site, email choice) of ``user_id`` for ``kind``."""
+    row = NotificationPreference.objects.filter(user_id=user_id, kind=kind).first()
+    if row is not None:
+        return row.site, row.email
+    return True, EMAIL_DEFAULTS.get(kind, EmailChoice.INSTANT)
+
+
+def preferences(user) -> list[dict]:
+    """Every kind with the user's choice (the notifications page's form)."""
+    rows = {r.kind: r for r in NotificationPreference.objects.filter(user=user)}
+    out = []
+    for kind in NotificationKind:
+        row = rows.get(kind)
+        out.append(
+            {
+                "kind": kind.value,
+                "label": kind.label,
+                "site": row.site if row else True,
+                "email": row.email if row else EMAIL_DEFAULTS.get(kind, EmailChoice.INSTANT),
+            }
+        )
+    return out
+
+
+def set_preference(user, kind: str, *, site: bool, email: str) -> None:
+    NotificationPreference.objects.update_or_create(
+        user=user, kind=NotificationKind(kind), defaults={"site": site, "email": EmailChoice(email)}
+    )
+
+
+def notify(user_id: int | None, kind: NotificationKind, text: str, link: str = "") -> None:
+    """Tell ``user_id`` (None: nobody, e.g. a platform seat's owner) ``text``: a row now, in
+    the caller's transaction; the socket push and an instant mail after it commits."""
+    if user_id is None:
+        return
+    site, email = preference(user_id, kind)
+    if not site and email == EmailChoice.OFF:
+        return
+    note = Notification.objects.create(
+        user_id=user_id, kind=kind, text=text[:500], link=link[:300], email=email, read=not site
+    )
+    transaction.on_commit(lambda: _after_commit(note, site))
+
+
+def _after_commit(note: Notification, site: bool) -> None:
+    if site:
+        broadcast.notified(note.user_id, as_json(note), unread_count(note.user_id))
+    if note.email == EmailChoice.INSTANT:
+        _send_later([note.pk])
+
+
+def as_json(note: Notification) -> dict:
+    """A notification as the API and the socket give it."""
+    return {
+        "id": note.pk,
+        "kind": note.kind,
+        "text": note.text,
+        "link": note.link,
+        "created": note.created.isoformat().replace("+00:00", "Z"),
+        "read": note.read,
+    }
+
+
+def unread_count(user_id: int) -> int:
+    """The bell: one COUNT on the partial index ``notification_unread``."""
+    return Notification.objects.filter(user_id=user_id, read=False).count()
+
+
+def mark_read(user, ids: list[int] | None = None) -> int:
+    """Mark the user's notifications read (``ids``: only those); returns how many changed."""
+    rows = Notification.objects.filter(user=user, read=False)
+    if ids is not None:
+        rows = rows.filter(pk__in=ids)
+    return rows.update(read=True)
+
+
+# -- email ---------------------------------------------------------------------------------------
+
+
+def _send_later(ids: list[int]) -> None:
+    """Instant mails off the request path: a Celery task in scale-out; else claimed here (a
+    conditional UPDATE, so each is sent once) and handed to a thread that only talks SMTP
+    (no database work off this thread: SQLite has one writer)."""
+    if settings.ARENA_RUNNER == "celery":
+        from celery import current_app
+
+        current_app.send_task("competition.runners.tasks.send_notification_mails", args=[ids])
+        return
+    messages = claim_mails(ids)
+    if not messages:
+        return
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-mail")
+        _pending[:] = [f for f in _pending if not f.done()]
+        _pending.append(_executor.submit(_deliver_logged, messages))
+
+
+def _deliver_logged(messages: list[EmailMessage]) -> None:
+    try:
+        deliver(messages)
+    except Exception:
+        logger.exception("%s notification mails could not be sent", len(messages))
+
+
+def flush(timeout: float = 10.0) -> None:
+    """Wait for the mails queued on this process's thread (tests, shutdown)."""
+    with _executor_lock:
+        pending = list(_pending)
+    for future in pending:
+        future.result(timeout=timeout)
+
+
+def _absolute(link: str) -> str:
+    return f"{settings.ARENA_SITE_URL.rstrip('/')}{link}" if link.startswith("/") else link
+
+
+def claim_mails(ids: list[int]) -> list[EmailMessage]:
+    """The mails of the instant notifications of ``ids`` not mailed yet, each claimed (marked
+    mailed) by a conditional UPDATE: whoever sends them, they leave once."""
+    notes = list(
+        Notification.objects.filter(
+            pk__in=ids, email=EmailChoice.INSTANT, emailed__isnull=True
+        ).select_related("user")
+    )
+    messages = []
+    for note in notes:
+        claimed = Notification.objects.filter(pk=note.pk, emailed__isnull=True).update(
+            emailed=timezone.now()
+        )
+        if not claimed or not note.user.email:
+            continue
+        label = NotificationKind(note.kind).label
+        body = f"{note.text}\n\n{_absolute(note.link)}\n" if note.link else f"{note.text}\n"
+        body += f"\nChoose what you are told: {_absolute('/notifications/')}\n"
+        messages.append(
+            EmailMessage(f"[Arena] {label}: {note.text[:120]}", body, to=[note.user.email])
+        )
+    return messages
+
+
+def deliver(messages: list[EmailMessage]) -> int:
+    """Send through ``EMAIL_BACKEND`` (one connection); returns the mails sent."""
+    return (get_connection().send_messages(messages) or 0) if messages else 0
+
+
+def send_mails(ids: list[int]) -> int:
+    """Claim and send the instant mails of ``ids`` here (the Celery task)."""
+    return deliver(claim_mails(ids))
+
+
+def send_digests(now: datetime | None = None) -> int:
+    """The daily digest (a periodic job): for each user whose oldest unmailed digest notice
+    is at least ``ARENA_NOTIFY_DIGEST_SECONDS`` old, one mail gathering all of them, then
+    marked mailed (a conditional UPDATE, so two schedulers never send one twice). Returns
+    the mails sent."""
+    now = now or timezone.now()
+    due = now - timedelta(seconds=settings.ARENA_NOTIFY_DIGEST_SECONDS)
+    waiting = Notification.objects.filter(email=EmailChoice.DIGEST, emailed__isnull=True)
+    users = waiting.values("user_id").annotate(oldest=Min("created")).filter(oldest__lte=due)
+    sent = 0
+    for row in list(users[:500]):
+        sent += _digest_for(row["user_id"], waiting, now)
+    return sent
+
+
+def _digest_for(user_id: int, waiting, now: datetime) -> int:
+    user = get_user_model().objects.filter(pk=user_id).first()
+    notes = list(waiting.filter(user_id=user_id, created__lte=now).order_by("created", "id"))
+    claimed = Notification.objects.filter(
+        pk__in=[n.pk for n in notes], emailed__isnull=True
+    ).update(emailed=now)
+    if claimed != len(notes) or user is None or not user.email or not notes:
+        return 0
+    lines = [f"- {n.created:%Y-%m-%d %H:%M} {n.text}" for n in notes]
+    body = (
+        f"Your Arena digest: {len(notes)} notices.\n\n"
+        + "\n".join(lines)
+        + f"\n\nAll of them: {_absolute('/notifications/')}\n"
+    )
+    mail = EmailMessage(f"[Arena] Your daily digest ({len(notes)} notices)", body, to=[user.email])
+    return get_connection().send_messages([mail]) or 0

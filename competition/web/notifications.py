@@ -1,0 +1,150 @@
+"""The bell, the notifications page and the event page's entry form (issue 38).
+
+``bell`` is a context processor: one indexed COUNT (``notification_unread``) per page for a
+signed-in user, none for a visitor. The state changes go through
+``competition.live.notify`` and ``competition.events.registration``.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from bots.models import Bot, BotStatus, EndpointKind
+from competition.events import registration
+from competition.live import notify
+from competition.models import (
+    EmailChoice,
+    EntryStatus,
+    Event,
+    EventAdmission,
+    Notification,
+    NotificationKind,
+)
+
+PAGE = 50
+
+
+def bell(request) -> dict:
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    return {"unread_notifications": notify.unread_count(user.pk)}
+
+
+@login_required
+def notification_list(request):
+    if request.method == "POST":
+        return _post(request)
+    notes = Notification.objects.filter(user=request.user).order_by("-created", "-id")[:PAGE]
+    context = {
+        "notes": list(notes),
+        "prefs": notify.preferences(request.user),
+        "email_choices": EmailChoice.choices,
+        "has_email": bool(request.user.email),
+    }
+    return render(request, "notifications.html", context)
+
+
+def _post(request):
+    action = request.POST.get("action", "")
+    if action == "read":
+        ids = [int(i) for i in request.POST.getlist("id") if i.isascii() and i.isdigit()]
+        notify.mark_read(request.user, ids or None)
+        return redirect("notification-list")
+    if action == "prefs":
+        for kind in NotificationKind:
+            email = request.POST.get(f"email-{kind.value}", "")
+            if email not in EmailChoice.values:
+                return HttpResponseBadRequest(f"Choose how {kind.label.lower()} is sent by email.")
+            site = request.POST.get(f"site-{kind.value}") == "on"
+            notify.set_preference(request.user, kind, site=site, email=email)
+        messages.success(request, "Your notification choices were saved.")
+        return redirect("notification-list")
+    return HttpResponseBadRequest("Unknown action: choose “Mark all read” or “Save choices”.")
+
+
+# -- the event page's registration --------------------------------------------------------------
+
+
+def registration_context(request, event: Event) -> dict:
+    """What the event page's entry form shows."""
+    if event.registration_opens is None:
+        return {"registration": None}
+    mine, candidates = [], []
+    if request.user.is_authenticated:
+        entered = {
+            e.bot_id: e for e in event.entries.filter(bot__owner=request.user).select_related("bot")
+        }
+        mine = list(entered.values())
+        candidates = [
+            b
+            for b in Bot.objects.filter(
+                owner=request.user, game=event.game, status=BotStatus.ACTIVE
+            )
+            .exclude(kind=EndpointKind.HUMAN)
+            .order_by("name")
+            if b.pk not in entered
+        ]
+    return {
+        "registration": {
+            "open": registration.is_open(event),
+            "opens": event.registration_opens,
+            "closes": registration.closes_at(event),
+            "starts_at": event.starts_at,
+            "max_entries": event.max_entries,
+            "entries": event.entries.count(),
+            "admission": event.get_admission_display(),
+            "approval": event.admission == EventAdmission.APPROVAL,
+            "min_rated_games": event.min_rated_games,
+            "rated": event.admission == EventAdmission.RATED,
+            "mine": mine,
+            "candidates": candidates,
+        }
+    }
+
+
+def _entry_action(request, pk: int, action) -> object:
+    event = get_object_or_404(Event, pk=pk)
+    bot_id = request.POST.get("bot", "")
+    if not (bot_id.isascii() and bot_id.isdigit()):
+        messages.error(request, "Choose one of your bots.")
+        return redirect("event-detail", pk=pk)
+    bot = Bot.objects.filter(pk=int(bot_id), owner=request.user).first()
+    if bot is None:
+        messages.error(request, "Choose one of your bots.")
+        return redirect("event-detail", pk=pk)
+    try:
+        said = action(event, bot, request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, said)
+    return redirect("event-detail", pk=pk)
+
+
+@login_required
+@require_POST
+def event_enter(request, pk: int):
+    def enter(event, bot, user):
+        entry = registration.enter(event, bot, user)
+        if entry.status == EntryStatus.PENDING:
+            return f"{bot.name} is entered and waits for the organiser's approval."
+        return f"{bot.name} is entered."
+
+    return _entry_action(request, pk, enter)
+
+
+@login_required
+@require_POST
+def event_withdraw(request, pk: int):
+    def withdraw(event, bot, user):
+        if registration.withdraw(event, bot, user):
+            return f"{bot.name} was withdrawn."
+        return f"{bot.name} was not entered."
+
+    return _entry_action(request, pk, withdraw)

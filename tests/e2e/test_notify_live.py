@@ -1,0 +1,123 @@
+"""Issue 38's acceptance from outside: a fresh ``manage.py serve``, two users, HTTP bots
+served by ``manage.py serve_bot`` on loopback. When one bot's server is stopped, its
+matches forfeit (``connect``), bot health pauses it, and its owner has a notification in
+the API and the mail in the console backend's output (the server's log)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.conftest import LOOPBACK, REPO, free_port
+from tests.processes import manage, project_env, running
+
+USERS = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+User = get_user_model()
+for name in ("ann", "bob"):
+    user = User.objects.create_user(name, email=f"{name}@example.test", password=f"pw-{name}-1")
+    print(name, Token.objects.create(user=user).key)
+"""
+
+
+@pytest.fixture(autouse=True)
+def _close_egress_session():
+    """Overrides the conftest's async fixture: this test makes no outbound call itself."""
+    yield
+
+
+def call(base: str, token: str, method: str, path: str, body: dict | None = None):
+    request = urllib.request.Request(
+        base + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+def test_it_tells_the_owner_by_site_and_mail_when_a_stopped_bot_is_paused(tmp_path):
+    env = project_env(
+        ARENA_DATA_DIR=str(tmp_path),
+        ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
+        ARENA_BOT_HEALTH_FORFEITS="2",
+        ARENA_LADDER="false",
+        ARENA_RUNNER_PROCESSES="0",
+    )
+    assert manage("migrate", "--noinput", env=env).returncode == 0
+    made = manage("shell", "-c", USERS, env=env)
+    assert made.returncode == 0, made.stderr
+    tokens = dict(
+        line.split() for line in made.stdout.splitlines() if line.startswith(("ann ", "bob "))
+    )
+    port, ann_port, bob_port = free_port(), free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "server.log"
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    bot_argv = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
+    with (
+        running(server, port, env=env, log=log),
+        running([*bot_argv, "--port", str(bob_port)], bob_port, env=env),
+    ):
+        ids = {}
+        with running([*bot_argv, "--port", str(ann_port)], ann_port, env=env):
+            for name, bot_port in (("ann", ann_port), ("bob", bob_port)):
+                status, bot = call(
+                    base,
+                    tokens[name],
+                    "POST",
+                    "/api/bots/",
+                    {
+                        "game": "tictactoe",
+                        "name": f"{name}-bot",
+                        "kind": "http",
+                        "target": f"http://127.0.0.1:{bot_port}/",
+                    },
+                )
+                assert status == 201, bot
+                ids[name] = bot["id"]
+        # ann's bot server is stopped: bob challenges it until bot health pauses it.
+        for _ in range(2):
+            status, match = call(
+                base,
+                tokens["bob"],
+                "POST",
+                "/api/matches/challenge/",
+                {"game": "tictactoe", "bots": [ids["bob"], ids["ann"]]},
+            )
+            assert status == 201, match
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                _, seen = call(base, tokens["bob"], "GET", f"/api/matches/{match['id']}/")
+                if seen["status"] not in ("queued", "running"):
+                    break
+                time.sleep(0.3)
+            assert seen["status"] == "forfeited", seen
+        _, bot = call(base, tokens["ann"], "GET", f"/api/bots/{ids['ann']}/")
+        # It should have paused ann's bot after two forfeits in a row.
+        assert bot["status"] == "paused", bot
+        # It should tell ann in the site (the API lists it) and not bob.
+        _, notes = call(base, tokens["ann"], "GET", "/api/notifications/")
+        kinds = [n["kind"] for n in notes["results"]]
+        assert "bot_paused" in kinds, notes
+        paused = next(n for n in notes["results"] if n["kind"] == "bot_paused")
+        assert "ann-bot was paused after 2 consecutive forfeits (connect)" in paused["text"]
+        _, theirs = call(base, tokens["bob"], "GET", "/api/notifications/")
+        assert "bot_paused" not in [n["kind"] for n in theirs["results"]]
+        # It should print the mail in the console backend's output, to ann.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "Bot paused" not in log.read_text():
+            time.sleep(0.2)
+        output = log.read_text()
+        assert "Subject: [Arena] Bot paused: ann-bot was paused" in output, output[-3000:]
+        assert "To: ann@example.test" in output

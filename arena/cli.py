@@ -469,20 +469,20 @@ def cmd_event(args) -> None:
         f"event {event['id']}: {event['name']} ({event['game']}, {event['format']}, {event['status']})"
     )
     if args.follow:
+        # an event plays round by round: its total grows as rounds are queued, so the follow
+        # ends on the event's status (in the snapshot and in each standings message's header)
         bar = Progress("matches")
         for message in client.stream(
             f"/ws/events/{int(args.event)}/", what=f"event {args.event}", timeout=args.idle
         ):
             kind = message.get("type")
-            if kind == "snapshot":
-                info = message["event"]
+            info = message.get("event") if kind == "snapshot" else message.get("header")
+            if kind == "match_finished":
+                bar.update(bar.done + 1)
+            elif info:
                 bar.update(info["matches_done"], info["matches_total"])
                 if info["status"] not in ("draft", "registration", "running", "paused"):
                     break
-            elif kind == "match_finished":
-                bar.update(bar.done + 1)
-            if bar.total and bar.done >= bar.total:
-                break
         bar.close()
         _standings(client.standings(args.event))  # the final word, whatever the stream missed
         return

@@ -51,9 +51,12 @@ def _close_egress_session():
 def site(tmp_path_factory):
     """A server of its own, not the shared ones of tests/e2e/conftest.py: the module leaves a
     human's match of every game waiting for a move, which the other modules' live counts
-    would show."""
+    would show. The standing ladder is off: its bot passes a test call, and the module checks
+    the page of a bot that played practice only (the ladder has tests of its own)."""
     data = tmp_path_factory.mktemp("browser")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    env = project_env(
+        ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK, ARENA_LADDER="false"
+    )
     bot_port, port = free_port(), free_port()
     bot = [
         sys.executable,

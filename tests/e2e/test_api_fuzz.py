@@ -64,7 +64,9 @@ print(Token.objects.create(user=fuzzer).key)
 # owner's bots of that game, a game never changes; a challenge's bots must exist, be
 # available and as many as its game's seats, and options must be the game's; a fork's turn
 # must be stored and leave the game going, its bots as many as the origin's seats; a simulated
-# turn must be legal. Every other check, and the 400's body, still hold there.
+# turn must be legal; a bot is taken out of its ladder (or put back) only once a test call
+# put it there; a bot enters (or leaves) an event only while its entries are open, and only
+# one's own bot of its game. Every other check, and the 400's body, still hold there.
 CONFIG = """
 [checks.negative_data_rejection]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
@@ -81,6 +83,9 @@ include-name = [
     "POST /api/matches/{id}/fork/",
     "POST /api/games/{slug}/simulate/",
     "POST /api/bots/{id}/versions/",
+    "POST /api/bots/{id}/ladder/",
+    "POST /api/events/{id}/enter/",
+    "POST /api/events/{id}/withdraw/",
 ]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "413", "429", "5xx"]
 """

@@ -836,7 +836,9 @@ class NotificationSerializer(serializers.Serializer):
 
 class MarkReadSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, max_length=1000
+        child=StrictIntegerField(min_value=ID_MIN, max_value=ID_MAX),
+        required=False,
+        max_length=1000,
     )
 
 

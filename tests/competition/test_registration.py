@@ -320,3 +320,19 @@ def test_it_cancels_at_its_start_time_an_event_that_cannot_start_instead_of_retr
     (notice,) = texts(ann, NotificationKind.EVENT_STARTED)
     assert notice.startswith("Open cup was cancelled at its start time: ")
     assert registration.start_due(event.starts_at + timedelta(minutes=5)) == 0
+
+
+@pytest.mark.django_db
+def test_it_refuses_ids_no_database_holds_when_marking_notifications_read():
+    ann = user("ann")
+    client = signed_in(ann)
+    # It should answer a 400 that names the field, never query with a number it cannot hold.
+    for ids in ([2**63], [1550474612355189001489631011667968], [0], ["1"]):
+        answer = client.post(
+            "/api/notifications/read/", {"ids": ids}, content_type="application/json"
+        )
+        assert answer.status_code == 400, (ids, answer.status_code)
+        assert "ids" in answer.json()
+    assert client.post(
+        "/api/notifications/read/", {"ids": [1, 2]}, content_type="application/json"
+    ).json() == {"marked": 0, "unread": 0}

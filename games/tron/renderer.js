@@ -9,9 +9,18 @@
 // late joiner and a replay scrubbed to lap k both draw exactly the board of lap k.
 
 import {
-  BG, GOLD, INK, MUTED, PANEL, clamp, drawBanner, ellipsize, fitFont, font, humanize, resultText,
+  BG, GOLD, INK, MUTED, PANEL, clamp, drawBanner, ellipsize, fitFont, font, resultText,
   roundRect, setupCanvas,
 } from "../js/common.js";
+
+// why a snake died, in words (the engine's death reasons, games/tron/engine.py)
+const DEATHS = {
+  fault: "a faulty reply",
+  cell_taken: "hit a trail",
+  same_target: "collided head-on",
+  out_of_grid: "left the grid",
+};
+const deathText = (reason) => DEATHS[reason] || String(reason || "").replaceAll("_", " ");
 
 // Okabe & Ito (2008), without black (the background): seven hues, then six of them again dotted
 const HUES = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7", "#D55E00", "#0072B2"];
@@ -203,7 +212,7 @@ class TronRenderer {
       ctx.textAlign = "center";
       ctx.fillText(LABELS[this.mark(seat)], sx + 4 + sq / 2, y + 3 + sq / 2 + 1, sq);
       ctx.textAlign = "left";
-      const status = d ? `lap ${d.lap}: ${humanize(d.reason)}` : `${f.lengths?.[seat] ?? ""} long`;
+      const status = d ? `lap ${d.lap}: ${deathText(d.reason)}` : `${f.lengths?.[seat] ?? ""} long`;
       ctx.font = font(sq * 0.58, 600);
       const statusW = Math.min(ctx.measureText(status).width, sw * 0.45);
       ctx.fillStyle = d ? MUTED : GOLD;

@@ -34,9 +34,14 @@ from tests.processes import project_env, running
 def serve(tmp_path_factory, name: str, *options: str):
     """Run ``manage.py serve`` with ``options`` on a fresh data directory until the session
     ends; yield ``{"base", "port", "env", "log"}`` (``env``: for ``manage.py`` commands on its
-    database, e.g. ``manage("shell", "-c", ..., env=site["env"])``)."""
+    database, e.g. ``manage("shell", "-c", ..., env=site["env"])``). The standing ladder is
+    off: a bot that passes a test call in one module would otherwise play ladder matches on
+    the shared runner under every other module's live matches and pages (the ladder is
+    tested from outside on a server of its own, tests/competition/test_standing_ladder_live.py)."""
     data = tmp_path_factory.mktemp(name)
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
+    env = project_env(
+        ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK, ARENA_LADDER="false"
+    )
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", *options, "--port", str(port)]
     log = data / "server.log"

@@ -100,7 +100,11 @@ def test_a_human_plays_connect_four_against_random_in_the_browser(ui):
     mine = [t["actions"][0] for t in turns if 0 in t["seats"]]
     assert mine == played[: len(mine)] and len(mine) >= 4
     assert all(t["faults"][0] == "ok" for t in turns if 0 in t["seats"])
-    ui.both(f"/matches/{mid}/", "match-connectfour-human-final", "() => arenaViewer.last > 0")
+    ui.both(
+        f"/matches/{mid}/",
+        "match-connectfour-human-final",
+        "() => (window.arenaViewer?.last ?? 0) > 0",
+    )
 
 
 def test_a_human_places_a_fleet_and_sinks_random_in_the_browser(ui):
@@ -148,7 +152,11 @@ def test_a_human_places_a_fleet_and_sinks_random_in_the_browser(ui):
     assert sorted(map(len, fleets[0])) == [2, 3, 3, 4, 5]
     assert {cell.split(",")[1] for ship in fleets[0] for cell in ship} <= {"0", "1", "2", "3", "4"}
     assert all(len({c.split(",")[0] for c in ship}) == 1 for ship in fleets[0])  # vertical
-    ui.both(f"/matches/{mid}/", "match-battleship-human-final", "() => arenaViewer.last > 0")
+    ui.both(
+        f"/matches/{mid}/",
+        "match-battleship-human-final",
+        "() => (window.arenaViewer?.last ?? 0) > 0",
+    )
 
 
 @pytest.mark.parametrize(

@@ -197,3 +197,23 @@ def test_it_calls_the_api_with_the_client_alone(wheel, installed_server, tmp_pat
     listed = run([venv / "bin" / "arena", "--server", installed_server, "games"], cwd=home, env=env)
     for slug in SLUGS:
         assert slug in listed
+
+
+def test_it_starts_runner_processes_from_the_installed_package(server_venv, tmp_path):
+    python = server_venv / "bin" / "python"
+    env = installed_env(tmp_path / "var")
+    code = (
+        "import json, django\n"
+        "django.setup()\n"
+        "from competition.runners.fleet import Fleet\n"
+        "fleet = Fleet.__new__(Fleet)\n"
+        "fleet.concurrency = 1\n"
+        "fleet.relay = type('Relay', (), {'path': 'relay.sock'})()\n"
+        "print(json.dumps(fleet.argv()))\n"
+    )
+    argv = json.loads(run([python, "-c", code], cwd=tmp_path, env=env))
+    # It should start a runner the way `serve` does, with no checkout's manage.py about:
+    # the installed package's runmatches command answers.
+    index = argv.index("--relay")
+    usage = run([*argv[:index], "--help"], cwd=tmp_path, env=env)
+    assert "--relay" in usage and "--concurrency" in usage

@@ -102,10 +102,17 @@ class Fleet:
             ).start()
 
     def argv(self) -> list[str]:
+        # ``python -m django`` with the running settings, not a checkout's manage.py: an
+        # installed package has none.
         return [
             sys.executable,
-            str(settings.BASE_DIR / "manage.py"),
+            "-m",
+            "django",
             "runmatches",
+            "--settings",
+            settings.SETTINGS_MODULE,
+            "--pythonpath",
+            str(settings.PACKAGE_DIR.parent),
             "--relay",
             self.relay.path,
             "--concurrency",

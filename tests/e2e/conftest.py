@@ -24,6 +24,8 @@ purpose, short leases), ``test_api_fuzz`` (raised throttles), ``test_serve`` and
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -31,22 +33,32 @@ from tests.conftest import LOOPBACK, REPO, free_port
 from tests.processes import project_env, running
 
 
-def serve(tmp_path_factory, name: str, *options: str):
-    """Run ``manage.py serve`` with ``options`` on a fresh data directory until the session
-    ends; yield ``{"base", "port", "env", "log"}`` (``env``: for ``manage.py`` commands on its
-    database, e.g. ``manage("shell", "-c", ..., env=site["env"])``). The standing ladder is
-    off: a bot that passes a test call in one module would otherwise play ladder matches on
-    the shared runner under every other module's live matches and pages (the ladder is
-    tested from outside on a server of its own, tests/competition/test_standing_ladder_live.py)."""
-    data = tmp_path_factory.mktemp(name)
+@contextmanager
+def served(data: Path, *options: str, **settings: str):
+    """Run ``manage.py serve`` with ``options`` on the data directory ``data``, with the
+    environment's ``settings`` on top of the shared ones; yield ``{"base", "port", "env",
+    "log"}`` (``env``: for ``manage.py`` commands on its database, e.g.
+    ``manage("shell", "-c", ..., env=site["env"])``). The standing ladder is off: a bot that
+    passes a test call in one module would otherwise play ladder matches on the shared
+    runner under every other module's live matches and pages (the ladder is tested from
+    outside on a server of its own, tests/competition/test_standing_ladder_live.py)."""
     env = project_env(
-        ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK, ARENA_LADDER="false"
+        ARENA_DATA_DIR=str(data),
+        ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
+        ARENA_LADDER="false",
+        **settings,
     )
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", *options, "--port", str(port)]
     log = data / "server.log"
     with running(server, port, env=env, log=log):
         yield {"base": f"http://127.0.0.1:{port}", "port": port, "env": env, "log": log}
+
+
+def serve(tmp_path_factory, name: str, *options: str):
+    """``served`` on a fresh data directory until the session ends."""
+    with served(tmp_path_factory.mktemp(name), *options) as site:
+        yield site
 
 
 @pytest.fixture(scope="session")

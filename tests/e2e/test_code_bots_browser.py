@@ -1,5 +1,5 @@
 """Uploaded code in a real browser (issue 36): headless Debian Chromium driven by Playwright
-against ``manage.py serve`` (its embedded runner processes play in the sandbox). One user
+against the shared ``manage.py serve`` (its runner process plays in the sandbox). One user
 uploads the tic-tac-toe starter file (its ``--stdio`` mode: the sandbox passes it that
 switch), with one line added that writes to stderr; another registers the same starter
 served over HTTP on loopback (``ARENA_BOT_ALLOW_NETWORKS``). A challenge between the two
@@ -15,11 +15,12 @@ import sys
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
 from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS, match_id
-from tests.processes import project_env, running
+from tests.processes import running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WIDE = {"width": 1280, "height": 900}
 PASSWORD = "code-pass-phrase-42"
@@ -36,13 +37,13 @@ def _close_egress_session():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    data = tmp_path_factory.mktemp("code-bots")
-    env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-    bot_port, port = free_port(), free_port()
+def site(arena_site, tmp_path_factory):
+    """The starter served over HTTP beside the shared server (tests/e2e/conftest.py), and the
+    starter file to upload, marked to write to stderr."""
+    env = arena_site["env"]
+    bot_port = free_port()
     starter = [sys.executable, str(STARTER), "--host", "127.0.0.1", "--port", str(bot_port)]
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    upload = data / "starter_bot.py"
+    upload = tmp_path_factory.mktemp("code-bots") / "starter_bot.py"
     source = STARTER.read_text()
     marked = source.replace(
         '    return {"play": choose(',
@@ -50,12 +51,9 @@ def site(tmp_path_factory):
     )
     assert marked != source  # the starter still has the line this test marks
     upload.write_text(marked)
-    with (
-        running(starter, bot_port, env=env),
-        running(server, port, env=env, log=data / "server.log"),
-    ):
+    with running(starter, bot_port, env=env):
         yield {
-            "base": f"http://127.0.0.1:{port}",
+            "base": arena_site["base"],
             "bot_url": f"http://127.0.0.1:{bot_port}/",
             "upload": upload,
         }

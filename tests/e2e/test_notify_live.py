@@ -13,8 +13,9 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
-from tests.processes import manage, project_env, running
+from tests.conftest import REPO, free_port
+from tests.e2e.conftest import served
+from tests.processes import manage, running
 
 USERS = """
 from django.contrib.auth import get_user_model
@@ -47,28 +48,20 @@ def call(base: str, token: str, method: str, path: str, body: dict | None = None
 
 
 def test_it_tells_the_owner_by_site_and_mail_when_a_stopped_bot_is_paused(tmp_path):
-    env = project_env(
-        ARENA_DATA_DIR=str(tmp_path),
-        ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
-        ARENA_BOT_HEALTH_FORFEITS="2",
-        ARENA_LADDER="false",
-        ARENA_RUNNER_PROCESSES="0",
-    )
-    assert manage("migrate", "--noinput", env=env).returncode == 0
-    made = manage("shell", "-c", USERS, env=env)
-    assert made.returncode == 0, made.stderr
-    tokens = dict(
-        line.split() for line in made.stdout.splitlines() if line.startswith(("ann ", "bob "))
-    )
-    port, ann_port, bob_port = free_port(), free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = tmp_path / "server.log"
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
     bot_argv = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
+    ann_port, bob_port = free_port(), free_port()
     with (
-        running(server, port, env=env, log=log),
-        running([*bot_argv, "--port", str(bob_port)], bob_port, env=env),
+        served(
+            tmp_path, "--no-demo", ARENA_BOT_HEALTH_FORFEITS="2", ARENA_RUNNER_PROCESSES="0"
+        ) as site,
+        running([*bot_argv, "--port", str(bob_port)], bob_port, env=site["env"]),
     ):
+        base, env, log = site["base"], site["env"], site["log"]
+        made = manage("shell", "-c", USERS, env=env)
+        assert made.returncode == 0, made.stderr
+        tokens = dict(
+            line.split() for line in made.stdout.splitlines() if line.startswith(("ann ", "bob "))
+        )
         ids = {}
         with running([*bot_argv, "--port", str(ann_port)], ann_port, env=env):
             for name, bot_port in (("ann", ann_port), ("bob", bob_port)):

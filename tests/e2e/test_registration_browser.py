@@ -15,9 +15,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.conftest import LOOPBACK, REPO, free_port
+from tests.conftest import REPO, free_port
+from tests.e2e.conftest import served
 from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS
-from tests.processes import manage, project_env, running
+from tests.processes import manage, running
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -64,31 +65,24 @@ def sign_in(browser, base: str, name: str, password: str, path: str = "/accounts
 
 
 def test_it_opens_registration_lets_users_enter_and_starts_the_event_by_itself(tmp_path):
-    env = project_env(
-        ARENA_DATA_DIR=str(tmp_path),
-        ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
-        ARENA_LADDER="false",
-        ARENA_RUNNER_PROCESSES="0",
-        ARENA_NOTIFY_INTERVAL="1",
-    )
-    assert manage("migrate", "--noinput", env=env).returncode == 0
-    made = manage("shell", "-c", SETUP, env=env)
-    assert made.returncode == 0, made.stderr
-    tokens = dict(
-        line.split()
-        for line in made.stdout.splitlines()
-        if line.startswith(("ann ", "bob ", "cat "))
-    )
-    port, bot_port = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    bot_port = free_port()
     bot = [sys.executable, str(REPO / "manage.py"), "serve_bot", "tictactoe:random"]
     SHOTS.mkdir(exist_ok=True)
     with (
-        running(server, port, env=env, log=tmp_path / "server.log"),
-        running([*bot, "--port", str(bot_port)], bot_port, env=env),
+        served(
+            tmp_path, "--no-demo", ARENA_RUNNER_PROCESSES="0", ARENA_NOTIFY_INTERVAL="1"
+        ) as site,
+        running([*bot, "--port", str(bot_port)], bot_port, env=site["env"]),
         playwright_api.sync_playwright() as p,
     ):
+        base = site["base"]
+        made = manage("shell", "-c", SETUP, env=site["env"])
+        assert made.returncode == 0, made.stderr
+        tokens = dict(
+            line.split()
+            for line in made.stdout.splitlines()
+            if line.startswith(("ann ", "bob ", "cat "))
+        )
         for name in tokens:
             api(
                 base,

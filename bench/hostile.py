@@ -226,22 +226,30 @@ def huge_body(port: int, declared: int = 800_000_000) -> dict:
 def form_flood(base: str, path: str, attempts: int, fields) -> int:
     """``attempts`` POSTs of ``path``'s form (``fields(i)``), each with a different leftmost
     ``X-Forwarded-For`` entry before the fixed one our proxy would have written: how many
-    were let through (not refused with 429)."""
+    were let through (not refused with 429). The proxy terminates TLS, so it says https and
+    the CSRF cookie (Secure in production) goes along as the browser would send it."""
     import requests
 
     session = requests.Session()
     page = session.get(base + path, timeout=30).text
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    origin = "https://" + base.split("://", 1)[1]
     through = 0
     for i in range(attempts):
-        forwarded = f"198.51.100.{i % 250 + 1}, 203.0.113.9"
         response = session.post(
             base + path,
             data={"csrfmiddlewaretoken": token, **fields(i)},
-            headers={"X-Forwarded-For": forwarded, "Referer": base + path},
+            headers={
+                "X-Forwarded-For": f"198.51.100.{i % 250 + 1}, 203.0.113.9",
+                "X-Forwarded-Proto": "https",
+                "Referer": origin + path,
+                "Cookie": f"csrftoken={session.cookies['csrftoken']}",
+            },
             allow_redirects=False,
             timeout=30,
         )
+        if response.status_code == 403:
+            raise SystemExit(f"{path}: refused by the CSRF check, the flood measures nothing")
         through += response.status_code != 429
     return through
 
@@ -479,8 +487,8 @@ def main() -> None:
     )
     print(
         f"X-Forwarded-For floods ({FLOOD} attempts each, leftmost entry rotating): "
-        f"log-in {result['login']} let through (a correct rule: 5), "
-        f"sign-up {result['signup']} let through (a correct rule: 10)"
+        f"log-in {result['login']} let through (a correct rule: at most 5), "
+        f"sign-up {result['signup']} let through (a correct rule: at most 10)"
     )
     print(f"hostile match: {result['turns']} turns stored, {result['replies']} replies sent")
     print(

@@ -71,7 +71,8 @@ bench: $(STAMP)
 
 ## The anchors the benchmarks compare against (not needed to run or test the platform):
 ## OpenSpiel, NumPy, SciPy and kaggle-environments 1.14.15, the last release with tictactoe
-## (without its dependencies: torch, transformers... are not needed for tictactoe).
+## (without its dependencies: torch, transformers... are not needed for tictactoe), and the
+## HTTP clients bench/clients.py measures against aiohttp (uvloop, pyreqwest, aiosonic, httpx).
 anchors: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m pip install --quiet --no-deps 'kaggle-environments==1.14.15'

@@ -163,3 +163,24 @@ def test_it_runs_the_standing_ladder_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/ladder.py"), "--quick", timeout=300)
     # It should report the pairing cost at each size and the live run's rates by third.
     assert "bots: choosing" in out and "ladder matches a minute by third" in out
+
+
+def test_it_runs_the_http_clients_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/clients.py"), "--quick", "--platform", timeout=300)
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("client "))
+    rows = {}
+    for line in lines[header + 1 :]:
+        if line.startswith("ratios:"):
+            break
+        name, cells = line[:20].strip(), line[20:].split()
+        rows[name] = cells
+    # It should measure the production path (aiohttp under the policy) and the bare floor
+    # (the other candidates only where installed), each with a positive CPU and round trip.
+    assert {"aiohttp", "aiohttp, no policy"} <= set(rows)
+    for cpu, p50, cpu_ratio, p50_ratio in rows.values():
+        assert float(cpu) > 0 and float(p50) > 0 and float(cpu_ratio) > 0 and float(p50_ratio) > 0
+    assert rows["aiohttp"][2:] == ["1.00", "1.00"]
+    # It should read each candidate's saving against the platform's CPU per move, both games.
+    for game in ("tictactoe", "gconway"):
+        assert any(line.startswith(f"{game}: ") and " us/move" in line for line in lines)

@@ -12,13 +12,14 @@ import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import ladder
-from competition.models import Ladder, LadderSpot, Match, MatchStatus
+from competition.models import LadderSpot, Match, MatchStatus
 from tests.competition.test_events import GAME, decide
 
 pytestmark = pytest.mark.django_db
@@ -41,30 +42,49 @@ def old_bot(name: str, *, called=True) -> Bot:
         owner=owner, game=GAME, name=name, kind=EndpointKind.BUILTIN, target="random"
     )
     if called:
-        applied = MigrationRecorder.Migration.objects.get(
-            app="competition", name="0012_standing_ladder"
-        ).applied
-        Bot.objects.filter(pk=bot.pk).update(test_called=applied - timedelta(days=3))
+        long_ago = applied_at("0012_standing_ladder") - timedelta(days=3)
+        Bot.objects.filter(pk=bot.pk).update(test_called=long_ago)
     return bot
+
+
+def applied_at(name: str):
+    return MigrationRecorder.Migration.objects.get(app="competition", name=name).applied
 
 
 def ladder_bots(match: Match) -> set[int]:
     return set(match.participants.values_list("bot_id", flat=True))
 
 
+@pytest.mark.django_db(transaction=True)
 def test_it_enters_the_bots_test_called_before_the_ladder(busy):
-    a, b, never = old_bot("a"), old_bot("b"), old_bot("never", called=False)
-    taken_out = old_bot("taken-out")
-    assert not Ladder.objects.exists() and not LadderSpot.objects.exists()
-    # It should give a spot to each user's bot test-called before the ladder existed, and
-    # none to a bot never test-called.
-    made = MIGRATION.enter_test_called_bots(apps, SimpleNamespace(connection=connection))
-    assert made == 3
-    assert set(LadderSpot.objects.values_list("bot_id", flat=True)) == {a.pk, b.pk, taken_out.pk}
-    assert not LadderSpot.objects.filter(bot=never).exists()
-    # It should leave alone a bot its owner takes out, and make nothing twice.
-    ladder.set_enrolled(taken_out, False)
-    assert MIGRATION.enter_test_called_bots(apps, SimpleNamespace(connection=connection)) == 0
+    executor = MigrationExecutor(connection)
+    before = [("competition", "0016_merge_registration")]
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    OldBot = old.get_model("bots", "Bot")
+    long_ago = applied_at("0012_standing_ladder") - timedelta(days=3)
+
+    def bot(name: str, called=long_ago):
+        owner = old.get_model("auth", "User").objects.create(username=f"owner-{name}")
+        return OldBot.objects.create(
+            owner=owner, game=GAME, name=name, kind="builtin", target="random", test_called=called
+        ).pk
+
+    a, b, never, taken_out = bot("a"), bot("b"), bot("never", None), bot("taken-out")
+    late = bot("failed-since", applied_at("0012_standing_ladder") + timedelta(seconds=1))
+    spots = old.get_model("competition", "LadderSpot").objects
+    lad = old.get_model("competition", "Ladder").objects.create(game=GAME)
+    spots.create(ladder=lad, bot_id=taken_out, owner_id=OldBot.objects.get(pk=taken_out).owner_id)
+    spots.filter(bot_id=taken_out).update(enrolled=False)
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    # It should give a spot to each user's bot test-called before the ladder existed, none
+    # to a bot never test-called or called since (had that call passed, it would be in), and
+    # leave the bot its owner took out where it was.
+    in_ladder = dict(LadderSpot.objects.values_list("bot_id", "enrolled"))
+    assert in_ladder == {a: True, b: True, taken_out: False}
+    assert never not in in_ladder and late not in in_ladder
     # It should pair them at the ladder's next steps, the house bots seated too, without a
     # new test call; the bot taken out plays nothing.
     played = set()
@@ -73,11 +93,19 @@ def test_it_enters_the_bots_test_called_before_the_ladder(busy):
         for match in Match.objects.filter(ladder__isnull=False, status=MatchStatus.QUEUED):
             played |= ladder_bots(match)
             decide(match, 1.0)
-    assert {a.pk, b.pk} <= played and taken_out.pk not in played
+    assert {a, b} <= played and taken_out not in played
     assert LadderSpot.objects.filter(house=True).exists()
-    assert not LadderSpot.objects.get(bot=taken_out).enrolled
-    finished = Match.objects.filter(ladder__isnull=False, participants__bot=a)
+    finished = Match.objects.filter(ladder__isnull=False, participants__bot_id=a)
     assert finished.filter(status=MatchStatus.FINISHED, rated=True).exists()
+
+
+def test_it_runs_the_migration_step_again_without_a_second_spot():
+    bot = old_bot("again")
+    step = MIGRATION.enter_test_called_bots
+    # It should enter the bot once, and make nothing the second time.
+    assert step(apps, SimpleNamespace(connection=connection)) == 1
+    assert step(apps, SimpleNamespace(connection=connection)) == 0
+    assert LadderSpot.objects.get(bot=bot).enrolled
 
 
 def test_it_keeps_a_bot_that_passed_its_test_call_while_paused(busy):

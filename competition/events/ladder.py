@@ -207,12 +207,12 @@ class _Spot:
     def bot(self) -> Bot:
         if not isinstance(self._bot, Bot):
             bot_id, status, game, kind = self._bot
-            values = (bot_id, self.owner_id, game, kind, status)
-            self._bot = Bot.from_db(DEFAULT_DB_ALIAS, _BOT_FIELDS, values)
+            known = {"id": bot_id, "owner_id": self.owner_id, "game": game, "kind": kind}
+            known["status"] = status
+            # from_db takes the values in the model's field order (the others are deferred)
+            order = [f.attname for f in Bot._meta.concrete_fields if f.attname in known]
+            self._bot = Bot.from_db(DEFAULT_DB_ALIAS, order, [known[a] for a in order])
         return self._bot
-
-
-_BOT_FIELDS = ("id", "owner_id", "game", "kind", "status")
 
 
 def _playable(rows: list[tuple], now) -> list[_Spot]:

@@ -46,7 +46,10 @@ logger = logging.getLogger(__name__)
 #: free bots read on each side of the rating sought (and at the front of the queue)
 WINDOW = 12
 #: how long a paused or inactive bot met by the matchmaker waits before it is looked at again
-RECHECK = timedelta(minutes=2)
+#: (a bot made active is due at once: ``services.on_bot_activated``; this is the safety net)
+RECHECK = timedelta(hours=1)
+#: reads of the front per pairing, each past the not active bots the one before put back
+FRONT_READS = 4
 
 _rng = random.SystemRandom()
 
@@ -229,6 +232,18 @@ def _contender(spot: _Spot) -> pairing.Contender:
     return pairing.Contender(spot.pk, spot.owner_id, spot.mu, spot.played, spot.first_seats)
 
 
+def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
+    """The longest-waiting free bots that may play now (``WINDOW`` at most). A front full of
+    paused or inactive bots (a ladder keeps its members whatever their status) is put back
+    and read past, up to ``FRONT_READS`` times, so they never hold up the active ones."""
+    for _ in range(FRONT_READS):
+        rows = ladder_sql.front(ladder.pk, now, house=house, size=WINDOW)
+        seekers = _playable(rows, now)
+        if seekers or len(rows) < WINDOW:
+            return seekers
+    return []
+
+
 def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
     """The tables worth claiming now, best first, each in seat order: for each of the
     longest-waiting free bots (``WINDOW`` of them), its opponents near the rating
@@ -237,7 +252,7 @@ def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
     the bots behind it get their turn."""
     seats = max(2, get_game(ladder.game).seats[0])
     house = settings.ARENA_LADDER_HOUSE_BOTS
-    seekers = _playable(ladder_sql.front(ladder.pk, now, house=house, size=WINDOW), now)
+    seekers = _seekers(ladder, now, house)
     stuck = []
     try:
         for seeker in seekers:

@@ -126,3 +126,22 @@ def test_it_keeps_a_bot_that_passed_its_test_call_while_paused(busy):
     assert Bot.objects.get(pk=bot.pk).status == BotStatus.ACTIVE
     ladder.tick(timezone.now() + timedelta(minutes=3))
     assert Match.objects.filter(ladder__isnull=False, participants__bot=bot).exists()
+
+
+def test_it_pairs_the_active_bots_behind_a_front_of_paused_ones(busy, settings):
+    settings.ARENA_LADDER_HOUSE_BOTS = False
+    long_ago = timezone.now() - timedelta(days=1)
+    paused = [old_bot(f"paused-{i}", called=False) for i in range(ladder.WINDOW * 2)]
+    for bot in paused:
+        ladder.enrol(bot)
+    Bot.objects.filter(pk__in=[b.pk for b in paused]).update(status=BotStatus.PAUSED)
+    LadderSpot.objects.update(due=long_ago)  # they have waited longest
+    active = [old_bot(f"active-{i}", called=False) for i in range(2)]
+    for bot in active:
+        ladder.enrol(bot)
+    # It should pair the two active bots at the first step, read past the paused ones at the
+    # front, and put those back for a while.
+    assert ladder.tick() == 1
+    (match,) = Match.objects.filter(ladder__isnull=False)
+    assert ladder_bots(match) == {b.pk for b in active}
+    assert not LadderSpot.objects.filter(bot__in=paused, due__lte=timezone.now()).exists()

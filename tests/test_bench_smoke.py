@@ -163,6 +163,8 @@ def test_it_runs_the_standing_ladder_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/ladder.py"), "--quick", timeout=300)
     # It should report the pairing cost at each size and the live run's rates by third.
     assert "bots: choosing" in out and "ladder matches a minute by third" in out
+    # It should say whether each goal is met.
+    assert "goal <= 5 ms a match and flat" in out and "goal: the ladder's last third" in out
 
 
 def test_it_runs_the_http_clients_benchmark_in_smoke_mode():

@@ -1,6 +1,7 @@
-"""The standing ladder of each game (issue 38 item 1): every active user bot that passed a
-test call is in it (``enrol``) until its owner takes it out (``set_enrolled``), and
-``tick`` makes its matches for ever, on the embedded scheduler and on Celery alike.
+"""The standing ladder of each game (issue 38 item 1): every user bot that passed a test
+call is in it (``enrol``, whatever its status: only active bots are paired) until its owner
+takes it out (``set_enrolled``), and ``tick`` makes its matches for ever, on the embedded
+scheduler and on Celery alike.
 
 A step of a ladder makes at most its share of the operator's budget
 (``ARENA_LADDER_MATCHES_PER_MINUTE``, less what the last minute made) and keeps at most
@@ -10,9 +11,10 @@ waited longest (``LadderSpot.due``, the hourly cap) seeks the rating ``pairing.s
 says (its own, or one drawn across the ladder while it is new), reads a few free bots of other
 owners on each side of it through the ``(ladder, mu)`` index, and ``pairing.standing_table``
 chooses. Every read is a bounded index range (``WINDOW`` rows), never a scan of the ladder, so a
-pairing costs the same with 10 or 10,000 bots (``bench/ladder.py``). The bots are claimed by a
-conditional UPDATE (free, enrolled, due), so two schedulers never book a bot twice: the one
-that loses rolls its match back. A paused or inactive bot met at the front is put back by
+pairing costs the same with 10 or 10,000 bots (``bench/ladder.py``); the reads and the claim
+are ``ladder_sql``'s statements, compiled once (about 2 ms of CPU a match, the match made).
+The bots are claimed by a conditional UPDATE (free, enrolled, due), so two schedulers never
+book a bot twice: the one that loses rolls its match back. A paused or inactive bot met at the front is put back by
 ``RECHECK`` (the health rules decide, as for every match); ``release`` (the ``match_ended``
 receiver) frees the bots and copies their new rating.
 """
@@ -27,13 +29,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind, platform_seat
-from competition.events import pairing
+from competition.events import ladder_sql, pairing
 from competition.matches.lifecycle import create_match
 from competition.models import Ladder, LadderSpot, Match, MatchStatus, Rating
 from competition.ratings.services import DEFAULT_MU
@@ -44,7 +46,10 @@ logger = logging.getLogger(__name__)
 #: free bots read on each side of the rating sought (and at the front of the queue)
 WINDOW = 12
 #: how long a paused or inactive bot met by the matchmaker waits before it is looked at again
-RECHECK = timedelta(minutes=2)
+#: (a bot made active is due at once: ``services.on_bot_activated``; this is the safety net)
+RECHECK = timedelta(hours=1)
+#: reads of the front per pairing, each past the not active bots the one before put back
+FRONT_READS = 4
 
 _rng = random.SystemRandom()
 
@@ -67,10 +72,16 @@ def ladder_of(game: str) -> Ladder:
             ladder = Ladder.objects.create(game=game)
     except IntegrityError:  # made by a concurrent request
         return Ladder.objects.get(game=game)
-    if settings.ARENA_LADDER_HOUSE_BOTS:
-        for name in get_game(game).builtin_bots:
-            _place(ladder, platform_seat(game, EndpointKind.BUILTIN, name), house=True)
+    _seat_house(ladder)
     return ladder
+
+
+def _seat_house(ladder: Ladder) -> None:
+    """The game's built-in strategies in ``ladder`` as house bots (when
+    ``ARENA_LADDER_HOUSE_BOTS``), each once."""
+    if settings.ARENA_LADDER_HOUSE_BOTS:
+        for name in get_game(ladder.game).builtin_bots:
+            _place(ladder, platform_seat(ladder.game, EndpointKind.BUILTIN, name), house=True)
 
 
 def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
@@ -89,8 +100,9 @@ def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
 
 def enrol(bot: Bot) -> LadderSpot | None:
     """A user's bot that just passed a test call enters its game's ladder (once: if its
-    owner took it out since, that choice stands). None for the platform's seats."""
-    if bot.is_platform or bot.status != BotStatus.ACTIVE:
+    owner took it out since, that choice stands), whatever its status: a paused or inactive
+    bot is paired once it is active again. None for the platform's seats."""
+    if bot.is_platform:
         return None
     return _place(ladder_of(bot.game), bot)
 
@@ -150,6 +162,8 @@ def tick(now=None) -> int:
     made = 0
     for ladder in Ladder.objects.filter(paused=False):
         try:
+            if settings.ARENA_LADDER_HOUSE_BOTS and not ladder.spots.filter(house=True).exists():
+                _seat_house(ladder)  # a ladder made without them (e.g. by a data migration)
             made += step(ladder, now or timezone.now())
         except Exception:
             logger.exception("standing ladder %s: step failed", ladder.game)
@@ -182,68 +196,78 @@ def step(ladder: Ladder, now) -> int:
     return made
 
 
-def _free(ladder: Ladder, now):
-    free = LadderSpot.objects.filter(
-        ladder=ladder, enrolled=True, playing__isnull=True, due__lte=now
-    )
-    if not settings.ARENA_LADDER_HOUSE_BOTS:
-        free = free.exclude(house=True)
-    return free.select_related("bot")
+class _Spot:
+    """A free bot as ``ladder_sql`` reads it (a row of ``ladder_sql.COLUMNS``): its spot's
+    id and numbers, and its ``Bot`` (made only for the bots a match is made of)."""
+
+    __slots__ = ("_bot", "first_seats", "mu", "owner_id", "pk", "played", "status")
+
+    def __init__(self, row: tuple):
+        self.pk, self.owner_id, self.mu, self.played, self.first_seats = row[:5]
+        self._bot, self.status = row[5:], row[6]
+
+    @property
+    def bot(self) -> Bot:
+        if not isinstance(self._bot, Bot):
+            bot_id, status, game, kind = self._bot
+            known = {"id": bot_id, "owner_id": self.owner_id, "game": game, "kind": kind}
+            known["status"] = status
+            # from_db takes the values in the model's field order (the others are deferred)
+            order = [f.attname for f in Bot._meta.concrete_fields if f.attname in known]
+            self._bot = Bot.from_db(DEFAULT_DB_ALIAS, order, [known[a] for a in order])
+        return self._bot
 
 
-def _playable(spots: list[LadderSpot], now) -> list[LadderSpot]:
-    """The spots whose bot may play now; the others (paused, inactive) are put back by
-    ``RECHECK`` so the next reads do not meet them again."""
-    out = [s for s in spots if s.bot.status != BotStatus.ACTIVE]
+def _playable(rows: list[tuple], now) -> list[_Spot]:
+    """The free bots of ``rows`` that may play now; the others (paused, inactive) are put
+    back by ``RECHECK`` so the next reads do not meet them again."""
+    spots = [_Spot(row) for row in rows]
+    out = [s.pk for s in spots if s.status != BotStatus.ACTIVE]
     if out:
-        LadderSpot.objects.filter(pk__in=[s.pk for s in out]).update(due=now + RECHECK)
-    return [s for s in spots if s.bot.status == BotStatus.ACTIVE]
+        LadderSpot.objects.filter(pk__in=out).update(due=now + RECHECK)
+    return [s for s in spots if s.status == BotStatus.ACTIVE]
 
 
-def _contender(spot: LadderSpot) -> pairing.Contender:
+def _contender(spot: _Spot) -> pairing.Contender:
     return pairing.Contender(spot.pk, spot.owner_id, spot.mu, spot.played, spot.first_seats)
 
 
-def _edges(free) -> tuple[float, float] | None:
-    """The lowest and highest ratings of the free bots (two index reads)."""
-    low = free.order_by("mu").values_list("mu", flat=True).first()
-    high = free.order_by("-mu").values_list("mu", flat=True).first()
-    return None if low is None else (low, high)
+def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
+    """The longest-waiting free bots that may play now (``WINDOW`` at most). A front full of
+    paused or inactive bots (a ladder keeps its members whatever their status) is put back
+    and read past, up to ``FRONT_READS`` times, so they never hold up the active ones."""
+    for _ in range(FRONT_READS):
+        rows = ladder_sql.front(ladder.pk, now, house=house, size=WINDOW)
+        seekers = _playable(rows, now)
+        if seekers or len(rows) < WINDOW:
+            return seekers
+    return []
 
 
-def _near(free, seeker: LadderSpot, target: float, now) -> list[LadderSpot]:
-    """Up to ``WINDOW`` free bots of other owners on each side of ``target`` (two index
-    ranges)."""
-    others = free.exclude(pk=seeker.pk)
-    if seeker.owner_id is None:
-        others = others.exclude(owner__isnull=True)
-    else:
-        others = others.exclude(owner_id=seeker.owner_id)
-    above = list(others.filter(mu__gte=target).order_by("mu", "id")[:WINDOW])
-    below = list(others.filter(mu__lt=target).order_by("-mu", "-id")[:WINDOW])
-    return _playable(above + below, now)
-
-
-def tables(ladder: Ladder, now) -> Iterator[list[LadderSpot]]:
+def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
     """The tables worth claiming now, best first, each in seat order: for each of the
     longest-waiting free bots (``WINDOW`` of them), its opponents near the rating
-    ``pairing.standing_target`` seeks. A bot nobody can meet now is put back by one interval
-    (when the caller stops asking), so the bots behind it get their turn."""
+    ``pairing.standing_target`` seeks (``ladder_sql``: bounded index reads, compiled once). A
+    bot nobody can meet now is put back by one interval (when the caller stops asking), so
+    the bots behind it get their turn."""
     seats = max(2, get_game(ladder.game).seats[0])
-    free = _free(ladder, now)
-    seekers = _playable(list(free.order_by("due", "id")[:WINDOW]), now)
+    house = settings.ARENA_LADDER_HOUSE_BOTS
+    seekers = _seekers(ladder, now, house)
     stuck = []
     try:
         for seeker in seekers:
             me = _contender(seeker)
             target = pairing.standing_target(
                 me,
-                lambda: _edges(free),
+                lambda: ladder_sql.edges(ladder.pk, now, house=house),
                 _rng,
                 explore_games=settings.ARENA_LADDER_EXPLORE_MATCHES,
                 explore_percent=settings.ARENA_LADDER_EXPLORE_PERCENT,
             )
-            near = {s.pk: s for s in _near(free, seeker, target, now)}
+            found = ladder_sql.near(
+                ladder.pk, now, seeker.pk, seeker.owner_id, target, house=house, size=WINDOW
+            )
+            near = {s.pk: s for s in _playable(found, now)}
             table = pairing.standing_table(me, map(_contender, near.values()), seats, target)
             if table is None:
                 stuck.append(seeker.pk)
@@ -267,20 +291,17 @@ def pair_one(ladder: Ladder, now) -> Match | None:
     return None
 
 
-def _claim(ladder: Ladder, spots: list[LadderSpot], now) -> Match | None:
-    """The match of ``spots`` (in seat order), made only if every bot is still free: the
-    conditional UPDATE's count decides, else everything is rolled back."""
+def _claim(ladder: Ladder, spots: list, now) -> Match | None:
+    """The match of ``spots`` (in seat order; anything with ``pk`` and ``bot``), made only if
+    every bot is still free: the conditional UPDATE's count decides, else everything is
+    rolled back."""
     gap = timedelta(seconds=3600 / settings.ARENA_LADDER_MATCHES_PER_HOUR)
     ids = [s.pk for s in spots]
     try:
         with transaction.atomic():
             match = create_match(ladder.game, [s.bot for s in spots], ladder=ladder)
-            claimed = LadderSpot.objects.filter(
-                pk__in=ids, enrolled=True, playing__isnull=True, due__lte=now
-            ).update(playing=match, due=now + gap, played=F("played") + 1)
-            if claimed != len(ids):
+            if ladder_sql.claim(ids, match.pk, now, now + gap) != len(ids):
                 raise _Lost
-            LadderSpot.objects.filter(pk=ids[0]).update(first_seats=F("first_seats") + 1)
     except _Lost:
         return None
     return match

@@ -1,0 +1,213 @@
+"""The standing ladder's hot statements (``competition.events.ladder``), compiled from the ORM
+once per database vendor and shape, then run with each call's values bound.
+
+Building and compiling a queryset costs more CPU than SQLite takes to answer these index
+reads; a pairing ran a dozen of them (issue 38: 7 ms a match). Each statement here is written
+as an ordinary queryset (so the ORM still says what "free", "near" and "claimed" mean), with
+stand-ins for its values (``Marks``); it is compiled once, and each call only binds the real
+values and runs it. The rows are read raw: they hold only numbers and short strings.
+
+- ``front``: the longest-waiting free bots (who seeks an opponent next);
+- ``near``: free bots of other owners on each side of a rating (one statement, two ranges);
+- ``edges``: the lowest and highest ratings of the free bots (one statement, two index reads);
+- ``claim``: the table's bots booked for a match if each is still free (one UPDATE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Case, F, PositiveIntegerField, When
+from django.db.models.sql import UpdateQuery
+
+from competition.models import LadderSpot
+
+#: the columns ``front`` and ``near`` read, in this order (``Row`` names them)
+COLUMNS = (
+    "id",
+    "owner_id",
+    "mu",
+    "played",
+    "first_seats",
+    "bot_id",
+    "bot__status",
+    "bot__game",
+    "bot__kind",
+)
+
+_INT = -1_700_000_000  # far below any id a table holds
+_FLOAT = -1.2345678e300
+_WHEN = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
+
+
+class Marks:
+    """Stand-ins for a statement's values, one per name (lists: one per item)."""
+
+    def __init__(self):
+        self.names: dict = {}
+
+    def _new(self, name: str, value, index: int | None = None):
+        self.names[value] = (name, index)
+        return value
+
+    def int(self, name: str) -> int:
+        return self._new(name, _INT - 1000 * len(self.names))
+
+    def float(self, name: str) -> float:
+        return self._new(name, _FLOAT * (1 + len(self.names) / 1000))
+
+    def when(self, name: str) -> datetime:
+        return self._new(name, _WHEN + timedelta(seconds=len(self.names)))
+
+    def ints(self, name: str, size: int) -> list[int]:
+        base = _INT - 1000 * len(self.names) - 500_000
+        return [self._new(name, base - i, i) for i in range(size)]
+
+
+class Statement:
+    """``stmt(shape, **values)``: run the SQL of ``build(marks, *shape)`` (a query, or a tuple
+    of queries run as one ``UNION ALL``) with each stand-in replaced by its value; the rows of a SELECT,
+    the count of an UPDATE. Compiled once per database vendor and ``shape``."""
+
+    def __init__(self, build: Callable, *, update: bool = False):
+        self.build = build
+        self.update = update
+        self._compiled: dict[tuple, tuple] = {}
+
+    def __call__(self, shape: tuple = (), using: str = DEFAULT_DB_ALIAS, **values):
+        connection = connections[using]
+        key = (using, connection.vendor, *shape)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = self._compiled[key] = self._compile(connection, shape)
+        sql, slots = compiled
+        params = [_bound(connection, values, slot, p) for slot, p in slots]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount if self.update else cursor.fetchall()
+
+    def _compile(self, connection, shape: tuple) -> tuple[str, tuple]:
+        marks = Marks()
+        built = self.build(marks, *shape)
+        parts = [q.get_compiler(connection.alias).as_sql() for q in _tuple(built)]
+        sql = " UNION ALL ".join(
+            f"SELECT * FROM ({part}) AS part{i}" for i, (part, _) in enumerate(parts)
+        )
+        params = [p for _, part_params in parts for p in part_params]
+        if len(parts) == 1:
+            sql = parts[0][0]
+        adapt = connection.ops.adapt_datetimefield_value
+        where = {}
+        for value, slot in marks.names.items():
+            where[adapt(value) if isinstance(value, datetime) else value] = slot
+        slots = tuple((where.get(p) if _markable(p) else None, p) for p in params)
+        if len({s for s, _ in slots if s is not None}) != len(where):
+            raise ValueError(f"{self.build.__name__}: a value is not a parameter of its SQL")
+        return sql, slots
+
+
+def _tuple(built) -> tuple:
+    return built if isinstance(built, tuple) else (built,)
+
+
+def _markable(param) -> bool:
+    return isinstance(param, (int, float, str, datetime)) and not isinstance(param, bool)
+
+
+def _bound(connection, values: dict, slot, param):
+    if slot is None:
+        return param
+    name, index = slot
+    value = values[name] if index is None else values[name][index]
+    if isinstance(value, datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
+
+
+def _free(marks: Marks, house: bool):
+    """The free bots of a ladder at ``now`` (without the house bots unless ``house``)."""
+    free = LadderSpot.objects.filter(
+        ladder_id=marks.int("ladder"), enrolled=True, playing__isnull=True
+    ).filter(due__lte=marks.when("now"))
+    return free if house else free.exclude(house=True)
+
+
+def _front(marks: Marks, house: bool, size: int):
+    return _free(marks, house).order_by("due", "id").values_list(*COLUMNS)[:size].query
+
+
+def _near(marks: Marks, house: bool, owned: bool, size: int):
+    free = _free(marks, house).exclude(pk=marks.int("seeker"))
+    if owned:
+        free = free.exclude(owner_id=marks.int("owner"))
+    else:
+        free = free.exclude(owner__isnull=True)  # the platform is one owner
+    target = marks.float("target")
+    above = free.filter(mu__gte=target).order_by("mu", "id").values_list(*COLUMNS)[:size]
+    below = free.filter(mu__lt=target).order_by("-mu", "-id").values_list(*COLUMNS)[:size]
+    return above.query, below.query
+
+
+def _edges(marks: Marks, house: bool):
+    free = _free(marks, house)
+    low = free.order_by("mu").values_list("mu")[:1]
+    high = free.order_by("-mu").values_list("mu")[:1]
+    return low.query, high.query
+
+
+def _claim(marks: Marks, seats: int):
+    ids = marks.ints("ids", seats)
+    booked = LadderSpot.objects.filter(
+        pk__in=ids, enrolled=True, playing__isnull=True, due__lte=marks.when("now")
+    )
+    query = booked.query.chain(UpdateQuery)
+    query.add_update_values(
+        {
+            "playing": marks.int("match"),
+            "due": marks.when("due"),
+            "played": F("played") + 1,
+            "first_seats": Case(
+                When(pk=marks.int("first"), then=F("first_seats") + 1),
+                default=F("first_seats"),
+                output_field=PositiveIntegerField(),
+            ),
+        }
+    )
+    return query
+
+
+_FRONT = Statement(_front)
+_NEAR = Statement(_near)
+_EDGES = Statement(_edges)
+_CLAIM = Statement(_claim, update=True)
+
+
+def front(ladder_id: int, now: datetime, *, house: bool, size: int) -> list[tuple]:
+    """Up to ``size`` free bots of the ladder, the longest-waiting first (``COLUMNS``)."""
+    return _FRONT((house, size), ladder=ladder_id, now=now)
+
+
+def near(
+    ladder_id: int, now: datetime, seeker: int, owner: int | None, target: float, *, house, size
+) -> list[tuple]:
+    """Up to ``size`` free bots on each side of ``target`` (``COLUMNS``), other than
+    ``seeker`` and of another owner than ``owner`` (None: the platform)."""
+    values = {"ladder": ladder_id, "now": now, "seeker": seeker, "target": float(target)}
+    if owner is not None:
+        values["owner"] = owner
+    return _NEAR((house, owner is not None, size), **values)
+
+
+def edges(ladder_id: int, now: datetime, *, house: bool) -> tuple[float, float] | None:
+    """The lowest and highest ratings of the ladder's free bots; None if it has none."""
+    rows = _EDGES((house,), ladder=ladder_id, now=now)
+    return (rows[0][0], rows[1][0]) if len(rows) == 2 else None
+
+
+def claim(ids: Sequence[int], match_id: int, now: datetime, due: datetime) -> int:
+    """Book the bots of ``ids`` (in seat order) for the match, each only if it is still
+    enrolled, free and due at ``now``: played once more, the first one's first seats too, due
+    again at ``due``. The count of bots booked (the caller rolls back unless all were)."""
+    return _CLAIM((len(ids),), ids=list(ids), match=match_id, now=now, due=due, first=ids[0])

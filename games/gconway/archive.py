@@ -62,12 +62,13 @@ def unpack(turns: list[Turn], codec: str) -> list[Turn]:
     for packed in turns:
         turn = dict(packed)
         frame = packed.get("frame")
+        board = None
         if previous is not None:
             if isinstance(frame, dict) and isinstance(frame.get("field"), str):
-                field = _step(previous, frame["placed"], frame["field"])
-                turn["frame"] = {**frame, "field": field}
+                board = _step(previous, frame["placed"], frame["field"])
+                turn["frame"] = {**frame, "field": board}
             turn["logs"] = _unpack_logs(packed.get("logs"), previous)
-        previous = _board(turn.get("frame"))
+        previous = board or _board(turn.get("frame"))  # a board the step made is one
         out.append(turn)
     return out
 

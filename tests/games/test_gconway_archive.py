@@ -21,7 +21,9 @@ from games.gconway import GAME, archive
 def played(bots: tuple[str, str], seed: int, options: dict | None) -> list[dict]:
     """Every turn of a real match, as its stored values by name (what the archive packs)."""
     seats = [BuiltinTransport(GAME, name, seed=seed, seat=s) for s, name in enumerate(bots)]
+    options = {"timerMs": 60_000, **(options or {})}  # no forfeit on a loaded machine
     result = asyncio.run(play(GAME, seats, seed=seed, options=options, match_id="archive"))
+    assert result.forfeited == () and result.state.iteration == len(result.turns)
     turns = [
         {**turn.to_json(), "logs": [log.to_json() if log else None for log in turn.logs]}
         for turn in result.turns
@@ -64,7 +66,8 @@ def test_it_gives_back_every_turn_of_a_real_match_exactly(case):
     assert isinstance(packed[0]["frame"]["field"], list)
     assert (options or {}).get("ruleset", "diff") in steps <= set(archive.RULESETS)
     assert all(isinstance(log["sent"], list) for turn in packed[1:] for log in turn["logs"])
-    if options is None:  # a 24x24 board: the boards were nearly all of it
+    if options is None:  # the canonical 24x24 board: the boards were nearly all of it
+        assert len(turns) == 500
         assert len(text(packed)) * 2 < len(text(turns))
 
 

@@ -14,7 +14,10 @@ and PostgreSQL (started here as the tests start it). Per game it prints:
   (file growth: coarse for small matches), the compressed document's own size, and the
   compaction time per match (median, max);
 - the codec study: the same documents compressed by zlib 1/6/9 (and zstd 3/9/19 when the
-  ``zstandard`` package is installed), ratio and milliseconds per match.
+  ``zstandard`` package is installed), ratio and milliseconds per match (the turns' JSON as
+  they are, before a game's own form: ``Game.pack_turns``);
+- KB stored per finished match (the archive table's growth, 1 KB = 1,000 bytes), against
+  the goals of ``MATCH_GOALS`` (a gconway match in 60 KB at most, issue #40 item 5).
 
 Each game's first match is also read before and after compaction through the turns API and
 the replay download (Django's test client): the bench fails if a byte differs.
@@ -44,6 +47,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import PRODUCTION_ENV, run_child  # noqa: E402
 
 GOAL_RATIO = 5.0
+#: bytes stored per finished match at most (the archive table's growth), per game
+MATCH_GOALS = {"gconway": 60_000}
 TURNS, ARCHIVE = "competition_turn", "competition_turnarchive"
 
 
@@ -243,6 +248,7 @@ def print_report(backend: str, report: dict) -> bool:
             f"({g['document_bytes'] / n:,.0f}) | {ratio:.1f}x{'' if met else ' ✗'} | {files:.1f}x "
             f"| {statistics.median(g['compact_ms']):.1f} / {max(g['compact_ms']):.1f} |"
         )
+    ok &= print_goals(backend, report)
     names = list(next(iter(report["games"].values()))["codecs"])
     print(f"\n{backend}: codecs on the same documents, ratio (JSON / compressed) and ms per match")
     print("| game | " + " | ".join(names) + " |")
@@ -250,6 +256,21 @@ def print_report(backend: str, report: dict) -> bool:
     for slug, g in report["games"].items():
         cells = [f"{g['codecs'][c]['ratio']:.1f}x {g['codecs'][c]['ms']:.2f}" for c in names]
         print(f"| {slug} | " + " | ".join(cells) + " |")
+    return ok
+
+
+def print_goals(backend: str, report: dict) -> bool:
+    """KB stored per finished match, each game; the goals of ``MATCH_GOALS`` checked."""
+    ok, cells = True, []
+    for slug, g in report["games"].items():
+        stored = g["archive_bytes"] / g["matches"]
+        cell = f"{slug} {stored / 1000:,.1f}"
+        if slug in MATCH_GOALS:
+            met = stored <= MATCH_GOALS[slug]
+            ok &= met
+            cell += f" (goal <= {MATCH_GOALS[slug] / 1000:g}{'' if met else ' ✗'})"
+        cells.append(cell)
+    print(f"\n{backend}: KB stored per finished match: " + ", ".join(cells))
     return ok
 
 

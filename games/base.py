@@ -309,6 +309,28 @@ class Game:
             state = self.apply(state, {int(seat): action for seat, action in turn.items()})
         return state
 
+    #: the name of the game's own form of a finished match's turns in its archive
+    #: (``pack_turns``), kept in every archive it packs; empty: turns are archived as stored
+    turns_codec: ClassVar[str] = ""
+
+    def pack_turns(self, turns: list[dict]) -> list[dict]:
+        """A finished match's turns in a smaller form for its archive: one dict per turn,
+        in order, of its stored values by name (``number``, ``seats``, ``actions``,
+        ``faults``, ``details``, ``latencies_ms``, ``frame``, ``logs``: per seat ``None``
+        or a dict whose ``sent`` and ``received`` are the texts exchanged, ``forfeited``),
+        given back as JSON values that ``unpack_turns`` turns back into exactly these (the
+        archive checks it as it is written, and stores the turns as they are otherwise).
+        The turns are those of one block of the archive, read on their own."""
+        return turns
+
+    def unpack_turns(self, turns: list[dict], codec: str) -> list[dict]:
+        """What ``pack_turns`` was given, from what it gave back under the codec named
+        ``codec`` (``turns_codec`` when it packed them); ``ValueError`` for a codec the
+        game cannot read (a new codec still reads the archives of the ones before)."""
+        if codec != self.turns_codec or not codec:
+            raise ValueError(f"{self.title}: unknown turn codec {codec!r}")
+        return turns
+
     def options_of(self, state: State) -> dict:
         """The resolved options a state was created with."""
         return dict(state.options)

@@ -41,7 +41,7 @@ from django.db.models import Exists, F, Max, OuterRef
 from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
-from competition.matches import seatlogs
+from competition.matches import packing, seatlogs
 from competition.matches.sql import archive_sql
 from competition.models import TURN_VALUES, Match, MatchStatus, Turn, TurnArchive
 
@@ -83,26 +83,43 @@ def encode(rows: Sequence[Sequence[Any]]) -> bytes:
     return json.dumps(list(rows), separators=(",", ":"), allow_nan=False).encode()
 
 
-def pack(rows: Sequence[Sequence[Any]]) -> tuple[bytes, int]:
+def pack(rows: Sequence[Sequence[Any]], game: str = "") -> tuple[bytes, int]:
     """``(the stored document, its JSON bytes)``: a 4-byte length, a JSON header (``FIELDS``
     and the blocks: first and last turn number, count, offset, length), then the blocks,
     each the zlib-compressed ``encode`` of about ``BLOCK_BYTES`` of turns. A page of turns
-    decompresses its blocks only (a replay streams in bounded memory)."""
+    decompresses its blocks only (a replay streams in bounded memory). Where ``game`` (the
+    match's game) has its own form of turns (``packing``), each block is in that form and
+    the header names it (``packed``: the game, its codec, each block's JSON bytes)."""
+    codec = packing.codec_of(game)
+    if codec:
+        try:
+            return _pack(rows, (game, codec))
+        except Exception:  # a game's codec that fails costs bytes only, never the archive
+            logger.exception("%s turns: the game's codec failed, archived as they are", game)
+    return _pack(rows, None)
+
+
+def _pack(rows: Sequence[Sequence[Any]], packed: tuple[str, str] | None) -> tuple[bytes, int]:
     texts = [encode(row)[1:-1] for row in rows]  # each row's values, encoded once
-    blocks, body, raw_total, start = [], bytearray(), 0, 0
+    blocks, sizes, body, raw_total, start = [], [], bytearray(), 0, 0
     while start < len(rows):
         end, size = start, 0
         while end < len(rows) and (end == start or size < BLOCK_BYTES):
             size += len(texts[end]) + 3
             end += 1
         raw = b"[" + b",".join(b"[" + text + b"]" for text in texts[start:end]) + b"]"
-        data = zlib.compress(raw, LEVEL)
+        text = raw if packed is None else packing.pack(packed[0], rows[start:end], raw)
+        data = zlib.compress(text, LEVEL)
         blocks.append([rows[start][0], rows[end - 1][0], end - start, len(body), len(data)])
+        sizes.append(len(raw))
         body += data
         raw_total += len(raw)
         start = end
-    header = json.dumps({"fields": FIELDS, "blocks": blocks}, separators=(",", ":")).encode()
-    return len(header).to_bytes(4, "big") + header + bytes(body), raw_total
+    header: dict[str, Any] = {"fields": FIELDS, "blocks": blocks}
+    if packed is not None:
+        header["packed"] = {"game": packed[0], "codec": packed[1], "bytes": sizes}
+    header_text = json.dumps(header, separators=(",", ":")).encode()
+    return len(header_text).to_bytes(4, "big") + header_text + bytes(body), raw_total
 
 
 class _Cache:
@@ -149,21 +166,30 @@ class _Archive:
             raise ValueError(f"match {match_id}: unknown turn archive layout")
         self.match_id, self.data, self.base = match_id, data, 4 + size
         self.blocks = header["blocks"]
+        self.packed = header.get("packed")  # a game's own form of its turns (``packing``)
         self.key = (match_id, len(data), zlib.crc32(data))
         self.count = sum(block[2] for block in self.blocks)
+
+    def values(self, i: int) -> tuple[list[list[Any]], int]:
+        """Block ``i``'s turns as their values in ``FIELDS`` order, and their JSON bytes."""
+        _first, _last, _count, offset, length = self.blocks[i]
+        at = self.base + offset
+        raw = zlib.decompress(self.data[at : at + length])
+        if self.packed is None:
+            return json.loads(raw), len(raw)
+        game, codec = self.packed["game"], self.packed["codec"]
+        return packing.unpack(game, codec, json.loads(raw)), self.packed["bytes"][i]
 
     def block(self, i: int) -> tuple[Turn, ...]:
         key = (*self.key, i)
         turns = _cache.get(key)
         if turns is None:
-            _first, _last, _count, offset, length = self.blocks[i]
-            at = self.base + offset
-            raw = zlib.decompress(self.data[at : at + length])
+            rows, size = self.values(i)
             turns = tuple(
                 Turn(match_id=self.match_id, **dict(zip(FIELDS, values, strict=True)))
-                for values in json.loads(raw)
+                for values in rows
             )
-            _cache.put(key, len(raw), turns)
+            _cache.put(key, size, turns)
         return turns
 
     def window(self, since: int = 0, upto: int | None = None, limit: int | None = None):
@@ -231,9 +257,8 @@ def unpack(codec: str, data: bytes) -> list[list[Any]]:
     any means) as its values in ``FIELDS`` order."""
     archive = _Archive(0, codec, bytes(data))
     out: list[list[Any]] = []
-    for _first, _last, _count, offset, length in archive.blocks:
-        at = archive.base + offset
-        out += json.loads(zlib.decompress(archive.data[at : at + length]))
+    for i in range(len(archive.blocks)):
+        out += archive.values(i)[0]
     return out
 
 
@@ -445,12 +470,14 @@ def compact(match: Match | int) -> Compacted | None:
     Safe beside readers and beside another compaction of the same match (one of them wins)."""
     match_id = _id(match)
     started = time.perf_counter()
-    if not Match.objects.filter(pk=match_id, status__in=FINAL).exists() or is_compacted(match_id):
+    ended = Match.objects.filter(pk=match_id, status__in=FINAL)
+    game = ended.values_list("game", flat=True).first()
+    if game is None or is_compacted(match_id):
         return None
     rows = list(_rows(match_id).values_list(*FIELDS))
     if not rows:
         return None
-    data, raw_bytes = pack(rows)
+    data, raw_bytes = pack(rows, game)
     with transaction.atomic():
         # a write first: the match's row lock on PostgreSQL, the write lock on SQLite, so two
         # compactions of one match take turns (the second finds the archive)
@@ -470,14 +497,15 @@ def compact(match: Match | int) -> Compacted | None:
 
 
 def archive_in_place(
-    match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None
+    match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None, *, game: str = ""
 ) -> None:
     """Store the archive of an ending match from its turns' values (``rows``: every turn, in
     order, as ``FIELDS``; the runner holds them) and delete its rows, inside the caller's
     transaction (the finish): the document ``compact`` would make, without reading the rows
     back. ``stored``: how many of them are rows (all, unless the last ones were never
-    stored as rows). Only where stored JSON keeps its text (SQLite: ``direct_archive``)."""
-    data, raw_bytes = pack(rows)
+    stored as rows; ``game``: the match's game, as ``pack``). Only where stored JSON keeps its
+    text (SQLite: ``direct_archive``)."""
+    data, raw_bytes = pack(rows, game)
     db = connections[DEFAULT_DB_ALIAS]
     insert, delete = archive_sql(db)
     with db.cursor() as cursor:
@@ -545,7 +573,8 @@ def compact_many(ids: Sequence[int]) -> list[Compacted]:
     if len(ids) < 2:
         return [done for done in map(compact, ids) if done is not None]
     started = time.perf_counter()
-    wanted = set(Match.objects.filter(pk__in=ids, status__in=FINAL).values_list("pk", flat=True))
+    games = dict(Match.objects.filter(pk__in=ids, status__in=FINAL).values_list("pk", "game"))
+    wanted = set(games)
     wanted -= set(TurnArchive.objects.filter(pk__in=wanted).values_list("pk", flat=True))
     rows: dict[int, list] = {}
     for row in (
@@ -554,7 +583,7 @@ def compact_many(ids: Sequence[int]) -> list[Compacted]:
         .values_list("match_id", *FIELDS)
     ):
         rows.setdefault(row[0], []).append(row[1:])
-    packed = {match_id: pack(match_rows) for match_id, match_rows in rows.items()}
+    packed = {match_id: pack(match_rows, games[match_id]) for match_id, match_rows in rows.items()}
     if not packed:
         return []
     try:

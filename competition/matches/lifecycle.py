@@ -532,7 +532,7 @@ def finish(
         summary = match_json(match, participants)
         _announce_end(match, summary)
         if archive is not None:
-            history.archive_in_place(match_id, archive, archive_rows)
+            history.archive_in_place(match_id, archive, archive_rows, game=match.game)
         else:
             _compact_on_commit(match_id)
     return True

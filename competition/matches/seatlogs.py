@@ -25,11 +25,23 @@ MIN_SAVED = 64
 
 def pack(logs: Sequence[Any]) -> list[dict | None]:
     """The stored form of a turn's ``SeatLog`` list (``None`` for a seat not asked)."""
-    out = [log.to_json() if log else None for log in logs]
+    return _refer([log.to_json() if log else None for log in logs])
+
+
+def pack_json(logs: Any) -> Any:
+    """``pack`` of logs as JSON, their texts whole (as ``expand`` gives them back): a new
+    list (the dicts given are not changed); anything but a list as it is."""
+    if not isinstance(logs, list):
+        return logs
+    return _refer([dict(log) if isinstance(log, dict) else log for log in logs])
+
+
+def _refer(out: list) -> list:
+    """``out`` (new dicts, changed in place) with the texts alike stored by reference."""
     for field in FIELDS:
         like = None
         for seat, log in enumerate(out):
-            text = log.get(field) if log is not None else None
+            text = log.get(field) if isinstance(log, dict) else None
             if not isinstance(text, str) or len(text) < MIN_SAVED:
                 continue
             if like is None:

@@ -440,10 +440,10 @@ def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatc
     real = history.archive_in_place
     seen = {}
 
-    def archive_in_place(match_id, rows, stored=None):
+    def archive_in_place(match_id, rows, stored=None, **game):
         # the rows stored so far, read back in the finish's transaction
         seen[match_id] = (list(history._rows(match_id).values_list(*history.FIELDS)), rows)
-        return real(match_id, rows, stored)
+        return real(match_id, rows, stored, **game)
 
     monkeypatch.setattr(history, "archive_in_place", archive_in_place)
     match = play(users, slug)
@@ -454,7 +454,8 @@ def test_it_archives_a_match_at_its_finish_as_compaction_would(users, monkeypatc
     assert [r[0] for r in held] == list(range(1, match.turn_count + 1))
     assert history.encode(held[: len(stored)]) == history.encode(stored)
     archive = TurnArchive.objects.get(pk=match.pk)
-    assert (bytes(archive.data), archive.raw_bytes) == history.pack(stored + held[len(stored) :])
+    document = history.pack(stored + held[len(stored) :], match.game)
+    assert (bytes(archive.data), archive.raw_bytes) == document
     assert archive.turns == match.turn_count and not numbers(match.pk)
 
 

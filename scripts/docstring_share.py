@@ -43,7 +43,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=30, help="files to list (default 30)")
     parser.add_argument(
-        "--skip", nargs="*", default=[], help="paths or folders counted apart (e.g. files others edit)"
+        "--skip",
+        nargs="*",
+        default=[],
+        help="paths or folders counted apart (e.g. files others edit)",
     )
     args = parser.parse_args()
     skipped = tuple(s.rstrip("/") for s in args.skip)

@@ -87,8 +87,7 @@ def parse_int(raw: str | None, minimum: int, maximum: int) -> int | None:
 def int_param(
     request, name: str, *, default: int | None = None, minimum: int = 0, maximum: int = s.ID_MAX
 ) -> int | None:
-    """An integer query parameter in [minimum, maximum] (400 for anything else); an empty
-    value is an absent one."""
+    """An integer query parameter in range (400 otherwise); an empty value is an absent one."""
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
@@ -139,8 +138,7 @@ class JSONOnly:
 
 
 class IdLookup:
-    """Objects by positive 64-bit id: anything else in the path is a 404, never a query
-    (a number too large for the database, a word, a negative number)."""
+    """Objects by positive 64-bit id: anything else in the path is a 404, never a query."""
 
     lookup_value_regex = r"[^/]+"
     lookup_schema = ID_SCHEMA
@@ -259,8 +257,7 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
     ),
 )
 class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
-    """Bots. Everyone sees active bots; owners (and staff) also see inactive ones. Owners
-    manage their bots; staff may change any bot's status."""
+    """Bots: everyone sees active ones, owners (and staff) inactive ones too."""
 
     serializer_class = s.BotSerializer
     permission_classes = [BotPermission]
@@ -489,10 +486,8 @@ def _dumps(value) -> bytes:
 
 
 def replay_chunks(match_data: dict, match_id: int, last: int, debug_seats=()) -> Iterator[bytes]:
-    """The replay file in pieces: its head, then the turns numbered up to ``last`` (what the
-    match had stored when asked), read ``REPLAY_PAGE`` at a time by number (no cursor held
-    between pages, per-seat logs read only for the debug overlays of ``debug_seats``), then
-    its tail."""
+    """The replay file in pieces: head, turns up to ``last`` read ``REPLAY_PAGE`` at a time by
+    number (no cursor held between pages), tail."""
     yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
     since, first = 0, True
     while since < last:
@@ -519,8 +514,8 @@ def debug_seats(match: Match, user) -> set[int]:
 
 
 async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """A sync iterator doing database work, as an async one (each step in the ORM thread):
-    Django buffers a sync iterator whole under ASGI."""
+    """A sync iterator doing database work as an async one: Django buffers a sync iterator whole
+    under ASGI."""
     step = sync_to_async(next, thread_sensitive=True)
     while (chunk := await step(chunks, None)) is not None:
         yield chunk
@@ -549,9 +544,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         return matches.order_by("-id")
 
     def list(self, request, *args, **kwargs):
-        """A page of the match list (``Match.objects.listed``, as ``/matches/``) as
-        ``MatchSerializer`` rows read as plain values (``presenters.summaries``: no model per
-        match, seat, bot and owner; a test checks they equal the serializer's)."""
+        """A page of the match list, read as plain values (``presenters.summaries``); a test
+        checks they equal the serializer's."""
         try:
             filters = MatchFilters.parse(request.query_params)
         except BadFilter as exc:
@@ -604,8 +598,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         content_negotiation_class=JSONDownload,
     )
     def replay(self, request, pk=None):
-        """The whole match as one JSON file, streamed: a page of turns at a time is read,
-        encoded and sent (bounded memory whatever the match's size)."""
+        """The whole match as one JSON file, streamed a page of turns at a time (bounded memory)."""
         match = self.get_object()
         last = history.last_number(match)
         chunks = replay_chunks(
@@ -721,8 +714,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         )
 
     def _created(self, request, create, *args, **kwargs) -> Response:
-        """201 with the match ``create(*args, **kwargs)`` made and its ``Location``; 429 when
-        the user is over a limit (``TooManyMatches``)."""
+        """201 with the match made and its ``Location``; 429 over a limit."""
         try:
             created = create(*args, **kwargs)
         except TooManyMatches as exc:
@@ -820,8 +812,8 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=s.EntryRequestSerializer, responses=s.EntryResultSerializer)
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
     def enter(self, request, pk=None):
-        """Enter one of your bots while registration is open (pending when the event admits
-        by approval); 400 with a sentence when it may not."""
+        """Enter one of your bots while registration is open; 400 with a sentence when it may
+        not."""
         bot = self._own_bot(request)
         entry = registration.enter(self.get_object(), bot, request.user)
         return Response(
@@ -860,8 +852,7 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
 
 
 class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
-    """Your notifications, newest first (``?before=<id>`` for the next page), and marking
-    them read."""
+    """Your notifications, newest first, and marking them read."""
 
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.NotificationSerializer
@@ -895,9 +886,8 @@ class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
 
 
 class LeaderboardView(JSONOnly, generics.ListAPIView):
-    """Active bots of a game with rated games, ranked by rating ordinal (mu - 3 sigma), best
-    first; ``unranked`` lists those without a rated game yet (``services.ratings.leaderboard``,
-    as the leaderboard page)."""
+    """A game's ranked bots by ordinal (mu - 3 sigma), and the unranked apart, as the leaderboard
+    page."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.LeaderboardRowSerializer

@@ -1,15 +1,9 @@
-"""The standing ladder of each game: every active user bot that passed a test
-call plays in it, matched for ever by ``competition.events.ladder``.
+"""The standing ladder of each game: every active user bot that passed a test call plays in it,
+matched by ``competition.events.ladder``.
 
-- ``Ladder``: one row per game (made on first use), the operator's pause switch.
-- ``LadderSpot``: one row per bot in a ladder (a user's bot, or a built-in strategy as a
-  *house* bot), with what the matchmaker reads through its indexes: the rating it is paired
-  by (``mu``, copied from ``Rating`` after each of its ladder matches), when it may play
-  again (``due``: the hourly cap), and the ladder match it is playing (``playing``, claimed
-  by a conditional UPDATE so two schedulers never book one bot twice).
-- ``Match.ladder``: the ladder a match was made by (None for every other match): this is how
-  a standing-ladder match is told apart (``Match.objects.filter(ladder__isnull=False)``).
-"""
+``LadderSpot`` holds what the matchmaker reads through its indexes; ``playing`` is claimed by a
+conditional UPDATE so two schedulers never book one bot twice. ``Match.ladder`` tells a
+standing-ladder match apart."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A Python client of the Arena API: REST through ``requests``, live turns through
-``websocket-client``.
-
-Every failure is an ``ArenaError`` with a one-line message a person can act on."""
+"""A Python client of the Arena API; every failure is an ``ArenaError`` with a one-line message a
+person can act on."""
 
 from __future__ import annotations
 

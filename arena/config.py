@@ -1,6 +1,5 @@
-"""Where the ``arena`` command keeps its server and token
-(``$XDG_CONFIG_HOME/arena/config.json``), readable by its owner only; ``ARENA_SERVER`` and
-``ARENA_TOKEN`` override it."""
+"""Where the ``arena`` command keeps its server and token (``$XDG_CONFIG_HOME/arena/config.json``),
+readable by its owner only; ``ARENA_SERVER`` and ``ARENA_TOKEN`` override it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""An uploaded bot's code, read and checked; the sandbox runs it (``bots/sandbox.py``).
-
-``read_upload`` is pure and checks every cap before the work it limits: the upload's size, then
-the member count and paths before decompressing, then the unpacked bytes while decompressing (an
-archive's declared sizes are never trusted). Only relative paths inside the bundle and regular
-files are accepted."""
+"""An uploaded bot's code, read and checked. ``read_upload`` is pure and checks every cap before the
+work it limits (an archive's declared sizes are never trusted)."""
 
 from __future__ import annotations
 

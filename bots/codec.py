@@ -1,8 +1,5 @@
-"""Strict decoding of a bot's reply: exactly one JSON value in UTF-8 (RFC 8259), duplicate keys
-last-wins as every game spec says.
-
-``decode_bounded`` is the same strictness for every JSON value a person sends (API bodies, form
-fields): deep nesting would break whatever walks the value recursively later."""
+"""Strict decoding of a bot's reply (one JSON value, RFC 8259), and ``decode_bounded``, the same for
+every JSON value a person sends."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The sandbox an uploaded bot runs in: bubblewrap plus resource limits, one per seat.
-
-The walls are the namespaces (no network), read-only binds and ``prlimit``; the small seccomp
-filter only narrows the kernel left to attack (docs/architecture.md, "Uploaded bots and their
-sandbox"). As root, bubblewrap starts as 65534 because the kernel exempts real root from the
-process limit."""
+"""The sandbox an uploaded bot runs in: bubblewrap plus resource limits, one per seat
+(docs/architecture.md, "Uploaded bots and their sandbox")."""
 
 from __future__ import annotations
 

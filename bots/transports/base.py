@@ -1,7 +1,5 @@
-"""The transport interface: move one message to a bot and bring back its JSON reply.
-
-Transports never interpret the JSON; they are async because simultaneous games ask every seat at
-once, and they raise ``BotFault`` on any failure, never return ``None``."""
+"""The transport interface: move one message to a bot and bring back its JSON reply, raising
+``BotFault`` on any failure."""
 
 from __future__ import annotations
 

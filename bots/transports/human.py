@@ -1,10 +1,8 @@
-"""The ``human`` transport: a person plays a seat from the match page.
+"""The ``human`` transport: a person plays a seat from the match page, under the runner's usual time
+limit.
 
-The request goes to the seat's browser sockets with a private channel name the consumer answers
-on, under the runner's usual time limit. It is re-published every second so a page opened
-mid-match gets it; messages whose reply is ignored (``Game.human_reply``) are answered here, so a
-closed tab never holds up a match. The group name is injected (``use_seat_groups``) so this
-package imports nothing of the platform."""
+The request is re-published every second so a page opened mid-match gets it; replies the runner
+ignores are answered here so a closed tab never holds up a match."""
 
 from __future__ import annotations
 

@@ -23,8 +23,6 @@ RECEIVED_PREVIEW = 65_536
 
 
 class LineTransport(Transport):
-    """One JSON line out, one line back, over an asyncio stream pair."""
-
     def __init__(self, *, codec: Any, max_line_bytes: int = MAX_LINE_BYTES):
         if max_line_bytes < 1:
             raise ValueError("max_line_bytes must be positive")

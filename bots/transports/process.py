@@ -1,8 +1,7 @@
-"""The ``process`` transport: a local command speaking JSON lines on stdin and stdout (staff
-only).
+"""The ``process`` transport: a local command speaking JSON lines on stdin and stdout (staff only).
 
-It runs in its own session so ``close`` can kill the whole process group; stderr is drained into
-a bounded buffer so a chatty bot never blocks on a full pipe."""
+It runs in its own session so ``close`` can kill the whole process group; stderr is drained into a
+bounded buffer so a chatty bot never blocks on a full pipe."""
 
 from __future__ import annotations
 

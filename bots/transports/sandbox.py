@@ -1,8 +1,5 @@
-"""The ``code`` transport: a ``process`` transport whose command is the sandbox
-(``bots/sandbox.py``).
-
-Where no sandbox can be created, ``start`` raises a ``connect`` fault and the code never runs.
-When the bot exits, the fault says how (``SIGXCPU``: CPU seconds, ``SIGXFSZ``: file size)."""
+"""The ``code`` transport: a ``process`` transport whose command is the sandbox. Without a sandbox
+``start`` raises ``connect``; an exit says how (``SIGXCPU``, ``SIGXFSZ``)."""
 
 from __future__ import annotations
 

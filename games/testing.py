@@ -1,8 +1,5 @@
-"""``check_game``: the conformance harness every engine passes.
-
-It plays whole games with the built-in bots as the runner would and checks determinism, JSON
-round trips, a pure ``apply``, termination with a well-formed ``Outcome``, valid ``to_move``
-seats, legal built-in replies and an accepted ``default_action``."""
+"""``check_game``: the conformance harness every engine passes, playing whole games with the
+built-in bots as the runner would."""
 
 from __future__ import annotations
 

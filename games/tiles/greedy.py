@@ -369,7 +369,6 @@ class GreedyBot:
         return {"x": x, "y": y}
 
     def choose(self, s: str, color: str, rng: random.Random) -> int:
-        """The flat index to click (-1: pass)."""
         self._observe(s)
         i = self._choose(s, color, rng)
         if self.stance is None and i >= 0:

@@ -518,8 +518,7 @@ def _random_bot():
 
 def _survivor_bot():
     """Voronoi space on bitboards: the move whose head claims the most cells before any rival's
-    wins; ties by reachable cells, then hugging walls; a possible head-on collision comes
-    last."""
+    wins; ties by reachable cells, then hugging walls; a possible head-on collision comes last."""
 
     def bot(message: JSON, rng: random.Random) -> JSON:
         if not isinstance(message, dict) or message.get("action") == "init":

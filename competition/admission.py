@@ -1,11 +1,8 @@
-"""What a request may send, and how many of a route's run at once, decided from its request line
-and headers before a byte of its body is read.
+"""What a request may send, and how many of a route's run at once, decided from its request line and
+headers before a byte of its body is read (docs/architecture.md, "Before the body").
 
-``ROUTES`` is the table (first match wins, else ``DEFAULT``): a path pattern, the setting holding
-its body cap, and optional bounds on requests at once in all and per address. A new route's cap
-is one row. Two layers apply it: ``competition.serving`` inside daphne (which otherwise reads a
-whole body before calling the application), and ``BodyCap`` for any server. Counts are per
-process, on its event loop (no locks)."""
+``ROUTES`` is the table; a new route's cap is one row. Counts are per process, on its event loop (no
+locks)."""
 
 from __future__ import annotations
 

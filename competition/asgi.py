@@ -1,9 +1,7 @@
 """ASGI entry point: HTTP through Django, read-only websockets through Channels.
 
-A websocket is accepted only from a page of this very site: Channels'
-``AllowedHostsOriginValidator`` compares host names only, so another service on another port of
-the host could open sockets as the visitor. In the embedded default the match runner starts on
-the serving loop with the first connection (daphne has no lifespan events)."""
+Channels' ``AllowedHostsOriginValidator`` compares host names only, so a service on another port of
+the host could open sockets as the visitor: the socket's origin must be the page's own."""
 
 import os
 from urllib.parse import urlparse

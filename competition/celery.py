@@ -1,8 +1,5 @@
-"""Celery app for the scale-out runner (``ARENA_RUNNER=celery``).
-
-One match per task, ``acks_late`` with a prefetch of 1: a dying worker's task is redelivered and
-the database lease decides who plays. Every worker also runs the periodic steps in background
-threads (each claims its work with a conditional UPDATE), so no beat process is needed."""
+"""Celery app for the scale-out runner (``ARENA_RUNNER=celery``); every worker also runs the
+periodic steps in background threads, so no beat process is needed."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Deploy checks (``manage.py check --deploy``) for what Django's own cannot know.
-
-- ``arena.E001``: proxy headers trusted but ``ARENA_NUM_PROXIES`` is 0, so clients would share
-the proxy's address or choose their own. - ``arena.E002``: an account left by development
-(``demo`` as staff, or any staff with the demo's password)."""
+"""Deploy checks for what Django's own cannot know: ``arena.E001`` proxy headers trusted with no
+proxy count; ``arena.E002`` an account left by development."""
 
 from __future__ import annotations
 

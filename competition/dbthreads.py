@@ -1,10 +1,6 @@
-"""The database thread of async code: ``run_db(fn, ...)``, reached by the runners through
-``batch.call``.
-
-On SQLite: asgiref's single ``sync_to_async`` thread, all a single-writer database can use. On
-PostgreSQL: a process-wide pool of ``ARENA_DB_THREADS`` threads with persistent connections, so
-one slow query does not stall every match; a dead connection is dropped before each call, as
-Django does per request."""
+"""The database thread of async code, ``run_db``: asgiref's one thread on SQLite (a single writer);
+on PostgreSQL a process-wide pool of threads with persistent connections, so one slow query does not
+stall every match."""
 
 from __future__ import annotations
 

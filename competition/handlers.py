@@ -1,9 +1,5 @@
-"""The ASGI handler of the site's pages: the middleware chain and the view in one thread hop.
-
-Django's ``ASGIHandler`` runs each sync middleware hook through ``sync_to_async``, about fifteen
-thread hops a request here, most of a trivial page's time. Every view but one is synchronous, so
-``SyncChainASGIHandler`` builds the chain as WSGI does and enters it once per request in the
-request's thread-sensitive thread; the one async view runs through Django's own adaptation."""
+"""The ASGI handler of the site's pages: the middleware chain built as WSGI does and entered once
+per request, instead of one ``sync_to_async`` hop per middleware hook (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The simulation pool: budgeted worker processes for the engine work a request asks of the web
-process, so it cannot stall it.
-
-Jobs fork from a ``forkserver`` that imported the engines once, run niced under ``RLIMIT_CPU``
-and ``RLIMIT_AS`` and are killed after ``SIMULATE_WALL_SECONDS``; beyond ``SIMULATE_WORKERS``
-running and ``SIMULATE_QUEUE`` waiting a job is refused (``busy``)."""
+"""The simulation pool: budgeted worker processes (CPU, memory, wall clock, a bounded queue) for the
+engine work a request asks of the web process, so it cannot stall it."""
 
 from __future__ import annotations
 

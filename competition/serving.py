@@ -1,10 +1,9 @@
-"""Daphne as ``manage.py serve`` runs it, each request admitted (``competition.admission``)
-before its body is read.
+"""Daphne as ``manage.py serve`` runs it, each request admitted (``competition.admission``) before
+its body is read.
 
-Daphne otherwise reads a whole body, to a temporary file past 100 KB, before calling the
-application. A refusal is written straight to the connection; what the client still sends is
-drained for a bounded time and size so it reads the answer instead of a reset. Importing this
-module installs daphne's reactor."""
+A refusal is written straight to the connection and what the client still sends is drained,
+boundedly, so it reads the answer instead of a reset. Importing this module installs daphne's
+reactor."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Arena settings: one file, environment-driven, with working embedded defaults (SQLite,
-in-memory channel layer, in-process runner).
-
-Every override is parsed strictly: a malformed value stops start-up with a clear message. The
-variables are listed in the README ("Environment variables")."""
+"""Arena settings: one file, environment-driven, with working embedded defaults. A malformed value
+stops start-up with a clear message; the variables are listed in the README."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The stateless engine endpoint's core: replay (options, seed, actions) through a game exactly
-as the runner judges turns.
-
-``simulate_in_worker`` runs it in the simulation pool (``competition.pool``), and the body is
-decoded there too: a large body decoded in the web process held the interpreter lock and stalled
-pages."""
+"""The stateless engine endpoint's core: replay (options, seed, actions) through a game exactly as
+the runner judges turns, in the simulation pool so it cannot stall the web process."""
 
 from __future__ import annotations
 

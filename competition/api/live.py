@@ -1,9 +1,6 @@
-"""The live protocol: JSON Schemas of every websocket message (``/api/schema/live/``) and their
-page (``/api/docs/live/``).
-
-Each schema describes one direction of one stream (``competition/web/consumers.py``) as a
-``oneOf`` over message types; a turn's frame is the game's own and left open. The live and
-end-to-end tests validate every message sent against them (``tests/live_protocol.py``)."""
+"""The live protocol: JSON Schemas of every websocket message, one per direction of each stream
+(``/api/schema/live/``), and their page (``/api/docs/live/``). The tests validate every message sent
+against them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""OpenAPI adjustments drf-spectacular cannot infer, so that a client (or a fuzzer) can trust the
-schema.
-
-``ArenaAutoSchema`` declares every error an operation can return, an optional security
-requirement on public reads, the lookup parameter's schema (ids 1 to 2**63 - 1), and that an
-empty optional query parameter is an absent one."""
+"""OpenAPI adjustments drf-spectacular cannot infer, so a client (or a fuzzer) can trust the schema:
+every error an operation returns, optional security on public reads, the id lookup's range, empty
+query parameters as absent ones."""
 
 from __future__ import annotations
 

@@ -272,8 +272,9 @@ def ladder_json(status: dict) -> dict:
 
 
 class BotSerializer(serializers.ModelSerializer):
-    """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens); ``secret``
-    to its owner once, in the answer that creates it."""
+    """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens);
+    ``secret`` (the HMAC key of its requests) to its owner once, in the answer that creates
+    the bot, and never again (``rotate-secret`` makes and shows a new one)."""
 
     owner = serializers.CharField(source="owner_name", read_only=True)
     game = serializers.ChoiceField(choices=game_choices())
@@ -470,7 +471,8 @@ class BotVersionSerializer(serializers.ModelSerializer):
 
 
 class CodeBotCreateSerializer(serializers.Serializer):
-    """``POST /api/bots/`` as multipart/form-data: a code bot and its first version."""
+    """``POST /api/bots/`` as multipart/form-data: a code bot and its first version (any
+    other bot is created with JSON)."""
 
     game = serializers.ChoiceField(choices=game_choices())
     name = serializers.CharField(max_length=80)

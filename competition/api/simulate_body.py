@@ -1,9 +1,6 @@
-"""The ``simulate`` endpoint's request body, decoded and validated in the simulation worker, with
-the parser and serializer the rest of the API uses so the answers are the same.
-
-Done in the web process, this work held its interpreter lock and stalled pages
-(docs/performance.md). Imported by the worker server at start, which sets Django up once for
-every fork."""
+"""The ``simulate`` endpoint's request body, decoded and validated in the simulation worker (done in
+the web process, it held the interpreter lock and stalled pages). Imported by the worker server at
+start."""
 
 from __future__ import annotations
 

@@ -257,7 +257,8 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
     ),
 )
 class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
-    """Bots: everyone sees active ones, owners (and staff) inactive ones too."""
+    """Bots. Everyone sees active bots; owners (and staff) also see inactive ones. Owners
+    manage their bots; staff may change any bot's status."""
 
     serializer_class = s.BotSerializer
     permission_classes = [BotPermission]
@@ -544,8 +545,9 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         return matches.order_by("-id")
 
     def list(self, request, *args, **kwargs):
-        """A page of the match list, read as plain values (``presenters.summaries``); a test
-        checks they equal the serializer's."""
+        """A page of the match list (``Match.objects.listed``, as ``/matches/``) as
+        ``MatchSerializer`` rows read as plain values (``presenters.summaries``: no model per
+        match, seat, bot and owner; a test checks they equal the serializer's)."""
         try:
             filters = MatchFilters.parse(request.query_params)
         except BadFilter as exc:
@@ -598,7 +600,8 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         content_negotiation_class=JSONDownload,
     )
     def replay(self, request, pk=None):
-        """The whole match as one JSON file, streamed a page of turns at a time (bounded memory)."""
+        """The whole match as one JSON file, streamed: a page of turns at a time is read,
+        encoded and sent (bounded memory whatever the match's size)."""
         match = self.get_object()
         last = history.last_number(match)
         chunks = replay_chunks(
@@ -812,8 +815,8 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=s.EntryRequestSerializer, responses=s.EntryResultSerializer)
     @action(detail=True, methods=["post"], permission_classes=[permissions.IsAuthenticated])
     def enter(self, request, pk=None):
-        """Enter one of your bots while registration is open; 400 with a sentence when it may
-        not."""
+        """Enter one of your bots while registration is open (pending when the event admits
+        by approval); 400 with a sentence when it may not."""
         bot = self._own_bot(request)
         entry = registration.enter(self.get_object(), bot, request.user)
         return Response(
@@ -852,7 +855,8 @@ class EventViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
 
 
 class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
-    """Your notifications, newest first, and marking them read."""
+    """Your notifications, newest first (``?before=<id>`` for the next page), and marking
+    them read."""
 
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.NotificationSerializer
@@ -886,8 +890,9 @@ class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
 
 
 class LeaderboardView(JSONOnly, generics.ListAPIView):
-    """A game's ranked bots by ordinal (mu - 3 sigma), and the unranked apart, as the leaderboard
-    page."""
+    """Active bots of a game with rated games, ranked by rating ordinal (mu - 3 sigma), best
+    first; ``unranked`` lists those without a rated game yet (``services.ratings.leaderboard``,
+    as the leaderboard page)."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.LeaderboardRowSerializer

@@ -1,7 +1,5 @@
-"""The bots' hooks, so the bots never import the events.
-
-``bot_activated`` is sent inside the transaction that made a bot active again: receivers commit
-or roll back with it. ``test_call_passed`` lets the game's standing ladder take the bot in."""
+"""The bots' hooks, so the bots never import the events: ``bot_activated`` (inside the status
+change's transaction) and ``test_call_passed``."""
 
 from django.dispatch import Signal
 

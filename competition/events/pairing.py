@@ -1,11 +1,9 @@
 """Pairing generators: pure functions over entry ids and small records (no ORM, no Django);
 ``competition.events.scheduling`` persists their decisions.
 
-A series is N games between two entries, seats alternating; the pair's order is chosen here to
-balance seats. Swiss priorities, strongest first: at most one bye per entry, no rematch (an exact
-maximum-matching check, not a greedy guess), the bye to the lowest-ranked entry without one, then
-score groups. A drawn elimination series goes to more total score, then the higher seed
-(``SERIES_TIE_BREAK``)."""
+A series is N games between two entries, seats alternating; the pair's order balances seats. Swiss
+avoids, strongest first: a second bye, a rematch (an exact matching check), a bye above the
+lowest-ranked, then score groups."""
 
 from __future__ import annotations
 
@@ -418,12 +416,9 @@ def ffa_step(n: int, tables: int) -> int:
 
 
 def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> list[list]:
-    """The tables of free-for-all round ``round_no``, seat 0 first: a pure function of the
-    entries' order.
-
-    Seats form cells in seat-major order; entry ``i`` takes cell ``(i + round_no * step) mod n``
-    and each seat row is shifted by ``round_no * seat``, so over the rounds every entry holds
-    every seat equally often and meets different entries."""
+    """The tables of free-for-all round ``round_no``, seat 0 first. Entries rotate through
+    seat-major cells by a step coprime with ``n`` and each seat row shifts per round, so every entry
+    holds every seat equally often."""
     items = list(entries)
     n = len(items)
     if len(set(items)) != n:

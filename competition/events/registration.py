@@ -1,8 +1,5 @@
-"""Events users enter: registration, entries, and the start at the start time.
-
-``tick`` is the periodic step: it announces registrations that opened, starts the drafts whose
-``starts_at`` came (approved entries only, or cancels them below ``min_entries``) and sends the
-due digests."""
+"""Events users enter: registration, entries, and ``tick``, the periodic step that announces
+registrations, starts the drafts whose time came and sends the digests."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Event services: start an event, progress it as matches finish, standings, bracket.
 
-This module runs the steps every format shares, in one transaction with the event row locked, and
-asks the format (``formats.of(event)``) what to do. Standings order: the format's ``rank_keys``,
-then head-to-head points among tied entries, then name. Paused or inactive bots are never paired
-in a new round."""
+The steps every format shares run here in one transaction with the event row locked; the format
+(``formats.of(event)``) says what to do."""
 
 from __future__ import annotations
 
@@ -342,9 +340,8 @@ def public_source(event: Event) -> stored.Recomputed | None:
 
 
 def standings(event: Event, *, everything: bool = False) -> list[dict]:
-    """One row per entry, best first, with ``rank``: what the public may see, or with
-    ``everything`` (staff) the stored standings. ``StandingSerializer`` documents the row's
-    keys."""
+    """One row per entry, best first, with ``rank``: what the public may see, or with ``everything``
+    (staff) the stored standings. ``StandingSerializer`` documents the row's keys."""
     source = None if everything else public_source(event)
     if source is None:
         kept = stored.sums(event)

@@ -1,11 +1,9 @@
-"""Stored standings, kept up to date as series are scheduled and their matches change, so reading
-or finishing costs the same whatever the event's history.
+"""Stored standings, kept up to date as series are scheduled and their matches change, so reading or
+finishing costs the same whatever the event's history.
 
-Each series has a row (``EventSeries``) and each (event, bot) sums (``EventStanding``) and
-head-to-head points (``HeadToHead``). When a match changes, its series is rebuilt from its own
-matches and the difference between its old and new ``contribution`` is added to its bots' sums.
-``recompute`` rebuilds everything from the matches alone: ``manage.py recomputestandings`` and
-the property test compare it with the stored rows."""
+When a match changes, its series is rebuilt from its own matches and the difference between its old
+and new ``contribution`` is added to its bots' sums. ``recompute`` rebuilds everything from the
+matches alone, for ``recomputestandings`` and the property test."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Debug overlays: the ``debug`` key a bot may add to its reply, taken out before the game parses
-it and kept in the seat's log.
-
-Its shape (``validate``)::
-
-    {"text": "up to 1,000 characters",
-     "marks": [{"cell": [x, y], "color": "#e33", "label": "A"},
-               {"point": [x, y], "color": "#3a6fd8"}]}
-
-A value breaking any rule is dropped whole with a note: it never faults the move."""
+"""Debug overlays: the ``debug`` key a bot may add to its reply (its shape: ``validate``), taken out
+before the game parses it. A bad value is dropped whole with a note: it never faults the move."""
 
 from __future__ import annotations
 

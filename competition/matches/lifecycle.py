@@ -1,10 +1,7 @@
 """Match lifecycle services: create, claim, renew, finish, release, cancel, requeue, reap.
 
-The database is the source of truth. A worker owns a match only while it holds the lease: the
-claim is a conditional UPDATE setting a fresh lease token, and every turn write and the finish
-are fenced by it, so a worker whose lease expired can write nothing more. A resumed match replays
-its stored turns through the deterministic engine. A match that ended is announced by
-``signals.match_ended``, so the matches never import the events."""
+The database is the source of truth: a worker owns a match only while it holds the lease, and every
+write is fenced by its token (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -117,8 +114,7 @@ def create_match(
     rated: bool = True,
     ladder=None,
 ) -> Match:
-    """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or
-    bots.
+    """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
 
     Every match is made here, so ``rated`` is decided last here: never for bots of one owner,
     whatever the caller asked."""
@@ -244,8 +240,7 @@ def challenge(
     pace_ms: int = 0,
 ) -> Match:
     """A user's challenge, by seat, from the web or the API: counted first against the per-minute
-    budget they share, then the bots checked, then created under ``create_user_match``'s
-    limits."""
+    budget they share, then the bots checked, then created under ``create_user_match``'s limits."""
     charge_challenge(user)
     bots = challenge_bots(user, bot_ids)
     with transaction.atomic():
@@ -435,10 +430,8 @@ def finish(
     archive_rows: int | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; False if already done. ``token=None`` skips
-    the lease check (organisers' tools, tests).
-
-    A runner passes what it holds (``loaded``, ``turn_faults``, ``archive``) to save queries:
-    with ``archive`` the match is compacted in this transaction, its rows never read back."""
+    the lease check; a runner passes what it holds (``loaded``, ``turn_faults``, ``archive``) to
+    save queries."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()

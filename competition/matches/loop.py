@@ -1,11 +1,7 @@
 """The match loop: one async loop for every game, seats not names, with no ORM or channel layer
-(persistence and broadcasting are hooks).
+(persistence and broadcasting are hooks; docs/architecture.md, "The runner").
 
-Clocks (``game.policy``): a per-exchange limit, an optional time bank (full at 5L, +L per
-message; below zero is a ``timeout``) and a global safety limit so no bot can hang a match.
-Faults: ``forfeit`` ends the match after the turn's replies are in; ``pass`` plays
-``default_action`` until ``max_faults_in_a_row``. A ``platform`` fault is ours: never charged,
-the match stops with ``PlatformError``."""
+A ``platform`` fault is ours: never charged, the match stops with ``PlatformError``."""
 
 from __future__ import annotations
 
@@ -208,7 +204,7 @@ class MatchLoop:
     # -- the phases -------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Start every seat's transport, then greet them (a failure closes the seats)."""
+        """Start every seat's transport, then greet them; a failure closes the seats."""
         await asyncio.gather(*(self._start(s) for s in self.seats))
         try:
             if self.game.judges_greeting:
@@ -357,7 +353,6 @@ class MatchLoop:
         )
 
     async def run(self) -> MatchResult:
-        """The whole match: open, every turn, finish."""
         await self.open()
         try:
             while await self.step() is not None:
@@ -494,11 +489,8 @@ class MatchLoop:
 
 
 async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> MatchResult:
-    """Play one match to its end (see ``MatchLoop``).
-
-    ``history`` replays a resumed match's actions first, ``fault_streaks`` restores the seats'
-    fault counts, ``start`` is a fork's starting state, ``pace_ms`` a spectator-friendly minimum
-    turn length."""
+    """Play one match to its end (see ``MatchLoop``); ``history`` and ``fault_streaks`` resume one,
+    ``start`` begins a fork."""
     return await MatchLoop(game, transports, **kwargs).run()
 
 

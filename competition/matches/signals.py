@@ -1,8 +1,5 @@
-"""The match lifecycle's hooks, so the matches never import the events.
-
-``match_ended`` is sent inside the transaction that ended a match, with ``match``,
-``participants`` (results, for a finished match) and ``forfeited``; receivers commit or roll back
-with it. ``match_requeued`` is sent when an errored match goes back in the queue."""
+"""The match lifecycle's hooks, so the matches never import the events: ``match_ended`` and
+``match_requeued``, sent inside the transaction that made the change."""
 
 from django.dispatch import Signal
 

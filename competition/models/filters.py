@@ -1,8 +1,5 @@
-"""The match list's filters: one definition for ``/matches/`` and ``/api/matches/``.
-
-``MatchFilters.parse`` refuses a bad value with ``BadFilter`` (a sentence each edge answers 400
-with). Adding a filter: a field of ``MatchFilters``, its ``PARAMS`` entry and its condition in
-``MatchFilters.q``."""
+"""The match list's filters, one definition for ``/matches/`` and ``/api/matches/``. Adding one: a
+field of ``MatchFilters``, its ``PARAMS`` entry and its condition in ``MatchFilters.q``."""
 
 from __future__ import annotations
 

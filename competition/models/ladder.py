@@ -1,9 +1,5 @@
-"""The standing ladder of each game: every active user bot that passed a test call plays in it,
-matched by ``competition.events.ladder``.
-
-``LadderSpot`` holds what the matchmaker reads through its indexes; ``playing`` is claimed by a
-conditional UPDATE so two schedulers never book one bot twice. ``Match.ladder`` tells a
-standing-ladder match apart."""
+"""The standing ladder of each game (docs/architecture.md); ``LadderSpot.playing`` is claimed by a
+conditional UPDATE so two schedulers never book one bot twice."""
 
 from __future__ import annotations
 
@@ -14,8 +10,6 @@ from django.utils import timezone
 
 
 class Ladder(models.Model):
-    """The standing ladder of one game."""
-
     game = models.CharField(max_length=32, unique=True)
     paused = models.BooleanField(
         default=False, help_text="Paused by an operator: no new matches are made."
@@ -30,8 +24,6 @@ class Ladder(models.Model):
 
 
 class LadderSpot(models.Model):
-    """One bot's place in its game's standing ladder."""
-
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="spots")
     bot = models.OneToOneField("bots.Bot", on_delete=models.CASCADE, related_name="ladder_spot")
     owner = models.ForeignKey(

@@ -220,8 +220,6 @@ class ParticipantQuerySet(models.QuerySet):
 
 
 class Participant(models.Model):
-    """One seat of a match (seats are 0..n-1)."""
-
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
     seat = models.PositiveSmallIntegerField()
     bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="participations")

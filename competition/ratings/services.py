@@ -1,9 +1,7 @@
 """Ratings with openskill (Plackett-Luce), per game; one append-only step per (match, bot).
 
-``apply_match`` runs in the finish transaction and locks the bots' ratings in bot id order (no
-deadlock), so ``RatingChange`` ids are the order ratings moved in and ``recompute`` must land
-exactly on the stored values. Only matches with a result between distinct owners' bots, with
-``Match.rated``, are rated."""
+``apply_match`` locks the bots' ratings in bot id order (no deadlock), so ``RatingChange`` ids are
+the order ratings moved in and ``recompute`` must land exactly on the stored values."""
 
 from __future__ import annotations
 
@@ -35,7 +33,6 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0) -> dict:
-    """What the site and the API show of a rating."""
     return {
         "mu": mu,
         "sigma": sigma,
@@ -109,7 +106,7 @@ def _rating_sql(db) -> tuple[str, str, str]:
 
 
 def apply_match(match: Match, participants: list[Participant]) -> None:
-    """Rate a finished match (the caller holds the finish transaction)."""
+    """Rate a finished match inside the caller's finish transaction."""
     if not rateable(match, participants):
         return
     db = connections[DEFAULT_DB_ALIAS]

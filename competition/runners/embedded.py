@@ -1,6 +1,5 @@
 """The embedded runner: claimed matches run as asyncio tasks, in runner processes beside the web
-process (``competition.runners.fleet``) or inside it. ``wake()`` makes the schedulers look at
-once after a match is created."""
+process or inside it."""
 
 from __future__ import annotations
 

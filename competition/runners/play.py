@@ -1,8 +1,5 @@
-"""Playing a claimed match: the code path every runner shares.
-
-``play_claimed`` runs the match loop with the lease renewed by a heartbeat, turns stored by a
-``TurnWriter``, the platform's limits enforced, and ends it. Every database call goes through the
-loop's batcher (``batch.call``)."""
+"""Playing a claimed match: the code path every runner shares, with the lease renewed by a
+heartbeat, turns stored by a ``TurnWriter`` and the platform's limits enforced."""
 
 from __future__ import annotations
 

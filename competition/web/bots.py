@@ -1,8 +1,5 @@
-"""My bots: list, register, edit, (de)activate, test call, the bot page and its per-turn logs.
-
-A bot page is public, but its target, test calls and logs are its owner's only: every owner-only
-view answers 404 to anyone else, staff included. The secret is shown once, to its owner, when
-made."""
+"""My bots: list, register, edit, test call, the bot page and its per-turn logs. Owner-only views
+answer 404 to anyone else, staff included, so no page shows another user's target or logs."""
 
 from __future__ import annotations
 

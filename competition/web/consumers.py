@@ -1,9 +1,8 @@
 """Read-only websocket consumers: a match's turns, an event's progress, the home page's running
 counts.
 
-A consumer joins its group through the process hub first, then sends a snapshot, then relays what
-the hub hands it past the snapshot (turn numbers are the fence), so no turn is lost or doubled.
-Any message from a client is answered with an error."""
+A consumer joins its group through the process hub first, then sends a snapshot, then relays what is
+newer (turn numbers are the fence), so no turn is lost or doubled."""
 
 from __future__ import annotations
 
@@ -271,7 +270,6 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         return [broadcast.encode(snapshot)], self.fence(snapshot)
 
     def outgoing(self, message: dict) -> str:
-        """The text a hub message is sent as."""
         return message["text"]
 
     async def receive(self, text_data=None, bytes_data=None):
@@ -407,12 +405,9 @@ class NotificationConsumer(_RelayConsumer):
 
 
 class HumanSeatConsumer(AsyncWebsocketConsumer):
-    """``ws/play/<match>/<seat>/``: the browser side of a human seat, the only consumer that
-    takes input, for the seat's owner while the match runs.
-
-    Every incoming message is checked (size, strict JSON, shape, the pending ``seq``, a rate
-    limit); the move goes raw to the channel the pending request named (kept here, never taken
-    from the client) and the game judges it like any bot's reply."""
+    """``ws/play/<match>/<seat>/``: the browser side of a human seat, the only consumer that takes
+    input. Every message is checked; the move goes raw to the channel the pending request named
+    (kept here, never taken from the client)."""
 
     MAX_MESSAGE = 16_384
     #: at most this many client messages per RATE_WINDOW seconds, then the socket is closed

@@ -244,7 +244,6 @@ class BenchForm(forms.Form):
         return cleaned
 
     def specs(self) -> list[str]:
-        """The seats' endpoint specs, seat 0 first."""
         mine = self.cleaned_data["mine"]
         other = mine if self.cleaned_data["opponent"] == "itself" else self.cleaned_data["opponent"]
         specs = [other] * self.cleaned_data.get("players", 2)
@@ -319,6 +318,5 @@ class ChallengeForm(forms.Form):
         return resolved
 
     def seats(self) -> list[Bot]:
-        """The match's bots by seat, seat 0 first."""
         mine = self.bots[self.cleaned_data["mine"]]
         return [mine, self.target] if self.cleaned_data["seat"] == 0 else [self.target, mine]

@@ -101,7 +101,6 @@ def event_list(request):
 
 
 def user_detail(request, username: str):
-    """A user's bots (with their ratings) and recent matches."""
     owner = get_object_or_404(get_user_model(), username=username, is_active=True)
     bots = list(
         Bot.objects.filter(owner=owner)

@@ -68,7 +68,6 @@ def _post(request):
 
 
 def registration_context(request, event: Event) -> dict:
-    """What the event page's entry form shows."""
     if event.registration_opens is None:
         return {"registration": None}
     mine, candidates = [], []

@@ -1,8 +1,6 @@
-"""The test bench and ``/games/<slug>/play``: pit endpoints against each other at once.
-
-A match with a platform seat is practice: unrated, no health count. Creating one is a
-CSRF-protected POST (the GET only shows the seats and a button), so a link on another site can
-never make a visitor's browser start matches and outbound calls."""
+"""The test bench and ``/games/<slug>/play``. Starting a match is a CSRF-protected POST (the GET
+only shows the seats), so a link on another site can never make a visitor start matches and outbound
+calls."""
 
 from __future__ import annotations
 

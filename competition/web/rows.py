@@ -1,8 +1,5 @@
-"""Rows of the pages' long tables as plain values.
-
-Walked as model instances, a table of 50 matches spent most of its page's CPU on models, ``{% url
-%}`` and number formatting; here the columns are read with ``values()``, each kind of link is
-reversed once and numbers are formatted once."""
+"""Rows of the pages' long tables as plain values: as model instances a table of 50 matches spent
+most of its page's CPU on models, ``{% url %}`` and number formatting."""
 
 from __future__ import annotations
 
@@ -127,7 +124,6 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
 
 
 def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
-    """The event page's standings as text."""
     bot_url = link_maker("bot-detail")
     champion = (bracket or {}).get("champion")
     champion = champion["bot"] if champion else None

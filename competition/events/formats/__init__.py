@@ -1,7 +1,4 @@
-"""Event formats: one class per format and this registry, as Tabbycat's draw managers
-(``DRAW_MANAGER_CLASSES``).
-
-The rest of the project asks ``of(event)`` and never which format an event plays. Adding a
+"""Event formats: one class per format and this registry, as Tabbycat's draw managers. Adding a
 format: a module with a ``Format`` subclass and one line in ``FORMATS``."""
 
 from __future__ import annotations

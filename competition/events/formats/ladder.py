@@ -1,7 +1,6 @@
 """The continuous ladder: pairs free bots of close rating as series finish, the longest-waiting
-first, at most ``MAX_CONCURRENT_PER_BOT`` series per bot; it runs until stopped, or finishes
-after ``event.rounds`` series per bot. Ranked by rating ordinal (an unrated showcase by
-points)."""
+first, at most ``MAX_CONCURRENT_PER_BOT`` series per bot; it runs until stopped, or finishes after
+``event.rounds`` series per bot. Ranked by rating ordinal (an unrated showcase by points)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""``manage.py demo``: the ``demo`` user, the platform's seats of every built-in strategy, a
-rated demo event and a paced showcase per game, so something is always live. Idempotent:
-restarts add nothing.
-
-In development ``demo`` is a staff superuser with password ``ARENA_DEMO_PASSWORD`` (default
-``demo``). With ``DEBUG=false`` it is never staff and has no known password unless that is set;
-``serve`` and ``check --deploy`` enforce the same."""
+"""``manage.py demo``: the ``demo`` user, the platform's seats, a rated demo event and a paced
+showcase per game, so something is always live. Idempotent. With ``DEBUG=false`` ``demo`` is never
+staff and has no known password."""
 
 from __future__ import annotations
 
@@ -105,11 +101,8 @@ def development_leftovers() -> list[str]:
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
-    """``game``'s showcase, made and started once: ``(event, created)``.
-
-    The check reads outside the transaction: on SQLite a transaction that reads and then writes
-    fails at once ("database is locked") if a running server committed in between, where a first
-    write waits for the lock."""
+    """``game``'s showcase, made and started once. The check reads outside the transaction: on
+    SQLite a read-then-write transaction fails at once if a server committed in between."""
     existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
     if existing is not None:
         return existing, False

@@ -1,8 +1,5 @@
-"""``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints and print
-their ids as JSON.
-
-Non-builtin endpoints become bots of the ``cli`` staff user, so two of them in one match are
-unrated."""
+"""``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints; other than
+built-ins they become bots of the ``cli`` staff user."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: play one match between endpoints, no web
-server needed.
-
-HTTP bots go through the egress policy: local bots need ``ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8``."""
+"""``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: one match between endpoints, no web server (local
+HTTP bots need ``ARENA_BOT_ALLOW_NETWORKS``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``manage.py runmatches``: a standalone worker loop (no Celery, no web server); ``--once``
-plays what is queued and exits. With ``--relay SOCKET`` it is a runner process of ``manage.py
-serve``."""
+"""``manage.py runmatches``: a standalone worker loop (no Celery, no web server); ``--once`` plays
+what is queued and exits. With ``--relay SOCKET`` it is a runner process of ``manage.py serve``."""
 
 from __future__ import annotations
 

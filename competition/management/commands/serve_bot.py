@@ -1,9 +1,5 @@
-"""``manage.py serve_bot GAME:NAME --port P``: serve a built-in bot over HTTP in the game's
-native protocol.
-
-One bot instance per (``X-Arena-Match``, ``X-Arena-Seat``), dropped after a ``"final"`` request
-or when over ``--max-instances``. ``--kaggle`` also serves kaggle-environments' URL-agent
-protocol on ``POST /kaggle``."""
+"""``manage.py serve_bot GAME:NAME --port P``: serve a built-in bot over HTTP in the game's native
+protocol, one instance per (match, seat); ``--kaggle`` adds kaggle-environments' protocol."""
 
 from __future__ import annotations
 

@@ -78,8 +78,7 @@ def printable(text, *, one_line: bool = False) -> str:
 
 
 def out(text: str = "", *, err: bool = False, start: str = "", end: str = "\n") -> None:
-    """Print ``text`` cleaned by ``printable``: only the command itself may send controls
-    (``start``, ``end``)."""
+    """Print ``text`` cleaned by ``printable``; only the command sets ``start`` and ``end``."""
     stream = sys.stderr if err else sys.stdout
     stream.write(start + printable(text) + end)
     stream.flush()
@@ -477,7 +476,7 @@ def cmd_event(args) -> None:
 
 
 def cmd_play(args) -> None:
-    """A match on this machine through the platform's own runner (``manage.py play``); nothing is
+    """A match on this machine through the platform's runner (``manage.py play``); nothing
     stored."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
     os.environ.setdefault("ARENA_BOT_ALLOW_NETWORKS", LOCAL_NETWORKS)

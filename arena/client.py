@@ -1,5 +1,4 @@
-"""A Python client of the Arena API; every failure is an ``ArenaError`` with a one-line message a
-person can act on."""
+"""A Python client of the Arena API; every failure is an ``ArenaError`` a person can act on."""
 
 from __future__ import annotations
 
@@ -107,8 +106,7 @@ class Client:
     # -- HTTP ---------------------------------------------------------------------------
 
     def request(self, method: str, path: str, *, what: str = "", **kw) -> requests.Response:
-        """One API call; an ``ArenaError`` for anything but a 2xx answer (``what`` names the
-        thing in a 404)."""
+        """One API call; ``ArenaError`` unless 2xx (``what`` names the thing in a 404)."""
         url = self.server + path
         if path.startswith(("http://", "https://")):  # a link the server gave (``next``)
             if not self.same_server(path):
@@ -133,8 +131,7 @@ class Client:
         raise self._error(response, what)
 
     def same_server(self, url: str) -> bool:
-        """Whether ``url`` has this client's scheme, host and port: the token is sent nowhere
-        else."""
+        """Whether ``url`` has this client's scheme, host and port: the token goes nowhere else."""
         own = _origin(self.server)
         return own is not None and _origin(url) == own
 
@@ -182,8 +179,7 @@ class Client:
             ) from None
 
     def pages(self, path: str, *, limit: int = 50, **params) -> list[dict]:
-        """Up to ``limit`` rows of a paginated list, following ``next`` links on this server
-        only."""
+        """Up to ``limit`` rows of a paginated list, following ``next`` on this server only."""
         rows: list[dict] = []
         body = self.get(path, **params)
         while True:
@@ -299,8 +295,7 @@ class Client:
         *,
         progress: Callable[[int, int | None], None] | None = None,
     ) -> int:
-        """Stream the match's replay to ``path`` (written whole or not at all) and return its
-        size."""
+        """Stream the match's replay to ``path`` (whole or not at all); return its size."""
         target = Path(path)
         partial = target.with_name(target.name + ".part")
         response = self.request(

@@ -62,8 +62,7 @@ def token(for_server: str) -> str | None:
 
 
 def remember(for_server: str, new_token: str | None) -> Path:
-    """Store (or, with ``None``, forget) the token of ``for_server`` and make it the default
-    server."""
+    """Store (``None``: forget) the token of ``for_server`` and make it the default."""
     data = load()
     tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
     key = for_server.rstrip("/")

@@ -101,8 +101,7 @@ CRASHED_MESSAGE = (
 
 
 def explain(code: FaultCode | str, detail: str = "") -> str:
-    """The plain-words message of a fault code; a ``connect`` fault where the bot hung up gets
-    ``CRASHED_MESSAGE``."""
+    """A fault code's plain-words message; a bot that hung up gets ``CRASHED_MESSAGE``."""
     try:
         code = FaultCode(code)
     except ValueError:

@@ -37,8 +37,7 @@ def local_bots_allowed() -> bool:
 
 
 def registrable_kinds(*, staff: bool) -> tuple[EndpointKind, ...]:
-    """The kinds a user may register: URLs for everyone, local bots for staff when allowed,
-    platform seats for nobody."""
+    """URLs for everyone, local bots for staff when allowed, platform seats for nobody."""
     allowed = {"everyone"}
     if staff and local_bots_allowed():
         allowed.add("local")
@@ -55,8 +54,8 @@ class BotStatus(models.TextChoices):
 
 
 def guess_scheme(target: str) -> str:
-    """``http`` for a local address or a port other than 443 (the starters serve plain http),
-    else ``https``."""
+    """``http`` for a local address or a port other than 443 (as the starters serve), else
+    ``https``."""
     host, _, port = target.split("/", 1)[0].rpartition("@")[2].partition(":")
     if target.startswith("["):  # [::1]:8741
         host, _, rest = target[1:].partition("]")
@@ -107,8 +106,7 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
 
 
 def check_sandbox() -> None:
-    """Raise ``ValidationError`` unless this server has a working sandbox: code is never run
-    unsandboxed."""
+    """``ValidationError`` unless this server has a working sandbox: code never runs unsandboxed."""
     from bots.sandbox import sandbox_status
 
     ok, why = sandbox_status()
@@ -138,8 +136,7 @@ def read_uploaded_code(upload) -> tuple[str, bytes]:
 
 
 def read_code(filename: str, data: bytes):
-    """The ``CodeBundle`` of an upload, or ``ValidationError`` on ``file`` with the reader's
-    sentence."""
+    """The ``CodeBundle`` of an upload, or ``ValidationError`` on ``file`` with its sentence."""
     from bots.codebundle import UploadError, read_upload
 
     name = PurePosixPath((filename or "").replace("\\", "/")).name
@@ -328,8 +325,7 @@ class Bot(models.Model):
         options: dict | None = None,
         version: BotVersion | None = None,
     ) -> Transport:
-        """The transport of one seat; a code bot plays the version its seat recorded, always in
-        the sandbox."""
+        """The transport of one seat; a code bot plays its seat's version, in the sandbox."""
         if self.kind == EndpointKind.CODE:
             if version is None:
                 raise ValueError(f"bot {self.pk} is code: a version to play is needed")

@@ -113,8 +113,7 @@ def command_for(
     host: Path | None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
-    """bubblewrap, the environment, prlimit and the bot's program; ``host`` runs the entry
-    (``Game.upload_host``)."""
+    """bubblewrap, the environment, prlimit and the program; ``host`` runs the entry."""
     env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
     args = bwrap_args(code=code, host=host, limits=limits)
     for key, value in env.items():
@@ -208,8 +207,7 @@ def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
 
 @functools.cache
 def sandbox_status() -> tuple[bool, str]:
-    """``(True, "")`` when bwrap works here (checked once per process), else ``(False, one
-    sentence saying why)``."""
+    """``(True, "")`` when bwrap works here (checked once), else ``(False, why)``."""
     if not (os.access(BWRAP, os.X_OK) and os.access(PRLIMIT, os.X_OK)):
         logger.warning("sandbox unavailable: %s or %s is missing", BWRAP, PRLIMIT)
         return False, UNAVAILABLE

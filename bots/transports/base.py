@@ -30,8 +30,8 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
-        """Send ``message`` and return the decoded reply; ``BotFault("timeout")`` once
-        ``timeout`` seconds pass."""
+        """Send ``message``, return the decoded reply; ``BotFault("timeout")`` after ``timeout``
+        s."""
 
     async def close(self, *, error: str | None = None) -> None:
         """Release everything; never raises."""

@@ -25,8 +25,7 @@ REAP_TIMEOUT = 5.0
 
 
 class StderrBuffer:
-    """A bounded record of a stream's lines between two ``take()`` calls; the oldest are dropped
-    and counted."""
+    """A stream's lines between two ``take()`` calls, bounded: the oldest dropped and counted."""
 
     def __init__(self, cap: int = STDERR_CAP):
         self.cap = max(1, cap)

@@ -36,8 +36,7 @@ __all__ = [
 
 
 class IllegalAction(Exception):
-    """A reply that is valid JSON but not a legal action now; ``code`` is one of the game's
-    documented codes."""
+    """A valid JSON reply that is not a legal action now; ``code`` is a documented code."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
@@ -67,8 +66,7 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class DocExample:
-    """One worked exchange of the bot authors' page: a message as the engine builds it and a
-    built-in bot's reply."""
+    """One worked exchange of the bot authors' page: a message and a built-in bot's reply."""
 
     title: str
     note: str
@@ -291,8 +289,7 @@ class Game:
     judges_greeting: ClassVar[bool] = False
 
     def accept_greeting(self, state: State, seat: int, reply: JSON) -> State:
-        """The state after ``seat``'s greeting (only where ``judges_greeting``);
-        ``IllegalAction`` if unacceptable."""
+        """The state after ``seat``'s judged greeting; ``IllegalAction`` if unacceptable."""
         return state
 
     def greeting_lost(self, state: State, seat: int) -> State:
@@ -312,8 +309,7 @@ class Game:
         raise NotImplementedError
 
     def legal_actions(self, state: State, seat: int) -> list[Action] | None:
-        """Every legal canonical action of ``seat``, or ``None`` where the set is too large to
-        list."""
+        """Every legal canonical action of ``seat``, or ``None`` where too many to list."""
         return None
 
     def apply(self, state: State, actions: dict[int, Action]) -> State:
@@ -362,12 +358,11 @@ class Game:
         return path if path.is_file() else None
 
     def doc_examples(self) -> list[DocExample]:
-        """Worked exchanges for ``/docs/<slug>/``, computed from the engine and its bots, never
-        written by hand."""
+        """Worked exchanges for ``/docs/<slug>/``, computed from the engine, never by hand."""
         return []
 
     def upload_host(self, language: str) -> Path | None:
-        """A file of the game's folder that runs an uploaded bot of ``language`` unmodified, or
+        """A file of the folder that runs an uploaded bot of ``language`` unmodified, or
         ``None``."""
         return None
 
@@ -377,8 +372,7 @@ class Game:
         return False, None
 
     def text_frame(self, frame: JSON) -> str:
-        """A spectator frame as text for a terminal: the folder's ``text.py`` if any, else
-        compact JSON."""
+        """A spectator frame as text: the folder's ``text.py`` if any, else compact JSON."""
         if self.part("text.py") is None:
             return compact_json(frame)
         package = type(self).__module__.rpartition(".")[0]

@@ -67,8 +67,7 @@ def ship_cells(x1: int, y1: int, x2: int, y2: int) -> Ship:
 
 
 def _coordinate(text, size: int) -> int | None:
-    """A coordinate as PHP's ``isset($map[$y][$x])`` saw it: a canonical decimal key inside the
-    grid, else ``None``."""
+    """A coordinate as PHP's ``isset($map[$y][$x])`` saw it, or ``None``."""
     if not isinstance(text, str) or not CANONICAL_INT.match(text):
         return None
     value = int(text)
@@ -76,8 +75,7 @@ def _coordinate(text, size: int) -> int | None:
 
 
 def parse_fleet(boats: JSON, width: int, height: int, ships: list[int]) -> Fleet:
-    """The fleet a greeting's ``boats`` places, parsed as the original did, or
-    ``IllegalAction("bad_fleet")``."""
+    """The fleet ``boats`` places, parsed as the original did, or ``IllegalAction("bad_fleet")``."""
     if isinstance(boats, dict):
         entries = list(boats.values())
     elif isinstance(boats, list):

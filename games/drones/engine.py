@@ -282,8 +282,7 @@ class Drones(Game):
         return dict(NOTHING)
 
     def rebuild(self, *, seed, options, seats, actions) -> State:
-        """The position after ``actions``, marked ``joined`` so a fork's bots are told where they
-        join."""
+        """The position after ``actions``, marked ``joined`` so a fork's bots are told so."""
         return replace(
             super().rebuild(seed=seed, options=options, seats=seats, actions=actions), joined=True
         )
@@ -447,8 +446,7 @@ def round_view(state: State, seat: int) -> dict:
 
 
 class _ExampleBot:
-    """Processes a request's calls in order as the JavaScript bot object would; one instance per
-    seat per match."""
+    """Processes a request's calls in order as the JavaScript bot object would."""
 
     def __init__(self) -> None:
         self.rng: random.Random | None = None

@@ -14,8 +14,7 @@ from games.tictactoe.engine import (
 
 
 def _kaggle_agent(game: TicTacToe):
-    """kaggle-environments' protocol, registered here so the engine imports none of
-    ``kaggle.py``."""
+    """kaggle-environments' protocol, registered here so the engine never imports it."""
     return kaggle
 
 

@@ -179,8 +179,7 @@ _WALL_LINES: dict[tuple[str, int, int, int], list[tuple[int, int]]] = {}
 
 
 def _wall_line(key: tuple[str, int, int, int]) -> list[tuple[int, int]]:
-    """A wall line ``(side, line, first, last)`` as (tile, tile just outside or -1) pairs.
-    Cached."""
+    """A wall line as (tile, tile just outside or -1) pairs. Cached."""
     line = _WALL_LINES.get(key)
     if line is None:
         side, fixed, first, last = key
@@ -200,8 +199,7 @@ def _wall_line(key: tuple[str, int, int, int]) -> list[tuple[int, int]]:
 
 
 def _box_sides(box: tuple[int, int, int, int]) -> list[tuple[str, int, int, int]]:
-    """The wall lines of a box, one per side off the board edge; corners touch no tile of the
-    box."""
+    """The wall lines of a box, one per side off the board edge."""
     x1, x2, y1, y2 = box
     sides = []
     if y1 > 0:

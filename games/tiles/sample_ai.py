@@ -1,5 +1,4 @@
-"""Ajax Tiles: ports of the original sample AI (``index.php``), pinned by
-``vectors/sample-ai-vectors.json``."""
+"""Ajax Tiles: ports of the original sample AI, pinned by ``vectors/sample-ai-vectors.json``."""
 
 from __future__ import annotations
 
@@ -73,8 +72,7 @@ def _cells_of_message(message: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def board_string_of_text(text: str) -> str:
-    """The flat board string of a board's JSON text; the canonical compact text takes a
-    string-operations fast path."""
+    """The flat board string of a board's JSON text, with a fast path for the canonical text."""
     if isinstance(text, str) and text.translate(_NO_LETTERS) == _EMPTY_BOARD_TEXT:
         # The canonical layout with letters only between quotes: one tile per token
         # unless a token holds several letters, which the length check rejects.
@@ -91,8 +89,7 @@ def _check_color(color: Any) -> str:
 
 
 def _probe(s: str, i: int, value: str) -> int:
-    """The sample AI's ``adjacent()``: the first index holding ``value`` in its probe order, or
-    -1."""
+    """The sample AI's ``adjacent()``: the first index holding ``value``, or -1."""
     for j in PROBE[i]:
         if s[j] == value:
             return j

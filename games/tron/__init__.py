@@ -1,5 +1,4 @@
-"""Tron (BotsArena's protocol), 2 to 13 snakes; the folder's ``README.md`` holds the normative
-rules."""
+"""Tron (BotsArena's protocol), 2 to 13 snakes; ``README.md`` holds the normative rules."""
 
 from games.tron.engine import DIRECTIONS, GAME, Tron
 

@@ -451,8 +451,7 @@ _HOLE_JSON = compact_json(_HOLE)
 
 
 class _View:
-    """A bot's reading of a ``play-turn``: the grid size is not sent, so 100x100 unless a trail
-    shows more."""
+    """A bot's reading of a ``play-turn``: 100x100 unless a trail shows more (no size is sent)."""
 
     def __init__(self, message: JSON, width: int = 100, height: int = 100):
         board = message.get("board") if isinstance(message, dict) else None
@@ -560,8 +559,7 @@ HORIZON = 32
 
 
 class _Bits:
-    """Free cells as one integer, each row followed by a never-free guard bit so a shift never
-    wraps rows."""
+    """Free cells as one integer, each row ending in a guard bit so shifts never wrap."""
 
     def __init__(self, view: _View):
         self.stride = stride = view.width + 1

@@ -1,2 +1,1 @@
-"""The Django project package and main app; the Celery app is not imported here, saving its imports
-in every process."""
+"""The Django project package and main app (the Celery app is imported only where needed)."""

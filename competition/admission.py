@@ -101,8 +101,7 @@ def too_large(path: str, route: Route) -> Refusal:
 
 
 def declared_length(value: bytes | None) -> int | None:
-    """A ``Content-Length`` as a number (None when absent; -1 when malformed, which no cap
-    admits)."""
+    """A ``Content-Length`` as a number (None: absent; -1: malformed, which no cap admits)."""
     if value is None:
         return None
     value = value.strip()

@@ -52,8 +52,7 @@ def _reaper(interval: float) -> None:
 
 
 def _matchmaker(interval: float) -> None:
-    """The standing ladders' matchmaking; every worker runs it, bots are claimed by a conditional
-    UPDATE."""
+    """The standing ladders' matchmaking; bots are claimed by a conditional UPDATE."""
     from django.db import close_old_connections
 
     from competition.events import ladder

@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 
 def call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable, *args) -> None:
-    """``fn(*args)`` on ``loop``: at once on that loop, else scheduled thread-safely; nothing if
-    the loop is closed."""
+    """``fn(*args)`` on ``loop``, thread-safely; nothing if the loop is closed."""
     if loop is None or loop.is_closed():
         return
     try:

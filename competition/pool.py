@@ -32,8 +32,7 @@ SIMULATE_NICENESS = 10
 
 
 class SimulationRefused(Exception):
-    """The simulation was not finished: ``cpu_limit``, ``memory_limit``, ``busy`` or
-    ``worker_failed``."""
+    """Not finished: ``cpu_limit``, ``memory_limit``, ``busy`` or ``worker_failed``."""
 
     def __init__(self, code: str, detail: str):
         super().__init__(f"{code}: {detail}")
@@ -54,8 +53,7 @@ _admitted = threading.BoundedSemaphore(SIMULATE_WORKERS + SIMULATE_QUEUE)
 
 
 def in_worker(target, args: tuple, cpu_seconds: float, wall_seconds: float) -> tuple[str, Any]:
-    """``target(conn, *args, cpu)`` in a budgeted child: the ``(kind, payload)`` it sends, or
-    ``SimulationRefused``."""
+    """``target(conn, *args, cpu)`` in a budgeted child: what it sends, or ``SimulationRefused``."""
     if not _admitted.acquire(blocking=False):
         raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
     try:

@@ -35,8 +35,7 @@ def client_address(request) -> str:
 
 
 def address_from(peer: str | None, forwarded: str | None) -> str:
-    """``client_address`` from the raw peer and ``X-Forwarded-For`` (the admission reads them
-    before Django)."""
+    """``client_address`` from the raw peer and ``X-Forwarded-For`` (read before Django)."""
     peer = peer or "unknown"
     proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
     if proxies <= 0 or not forwarded:
@@ -57,8 +56,7 @@ def axes_client_address(request) -> str | None:
 
 
 def hit(limit: Limit, key: str) -> int | None:
-    """Count one attempt for ``key``: None within ``limit``, else the seconds until the window
-    ends."""
+    """Count one attempt for ``key``: None within ``limit``, else seconds until the window ends."""
     cache = caches["ratelimit"]
     window = int(time.time()) // limit.seconds
     digest = hashlib.sha256(f"{limit.scope}\0{key}".encode()).hexdigest()[:32]

@@ -119,8 +119,7 @@ class AdmittedHTTPFactory(HTTPFactory):
 
 
 class Server(DaphneServer):
-    """Daphne's server with ``AdmittedRequest``: the factory daphne builds inside ``run`` is
-    replaced as it is set."""
+    """Daphne's server with ``AdmittedRequest`` (the factory built in ``run`` is replaced)."""
 
     @property
     def http_factory(self):

@@ -1,5 +1,4 @@
-"""A static files finder serving each game's ``renderer.js`` as ``games/<slug>.js``, the URL
-pages load."""
+"""A static files finder serving each game's ``renderer.js`` as ``games/<slug>.js``."""
 
 from __future__ import annotations
 

@@ -113,8 +113,7 @@ __all__ = ["BadBody", "SimulationError", "SimulationRefused", "simulate", "simul
 
 
 def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
-    """In the child: set the budgets, read and simulate the request's ``body``, send ``(kind,
-    payload)`` back."""
+    """In the child: set the budgets, read and simulate ``body``, send ``(kind, payload)``."""
     budget(cpu_seconds)
     from competition.api.simulate_body import read
     from games import get_game

@@ -40,8 +40,7 @@ class RawJSON(bytes):
 
 
 class RawJSONParser(LimitedJSONParser):
-    """A JSON body as capped bytes, for ``simulate``, whose worker decodes it with
-    ``LimitedJSONParser``."""
+    """A JSON body as capped bytes, for ``simulate``'s worker to decode."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         body = RawJSON(self.read_capped(stream))

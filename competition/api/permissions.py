@@ -15,8 +15,7 @@ def is_owner(user, bot) -> bool:
 
 
 class BotPermission(permissions.BasePermission):
-    """Anyone reads, authenticated users create, the owner changes and deletes; staff may change
-    any bot's status."""
+    """Anyone reads, users create, owners change; staff may change any bot's status."""
 
     message = "Only the bot's owner may change it."
     #: the schema marks reads as needing no credentials (see ``schema.ArenaAutoSchema``)

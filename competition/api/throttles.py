@@ -1,5 +1,4 @@
-"""Throttles: writes are rate-limited per user, or per ``ratelimit.client_address`` when
-anonymous."""
+"""Throttles: writes are rate-limited per user, or per ``client_address`` when anonymous."""
 
 from __future__ import annotations
 

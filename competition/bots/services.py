@@ -128,8 +128,7 @@ def versions(bot: Bot, limit: int) -> list[BotVersion]:
 
 
 def upload_version(bot: Bot, upload) -> BotVersion:
-    """Store an upload as ``bot``'s next version; ``ValidationError`` on ``file`` (nothing
-    stored) if refused."""
+    """Store an upload as ``bot``'s next version; ``ValidationError`` on ``file`` if refused."""
     if bot.kind != EndpointKind.CODE:
         raise ValidationError(
             {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
@@ -163,8 +162,7 @@ def claim_test_call(bot: Bot) -> bool:
 
 
 async def try_test_call(bot: Bot) -> dict:
-    """The owner's test call: kind checked, slot taken, one real request, slot freed;
-    ``TestCallRefused`` otherwise."""
+    """The owner's test call (slot taken, one real request, slot freed), or ``TestCallRefused``."""
     if bot.kind not in TESTABLE_KINDS:
         raise NotTestable("Only URL, built-in and code bots can be test-called.")
     if not await sync_to_async(claim_test_call)(bot):
@@ -176,8 +174,7 @@ async def try_test_call(bot: Bot) -> dict:
 
 
 async def run_test_call(bot: Bot) -> dict:
-    """Send the game's first real request through the bot's own transport and judge the reply as
-    the runner would."""
+    """Send the game's first real request and judge the reply as the runner would."""
     game = get_game(bot.game)
     options = game.resolve_options()
     policy = game.policy(options)

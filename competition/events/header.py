@@ -16,8 +16,7 @@ _LATEST_ROUND = Prepared(
 
 
 def rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
-    """``{"current", "total", "text"}`` of the event's rounds; ``series``: the public ones
-    instead of the stored."""
+    """``{"current", "total", "text"}`` of the rounds, from the public ``series`` if given."""
     if series is None:
         current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
     else:

@@ -12,8 +12,7 @@ def _outcome(p: Participant) -> str:
 
 
 def match_result(match: Match) -> None:
-    """Inside the finish transaction: tell each owner in a challenge or ladder match how its bot
-    did."""
+    """Inside the finish: tell each owner in a challenge or ladder match how its bot did."""
     if match.status not in MatchStatus.with_result() or match.event_id:
         return
     if match.ladder_id:

@@ -121,8 +121,7 @@ def rank(
     results: Sequence[SeriesResult],
     names: Mapping[Hashable, str],
 ) -> list[Hashable]:
-    """Entries best first by ``keys[e]`` (tuples, larger better), then head-to-head among those
-    still tied, then name."""
+    """Entries best first by ``keys[e]`` (larger better), then head-to-head, then name."""
     ordered = sorted(entries, key=lambda e: tuple(-k for k in keys[e]))
     out: list[Hashable] = []
     i = 0
@@ -405,8 +404,7 @@ def table_sizes(n: int, table_size: int) -> list[int]:
 
 
 def ffa_step(n: int, tables: int) -> int:
-    """The cell step between rounds: ``tables`` when it divides or is coprime with ``n``, else
-    the next coprime number."""
+    """The cell step between rounds: ``tables`` if it divides or is coprime with ``n``."""
     if tables <= 0 or n % tables == 0 or math.gcd(n, tables) == 1:
         return max(1, tables)
     step = tables + 1
@@ -447,8 +445,7 @@ def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> li
 
 
 def rank_points(scores: Mapping[Hashable, float]) -> dict[Hashable, float]:
-    """Points by rank at one table: the share of the others an entry beat, ties half (1, ½, 0 at
-    a two-seat table)."""
+    """Points by rank at one table: the share of the others beaten, ties half."""
     n = len(scores)
     if n < 2:
         return dict.fromkeys(scores, 0.0)
@@ -635,8 +632,7 @@ def ladder_pairs(
 
 @dataclass(frozen=True, slots=True)
 class Contender:
-    """A bot of a standing ladder: ``owner`` None is the platform; ``first_seats`` of its
-    ``games``."""
+    """A standing-ladder bot; ``owner`` None is the platform."""
 
     id: Hashable
     owner: Hashable | None

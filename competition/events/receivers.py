@@ -1,5 +1,4 @@
-"""How the events react to the match lifecycle and to a bot made active; connected once by
-``CompetitionConfig.ready``."""
+"""How the events react to the match lifecycle and to a bot made active."""
 
 from __future__ import annotations
 
@@ -46,6 +45,5 @@ def bot_activated_in_events(sender, *, bot, **kwargs) -> None:
 
 @receiver(test_call_passed, dispatch_uid="competition.events.test_call_passed")
 def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
-    """A bot that passed a test call enters its game's standing ladder once: an owner's choice to
-    take it out stands."""
+    """A bot passing a test call enters its standing ladder once: an owner's opt-out stands."""
     ladder.enrol(bot)

@@ -137,8 +137,7 @@ def tick(now: datetime | None = None) -> int:
 
 
 def announce_opened(now: datetime) -> int:
-    """Tell the users with an active bot of its game that registration opened, once (a
-    conditional UPDATE)."""
+    """Announce that registration opened, once (a conditional UPDATE)."""
     due = Event.objects.filter(
         status=EventStatus.DRAFT,
         registration_opens__lte=now,
@@ -218,8 +217,7 @@ def _start_one(event_id: int) -> int:
 
 
 def _start_or_cancel(event: Event, approved: int) -> str:
-    """Start the locked event; one that cannot start is cancelled with the reason rather than
-    retried every step."""
+    """Start the locked event, or cancel it with the reason rather than retry every step."""
     try:
         services.start_event(event)
     except ValidationError as exc:

@@ -35,8 +35,7 @@ def entrants(entries: list[Entry]) -> list[Entry]:
 
 
 def seed_by_rating(entries: list[Entry]) -> list[Entry]:
-    """Seeds 1..n to the eligible entries by rating ordinal, 0 to the others; returns the seeded,
-    best first."""
+    """Seed the eligible entries 1..n by rating ordinal (others 0); return them, best first."""
     chosen = [e for e in entries if eligible(e)]
     rated = ratings.for_bots(e.bot_id for e in chosen)
     chosen.sort(
@@ -51,8 +50,7 @@ def seed_by_rating(entries: list[Entry]) -> list[Entry]:
 
 
 def seed_in_order(entries: list[Entry]) -> list[Entry]:
-    """Seeds 1..n to the eligible entries in order, so every later round is drawn from the same
-    list."""
+    """Seed the eligible entries 1..n in order, the list every later round is drawn from."""
     chosen = [e for e in entries if eligible(e)]
     for e in entries:
         e.seed = 0
@@ -70,8 +68,7 @@ def current_round(event: Event) -> int | None:
 
 
 def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
-    """Queue the series of ``a`` and ``b`` in round ``rnd`` (a round's ``bye`` rides on its first
-    series)."""
+    """Queue the series of ``a`` and ``b`` in round ``rnd`` (a ``bye`` rides on the first)."""
     from competition.matches.lifecycle import create_match
 
     key = series_key(a.pk, b.pk, bye)

@@ -97,8 +97,7 @@ class Series:
 
 
 def load_series(event: Event, only: Q | None = None) -> list[Series]:
-    """Every series of ``event`` (or those ``only`` selects) in (round, key) order, from one
-    query."""
+    """Every series of ``event`` (or those ``only`` selects), in one query."""
     rows = Participant.objects.filter(match__event=event)
     if only is not None:
         rows = rows.filter(only)

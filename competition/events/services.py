@@ -87,8 +87,7 @@ def _entry_values(event: Event) -> list[tuple]:
 
 
 def start_event(event: Event) -> int:
-    """Schedule a draft event's first matches; ``ValidationError`` with fewer than two eligible
-    entries."""
+    """Schedule a draft event's first matches (``ValidationError`` below two entries)."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         if event.status != EventStatus.DRAFT:
@@ -308,8 +307,7 @@ def reveal(match_id: int) -> bool:
 
 
 def reveal_all(event: Event) -> int:
-    """Reveal every hidden ended match in reveal order, before ``hide_results`` is turned off, so
-    every match is rated."""
+    """Reveal every hidden match before ``hide_results`` goes off, so every match is rated."""
     waiting = event.matches.filter(hidden(), status__in=MatchStatus.done()).order_by("round", "id")
     return sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
 
@@ -399,8 +397,7 @@ def champion(event: Event) -> dict | None:
 
 
 def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
-    """The event's bracket as JSON (None without one), from the public or (``everything``) stored
-    series."""
+    """The bracket as JSON (None without one), public or (``everything``) stored."""
     fmt = formats.of(event)
     if not fmt.has_bracket:
         return None

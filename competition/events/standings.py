@@ -251,8 +251,7 @@ def _apply(event_id: int, before: State | None, after: State) -> None:
 
 
 def _move_last_played(event_id: int, before: State | None, after: State) -> None:
-    """``last_played`` is raised in place; on the rare fall (an errored series requeued) it is
-    read again."""
+    """Raise ``last_played`` in place; read it again on the rare fall (a requeue)."""
     old = before.finished if before else None
     new = after.finished
     if old == new:
@@ -349,8 +348,7 @@ def sync_open(event: Event) -> int:
 
 
 def sync_match(match) -> None:
-    """A match of an event changed status: sync its series under the event's lock, in the
-    caller's transaction."""
+    """Sync a changed match's series under the event's lock, in the caller's transaction."""
     if match.event_id:
         event = Event.objects.select_for_update().get(pk=match.event_id)
         sync_series(event, match.round, match.pairing)

@@ -1,2 +1,1 @@
-"""Matches: the match loop, their lifecycle, the turn writer, the presenters and the dispatch
-seam."""
+"""Matches: the loop, the lifecycle, the turn writer, the presenters, the dispatch seam."""

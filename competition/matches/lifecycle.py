@@ -80,8 +80,8 @@ def lease_duration() -> timedelta:
 
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
-    """The version each code bot plays: the one frozen on its entry when ``event`` started, else
-    its latest."""
+    """The version each code bot plays: frozen on its entry when ``event`` started, else its
+    latest."""
     code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
     if not code:
         return {}
@@ -401,8 +401,7 @@ def seat_results(scores: tuple[float, ...]) -> list[str]:
 
 
 def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
-    """End a running match with ``status``, fenced by the lease ``token`` when given; True if
-    this call ended it."""
+    """End a running match, fenced by the lease ``token`` if given; True if this call ended it."""
     end_leased, end_any, _seat_sql = finish_sql(db)
     params = [
         status.value,

@@ -280,8 +280,7 @@ class MatchLoop:
                 await maybe
 
     async def step(self) -> TurnRecord | None:
-        """Play one turn and return its record; ``None`` once over (an outcome, no seat to move,
-        or the turn limit)."""
+        """Play one turn and return its record; ``None`` once over."""
         game, policy = self.game, self.policy
         if not (to_move := game.to_move(self.state)) or self.outcome is not None:
             return None
@@ -322,8 +321,7 @@ class MatchLoop:
         return record
 
     async def ask(self, to_move: Sequence[int], messages: dict[int, Any]) -> list:
-        """Ask every seat in ``to_move`` at once under its clocks: ``(reply or BotFault,
-        SeatLog)`` each."""
+        """Ask every seat in ``to_move`` at once: ``(reply or BotFault, SeatLog)`` each."""
         if len(to_move) == 1:  # an alternating game: no task to gather
             s = to_move[0]
             return [await self.exchange(self.seats[s], messages[s], clocked=True)]

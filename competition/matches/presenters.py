@@ -91,8 +91,7 @@ SEAT_VALUES = (
 
 
 def match_jsons(matches: QuerySet) -> list[dict]:
-    """``match_json`` of each match of a sliced queryset, every seat read in one query, as plain
-    values."""
+    """``match_json`` of a sliced queryset's matches, all seats in one query, as plain values."""
     return summaries(list(matches.values_list(*SUMMARY_FIELDS)))[0]
 
 

@@ -41,8 +41,7 @@ def pack(logs: Sequence[Any]) -> list[dict | None]:
 
 
 def expand(logs: Any) -> Any:
-    """``logs`` with every reference replaced by its text, in a new list (the stored one is never
-    changed)."""
+    """``logs`` with every reference expanded, in a new list (the stored one is never changed)."""
     if not isinstance(logs, list):
         return logs
     out = None

@@ -282,8 +282,7 @@ class Turn(models.Model):
         return f"Match {self.match_id} turn {self.number}"
 
     def debug_json(self, seats) -> list:
-        """Per visible seat, ``{"overlay", "note"}``, or None (not visible, not asked, nothing
-        sent)."""
+        """Per visible seat ``{"overlay", "note"}``, or None."""
         logs = self.logs if isinstance(self.logs, list) else []
         out: list = [None] * len(logs)
         for seat, log in enumerate(logs):
@@ -330,8 +329,7 @@ TURN_VALUES = (
 
 
 class TurnArchive(models.Model):
-    """A finished match's turns compacted into one compressed document; ``history`` reads either
-    form."""
+    """A finished match's turns compacted into one compressed document."""
 
     match = models.OneToOneField(
         Match, primary_key=True, on_delete=models.CASCADE, related_name="archive"

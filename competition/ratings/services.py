@@ -193,8 +193,7 @@ def games_rated(game: str | None = None) -> list[str]:
 
 
 def _replay(game: str):
-    """Replay ``game`` in rating order from the defaults: the final ratings and each match's
-    steps."""
+    """Replay ``game`` in rating order from the defaults: final ratings and each match's steps."""
     state: dict[int, tuple[float, float, int]] = {}
     steps: dict[int, list[RatingChange]] = {}
     for change in RatingChange.objects.filter(match__game=game).order_by("id"):

@@ -1,5 +1,4 @@
-"""The embedded runner: claimed matches run as asyncio tasks, in runner processes beside the web
-process or inside it."""
+"""The embedded runner: claimed matches as asyncio tasks, in runner processes or the web process."""
 
 from __future__ import annotations
 
@@ -172,8 +171,7 @@ def wake() -> None:
 
 
 async def run_relayed(path: str, concurrency: int) -> None:
-    """A runner process: play matches without a human seat, niced below the web process, until it
-    goes away."""
+    """A runner process: play matches without a human seat, niced below the web process."""
     from bots import egress
     from competition.live import publisher, relay
 

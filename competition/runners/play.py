@@ -96,8 +96,7 @@ def _versions(participants) -> dict[int, BotVersion]:
 
 
 def sandbox_report() -> tuple[bool, str]:
-    """Log once at start if uploaded code cannot be run here: its seats will be refused, never
-    run unsandboxed."""
+    """Log once if uploaded code cannot run here: its seats are refused, never run unsandboxed."""
     from bots.sandbox import sandbox_status
 
     ok, why = sandbox_status()
@@ -137,8 +136,7 @@ async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = No
 
 
 async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
-    """Release after a platform failure; if even that fails, the lease expires and the reaper
-    requeues."""
+    """Release after a platform failure; failing that, the lease expires and the reaper requeues."""
     try:
         await batch.call(release, match_id, token, error)
     except Exception:
@@ -214,8 +212,7 @@ def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
-    """The seconds left to play, or None when the match ended here (a resumed forfeit or one past
-    its time limit)."""
+    """The seconds left to play, or None when the match ended here."""
     match, turns = data["match"], data["turns"]
     if turns:
         await broadcast.asend(await batch.call(_unannounced, match_id))

@@ -66,8 +66,7 @@ def signup(request):
 
 @login_required
 def profile(request):
-    """The profile; the API token in full only on the visit that made it, else its first
-    characters."""
+    """The profile; the API token in full only on the visit that made it."""
     token, created = Token.objects.get_or_create(user=request.user)
     shown = request.session.pop(NEW_TOKEN_KEY, None)
     context = {

@@ -280,8 +280,7 @@ _SEATS_OF = Prepared(
 
 
 def recent_matches(request, bot: Bot) -> list[dict]:
-    """The bot's latest matches ``request.user`` may see, as plain values
-    (``competition.web.rows``)."""
+    """The bot's latest matches ``request.user`` may see, as plain values."""
     mine = _recent_seats(sees_hidden(request.user))(bot.pk)
     match_url, bot_url, user_url = (
         link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
@@ -319,8 +318,7 @@ def recent_matches(request, bot: Bot) -> list[dict]:
 
 
 def opponents_context(bot: Bot) -> dict:
-    """The results-by-opponent table's top rows and how many are left out, so the page stays the
-    same size."""
+    """The results-by-opponent table's top rows and how many are left out."""
     table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
     bot_url = link_maker("bot-detail")
     for row in table:

@@ -101,8 +101,7 @@ class SharedLoads:
         return next(self.clock)
 
     async def get(self, key: tuple, ticket: int, load):
-        """``load()`` on the database thread, or the result of a load of ``key`` not begun before
-        ``ticket``."""
+        """``load()`` on the database thread, or a load of ``key`` not begun before ``ticket``."""
         found = self.loads.get(key)
         if found is None or (found.started is not None and found.started < ticket):
             found = self.loads[key] = _Load(self.clock, load)
@@ -306,8 +305,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
 
 
 class MatchConsumer(_RelayConsumer):
-    """A match's turns, with the debug overlays of the seats the socket's user may see
-    (``Bot.debug_visible_to``)."""
+    """A match's turns, with the overlays of the seats the user may see (``debug_visible_to``)."""
 
     def exists(self) -> bool:
         # a match hidden until its reveal: staff only (its turns would tell the result)
@@ -332,8 +330,7 @@ class MatchConsumer(_RelayConsumer):
         return snapshot["turns"][-1]["number"] if snapshot["turns"] else 0
 
     async def load(self) -> tuple[list[str], int] | None:
-        """The snapshot in parts, shared with sockets connecting at the same time
-        (``SharedLoads``)."""
+        """The snapshot in parts, shared with sockets connecting at once (``SharedLoads``)."""
         ticket = snapshots.ticket()  # after joining the group: see SharedLoads
         key = (self.object_id, tuple(sorted(self.debug_seats)))
         return await snapshots.get(key, ticket, self.snapshot_messages)
@@ -379,8 +376,7 @@ class HomeConsumer(_RelayConsumer):
 
 
 class NotificationConsumer(_RelayConsumer):
-    """``ws/notifications/``: the signed-in user's new notifications and unread count; a visitor
-    is refused (4401)."""
+    """``ws/notifications/``: the user's new notifications and unread count; visitors get 4401."""
 
     async def connect(self):
         user = self.scope.get("user")

@@ -16,8 +16,7 @@ from games import get_game
 
 
 class ForkForm(forms.Form):
-    """The turn to start from and one bot per seat: the origin's, or one of the user's active
-    bots of the game."""
+    """The turn to start from and one bot per seat: the origin's, or one of the user's."""
 
     turn = forms.IntegerField(min_value=0, label="From the position after turn")
 

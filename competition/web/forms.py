@@ -93,8 +93,7 @@ class BotForm(forms.ModelForm):
                 del self.fields["file"], self.fields["source_public"]
 
     def _kind_field(self, user) -> None:
-        """The kinds this user may pick; a bot keeps its kind, and never becomes or stops being
-        code."""
+        """The kinds this user may pick; a bot never becomes or stops being code."""
         kinds = registrable_kinds(staff=user.is_staff)
         if self.instance.pk:
             if self.instance.kind not in kinds:

@@ -26,8 +26,7 @@ FINISHED_EVENTS = 50
 
 
 def match_list(request):
-    """Matches newest first, filtered as the API's list (``MatchFilters``); ``?before=<id>`` for
-    the next page."""
+    """Matches newest first, filtered as the API's list; ``?before=<id>`` for the next page."""
     try:
         filters = MatchFilters.parse(request.GET)
     except BadFilter as exc:

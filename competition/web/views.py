@@ -142,8 +142,7 @@ def leaderboard(request, slug: str):
 
 
 def initial_frame(match: Match):
-    """The frame before the first turn; a fork's is its origin's position, rebuilt in the
-    simulation pool."""
+    """The frame before the first turn; a fork's is rebuilt in the simulation pool."""
     try:
         game = get_game(match.game)
         if match.fork_turn is not None:

@@ -105,8 +105,7 @@ class Format:
         return {b: (r["points"], r["wins"]) for b, r in rows.items()}
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
-        """The rounds played with ``entrants`` entries; None when not known in advance (a
-        ladder)."""
+        """The rounds played with ``entrants`` entries; None when not known in advance."""
         return None
 
     def round_text(self, current: int, total: int | None) -> str:

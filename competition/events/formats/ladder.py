@@ -59,15 +59,13 @@ class Ladder(Format):
         return sum(scheduling.create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
     def round_text(self, current: int, total: int | None) -> str:
-        """A ladder's rounds are pairing waves, not something a person counts: say how many
-        series each bot plays."""
+        """Rounds here are pairing waves, not for people: say how many series each bot plays."""
         if self.event.rounds:
             return f"up to {self.event.rounds} series per bot"
         return "pairs bots as they come free (continuous)"
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
-        """Rating ordinal, then series points, then games won; a showcase (unrated) by its own
-        points."""
+        """Rating ordinal, series points, games won; an unrated showcase by its points."""
         if self.event.showcase:
             return super().rank_keys(rows, source)
         return {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}

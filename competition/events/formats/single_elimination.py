@@ -65,8 +65,7 @@ def elimination_state(
 
 
 def due_slots(state: EliminationState) -> list[pairing.Slot]:
-    """The ready slots of the earliest unscheduled round, once no earlier series is still to
-    finish."""
+    """The ready slots of the earliest unscheduled round, once earlier series are done."""
     ready = [
         s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series
     ]
@@ -193,8 +192,7 @@ class SingleElimination(Format):
         return len(bracket["rounds"]) if bracket is not None else None
 
     def bracket(self, series: list[Series]) -> dict | None:
-        """The bracket as JSON (``BracketSerializer`` documents its shape); ``why`` says how each
-        slot was decided."""
+        """The bracket as JSON (shape: ``BracketSerializer``); ``why`` says how a slot went."""
         event = self.event
         entries = scheduling.entries(event)
         by_bot = {e.bot_id: e for e in entries}

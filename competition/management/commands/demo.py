@@ -27,8 +27,7 @@ DEMO_EVENT_NAME = "Demo {game} round robin"
 
 
 def demo_user(*, production: bool):
-    """The ``demo`` user: staff in development, an ordinary user without a known password in
-    production."""
+    """The ``demo`` user: staff in development, no known password in production."""
     User = get_user_model()
     user, created = User.objects.get_or_create(
         username="demo", defaults={"is_staff": not production, "is_superuser": not production}

@@ -1,5 +1,5 @@
-"""Debug overlays: the ``debug`` key a bot may add to its reply (its shape: ``validate``), taken out
-before the game parses it. A bad value is dropped whole with a note: it never faults the move."""
+"""Debug overlays: the ``debug`` key a bot may add to its reply (its shape: the bot authors' page,
+"Debug overlay"), taken out before the game parses it; a bad one is dropped, never a fault."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Battleship over the BotsArena (gnieark/botsArena) HTTP protocol (rules: ``README.md``).
 
-The reply to the greeting places the fleet: seat 0's is judged before seat 1 is asked. Hits are
-found by comparing strings, as the original did (``"03,4"`` never hits)."""
+Each seat hides a fleet, placed by its reply to the greeting (seat 0's judged before seat 1 is
+asked), and the seats take turns firing at the other's grid, seat 0 first; sinking the whole fleet
+wins, ``max_shots`` each draws. Hits are found by comparing strings, as the original did (``"03,4"``
+never hits)."""
 
 from __future__ import annotations
 

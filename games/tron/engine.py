@@ -1,9 +1,10 @@
 """Tron over the BotsArena (gnieark/botsArena) HTTP protocol, 2 to 13 snakes at once (rules:
 ``README.md``).
 
+Every live snake moves one cell per lap, all at once; one moving into a trail, or into the cell
+another snake also enters, dies, and the last alive wins (seats ranked by the lap of their death).
 ``edges: "original"`` keeps BotsArena's quirk: a snake leaving the grid lives on with the head
-``[null, null]``, counted as (0, 0). The seat count is the option ``players``
-(``Game.options_for_seats``)."""
+``[null, null]``, counted as ``(0, 0)``."""
 
 from __future__ import annotations
 

@@ -1,24 +1,11 @@
 """``arena``: the command line client of an Arena server, and a local match runner.
 
     arena [--server URL] login [--token TOKEN]   store the API token (read from stdin if absent)
-    arena logout | whoami
-    arena games
-    arena bots [--game G] [--owner U] [--mine]
-    arena register GAME NAME TARGET [--kind http]
-    arena test BOT                               one real request to your bot, judged
-    arena challenge GAME BOT BOT... [--seed N] [--options JSON] [--pace-ms N]
-    arena matches [--game G] [--bot ID] [--event ID] [--status S]
-    arena match MATCH
-    arena watch MATCH                            live in the terminal (the game's text renderer)
-    arena replay MATCH -o FILE                   download the replay file
-    arena events [--game G] [--status S]
-    arena event EVENT [--follow]                 progress and standings (live with --follow)
+    arena logout | whoami | games | bots | register | test | challenge
+    arena matches | match | watch | replay | events | event
     arena play GAME SEAT... [--seed N] [--json]  a match on this machine, no server
 
-Errors are one line on standard error and exit status 1 (2 for bad usage); never a
-traceback. The server and token come from ``--server``, then ``ARENA_SERVER`` /
-``ARENA_TOKEN``, then what ``arena login`` stored (``arena.config``).
-"""
+Errors are one line on standard error and exit status 1 (2 for bad usage), never a traceback."""
 
 from __future__ import annotations
 
@@ -40,8 +27,7 @@ LOCAL_NETWORKS = "127.0.0.0/8,::1/128"
 
 
 class Progress:
-    """A one-line progress bar on standard error (redrawn in place on a terminal; elsewhere
-    only its last state is written, when it is closed)."""
+    """A one-line progress bar on standard error, redrawn in place only on a terminal."""
 
     WIDTH = 30
 
@@ -85,18 +71,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def printable(text, *, one_line: bool = False) -> str:
-    """``text`` without escape sequences and control characters (C0, C1, DEL), so nothing a
-    server sends (a bot's name, a message, an error) can drive the user's terminal: set its
-    title, move the cursor, rewrite a line. ``one_line``: any run of white space (tabs, line
-    breaks) becomes one space too (a table cell, an error's line)."""
+    """``text`` without control characters (C0, C1, DEL), so nothing a server sends can drive the
+    user's terminal; ``one_line`` also folds white space."""
     text = _CONTROL.sub("", _ESCAPE.sub("", str(text)))
     return " ".join(text.split()) if one_line else text
 
 
 def out(text: str = "", *, err: bool = False, start: str = "", end: str = "\n") -> None:
-    """Print ``text`` (standard error with ``err``): everything the command prints goes
-    through here, cleaned by ``printable``; ``start`` and ``end`` are the command's own
-    controls (a progress bar's carriage return), never the server's."""
+    """Print ``text`` cleaned by ``printable``; only the command sets ``start`` and ``end``."""
     stream = sys.stderr if err else sys.stdout
     stream.write(start + printable(text) + end)
     stream.flush()
@@ -311,7 +293,6 @@ def _turn_text(turn: dict, names: list[str], render) -> str:
 
 
 def _reason(match: dict) -> str:
-    """A match's reason in words: the server's ``reason_text`` (the game's reason catalogue)."""
     return match.get("reason_text") or str(match.get("reason") or "").replace("_", " ")
 
 
@@ -358,9 +339,8 @@ def cmd_watch(args) -> None:
 
 
 class _Shown:
-    """The turns ``arena watch`` has printed, in order: a gap (turns before a snapshot, one
-    left out of it or sent as a reference as too big for a message) is filled from the turns
-    API before the turns after it."""
+    """The turns ``arena watch`` has printed; a gap before a snapshot or an oversized turn is
+    filled from the turns API first."""
 
     def __init__(self, client, match_id: int, show):
         self.client, self.match_id, self.show = client, match_id, show
@@ -496,9 +476,8 @@ def cmd_event(args) -> None:
 
 
 def cmd_play(args) -> None:
-    """A match on this machine through the platform's own runner (``manage.py play``):
-    engines, built-in bots, ``process:`` and ``tcp:`` bots and HTTP bots on this machine;
-    nothing is stored and no server is involved."""
+    """A match on this machine through the platform's runner (``manage.py play``); nothing
+    stored."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
     os.environ.setdefault("ARENA_BOT_ALLOW_NETWORKS", LOCAL_NETWORKS)
     try:

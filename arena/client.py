@@ -1,17 +1,4 @@
-"""A Python client of the Arena API: REST through ``requests``, live turns through a
-websocket (``websocket-client``).
-
-Every failure is an ``ArenaError`` whose message is one line a person can act on (the
-server down, a refused token, a missing match, a throttle and when to retry); nothing
-else escapes from a ``Client`` call made against a misbehaving server.
-
-    client = Client("http://127.0.0.1:8000", token="...")
-    client.games()
-    match = client.challenge("tictactoe", [12, 7])
-    for message in client.watch_match(match["id"]):
-        ...
-    client.download_replay(match["id"], "replay.json")
-"""
+"""A Python client of the Arena API; every failure is an ``ArenaError`` a person can act on."""
 
 from __future__ import annotations
 
@@ -81,8 +68,7 @@ MAX_UPLOAD_BYTES = 1 << 20
 
 
 def _read_upload(path: str | Path) -> tuple[str, bytes]:
-    """A bot's code file as ``(name, bytes)``: an ``ArenaError`` for a file that cannot be
-    read or that is larger than the server takes (nothing is sent then)."""
+    """A code file as ``(name, bytes)``; refused before sending if unreadable or too large."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -120,8 +106,7 @@ class Client:
     # -- HTTP ---------------------------------------------------------------------------
 
     def request(self, method: str, path: str, *, what: str = "", **kw) -> requests.Response:
-        """One API call; an ``ArenaError`` for anything but a 2xx answer. ``what`` names the
-        thing asked for in a 404's message (``match 12``)."""
+        """One API call; ``ArenaError`` unless 2xx (``what`` names the thing in a 404)."""
         url = self.server + path
         if path.startswith(("http://", "https://")):  # a link the server gave (``next``)
             if not self.same_server(path):
@@ -146,8 +131,7 @@ class Client:
         raise self._error(response, what)
 
     def same_server(self, url: str) -> bool:
-        """Whether ``url`` is on this client's server: the same scheme, host and port (the
-        scheme's default when none is written), so the token is sent nowhere else."""
+        """Whether ``url`` has this client's scheme, host and port: the token goes nowhere else."""
         own = _origin(self.server)
         return own is not None and _origin(url) == own
 
@@ -195,8 +179,7 @@ class Client:
             ) from None
 
     def pages(self, path: str, *, limit: int = 50, **params) -> list[dict]:
-        """Up to ``limit`` rows of a paginated list (``next`` links followed, on this server
-        only: ``request`` refuses a link to another one)."""
+        """Up to ``limit`` rows of a paginated list, following ``next`` on this server only."""
         rows: list[dict] = []
         body = self.get(path, **params)
         while True:
@@ -229,15 +212,13 @@ class Client:
         return self.post("/api/bots/", {"game": game, "name": name, "kind": kind, "target": target})
 
     def register_code_bot(self, game: str, name: str, path: str | Path) -> dict:
-        """A code bot, created with ``path`` (a source file or an archive) as its first
-        version (the server reads and checks it: its refusal says why)."""
+        """A code bot created with ``path`` as its first version."""
         filename, data = _read_upload(path)
         fields = {"game": game, "name": name, "kind": "code"}
         response = self.request("POST", "/api/bots/", data=fields, files={"file": (filename, data)})
         return self._json(response)
 
     def upload_version(self, bot_id: int, path: str | Path) -> dict:
-        """Store ``path`` as the next version of code bot ``bot_id``."""
         filename, data = _read_upload(path)
         response = self.request(
             "POST",
@@ -314,8 +295,7 @@ class Client:
         *,
         progress: Callable[[int, int | None], None] | None = None,
     ) -> int:
-        """Stream the match's replay file to ``path`` (written whole or not at all);
-        ``progress(bytes_so_far, total_or_None)`` after each chunk. Returns its size."""
+        """Stream the match's replay to ``path`` (whole or not at all); return its size."""
         target = Path(path)
         partial = target.with_name(target.name + ".part")
         response = self.request(
@@ -398,8 +378,7 @@ class Client:
             ws.close()
 
     def watch_match(self, match_id: int, *, timeout: float | None = None) -> Iterator[dict]:
-        """The messages of ``ws/matches/<id>/`` until the match is over (its ``end``, or a
-        snapshot of a match already done, with all its parts)."""
+        """The messages of ``ws/matches/<id>/`` until the match is over."""
         what = f"match {match_id}"
         parts_left, over = 0, False
         for message in self.stream(f"/ws/matches/{int(match_id)}/", what=what, timeout=timeout):

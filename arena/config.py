@@ -1,7 +1,5 @@
-"""Where the ``arena`` command keeps its server and token: ``$XDG_CONFIG_HOME/arena/
-config.json`` (``~/.config/arena/config.json`` by default), readable by its owner only
-(the folder 0700, the file 0600, written whole through a temporary file).
-``ARENA_SERVER`` and ``ARENA_TOKEN`` in the environment override what is stored."""
+"""Where the ``arena`` command keeps its server and token (``$XDG_CONFIG_HOME/arena/config.json``),
+readable by its owner only; ``ARENA_SERVER`` and ``ARENA_TOKEN`` override it."""
 
 from __future__ import annotations
 
@@ -56,16 +54,15 @@ def server(override: str | None = None) -> str:
 
 
 def token(for_server: str) -> str | None:
-    """The token stored for ``for_server`` (tokens are kept per server: one is never sent
-    to another server), or ``ARENA_TOKEN``."""
+    """The token stored for ``for_server``, or ``ARENA_TOKEN``: tokens are kept per server so one
+    is never sent to another."""
     tokens = load().get("tokens")
     stored = tokens.get(for_server.rstrip("/")) if isinstance(tokens, dict) else None
     return os.environ.get("ARENA_TOKEN") or stored or None
 
 
 def remember(for_server: str, new_token: str | None) -> Path:
-    """Store (or, with ``None``, forget) the token of ``for_server`` and make it the
-    default server."""
+    """Store (``None``: forget) the token of ``for_server`` and make it the default."""
     data = load()
     tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
     key = for_server.rstrip("/")

@@ -1,17 +1,5 @@
-"""An uploaded bot's code, read and checked (the sandbox runs it, ``bots/sandbox.py``).
-
-An upload is one source file (``.py``: Python; ``.js``/``.mjs``: JavaScript) or an archive
-(``.zip``, ``.tar.gz``/``.tgz``) holding ``arena.json``, a manifest naming the language and
-the entry file: ``{"language": "python", "entry": "bot.py"}``.
-
-``read_upload`` is pure: it never writes to disk. Every cap is checked before the work it
-limits: the upload's bytes first, the member count and every path before any member is
-decompressed, and the unpacked bytes while decompressing (a chunk at a time; an archive's
-declared sizes are never trusted). Paths must be relative POSIX paths inside the bundle
-(no absolute path, no ``..``, no drive, no backslash, no control character); members must be
-regular files or directories (no symlink, hard link, device or FIFO). Every refusal is an
-``UploadError`` whose text is a sentence for a person.
-"""
+"""An uploaded bot's code, read and checked. ``read_upload`` is pure and checks every cap before the
+work it limits (an archive's declared sizes are never trusted)."""
 
 from __future__ import annotations
 
@@ -58,9 +46,8 @@ class CodeBundle:
 
 
 def read_upload(filename: str, data: bytes) -> CodeBundle:
-    """A `.py`, `.js`/`.mjs` file, or a `.zip`/`.tar.gz` archive with a manifest
-    (`arena.json`: {"language": "python", "entry": "bot.py"}). Every cap and path rule is
-    checked before any work it limits; raises UploadError. Pure: writes nothing."""
+    """A ``.py``, ``.js``/``.mjs`` file, or a ``.zip``/``.tar.gz`` archive with an ``arena.json``
+    manifest (``{"language": "python", "entry": "bot.py"}``). Raises UploadError."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise UploadError("The upload is not a file.")
     if len(data) > MAX_ARCHIVE_BYTES:
@@ -235,7 +222,7 @@ def _no_duplicate(files: dict[str, bytes], path: str) -> None:
 
 
 def _strip_folder(files: dict[str, bytes]) -> dict[str, bytes]:
-    """An archive of one folder (``mybot/arena.json``, ``mybot/bot.py``) as its content."""
+    """An archive of one folder (``mybot/arena.json``) as its content."""
     tops = {path.split("/", 1)[0] for path in files}
     if MANIFEST in files or len(tops) != 1 or any("/" not in path for path in files):
         return files

@@ -1,15 +1,5 @@
-"""Strict decoding of a bot's reply: exactly one JSON value in UTF-8 (RFC 8259).
-
-JSON whitespace (space, tab, CR, LF) around the value is accepted. Anything else is a
-``BotFault``: invalid UTF-8 is ``bad_encoding``; an empty body, HTML, a BOM, trailing text,
-``NaN``/``Infinity``, nesting deeper than ``MAX_DEPTH`` or a number too long to convert is
-``bad_json``. With duplicate keys the last one counts (as every game spec says).
-
-``too_deep`` is shared with the API's JSON parser: a value nested a few hundred levels deep
-decodes, but would break whatever walks it recursively later (``json.dumps``, a serializer).
-``decode_bounded`` is that parser's decoding, the one function for every JSON value a person
-sends (the API's bodies, a web form's JSON field).
-"""
+"""Strict decoding of a bot's reply (one JSON value, RFC 8259), and ``decode_bounded``, the same for
+every JSON value a person sends."""
 
 from __future__ import annotations
 
@@ -36,13 +26,8 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 def too_deep(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays and objects nest more than ``limit`` levels in ``text``, which must be
-    valid JSON (check after decoding it).
-
-    At C speed, without recursion: fewer opening brackets than the limit cannot nest deeper;
-    otherwise the strings are cut out, every other character but brackets is deleted, and
-    the deepest running total of +1 (``[``, ``{``) and -1 (``]``, ``}``) is the depth.
-    """
+    """Whether ``text`` (valid JSON) nests deeper than ``limit``, without recursion and at C
+    speed: strings cut out, brackets counted."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
@@ -54,9 +39,8 @@ def too_deep(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
 
 @contextlib.contextmanager
 def paused_gc():
-    """No cyclic garbage collection while decoding: JSON values hold no cycles, and a big
-    value's many containers would set off full collections of the whole process (every
-    object Django holds), several times over."""
+    """No cyclic GC while decoding: JSON holds no cycles, and a big value's containers would set
+    off full collections of the whole process."""
     collecting = gc.isenabled()
     if collecting:
         gc.disable()
@@ -72,12 +56,9 @@ def _reject_constant(name: str):
 
 
 def decode_bounded(raw: bytes, encoding: str = "utf-8") -> Any:
-    """The JSON value of ``raw`` (in ``encoding``) as the platform accepts one from a person:
-    strict (no ``NaN``/``Infinity``), nested at most ``MAX_DEPTH`` levels (deeper values
-    would break whatever walks them recursively, a 500), and text only (a lone surrogate such
-    as ``"\\ud800"`` is refused, so no string that cannot be encoded reaches a model, the
-    database or an error message). ``ValueError`` otherwise, its message the reason in words;
-    never a ``RecursionError``."""
+    """The JSON value of ``raw`` as accepted from a person: strict, at most ``MAX_DEPTH`` deep,
+    no lone surrogates (they cannot be stored or encoded later). ``ValueError`` with the
+    reason in words, never ``RecursionError``."""
     too_deep_error = ValueError(f"nested deeper than {MAX_DEPTH} levels.")
     try:
         text = raw.decode(encoding)

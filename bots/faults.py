@@ -1,8 +1,5 @@
-"""Fault codes (docs/architecture.md) and the typed error every transport raises.
-
-Pure Python (no Django import) so the runner, the engines' tests and the transports share
-one vocabulary. ``competition`` exposes the same codes as ``TextChoices`` for the database.
-"""
+"""Fault codes and the typed error every transport raises; Django-free so runner, engines' tests
+and transports share one vocabulary."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ PUBLIC_DETAIL_CODES = frozenset({FaultCode.ILLEGAL, FaultCode.TIMEOUT})
 
 
 def public_details(faults: list, details: list) -> list:
-    """The per-seat ``details`` of a turn as spectators see them: kept for
-    ``PUBLIC_DETAIL_CODES``, ``None`` for every other fault."""
+    """The per-seat ``details`` spectators see: only ``PUBLIC_DETAIL_CODES`` are kept."""
     return [
         detail if detail is not None and code in PUBLIC_DETAIL_CODES else None
         for code, detail in zip(faults or [], details or [], strict=False)
@@ -105,9 +101,7 @@ CRASHED_MESSAGE = (
 
 
 def explain(code: FaultCode | str, detail: str = "") -> str:
-    """The plain-words message of a fault code (``MESSAGES``); a ``connect`` fault whose
-    ``detail`` says the bot hung up on the request gets ``CRASHED_MESSAGE`` instead of "is it
-    running?"."""
+    """A fault code's plain-words message; a bot that hung up gets ``CRASHED_MESSAGE``."""
     try:
         code = FaultCode(code)
     except ValueError:

@@ -1,5 +1,3 @@
-"""Bots: a user's program for one game, reached through an endpoint (docs/architecture.md)."""
-
 from __future__ import annotations
 
 import hashlib
@@ -39,9 +37,7 @@ def local_bots_allowed() -> bool:
 
 
 def registrable_kinds(*, staff: bool) -> tuple[EndpointKind, ...]:
-    """The kinds a user may register (the bot form, the API): URLs for everyone; local bots
-    for staff when ``ARENA_ALLOW_LOCAL_BOTS`` is on; built-ins and human seats for nobody
-    (they are the platform's seats, ``platform_seat``: one per strategy, one human per game)."""
+    """URLs for everyone, local bots for staff when allowed, platform seats for nobody."""
     allowed = {"everyone"}
     if staff and local_bots_allowed():
         allowed.add("local")
@@ -58,8 +54,8 @@ class BotStatus(models.TextChoices):
 
 
 def guess_scheme(target: str) -> str:
-    """The scheme a URL typed without one most likely needs: ``http`` for a local address or
-    an explicit port other than 443 (the starters serve plain http on a port), else ``https``."""
+    """``http`` for a local address or a port other than 443 (as the starters serve), else
+    ``https``."""
     host, _, port = target.split("/", 1)[0].rpartition("@")[2].partition(":")
     if target.startswith("["):  # [::1]:8741
         host, _, rest = target[1:].partition("]")
@@ -69,7 +65,6 @@ def guess_scheme(target: str) -> str:
 
 
 def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) -> None:
-    """Raise ``ValidationError`` unless (kind, target) is a usable endpoint for the game."""
     try:
         game = get_game(game_slug)
     except KeyError:
@@ -111,9 +106,7 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
 
 
 def check_sandbox() -> None:
-    """Raise ``ValidationError`` (on ``kind``, with the sandbox's own sentence) unless this
-    server can run uploaded code in a sandbox (``bots.sandbox.sandbox_status``): code is
-    never run unsandboxed, so where there is no sandbox, code bots are refused."""
+    """``ValidationError`` unless this server has a working sandbox: code never runs unsandboxed."""
     from bots.sandbox import sandbox_status
 
     ok, why = sandbox_status()
@@ -126,9 +119,8 @@ MAX_FILENAME = 255
 
 
 def uploaded_bytes(upload) -> bytes:
-    """An uploaded file's bytes (a Django ``UploadedFile``), read no further than one byte
-    past ``bots.codebundle.MAX_ARCHIVE_BYTES``: enough for ``read_upload`` to refuse an
-    upload too large with its own sentence, without holding more of it in memory."""
+    """An upload's bytes, read no further than one byte past the cap so ``read_upload`` can
+    refuse it without holding it all in memory."""
     from bots.codebundle import MAX_ARCHIVE_BYTES
 
     upload.seek(0)
@@ -136,18 +128,15 @@ def uploaded_bytes(upload) -> bytes:
 
 
 def read_uploaded_code(upload) -> tuple[str, bytes]:
-    """An uploaded file (a Django ``UploadedFile``) read and checked (``uploaded_bytes``,
-    ``read_code``): its name and bytes, what ``Bot.add_version`` stores; ``ValidationError``
-    (on ``file``) for one refused. The one reader of an upload: the web form, the API and the
-    admin check a file with it before anything is stored."""
+    """An upload read and checked, as ``(name, bytes)``; the one reader the web form, the API and
+    the admin use before storing anything."""
     data = uploaded_bytes(upload)
     name, _bundle = read_code(upload.name, data)
     return name, data
 
 
 def read_code(filename: str, data: bytes):
-    """The ``CodeBundle`` of an upload (``bots.codebundle.read_upload``), after the name
-    checks of our own; ``ValidationError`` (on ``file``, the sentence as it is) otherwise."""
+    """The ``CodeBundle`` of an upload, or ``ValidationError`` on ``file`` with its sentence."""
     from bots.codebundle import UploadError, read_upload
 
     name = PurePosixPath((filename or "").replace("\\", "/")).name
@@ -182,10 +171,8 @@ class BotQuerySet(models.QuerySet):
 
 
 def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
-    """The platform's seat of ``game_slug`` for a built-in strategy (``kind`` builtin,
-    ``target`` its name) or for a person in the browser (``kind`` human): a bot owned by no
-    user, made once per game and strategy, that plays on the bench and, if an organiser
-    enters it, in events as the platform's reference bot. Never in a user's bot list."""
+    """The platform's seat of ``game_slug`` for a built-in strategy or a person in the browser:
+    owned by no user, made once, never in a user's bot list."""
     if kind not in (EndpointKind.BUILTIN, EndpointKind.HUMAN):
         raise ValueError(f"no platform seat of kind {kind!r}")
     target = "browser" if kind == EndpointKind.HUMAN else target
@@ -260,26 +247,22 @@ class Bot(models.Model):
 
     @property
     def is_platform(self) -> bool:
-        """A seat of the platform (a built-in strategy or the human seat), not a user's bot."""
         return self.owner_id is None
 
     def debug_visible_to(self, user) -> bool:
-        """Whether ``user`` may see this bot's debug overlays: its owner, or anyone once
-        the bot opted in (``public_debug``)."""
+        """Its owner, or anyone once the bot opted in (``public_debug``)."""
         if self.public_debug:
             return True
         return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
 
     def source_visible_to(self, user) -> bool:
-        """Whether ``user`` may download this bot's uploaded versions: its owner, or anyone
-        once the owner made the source public (``source_public``)."""
+        """Its owner, or anyone once the source is public (``source_public``)."""
         if self.source_public:
             return True
         return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
 
     @property
     def owner_name(self) -> str:
-        """Who the bot belongs to, as pages and the API show it."""
         return self.owner.username if self.owner_id else PLATFORM_OWNER
 
     def clean(self) -> None:
@@ -290,24 +273,19 @@ class Bot(models.Model):
         )
 
     def claim_test_call(self, interval: timedelta, hold: timedelta = timedelta(0)) -> bool:
-        """Take the bot's test-call slot: True at most once per ``interval``, whatever the
-        number of sessions, threads or web nodes asking at once (one conditional UPDATE in
-        the shared database; the row count says who won). The slot is held for ``hold``
-        (the longest a call may take) until ``release_test_call`` stamps the call's end, so
-        the interval runs from the end of a call, however long it took."""
+        """Take the bot's test-call slot, at most once per ``interval`` across sessions and web
+        nodes: a conditional UPDATE decides. The slot is held for ``hold`` until
+        ``release_test_call``, so the interval runs from a call's end."""
         now = timezone.now()
         free = Q(test_called__isnull=True) | Q(test_called__lte=now - interval)
         return Bot.objects.filter(free, pk=self.pk).update(test_called=now + hold) == 1
 
     def release_test_call(self) -> None:
-        """End a test call taken with ``claim_test_call``: the next one is due an interval
-        from now."""
         Bot.objects.filter(pk=self.pk).update(test_called=timezone.now())
 
     def rotate_secret(self) -> str:
-        """Replace the signing secret (the old one stops working at once) and return the new
-        one: the one way the web, the API and the admin rotate it. Only the owner's request
-        shows it, once (the bot page after the redirect, the API's answer); the admin never."""
+        """Replace the signing secret (the old one stops working at once) and return it; only the
+        owner's own request ever shows it."""
         self.secret = new_secret()
         self.save(update_fields=["secret", "updated"])
         return self.secret
@@ -317,9 +295,7 @@ class Bot(models.Model):
         return self.target if self.kind == EndpointKind.HTTP else f"{self.kind}:{self.target}"
 
     def add_version(self, filename: str, data: bytes) -> BotVersion:
-        """Store an upload as this bot's next version (``ValidationError`` on ``file`` for
-        an upload ``read_code`` refuses: nothing is stored then). The bot's target names
-        the latest version's file."""
+        """Store an upload as the next version; nothing is stored when ``read_code`` refuses it."""
         filename, bundle = read_code(filename, data)
         with transaction.atomic():
             Bot.objects.select_for_update().filter(pk=self.pk).exists()
@@ -349,8 +325,7 @@ class Bot(models.Model):
         options: dict | None = None,
         version: BotVersion | None = None,
     ) -> Transport:
-        """The transport of one seat. A code bot plays ``version`` (the version its seat
-        recorded), run in the sandbox: never unsandboxed."""
+        """The transport of one seat; a code bot plays its seat's version, in the sandbox."""
         if self.kind == EndpointKind.CODE:
             if version is None:
                 raise ValueError(f"bot {self.pk} is code: a version to play is needed")
@@ -367,9 +342,8 @@ class Bot(models.Model):
 
 
 class BotVersion(models.Model):
-    """One upload of a code bot (``kind`` code), numbered from 1 per bot. The original bytes
-    are kept in the database (bounded by ``bots.codebundle.MAX_ARCHIVE_BYTES``), so that every
-    runner process and every worker can play it: no shared disk."""
+    """One upload of a code bot. The bytes live in the database so any runner or worker can play
+    it without a shared disk."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -390,7 +364,6 @@ class BotVersion(models.Model):
         return f"{self.bot} v{self.number}"
 
     def transport(self, *, game, seat: int) -> Transport:
-        """A sandboxed transport running this version (read again from its bytes)."""
         from bots.codebundle import read_upload
         from bots.transports.sandbox import SandboxTransport
 

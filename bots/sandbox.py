@@ -1,27 +1,5 @@
-"""The sandbox an uploaded bot runs in: bubblewrap plus resource limits.
-
-Each seat gets its own sandbox (``bots.transports.sandbox.SandboxTransport``), started at the
-greeting and ended with the match:
-
-- new user, network, PID, IPC, UTS and cgroup namespaces (``--unshare-all``): no network at
-  all (the sandbox's own loopback only, never the host's), no other process visible, and no
-  further user namespace inside (``--disable-userns``);
-- a file system of read-only binds only: ``/usr`` (the interpreters), the bot's code at
-  ``/bot`` (copied in from memory, never written to the server's disk), a game's host file under ``/host``; a fresh ``/proc`` and ``/dev``; a private
-  ``/tmp`` capped in bytes; the root itself read-only. No ``/etc``, ``/home``, project
-  directory, database or settings;
-- an empty environment but for what the language needs (``--clearenv``, ``LANGUAGE_ENV``);
-- uid and gid 65534, every capability dropped, no new privileges (bubblewrap's default),
-  ``--die-with-parent`` and a new session (no terminal to inject into);
-- resource limits set by ``prlimit`` just before the bot's program: address space, CPU
-  seconds, processes, open files, file size, no core dumps. When the server runs as root,
-  bubblewrap itself is started as 65534 (an unprivileged user namespace): the kernel exempts
-  the real root user from the process limit.
-
-A small seccomp filter (``seccomp_program``, x86-64) answers ENOSYS to the kernel surfaces a
-bot never needs; the namespaces and limits are the walls, the filter only narrows what is
-left of the kernel to attack (docs/architecture.md, "Uploaded bots and their sandbox").
-"""
+"""The sandbox an uploaded bot runs in: bubblewrap plus resource limits, one per seat
+(docs/architecture.md, "Uploaded bots and their sandbox")."""
 
 from __future__ import annotations
 
@@ -94,8 +72,8 @@ DEFAULT_LIMITS = Limits()
 
 
 def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
-    """bubblewrap's arguments up to (not including) the program to run. ``code``: the
-    bundle's files as ``(fd, relative path)`` (``open_code``), copied into ``/bot``."""
+    """bubblewrap's arguments up to the program; ``code`` is the bundle's files as ``(fd,
+    path)``, copied into ``/bot``."""
     args = [
         BWRAP,
         "--unshare-all",
@@ -135,8 +113,7 @@ def command_for(
     host: Path | None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
-    """The whole command line: bubblewrap, the environment, prlimit, the bot's program.
-    ``host``: a file of the game's folder that runs the entry (``Game.upload_host``)."""
+    """bubblewrap, the environment, prlimit and the program; ``host`` runs the entry."""
     env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
     args = bwrap_args(code=code, host=host, limits=limits)
     for key, value in env.items():
@@ -170,9 +147,8 @@ ENOSYS = 38
 
 @functools.cache
 def seccomp_program() -> bytes | None:
-    """A classic BPF program for bubblewrap's ``--seccomp``: ``DENIED_SYSCALLS`` and the x32
-    and 32-bit system call ABIs (a way around a list of 64-bit numbers) fail with ENOSYS;
-    everything else is allowed. ``None`` on other machines than x86-64 (no filter there)."""
+    """A BPF program for ``--seccomp``: ``DENIED_SYSCALLS`` and the x32 and 32-bit ABIs (a way
+    around a 64-bit list) fail with ENOSYS. ``None`` off x86-64."""
     if platform.machine() != "x86_64":
         return None
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
@@ -193,10 +169,8 @@ def seccomp_program() -> bytes | None:
 
 
 def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
-    """The bundle's files as in-memory files (``memfd``), for bubblewrap to copy into the
-    sandbox: nothing is written to the server's disk, so nothing is left if the server dies.
-    The seccomp program comes last (path ``SECCOMP_ENTRY``). The caller closes them
-    (``close_code``) once bubblewrap has started."""
+    """The bundle's files (and last the seccomp program) as ``memfd`` files: nothing touches the
+    server's disk. The caller closes them once bubblewrap has started."""
     code: list[tuple[int, str]] = []
     contents = list(bundle.files.items())
     program = seccomp_program()
@@ -223,9 +197,8 @@ def close_code(code: Sequence[tuple[int, str]]) -> None:
 
 
 def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
-    """How to start bubblewrap: as 65534 when the server is root (see the module docstring),
-    with an empty environment (``/proc/1/environ`` inside is bubblewrap's) and the code's
-    file descriptors."""
+    """Start bubblewrap as 65534 when the server is root, with an empty environment
+    (``/proc/1/environ`` inside is bubblewrap's)."""
     options: dict = {"env": {}, "pass_fds": tuple(fd for fd, _ in code)}
     if os.geteuid() == 0:
         options.update(user=NOBODY, group=NOBODY, extra_groups=[])
@@ -234,8 +207,7 @@ def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
 
 @functools.cache
 def sandbox_status() -> tuple[bool, str]:
-    """(True, "") when a sandbox can be created here (bwrap present and working, checked once
-    per process, cached), else (False, one clear sentence saying why, the same everywhere)."""
+    """``(True, "")`` when bwrap works here (checked once), else ``(False, why)``."""
     if not (os.access(BWRAP, os.X_OK) and os.access(PRLIMIT, os.X_OK)):
         logger.warning("sandbox unavailable: %s or %s is missing", BWRAP, PRLIMIT)
         return False, UNAVAILABLE

@@ -1,26 +1,8 @@
-"""What a request may send, and how many of a route's run at once: decided from its request
-line and headers, before a byte of its body is read.
+"""What a request may send, and how many of a route's run at once, decided from its request line and
+headers before a byte of its body is read (docs/architecture.md, "Before the body").
 
-``ROUTES`` is the table: a route is a pattern over the request's path (``scope["path"]``,
-percent-decoded, no query string), the setting that holds its body cap in bytes, and
-optionally how many of its requests this process lets in at once in all (``at_once``) and
-per client address (``per_address``). The first route whose pattern matches wins; a path
-that none matches gets ``DEFAULT`` (``ARENA_MAX_BODY_BYTES``, which is also Django's
-``DATA_UPLOAD_MAX_MEMORY_SIZE``). To give a new route its own cap, add one row, e.g.
-``Route(r"^/api/bots/[0-9]+/artifacts/$", "ARENA_MAX_UPLOAD_BYTES")`` (or a setting of its
-own, parsed in ``settings.py``).
-
-A body over its route's cap is refused with a 413: at once when ``Content-Length`` says so
-(the body is never read), or as soon as a chunked body passes it. A request over a route's
-``at_once`` is a 503 and over its ``per_address`` a 429, both with ``Retry-After``.
-
-Two layers apply the table. ``competition.serving`` applies all of it inside daphne, which
-otherwise reads a whole body (spooled to a temporary file past 100 KB) before it calls the
-application. ``BodyCap``, ASGI middleware, applies the caps for any server (behind daphne, a
-second time); the bounds on a route's requests at once are daphne's layer's only (behind
-another server, the simulation pool's own bound answers ``busy`` once the body is read).
-Counts are per process and kept on its event loop (no locks).
-"""
+``ROUTES`` is the table; a new route's cap is one row. Counts are per process, on its event loop (no
+locks)."""
 
 from __future__ import annotations
 
@@ -99,8 +81,7 @@ class Refusal:
 
 
 def refusal(path: str, status: int, code: str, detail: str, retry_after: int = 0) -> Refusal:
-    """``detail`` (a sentence) as the API answers errors (JSON, with ``code``) under
-    ``/api/``, as plain text elsewhere."""
+    """``detail`` as JSON under ``/api/`` (as the API answers errors), as plain text elsewhere."""
     if path.startswith("/api/"):
         body = json.dumps({"code": code, "detail": detail}).encode()
         kind = b"application/json"
@@ -120,8 +101,7 @@ def too_large(path: str, route: Route) -> Refusal:
 
 
 def declared_length(value: bytes | None) -> int | None:
-    """A ``Content-Length`` value as a number (None when absent; -1 when malformed, which
-    no cap admits)."""
+    """A ``Content-Length`` as a number (None: absent; -1: malformed, which no cap admits)."""
     if value is None:
         return None
     value = value.strip()
@@ -166,9 +146,8 @@ class InFlight:
 
 
 class BodyCap:
-    """ASGI middleware applying the caps of ``ROUTES`` to HTTP requests: a declared length
-    over the cap is refused before the application runs, and a body that grows past it is
-    cut (the application sees a disconnect, the client the 413)."""
+    """ASGI middleware applying the caps of ``ROUTES``: a declared length over the cap is refused
+    before the application runs, and a body growing past it is cut."""
 
     def __init__(self, application) -> None:
         self.application = application

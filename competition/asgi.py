@@ -1,15 +1,7 @@
 """ASGI entry point: HTTP through Django, read-only websockets through Channels.
 
-A websocket is accepted only from a page of this very site: its ``Origin`` must equal
-(scheme, host and port) the origin the socket itself was opened on, with a host in
-``ALLOWED_HOSTS``, or be one of ``CSRF_TRUSTED_ORIGINS`` (a TLS proxy's public origin).
-Channels' ``AllowedHostsOriginValidator`` compares host names only, so any other service
-on the same host (another port) could open sockets as the visitor.
-
-In the embedded default the match runner lives in this process: it starts on the serving
-event loop with the first connection of any kind (daphne has no lifespan events;
-``manage.py serve`` starts it as soon as daphne is ready).
-"""
+Channels' ``AllowedHostsOriginValidator`` compares host names only, so a service on another port of
+the host could open sockets as the visitor: the socket's origin must be the page's own."""
 
 import os
 from urllib.parse import urlparse
@@ -36,10 +28,8 @@ if settings.DEBUG or settings.ARENA_SERVE_STATIC:
 
 
 class SameOriginValidator(OriginValidator):
-    """``OriginValidator`` whose allowed origins are, per connection, the socket's own
-    origin (``ws`` is ``http``, ``wss`` is ``https``; the ``Host`` header, which must be in
-    ``ALLOWED_HOSTS``) plus ``CSRF_TRUSTED_ORIGINS``; scheme, host and port must all match.
-    A connection without an ``Origin`` header (not a browser) is refused too."""
+    """``OriginValidator`` allowing, per connection, the socket's own origin (scheme, host and
+    port) plus ``CSRF_TRUSTED_ORIGINS``; no ``Origin`` header is refused too."""
 
     def __init__(self, application):
         super().__init__(application, allowed_origins=())

@@ -1,13 +1,5 @@
-"""Celery app for the scale-out runner (``ARENA_RUNNER=celery``).
-
-Start workers with ``celery -A competition worker -P threads -c 32``: each task plays one
-match on its own asyncio loop; ``acks_late`` with a prefetch of 1 means a task taken by a
-worker that dies is redelivered, and the database lease decides who really plays. Every
-worker also reaps expired leases, starts the events' rounds whose gap has passed
-(``events.services.start_due_rounds``, claimed so that two workers never start one twice),
-runs the standing ladders' matchmaking and the registrations' and notifications' step (events
-at their start time, daily digests) in background threads, so no extra beat process is needed.
-"""
+"""Celery app for the scale-out runner (``ARENA_RUNNER=celery``); every worker also runs the
+periodic steps in background threads, so no beat process is needed."""
 
 from __future__ import annotations
 
@@ -32,8 +24,8 @@ ROUNDS_SECONDS = 1.0
 
 
 def _reaper(interval: float) -> None:
-    """Every second: start the rounds that are due (a round gap ends on the second); every
-    ``interval``: reap expired leases and dispatch stale queued matches."""
+    """Every second: start due rounds (a round gap ends on the second); every ``interval``: reap
+    leases and redispatch stale queued matches."""
     from django.db import close_old_connections
 
     from competition.events.services import start_due_rounds
@@ -60,8 +52,7 @@ def _reaper(interval: float) -> None:
 
 
 def _matchmaker(interval: float) -> None:
-    """The standing ladders' matchmaking (``events.ladder.tick``): every worker runs it; the
-    bots are claimed by a conditional UPDATE, so two workers never book one bot twice."""
+    """The standing ladders' matchmaking; bots are claimed by a conditional UPDATE."""
     from django.db import close_old_connections
 
     from competition.events import ladder
@@ -77,8 +68,7 @@ def _matchmaker(interval: float) -> None:
 
 
 def _registrations(interval: float) -> None:
-    """``events.registration.tick`` (events at their start time, digests): every worker runs
-    it; each event and each digest is claimed by a conditional UPDATE or a row lock."""
+    """``events.registration.tick``; every worker runs it, each event and digest is claimed."""
     from django.db import close_old_connections
 
     from competition.events import registration

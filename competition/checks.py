@@ -1,12 +1,5 @@
-"""Deploy checks (``manage.py check --deploy``) for what Django's own cannot know.
-
-- ``arena.E001``: proxy headers are trusted (``ARENA_PROXY_HEADERS``) but the number of proxies
-  (``ARENA_NUM_PROXIES``) is 0: every client behind the proxy would share its address, or,
-  were the header read, choose its own.
-- ``arena.E002``: an account left by development: ``demo`` while staff or superuser, or any
-  of ``demo`` and the staff with the demo's development password (``serve`` with
-  ``DEBUG=false`` demotes ``demo`` and refuses to start for the others).
-"""
+"""Deploy checks for what Django's own cannot know: ``arena.E001`` proxy headers trusted with no
+proxy count; ``arena.E002`` an account left by development."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""The database thread of async code: ``run_db(fn, ...)``. The match runners reach it only
-through their event loop's batcher (``competition.matches.batch.call``), which hops here.
-
-- On SQLite: asgiref's ``sync_to_async`` (one thread, the caller's connection), which is
-  all a single-writer database can use anyway, and what tests on SQLite rely on.
-- On PostgreSQL: a process-wide pool of ``ARENA_DB_THREADS`` threads, each with its own
-  persistent connection, shared by every event loop of the process (a Celery worker's many
-  task loops included): connections are reused instead of opened per task, and one slow
-  query does not stall every match of the process. Before each call a thread drops a
-  connection that died (a database restart), as Django does at each request.
-"""
+"""The database thread of async code, ``run_db``: asgiref's one thread on SQLite (a single writer);
+on PostgreSQL a process-wide pool of threads with persistent connections, so one slow query does not
+stall every match."""
 
 from __future__ import annotations
 
@@ -38,9 +30,8 @@ def executor() -> ThreadPoolExecutor:
 
 
 def share_the_gil() -> None:
-    """Called by every process that plays matches: its event loop gets the GIL back from a
-    database thread within ``ARENA_GIL_SWITCH_US``, so a batch of turns being stored does not
-    hold up a bot's reply, and every match of the process, for CPython's default interval."""
+    """Make the event loop get the GIL back from a database thread within
+    ``ARENA_GIL_SWITCH_US``, so storing turns does not delay bots' replies."""
     sys.setswitchinterval(settings.ARENA_GIL_SWITCH_US / 1_000_000)
 
 

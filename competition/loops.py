@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 
 def call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable, *args) -> None:
-    """``fn(*args)`` on ``loop``: at once when called on that loop, else scheduled there
-    thread-safely; nothing when the loop is gone or closed (nobody is left to tell)."""
+    """``fn(*args)`` on ``loop``, thread-safely; nothing if the loop is closed."""
     if loop is None or loop.is_closed():
         return
     try:

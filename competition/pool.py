@@ -1,14 +1,5 @@
-"""The simulation pool: budgeted worker processes for the engine work a request asks of the
-web process (``simulate``, a fork's position), so that it cannot stall the web process.
-
-A job runs in a child process forked from a small server process (multiprocessing's
-``forkserver``, which has imported the engines once), at a lower CPU priority, under
-``RLIMIT_CPU`` (``SIMULATE_CPU_SECONDS``) and ``RLIMIT_AS``, and is killed after
-``SIMULATE_WALL_SECONDS``. At most ``SIMULATE_WORKERS`` run at once per web process and
-``SIMULATE_QUEUE`` wait for one; a job beyond those, or that finds no worker free within
-``SIMULATE_QUEUE_SECONDS``, is refused (``busy``). ``competition.admission`` refuses the
-``simulate`` requests beyond them before their body is read.
-"""
+"""The simulation pool: budgeted worker processes (CPU, memory, wall clock, a bounded queue) for the
+engine work a request asks of the web process, so it cannot stall it."""
 
 from __future__ import annotations
 
@@ -41,9 +32,7 @@ SIMULATE_NICENESS = 10
 
 
 class SimulationRefused(Exception):
-    """The simulation was not finished: over its CPU or wall-clock budget (``cpu_limit``),
-    out of memory (``memory_limit``), no worker free (``busy``) or the worker failed
-    (``worker_failed``)."""
+    """Not finished: ``cpu_limit``, ``memory_limit``, ``busy`` or ``worker_failed``."""
 
     def __init__(self, code: str, detail: str):
         super().__init__(f"{code}: {detail}")
@@ -64,10 +53,7 @@ _admitted = threading.BoundedSemaphore(SIMULATE_WORKERS + SIMULATE_QUEUE)
 
 
 def in_worker(target, args: tuple, cpu_seconds: float, wall_seconds: float) -> tuple[str, Any]:
-    """``target(conn, *args, cpu)`` (a module-level function that sends one ``(kind,
-    payload)`` on ``conn``) in a budgeted child: that message, or ``SimulationRefused`` when
-    the budget ran out, no worker was free, or the child ran out of memory (it sends
-    ``("memory", None)``)."""
+    """``target(conn, *args, cpu)`` in a budgeted child: what it sends, or ``SimulationRefused``."""
     if not _admitted.acquire(blocking=False):
         raise SimulationRefused("busy", "every simulation worker is busy; try again shortly")
     try:
@@ -89,9 +75,8 @@ def budget(cpu_seconds: int) -> None:
 
 
 def _rebuild(conn, slug: str, position: dict, cpu_seconds: int) -> None:
-    """In the child: set the budgets, rebuild ``position`` (``Game.rebuild``'s arguments),
-    send back whether a seat is to move there and its spectator frame (``("ok", {"going",
-    "frame"})``) or why it cannot be rebuilt (``("invalid", message)``)."""
+    """In the child: rebuild ``position`` under the budgets and send back ``("ok", {"going",
+    "frame"})`` or ``("invalid", message)``."""
     budget(cpu_seconds)
     try:
         game = get_game(slug)
@@ -117,10 +102,8 @@ def rebuild_in_worker(
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
 ) -> dict:
-    """``game.rebuild(...)`` in the simulation pool, under its budget: whether a seat is to
-    move in the position reached (``going``) and its spectator frame (``frame``).
-    ``ValueError`` where the game refuses the rebuild, ``SimulationRefused`` when the
-    budget ran out or no worker was free."""
+    """``game.rebuild(...)`` in the pool: whether a seat is to move and the spectator frame.
+    ``ValueError`` if the game refuses, ``SimulationRefused`` over budget."""
     position = {"seed": seed, "options": options, "seats": seats, "actions": actions}
     kind, payload = in_worker(_rebuild, (game.slug, position), cpu_seconds, wall_seconds)
     if kind == "invalid":

@@ -1,11 +1,6 @@
-"""Fixed-window counters for the unauthenticated forms that cost something: sign-up (an
-account) and password reset (a mail).
-
-Counts live in the ``ratelimit`` cache (``settings.CACHES``): Redis when ``REDIS_URL`` is
-set, so every web node shares them, else this process's memory (the embedded default is a
-single process). ``add`` then ``incr`` is atomic in both. Keys are hashed: no address or
-e-mail is stored in clear.
-"""
+"""Fixed-window counters for the unauthenticated forms that cost something (sign-up, password
+reset), in the ``ratelimit`` cache (Redis when set, so web nodes share them). Keys are hashed:
+no address or e-mail is stored in clear."""
 
 from __future__ import annotations
 
@@ -30,25 +25,17 @@ class Limit:
 
 
 def client_address(request) -> str:
-    """The client's address: the one function that decides it, for the sign-up and reset
-    limits, the API's throttles and the log-in lock-out (``AXES_CLIENT_IP_CALLABLE``).
+    """The client's address: the one function that decides it, for every limit and the log-in
+    lock-out.
 
-    With no proxy (``ARENA_NUM_PROXIES=0``, the embedded default) it is the connection's peer
-    and ``X-Forwarded-For`` is ignored: any client can write it. Behind ``N`` proxies it is the
-    ``N``-th entry from the right of ``X-Forwarded-For``: each proxy appends the address it
-    was connected from, so the entries left of those are whatever the client wrote. A header
-    with fewer entries, or an entry that is not an address, falls back to the peer (the
-    proxy: such requests share its counters rather than choose their own). The count lives
-    in ``REST_FRAMEWORK["NUM_PROXIES"]`` (from ``ARENA_NUM_PROXIES``), which DRF reads too.
-
-    ``serve`` leaves the peer in ``REMOTE_ADDR``: daphne's own proxy-header rewrite would put
-    the leftmost, client-written entry there."""
+    With no proxy it is the peer and ``X-Forwarded-For`` is ignored, since any client can write
+    it. Behind ``N`` proxies it is the ``N``-th entry from the right (each proxy appends its
+    peer); a short or malformed header falls back to the peer."""
     return address_from(request.META.get("REMOTE_ADDR"), request.META.get("HTTP_X_FORWARDED_FOR"))
 
 
 def address_from(peer: str | None, forwarded: str | None) -> str:
-    """``client_address`` from the connection's peer and the ``X-Forwarded-For`` header as
-    they arrived (the request admission reads them off the raw headers, before Django)."""
+    """``client_address`` from the raw peer and ``X-Forwarded-For`` (read before Django)."""
     peer = peer or "unknown"
     proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
     if proxies <= 0 or not forwarded:
@@ -63,15 +50,13 @@ def address_from(peer: str | None, forwarded: str | None) -> str:
 
 
 def axes_client_address(request) -> str | None:
-    """``client_address`` for django-axes, which stores it in an address column (None when
-    the server has no peer address, as axes does itself)."""
+    """``client_address`` for django-axes (None without a peer address, as axes does)."""
     address = client_address(request)
     return None if address == "unknown" else address
 
 
 def hit(limit: Limit, key: str) -> int | None:
-    """Count one attempt against ``limit`` for ``key``: None if within the limit, else the
-    seconds until its window ends."""
+    """Count one attempt for ``key``: None within ``limit``, else seconds until the window ends."""
     cache = caches["ratelimit"]
     window = int(time.time()) // limit.seconds
     digest = hashlib.sha256(f"{limit.scope}\0{key}".encode()).hexdigest()[:32]
@@ -88,8 +73,7 @@ def hit(limit: Limit, key: str) -> int | None:
 
 
 def refused(request, checks: list[tuple[Limit, str]]):
-    """Count one attempt for each (limit, key); a 429 page if any limit is exceeded, else
-    None. Every counter is charged, so asking under one key does not spare another."""
+    """Count one attempt per (limit, key), every counter charged; a 429 page if any is exceeded."""
     waits = [wait for limit, key in checks if key for wait in [hit(limit, key)] if wait is not None]
     if not waits:
         return None

@@ -1,17 +1,9 @@
-"""Daphne as ``manage.py serve`` runs it: each request admitted (``competition.admission``)
-from its request line and headers, before daphne reads its body.
+"""Daphne as ``manage.py serve`` runs it, each request admitted (``competition.admission``) before
+its body is read.
 
-Daphne (Twisted's ``http.Request``) reads a request's whole body before it calls the
-application, into memory below 100 KB and into a temporary file above, whatever its size.
-``AdmittedRequest`` decides when the headers are in (``gotLength``): a declared length over
-the route's cap, or a route that is full, is answered at once and no byte of the body is
-kept; an admitted body is kept in memory (it is at most the cap) and a chunked one is cut
-as soon as it passes the cap. The refusal is written straight to the connection, which is
-then closed for writing; what the client still sends is read and dropped for at most
-``LINGER_SECONDS`` and ``LINGER_BYTES``, so that it reads the answer instead of a reset.
-
-Importing this module installs daphne's reactor: import it only where daphne serves.
-"""
+A refusal is written straight to the connection and what the client still sends is drained,
+boundedly, so it reads the answer instead of a reset. Importing this module installs daphne's
+reactor."""
 
 from __future__ import annotations
 
@@ -127,8 +119,7 @@ class AdmittedHTTPFactory(HTTPFactory):
 
 
 class Server(DaphneServer):
-    """Daphne's server with ``AdmittedRequest``: daphne builds its HTTP factory inside
-    ``run``, so the factory it sets is replaced as it is set."""
+    """Daphne's server with ``AdmittedRequest`` (the factory built in ``run`` is replaced)."""
 
     @property
     def http_factory(self):

@@ -1,13 +1,5 @@
-"""The site's own error pages, in its layout, in every configuration.
-
-- ``404.html`` and ``500.html`` (``templates/``) are Django's ``handler404``/``handler500``
-  pages with ``DEBUG=false``. With ``DEBUG=true`` Django answers a missing page with its
-  debug page instead (listing every route): ``NotFoundPageMiddleware`` replaces any such
-  HTML 404 of the site's pages with ``404.html`` too. The API (its own JSON errors), the
-  admin and static files keep theirs.
-- ``locked_out``: django-axes' lock-out answer (``AXES_LOCKOUT_CALLABLE``), a page in the
-  site's layout saying how long the lock lasts.
-"""
+"""The site's own error pages, in its layout, in every configuration: ``404.html``/``500.html``,
+also with ``DEBUG=true`` for the site's pages, and django-axes' lock-out page."""
 
 from __future__ import annotations
 
@@ -19,8 +11,8 @@ OTHER_PREFIXES = ("/api/", "/admin/", "/static/", "/ws/")
 
 
 class NotFoundPageMiddleware:
-    """With ``DEBUG=true``, answer a missing site page with ``404.html`` (not Django's debug
-    page). Listed before ``CommonMiddleware``, so its slash redirects happen first."""
+    """With ``DEBUG=true``, answer a missing site page with ``404.html`` rather than Django's
+    route list. Listed before ``CommonMiddleware`` so its slash redirects come first."""
 
     def __init__(self, get_response):
         self.get_response = get_response

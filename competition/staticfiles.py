@@ -1,6 +1,4 @@
-"""A static files finder for the games' renderers: ``games/<slug>/renderer.js`` (in the
-game's folder, found through the registry) is served and collected as
-``games/<slug>.js``, so ``/static/games/<slug>.js`` stays the URL pages load."""
+"""A static files finder serving each game's ``renderer.js`` as ``games/<slug>.js``."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
 """The game engine contract (docs/architecture.md, "The engine contract").
 
-An engine is a stateless object whose methods are pure functions over an immutable,
-JSON-serialisable state. One contract covers alternating and simultaneous games:
-``to_move`` names the seats that act now (one seat, or all of them).
-
-Besides the state machine, an engine tells the runner how its bots are
-clocked and what a fault costs (``policy``), and how its messages travel (``wire`` and
-``encode_message``). The runner never looks inside a state.
-
-Standard library only: nothing in ``games/`` may import Django or a third-party package.
-"""
+An engine is a stateless object of pure functions over an immutable, JSON-serialisable state;
+``to_move`` names the seats that act now, so one contract covers alternating and simultaneous
+games. Standard library only."""
 
 from __future__ import annotations
 
@@ -43,11 +36,7 @@ __all__ = [
 
 
 class IllegalAction(Exception):
-    """A reply that is valid JSON but not a legal action for this seat now.
-
-    ``code`` is one of the game's documented codes (e.g. ``"occupied"``); the runner
-    records the fault ``illegal`` with this code as its detail.
-    """
+    """A valid JSON reply that is not a legal action now; ``code`` is a documented code."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
@@ -77,8 +66,7 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class DocExample:
-    """One worked exchange of the bot authors' page: the message a seat gets (as the engine
-    builds it) and a built-in bot's reply, with a title and a note in plain text."""
+    """One worked exchange of the bot authors' page: a message and a built-in bot's reply."""
 
     title: str
     note: str
@@ -89,19 +77,15 @@ class DocExample:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """How the runner treats a game's bots (read from the resolved options).
+    """How the runner clocks and judges a game's bots (read from the resolved options).
 
-    - ``move_timeout_ms``: wall-clock limit of one exchange (greeting, move or farewell);
-      ``None`` means only the runner's global safety limit applies.
-    - ``bank_increment_ms``: L of a time bank (starts full at 5L, +L before each message,
-      capped at 5L, minus the measured time after each reply); ``None``: no bank.
-    - ``on_fault``: ``"forfeit"`` (the first fault loses) or ``"pass"`` (the faulty seat
-      plays ``default_action``).
-    - ``max_faults_in_a_row``: under ``"pass"``, this many consecutive faults forfeit.
-    - ``ignore_http_status``: judge a non-2xx reply's body as if it were 200.
-    - ``error_line_on_forfeit``: line transports get ``{"error": ...}`` before closing.
-    - ``sequential_greetings``: greet seat 0 and wait before greeting seat 1 (BotsArena).
-    """
+    - ``move_timeout_ms``: limit of one exchange; ``None``: only the runner's safety limit. -
+    ``bank_increment_ms``: L of a time bank (full at 5L, +L before each message); ``None``: no
+    bank. - ``on_fault``: ``"forfeit"``, or ``"pass"`` (the seat plays ``default_action``). -
+    ``max_faults_in_a_row``: under ``"pass"``, this many consecutive faults forfeit. -
+    ``ignore_http_status``: judge a non-2xx reply's body as if it were 200. -
+    ``error_line_on_forfeit``: line transports get ``{"error": ...}`` before closing. -
+    ``sequential_greetings``: greet seat 0 and wait before greeting seat 1 (BotsArena)."""
 
     move_timeout_ms: int | None = 10_000
     bank_increment_ms: int | None = None
@@ -125,11 +109,8 @@ COMMON_REASONS: dict[str, str] = {
 
 
 def rng_for(seed: int, turn: int, salt: str = "") -> random.Random:
-    """The only source of chance: a generator fixed by (seed, turn, salt), in any process.
-
-    The three parts are hashed together (SHA-256), so neighbouring seeds or turns give
-    unrelated streams and the result never depends on ``PYTHONHASHSEED``.
-    """
+    """The only source of chance: a generator fixed by (seed, turn, salt), hashed with SHA-256 so
+    it never depends on ``PYTHONHASHSEED`` or on neighbouring seeds."""
     digest = hashlib.sha256(f"{int(seed)}:{int(turn)}:{salt}".encode()).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 
@@ -139,7 +120,6 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def compact_json(value: JSON) -> str:
-    """Compact JSON text (separators ``,`` and ``:``; non-ASCII escaped)."""
     return _COMPACT.encode(value)
 
 
@@ -148,11 +128,8 @@ def merge_options(
     options: Mapping[str, Any] | None,
     validators: Mapping[str, Callable[[Any], Any]],
 ) -> dict:
-    """Merge ``options`` over ``defaults``; reject unknown keys, validate every value.
-
-    Each validator takes a value and returns it (possibly normalised) or raises
-    ``ValueError``. Returns a new dict; neither input is changed.
-    """
+    """Merge ``options`` over ``defaults`` into a new dict; unknown keys and values a validator
+    refuses raise ``ValueError``."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -203,15 +180,11 @@ def choice_option(*choices: Any):
 
 
 class Game:
-    """Base class of every engine. Subclasses fill in the rules; see docs/architecture.md.
+    """Base class of every engine; the subclass's docstring is the rules line its ``describe``
+    shows.
 
-    Class attributes: ``slug``, ``title``, ``num_players``, ``default_options``,
-    ``builtin_bots`` and ``wire`` (``"json"``: the observation is the HTTP body as JSON
-    text; ``"form"``: the observation is a dict of form fields, sent url-encoded).
-
-    The platform also asks a game for the parts it keeps in its folder ``games/<slug>/``
-    (see "The game's folder" below): nothing outside that folder names a game.
-    """
+    Everything else about a game lives in its folder ``games/<slug>/``: nothing outside it names
+    a game."""
 
     slug: ClassVar[str]
     title: ClassVar[str]
@@ -244,12 +217,10 @@ class Game:
 
     @property
     def wire_text(self) -> str:
-        """How messages travel, for a person (``wire``)."""
         return "messages as form fields" if self.wire == "form" else "messages as JSON"
 
     def reason_text(self, code: str) -> str:
-        """The words of a reason code (the game's catalogue, then ``COMMON_REASONS``); an
-        unknown code is spelled out with spaces, never shown raw."""
+        """The words of a reason code; an unknown code is spelled out, never shown raw."""
         if not code:
             return ""
         return self.reasons.get(code) or COMMON_REASONS.get(code) or code.replace("_", " ")
@@ -261,9 +232,8 @@ class Game:
         return merge_options(self.default_options, options, {})
 
     def options_for_seats(self, options: dict, seats: int) -> dict:
-        """The resolved ``options`` of a match of ``seats`` seats: ``ValueError`` when the
-        game does not take that many; a game whose rules depend on the count records it
-        in the options it returns (so a stored match replays alone)."""
+        """The resolved ``options`` for ``seats`` seats (``ValueError`` if refused); a
+        count-dependent game records it in the options so a stored match replays alone."""
         low, high = self.seats
         if not low <= seats <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
@@ -271,12 +241,11 @@ class Game:
         return options
 
     def policy(self, options: dict) -> Policy:
-        """How the runner clocks and judges this game's bots, for resolved ``options``."""
         return Policy()
 
     def endless(self, options: dict) -> str | None:
-        """Why a game with resolved ``options`` might never end (compatibility settings
-        that drop every guard), or ``None``; events refuse such options."""
+        """Why ``options`` might never end a game (compatibility settings that drop every guard),
+        or ``None``; events refuse such options."""
         return None
 
     # -- the state machine ----------------------------------------------------------
@@ -294,11 +263,9 @@ class Game:
     def rebuild(
         self, *, seed: int, options: dict | None, seats: int, actions: Sequence[Mapping]
     ) -> State:
-        """The state after the turns whose actions are ``actions`` (one ``{seat: action}``
-        per turn, in order, as stored; seat keys may be strings) of a match of ``seats``
-        seats with ``options`` and ``seed``: state = f(seed, options, actions), how a replay
-        is forked from a turn. ``ValueError`` where the game refuses it (``fork_refusal``)
-        or where a turn comes after the game was over."""
+        """The state after the stored ``actions`` (one ``{seat: action}`` per turn): state =
+        f(seed, options, actions), how a replay is forked. ``ValueError`` where
+        ``fork_refusal`` says so or a turn follows the end."""
         if self.fork_refusal is not None:
             raise ValueError(self.fork_refusal)
         resolved = self.options_for_seats(self.resolve_options(options), seats)
@@ -332,7 +299,6 @@ class Game:
         return turns
 
     def options_of(self, state: State) -> dict:
-        """The resolved options a state was created with."""
         return dict(state.options)
 
     def greeting(self, state: State, seat: int, ctx: Context) -> JSON | None:
@@ -345,13 +311,11 @@ class Game:
     judges_greeting: ClassVar[bool] = False
 
     def accept_greeting(self, state: State, seat: int, reply: JSON) -> State:
-        """The state after ``seat``'s greeting ``reply`` (only where ``judges_greeting``);
-        ``IllegalAction`` when the reply is not acceptable."""
+        """The state after ``seat``'s judged greeting; ``IllegalAction`` if unacceptable."""
         return state
 
     def greeting_lost(self, state: State, seat: int) -> State:
-        """The final state of a match in which ``seat`` failed its judged greeting (a
-        transport fault or an ``IllegalAction``): ``outcome`` names the result."""
+        """The final state when ``seat`` failed its judged greeting."""
         raise NotImplementedError
 
     def observation(self, state: State, seat: int, ctx: Context) -> JSON:
@@ -367,8 +331,7 @@ class Game:
         raise NotImplementedError
 
     def legal_actions(self, state: State, seat: int) -> list[Action] | None:
-        """Every legal canonical action of ``seat`` now, where that set is small enough
-        to list (tools, search bots, random play); ``None`` where it is not."""
+        """Every legal canonical action of ``seat``, or ``None`` where too many to list."""
         return None
 
     def apply(self, state: State, actions: dict[int, Action]) -> State:
@@ -389,13 +352,11 @@ class Game:
     # -- wire -----------------------------------------------------------------------
 
     def encode_message(self, message: JSON) -> str:
-        """The message as one compact JSON text: the HTTP body (``wire="json"``) and the
-        line sent by line transports (without the newline). Games override it where the
-        original encoder differed (PHP's ``\\/``, JavaScript number formatting)."""
+        r"""The message as compact JSON: the HTTP body and a line transport's line. Games
+        override it where the original encoder differed (PHP's ``\/``, JavaScript numbers)."""
         return compact_json(message)
 
     def describe(self) -> dict:
-        """A JSON description of the game for tools (API, docs)."""
         return {
             "slug": self.slug,
             "title": self.title,
@@ -411,51 +372,42 @@ class Game:
 
     @property
     def folder(self) -> Path:
-        """``games/<slug>/``: the package the engine's module lives in."""
         return Path(sys.modules[type(self).__module__].__file__).resolve().parent
 
     def part(self, name: str) -> Path | None:
-        """The file ``name`` of the game's folder (``renderer.js``, ``rules.html``,
-        ``starter_bot.py``...), or ``None`` when the game has none."""
+        """The file ``name`` of the game's folder, or ``None`` when the game has none."""
         path = self.folder / name
         return path if path.is_file() else None
 
     def doc_examples(self) -> list[DocExample]:
-        """Worked exchanges for the bot authors' page ``/docs/<slug>/``, computed from the
-        engine and its built-in bots (never written by hand); none by default."""
+        """Worked exchanges for ``/docs/<slug>/``, computed from the engine, never by hand."""
         return []
 
     def upload_host(self, language: str) -> Path | None:
-        """A file of the game's folder that runs an uploaded bot of ``language`` unmodified
-        (the entry file is its argument, e.g. a host of the original JavaScript bots), or
-        ``None``: the entry speaks the game's JSON lines itself."""
+        """A file of the folder that runs an uploaded bot of ``language`` unmodified, or
+        ``None``."""
         return None
 
     def human_reply(self, message: JSON) -> tuple[bool, JSON]:
-        """``(True, reply)`` for a message whose reply the runner ignores (a greeting, a
-        final notice): a person's seat answers it at once without asking anyone, so a
-        closed tab never holds up a match; ``(False, None)`` for every other message."""
+        """``(True, reply)`` for a message whose reply the runner ignores, so a person's seat
+        answers it at once and a closed tab never holds up a match."""
         return False, None
 
     def text_frame(self, frame: JSON) -> str:
-        """A spectator frame as plain text for a terminal (``arena watch``, ``arena
-        play``): the game's ``text.py`` draws it (``render(frame) -> str``) when its folder
-        has one; otherwise the frame's compact JSON."""
+        """A spectator frame as text: the folder's ``text.py`` if any, else compact JSON."""
         if self.part("text.py") is None:
             return compact_json(frame)
         package = type(self).__module__.rpartition(".")[0]
         return importlib.import_module(f"{package}.text").render(frame)
 
     def kaggle_agent(self) -> Any:
-        """For a game kaggle-environments also plays: an object with ``message(body)`` (the
-        native message of a kaggle URL-agent request; ``ValueError`` if malformed) and
-        ``action(reply)`` (kaggle's action for the native reply); ``None`` otherwise."""
+        """For a game kaggle-environments also plays, an object translating its URL-agent
+        messages and actions; else ``None``."""
         return None
 
 
 def doc_bot(game: Game, name: str, seat: int) -> Callable[[JSON], JSON]:
-    """Built-in bot ``name`` of ``game`` answering exactly what a remote bot would (the
-    message goes through the game's own encoder first), with a fixed generator."""
+    """Built-in bot ``name`` answering exactly what a remote bot would, with a fixed generator."""
     play = game.builtin_bots[name]()
     rng = rng_for(0, 0, f"docs:{seat}")
 

@@ -1,9 +1,5 @@
-"""The registry of games: ``get_game(slug)`` and ``all_games()``.
-
-A game is one folder, ``games/<slug>/``: a package whose ``__init__`` exposes ``GAME`` (an
-instance of ``games.base.Game``). The registry discovers the folders; nothing else lists
-the games, so adding a game means adding its folder (see CONTRIBUTING.md).
-"""
+"""The registry of games: each package of ``games/`` exposing ``GAME`` is found, so adding a game
+means adding its folder."""
 
 from __future__ import annotations
 
@@ -38,7 +34,6 @@ def _games() -> dict[str, Game]:
 
 
 def get_game(slug: str) -> Game:
-    """The engine registered under ``slug``; ``KeyError`` for an unknown slug."""
     try:
         return _games()[slug]
     except KeyError:

@@ -1,19 +1,5 @@
-"""``check_game``: the generic conformance harness every engine passes (docs/architecture.md).
-
-It plays whole games with the engine's own built-in bots, exactly as the runner would
-(greeting, observation, reply through a JSON round trip, ``parse_action``, ``apply``,
-farewell), and checks for every seed:
-
-- determinism: replaying the seed and the recorded actions gives equal states and frames;
-- JSON round trips: ``from_json(to_json(s)) == s`` and every state, observation, frame and
-  outcome survives ``json.dumps``/``json.loads`` unchanged;
-- pure ``apply``: its input state (and its JSON form) is unchanged afterwards;
-- termination within ``max_turns`` and a well-formed ``Outcome`` (one float score per seat,
-  each within [0, 1], or [0, N - 1] for a game of N > 2 seats, a non-empty reason);
-- ``to_move`` names valid, distinct seats while running and ``()`` once over;
-- built-in bots only ever answer legal actions, and ``default_action`` is accepted by
-  ``apply`` wherever a seat must move.
-"""
+"""``check_game``: the conformance harness every engine passes, playing whole games with the
+built-in bots as the runner would."""
 
 from __future__ import annotations
 

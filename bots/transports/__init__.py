@@ -1,15 +1,6 @@
-"""Transports: how a message reaches a bot. ``for_endpoint`` builds one from a spec string.
-
-Endpoint specs (as given on the command line, or stored on a ``Bot`` as kind + target):
-
-- ``builtin:NAME``: a strategy of the game's ``builtin_bots``;
-- ``http://…`` / ``https://…``: a bot URL, through the SSRF-safe egress client;
-- ``process:COMMAND``: a local command speaking one JSON line per message (staff only);
-- ``tcp:HOST:PORT``: listen there and seat the first client to connect (staff only).
-- ``human:…``: a person playing the seat from the match page (``human.py``).
-- ``code:…``: code its owner uploaded, run in the sandbox (``sandbox.py``); played from a
-  stored version (``Bot.transport``), never from a spec.
-"""
+"""Transports: how a message reaches a bot. ``for_endpoint`` builds one from a spec:
+``builtin:NAME``, an ``http(s)`` URL, ``process:COMMAND`` and ``tcp:HOST:PORT`` (staff only),
+``human:``; ``code`` bots are built from a stored version (``Bot.transport``)."""
 
 from __future__ import annotations
 
@@ -34,9 +25,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class TransportKind:
-    """One kind of endpoint. ``register``: who may register a bot of this kind (``everyone``;
-    ``local``: staff, when the server allows local bots; ``nobody``: made by the
-    platform). ``testable``: the owner's test button can exchange one message with it."""
+    """One kind of endpoint: who may register it (``everyone``, ``local``: staff when allowed,
+    ``nobody``) and whether the test button can call it."""
 
     kind: str
     label: str

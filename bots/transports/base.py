@@ -1,12 +1,5 @@
-"""The transport interface: move one message to a bot and bring back its JSON reply.
-
-Transports move JSON and never interpret it. They are async (simultaneous games ask every
-seat at once) and raise ``BotFault(code, detail)`` on any failure, never return ``None``.
-
-A transport serves one seat of one match: ``start`` once, ``exchange`` per message,
-``close`` once at the end (``error`` is the line a line transport may write before
-closing after a forfeit).
-"""
+"""The transport interface: move one message to a bot and bring back its JSON reply, raising
+``BotFault`` on any failure."""
 
 from __future__ import annotations
 
@@ -37,11 +30,8 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
-        """Send ``message`` (the game's JSON) and return the decoded reply.
-
-        ``timeout`` is the limit in seconds for the whole exchange; on expiry raise
-        ``BotFault("timeout")``. Any other failure raises the matching ``BotFault``.
-        """
+        """Send ``message``, return the decoded reply; ``BotFault("timeout")`` after ``timeout``
+        s."""
 
     async def close(self, *, error: str | None = None) -> None:
         """Release everything; never raises."""

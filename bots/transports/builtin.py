@@ -1,9 +1,5 @@
-"""The ``builtin`` transport: a strategy from the game's ``builtin_bots``, in process.
-
-The bot receives exactly what a remote bot would (the message after the game's own
-encoding, decoded again) and its reply goes through the same strict decoding, so a
-built-in bot can never hand the runner something a remote bot could not send.
-"""
+"""The ``builtin`` transport: a game's strategy in process, fed and decoded as a remote bot would
+be, so it can never send what a remote bot could not."""
 
 from __future__ import annotations
 

@@ -1,25 +1,8 @@
-"""The ``human`` transport: a person plays a seat from the match page in the browser.
+"""The ``human`` transport: a person plays a seat from the match page, under the runner's usual time
+limit.
 
-``exchange`` publishes the seat's native message to the browser sockets of that seat (the
-channel-layer group ``broadcast.human_group(match, seat)``, joined by
-``consumers.HumanSeatConsumer``) and waits on a channel of its own for the move, under the
-runner's normal time limit: no reply in time is the fault ``timeout``, exactly as for a bot.
-The request carries that private channel's name; the consumer remembers it server-side and
-forwards the browser's move there, raw. The runner judges it with the game's
-``parse_action`` like any other reply.
-
-While it waits, the transport re-publishes the pending request every second, so a page
-opened (or reconnected) mid-match gets it at once; the browser drops repeats by ``seq``.
-
-Messages whose reply the runner ignores (a greeting, a final notice: the game says which,
-``Game.human_reply``) are answered here without asking anyone, so a closed tab never holds
-up the start or the end of a match. Works with any channel layer: in process (embedded
-runner) or Redis (Celery workers).
-
-The seat's group name is the platform's business: it is injected (``use_seat_groups``, called
-once at start-up by the competition app, or ``seat_group=`` per transport), so this package
-imports nothing of the platform.
-"""
+The request is re-published every second so a page opened mid-match gets it; replies the runner
+ignores are answered here so a closed tab never holds up a match."""
 
 from __future__ import annotations
 

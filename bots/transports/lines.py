@@ -1,22 +1,8 @@
-"""Line framing shared by the ``process`` and ``tcp`` transports (docs/architecture.md).
+"""Line framing for the ``process`` and ``tcp`` transports: one compact JSON line out, one line
+back, strictly decoded.
 
-Each message travels as one line: the game's own encoding (``codec.encode_message``, compact
-JSON) followed by ``"\\n"``. Each reply is exactly one line read back: a ``"\\r"`` before the
-``"\\n"`` is removed and the rest goes through the strict reply decoder, so a blank line is a
-reply, and a malformed one (``bad_json``).
-
-Faults (always ``BotFault``, never a raw exception):
-
-- a line longer than the byte cap (default 1 MiB): ``too_large``;
-- end of stream, a reset or a broken pipe: ``connect``;
-- no complete line within the exchange's timeout: ``timeout``. The stream is then closed at
-  once (a late line could never be matched to the right message), and so is it after
-  ``too_large`` and ``connect`` (the framing is lost); every later exchange is ``connect``.
-
-``close(error=...)`` first writes one line ``{"error":"<text>"}`` (the forfeit notice), then
-ends the stream. Subclasses provide the stream (``start``) and the teardown (``_abort``,
-``_shutdown``).
-"""
+After a timeout, ``too_large`` or ``connect`` the stream is closed at once: a late line could
+never be matched to its message, so every later exchange is ``connect``."""
 
 from __future__ import annotations
 
@@ -37,8 +23,6 @@ RECEIVED_PREVIEW = 65_536
 
 
 class LineTransport(Transport):
-    """One JSON line out, one line back, over an asyncio stream pair."""
-
     def __init__(self, *, codec: Any, max_line_bytes: int = MAX_LINE_BYTES):
         if max_line_bytes < 1:
             raise ValueError("max_line_bytes must be positive")

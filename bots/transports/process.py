@@ -1,12 +1,7 @@
-"""The ``process`` transport: a local command speaking one JSON line per message.
+"""The ``process`` transport: a local command speaking JSON lines on stdin and stdout (staff only).
 
-The command is started for the match (``start``) in a new session, so it and everything it
-spawns form one process group. Messages go to its stdin and replies come from its stdout with
-the framing of ``bots.transports.lines``; its stderr is drained all the time into a bounded
-buffer (so a chatty bot never blocks on a full pipe) and handed to the match log through
-``log_lines()``. ``close()`` ends stdin (EOF), waits briefly for the bot to exit, then kills
-the whole process group and reaps the bot. Only staff may create process bots (``Bot``).
-"""
+It runs in its own session so ``close`` can kill the whole process group; stderr is drained into a
+bounded buffer so a chatty bot never blocks on a full pipe."""
 
 from __future__ import annotations
 
@@ -30,8 +25,7 @@ REAP_TIMEOUT = 5.0
 
 
 class StderrBuffer:
-    """A bounded record of a stream's lines: at most ``cap`` bytes are kept between two
-    ``take()`` calls; older lines are dropped first and counted."""
+    """A stream's lines between two ``take()`` calls, bounded: the oldest dropped and counted."""
 
     def __init__(self, cap: int = STDERR_CAP):
         self.cap = max(1, cap)

@@ -1,19 +1,5 @@
-"""The ``code`` transport: an uploaded bot (``bots.codebundle.CodeBundle``) run in its sandbox.
-
-It is a ``process`` transport whose command is the sandbox (``bots/sandbox.py``): the same
-JSON lines on stdin/stdout, the same byte cap, timeouts and bounded stderr. ``start``
-hands the bundle's files to bubblewrap from memory (nothing on the server's disk) and starts
-it; ``close`` ends it. Where no sandbox can be created (``sandbox_status``), ``start``
-raises a ``connect`` fault with that one message and the code never runs.
-
-A game whose original bots need a host to run unmodified names it per language
-(``Game.upload_host``): the entry file is then given to the host (bound read-only) instead of
-run by the interpreter.
-
-When the bot's stream ends because it exited, the ``connect`` fault says how (its exit
-status, or the limit whose signal killed it: ``SIGXCPU`` for CPU seconds, ``SIGXFSZ`` for
-the file size).
-"""
+"""The ``code`` transport: a ``process`` transport whose command is the sandbox. Without a sandbox
+``start`` raises ``connect``; an exit says how (``SIGXCPU``, ``SIGXFSZ``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The ``tcp`` transport: the original AI Battleground socket player.
-
-``start()`` listens on ``host:port`` and seats the **first** client to connect; the listener
-is then closed, so later clients are refused (one that slips in before is closed at once).
-Messages and replies use the line framing of ``bots.transports.lines``. ``port=0`` picks a
-free port, exposed as ``.port`` once ``.listening`` is set. Only staff may create TCP bots
-(``Bot``), since the platform listens on its own host.
-"""
+"""The ``tcp`` transport (the original AI Battleground socket player): seats the first client to
+connect on ``host:port``, then stops listening. Staff only, since it listens on the server's
+host."""
 
 from __future__ import annotations
 

@@ -1,4 +1,2 @@
-"""The REST API (DRF + drf-spectacular), mounted at ``/api/`` (docs/architecture.md).
-
-Views are thin: querysets decide visibility, serializers validate input, services act.
-"""
+"""The REST API (DRF + drf-spectacular), mounted at ``/api/``: querysets decide visibility,
+serializers validate, services act."""

@@ -1,14 +1,5 @@
-"""The stateless engine endpoint's core: replay (options, seed, actions) through a game.
-
-Pure (no ORM, no request): ``simulate`` judges each turn exactly as the runner would
-(``parse_action`` for every seat in ``to_move``, then ``apply``) and describes the state
-reached. The request's body reaches the worker as bytes: it is decoded and validated there
-(``simulate_body``), not in the web process, where a large one held the interpreter lock
-for a quarter of a second.
-
-``simulate_in_worker`` runs that replay in the simulation pool (``competition.pool``): a
-budgeted worker process, so that it cannot stall the web process.
-"""
+"""The stateless engine endpoint's core: replay (options, seed, actions) through a game exactly as
+the runner judges turns, in the simulation pool so it cannot stall the web process."""
 
 from __future__ import annotations
 
@@ -51,8 +42,8 @@ class SimulationError(Exception):
 
 
 def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
-    """``{"0": raw, …}`` as ``{0: raw, …}``; a key that is not a seat's canonical number
-    (``"00"``, ``"+1"``, ``" 1"``) is an error, so no two keys can name one seat."""
+    """``{"0": raw}`` as ``{0: raw}``; a non-canonical key (``"00"``, ``"+1"``) is an error, so
+    no two keys name one seat."""
     most = game.seats[1]  # a seat the match does not have is refused as extra_seat
     seats = {str(seat): seat for seat in range(most)}
     out: dict[int, Any] = {}
@@ -70,10 +61,8 @@ def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
 
 
 def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> dict:
-    """The state after ``actions`` (one ``{seat: reply}`` per turn), as the API shows it.
-
-    Raises ``ValueError`` for bad options and ``SimulationError`` for a bad turn.
-    """
+    """The state after ``actions`` as the API shows it; ``ValueError`` for bad options,
+    ``SimulationError`` for a bad turn."""
     state = game.initial_state(seed=seed, options=options)
     for index, step in enumerate(actions):
         to_move = game.to_move(state)
@@ -124,8 +113,7 @@ __all__ = ["BadBody", "SimulationError", "SimulationRefused", "simulate", "simul
 
 
 def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
-    """In the child: set the budgets, read the request's ``body`` (its bytes and charset:
-    ``simulate_body.read``), simulate, send ``(kind, payload)`` back."""
+    """In the child: set the budgets, read and simulate ``body``, send ``(kind, payload)``."""
     budget(cpu_seconds)
     from competition.api.simulate_body import read
     from games import get_game
@@ -153,8 +141,8 @@ def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
 
 
 class BadBody(Exception):
-    """The request's body is not a simulate request: ``kind`` ``parse`` (``detail``: the JSON
-    parser's message) or ``invalid`` (``detail``: the serializer's errors)."""
+    """The body is not a simulate request: ``kind`` ``parse`` or ``invalid``, with the parser's
+    or serializer's ``detail``."""
 
     def __init__(self, kind: str, detail: Any):
         super().__init__(f"{kind}: {detail}")
@@ -169,14 +157,9 @@ def simulate_in_worker(
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
 ) -> dict:
-    """``simulate`` of a request's ``body`` (its bytes and charset) in a budgeted child
-    process (see the module docstring), which decodes and validates it (``simulate_body``)
-    so the web process never does.
-
-    Raises ``BadBody`` for a body that is not a simulate request, ``ValueError`` for bad
-    options, ``SimulationError`` for a bad turn and ``SimulationRefused`` when the budget ran
-    out or no worker was free.
-    """
+    """``simulate`` of a request's raw ``body`` in a budgeted child process. Raises ``BadBody``,
+    ``ValueError``, ``SimulationError``, or ``SimulationRefused`` when the budget ran out or
+    no worker was free."""
     kind, payload = in_worker(_work, (game.slug, body), cpu_seconds, wall_seconds)
     if kind == "ok":
         return payload

@@ -1,7 +1,5 @@
-"""API errors: Django's ``ValidationError`` (raised by services and models) is a 400, its
-``PermissionDenied`` a 403 in the service's words, a body over
-``DATA_UPLOAD_MAX_MEMORY_SIZE`` a 413, too many query parameters a 400 (each in JSON, as
-every API error)."""
+"""API errors in JSON: Django's ``ValidationError`` is a 400, its ``PermissionDenied`` a 403 in
+the service's words, an oversized body a 413, too many query parameters a 400."""
 
 from __future__ import annotations
 

@@ -1,26 +1,6 @@
-"""The live protocol: JSON Schemas of every websocket message, served beside the OpenAPI
-schema (``/api/schema/live/``), and the page documenting them (``/api/docs/live/``).
-
-Five streams (``competition/web/consumers.py``):
-
-- ``ws/matches/<id>/`` (read-only): a ``snapshot`` first (in parts: ``snapshot_part``, when
-  it is big), then ``started``, ``turn`` (``turn_ref`` for one too big for a message) and
-  ``end`` as the match goes; any message from the client is answered with an ``error``.
-- ``ws/events/<id>/`` (read-only): a ``snapshot``, then ``match_started``,
-  ``match_finished``, ``standings`` and (single elimination) ``bracket``; ``error`` likewise.
-- ``ws/home/`` (read-only): a ``snapshot`` of each game's running matches, then ``running``
-  as a match starts or ends; ``error`` likewise.
-- ``ws/notifications/`` (read-only, the signed-in user's own; 4401 for a visitor): a
-  ``snapshot`` with the unread count, then each new ``notification`` with the count after it.
-- ``ws/play/<match>/<seat>/`` (the human seat, its owner only): the server sends ``hello``,
-  ``request`` (the seat's native message), ``sent``, ``closed`` and ``error``; the client
-  sends ``move``.
-
-Each schema (draft 2020-12) describes one direction of one stream as a ``oneOf`` over the
-message types; the frame of a turn is the game's own (its docs page describes it) and is
-left open here. The tests validate every message the servers send in the live and
-end-to-end tests against these schemas (``tests/live_protocol.py``).
-"""
+"""The live protocol: JSON Schemas of every websocket message, one per direction of each stream
+(``/api/schema/live/``), and their page (``/api/docs/live/``). The tests validate every message sent
+against them."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Keyset pages of the match list, a list that grows with history.
-
-The queryset comes positioned and ordered (``Match.objects.listed`` reads from
-``?before=<id>``, the last match of the page before); a page is its first ``PAGE_SIZE``
-rows, and ``next`` links to the page after (``null`` on the last), ``before`` set to the
-page's last match: each page reads its own rows on an index, never the rows before it, and
-there is no count of the whole list. The match list's filters document ``before``
-(``competition.models.filters.PARAMS``).
-"""
+"""Keyset pages of the match list: ``?before=<id>`` positions the queryset, so each page reads
+its own rows on an index and the list is never counted."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A JSON parser with a byte cap (DRF reads the raw stream, so Django's
-``DATA_UPLOAD_MAX_MEMORY_SIZE`` would not apply by itself) and a nesting cap."""
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` would not apply) and a nesting cap."""
 
 from __future__ import annotations
 
@@ -12,11 +12,8 @@ from competition.api.exceptions import RequestTooLarge
 
 
 class LimitedJSONParser(JSONParser):
-    """Strict JSON (no NaN), at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes (413 beyond),
-    nested at most ``MAX_DEPTH`` levels (400 beyond: deeper values would break whatever
-    walks them recursively, a 500), and text only: a lone surrogate (``"\\ud800"``) is a
-    400, so no string that cannot be encoded reaches a model, the database or an error
-    message."""
+    """Strict JSON within ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413 beyond), as
+    ``bots.codec.decode_bounded`` accepts it (400 otherwise)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = self.read_capped(stream)
@@ -43,9 +40,7 @@ class RawJSON(bytes):
 
 
 class RawJSONParser(LimitedJSONParser):
-    """The body of a JSON request as bytes, capped as ``LimitedJSONParser`` caps it (a 413
-    beyond), for a view that decodes it elsewhere (``simulate``: in its worker, whose
-    ``simulate_body.read`` applies ``LimitedJSONParser`` itself)."""
+    """A JSON body as capped bytes, for ``simulate``'s worker to decode."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         body = RawJSON(self.read_capped(stream))
@@ -54,9 +49,8 @@ class RawJSONParser(LimitedJSONParser):
 
 
 class CodeBotParser(MultiPartParser):
-    """``multipart/form-data`` for the one body that is not JSON on ``POST /api/bots/``: a
-    code bot created with its file (``kind`` code and ``file``). Any other multipart body
-    there is a 415, as before: the API reads JSON."""
+    """``multipart/form-data`` for creating a code bot with its file on ``POST /api/bots/``; any
+    other multipart body is a 415."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         parsed = super().parse(stream, media_type, parser_context)

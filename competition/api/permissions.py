@@ -15,8 +15,7 @@ def is_owner(user, bot) -> bool:
 
 
 class BotPermission(permissions.BasePermission):
-    """Anyone reads (the queryset hides inactive bots); authenticated users create;
-    the owner changes and deletes; staff may change the status of any bot."""
+    """Anyone reads, users create, owners change; staff may change any bot's status."""
 
     message = "Only the bot's owner may change it."
     #: the schema marks reads as needing no credentials (see ``schema.ArenaAutoSchema``)
@@ -53,6 +52,5 @@ class IsBotOwner(permissions.BasePermission):
 
 
 def may_read_seat_logs(user, bot) -> bool:
-    """A seat's per-turn logs (what was sent and received): its bot's owner only, as on the
-    web pages (staff read them in the admin)."""
+    """A seat's per-turn logs: its bot's owner only, as on the web pages."""
     return is_owner(user, bot)

@@ -1,19 +1,6 @@
-"""OpenAPI adjustments drf-spectacular cannot infer from the serializers.
-
-``ArenaAutoSchema`` (``DEFAULT_SCHEMA_CLASS``) makes every operation say what it really
-answers, so that a client (or a fuzzer) can trust the schema:
-
-- the errors each operation can return, with their bodies: 400 (a field → messages
-  object) where it takes a body or query parameters, 401 everywhere (a wrong token is
-  refused even where no token is needed), 403 on writes (permissions, CSRF for session
-  users), 404 where the path names an object or the list is paginated, 413 and 415 where
-  it takes a body, 429 where it is throttled;
-- reads anyone may make (``AllowAny``, ``IsAuthenticatedOrReadOnly``, or a permission
-  class with ``anonymous_reads``) carry an optional security requirement (``{}``);
-- a view's ``lookup_schema`` is the schema of its lookup path parameter (ids: 1 to 2**63 - 1);
-- an empty optional query parameter is the same as an absent one (``allowEmptyValue``), the
-  page number included (pages start at 1; a page beyond the last is a 404).
-"""
+"""OpenAPI adjustments drf-spectacular cannot infer, so a client (or a fuzzer) can trust the schema:
+every error an operation returns, optional security on public reads, the id lookup's range, empty
+query parameters as absent ones."""
 
 from __future__ import annotations
 

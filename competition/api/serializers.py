@@ -1,8 +1,6 @@
-"""API serializers: input validation and the documented shapes of every response.
-
-Read-only shapes that services already build (``match_json``, ``standings``) are declared
-here for the schema and filled from those services, so the API and the broadcasts agree.
-"""
+"""API serializers: input validation and the documented shapes of every response. Shapes services
+already build (``match_json``, ``standings``) are declared here and filled from them, so the
+API and the broadcasts agree."""
 
 from __future__ import annotations
 
@@ -54,8 +52,8 @@ def django_errors(exc: DjangoValidationError) -> serializers.ValidationError:
 
 
 class StrictCharField(serializers.CharField):
-    """A string, and only a string (DRF's ``CharField`` would take ``5`` as ``"5"``): what
-    the schema says a field takes is exactly what it accepts."""
+    """A string and only a string (DRF's ``CharField`` takes ``5``): the schema says exactly what
+    is accepted."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -64,7 +62,7 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer, and only that (DRF's ``IntegerField`` would take ``"5"`` and ``5.0``)."""
+    """A JSON integer only (DRF's ``IntegerField`` takes ``"5"`` and ``5.0``)."""
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):
@@ -73,8 +71,7 @@ class StrictIntegerField(serializers.IntegerField):
 
 
 class StrictBooleanField(serializers.BooleanField):
-    """A JSON true or false, and only that (DRF's ``BooleanField`` would take ``"yes"`` and
-    ``1``)."""
+    """A JSON boolean only (DRF's ``BooleanField`` takes ``"yes"`` and ``1``)."""
 
     default_error_messages = {"invalid": "Must be true or false."}
 
@@ -409,8 +406,8 @@ class BotSerializer(serializers.ModelSerializer):
 
     @staticmethod
     def _check_code(attrs: dict, bot: Bot | None, kind: str) -> None:
-        """A code bot is created with its first version (``file``, read and checked here:
-        a refused upload stores nothing); a bot's kind never changes to or from code."""
+        """A code bot is created with its first ``file`` (a refused upload stores nothing); a
+        bot's kind never changes to or from code."""
         if (
             bot is not None
             and "kind" in attrs

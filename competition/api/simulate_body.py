@@ -1,15 +1,6 @@
-"""The ``simulate`` endpoint's request body, read in the simulation worker.
-
-The web process only bounds the body's bytes (``RawJSONParser``): decoding it, checking its
-nesting and text, and validating it (``SimulateRequestSerializer``) take about 250 ms of CPU
-for the largest body the limits allow (1.5 MB of cells), every one of them holding the web
-process's interpreter lock: pages stalled behind them (``bench/hostile.py``: home page p99
-over 300 ms with two such callers). Here they run in the worker, under its CPU budget, with
-exactly the parser and the serializer the rest of the API uses, so the answers are the same.
-
-Imported by the worker server when it starts (``engine``'s forkserver preload), which sets
-Django up once for every worker it forks.
-"""
+"""The ``simulate`` endpoint's request body, decoded and validated in the simulation worker (done in
+the web process, it held the interpreter lock and stalled pages). Imported by the worker server at
+start."""
 
 from __future__ import annotations
 
@@ -32,8 +23,7 @@ from competition.api.serializers import SimulateRequestSerializer
 
 
 def read(raw: bytes, encoding: str) -> tuple[str, Any]:
-    """``("ok", {"options", "seed", "actions"})``, ``("parse", detail)`` (a 400 the JSON
-    parser would give) or ``("invalid", errors)`` (the serializer's, as JSON)."""
+    """``("ok", request)``, ``("parse", detail)`` or ``("invalid", errors)``."""
     try:
         data = LimitedJSONParser().parse(io.BytesIO(raw), None, {"encoding": encoding})
     except ParseError as exc:

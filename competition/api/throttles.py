@@ -1,7 +1,4 @@
-"""Throttles: writes are rate-limited per user (or per address when anonymous).
-
-An anonymous caller's address is ``competition.ratelimit.client_address`` (the right-most
-entry of ``X-Forwarded-For`` that no trusted proxy wrote), as for the site's own limits."""
+"""Throttles: writes are rate-limited per user, or per ``client_address`` when anonymous."""
 
 from __future__ import annotations
 

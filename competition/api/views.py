@@ -87,8 +87,7 @@ def parse_int(raw: str | None, minimum: int, maximum: int) -> int | None:
 def int_param(
     request, name: str, *, default: int | None = None, minimum: int = 0, maximum: int = s.ID_MAX
 ) -> int | None:
-    """An integer query parameter in [minimum, maximum] (400 for anything else); an empty
-    value is an absent one."""
+    """An integer query parameter in range (400 otherwise); an empty value is an absent one."""
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
@@ -139,8 +138,7 @@ class JSONOnly:
 
 
 class IdLookup:
-    """Objects by positive 64-bit id: anything else in the path is a 404, never a query
-    (a number too large for the database, a word, a negative number)."""
+    """Objects by positive 64-bit id: anything else in the path is a 404, never a query."""
 
     lookup_value_regex = r"[^/]+"
     lookup_schema = ID_SCHEMA
@@ -489,10 +487,8 @@ def _dumps(value) -> bytes:
 
 
 def replay_chunks(match_data: dict, match_id: int, last: int, debug_seats=()) -> Iterator[bytes]:
-    """The replay file in pieces: its head, then the turns numbered up to ``last`` (what the
-    match had stored when asked), read ``REPLAY_PAGE`` at a time by number (no cursor held
-    between pages, per-seat logs read only for the debug overlays of ``debug_seats``), then
-    its tail."""
+    """The replay file in pieces: head, turns up to ``last`` read ``REPLAY_PAGE`` at a time by
+    number (no cursor held between pages), tail."""
     yield b'{"format":"arena-replay/1","match":' + _dumps(match_data) + b',"turns":['
     since, first = 0, True
     while since < last:
@@ -519,8 +515,8 @@ def debug_seats(match: Match, user) -> set[int]:
 
 
 async def aiter_sync(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """A sync iterator doing database work, as an async one (each step in the ORM thread):
-    Django buffers a sync iterator whole under ASGI."""
+    """A sync iterator doing database work as an async one: Django buffers a sync iterator whole
+    under ASGI."""
     step = sync_to_async(next, thread_sensitive=True)
     while (chunk := await step(chunks, None)) is not None:
         yield chunk
@@ -721,8 +717,7 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         )
 
     def _created(self, request, create, *args, **kwargs) -> Response:
-        """201 with the match ``create(*args, **kwargs)`` made and its ``Location``; 429 when
-        the user is over a limit (``TooManyMatches``)."""
+        """201 with the match made and its ``Location``; 429 over a limit."""
         try:
             created = create(*args, **kwargs)
         except TooManyMatches as exc:

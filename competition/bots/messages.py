@@ -1,5 +1,4 @@
-"""A bot's messages as a person reads them: the test call's result and the per-turn log
-(``readable``, ``truncate``)."""
+"""A bot's messages as a person reads them (the test call's result and the per-turn log)."""
 
 from __future__ import annotations
 
@@ -21,10 +20,8 @@ def _pretty_json(text: str) -> str | None:
 
 
 def readable(text: str | None, limit: int | None = None) -> dict:
-    """A message as a person reads it: ``{"kind": "json", "text"}`` (pretty-printed), ``{"kind":
-    "form", "fields": [(name, value)]}`` (a form-encoded body decoded, a JSON value such as
-    a game's board pretty-printed) or ``{"kind": "text", "text"}``; the raw text is kept.
-    Each shown text is cut at ``limit`` characters (an ellipsis marks the cut)."""
+    """A message for reading: JSON pretty-printed, a form's fields decoded, else text; each shown
+    text cut at ``limit``."""
     text = text or ""
 
     def cut(value: str) -> str:
@@ -45,8 +42,7 @@ def readable(text: str | None, limit: int | None = None) -> dict:
 
 
 def _compact_rows(value: str) -> str:
-    """A form field's value for reading: a JSON list of rows (a board) one row a line,
-    other JSON pretty-printed, anything else as it is."""
+    """A form field's value for reading: a board one row a line, other JSON pretty-printed."""
     try:
         data = json.loads(value)
     except (ValueError, TypeError):

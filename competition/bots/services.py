@@ -1,23 +1,5 @@
-"""The bots' services: what the web pages, the API and the admin do to a bot, each written
-once (as Zulip's views call ``zerver/actions``).
-
-- **Status**: ``set_bot_status`` is the one way a bot's status changes (its owner, staff,
-  the admin); ``resume_bot`` resumes a paused bot. A bot made active sends
-  ``signals.bot_activated`` in the same transaction (the events waiting for it schedule).
-- **Health**: a bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` rated matches (since it was
-  last changed or resumed) were all forfeited for ``connect`` or ``timeout`` is paused
-  inside the finish transaction (``check_bot_health``, called by the events' receiver of a
-  match's end before the event moves on).
-- **The test call**: ``try_test_call`` checks the kind, takes the bot's slot (at most once every
-  ``TEST_CALL_INTERVAL`` seconds, whoever asks from however many sessions or web nodes: one
-  conditional UPDATE of the bot row, ``Bot.claim_test_call``), sends the game's first real
-  request (``run_test_call``) and frees the slot; a refusal is a ``TestCallRefused`` sentence.
-- **Versions**: an upload is read by ``bots.models.read_uploaded_code`` and stored by
-  ``Bot.add_version`` (the forms check the file before the bot is saved); ``upload_version``
-  is a new version of an existing code bot, ``versions`` the latest ones (who may download
-  them: ``Bot.source_visible_to``).
-- **The signing secret** touches one row: ``Bot.rotate_secret()`` on the model.
-"""
+"""The bots' services: what the web pages, the API and the admin do to a bot, each written once
+(as Zulip's views call ``zerver/actions``)."""
 
 from __future__ import annotations
 
@@ -58,10 +40,8 @@ TEST_CALL_INTERVAL = settings.ARENA_TEST_CALL_INTERVAL
 
 
 def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
-    """The one way web, API and admin change a bot's status (bot health pauses inside the
-    finish). True if it changed. A bot that becomes active starts its consecutive-forfeit count
-    again, and the events waiting for it (a ladder, a Swiss round) schedule at once (the
-    receivers of ``bot_activated``, in this transaction)."""
+    """The one way a bot's status changes; True if it changed. A bot made active starts its
+    forfeit count again and sends ``bot_activated`` in this transaction."""
     with transaction.atomic():
         before = Bot.objects.filter(pk=bot.pk).values_list("status", flat=True).first()
         changed = (
@@ -97,10 +77,9 @@ def resume_bot(bot: Bot) -> bool:
 
 
 def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause every bot of ``participants`` whose last K rated matches with a result (since
-    the bot was last changed or resumed; friendly matches are not counted) were all
-    forfeited for ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``; 0 disables).
-    Runs inside the finish transaction. Returns the ids of the bots paused."""
+    """Pause each bot whose last K rated matches since its last change were all forfeited for
+    ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``). Runs inside the finish
+    transaction; returns the ids paused."""
     k = settings.ARENA_BOT_HEALTH_FORFEITS
     paused = []
     if k <= 0:
@@ -141,9 +120,7 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
 
 
 def versions(bot: Bot, limit: int) -> list[BotVersion]:
-    """A code bot's latest ``limit`` versions, newest first, without their bytes; each knows
-    its bot (whose ``source_visible_to`` says who may download it): the bot page and the API
-    list them so."""
+    """A code bot's latest ``limit`` versions, newest first, without their bytes."""
     found = list(bot.versions.defer("data").order_by("-number")[:limit])
     for version in found:
         version.bot = bot
@@ -151,9 +128,7 @@ def versions(bot: Bot, limit: int) -> list[BotVersion]:
 
 
 def upload_version(bot: Bot, upload) -> BotVersion:
-    """Store an uploaded file (a Django ``UploadedFile``) as ``bot``'s next version;
-    ``ValidationError`` on ``file`` (nothing stored) for a bot that is not code or an upload
-    ``read_uploaded_code`` refuses."""
+    """Store an upload as ``bot``'s next version; ``ValidationError`` on ``file`` if refused."""
     if bot.kind != EndpointKind.CODE:
         raise ValidationError(
             {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
@@ -179,18 +154,15 @@ class TestCallTooSoon(TestCallRefused):
 
 
 def claim_test_call(bot: Bot) -> bool:
-    """The bot's test-call slot (web page and API share it): held while the call runs (at
-    most ``TEST_CALL_TIMEOUT``), due again ``TEST_CALL_INTERVAL`` seconds after it ended
-    (``Bot.release_test_call``)."""
+    """The bot's test-call slot, one per bot across web and API: held while a call runs, due
+    again ``TEST_CALL_INTERVAL`` after it ended."""
     return bot.claim_test_call(
         timedelta(seconds=TEST_CALL_INTERVAL), hold=timedelta(seconds=TEST_CALL_TIMEOUT + 5)
     )
 
 
 async def try_test_call(bot: Bot) -> dict:
-    """The owner's test call (the web page and the API): the bot's kind checked, its slot
-    taken, one real request (``run_test_call``), the slot freed. ``TestCallRefused`` (a
-    sentence) when the kind cannot be called or the slot is taken."""
+    """The owner's test call (slot taken, one real request, slot freed), or ``TestCallRefused``."""
     if bot.kind not in TESTABLE_KINDS:
         raise NotTestable("Only URL, built-in and code bots can be test-called.")
     if not await sync_to_async(claim_test_call)(bot):
@@ -202,8 +174,7 @@ async def try_test_call(bot: Bot) -> dict:
 
 
 async def run_test_call(bot: Bot) -> dict:
-    """Send the game's first real request to the bot through its own transport and judge
-    the reply like the runner would: status, latency, fault, the game's verdict."""
+    """Send the game's first real request and judge the reply as the runner would."""
     game = get_game(bot.game)
     options = game.resolve_options()
     policy = game.policy(options)
@@ -254,8 +225,7 @@ async def run_test_call(bot: Bot) -> dict:
 
 
 def _shown(result: dict) -> dict:
-    """A test call's result as the page and the API show it: the request and the reply
-    decoded for reading (``*_view``) and cut (``*_truncated``), the detail cut."""
+    """A test call's result as shown: request and reply decoded for reading and cut."""
     for key in ("sent", "reply"):
         # decoded from the whole message (a form body cut short would not decode)
         result[f"{key}_view"] = readable(result[key], TEST_CALL_PREVIEW)

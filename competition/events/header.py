@@ -1,6 +1,5 @@
-"""An event's header line: its status, its round and its progress, as the event page prints
-them and as the live page receives them (``services._broadcast_standings`` sends the same dict
-with each standings message, so a page opened before the start ends with the right header)."""
+"""An event's header line (status, round, progress), for the event page and sent with each
+standings message so an open page stays right."""
 
 from __future__ import annotations
 
@@ -17,10 +16,7 @@ _LATEST_ROUND = Prepared(
 
 
 def rounds(event: Event, entrants: int, bracket: dict | None, series=None) -> dict:
-    """``{"current", "total", "text"}``: the latest round scheduled, how many the format plays
-    (``Format.total_rounds``: ``None`` for an open-ended ladder), and the header's words
-    (``Format.round_text``).
-    ``series``: the public ones (``services.public_source``) instead of the stored ones."""
+    """``{"current", "total", "text"}`` of the rounds, from the public ``series`` if given."""
     if series is None:
         current = next(iter(_LATEST_ROUND(event.pk)), (0,))[0]
     else:

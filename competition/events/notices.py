@@ -1,7 +1,5 @@
-"""What the users are told when a match ends (``receivers``): the result of a challenge
-between two owners' bots, and of each standing-ladder match (a high-volume kind, in the
-daily digest by default). Practice (the bench, a match with a platform seat or between one
-owner's bots) tells nobody."""
+"""What users are told when a match ends: challenge results between owners' bots and ladder
+results (in the digest by default); practice tells nobody."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ def _outcome(p: Participant) -> str:
 
 
 def match_result(match: Match) -> None:
-    """Inside the finish transaction: tell each owner of a user's bot in a challenge or a
-    ladder match how its bot did (nothing for a match without a result or for practice)."""
+    """Inside the finish: tell each owner in a challenge or ladder match how its bot did."""
     if match.status not in MatchStatus.with_result() or match.event_id:
         return
     if match.ladder_id:

@@ -1,43 +1,9 @@
-"""Pairing generators: pure functions over entry ids and small records (no ORM, no Django).
+"""Pairing generators: pure functions over entry ids and small records (no ORM, no Django);
+``competition.events.scheduling`` persists their decisions.
 
-Everything here decides; ``competition.events.services`` persists the decisions. Entry ids
-are any hashable values (the services use bot ids). An event pairing is a *series* of N
-games between two entries, seats alternating (the first entry of a pair takes seat 0 in
-games 0, 2, 4 …); the pair's order is chosen here to balance seats.
-
-Formats:
-
-- ``round_robin(entries, double=False)``: the circle method; every pair meets once (twice,
-  seats swapped, when ``double``), nobody plays twice in a round, and seats are balanced
-  (every entry is first in half of its pairings, give or take one).
-- ``swiss_round(entries, results_so_far)``: one Swiss round. Entries are ranked by points
-  (series won 1, drawn ½, lost 0; a bye counts as a win) and paired inside score groups, the
-  top half of a group meeting its bottom half (Dutch style), floating down when needed.
-  Priorities, strongest first: (1) at most one bye per entry while avoidable; (2) no
-  rematch while avoidable (a complete search over every pairing, through a maximum-matching
-  check, not a greedy guess); (3) the bye goes to the lowest-ranked entry that has not had
-  one; (4) score groups. ``swiss_rounds(n)`` is the default number of rounds, ⌈log2 n⌉;
-  ``buchholz(results)`` is the tie-break (the sum of the opponents' points).
-- ``bracket(seeds)`` / ``advance(seeds, winners)``: single elimination. ``seeds`` are best
-  first (the services seed by rating); the bracket has the next power of two of slots, the
-  classic seeding (1 meets 2 only in the final) and, for other counts, byes to the top
-  seeds. ``advance`` places winners as series finish; exactly one champion comes out.
-- ``ladder_pairs(entries, max_concurrent_per_bot)``: a continuous ladder. The entry that
-  has waited longest (never played first, then oldest last game, then fewest games) is
-  paired first, with the free entry of closest rating; nobody exceeds the concurrency cap;
-  an immediate rematch is avoided unless nothing else would be running.
-- ``standing_target`` / ``standing_table`` / ``standing_seats``: one table of a game's
-  standing ladder, from a small window of candidates the caller read by index (so a pairing
-  costs the same with 10 or 10,000 bots): the rating sought (the seeker's own, or, while it
-  is new and now and then after, one drawn across the ladder: exploration), the nearest
-  candidates of other owners, and the seats given to those who held the first seat least.
-- ``ffa_round(entries, round_no, table_size)``: one free-for-all round of N-seat tables
-  (see its docstring for the seat rotation: every entry holds every seat equally often).
-
-Drawn series in elimination (``SERIES_TIE_BREAK``): the entry with more total score over
-the series' games advances; on equal totals (a drawn series) the higher seed (smaller seed
-number) advances. Every game of the series is played (no early stop).
-"""
+A series is N games between two entries, seats alternating; the pair's order balances seats. Swiss
+avoids, strongest first: a second bye, a rematch (an exact matching check), a bye above the
+lowest-ranked, then score groups."""
 
 from __future__ import annotations
 
@@ -57,19 +23,9 @@ SERIES_TIE_BREAK = (
 
 
 def round_robin(entries: Sequence, double: bool = False) -> list[list[tuple]]:
-    """Rounds of pairs by the circle method.
-
-    Every pair meets once (twice when ``double``: the second half repeats the first with
-    the pairs' order swapped). With an odd count one entry rests each round. Seats are
-    balanced: in a single round robin each entry is first in half of its pairings, give or
-    take one; in a double one exactly half.
-
-    The circle: position 0 is fixed (the rest marker when the count is odd), positions
-    1..n-1 rotate by one each round; pairs are (position i, position n-1-i). The entry at
-    the lower position is first, except against the fixed entry, whose seat alternates by
-    round. Each rotating entry visits every position once, so it is first n/2-1 times,
-    second n/2-1 times, plus its one game against the fixed entry.
-    """
+    """Rounds of pairs by the circle method: every pair meets once (twice when ``double``, seats
+    swapped), one entry rests per round when the count is odd, and each entry is first in half
+    its pairings give or take one."""
     items: list[Any] = list(entries)
     if len(items) < 2:
         return []
@@ -165,8 +121,7 @@ def rank(
     results: Sequence[SeriesResult],
     names: Mapping[Hashable, str],
 ) -> list[Hashable]:
-    """Order entries best first by ``keys[e]`` (larger is better, compared as tuples), then
-    head-to-head points among the entries still tied, then name (then id)."""
+    """Entries best first by ``keys[e]`` (larger better), then head-to-head, then name."""
     ordered = sorted(entries, key=lambda e: tuple(-k for k in keys[e]))
     out: list[Hashable] = []
     i = 0
@@ -187,12 +142,8 @@ def rank(
 
 
 def max_matching(n: int, adj: Sequence[Iterable[int]]) -> list[int]:
-    """A maximum-cardinality matching of an undirected graph on vertices ``0..n-1``.
-
-    ``adj[v]`` lists v's neighbours. Returns ``mate`` (``mate[v]`` is v's partner or -1).
-    Edmonds' blossom algorithm, O(V³): it answers "can everybody be paired without a
-    rematch?" exactly, which a greedy search cannot.
-    """
+    """A maximum-cardinality matching on ``0..n-1`` by Edmonds' blossom algorithm: it answers
+    "can everybody be paired without a rematch?" exactly, which a greedy search cannot."""
     nbrs = [sorted(set(a)) for a in adj]
     mate = [-1] * n
     # a greedy start saves most augmentations
@@ -302,11 +253,8 @@ def swiss_round(
     *,
     search_budget: int = SEARCH_BUDGET,
 ) -> SwissRound:
-    """Pair one Swiss round of ``entries`` (seed order, best first) given past results.
-
-    ``results_so_far`` may mention entries not in ``entries`` (withdrawn or paused ones):
-    their results count for their opponents' points, and they are not paired.
-    """
+    """Pair one Swiss round of ``entries`` (best first); results of entries no longer paired
+    still count for their opponents."""
     entries = list(entries)
     if len(set(entries)) != len(entries):
         raise ValueError("swiss_round: entries must be distinct")
@@ -442,9 +390,8 @@ def _fewest_rematches(pool: list, allowed) -> list[tuple]:
 
 
 def table_sizes(n: int, table_size: int) -> list[int]:
-    """How ``n`` entries sit at tables of at most ``table_size`` seats: as few tables as
-    possible, sizes differing by at most one (the remainder spread), none smaller than 2.
-    With ``table_size`` 2 and an odd count one entry rests (it is not seated)."""
+    """Sizes of as few tables as possible, differing by at most one, none below 2; with tables of
+    2 and an odd count one entry rests."""
     if table_size < 2:
         raise ValueError("a table has at least two seats")
     if n < 2:
@@ -457,8 +404,7 @@ def table_sizes(n: int, table_size: int) -> list[int]:
 
 
 def ffa_step(n: int, tables: int) -> int:
-    """The cell step between rounds (see ``ffa_round``): ``tables`` when it divides ``n`` or
-    is coprime with it, else the next number coprime with ``n``."""
+    """The cell step between rounds: ``tables`` if it divides or is coprime with ``n``."""
     if tables <= 0 or n % tables == 0 or math.gcd(n, tables) == 1:
         return max(1, tables)
     step = tables + 1
@@ -468,20 +414,9 @@ def ffa_step(n: int, tables: int) -> int:
 
 
 def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> list[list]:
-    """The tables of free-for-all round ``round_no`` (0, 1, …): lists of entries in seat
-    order (seat 0 first). A pure function of the entries' order, the round and the size.
-
-    The seats of the round form *cells* in seat-major order: every table's seat 0, then
-    every table's seat 1, …, then (when ``table_size`` is 2 and the count odd) one resting
-    cell. Entry ``i`` takes cell ``(i + round_no * step) mod n`` (``ffa_step``), so its
-    seat rotates from round to round; inside a row of cells (one seat number) the tables
-    are shifted by ``round_no * seat`` so that who meets whom changes too.
-
-    Balance: with tables of equal size ``s`` (``n`` a multiple of the table count), every
-    ``s`` consecutive rounds give every entry every seat exactly once. Otherwise every ``n``
-    consecutive rounds give every entry every cell once, so every entry holds each seat
-    exactly as often as every other entry.
-    """
+    """The tables of free-for-all round ``round_no``, seat 0 first. Entries rotate through
+    seat-major cells by a step coprime with ``n`` and each seat row shifts per round, so every entry
+    holds every seat equally often."""
     items = list(entries)
     n = len(items)
     if len(set(items)) != n:
@@ -510,9 +445,7 @@ def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> li
 
 
 def rank_points(scores: Mapping[Hashable, float]) -> dict[Hashable, float]:
-    """Points by rank at one table: the share of the other seats an entry beat, a tie
-    counting half: 1 for the sole best, 0 for the sole worst (a two-seat table gives the
-    usual 1, ½, 0)."""
+    """Points by rank at one table: the share of the others beaten, ties half."""
     n = len(scores)
     if n < 2:
         return dict.fromkeys(scores, 0.0)
@@ -565,11 +498,8 @@ def bracket(seeds: Sequence[Hashable]) -> list[list[Slot]]:
 def advance(
     seeds: Sequence[Hashable], winners: Mapping[tuple[int, int], Hashable]
 ) -> list[list[Slot]]:
-    """The bracket of ``seeds`` (best first) with ``winners[(round, index)]`` applied.
-
-    Rounds are lists of ``Slot``; a slot whose both sides are known and which has no
-    winner is ``ready``. A winner must be one of its slot's sides (``ValueError``).
-    """
+    """The bracket of ``seeds`` (best first) with ``winners[(round, index)]`` applied;
+    ``ValueError`` for a winner not in its slot."""
     seeds = list(seeds)
     n = len(seeds)
     if n < 2:
@@ -634,11 +564,8 @@ def round_name(round_number: int, total_rounds: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LadderEntry:
-    """A ladder entry as the pairing sees it.
-
-    ``last_played`` is any increasing clock (None: never played); ``busy`` counts its
-    pairings in flight; ``last_opponent`` is whom it met last (an immediate rematch is
-    avoided while anything else is running)."""
+    """A ladder entry as the pairing sees it: ``last_played`` any increasing clock (None: never),
+    ``busy`` pairings in flight, ``last_opponent``."""
 
     id: Hashable
     rating: float
@@ -661,15 +588,9 @@ def ladder_pairs(
     max_pairs: int | None = None,
     running: bool | None = None,
 ) -> list[tuple[Hashable, Hashable]]:
-    """New pairings for a ladder: ``(waiting entry, closest-rated free partner)``.
-
-    Entries are taken by ``ladder_priority`` (so a new or rarely played entry is never
-    starved); each is paired with the free entry of closest rating; nobody exceeds
-    ``max_concurrent_per_bot`` pairings in flight; an immediate rematch (the partner is the
-    entry's last opponent, or the other way round) is taken only when nothing at all
-    would be running otherwise (``running``: whether anything else runs; by default,
-    whether any entry is busy).
-    """
+    """New ladder pairings, ``(waiting entry, closest-rated free partner)``, by
+    ``ladder_priority`` so no entry starves, within ``max_concurrent_per_bot``; an immediate
+    rematch only when nothing else would run."""
     if max_concurrent_per_bot < 1:
         raise ValueError("max_concurrent_per_bot must be at least 1")
     pool = sorted(entries, key=ladder_priority)
@@ -711,9 +632,7 @@ def ladder_pairs(
 
 @dataclass(frozen=True, slots=True)
 class Contender:
-    """A bot of a standing ladder as its matchmaking sees it: ``owner`` None is the platform
-    (a house bot); ``games`` its ladder matches so far, ``first_seats`` how many of them it
-    played in the first seat."""
+    """A standing-ladder bot; ``owner`` None is the platform."""
 
     id: Hashable
     owner: Hashable | None
@@ -730,11 +649,9 @@ def standing_target(
     explore_games: int,
     explore_percent: int,
 ) -> float:
-    """The rating near which ``seeker``'s opponents are sought: its own, except while it has
-    played fewer than ``explore_games`` ladder matches and in ``explore_percent`` % of the
-    others, when it is drawn uniformly between the ladder's lowest and highest ratings
-    (``edges()``, asked only then; None: nobody else), so a new bot meets a spread of
-    opponents first. ``rng``: a ``random.Random`` (the caller's)."""
+    """The rating near which ``seeker``'s opponents are sought: its own, except in its first
+    ``explore_games`` and ``explore_percent`` % of the rest, when it is drawn across the
+    ladder so a new bot meets a spread of opponents."""
     if seeker.games >= explore_games and rng.random() * 100 >= explore_percent:
         return seeker.rating
     found = edges()
@@ -747,9 +664,8 @@ def standing_target(
 def standing_table(
     seeker: Contender, candidates: Iterable[Contender], seats: int, target: float
 ) -> list[Contender] | None:
-    """``seeker`` and the ``seats - 1`` candidates nearest ``target`` (then the fewest
-    games, then id), at most one bot per owner at the table (the platform counts as one
-    owner: two house bots never meet); None when the candidates cannot fill it."""
+    """``seeker`` and the ``seats - 1`` candidates nearest ``target``, at most one bot per owner
+    (the platform counts as one); None if they cannot fill it."""
     table = [seeker]
     owners = {seeker.owner}
     ranked = sorted(
@@ -766,7 +682,6 @@ def standing_table(
 
 
 def standing_seats(table: Sequence[Contender]) -> list[Contender]:
-    """The table in seat order: the bot that held the first seat in the smallest share of
-    its games sits first (a new bot counts as none), and so on, ties by id: over time every
-    bot holds the first seat about as often as the others."""
+    """The table in seat order, the bot with the smallest share of first seats first, so first
+    seats even out over time."""
     return sorted(table, key=lambda c: (c.first_seats / c.games if c.games else 0.0, str(c.id)))

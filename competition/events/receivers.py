@@ -1,8 +1,4 @@
-"""How the events react to the match lifecycle (``competition.matches.signals``) and to a
-bot made active (``competition.bots.signals``).
-
-Connected once at start-up by ``CompetitionConfig.ready``.
-"""
+"""How the events react to the match lifecycle and to a bot made active."""
 
 from __future__ import annotations
 
@@ -19,9 +15,8 @@ from competition.models import Event, EventStatus
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
 def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
-    """A rated forfeit counts towards the bots' health (a bot is paused after K forfeits in
-    a row, before any new pairing); then the match's event, if any, moves on, and a standing
-    ladder's match frees its bots."""
+    """A rated forfeit counts towards the bots' health (before any new pairing); then the match's
+    event moves on and a ladder match frees its bots."""
     if forfeited and match.rated and participants:
         check_bot_health(participants)
     if match.event_id:
@@ -38,20 +33,17 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")
 def match_requeued_in_event(sender, *, match, **kwargs) -> None:
-    """A requeued match of an event: its series is pending again in the stored standings
-    (under the event's lock, in the requeue's transaction)."""
+    """A requeued event match's series is pending again, under the event's lock."""
     standings.sync_match(match)
 
 
 @receiver(bot_activated, dispatch_uid="competition.events.bot_activated")
 def bot_activated_in_events(sender, *, bot, **kwargs) -> None:
-    """A bot made active again: the events waiting for it schedule what is due (in the
-    status change's transaction)."""
+    """A bot made active again: its waiting events schedule what is due."""
     on_bot_activated(bot)
 
 
 @receiver(test_call_passed, dispatch_uid="competition.events.test_call_passed")
 def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
-    """A bot that passed a test call enters its game's standing ladder (once: an owner's
-    choice to take it out stands)."""
+    """A bot passing a test call enters its standing ladder once: an owner's opt-out stands."""
     ladder.enrol(bot)

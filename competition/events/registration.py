@@ -1,15 +1,5 @@
-"""Events users enter (issue 38): registration, entries, and the start at the start time.
-
-An organiser opens a draft event for registration by setting ``registration_opens`` (and
-``registration_closes``, else entries close at ``starts_at``), a cap (``max_entries``) and
-who may enter (``admission``: anyone; by approval, the entry waiting as ``PENDING`` for the
-organiser; or bots with ``min_rated_games`` rated games). Users enter and withdraw their own
-active bots (``enter``, ``withdraw``: the event page, ``POST /api/events/<id>/enter/``,
-``arena enter``). ``tick`` is the periodic step (the embedded scheduler, the Celery workers):
-it announces registrations that opened, starts the drafts whose ``starts_at`` came (only
-approved entries play) or cancels them with a notice when fewer than ``min_entries`` are
-approved, and sends the due digests (``competition.live.notify``).
-"""
+"""Events users enter: registration, entries, and ``tick``, the periodic step that announces
+registrations, starts the drafts whose time came and sends the digests."""
 
 from __future__ import annotations
 
@@ -73,8 +63,8 @@ def _check(event: Event, bot: Bot, user) -> None:
 
 
 def enter(event: Event, bot: Bot, user) -> Entry:
-    """Enter ``user``'s ``bot`` (``ValidationError`` with a sentence if it may not): approved
-    at once, or waiting for the organiser when the event admits by approval."""
+    """Enter ``user``'s ``bot``, approved at once or pending the organiser; ``ValidationError``
+    with a sentence if it may not."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         _check(event, bot, user)
@@ -111,8 +101,7 @@ def withdraw(event: Event, bot: Bot, user) -> bool:
 
 
 def decide(entry: Entry, approve: bool) -> bool:
-    """The organiser approves or refuses an entry (the admin); its owner is told. False if
-    it was decided that way already."""
+    """The organiser approves or refuses an entry and its owner is told; False if already so."""
     status = EntryStatus.APPROVED if approve else EntryStatus.REFUSED
     with transaction.atomic():
         changed = Entry.objects.filter(pk=entry.pk).exclude(status=status).update(status=status)
@@ -148,8 +137,7 @@ def tick(now: datetime | None = None) -> int:
 
 
 def announce_opened(now: datetime) -> int:
-    """Tell the users with an active bot of its game that an event's registration opened
-    (once per event: a conditional UPDATE of ``registration_announced``)."""
+    """Announce that registration opened, once (a conditional UPDATE)."""
     due = Event.objects.filter(
         status=EventStatus.DRAFT,
         registration_opens__lte=now,
@@ -186,8 +174,7 @@ def announce_opened(now: datetime) -> int:
 
 
 def start_due(now: datetime) -> int:
-    """Start each draft event whose start time came, with its approved entries, or cancel it
-    with a notice when fewer than ``min_entries`` are approved; returns the events handled."""
+    """Start each draft whose start time came, or cancel it with a notice below ``min_entries``."""
     due = Event.objects.filter(status=EventStatus.DRAFT, starts_at__lte=now).values_list(
         "pk", flat=True
     )
@@ -230,8 +217,7 @@ def _start_one(event_id: int) -> int:
 
 
 def _start_or_cancel(event: Event, approved: int) -> str:
-    """Start the locked event; one that cannot start (its format refuses its game, say) is
-    cancelled with the reason instead of being retried at every step."""
+    """Start the locked event, or cancel it with the reason rather than retry every step."""
     try:
         services.start_event(event)
     except ValidationError as exc:

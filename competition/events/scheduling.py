@@ -1,13 +1,6 @@
-"""What every event format builds on: an event's entries (who may be paired, the entrants
-seeded at the start), a series or a free-for-all table made into queued matches, and the end
-of an event. The formats (``competition.events.formats``) decide *what* to schedule; this
-module persists it (``create_series``, ``create_table``) and records it in the stored
-standings (``standings.series_created``).
-
-A series is ``series_length`` matches sharing ``(round, pairing)``, seats alternating (the
-pairing key ``"A-B"`` names the bots; A has seat 0 in games 0, 2, 4 …); a table's seats
-rotate by one each game (key ``series.table_key``). All games of a series are queued at once.
-"""
+"""What every event format builds on: entries, series and tables made into queued matches
+(recorded in the stored standings), and the end of an event. The formats decide what; this
+module persists it."""
 
 from __future__ import annotations
 
@@ -42,8 +35,7 @@ def entrants(entries: list[Entry]) -> list[Entry]:
 
 
 def seed_by_rating(entries: list[Entry]) -> list[Entry]:
-    """Seeds 1..n to the eligible entries by rating ordinal (then their previous seed), 0
-    to the others; returns the seeded entries, best first."""
+    """Seed the eligible entries 1..n by rating ordinal (others 0); return them, best first."""
     chosen = [e for e in entries if eligible(e)]
     rated = ratings.for_bots(e.bot_id for e in chosen)
     chosen.sort(
@@ -58,9 +50,7 @@ def seed_by_rating(entries: list[Entry]) -> list[Entry]:
 
 
 def seed_in_order(entries: list[Entry]) -> list[Entry]:
-    """Seeds 1..n to the eligible entries in their order (``entries``: by seed), 0 to the
-    others: a round robin's or a free-for-all's players, fixed at the start so that every
-    later round is drawn from the same list (``entrants``). Returns them."""
+    """Seed the eligible entries 1..n in order, the list every later round is drawn from."""
     chosen = [e for e in entries if eligible(e)]
     for e in entries:
         e.seed = 0
@@ -71,16 +61,14 @@ def seed_in_order(entries: list[Entry]) -> list[Entry]:
 
 
 def current_round(event: Event) -> int | None:
-    """The latest round with a match, or None while a match is queued or running (the
-    round is not over): what a format played round by round asks before the next."""
+    """The latest round with a match, or None while a match is queued or running."""
     if event.matches.filter(status__in=PENDING).exists():
         return None
     return event.matches.aggregate(top=Max("round"))["top"] or 0
 
 
 def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None) -> int:
-    """Queue the series of ``a`` and ``b`` in round ``rnd`` (a round's ``bye`` rides on its
-    first series); returns the matches created."""
+    """Queue the series of ``a`` and ``b`` in round ``rnd`` (a ``bye`` rides on the first)."""
     from competition.matches.lifecycle import create_match
 
     key = series_key(a.pk, b.pk, bye)
@@ -103,8 +91,7 @@ def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None
 
 
 def create_table(event: Event, rnd: int, table: list[Bot]) -> int:
-    """Queue a free-for-all table of ``table`` (seat order of its first game) in round
-    ``rnd``; returns the matches created."""
+    """Queue a free-for-all table in round ``rnd``."""
     from competition.matches.lifecycle import create_match
 
     ids = [b.pk for b in table]

@@ -1,11 +1,5 @@
-"""An event's series as its matches store them: the pairing key of a series
-(``Match.pairing``), and ``load_series``, which reads an event's series (or some of them)
-back from its matches in one query. Shared by the event services and the stored standings.
-
-A free-for-all table is a series too: its key is ``"t"`` and its bots in seat order of its
-first game joined by ``"-"`` (``"t4-9-2"``); ``series_bots`` reads every bot of a key, and
-``Series.a``/``Series.b`` are its first two.
-"""
+"""An event's series as its matches store them (``Match.pairing`` keys ``"A-B"``, tables
+``"t4-9-2"``) and ``load_series``, which reads them back in one query."""
 
 from __future__ import annotations
 
@@ -29,8 +23,7 @@ PENDING = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 def series_key(a: int, b: int, bye: int | None = None) -> str:
-    """The ``Match.pairing`` of a series of bots ``a`` (first) and ``b``; a round's bye rides
-    on its first series."""
+    """The ``Match.pairing`` of a series of ``a`` (first) and ``b``."""
     return f"{a}-{b}" + (f"/bye-{bye}" if bye is not None else "")
 
 
@@ -104,8 +97,7 @@ class Series:
 
 
 def load_series(event: Event, only: Q | None = None) -> list[Series]:
-    """Every series of ``event`` (those of its matches ``only`` selects, e.g. one series'
-    ``Q(match__round=r, match__pairing=key)``) in (round, key) order, from one query."""
+    """Every series of ``event`` (or those ``only`` selects), in one query."""
     rows = Participant.objects.filter(match__event=event)
     if only is not None:
         rows = rows.filter(only)
@@ -157,10 +149,9 @@ def load_series(event: Event, only: Q | None = None) -> list[Series]:
 
 
 def public_series(event: Event) -> list[Series]:
-    """The series of an event hiding its results as the public may see them (presenter
-    mode): those with a revealed match, their games still hidden shown as still to play (no
-    score); a series with no revealed game is left out (its very pairing may tell an earlier
-    round's result)."""
+    """The series as the public may see them while results are hidden: unrevealed games shown as
+    still to play; a series with no revealed game is left out, since its very pairing may tell
+    an earlier result."""
     shown = load_series(event, Q(match__revealed_at__isnull=False))
     by_key = {(s.round, s.key): s for s in shown}
     for series in load_series(event, Q(match__revealed_at__isnull=True)):

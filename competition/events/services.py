@@ -1,29 +1,7 @@
 """Event services: start an event, progress it as matches finish, standings, bracket.
 
-What differs between formats (round robin, double round robin, Swiss, single elimination,
-the continuous ladder, free-for-all) lives in their classes (``competition.events.formats``:
-``formats.of(event)``); this module runs the steps every format shares, in one transaction
-with the event row locked, and asks the format what to do: ``start`` at ``start_event``,
-``advance`` after each result and each organiser action, ``rank_keys`` for the standings,
-``bracket`` for ``bracket_view``. Pairing decisions are pure (``competition.events.pairing``);
-``competition.events.scheduling`` persists them as matches (a *series*: ``series_length``
-matches sharing ``(round, pairing)``, seats alternating).
-
-Seats (``check_format``): the format's ``check_seats`` (a two-seat format refuses a game that
-cannot seat two, and a game of more seats unless ``table_size`` is 2; a free-for-all's
-``table_size`` lies within the game's seat range).
-
-Paused or inactive bots (and inactive entries) are never paired in a new round or ladder
-series.
-
-Standings (``standings``): by the format's keys (``Format.rank_keys``; by default points per
-series, won 1, drawn ½, lost 0, a bye 1, then games won; Swiss puts Buchholz between them,
-elimination ranks by the round reached then seed, the ladder by rating ordinal first), then
-head-to-head points among the tied entries, then name.
-
-A bot made active again (its status and health: ``competition.bots.services``) may make a
-round or a series due at once: ``on_bot_activated``, the receiver of ``bot_activated``.
-"""
+The steps every format shares run here in one transaction with the event row locked; the format
+(``formats.of(event)``) says what to do."""
 
 from __future__ import annotations
 
@@ -74,8 +52,7 @@ TIE_BREAK_HELP = SERIES_TIE_BREAK
 
 
 def check_format(game_slug: str, fmt: str, size: int | None) -> None:
-    """``ValidationError`` (by field) when ``fmt`` cannot play ``game_slug`` with tables of
-    ``size`` seats (None: the default)."""
+    """``ValidationError`` when ``fmt`` cannot play ``game_slug`` at tables of ``size``."""
     try:
         low, high = get_game(game_slug).seats
     except KeyError:
@@ -101,9 +78,8 @@ _ENTRY_VALUES = Prepared(
 
 
 def _entry_values(event: Event) -> list[tuple]:
-    """``scheduling.entries`` as plain values, in the same order: (bot, its name, owner id, owner's
-    username, seed, active) per entry; one statement, no model built (the standings of a
-    busy ladder are read on every finish and page)."""
+    """``scheduling.entries`` as plain values in one statement: a busy ladder's standings are
+    read on every finish and page."""
     return _ENTRY_VALUES(event.pk)
 
 
@@ -111,11 +87,7 @@ def _entry_values(event: Event) -> list[tuple]:
 
 
 def start_event(event: Event) -> int:
-    """Schedule an event's first matches (every format); returns the matches created.
-
-    Only a draft event starts (0 otherwise). Raises ``ValidationError`` with fewer than two
-    eligible entries (active entries of active bots).
-    """
+    """Schedule a draft event's first matches (``ValidationError`` below two entries)."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         if event.status != EventStatus.DRAFT:
@@ -135,9 +107,8 @@ def start_event(event: Event) -> int:
 
 
 def freeze_versions(event: Event) -> int:
-    """Record on each entry of a code bot the version it plays in ``event`` (its latest
-    now), when the event freezes versions (``Event.freeze_versions``); returns the entries
-    frozen. Entries frozen already keep theirs."""
+    """Record on each code bot's entry the version it plays (its latest now) when the event
+    freezes versions; frozen entries keep theirs."""
     if not event.freeze_versions:
         return 0
     entries = Entry.objects.filter(
@@ -157,8 +128,8 @@ def freeze_versions(event: Event) -> int:
 
 
 def on_match_finished(match: Match) -> None:
-    """Called inside the finish transaction of an event's match: schedule what is due,
-    finish the event when it is over, broadcast the standings after commit."""
+    """Inside the finish transaction: schedule what is due, finish the event if over, broadcast
+    the standings after commit."""
     event = Event.objects.select_for_update().get(pk=match.event_id)
     stored.sync_series(event, match.round, match.pairing)
     _advance(event)
@@ -170,8 +141,7 @@ def on_match_finished(match: Match) -> None:
 
 
 def advance_event(event: Event) -> int:
-    """Schedule whatever is due now (e.g. after an organiser cancelled or requeued matches);
-    returns the matches created."""
+    """Schedule whatever is due now (after an organiser's action)."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         stored.sync_open(event)
@@ -181,11 +151,8 @@ def advance_event(event: Event) -> int:
 
 
 def start_due_rounds() -> int:
-    """The runners' periodic step (the embedded scheduler's loop, the Celery workers' reaper
-    thread): start every round whose gap has passed (``Event.next_round_at``,
-    ``Format.round_due``). Each event is claimed with a conditional UPDATE (the
-    ``next_round_at`` read must still be there), so two workers never start a round twice;
-    returns the matches created."""
+    """The runners' periodic step: start every round whose gap has passed. Each event is claimed
+    with a conditional UPDATE on ``next_round_at``, so two workers never start a round twice."""
     now = timezone.now()
     due = Event.objects.filter(status=EventStatus.RUNNING, next_round_at__lte=now)
     created = 0
@@ -229,8 +196,7 @@ def pause_event(event: Event) -> bool:
 
 
 def resume_event(event: Event) -> bool:
-    """Resume a paused event: schedule what became due meanwhile (a ladder's new series, a
-    Swiss round, elimination series) or finish it if everything ended while paused."""
+    """Resume a paused event: schedule what became due meanwhile, or finish it."""
     with transaction.atomic():
         if not Event.objects.filter(pk=event.pk, status=EventStatus.PAUSED).update(
             status=EventStatus.RUNNING
@@ -262,10 +228,8 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
 
 
 def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
-    """Enter every active bot registered by a user for the event's game not yet entered (a
-    draft event, or a running or paused ladder), then the platform's built-in strategies
-    named in ``builtins`` (the organiser's choice; never a human seat); returns the entries
-    added."""
+    """Enter every user's active bot of the game not yet entered, then the built-in strategies in
+    ``builtins`` (never a human seat)."""
     builtins = [name for name in builtins if name in get_game(event.game).builtin_bots]
     for name in builtins:
         platform_seat(event.game, EndpointKind.BUILTIN, name)
@@ -294,10 +258,8 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
 
 
 def on_bot_activated(bot: Bot) -> None:
-    """A bot became active again (``competition.bots.services.set_bot_status``, in its
-    transaction): the running events that wait for bots (a ladder, a Swiss round) and that
-    it entered schedule what is due at once, and its standing ladder may pair it at its next
-    step (it was put back while out)."""
+    """A bot became active again (in its transaction): the running events it entered that wait
+    for bots schedule what is due."""
     now = timezone.now()
     LadderSpot.objects.filter(bot=bot, due__gt=now).update(due=now)
     waiting = Event.objects.filter(
@@ -315,10 +277,9 @@ def on_bot_activated(bot: Bot) -> None:
 
 
 def reveal(match_id: int) -> bool:
-    """The presenter's reveal of one ended match of an event hiding its results
-    (``Event.hide_results``): mark it revealed, rate it now (its rating waited for this:
-    ``lifecycle.finish``), and publish its end and the event's public standings. False when
-    it is not such a match, or already revealed."""
+    """The presenter's reveal of a hidden match: mark it revealed, rate it now (its rating waited
+    for this) and publish its end and the public standings. False if not such a match or
+    already revealed."""
     from competition.matches.presenters import match_json
 
     with transaction.atomic():
@@ -346,15 +307,14 @@ def reveal(match_id: int) -> bool:
 
 
 def reveal_all(event: Event) -> int:
-    """Reveal every ended match of ``event`` still hidden, in reveal order (round, then id):
-    before an organiser turns ``hide_results`` off, so that every match is rated."""
+    """Reveal every hidden match before ``hide_results`` goes off, so every match is rated."""
     waiting = event.matches.filter(hidden(), status__in=MatchStatus.done()).order_by("round", "id")
     return sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
 
 
 def _broadcast_standings(event: Event) -> None:
-    """The standings (and an elimination's bracket) to the event's watchers after commit:
-    computed once here, whatever the number of watchers; the bracket only when watched."""
+    """The standings (and bracket, when watched) to the event's watchers after commit, computed
+    once whatever their number."""
     table = standings(event)
     watched = broadcast.listened(broadcast.event_group(event.pk))
     bracket = bracket_view(event) if watched else None
@@ -370,25 +330,16 @@ def _broadcast_standings(event: Event) -> None:
 
 
 def public_source(event: Event) -> stored.Recomputed | None:
-    """What the public standings of ``event`` read: None for the stored rows (nothing
-    hidden), or, while a match of an event hiding its results waits for its reveal
-    (``models.matches.hidden``), the standings rebuilt from its revealed matches alone (a
-    presented final has few matches; its stored rows already count the hidden ones)."""
+    """None for the stored standings, or, while a match waits for its reveal, the standings
+    rebuilt from the revealed matches alone (the stored rows already count hidden ones)."""
     if not event.hide_results or not event.matches.filter(hidden()).exists():
         return None
     return stored.recompute(event, public_series(event))
 
 
 def standings(event: Event, *, everything: bool = False) -> list[dict]:
-    """One row per entry, best first, with ``rank`` (see the module docstring for the order):
-    what the public may see (``public_source``), or with ``everything`` (staff) the stored
-    standings whatever is hidden.
-
-    Row keys: bot, name, owner, seed, active, points (series points, byes included), score
-    (total game score), wins/draws/losses/games (games), series (finished series), byes,
-    buchholz (Swiss), reached (elimination: the round reached; the champion one more than
-    the final), rating (mu, sigma, ordinal, games, provisional), rank.
-    """
+    """One row per entry, best first, with ``rank``: what the public may see, or with ``everything``
+    (staff) the stored standings. ``StandingSerializer`` documents the row's keys."""
     source = None if everything else public_source(event)
     if source is None:
         kept = stored.sums(event)
@@ -446,8 +397,7 @@ def champion(event: Event) -> dict | None:
 
 
 def bracket_view(event: Event, *, everything: bool = False) -> dict | None:
-    """The event's bracket as JSON (``Format.bracket``: a single elimination's; None for a
-    format without one), from the public series or (``everything``, staff) the stored ones."""
+    """The bracket as JSON (None without one), public or (``everything``) stored."""
     fmt = formats.of(event)
     if not fmt.has_bracket:
         return None

@@ -1,34 +1,9 @@
-"""Stored standings, kept up to date as series are scheduled and their matches change.
+"""Stored standings, kept up to date as series are scheduled and their matches change, so reading or
+finishing costs the same whatever the event's history.
 
-An event's standings used to be rebuilt from every match of the event on each read and on
-each finish (a ladder of 20,000 matches took over a second). Now every series has a stored
-row (``EventSeries``) and every (event, bot) a row of sums (``EventStanding``) plus
-head-to-head points (``HeadToHead``):
-
-- ``series_created``: a new series adds to its bots' ``played``/``busy`` (and a Swiss bye
-  its point), and sets their last round and opponent (the ladder's pairing inputs).
-- ``sync_series``: after one of its matches changed status (finished, forfeited, stopped at a
-  limit, cancelled, errored, requeued) the series is rebuilt from its own matches (at most
-  ``series_length`` rows) and the difference between its old and new *contribution* is added
-  to its bots' rows. The cost depends on the series, never on the event's history.
-- ``sync_open``: the same for every series not complete (organiser actions that do not say
-  which match changed).
-
-A series' contribution (``contribution``): to each of its bots ``played`` 1 and ``busy`` 1
-while pending; per game with a result ``games``, ``score`` and one of ``wins``/``draws``/
-``losses`` (the best score wins, a shared best score draws); once complete with a result,
-``series`` 1 and its series points (``series_points``: a two-bot series won 1, drawn ½, lost
-0), the same points as head-to-head points against the opponent; a bye ``byes`` 1 and 1
-point. A table (a free-for-all's: every bot of its key, ``series.series_bots``) gives each
-bot the share of the table it outranked by total score (``pairing.rank_points``), stored per
-bot in
-``EventSeries.points``, and head-to-head 1, ½ or 0 against each other bot of the table by
-those points; its bots' "last opponent" is the bot seated after them.
-
-``recompute(event)`` rebuilds all of it from the matches alone (``load_series``), which is
-what ``manage.py recomputestandings`` compares with the stored rows and the property test
-compares after random sequences of finishes, forfeits, cancellations and resumes.
-"""
+When a match changes, its series is rebuilt from its own matches and the difference between its old
+and new ``contribution`` is added to its bots' sums. ``recompute`` rebuilds everything from the
+matches alone, for ``recomputestandings`` and the property test."""
 
 from __future__ import annotations
 
@@ -73,8 +48,8 @@ def is_table(key: str) -> bool:
 
 
 def series_points(series) -> dict[int, float]:
-    """Points of a complete series with a result, per bot: a table's by rank, a pair's by
-    total score (the kind of series, told by its key, decides; not the event's format)."""
+    """Points of a complete series per bot: a table's by rank, a pair's by total score (the key
+    tells which, not the format)."""
     return table_points(series) if is_table(series.key) else two_sided_points(series)
 
 
@@ -276,8 +251,7 @@ def _apply(event_id: int, before: State | None, after: State) -> None:
 
 
 def _move_last_played(event_id: int, before: State | None, after: State) -> None:
-    """``last_played`` is the latest ``finished`` of a bot's series: raised in place; on the
-    rare fall (an errored series requeued) read again from the series rows."""
+    """Raise ``last_played`` in place; read it again on the rare fall (a requeue)."""
     old = before.finished if before else None
     new = after.finished
     if old == new:
@@ -304,8 +278,7 @@ def _move_last_played(event_id: int, before: State | None, after: State) -> None
 def series_created(
     event: Event, rnd: int, key: str, a: int, b: int, bye: int | None, games: int
 ) -> None:
-    """A series of ``games`` matches was scheduled (queued): store it and count it (a table's
-    ``a`` and ``b`` are its first two bots; all of them come from its key)."""
+    """Store and count a series just queued (all of a table's bots come from its key)."""
     state = State(rnd, key, a, b, bye, matches=games)
     EventSeries.objects.create(
         event_id=event.pk, round=rnd, key=key, a_id=a, b_id=b, bye_id=bye, **_row_fields(state)
@@ -319,9 +292,8 @@ def series_created(
 
 
 def forget_series(event: Event, row: EventSeries) -> None:
-    """A series that ended is dropped with its matches (a demo showcase keeps only its latest,
-    ``competition.events.showcase``): subtract its contribution from the sums and delete its
-    row, so the stored standings stay those of the matches kept (``recompute`` agrees)."""
+    """Drop an ended series with its matches (a showcase keeps only its latest), subtracting its
+    contribution so the sums stay those of the matches kept."""
     before = State.of_row(row)
     old, old_h2h = contribution(before)
     for bot, values in old.items():
@@ -376,17 +348,15 @@ def sync_open(event: Event) -> int:
 
 
 def sync_match(match) -> None:
-    """A match of an event changed status (e.g. requeued): sync its series, under the
-    event's lock (as the finish holds it), inside the caller's transaction."""
+    """Sync a changed match's series under the event's lock, in the caller's transaction."""
     if match.event_id:
         event = Event.objects.select_for_update().get(pk=match.event_id)
         sync_series(event, match.round, match.pairing)
 
 
 def refresh_statistics() -> None:
-    """SQLite: refresh the planner's statistics (``ANALYZE`` sampling at most
-    ``analysis_limit`` rows per index, so it stays cheap as history grows), so that it keeps
-    choosing the history indexes. PostgreSQL's autovacuum analyzes by itself."""
+    """SQLite: refresh the planner's statistics cheaply (a bounded ``ANALYZE``) so it keeps
+    choosing the history indexes; PostgreSQL's autovacuum does it."""
     from django.db import connection
 
     if connection.vendor != "sqlite":
@@ -416,8 +386,7 @@ def sums(event: Event) -> dict[int, dict]:
 
 
 def event_counts(total: str = "matches_total", done: str = "matches_done") -> dict:
-    """Annotations of events: their matches (``total``) and those that ended (``done``),
-    from ``EventTally``."""
+    """Annotations of events: their matches (``total``) and those ended (``done``)."""
     return {
         total: Coalesce("tally__matches", Value(0), output_field=IntegerField()),
         done: Coalesce("tally__done", Value(0), output_field=IntegerField()),
@@ -442,8 +411,7 @@ def head_to_head_results(event: Event, bots) -> list[pairing.SeriesResult]:
 
 
 def series_results(event: Event) -> list[pairing.SeriesResult]:
-    """Complete series with a result and byes, in (round, key) order, from the stored rows
-    (Swiss pairing and Buchholz; an event of a few rounds)."""
+    """Complete series with a result and byes, in (round, key) order, from the stored rows."""
     results = []
     for a, b, bye, state, has_result, pa, pb in EventSeries.objects.filter(
         event_id=event.pk
@@ -467,9 +435,8 @@ class Recomputed:
 
 
 def recompute(event: Event, loaded_series=None) -> Recomputed:
-    """Everything stored, rebuilt from the event's matches alone (in (round, key) order);
-    with ``loaded_series``, from those series (``series.public_series``: the public
-    standings of an event whose results wait for their reveal)."""
+    """Everything stored, rebuilt from the event's matches alone, or from ``loaded_series`` (the
+    public standings while results are hidden)."""
     from competition.events.series import load_series
 
     series: dict[tuple[int, str], dict] = {}

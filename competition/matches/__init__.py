@@ -1,2 +1,1 @@
-"""Matches: the match loop (``loop``), their lifecycle (``lifecycle``: create, claim, lease,
-finish, cancel, reap), the SQL it runs, the turn writer, the presenters and the dispatch seam."""
+"""Matches: the loop, the lifecycle, the turn writer, the presenters, the dispatch seam."""

@@ -1,22 +1,5 @@
-"""Debug overlays (docs/bot-authors: "Debug overlay"): what a bot draws for its author.
-
-A bot may add a ``debug`` key to the JSON object it replies with, in every game (every
-game's reply is a JSON object whose other keys are ignored). The runner takes it out
-**before** the game parses the reply (``split``), so the game never sees it, and keeps it
-per seat and turn in the seat's log. Its shape, strictly validated::
-
-    {"text": "up to 1,000 characters",
-     "marks": [{"cell": [x, y], "color": "#e33", "label": "A"},
-               {"point": [x, y], "color": "#3a6fd8"}]}
-
-``text`` and ``marks`` are both optional (at least one of them); no other key. A mark
-has exactly one of ``cell`` (two JSON integers >= 0: column and row in the game's frame,
-from the top-left) or ``point`` (two finite numbers in the game's own coordinates), an
-optional ``color`` (``#rgb`` or ``#rrggbb``) and an optional ``label`` (up to 16
-characters). At most ``MAX_MARKS`` marks and ``MAX_BYTES`` bytes of compact JSON (UTF-8).
-A value that breaks any rule is dropped whole, with a note saying why: it never faults
-the move.
-"""
+"""Debug overlays: the ``debug`` key a bot may add to its reply (its shape: the bot authors' page,
+"Debug overlay"), taken out before the game parses it; a bad one is dropped, never a fault."""
 
 from __future__ import annotations
 
@@ -38,11 +21,8 @@ class Malformed(ValueError):
 
 
 def split(reply: Any) -> tuple[Any, Any, str | None]:
-    """``(reply without "debug", the valid debug value or None, a note or None)``.
-
-    A reply that is not an object, or has no ``debug`` key, comes back untouched (the same
-    object). Otherwise the game gets a copy without the key, whatever the debug value was.
-    """
+    """``(reply without "debug", the valid debug value or None, a note or None)``; a reply
+    without the key comes back as the same object."""
     if not isinstance(reply, dict) or KEY not in reply:
         return reply, None, None
     stripped = {k: v for k, v in reply.items() if k != KEY}

@@ -1,11 +1,7 @@
-"""Dispatch: telling "whatever runs matches" that a match is queued.
+"""Dispatch: telling whatever runs matches that one is queued.
 
-The runner is a backend chosen by a setting, as Django chooses ``EMAIL_BACKEND``:
-``ARENA_MATCH_BACKEND`` is the dotted path of a class with a ``dispatch(match_id)`` method
-(``competition.runners.embedded.EmbeddedBackend``, the default, wakes the in-process
-scheduler; ``competition.runners.tasks.CeleryBackend`` sends a Celery task). The services
-call it through ``import_string``: they never import a runner.
-"""
+The runner is a backend chosen by ``ARENA_MATCH_BACKEND`` (a dotted path, as Django's
+``EMAIL_BACKEND``), so the services never import a runner."""
 
 from __future__ import annotations
 
@@ -33,10 +29,8 @@ def _reset(setting, **kwargs) -> None:
 
 
 def dispatch(match_id: int) -> None:
-    """Tell a runner that ``match_id`` is queued (the database decides who plays it).
-
-    Best effort: if the broker is down the match stays queued in the database and
-    ``sweep_queued`` dispatches it again later."""
+    """Tell a runner that ``match_id`` is queued. Best effort: if the broker is down,
+    ``sweep_queued`` dispatches it again."""
     try:
         backend().dispatch(match_id)
     except Exception:

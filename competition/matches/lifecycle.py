@@ -1,29 +1,7 @@
 """Match lifecycle services: create, claim, renew, finish, release, cancel, requeue, reap.
 
-The database is the source of truth. A worker owns a match only while it holds the lease:
-claiming is a conditional ``UPDATE … WHERE status = 'queued'`` that sets a fresh lease
-token; every turn write and the finish are fenced by that token, so a worker whose lease
-expired (and whose match another worker resumed) can write nothing more. A resumed match
-rebuilds its state by replaying the stored turns through the deterministic engine.
-The turns are stored by ``competition.matches.turns``; the statements of the hot paths are
-in ``competition.matches.sql``; a queued match reaches a runner through
-``competition.matches.dispatch``; a match that ended (finished, stopped at a limit, errored,
-cancelled) is announced by the ``match_ended`` signal (``competition.matches.signals``),
-which the events react to.
-
-Platform limits bound every match whatever its options: ``ARENA_MATCH_MAX_TURNS`` (the
-runner's turn counter), ``ARENA_MATCH_MAX_SECONDS`` (wall-clock time since it started) and
-``ARENA_MATCH_MAX_BYTES`` (the JSON bytes of its stored turns, counted as they are encoded
-and kept on the match row); reaching one ends the match as ``limit``: no result, unrated.
-Matches users start (``create_user_match``: the web bench and challenges) are also
-bounded per user (``ARENA_MAX_ACTIVE_MATCHES`` queued or running) and per target bot
-(``ARENA_CHALLENGES_PER_TARGET_HOUR``), and are unrated unless they use the
-game's default options; no match between bots of one owner is rated (``create_match``,
-wherever it comes from: a challenge, an event, a ladder). A challenge (``challenge``: the
-form on a bot page and ``POST /api/matches/challenge/`` alike) is checked once, here:
-which bots may play, and ``ARENA_CHALLENGES_PER_MINUTE`` per user, counted in the shared
-``ratelimit`` cache.
-"""
+The database is the source of truth: a worker owns a match only while it holds the lease, and every
+write is fenced by its token (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -70,8 +48,7 @@ class LeaseLost(Exception):
 
 
 class LimitReached(Exception):
-    """A platform limit stopped the match (``limit``: ``LIMIT_TURNS``, ``LIMIT_TIME``,
-    ``LIMIT_BYTES``)."""
+    """A platform limit stopped the match (``LIMIT_TURNS``, ``LIMIT_TIME``, ``LIMIT_BYTES``)."""
 
     def __init__(self, limit: str):
         super().__init__(limit)
@@ -79,8 +56,7 @@ class LimitReached(Exception):
 
 
 class TooManyMatches(ValidationError):
-    """A user's match refused by a per-user limit (the API answers 429, the web shows it);
-    ``retry_after``: seconds until it may succeed, when known."""
+    """A user's match refused by a per-user limit (429); ``retry_after`` in seconds when known."""
 
     def __init__(self, message: str, retry_after: int | None = None):
         super().__init__(message)
@@ -104,8 +80,8 @@ def lease_duration() -> timedelta:
 
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
-    """The version each code bot among ``bots`` plays (bot id -> version id): the version
-    frozen on its entry when ``event`` started, else its latest upload."""
+    """The version each code bot plays: frozen on its entry when ``event`` started, else its
+    latest."""
     code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
     if not code:
         return {}
@@ -138,13 +114,10 @@ def create_match(
     rated: bool = True,
     ladder=None,
 ) -> Match:
-    """A queued match (with one ``Participant`` per seat), dispatched after commit.
+    """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
 
-    Every match is made here (challenges, the bench, events and their ladders, forks), so
-    this is where its ``rated`` is decided last: never for bots of one owner
-    (``ratings.one_owner``), whatever the caller asked. Raises ``ValidationError`` for an
-    unknown game, bad options or wrong bots.
-    """
+    Every match is made here, so ``rated`` is decided last here: never for bots of one owner,
+    whatever the caller asked."""
     try:
         game = get_game(game_slug)
     except KeyError:
@@ -199,19 +172,10 @@ def create_user_match(
     pace_ms: int = 0,
     practice: bool = False,
 ) -> Match:
-    """A match a user starts (the web bench, an API challenge), under the per-user limits.
+    """A match a user starts, under the per-user limits (``TooManyMatches``).
 
-    Refused (``ValidationError``) for options that could never end a game (``Game.endless``,
-    as for events); refused with ``TooManyMatches`` when the user already has
-    ``ARENA_MAX_ACTIVE_MATCHES`` matches queued or running, or has challenged one of the
-    bots of someone else ``ARENA_CHALLENGES_PER_TARGET_HOUR`` times in the last hour. Rated
-    only with the game's default options; any other options make an unrated match (not
-    rated, not counted for bot health), so nobody can choose the conditions under which
-    someone else's bot is rated. A match with a platform seat in it (a built-in strategy or
-    a person in the browser), any match of the bench (``practice``) and a match between
-    bots of one owner are unrated as well; the match's ``unrated_reason`` (not stored) says
-    why, for the answer (``unrated_reason``).
-    """
+    Rated only with the game's default options, so nobody chooses the conditions under which
+    someone else's bot is rated; practice, platform seats and one owner's bots are unrated too."""
     try:
         game = get_game(game_slug)
         resolved = game.resolve_options(options)
@@ -253,9 +217,8 @@ def create_user_match(
 
 
 def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = False) -> str:
-    """Why a match a user starts between ``bots`` (by seat) is not rated, a sentence for
-    them; "" when it is rated. The same rules as ``create_match``'s and ``ratings.rateable``'s,
-    said before the match is made (the challenge form) and in the answer (the API's)."""
+    """Why a match a user starts is not rated, a sentence for them ("" when rated): the rules of
+    ``create_match`` and ``ratings.rateable``, said in advance."""
     if practice:
         return "Unrated: bench matches are practice and never change a rating."
     if ratings.one_owner(bot.owner_id for bot in bots):
@@ -276,12 +239,8 @@ def challenge(
     seed: int | None = None,
     pace_ms: int = 0,
 ) -> Match:
-    """A user's challenge, by seat (the form on a bot page, ``POST /api/matches/challenge/``).
-
-    Counted first against ``ARENA_CHALLENGES_PER_MINUTE`` per user (``TooManyMatches``
-    beyond, with ``retry_after``), whatever the way in, so the web and the API share one
-    budget; then the bots are checked (``challenge_bots``) and the match is created under
-    ``create_user_match``'s limits."""
+    """A user's challenge, by seat, from the web or the API: counted first against the per-minute
+    budget they share, then the bots checked, then created under ``create_user_match``'s limits."""
     charge_challenge(user)
     bots = challenge_bots(user, bot_ids)
     with transaction.atomic():
@@ -308,8 +267,8 @@ def _tell_challenged(user, bots: list[Bot], match: Match) -> None:
 
 
 def charge_challenge(user) -> None:
-    """Count one challenge (or fork) of ``user`` against ``ARENA_CHALLENGES_PER_MINUTE``,
-    in the shared ``ratelimit`` cache: ``TooManyMatches`` (with ``retry_after``) beyond."""
+    """Count one challenge (or fork) against ``ARENA_CHALLENGES_PER_MINUTE`` in the shared cache;
+    ``TooManyMatches`` beyond."""
     per_minute = Limit("challenges", settings.ARENA_CHALLENGES_PER_MINUTE, 60)
     if (wait := hit(per_minute, str(user.pk))) is not None:
         raise TooManyMatches(
@@ -320,13 +279,9 @@ def charge_challenge(user) -> None:
 
 
 def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
-    """The bots of a challenge, by seat, if ``user`` may pit them against each other.
-
-    Every bot must exist and be active (staff may pit any bots; ``create_match`` checks
-    their game), and the caller must own one of them; a human seat (a person on the bench, not a bot) is
-    never one: you may challenge any active bot with your own. Raises ``ValidationError``
-    for an unknown or unavailable bot and ``PermissionDenied`` otherwise.
-    """
+    """The bots of a challenge, by seat, if ``user`` may pit them: all active, one of them the
+    caller's (staff: any); a human seat is never one. ``ValidationError`` or
+    ``PermissionDenied`` otherwise."""
     found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
     errors = []
     for bot_id in bot_ids:
@@ -394,11 +349,8 @@ def sweep_queued(now=None) -> list[int]:
 def claim(
     match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
 ) -> tuple[int, uuid.UUID] | None:
-    """Claim one queued match (``match_id`` or the oldest due): ``(id, lease token)`` or None.
-    ``humans``: only matches with (True) or without (False) a human seat (``claim_sql``).
-
-    The claim is one conditional UPDATE (``Match.objects.due``, compiled to SQL once): of
-    two workers racing for a match, one updates a row and the other none."""
+    """Claim one queued match: ``(id, lease token)`` or None. One conditional UPDATE: of two
+    racing workers, one updates a row and the other none."""
     worker = (worker or worker_name())[:120]
     db = connections[DEFAULT_DB_ALIAS]
     now = timezone.now()
@@ -449,8 +401,7 @@ def seat_results(scores: tuple[float, ...]) -> list[str]:
 
 
 def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
-    """End a running match's row with ``status`` and ``reason``, fenced by the lease ``token``
-    when one is given: True if this call ended it."""
+    """End a running match, fenced by the lease ``token`` if given; True if this call ended it."""
     end_leased, end_any, _seat_sql = finish_sql(db)
     params = [
         status.value,
@@ -477,17 +428,9 @@ def finish(
     archive: list | None = None,
     archive_rows: int | None = None,
 ) -> bool:
-    """Store the result, rate it, progress the event; idempotent (False if already done).
-
-    ``token=None`` finishes without a lease check (used by organisers' tools and tests).
-    A runner passes what it already holds: ``loaded`` (its ``_load`` of the match) and
-    ``turn_faults`` (every turn's fault codes, in order), saving their queries; the row
-    itself is ended by one conditional UPDATE (the lease is the fence, as for turns). A
-    runner that played the whole match also passes ``archive`` (every turn's stored values,
-    in order): the match is compacted in this transaction (``history.archive_in_place``)
-    rather than after it, its rows never read back (``archive_rows``: how many of its turns
-    are rows; the last ones may be in the archive only).
-    """
+    """Store the result, rate it, progress the event; False if already done. ``token=None`` skips
+    the lease check; a runner passes what it holds (``loaded``, ``turn_faults``, ``archive``) to
+    save queries."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
@@ -539,9 +482,8 @@ def finish(
 
 
 def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
-    """End a running match stopped by a platform limit as ``limit`` (the reason names it:
-    ``LIMIT_TURNS``, ``LIMIT_TIME``, ``LIMIT_BYTES``): no result, no rating, no bot health
-    count; its event moves on as after a cancelled match. Idempotent (False if already done)."""
+    """End a match stopped by a platform limit as ``limit``: no result, no rating, no health
+    count. False if already done."""
     db = connections[DEFAULT_DB_ALIAS]
     with transaction.atomic(), db.cursor() as cursor:
         if not _end_running(cursor, db, MatchStatus.LIMIT, limit, timezone.now(), match_id, token):
@@ -565,26 +507,21 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
 
 
 def _announce_end(match: Match, summary: dict) -> None:
-    """Publish the end of ``match`` after the commit (not to its event's group while it is
-    hidden until its reveal: ``Match.results_hidden``)."""
+    """Publish the end after commit (not to a hidden match's event group)."""
     public = not match.results_hidden()
     transaction.on_commit(lambda: announce_end(summary, public=public))
 
 
 def announce_end(summary: dict, *, public: bool = True) -> None:
-    """After the commit that ended a match: its end to its watchers (and its event's, unless
-    it is hidden until its reveal: ``public`` false), and the running count of its game to
-    the home page."""
+    """After commit: the end to the match's watchers (and its event's, unless hidden), and its
+    game's running count to the home page."""
     broadcast.match_finished(summary, public=public)
     announce_running(summary["game"], summary if public else None)
 
 
 def announce_running(game_slug: str, summary: dict | None = None) -> None:
-    """The home page's "live now" count of ``game_slug``, after a match of it started or
-    ended, with the newest running one (the "live" link's match) and ``summary``, the match
-    that started or ended (None: hidden until its reveal): one count per start or end, and
-    none while nobody watches the home page (the matches the public may see:
-    ``Match.objects.public``)."""
+    """The home page's "live now" count of ``game_slug`` with the newest running match, sent only
+    while someone watches the home page."""
     if broadcast.listened(broadcast.HOME_GROUP):
         running = Match.objects.public().filter(game=game_slug, status=MatchStatus.RUNNING)
         count = running.count()
@@ -593,15 +530,13 @@ def announce_running(game_slug: str, summary: dict | None = None) -> None:
 
 
 def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
-    """Announce, inside the transaction that ended it, that ``match`` ended (the one hook an
-    event's progression and the bots' health react to: ``signals.match_ended``)."""
+    """Send ``signals.match_ended`` inside the transaction that ended ``match``."""
     match_ended.send(Match, match=match, participants=participants, forfeited=tuple(forfeited))
 
 
 def _compact_on_commit(match_id: int) -> None:
-    """Once the transaction that ended the match commits, compact its turns into one
-    document (``history.compact_on_end``: with the others of the runner's batch, if any;
-    ``ARENA_COMPACT_ON_END``, else ``compactmatches`` does)."""
+    """After commit, compact the match's turns into one document (with the runner's batch), when
+    ``ARENA_COMPACT_ON_END``."""
     if settings.ARENA_COMPACT_ON_END:
         transaction.on_commit(lambda: history.compact_on_end(match_id))
 
@@ -668,8 +603,7 @@ def reap(now=None) -> list[int]:
 
 
 def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) -> bool:
-    """Cancel a queued or running match (no result); its event moves on unless
-    ``advance`` is false (the event is being cancelled as a whole)."""
+    """Cancel a queued or running match; its event moves on unless ``advance`` is false."""
     with transaction.atomic():
         updated = Match.objects.filter(
             pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)

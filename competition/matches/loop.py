@@ -1,30 +1,7 @@
-"""The match loop (docs/architecture.md): one async loop for every game, seats not names.
+"""The match loop: one async loop for every game, seats not names, with no ORM or channel layer
+(persistence and broadcasting are hooks; docs/architecture.md, "The runner").
 
-``play(game, transports, seed=..., options=...)`` greets the seats, then repeatedly asks
-every seat in ``game.to_move(state)`` concurrently under its clock, judges each reply
-(transport faults, then ``parse_action``), applies the game's fault policy, calls
-``game.apply`` and reports the turn through ``on_turn``. It knows nothing of the ORM or
-the channel layer: persistence and broadcasting are hooks passed in by the caller.
-
-Clocks (from ``game.policy(options)``):
-- a per-exchange limit ``move_timeout_ms``;
-- an optional time bank of L = ``bank_increment_ms``: it starts full at 5L, gains L before
-  each message (capped at 5L), loses the measured milliseconds after the reply; a reply
-  that leaves it below zero is a ``timeout``, and the call is cut at the bank's deadline;
-- a global safety limit (``safety_timeout_ms``) so that no bot can hang a match.
-
-Platform limit: with ``max_turns`` the loop asks for no turn beyond it; the result then has
-no outcome and ``limit = LIMIT_TURNS`` (the caller ends the match as ``limit``, unrated).
-
-Fault policy: ``forfeit`` ends the match after this turn's replies are collected (offenders
-score 0, the others 1; all seats at once: a draw); ``pass`` plays the game's
-``default_action`` for the faulty seat and forfeits it after ``max_faults_in_a_row``
-consecutive faults. Where a game judges its greetings' replies (``Game.judges_greeting``:
-a fleet placed at setup), the seats are greeted one by one and a seat whose greeting faults
-or is refused loses at once (a forfeited turn of that seat alone). A ``platform`` fault is
-ours: it is never charged, the match stops with ``PlatformError`` and the caller retries or
-voids it.
-"""
+A ``platform`` fault is ours: never charged, the match stops with ``PlatformError``."""
 
 from __future__ import annotations
 
@@ -92,8 +69,7 @@ class SeatLog:
         return data
 
     def take_debug(self, reply: Any) -> Any:
-        """The reply without its ``debug`` key (kept here, or the note why it was dropped):
-        what the game parses."""
+        """The reply without its ``debug`` key (kept here, or why it was dropped)."""
         reply, self.debug, note = debug_overlay.split(reply)
         self.debug_note = note or ""
         return reply
@@ -168,14 +144,8 @@ def forfeit_outcome(num_players: int, offenders: Sequence[int]) -> Outcome:
 
 
 class MatchLoop:
-    """One match, played turn by turn: ``open()``, then ``step()`` until it returns ``None``,
-    then ``finish()`` (``run()`` does the three). Tests drive ``step()`` to see each turn.
-
-    The phases are small methods so that a game's needs stay local: ``greet`` (the greeting
-    exchange of every seat, concurrent or sequential), ``ask`` (one turn's messages to every
-    seat in ``to_move`` at once, under their clocks), ``judge`` (replies to actions, the fault
-    policy, ``game.apply``) and ``farewell``/``close``.
-    """
+    """One match: ``open()``, ``step()`` until it returns ``None``, ``finish()``; ``run()`` does
+    the three, tests drive ``step()``."""
 
     def __init__(
         self,
@@ -234,7 +204,7 @@ class MatchLoop:
     # -- the phases -------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Start every seat's transport, then greet them (a failure closes the seats)."""
+        """Start every seat's transport, then greet them; a failure closes the seats."""
         await asyncio.gather(*(self._start(s) for s in self.seats))
         try:
             if self.game.judges_greeting:
@@ -263,11 +233,8 @@ class MatchLoop:
         return greetings
 
     async def greet_judged(self) -> None:
-        """Greet the seats one by one where the replies matter (``Game.judges_greeting``):
-        each reply goes through ``accept_greeting`` before the next seat is greeted. A seat
-        whose greeting faults or is refused loses at once (``greeting_lost``): a turn of that
-        seat alone, forfeited, and no later seat is greeted. Otherwise the history of a resumed
-        match is replayed on the state the greetings made."""
+        """Greet the seats one by one where replies matter (``Game.judges_greeting``); a seat
+        whose greeting faults or is refused loses at once and no later seat is greeted."""
         game = self.game
         self.greetings = [None] * len(self.seats)
         for seat in self.seats:
@@ -313,8 +280,7 @@ class MatchLoop:
                 await maybe
 
     async def step(self) -> TurnRecord | None:
-        """Play one turn and return its record; ``None`` once the match is over (an outcome,
-        no seat to move, or the platform's turn limit, which sets ``limit``)."""
+        """Play one turn and return its record; ``None`` once over."""
         game, policy = self.game, self.policy
         if not (to_move := game.to_move(self.state)) or self.outcome is not None:
             return None
@@ -355,8 +321,7 @@ class MatchLoop:
         return record
 
     async def ask(self, to_move: Sequence[int], messages: dict[int, Any]) -> list:
-        """Send every seat in ``to_move`` its message at once, under its clocks:
-        one ``(reply or BotFault, SeatLog)`` per seat, in ``to_move``'s order."""
+        """Ask every seat in ``to_move`` at once: ``(reply or BotFault, SeatLog)`` each."""
         if len(to_move) == 1:  # an alternating game: no task to gather
             s = to_move[0]
             return [await self.exchange(self.seats[s], messages[s], clocked=True)]
@@ -367,8 +332,7 @@ class MatchLoop:
         )
 
     async def finish(self) -> MatchResult:
-        """Judge the end (the game's outcome, then the farewells), close every seat and
-        return the result."""
+        """Judge the end, say farewell, close every seat and return the result."""
         try:
             if self.outcome is None and self.limit is None:
                 self.outcome = self.game.outcome(self.state)
@@ -387,7 +351,6 @@ class MatchLoop:
         )
 
     async def run(self) -> MatchResult:
-        """The whole match: open, every turn, finish."""
         await self.open()
         try:
             while await self.step() is not None:
@@ -468,9 +431,9 @@ class MatchLoop:
         return result, log
 
     async def engine(self, fn, *args):
-        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``).
-        Its cost is this thread's CPU time: waiting for the GIL (a database thread's batch)
-        or for a core is not the engine's, and must not send a light game to a thread."""
+        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``). Its
+        cost is this thread's CPU time: waiting for the GIL or a core must not send a light
+        game to a thread."""
         if self.heavy:
             return await asyncio.to_thread(fn, *args)
         started = time.thread_time()
@@ -524,17 +487,8 @@ class MatchLoop:
 
 
 async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> MatchResult:
-    """Play one match to its end and return the result (see the module docstring and
-    ``MatchLoop``, which takes the same keyword arguments).
-
-    ``history`` holds the actions of turns already played (a resumed match): they are
-    replayed through ``game.apply`` before the loop continues with turn ``len(history)+1``;
-    ``fault_streaks`` restores each seat's consecutive faults. ``pace_ms`` makes every turn
-    last at least that long (a spectator-friendly pace for demos; bots are not slowed).
-    ``max_turns`` is the platform's turn limit (a counter: no query, no clock). ``start``
-    is the state a forked match starts from (``Game.rebuild``), instead of the initial one;
-    its turns are numbered from 1 and ``history`` replays on it.
-    """
+    """Play one match to its end (see ``MatchLoop``); ``history`` and ``fault_streaks`` resume one,
+    ``start`` begins a fork."""
     return await MatchLoop(game, transports, **kwargs).run()
 
 

@@ -12,8 +12,7 @@ from games.base import COMMON_REASONS
 
 
 def reason_text(game: str, code: str) -> str:
-    """A match's reason code in words, from the game's catalogue (``Game.reason_text``): the
-    only text a person reads for a reason."""
+    """A match's reason code in words, from the game's catalogue."""
     if not code:
         return ""
     try:
@@ -92,9 +91,7 @@ SEAT_VALUES = (
 
 
 def match_jsons(matches: QuerySet) -> list[dict]:
-    """``match_json`` of each match of a (sliced) queryset, with every seat read in one query
-    (not one per match), reading only the columns the summary shows, as plain values (no
-    model instance per match, seat, bot and owner)."""
+    """``match_json`` of a sliced queryset's matches, all seats in one query, as plain values."""
     return summaries(list(matches.values_list(*SUMMARY_FIELDS)))[0]
 
 
@@ -106,8 +103,7 @@ _SEATS = Prepared(
 
 
 def summaries(*lists: list[tuple]) -> list[list[dict]]:
-    """``match_json`` of matches read as ``SUMMARY_FIELDS`` tuples (each list of them), the
-    seats of them all read in one query."""
+    """``match_json`` of matches read as ``SUMMARY_FIELDS`` tuples, their seats in one query."""
     lists = [[dict(zip(SUMMARY_FIELDS, row, strict=True)) for row in rows] for rows in lists]
     seats: dict[int, list[dict]] = {row["id"]: [] for rows in lists for row in rows}
     for match_id, seat, bot, name, owner, score, result, cause, faults in _SEATS(list(seats)):

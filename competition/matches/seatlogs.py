@@ -1,16 +1,8 @@
-"""A turn's per-seat logs as stored: the text every seat was sent, kept once.
+"""A turn's per-seat logs as stored, each nearly shared text kept once.
 
-In a game of many seats each seat is often sent nearly the same message every turn (13
-snakes get the same board, only their own index differs), and each seat's log keeps up to
-``LOG_CAP`` of it: stored as is, a 13-seat match keeps every turn's board 13 times and an
-honest match reaches the byte cap (``ARENA_MATCH_MAX_BYTES``). So ``pack`` stores a seat's
-``sent`` (and ``received``) that shares most of its text with the first seat's of the same
-turn as a reference to it: ``{"like": seat, "head": h, "tail": t, "middle": text}`` in place
-of the string (the first ``h`` and last ``t`` characters are the other seat's, ``middle`` is
-what differs). ``expand`` restores the strings; every reader of logs
-(``history.log_rows``, ``history.seat_logs``) serves them expanded, so the owner's log
-(the web page and ``GET /api/matches/<id>/logs/``) shows what it showed before.
-"""
+With many seats each is sent nearly the same board every turn, and a 13-seat match stored as is
+reached the byte cap. ``pack`` stores a seat's text that mostly matches the first seat's as
+``{"like", "head", "tail", "middle"}``; ``expand`` restores it for every reader."""
 
 from __future__ import annotations
 
@@ -61,8 +53,7 @@ def _refer(out: list) -> list:
 
 
 def expand(logs: Any) -> Any:
-    """``logs`` as ``pack`` was given them (as JSON): every reference replaced by its text.
-    The stored list is never changed (a new list where anything was expanded)."""
+    """``logs`` with every reference expanded, in a new list (the stored one is never changed)."""
     if not isinstance(logs, list):
         return logs
     out = None
@@ -90,8 +81,8 @@ def _text(logs: list, field: str, ref: dict) -> str:
 
 
 def _common(a: str, b: str) -> tuple[int, int]:
-    """The lengths of the longest common head of ``a`` and ``b`` and of their longest
-    common tail after it (binary searches over slice comparisons: C speed on 16 KB)."""
+    """The lengths of the common head of ``a`` and ``b`` and of their common tail after it
+    (binary searches over slices: C speed)."""
     most = min(len(a), len(b))
     head = _longest(most, lambda n: a[:n] == b[:n])
     rest = most - head

@@ -1,17 +1,5 @@
-"""The match list's filters: one definition for ``/matches/`` and ``/api/matches/``.
-
-``MatchFilters.parse(query)`` reads them from a query string (a ``QueryDict`` or any mapping
-of names to texts; an empty value is an absent one) and refuses a value that is not one of
-a filter's values with ``BadFilter``: a sentence for a person, which each edge answers 400
-with in its own form (the API as ``{name: [sentence]}``, the page as text).
-``Match.objects.listed(filters, user, wanted)`` is the list itself.
-
-Adding a filter is a change to this module: a field of ``MatchFilters``, its ``PARAMS``
-entry (how its text is read, what the API's schema says of it) and what it keeps, in
-``MatchFilters.q`` (a condition on the match's own row, which the per-bot windows apply to
-the seat rows too). The API's schema lists ``PARAMS``; the page's form shows the filters it
-offers (``templates/matches.html``).
-"""
+"""The match list's filters, one definition for ``/matches/`` and ``/api/matches/``. Adding one: a
+field of ``MatchFilters``, its ``PARAMS`` entry and its condition in ``MatchFilters.q``."""
 
 from __future__ import annotations
 
@@ -43,8 +31,7 @@ _USERNAME = re.compile(r"[\w.@+-]+")
 
 
 class BadFilter(ValueError):
-    """A filter whose value is not one of its values: ``name`` is the parameter, the
-    message a sentence for a person."""
+    """A filter's value is not one of its values; ``name`` is the parameter."""
 
     def __init__(self, name: str, sentence: str):
         super().__init__(sentence)
@@ -83,8 +70,7 @@ class OneOf:
 
 
 class UserName:
-    """A user's name, spaces around it dropped, cut at ``USERNAME_MAX`` (any text: a name
-    that nobody has lists nothing)."""
+    """A user's name, trimmed and cut at ``USERNAME_MAX``; a name nobody has lists nothing."""
 
     def read(self, name: str, raw: str) -> str | None:
         return raw.strip()[:USERNAME_MAX] or None
@@ -156,8 +142,7 @@ class MatchFilters:
         return any(getattr(self, f.name) is not None for f in fields(self) if f.name != "before")
 
     def q(self, prefix: str = "") -> Q:
-        """What the filters keep of a match's own row; ``prefix`` reaches it from another
-        model (``"match__"`` from a seat)."""
+        """What the filters keep of a match's own row; ``prefix`` reaches it from another model."""
         conditions = {"game": self.game, "event_id": self.event, "status": self.status}
         kept = Q(**{prefix + key: value for key, value in conditions.items() if value is not None})
         showcase = self.showcase or ("include" if self.event is not None else "hide")
@@ -169,8 +154,8 @@ class MatchFilters:
         return kept & ~Q(**{prefix + "event_id__in": showcases}) if showcases else kept
 
     def bot_ids(self) -> list[int] | None:
-        """The bots whose matches the list keeps (None: any bot): ``bot``, and of ``user``'s
-        newest ``USER_BOTS`` bots (one query), those that are ``bot`` if it is set."""
+        """The bots whose matches are kept (None: any): ``bot``, and of ``user``'s newest
+        ``USER_BOTS`` bots those matching it."""
         chosen = None if self.bot is None else [self.bot]
         if self.user is None:
             return chosen

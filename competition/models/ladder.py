@@ -1,15 +1,5 @@
-"""The standing ladder of each game: every active user bot that passed a test
-call plays in it, matched for ever by ``competition.events.ladder``.
-
-- ``Ladder``: one row per game (made on first use), the operator's pause switch.
-- ``LadderSpot``: one row per bot in a ladder (a user's bot, or a built-in strategy as a
-  *house* bot), with what the matchmaker reads through its indexes: the rating it is paired
-  by (``mu``, copied from ``Rating`` after each of its ladder matches), when it may play
-  again (``due``: the hourly cap), and the ladder match it is playing (``playing``, claimed
-  by a conditional UPDATE so two schedulers never book one bot twice).
-- ``Match.ladder``: the ladder a match was made by (None for every other match): this is how
-  a standing-ladder match is told apart (``Match.objects.filter(ladder__isnull=False)``).
-"""
+"""The standing ladder of each game (docs/architecture.md); ``LadderSpot.playing`` is claimed by a
+conditional UPDATE so two schedulers never book one bot twice."""
 
 from __future__ import annotations
 
@@ -20,8 +10,6 @@ from django.utils import timezone
 
 
 class Ladder(models.Model):
-    """The standing ladder of one game."""
-
     game = models.CharField(max_length=32, unique=True)
     paused = models.BooleanField(
         default=False, help_text="Paused by an operator: no new matches are made."
@@ -36,8 +24,6 @@ class Ladder(models.Model):
 
 
 class LadderSpot(models.Model):
-    """One bot's place in its game's standing ladder."""
-
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="spots")
     bot = models.OneToOneField("bots.Bot", on_delete=models.CASCADE, related_name="ladder_spot")
     owner = models.ForeignKey(

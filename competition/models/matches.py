@@ -11,10 +11,9 @@ from competition.models.filters import MatchFilters
 
 
 def hidden(prefix: str = "") -> Q:
-    """The one definition of a match the public may not see yet: a match of an event whose
-    results wait for the presenter's reveal (``Event.hide_results``) that is not revealed.
-    ``prefix`` reaches the match from another model (``"match__"`` from a seat). The events
-    are a subquery (as in ``due``), not a join: a history page keeps its index order."""
+    """The one definition of a match the public may not see yet: an unrevealed match of an event
+    hiding its results. The events are a subquery, not a join, so a history page keeps its
+    index order."""
     from competition.models.events import Event
 
     hiding = Event.objects.filter(hide_results=True).values("pk")
@@ -32,18 +31,15 @@ class MatchQuerySet(models.QuerySet):
         return self.exclude(hidden())
 
     def visible_to(self, user):
-        """Matches are public to watch (hidden ones: staff only); per-turn logs are
-        filtered separately (owners)."""
+        """Public to watch, hidden matches staff only; per-turn logs are filtered separately."""
         return self if sees_hidden(user) else self.public()
 
     def queued(self):
         return self.filter(status=MatchStatus.QUEUED)
 
     def due(self, now=None):
-        """Queued matches a worker may start now: their start time (if any) has come and
-        their event (if any) is not paused. The one definition of "due": the claim's SQL is
-        compiled from it (``competition.matches.sql``), so it filters the match row itself
-        (the paused events in a subquery, no join)."""
+        """Queued matches a worker may start now. The one definition of "due": the claim's SQL is
+        compiled from it, so it filters the match row itself (paused events in a subquery)."""
         from competition.models.choices import EventStatus
         from competition.models.events import Event
 
@@ -64,12 +60,9 @@ class MatchQuerySet(models.QuerySet):
         return self.filter(participants__bot_id=bot_id)
 
     def listed(self, filters: MatchFilters, user, wanted: int):
-        """The match list (``/matches/`` and ``/api/matches/``): the matches ``filters`` keep
-        that ``user`` may see, newest first (an event's: ``latest_finished_first``), from the
-        keyset position ``filters.before``; the caller reads the first ``wanted`` rows (a
-        page and one more). Its cost does not grow with history: a bot's or a user's
-        matches are ``Participant.objects.newest_match_ids`` windows of ``wanted`` (of the
-        seats ``user`` may see: a hidden match does not take a visible one's place)."""
+        """The match list: the matches ``filters`` keep that ``user`` may see, newest first, from
+        ``filters.before``. A bot's or user's matches are per-bot windows of ``wanted`` rows,
+        so the cost does not grow with history."""
         visible = self.visible_to(user)
         bot_ids = filters.bot_ids()
         if bot_ids is not None:
@@ -84,10 +77,8 @@ class MatchQuerySet(models.QuerySet):
         return rows.order_by("-id")
 
     def latest_finished_first(self, before: int | None = None):
-        """These matches (an event's), the latest finished first, then those not finished
-        yet, read on the ``Match(event, status, finished)`` / ``Match(event, finished, id)``
-        indexes, never sorting all the event's matches by id; ``before`` is the last match
-        of the page before (its ``finished`` and id are the keyset position)."""
+        """An event's matches, the latest finished first, read on the event indexes rather than
+        sorting them all; ``before`` is the keyset position."""
         rows = self
         if before is not None:
             cursor = Match.objects.filter(pk=before).values_list("finished", flat=True).first()
@@ -218,10 +209,8 @@ class ParticipantQuerySet(models.QuerySet):
         return self if sees_hidden(user) else self.public()
 
     def newest_match_ids(self, bot_ids: list[int], before: int | None, wanted: int) -> list[int]:
-        """The newest ``wanted`` match ids of any of ``bot_ids`` in these seats (below the
-        match ``before``), newest first: one read of at most ``2 * wanted`` rows per bot on
-        the ``Participant(bot, match)`` index (a bot in two seats of a match has two rows),
-        merged; the cost depends on the page and the number of bots, not on history."""
+        """The newest ``wanted`` match ids of ``bot_ids`` below ``before``: at most ``2 *
+        wanted`` rows per bot on the ``Participant(bot, match)`` index, merged."""
         seats = self if before is None else self.filter(match_id__lt=before)
         ids: set[int] = set()
         for bot_id in bot_ids:
@@ -231,8 +220,6 @@ class ParticipantQuerySet(models.QuerySet):
 
 
 class Participant(models.Model):
-    """One seat of a match (seats are 0..n-1)."""
-
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
     seat = models.PositiveSmallIntegerField()
     bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="participations")
@@ -295,9 +282,7 @@ class Turn(models.Model):
         return f"Match {self.match_id} turn {self.number}"
 
     def debug_json(self, seats) -> list:
-        """Per seat, for the seats in ``seats`` (those whose overlays the reader may see,
-        ``Bot.debug_visible_to``): ``{"overlay": the debug value or None, "note": why it was
-        dropped or ""}``, or None (not visible, not asked, or nothing sent)."""
+        """Per visible seat ``{"overlay", "note"}``, or None."""
         logs = self.logs if isinstance(self.logs, list) else []
         out: list = [None] * len(logs)
         for seat, log in enumerate(logs):
@@ -306,10 +291,8 @@ class Turn(models.Model):
         return out
 
     def public_json(self, debug_seats=()) -> dict:
-        """What spectators see (no logs; fault details that could name the bot's
-        network location are the owner's only: ``bots.faults.public_details``). With
-        ``debug_seats`` (seats whose overlays the reader may see) it adds ``debug``
-        (``debug_json``) when one of them sent an overlay (or had one dropped) this turn."""
+        """What spectators see: no logs, and fault details that could name a bot's network
+        location are the owner's only. ``debug_seats`` adds their overlays."""
         data = self._public()
         if debug_seats:
             debug = self.debug_json(debug_seats)
@@ -346,8 +329,7 @@ TURN_VALUES = (
 
 
 class TurnArchive(models.Model):
-    """A finished match's turns compacted into one compressed document (its ``Turn`` rows
-    deleted in the same transaction): ``competition.matches.history`` reads either form."""
+    """A finished match's turns compacted into one compressed document."""
 
     match = models.OneToOneField(
         Match, primary_key=True, on_delete=models.CASCADE, related_name="archive"

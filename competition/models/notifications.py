@@ -1,8 +1,5 @@
-"""What a user is told (issue 38): a ``Notification`` per notice, shown in the site (the
-bell's unread count, ``/notifications/``, ``GET /api/notifications/``), and a user's
-``NotificationPreference`` per kind (in the site, by email at once, in the daily digest, or
-not by email). ``competition.live.notify`` is the one place that makes them and decides
-where they go."""
+"""What a user is told: a ``Notification`` per notice and a ``NotificationPreference`` per kind;
+``competition.live.notify`` makes them and decides where they go."""
 
 from __future__ import annotations
 

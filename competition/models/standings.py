@@ -1,14 +1,5 @@
-"""Stored standings: what an event's standings and ladder pairing read instead of replaying
-its history (``competition.events.standings`` keeps them; docs/architecture.md).
-
-- ``EventSeries``: one row per series (``(event, round, pairing)``), its state, total scores,
-  series points and per-bot match tallies, refreshed whenever one of its matches changes.
-- ``EventStanding``: one row per (event, bot), the sums of its series' contributions plus
-  the ladder's pairing inputs (series played and in flight, last series end, last opponent).
-- ``EventTally``: the event's matches and those that ended (lists of events).
-- ``HeadToHead``: series points a bot took from one opponent (the tie-break among tied
-  entries), one row per ordered pair.
-"""
+"""Stored standings, so an event's standings and ladder pairing never replay its history
+(``competition.events.standings`` keeps them)."""
 
 from django.db import models
 

@@ -1,1 +1,1 @@
-"""Ratings: Glicko-2 updates and the leaderboards (``services``)."""
+"""Ratings: openskill updates and the leaderboards (``services``)."""

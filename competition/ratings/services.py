@@ -1,21 +1,7 @@
 """Ratings with openskill (Plackett-Luce), per game; one append-only step per (match, bot).
 
-Updates are applied in match-finish order inside the finish transaction (the caller's):
-``apply_match`` locks the bots' ``Rating`` rows (in bot id order, so two finishes never
-deadlock), so a match sharing a bot with another one is rated strictly after it and its
-``RatingChange`` rows get larger ids. The id order of ``RatingChange`` is therefore the
-order in which ratings moved, and ``recompute`` replays it from the defaults: it must land
-on exactly the stored values (``verify``; ``manage.py recomputeratings --check``).
-
-Only matches with a result (``finished`` or ``forfeited``) are rated: a platform fault
-never is (such a match is retried, and given up as ``errored`` without a result), nor a
-cancelled match, nor one stopped at a platform ``limit``, nor self-play, nor a friendly
-match (``Match.rated`` false: a challenge with non-default options), nor a match between
-bots of one owner (``one_owner``: decided when the match is made, refused here again).
-
-Shown values: ``mu``, ``sigma``, the ``ordinal`` mu - 3 sigma (what leaderboards rank on)
-and ``provisional`` while a bot has fewer than ``PROVISIONAL_GAMES`` rated games.
-"""
+``apply_match`` locks the bots' ratings in bot id order (no deadlock), so ``RatingChange`` ids are
+the order ratings moved in and ``recompute`` must land exactly on the stored values."""
 
 from __future__ import annotations
 
@@ -47,7 +33,6 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0) -> dict:
-    """What the site and the API show of a rating."""
     return {
         "mu": mu,
         "sigma": sigma,
@@ -89,17 +74,14 @@ ONE_OWNER = (
 
 
 def one_owner(owner_ids: Iterable[int | None]) -> bool:
-    """Whether two seats of a match are bots of the same user (``owner_ids``: each seat's
-    bot's owner): such a match is never rated, for its owner could choose its result (a
-    bot that answers nothing hands its sibling the win). The platform's seats (owner None:
-    built-in strategies, the human seat) are nobody's."""
+    """Whether two seats are the same user's bots: never rated, since the owner could choose the
+    result. The platform's seats are nobody's."""
     owned = [owner for owner in owner_ids if owner is not None]
     return len(set(owned)) != len(owned)
 
 
 def rateable(match: Match, participants: list[Participant]) -> bool:
-    """Whether a match is rated: ``Match.rated``, a result, distinct bots of distinct owners
-    (``participants`` with their bots loaded, as the finish and the reveal have them)."""
+    """Whether a match is rated: ``Match.rated``, a result, distinct bots of distinct owners."""
     bot_ids = [p.bot_id for p in participants]
     return (
         match.rated
@@ -112,8 +94,7 @@ def rateable(match: Match, participants: list[Participant]) -> bool:
 
 @functools.cache
 def _rating_sql(db) -> tuple[str, str, str]:
-    """(read and lock one bot's rating, store a new rating, append a step) for a connection.
-    Rating runs inside every match's finish: plain SQL, no ORM compiling."""
+    """The rating statements for a connection, as plain SQL: rating runs inside every finish."""
     r, c = Rating._meta.db_table, RatingChange._meta.db_table
     lock = " FOR UPDATE" if db.features.has_select_for_update else ""
     return (
@@ -125,7 +106,7 @@ def _rating_sql(db) -> tuple[str, str, str]:
 
 
 def apply_match(match: Match, participants: list[Participant]) -> None:
-    """Rate a finished match (the caller holds the finish transaction)."""
+    """Rate a finished match inside the caller's finish transaction."""
     if not rateable(match, participants):
         return
     db = connections[DEFAULT_DB_ALIAS]
@@ -171,13 +152,9 @@ UNRANKED_SHOWN = 200
 
 
 def leaderboard(game: str):
-    """``(ranked, unranked)``: the querysets of a game's leaderboard, for the page and the API
-    alike: the game's standing ladder. Active bots (not those taken out of the ladder; the
-    built-in strategies when ``ARENA_LADDER_HOUSE_RANKED``), never a human seat (a person on the bench); a built-in strategy is
-    the platform's one seat (owner none). Ranked: the bots with rated games, by ordinal (mu -
-    3 sigma), then games, name, id; each row annotated ``r_mu``, ``r_sigma``, ``r_games``,
-    ``r_ordinal``. Unranked: the bots with no rated game yet, by name (the defaults would
-    rank them above bots that played and lost)."""
+    """``(ranked, unranked)`` querysets of a game's leaderboard (its standing ladder) for the
+    page and the API: ranked by ordinal and annotated ``r_*``; the unranked by name, since the
+    defaults would rank them above bots that lost."""
     from django.db.models import F, FloatField, IntegerField, Value
     from django.db.models.functions import Coalesce
 
@@ -216,8 +193,7 @@ def games_rated(game: str | None = None) -> list[str]:
 
 
 def _replay(game: str):
-    """Replay ``game`` in rating order from the defaults: the final ``{bot: (mu, sigma,
-    games)}`` and, per rated match in order, ``(match_id, [(change, before, after)…])``."""
+    """Replay ``game`` in rating order from the defaults: final ratings and each match's steps."""
     state: dict[int, tuple[float, float, int]] = {}
     steps: dict[int, list[RatingChange]] = {}
     for change in RatingChange.objects.filter(match__game=game).order_by("id"):

@@ -1,2 +1,1 @@
-"""What runs matches: the embedded scheduler, the Celery task, and the code path they share
-(claim, play, record, finish) in ``play``."""
+"""What runs matches: the embedded scheduler, the Celery task, and ``play``, which they share."""

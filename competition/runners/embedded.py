@@ -1,16 +1,4 @@
-"""The embedded runner: claimed matches run as asyncio tasks, in runner processes beside
-the web process (``competition.runners.fleet``, the default) or inside it.
-
-``start()`` (called once per process, on the serving event loop) launches a scheduler
-that reaps expired leases, starts the events' rounds whose gap has passed
-(``events.services.start_due_rounds``) and claims queued matches up to ``ARENA_EMBEDDED_CONCURRENCY``,
-running each as a task; with runner processes (``ARENA_RUNNER_PROCESSES``) it starts them,
-each running the same scheduler, and keeps for itself the matches with a human seat.
-``wake()`` (called after a match is created) makes them look at once instead of at their
-next poll: ``EmbeddedBackend`` is the ``ARENA_MATCH_BACKEND`` that
-does it. Everything goes through ``competition.runners.play``, the same code path the Celery
-worker and ``manage.py runmatches`` use.
-"""
+"""The embedded runner: claimed matches as asyncio tasks, in runner processes or the web process."""
 
 from __future__ import annotations
 
@@ -36,12 +24,9 @@ STATISTICS_SECONDS = 600.0
 
 
 class Scheduler:
-    """``humans``: claim only matches with (True) or without (False) a human seat (None: any);
-    ``statistics``: refresh SQLite's planner statistics now and then and run the standing
-    ladders' matchmaking (``events.ladder.tick``, every ``ARENA_LADDER_INTERVAL``) and the
-    registrations' and notifications' step (``events.registration.tick``: events at their
-    start time, daily digests; every ``ARENA_NOTIFY_INTERVAL``): one scheduler per site, the
-    web process's."""
+    """``humans``: claim only matches with (True) or without (False) a human seat;
+    ``statistics``: this is the site's one scheduler that also runs the periodic jobs (planner
+    statistics, ladders, registrations)."""
 
     def __init__(self, concurrency: int, *, humans: bool | None = None, statistics: bool = True):
         self.concurrency = concurrency
@@ -136,11 +121,8 @@ _lock = threading.Lock()
 
 
 def start(processes: int | None = None) -> Scheduler | None:
-    """Start the scheduler on the running loop (once per process; embedded mode only).
-
-    With ``processes`` runner processes (default ``ARENA_RUNNER_PROCESSES``; 0: none) they
-    play the matches (``competition.runners.fleet``) and this process's scheduler only those
-    with a human seat."""
+    """Start the scheduler on the running loop, once per process; with runner processes this one
+    plays only matches with a human seat."""
     global _scheduler, _fleet
     if settings.ARENA_RUNNER != "embedded":
         return None
@@ -189,8 +171,7 @@ def wake() -> None:
 
 
 async def run_relayed(path: str, concurrency: int) -> None:
-    """A runner process: play matches without a human seat until the web process goes away;
-    at a lower CPU priority than the web process (``ARENA_RUNNER_NICE``)."""
+    """A runner process: play matches without a human seat, niced below the web process."""
     from bots import egress
     from competition.live import publisher, relay
 
@@ -216,8 +197,7 @@ async def run_relayed(path: str, concurrency: int) -> None:
 
 
 class EmbeddedBackend:
-    """``ARENA_MATCH_BACKEND`` of the embedded runner: a queued match wakes the scheduler of
-    this process (if it runs one; else the match waits for a runner's poll)."""
+    """The embedded runner's backend: a queued match wakes this process's scheduler, if any."""
 
     def dispatch(self, match_id: int) -> None:
         wake()

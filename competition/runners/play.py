@@ -1,12 +1,5 @@
-"""Playing a claimed match: the code path every runner shares (embedded, Celery, ``runmatches``).
-
-``claim_and_load`` claims a due match and reads what playing it needs; ``play_claimed`` plays it
-through the match loop (``competition.matches.loop``) with its lease renewed by a heartbeat, its
-turns stored by a ``TurnWriter``, the platform's time, turn and byte limits enforced, and ends it
-(the writer's ``finish``, which stores the last turns with the end, or ``release``).
-``run_match`` does both. Every database call goes through the event loop's batcher
-(``batch.call``: one hop, one transaction with the other matches' calls).
-"""
+"""Playing a claimed match: the code path every runner shares, with the lease renewed by a
+heartbeat, turns stored by a ``TurnWriter`` and the platform's limits enforced."""
 
 from __future__ import annotations
 
@@ -57,8 +50,7 @@ RELAYED_TURN_FIELDS = tuple(name for name in TURN_VALUES if name != "logs")
 def claim_and_load(
     match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
 ):
-    """``claim`` and, when it got one, what playing the match needs (``_load``): one trip
-    to the database thread instead of two. ``(id, token, loaded)`` or None."""
+    """``claim`` and, when it got one, ``_load``, in one trip to the database thread."""
     claimed = claim(match_id, worker=worker, humans=humans)
     if claimed is None:
         return None
@@ -89,9 +81,8 @@ def _load(match_id: int) -> dict[str, Any]:
 
 
 def _versions(participants) -> dict[int, BotVersion]:
-    """The uploaded version each code bot's seat plays (seat -> version, its bytes read
-    from the database: any runner process or worker can play it): the one its seat
-    recorded, or for a seat that recorded none, the bot's latest."""
+    """The version each code bot's seat plays (its bytes from the database, so any runner can
+    play it): the one recorded, else the latest."""
     code = [p for p in participants if p.bot.kind == EndpointKind.CODE]
     if not code:
         return {}
@@ -105,9 +96,7 @@ def _versions(participants) -> dict[int, BotVersion]:
 
 
 def sandbox_report() -> tuple[bool, str]:
-    """Check once, where a runner starts, that uploaded code can be run here
-    (``bots.sandbox.sandbox_status``); if not, say so in the log: its code bots' seats
-    will be refused at their start (never run unsandboxed)."""
+    """Log once if uploaded code cannot run here: its seats are refused, never run unsandboxed."""
     from bots.sandbox import sandbox_status
 
     ok, why = sandbox_status()
@@ -117,8 +106,8 @@ def sandbox_report() -> tuple[bool, str]:
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
-    """Claim and play one match to its end (or resume it). Returns its id, or None if
-    there was nothing to claim. Never raises for a bot's behaviour or a lost lease."""
+    """Claim and play one match to its end; its id, or None if nothing was due. Never raises for
+    a bot's behaviour or a lost lease."""
     claimed = await batch.call(claim_and_load, match_id, worker=worker)
     if claimed is None:
         return None
@@ -128,9 +117,7 @@ async def run_match(match_id: int | None = None, *, worker: str | None = None) -
 
 
 async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
-    """Play a match this worker has claimed (``loaded``: its ``_load``, if already read);
-    a lost lease or a platform failure is handled here (released or left to the reaper),
-    never raised."""
+    """Play a claimed match; a lost lease or platform failure is handled here, never raised."""
     mid = match_id
     try:
         await _play_claimed(mid, token, loaded)
@@ -149,8 +136,7 @@ async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = No
 
 
 async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
-    """Release after a platform failure; if even that fails (the database is down), the
-    lease simply expires and the reaper requeues the match later."""
+    """Release after a platform failure; failing that, the lease expires and the reaper requeues."""
     try:
         await batch.call(release, match_id, token, error)
     except Exception:
@@ -209,9 +195,8 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
 
 
 def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
-    """How the match ended, with what the finish needs from the runner: every turn's fault
-    codes and, for a match played here from its first turn, its archive (the finish
-    compacts it in its transaction, from what the runner holds)."""
+    """How the match ended, with the fault codes and (for a match played here from its first
+    turn) the archive the finish compacts."""
     if limit is not None:
         return End(limit=limit)
     archive = None
@@ -227,9 +212,7 @@ def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:
-    """The seconds the match has left to play, or None when it ended here: a resumed match
-    whose last stored turn forfeited is finished as it ended, one past its wall-clock limit
-    is ended as ``limit``. A fresh match is announced as started."""
+    """The seconds left to play, or None when the match ended here."""
     match, turns = data["match"], data["turns"]
     if turns:
         await broadcast.asend(await batch.call(_unannounced, match_id))
@@ -256,10 +239,8 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
 
 
 def _unannounced(match_id: int) -> list[tuple[str, dict]]:
-    """A resumed match's last stored turns, to broadcast again: the worker that stored them
-    may have died before broadcasting them (at most one ``TurnWriter`` batch). Spectators
-    drop the turns they already have (turn numbers are the fence), so each sees each turn
-    once, in order, before the turns played from here."""
+    """A resumed match's last stored turns, broadcast again in case their worker died first; turn
+    numbers let spectators drop repeats."""
     tail = history.recent(match_id, TAIL_TURNS, logs=False)
     group = broadcast.match_group(match_id)
     return [
@@ -278,9 +259,8 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
 
 
 async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
-    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``
-    (``limit`` set when a platform limit stopped the match; the turns not stored yet are
-    the writer's to store with the end). A lost lease or a writer's failure is raised."""
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``; a lost
+    lease or writer failure is raised."""
     result: MatchResult | None = None
     limit: str | None = None
     done, _pending = await asyncio.wait(

@@ -1,13 +1,5 @@
-"""Accounts: sign up, and the profile page with the user's API token (shown once).
-
-Log in, log out and the password reset come from ``django.contrib.auth.urls`` (templates
-in ``templates/registration/``); password-reset mail goes through ``EMAIL_BACKEND`` (the
-console by default). Sign-up and password-reset requests are rate-limited
-(``competition/ratelimit.py``): per client address (``client_address``: behind proxies, the
-``X-Forwarded-For`` entry our proxy wrote), and per e-mail address for resets; past a limit
-the answer is a 429 page. Log-ins are limited by django-axes, per user name and the same
-address.
-"""
+"""Accounts: sign up, and the profile with the user's API token (shown once). Sign-up and
+password resets are rate-limited per address (and per e-mail); log-ins by django-axes."""
 
 from __future__ import annotations
 
@@ -74,9 +66,7 @@ def signup(request):
 
 @login_required
 def profile(request):
-    """The profile, with the API token shown once: when this visit made it, or on the first
-    visit after the owner regenerated it (then ``new_token`` is in the session); else only
-    its first characters (lost it? regenerate it)."""
+    """The profile; the API token in full only on the visit that made it."""
     token, created = Token.objects.get_or_create(user=request.user)
     shown = request.session.pop(NEW_TOKEN_KEY, None)
     context = {
@@ -90,8 +80,7 @@ def profile(request):
 @login_required
 @require_POST
 def token_regenerate(request):
-    """A new API token for the signed-in user (nobody else's: no staff page makes or shows
-    tokens), shown once on the profile page."""
+    """A new API token for the signed-in user only, shown once on the profile."""
     with transaction.atomic():
         Token.objects.filter(user=request.user).delete()
         token = Token.objects.create(user=request.user)

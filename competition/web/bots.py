@@ -1,16 +1,5 @@
-"""My bots: list, register, edit, (de)activate, test call, the bot page and its per-turn logs.
-
-Visibility: a bot page is public (name, owner, rating, matches, results), but its endpoint
-(the URL), its test calls and its per-turn logs are shown to its owner only: every
-owner-only view answers 404 to anyone else, staff included, so that no page ever shows
-another user's target or logs (the API's ``logs/`` follows the same rule; staff see turns'
-faults in the admin). The signing secret is shown once, to its owner, right after it is
-made (registration or "rotate"), and never again, not even to staff.
-
-Status changes, the test call and new versions go through the bots' services
-(``competition.bots.services``, as the API and the admin do); the secret through
-``Bot.rotate_secret``.
-"""
+"""My bots: list, register, edit, test call, the bot page and its per-turn logs. Owner-only views
+answer 404 to anyone else, staff included, so no page shows another user's target or logs."""
 
 from __future__ import annotations
 
@@ -136,8 +125,7 @@ def bot_status(request, pk: int):
 @login_required
 @require_POST
 def bot_ladder(request, pk: int):
-    """POST ``enrolled`` 0 or 1: its owner takes the bot out of its game's standing ladder,
-    or puts it back."""
+    """POST ``enrolled`` 0 or 1: the owner takes the bot out of its standing ladder, or back."""
     bot = _owned_or_404(request, pk)
     wanted = request.POST.get("enrolled")
     if wanted not in ("0", "1"):
@@ -198,8 +186,8 @@ BY_OPPONENT_ROWS = 30
 
 @functools.cache
 def _by_opponent_queries(limit: int) -> tuple[Prepared, Prepared]:
-    """``results_by_opponent``'s two reads (prepared): the bot's latest ``limit`` seats with a
-    result (``(match, result)``, newest first) and the other seats of those matches."""
+    """``results_by_opponent``'s two prepared reads: the bot's latest seats with a result, and
+    the other seats of those matches."""
 
     def latest(bot):
         return (
@@ -229,12 +217,9 @@ _BOT_NAMES = Prepared(
 def results_by_opponent(
     bot: Bot, limit: int = BY_OPPONENT_MATCHES, top: int | None = None
 ) -> tuple[list[dict], int]:
-    """Wins, draws and losses of ``bot`` against each opponent over its latest ``limit``
-    matches with a result (self-play left out), the most played first (then by name): read
-    newest first on the ``Participant(bot, match)`` index, so the cost does not grow with its
-    history. Returns the ``top`` first rows (all when ``None``) and how many opponents there
-    are; counted in plain tuples, the opponents' seats read through a subquery (not a list of
-    ``limit`` ids), names read for the rows returned only."""
+    """Wins, draws and losses against each opponent over the bot's latest ``limit`` results, most
+    played first: read on the ``Participant(bot, match)`` index so the cost does not grow with
+    history. The ``top`` rows and the opponent count."""
     mine_query, others_query = _by_opponent_queries(limit)
     mine: dict[int, str | None] = {}
     for match_id, result in mine_query(bot.pk):
@@ -273,8 +258,7 @@ def bot_detail(request, pk: int):
 
 @functools.cache
 def _recent_seats(everything: bool) -> Prepared:
-    """A bot's latest ``RECENT_MATCHES`` seats: those of matches anyone may see, or
-    ``everything`` (staff)."""
+    """A bot's latest seats in matches anyone may see, or ``everything`` (staff)."""
 
     def build(bot):
         seats = Participant.objects.filter(bot_id=bot)
@@ -296,9 +280,7 @@ _SEATS_OF = Prepared(
 
 
 def recent_matches(request, bot: Bot) -> list[dict]:
-    """The bot's latest ``RECENT_MATCHES`` matches ``request.user`` may see, as plain values
-    (its seat, result and the match's status, the other seats, links made once: see
-    ``competition.web.rows``)."""
+    """The bot's latest matches ``request.user`` may see, as plain values."""
     mine = _recent_seats(sees_hidden(request.user))(bot.pk)
     match_url, bot_url, user_url = (
         link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
@@ -336,9 +318,7 @@ def recent_matches(request, bot: Bot) -> list[dict]:
 
 
 def opponents_context(bot: Bot) -> dict:
-    """The results-by-opponent table: its most played ``BY_OPPONENT_ROWS`` rows and how
-    many opponents are left out (a busy bot meets hundreds; the page stays the same size);
-    links and numbers as text, made once."""
+    """The results-by-opponent table's top rows and how many are left out."""
     table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
     bot_url = link_maker("bot-detail")
     for row in table:
@@ -372,8 +352,7 @@ VERSIONS_SHOWN = 20
 
 
 def code_context(request, bot: Bot) -> dict:
-    """A code bot's uploaded versions (newest first), with their download links for those
-    who may read its source (its owner; anyone when the source is public)."""
+    """A code bot's versions, with download links for those who may read its source."""
     if bot.kind != EndpointKind.CODE:
         return {}
     return {
@@ -438,10 +417,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
 @login_required
 @require_POST
 def bot_challenge(request, pk: int):
-    """POST: one of your bots against this one (the form on its page), then the live viewer.
-    Checked and counted by the service ``POST /api/matches/challenge/`` uses
-    (``lifecycle.challenge``: which bots may play, the per-minute budget the two share,
-    ``create_user_match``'s limits); a refusal by a limit is a 429 with its words."""
+    """POST: challenge this bot with one of yours, checked by the service the API uses
+    (``lifecycle.challenge``); a limit's refusal is a 429."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     if not challengeable(bot):
         raise Http404("This bot cannot be challenged")
@@ -469,8 +446,7 @@ def bot_challenge(request, pk: int):
 
 @login_required
 def bot_log(request, pk: int, match_id: int):
-    """The per-turn log of the owner's bot in one match: what was sent, what came back,
-    latency and fault, turn by turn (owner only: 404 for anyone else)."""
+    """The per-turn log of the owner's bot in one match (404 for anyone else)."""
     bot = _owned_or_404(request, pk)
     match = get_object_or_404(Match.objects.visible_to(request.user), pk=match_id)
     participants = list(match.participants.select_related("bot").order_by("seat"))

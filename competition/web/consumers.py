@@ -1,11 +1,8 @@
-"""Read-only websocket consumers: a match's turns, an event's progress, the home page's
-running counts (docs/architecture.md).
+"""Read-only websocket consumers: a match's turns, an event's progress, the home page's running
+counts.
 
-On connect a consumer joins its group through the process hub **first**, then sends a
-snapshot from the database, then relays what the hub hands it, skipping anything the
-snapshot already covered (turn numbers are the fence). Clients never send anything that
-matters: any message from them is answered with an error and otherwise ignored.
-"""
+A consumer joins its group through the process hub first, then sends a snapshot, then relays what is
+newer (turn numbers are the fence), so no turn is lost or doubled."""
 
 from __future__ import annotations
 
@@ -34,11 +31,8 @@ SNAPSHOT_TURNS = 50
 
 
 def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
-    """The match and its last ``SNAPSHOT_TURNS`` turns (bounded whatever the match's length);
-    ``first`` and ``last`` are the numbers of the first and last turns included (turns
-    before it: the turns API).
-    With ``debug_seats`` (seats whose debug overlays the reader may see) each turn carries
-    ``debug`` (``Turn.debug_json``): only those seats' overlays are read, never the logs."""
+    """The match and its last ``SNAPSHOT_TURNS`` turns (bounded), ``first`` and ``last`` their
+    numbers; ``debug_seats`` adds those seats' overlays."""
     from competition.matches import history
     from competition.matches.presenters import match_json
 
@@ -66,11 +60,9 @@ MESSAGE_BYTES = 256 * 1024
 
 
 def snapshot_parts(snapshot: dict) -> list[str]:
-    """A match snapshot as the messages it is sent in, each at most ``MESSAGE_BYTES``: the
-    ``snapshot`` (the match, ``first``, ``last``: the last turn it covers, ``parts``: how
-    many messages it takes) with the first turns, then ``snapshot_part``s (``part`` 2, 3...)
-    with the next ones, in order. A turn too big for a message is in none of them (it lies
-    between ``first`` and ``last``: a client fetches it from the turns API)."""
+    """A match snapshot as messages of at most ``MESSAGE_BYTES``: ``snapshot`` then
+    ``snapshot_part``s. A turn too big for a message is left out for the client to fetch from
+    the turns API."""
     turns = snapshot["turns"]
     head = {key: value for key, value in snapshot.items() if key != "turns"}
     room = MESSAGE_BYTES - 64  # a part's own keys and the digits of `parts`
@@ -97,11 +89,9 @@ def snapshot_parts(snapshot: dict) -> list[str]:
 
 
 class SharedLoads:
-    """Loads shared by the sockets that connect at once (the snapshot of one match, for one
-    set of debug seats): 100 spectators arriving together cost a load or two, not 100, and
-    hold one copy of its messages. A socket shares only a load whose database read begins
-    after the socket joined its group (its ``ticket``): an older read could miss a turn
-    stored between it and the join, which neither the snapshot nor the hub would bring."""
+    """Snapshot loads shared by sockets connecting at once, so 100 spectators cost a load or two.
+    A socket shares only a load whose read began after it joined its group: an older read
+    could miss a turn that neither the snapshot nor the hub would bring."""
 
     def __init__(self):
         self.clock = itertools.count(1)
@@ -111,8 +101,7 @@ class SharedLoads:
         return next(self.clock)
 
     async def get(self, key: tuple, ticket: int, load):
-        """``load()`` (a function run on the database thread), or the result of a load of
-        ``key`` that has not begun reading before ``ticket``."""
+        """``load()`` on the database thread, or a load of ``key`` not begun before ``ticket``."""
         found = self.loads.get(key)
         if found is None or (found.started is not None and found.started < ticket):
             found = self.loads[key] = _Load(self.clock, load)
@@ -147,9 +136,8 @@ snapshots = SharedLoads()
 def event_snapshot(
     event_id: int, *, everything: bool = False, event: Event | None = None
 ) -> dict | None:
-    """The event, its standings (and bracket), its live and upcoming matches: what the public
-    may see (no match hidden until its reveal, ``Match.objects.public``), or ``everything``
-    (staff). ``event``: the event already read, with its ``tally`` (``with_tally``)."""
+    """The event, its standings, bracket, live and upcoming matches, as the public may see them
+    or ``everything`` (staff)."""
     from competition.events.services import bracket_view, standings
     from competition.matches.presenters import summaries
 
@@ -192,8 +180,7 @@ SNAPSHOT_MATCHES = {MatchStatus.RUNNING: 20, MatchStatus.QUEUED: 10}
 
 @functools.cache
 def _event_matches(status: str, everything: bool):
-    """An event's first matches of ``status`` (``SNAPSHOT_MATCHES``), as ``summaries`` reads
-    them: the public ones, or ``everything``."""
+    """An event's first matches of ``status``, public ones or ``everything``."""
     from competition.matches.presenters import SUMMARY_FIELDS
 
     def build(event):
@@ -210,8 +197,7 @@ def with_tally():
 
 
 def home_snapshot() -> dict:
-    """How many matches of each game run now, and the newest of them (the "live" link's
-    match): one grouped count per connecting socket."""
+    """How many matches of each game run now, and the newest: one grouped count per socket."""
     rows = (
         Match.objects.public()
         .filter(status=MatchStatus.RUNNING)
@@ -283,7 +269,6 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         return [broadcast.encode(snapshot)], self.fence(snapshot)
 
     def outgoing(self, message: dict) -> str:
-        """The text a hub message is sent as."""
         return message["text"]
 
     async def receive(self, text_data=None, bytes_data=None):
@@ -320,9 +305,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
 
 
 class MatchConsumer(_RelayConsumer):
-    """A match's turns; with them the debug overlays of the seats whose bots the socket's
-    user owns, or that opted in (``Bot.debug_visible_to``): ``debug`` messages from each
-    such seat's ``broadcast.debug_group``, and ``debug`` in the snapshot's turns."""
+    """A match's turns, with the overlays of the seats the user may see (``debug_visible_to``)."""
 
     def exists(self) -> bool:
         # a match hidden until its reveal: staff only (its turns would tell the result)
@@ -347,8 +330,7 @@ class MatchConsumer(_RelayConsumer):
         return snapshot["turns"][-1]["number"] if snapshot["turns"] else 0
 
     async def load(self) -> tuple[list[str], int] | None:
-        """The snapshot in parts (``snapshot_parts``), shared with the sockets that connect
-        at the same time to the same match with the same debug seats (``SharedLoads``)."""
+        """The snapshot in parts, shared with sockets connecting at once (``SharedLoads``)."""
         ticket = snapshots.ticket()  # after joining the group: see SharedLoads
         key = (self.object_id, tuple(sorted(self.debug_seats)))
         return await snapshots.get(key, ticket, self.snapshot_messages)
@@ -378,8 +360,7 @@ class EventConsumer(_RelayConsumer):
 
 
 class HomeConsumer(_RelayConsumer):
-    """``ws/home/``: the home page's "live now" counts, a snapshot then each game's count
-    as a match of it starts or ends (``broadcast.running_changed``)."""
+    """``ws/home/``: the home page's "live now" counts."""
 
     def route_id(self) -> int:
         return 0
@@ -395,9 +376,7 @@ class HomeConsumer(_RelayConsumer):
 
 
 class NotificationConsumer(_RelayConsumer):
-    """``ws/notifications/``: the signed-in user's new notifications, on every page (the
-    bell): a snapshot with the unread count, then each new one as it is made
-    (``broadcast.notified``). A visitor is refused (4401)."""
+    """``ws/notifications/``: the user's new notifications and unread count; visitors get 4401."""
 
     async def connect(self):
         user = self.scope.get("user")
@@ -422,16 +401,9 @@ class NotificationConsumer(_RelayConsumer):
 
 
 class HumanSeatConsumer(AsyncWebsocketConsumer):
-    """``ws/play/<match>/<seat>/``: the browser side of a human seat (the only consumer
-    that accepts input). Only the owner of the seat's human bot may connect, while the
-    match is not over. The server sends ``{"type": "request", "seq", "message",
-    "timeout_ms", "deadline"}`` (the seat's native message; repeated while pending) and
-    ``{"type": "closed"}``; the browser sends ``{"type": "move", "seq": n, "move": <JSON>}``.
-    Every incoming message is checked (text, size, strict JSON, shape, the seq of the
-    pending request, a rate limit); the move itself goes to the runner raw, as compact JSON
-    text, to the channel the pending request named (kept here, never taken from the client),
-    and the game's ``parse_action`` judges it like any bot's reply.
-    """
+    """``ws/play/<match>/<seat>/``: the browser side of a human seat, the only consumer that takes
+    input. Every message is checked; the move goes raw to the channel the pending request named
+    (kept here, never taken from the client)."""
 
     MAX_MESSAGE = 16_384
     #: at most this many client messages per RATE_WINDOW seconds, then the socket is closed
@@ -555,8 +527,8 @@ def _no_constant(name: str):
 
 
 class NaiveMatchConsumer(AsyncWebsocketConsumer):
-    """Channels' textbook fan-out, one group membership per socket. Only routed when
-    ``ARENA_BENCH_NAIVE_FANOUT`` is set: ``bench/fanout.py`` compares the hub against it."""
+    """Channels' textbook fan-out, one group per socket; routed only with
+    ``ARENA_BENCH_NAIVE_FANOUT`` for ``bench/fanout.py`` to compare against."""
 
     async def connect(self):
         self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))

@@ -1,13 +1,6 @@
-"""Docs for bot authors: ``/docs/<slug>/`` per game, with the exact request and reply.
-
-The examples are not written by hand: they are generated from the engine at request time
-(``game.observation`` of a real position, encoded by the HTTP transport's own
-``encode_body``, signed by ``egress.sign``) and answered by a built-in bot, so the page
-can never drift from what the platform actually sends. Each game's parts come from its
-folder through the registry: the exchanges (``Game.doc_examples``), the rules
-(``games/<slug>/rules.html``) and the starter bot (``games/<slug>/starter_bot.py``, standard
-library only, downloaded as ``<slug>_bot.py``).
-"""
+"""Docs for bot authors: ``/docs/<slug>/`` per game. The examples are generated from the engine,
+encoded and signed by the transport's own code and answered by a built-in bot, so the page can
+never drift from what the platform sends."""
 
 from __future__ import annotations
 

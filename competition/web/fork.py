@@ -1,7 +1,5 @@
-"""Play from here (issue #17 item 4): the small form behind the viewer's button that forks
-a match from the turn on screen with the bots the user picks, then lands on the new match's
-viewer. The checks and limits are ``competition.matches.fork.create_fork``'s, as for
-``POST /api/matches/<id>/fork/``."""
+"""Play from here: the form behind the viewer's button that forks a match from the turn on
+screen; the checks are ``create_fork``'s, as for the API."""
 
 from __future__ import annotations
 
@@ -18,8 +16,7 @@ from games import get_game
 
 
 class ForkForm(forms.Form):
-    """The turn to start from and one bot per seat: the origin's bot of that seat (the
-    default), the origin's other bots, or one of the user's own active bots of the game."""
+    """The turn to start from and one bot per seat: the origin's, or one of the user's."""
 
     turn = forms.IntegerField(min_value=0, label="From the position after turn")
 

@@ -36,11 +36,8 @@ class SignUpForm(UserCreationForm):
 
 
 class BotForm(forms.ModelForm):
-    """Register or edit a bot: by URL, or by uploading code (its first version; a code bot's
-    edit takes a new version). The endpoint is checked by ``validate_endpoint`` (scheme,
-    host, port and the egress policy for URLs; a sandbox on this server for code), an
-    upload by ``read_uploaded_code`` (nothing is stored for a refused one); ordinary users may
-    register URLs and code, staff also local bots when the server allows them."""
+    """Register or edit a bot, by URL or by uploading code (an edit of a code bot takes a new
+    version); checked by ``validate_endpoint`` and ``read_uploaded_code``."""
 
     game = forms.ChoiceField(choices=game_choices)
     file = forms.FileField(
@@ -96,9 +93,7 @@ class BotForm(forms.ModelForm):
                 del self.fields["file"], self.fields["source_public"]
 
     def _kind_field(self, user) -> None:
-        """Ordinary users pick "URL" or "Upload code"; staff any kind they may register
-        (local bots only when the server allows them: ARENA_ALLOW_LOCAL_BOTS). A bot
-        keeps its kind; a code bot stays code and a bot of another kind never becomes code."""
+        """The kinds this user may pick; a bot never becomes or stops being code."""
         kinds = registrable_kinds(staff=user.is_staff)
         if self.instance.pk:
             if self.instance.kind not in kinds:
@@ -161,8 +156,7 @@ class BotForm(forms.ModelForm):
         return data
 
     def _clean_upload(self, data: dict) -> None:
-        """A code bot's file, read and checked (``read_uploaded_code``): kept as (name, bytes) for
-        ``save``; required when registering."""
+        """A code bot's file, read and checked, kept as (name, bytes) for ``save``."""
         upload = data.get("file")
         self.upload = None
         if not upload:
@@ -208,9 +202,8 @@ SEATS = [(0, "first (seat 0)"), (1, "second (seat 1)")]
 
 
 class BenchForm(forms.Form):
-    """Your bot (or you, in the browser) against a built-in bot, or against itself. One
-    form per game on the bench page, told apart by ``prefix=<game slug>``. A game of more
-    seats also asks how many: the opponent holds every seat but yours."""
+    """Your bot (or you) against a built-in bot or itself; one form per game (``prefix``), the
+    opponent holding every other seat."""
 
     mine = forms.ChoiceField(label="You play with")
     opponent = forms.ChoiceField(label="Against")
@@ -250,8 +243,6 @@ class BenchForm(forms.Form):
         return cleaned
 
     def specs(self) -> list[str]:
-        """The seats' endpoint specs, seat 0 first (yours at your seat, the opponent's in
-        every other)."""
         mine = self.cleaned_data["mine"]
         other = mine if self.cleaned_data["opponent"] == "itself" else self.cleaned_data["opponent"]
         specs = [other] * self.cleaned_data.get("players", 2)
@@ -260,10 +251,8 @@ class BenchForm(forms.Form):
 
 
 def parse_json(text: str, what: str):
-    """``text`` decoded as the API decodes a body (``bots.codec.decode_bounded``, what its
-    ``LimitedJSONParser`` calls: strict, nested at most 64 levels, text only), so a form and
-    the API accept and refuse the same values; a ``ValidationError`` naming ``what``
-    otherwise, never a ``RecursionError``."""
+    """``text`` decoded as the API decodes a body (``decode_bounded``), so a form and the API
+    accept the same values; ``ValidationError`` otherwise."""
     try:
         return decode_bounded(text.encode("utf-8", "surrogatepass"))
     except ValueError as exc:
@@ -272,11 +261,8 @@ def parse_json(text: str, what: str):
 
 
 class ChallengeForm(forms.Form):
-    """Challenge the bot of a bot page with one of your bots of its game: your seat, the
-    pace, and the game's options (JSON; the game's defaults make a rated match, any other
-    options an unrated one; against a bot of your own it is never rated, and the form says
-    so). Options are judged by the game itself (``resolve_options``, ``endless``), the bots
-    and limits by ``matches.lifecycle.challenge``, as for the API."""
+    """Challenge this page's bot with one of yours: seat, pace and options (the game's defaults
+    make a rated match). Checked as the API's challenge is."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
     seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")
@@ -331,6 +317,5 @@ class ChallengeForm(forms.Form):
         return resolved
 
     def seats(self) -> list[Bot]:
-        """The match's bots by seat, seat 0 first."""
         mine = self.bots[self.cleaned_data["mine"]]
         return [mine, self.target] if self.cleaned_data["seat"] == 0 else [self.target, mine]

@@ -1,11 +1,5 @@
-"""Pages to find things: the match list (``/matches/``), the events (``/events/``) and a
-user's page (``/users/<name>/``).
-
-Their cost does not grow with history: the match list is the API's
-(``Match.objects.listed``, its filters parsed by ``MatchFilters.parse``), paged by keyset
-(``?before=<id>``) with no count of the whole list; a user's recent matches are read newest
-first on the ``Participant(bot, match)`` index, one short window per bot.
-"""
+"""The match list, the events and a user's page, each read by keyset or per-bot windows so the
+cost does not grow with history."""
 
 from __future__ import annotations
 
@@ -32,9 +26,7 @@ FINISHED_EVENTS = 50
 
 
 def match_list(request):
-    """Matches newest first (an event's: the latest finished first), filtered as the API's
-    list is (``MatchFilters``: game, bot, user, event, status); ``?before=<id>`` for the
-    next page."""
+    """Matches newest first, filtered as the API's list; ``?before=<id>`` for the next page."""
     try:
         filters = MatchFilters.parse(request.GET)
     except BadFilter as exc:
@@ -69,8 +61,7 @@ RUNNING_EVENTS = 50
 
 
 def event_list(request):
-    """Events open for registration first, then running (and paused) events, upcoming ones
-    (other drafts), the latest finished ones."""
+    """Events open for registration, then running, upcoming and the latest finished."""
     counted = Event.objects.annotate(**event_counts(total="total", done="done"))
     events = counted.filter(showcase=False)
     now = timezone.now()
@@ -109,7 +100,6 @@ def event_list(request):
 
 
 def user_detail(request, username: str):
-    """A user's bots (with their ratings) and recent matches."""
     owner = get_object_or_404(get_user_model(), username=username, is_active=True)
     bots = list(
         Bot.objects.filter(owner=owner)

@@ -1,9 +1,5 @@
-"""The bell, the notifications page and the event page's entry form (issue 38).
-
-``bell`` is a context processor: one indexed COUNT (``notification_unread``) per page for a
-signed-in user, none for a visitor. The state changes go through
-``competition.live.notify`` and ``competition.events.registration``.
-"""
+"""The bell (a context processor: one indexed COUNT per page for a signed-in user), the
+notifications page and the event page's entry form."""
 
 from __future__ import annotations
 
@@ -72,7 +68,6 @@ def _post(request):
 
 
 def registration_context(request, event: Event) -> dict:
-    """What the event page's entry form shows."""
     if event.registration_opens is None:
         return {"registration": None}
     mine, candidates = [], []

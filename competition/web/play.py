@@ -1,22 +1,6 @@
-"""The test bench and ``/games/<slug>/play``: pit endpoints against each other at once.
-
-An endpoint spec names a seat: ``human`` (you, in the browser), ``builtin:NAME``,
-``bot:ID`` (one of your bots) or an ``http(s)://`` URL (checked by the egress policy).
-Built-in strategies and ``human`` are the platform's seats (``bots.models.platform_seat``:
-owned by no user, in nobody's bot list); a URL becomes a bot of the signed-in user (one per
-URL). The match goes through ``matches.lifecycle.create_user_match`` like an API challenge
-and is stored and broadcast as usual; with a platform seat in it, it is practice: unrated,
-and not counted for bot health (a human seat also gets a person's longer time limits).
-
-Creating a match is a POST (CSRF-protected): ``GET /games/<slug>/play?p1=…&p2=…`` checks
-the endpoints and shows them with one "Play" button, so a link on another site can
-never make a signed-in visitor's browser start matches (and outbound calls) by itself.
-
-Seats: ``p1`` … ``pN``, as many as the game's seat range allows (``Game.seats``, e.g. 2 to
-13); the page shows the game's usual count (at least its fewest) plus any given, with
-"Add seat" / "Remove seat" buttons inside the range. The same endpoint may hold several
-seats. An empty seat between filled ones is an error, trailing empty seats are dropped.
-"""
+"""The test bench and ``/games/<slug>/play``. Starting a match is a CSRF-protected POST (the GET
+only shows the seats), so a link on another site can never make a visitor start matches and outbound
+calls."""
 
 from __future__ import annotations
 
@@ -43,8 +27,7 @@ MAX_SPEC = 2000
 
 
 def human_options(game) -> dict | None:
-    """The options of a match with a person in it: time limits a person can live with, set
-    by the game (``Game.human_options``; the runner's clocks still apply, as for any bot)."""
+    """The options of a match with a person in it: the game's human time limits."""
     return dict(game.human_options) or None
 
 
@@ -127,8 +110,7 @@ def bot_for_spec(user, game, spec: str) -> Bot:
 
 
 def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
-    """Create the seats' bots as needed and queue the match (``ValidationError`` if not; the
-    per-user limits live in ``matches.lifecycle.create_user_match``, shared with the API)."""
+    """Create the seats' bots as needed and queue the match under ``create_user_match``'s limits."""
     if pace_ms not in {p for p, _label in PACES}:
         raise ValidationError("Unknown pace.")
     for spec in specs:
@@ -142,9 +124,8 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
 
 
 def seat_specs(game, data) -> tuple[list[str], dict[str, list[str]]]:
-    """The seats' specs from ``p1`` … ``pN`` (N at most the game's most seats) and the
-    errors of their count: trailing empty seats dropped, an empty seat among filled ones or
-    a count outside the game's range refused."""
+    """The seats' specs from ``p1`` … ``pN`` and the errors of their count: trailing empty seats
+    dropped, a gap or a count out of range refused."""
     low, high = game.seats
     specs = [str(data.get(f"p{i}", "")).strip() for i in range(1, high + 1)]
     while specs and not specs[-1]:

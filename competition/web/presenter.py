@@ -1,12 +1,6 @@
-"""Presenter mode: an organiser reveals an event's matches one by one (``/events/<id>/present``).
-
-An event with ``hide_results`` keeps its matches from the public until they are revealed
-(``models.matches.hidden``: every public read path asks ``Match.objects.public`` or
-``visible_to``). This page, staff only, lists the event's ended matches in reveal order
-(round, then id); ``static/js/present.js`` replays the next one live-paced with its result
-hidden until its last turn, then posts the reveal (``events.services.reveal``), which rates
-the match and publishes its end and the event's public standings.
-"""
+"""Presenter mode (``/events/<id>/present``, staff only): an organiser reveals a hidden event's
+matches one by one, each replayed live with its result hidden until the end, then revealed
+(``events.services.reveal``)."""
 
 from __future__ import annotations
 
@@ -32,8 +26,7 @@ def _staff_event_or_404(request, pk: int) -> Event:
 
 
 def reveal_order(event: Event) -> list[dict]:
-    """The event's ended matches in reveal order (round, then id): id, round, the seats'
-    names, and whether each is revealed already (no results: the page is projected)."""
+    """The event's ended matches in reveal order, with no results: the page is projected."""
     matches = (
         event.matches.filter(status__in=MatchStatus.done())
         .prefetch_related("participants__bot")
@@ -69,8 +62,7 @@ def event_present(request, pk: int):
 
 @require_POST
 def event_reveal(request, pk: int, match_id: int):
-    """Reveal one match of the event (idempotent: ``revealed`` false when it already was,
-    or is not an ended match of an event hiding its results)."""
+    """Reveal one match; ``revealed`` false when it already was or cannot be."""
     event = _staff_event_or_404(request, pk)
     if not event.matches.filter(pk=match_id).exists():
         raise Http404("No such match in this event")

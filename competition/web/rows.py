@@ -1,12 +1,5 @@
-"""Rows of the pages' long tables as plain values (the match list, a user's page, the recent
-matches of the home, game and event pages, the leaderboard).
-
-A table of 50 matches walked by the template as model instances costs a model per match,
-seat, bot and owner, a ``{% url %}`` per link, a ``floatformat`` per number and a number
-localization per ``int``: most of such a page's CPU. ``match_rows`` and ``bot_rows``
-read the columns a row shows with ``values()``, build every link from one ``reverse`` per
-kind of link and format numbers once, so the template only prints ready text.
-"""
+"""Rows of the pages' long tables as plain values: as model instances a table of 50 matches spent
+most of its page's CPU on models, ``{% url %}`` and number formatting."""
 
 from __future__ import annotations
 
@@ -30,8 +23,7 @@ _SAFE = "!$&'()*+,;=/~:@"
 
 
 def link_maker(name: str):
-    """``f(value)``: the URL of route ``name`` for one argument, ``reverse`` called once (the
-    script prefix of this request included), the argument quoted as ``reverse`` quotes it."""
+    """``f(value)``: the URL of route ``name`` for one argument, ``reverse`` called once."""
     head, _, tail = reverse(name, args=[_MARK]).partition(_MARK)
     return lambda value: f"{head}{quote(str(value), safe=_SAFE)}{tail}"
 
@@ -49,10 +41,7 @@ def two_places(value: float) -> str:
 
 
 def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int = 0) -> list[dict]:
-    """Leaderboard rows of ``bots`` (a sliced ``ratings.leaderboard`` queryset, annotated
-    ``r_mu``, ``r_sigma``, ``r_games``, ``r_ordinal``; or the unranked ones): name, links,
-    owner, numbers as text; ``rank`` counted from ``rank_from``; ``provisional`` when a bot
-    has fewer than ``provisional`` rated games."""
+    """Leaderboard rows of ``bots`` (annotated ``r_*``) as text, ranked from ``rank_from``."""
     bot_url, user_url = link_maker("bot-detail"), link_maker("user-detail")
     rows = []
     for i, (pk, name, owner, mu, sigma, games, ordinal) in enumerate(
@@ -92,13 +81,8 @@ ROW_FIELDS = ("id", "game", "status", "reason", "rated", "event_id")
 
 
 def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[dict]:
-    """The first ``limit`` matches of ``matches`` (ordered, not sliced; or already read, as
-    ``ROW_FIELDS`` tuples) as the rows of
-    ``includes/match_list_rows.html`` and ``includes/match_rows.html``: id, game, status,
-    reason, rated, event and the seats in seat order, each with its links; numbers as text
-    (a template prints an ``int`` through number localization, ~50 us each).
-    ``event_names``: event id → name of every event the matches may belong to (an event's
-    page knows its own), instead of a query for them."""
+    """The first ``limit`` matches as the match tables' rows, links made and numbers formatted
+    once; ``event_names`` saves a query for event names."""
     # no join to the event here: SQLite would then sort every match the filter keeps
     if isinstance(matches, QuerySet):
         rows = list(matches.values(*ROW_FIELDS)[:limit])
@@ -140,9 +124,6 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
 
 
 def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
-    """The event page's standings (``services.standings``) as text: rank, the bot's link,
-    points and Buchholz as ``floatformat:"-1"``, how far an elimination entry got
-    (``reached``: "champion", "round 3" or nothing)."""
     bot_url = link_maker("bot-detail")
     champion = (bracket or {}).get("champion")
     champion = champion["bot"] if champion else None

@@ -1,9 +1,6 @@
-"""Share links: short addresses that open a match, a turn of it, an event or its big screen
-at that point (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``). Each redirects
-(302: where a page lives may change, the short address stays) to the page itself, so the
-pages keep one address each; an unknown match or event is the site's 404, and so is a match
-the reader may not see yet (``Match.objects.visible_to``: hidden until its reveal), with
-the same body, so that a share link never tells a hidden match from a missing one."""
+"""Share links (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``) redirecting with a
+302 to the page itself. A match the reader may not see yet gets the same 404 as a missing one,
+so a link never tells them apart."""
 
 from __future__ import annotations
 

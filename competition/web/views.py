@@ -1,5 +1,4 @@
-"""Public pages: games, leaderboards, the match viewer (live and replay), events and the
-big screen. Pages render on the server; ``static/js`` modules draw and animate them."""
+"""Public pages: games, leaderboards, the match viewer, events and the big screen."""
 
 from __future__ import annotations
 
@@ -118,9 +117,7 @@ def game_detail(request, slug: str):
 
 
 def leaderboard(request, slug: str):
-    """Active bots with rated games ranked by ordinal (mu - 3 sigma), then the unranked ones
-    apart: ``services.ratings.leaderboard``, as the API's leaderboard; rows as plain values
-    (``rows.bot_rows``)."""
+    """Ranked and unranked bots (``ratings.leaderboard``, as the API's), rows as plain values."""
     game = _game_or_404(slug)
     bots, unranked = ratings.leaderboard(slug)
     page = Paginator(bots, LEADERBOARD_PAGE).get_page(request.GET.get("page"))
@@ -145,9 +142,7 @@ def leaderboard(request, slug: str):
 
 
 def initial_frame(match: Match):
-    """The spectator frame before the first turn (turns only carry the frames after): a
-    fork's is its origin's position after ``fork_turn``, rebuilt from that match's turns in
-    the simulation pool (``fork.start_frame``)."""
+    """The frame before the first turn; a fork's is rebuilt in the simulation pool."""
     try:
         game = get_game(match.game)
         if match.fork_turn is not None:
@@ -221,8 +216,7 @@ def event_rounds(event: Event, entrants: int, bracket: dict | None, series=None)
 
 @functools.cache
 def _event_recent(everything: bool) -> Prepared:
-    """An event's last 20 ended matches as ``match_rows`` reads them: the public ones, or
-    ``everything`` (staff)."""
+    """An event's last 20 ended matches, public ones or ``everything``."""
 
     def build(event):
         matches = Match.objects.filter(

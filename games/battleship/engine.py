@@ -1,15 +1,9 @@
-"""Battleship over the BotsArena (gnieark/botsArena) HTTP protocol.
+"""Battleship over the BotsArena (gnieark/botsArena) HTTP protocol (rules: ``README.md``).
 
-Rules in brief (normative text: ``games/battleship/README.md``): each seat hides a fleet on a
-``width`` x ``height`` grid and the seats take turns firing at the other's grid, seat 0
-first; a ship sinks once all its cells have been targeted, and a seat wins when the other has
-no ship left (``fleet_sunk``). The fleet is placed by the reply to ``init`` (the greeting):
-seat 0's is judged before seat 1 is asked, and a bad one loses at setup (``bad_fleet``).
-Each shot is ``{"play": "x,y"}``; any fault on a shot loses at once; ``max_shots`` shots
-each without a winner draw (``shot_limit``). Hits are found by comparing strings, as the
-original did (``"03,4"`` never hits). The seed only places the fleets a seat has before its
-greeting is judged (tools that skip greetings play on them).
-"""
+Each seat hides a fleet, placed by its reply to the greeting (seat 0's judged before seat 1 is
+asked), and the seats take turns firing at the other's grid, seat 0 first; sinking the whole fleet
+wins, ``max_shots`` each draws. Hits are found by comparing strings, as the original did (``"03,4"``
+never hits)."""
 
 from __future__ import annotations
 
@@ -75,8 +69,7 @@ def ship_cells(x1: int, y1: int, x2: int, y2: int) -> Ship:
 
 
 def _coordinate(text, size: int) -> int | None:
-    """A coordinate as PHP's ``isset($map[$y][$x])`` saw it: a canonical decimal integer key
-    inside the grid, else ``None``."""
+    """A coordinate as PHP's ``isset($map[$y][$x])`` saw it, or ``None``."""
     if not isinstance(text, str) or not CANONICAL_INT.match(text):
         return None
     value = int(text)
@@ -84,13 +77,7 @@ def _coordinate(text, size: int) -> int | None:
 
 
 def parse_fleet(boats: JSON, width: int, height: int, ships: list[int]) -> Fleet:
-    """The fleet a greeting reply's ``boats`` places, or ``IllegalAction("bad_fleet")``.
-
-    As the original: each entry is split on ``-`` then ``,`` (extra parts ignored, a missing
-    one fails), both ends must be inside the grid, a ship is horizontal or vertical, no two
-    ships overlap, and the ships of each length are exactly ``ships``. A string (or any
-    non-list) ``boats`` places no ship; an object's values are its entries.
-    """
+    """The fleet ``boats`` places, parsed as the original did, or ``IllegalAction("bad_fleet")``."""
     if isinstance(boats, dict):
         entries = list(boats.values())
     elif isinstance(boats, list):
@@ -461,9 +448,8 @@ def _random_bot():
 
 
 def hunt(width: int, height: int, ships: list[int], strikes: list[dict]) -> str:
-    """The hunter's next target: every placement of every ship still afloat that fits the
-    misses and sunk ships is counted on each untried cell; placements through unresolved hits
-    count heavily (target mode), and with no hit only cells of one parity are tried."""
+    """The hunter's next target: placements of the ships afloat consistent with the shots are
+    counted per cell, those through unresolved hits weighted heavily."""
     tried: dict[tuple[int, int], str] = {}
     order = []
     for s in strikes:

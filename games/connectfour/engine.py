@@ -1,14 +1,7 @@
-"""Connect four over the BotsArena (gnieark/botsArena) HTTP protocol.
+"""Connect four over the BotsArena (gnieark/botsArena) HTTP protocol (rules: ``README.md``).
 
-Rules in brief (normative text: ``games/connectfour/README.md``): a board of 6 rows by 7
-columns, ``board[row][col]`` with row 0 at the bottom; seat 0 is ``X`` and moves first,
-seat 1 is ``O``. A move names a column that is not full; the disc drops to its lowest empty
-row. Four or more in a row through the new disc wins (``four_in_a_row``); a move that does
-not win and fills the top row draws (``board_full``). Any fault on a move loses at once.
-Each seat first gets an ``init`` message (``game-id`` a number; reply ignored), then a
-``play-turn`` message (``game-id`` a string) whenever it must move, and answers
-``{"play": c}``; PHP's array-key casting decides what a column is. The seed is unused.
-"""
+6 rows by 7 columns, row 0 at the bottom; seat 0 is ``X`` and moves first; four in a row wins.
+PHP's array-key casting decides what a column is. The seed is unused."""
 
 from __future__ import annotations
 
@@ -54,12 +47,7 @@ class State:
 
 
 def php_column(play: JSON) -> int | None:
-    """The column PHP's ``isset($map[5][$play])`` would look up, or ``None`` (no such key).
-
-    Integers are keys as they are; ``true``/``false`` are 1/0; floats are truncated toward
-    zero; a string is an integer key only when it is a canonical decimal integer; ``null``,
-    arrays and objects name no column of the board.
-    """
+    """The column PHP's ``isset($map[5][$play])`` would look up (its key casting), or ``None``."""
     if isinstance(play, bool):
         return int(play)
     if isinstance(play, int):
@@ -75,8 +63,7 @@ def php_column(play: JSON) -> int | None:
 
 
 def winning_line(cells: tuple[int, ...], row: int, col: int) -> tuple[tuple[int, int], ...] | None:
-    """The cells of four or more in a row through (row, col), in the original's scan order
-    (diagonal \\, diagonal /, horizontal, vertical), or ``None``."""
+    """The cells of four or more in a row through (row, col), in the original's scan order."""
     seat = cells[row * COLS + col]
     for dr, dc in DIRECTIONS:
         line = [(row, col)]
@@ -242,8 +229,7 @@ class ConnectFour(Game):
 
 
 def _numeric_id(match_id: str) -> int | str:
-    """The match id as the JSON number the original sent in ``init`` (a non-numeric id, which
-    the platform never makes, stays a string)."""
+    """The match id as the JSON number the original sent in ``init``."""
     text = str(match_id)
     return int(text) if CANONICAL_INT.match(text) else text
 

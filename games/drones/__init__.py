@@ -1,11 +1,5 @@
-"""Game of Drones: one folder holds the game.
-
-``engine.py`` (rules, wire, built-in bots), ``docs.py`` (the bot authors' page examples),
-``drones_js.mjs`` and ``drones_js.md`` (the host that runs the 2018 JavaScript bots
-unmodified), ``renderer.js`` (the viewer), ``rules.html`` (the rules on ``/docs/drones/``),
-``starter_bot.py``, ``README.md`` (the normative rules and protocol) and ``vectors/``
-(recordings of the original).
-"""
+"""Game of Drones; ``drones_js.mjs`` hosts the 2018 JavaScript bots unmodified, ``README.md``
+holds the normative rules."""
 
 from pathlib import Path
 

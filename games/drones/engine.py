@@ -1,30 +1,9 @@
-"""Game of Drones (Bravo LT, Google I/O Extended Grand Rapids Code Challenge 2018).
+"""Game of Drones (Google I/O Extended Grand Rapids Code Challenge 2018; rules: ``README.md``).
 
-Rules in brief (normative text: ``games/drones/README.md``). Two seats play ``rounds``
-rounds; each round starts from scratch at 1 producer and 0 soldiers per seat and lasts at
-most ``turns`` turns. In every turn both seats act at once, blind: each spends its capacity
-(one unit per producer at the start of the turn) on new producers first, then new soldiers
-(requests over capacity are clamped, the rest is lost), and may launch an attack. New
-soldiers fight at once; new producers add capacity from the next turn. The first turn with
-an attack, or the end of the last turn, causes a clash that ends the round: a lone attacker
-wins only with more soldiers than the defender's soldiers plus ``defenderBonus``; when both
-attack, or nobody did by the last turn (automatic clash), more soldiers win and equal
-soldiers draw. The seat with more round wins wins the match (reason ``rounds``); equal wins
-are a draw, or with ``drawAllowed`` false a coin flip from ``rng_for(seed, 0, "tiebreak")``
-(reason ``coin_flip``), the only chance in the game.
-
-Wire (§5): one request per turn, ``{"calls": [[method, argument], ...]}``, carrying the
-JavaScript bot interface's pending lifecycle calls in order (``onRoundEnd``,
-``onMatchStart``, ``onRoundStart``) and always ending with ``playTurn``; the reply is what
-``playTurn`` returned. After a normal end each seat gets a final request
-``{"calls": [["onRoundEnd", view]], "final": true}`` (``farewell``). Numbers are written
-as JavaScript writes them (``3``, ``2.25``).
-
-Any JSON reply is a legal action (§4.2): ``parse_action`` never raises. The canonical
-action (stored in turns and replays) is the coerced reply before clamping,
-``{"newProducers": n, "newSoldiers": n, "launchAttack": bool}``. Counts are IEEE-754
-doubles computed in the original's order; an integral value is stored as a Python ``int``.
-"""
+Both seats act at once, blind, for ``rounds`` rounds; the first attack (or the last turn) causes
+the clash that ends a round. A request carries the JavaScript bot interface's pending calls in
+order, ending with ``playTurn``. Any JSON reply is legal (§4.2): counts are IEEE-754 doubles
+computed in the original's order, and numbers are written as JavaScript writes them."""
 
 from __future__ import annotations
 
@@ -62,16 +41,9 @@ NOTHING: dict = {"newProducers": 0, "newSoldiers": 0, "launchAttack": False}
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """One position of a match.
-
-    ``round`` is the current round (1-based) and ``turn`` the turns played in it so far.
-    ``armies`` are both seats' (producers, soldiers) after the last production; after a
-    clash they are the armies that clashed, and the next ``apply`` starts the next round
-    from 1 producer and 0 soldiers. ``attacking`` is who attacked in the last turn and
-    ``clash`` is ``(trigger, aggressor, winner)`` when the last turn ended the round
-    (``trigger`` ``"attack"`` or ``"auto"``; ``aggressor`` and ``winner`` seats or ``None``).
-    ``results`` holds the winner seat (``None`` for a draw) of every finished round.
-    """
+    """One position: ``round`` and ``turn`` so far, both ``armies`` (producers, soldiers), who
+    attacked, the last ``clash`` ``(trigger, aggressor, winner)`` and each finished round's
+    winner."""
 
     options: tuple[tuple[str, Any], ...]
     seed: int
@@ -310,8 +282,7 @@ class Drones(Game):
         return dict(NOTHING)
 
     def rebuild(self, *, seed, options, seats, actions) -> State:
-        """The position after ``actions`` (``Game.rebuild``), marked ``joined``: a fork's
-        bots are told the match and the round they join (``observation``)."""
+        """The position after ``actions``, marked ``joined`` so a fork's bots are told so."""
         return replace(
             super().rebuild(seed=seed, options=options, seats=seats, actions=actions), joined=True
         )
@@ -475,12 +446,7 @@ def round_view(state: State, seat: int) -> dict:
 
 
 class _ExampleBot:
-    """Processes a request's calls in order like the JavaScript bot object would.
-
-    Each method handler takes the call's argument; the reply is ``playTurn``'s return
-    value (``None`` when the request has no ``playTurn``, e.g. the final request).
-    Memory lives on the instance, one per seat per match.
-    """
+    """Processes a request's calls in order as the JavaScript bot object would."""
 
     def __init__(self) -> None:
         self.rng: random.Random | None = None

@@ -1,5 +1,4 @@
-"""GameOfDrones' spectator frame as text (``arena watch``): each army, the round and the
-wins so far."""
+"""Game of Drones' spectator frame as text: each army, the round and the wins."""
 
 from __future__ import annotations
 

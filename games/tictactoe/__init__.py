@@ -1,10 +1,4 @@
-"""Tic-tac-toe (BotsArena's protocol): one folder holds the game.
-
-``engine.py`` (rules, wire, built-in bots), ``docs.py`` (the bot authors' page examples),
-``kaggle.py`` (kaggle-environments' URL-agent protocol), ``renderer.js`` (the viewer),
-``rules.html`` (the rules on ``/docs/tictactoe/``), ``starter_bot.py``, ``README.md`` (the
-normative rules and protocol), ``vectors/`` (recordings of the original) and ``fixtures/``.
-"""
+"""Tic-tac-toe (BotsArena's protocol); the folder's ``README.md`` holds the normative rules."""
 
 from games.tictactoe import kaggle
 from games.tictactoe.engine import (
@@ -20,8 +14,7 @@ from games.tictactoe.engine import (
 
 
 def _kaggle_agent(game: TicTacToe):
-    """kaggle-environments' URL-agent protocol (``kaggle.py``), registered here rather than
-    in engine.py: ``kaggle.py`` imports the engine, so the engine imports none of it."""
+    """kaggle-environments' protocol, registered here so the engine never imports it."""
     return kaggle
 
 

@@ -1,13 +1,7 @@
-"""Tic-tac-toe over the BotsArena (gnieark/botsArena) HTTP protocol.
+r"""Tic-tac-toe over the BotsArena (gnieark/botsArena) HTTP protocol (rules: ``README.md``).
 
-Rules in brief (normative text: ``games/tictactoe/README.md``): a 3x3 board, cells named
-``"r-c"`` (row, column); seat 0 is ``X`` and moves first, seat 1 is ``O``. A move names an
-empty cell. Three in a row wins (``three_in_a_row``); a full board without a line is a
-draw (``board_full``). Any fault on a move loses at once (a fixed policy, set by the
-runner). Each seat first gets an ``init`` message (reply ignored), then a ``play-turn``
-message whenever it must move and answers ``{"play": "r-c"}``. Messages are compact JSON
-with PHP's ``\\/`` escaping. The seed is unused: the game has no chance.
-"""
+Cells are named ``"r-c"``; seat 0 is ``X`` and moves first. Messages use PHP's ``\/`` escaping.
+The seed is unused."""
 
 from __future__ import annotations
 

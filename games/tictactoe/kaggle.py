@@ -1,10 +1,5 @@
-"""kaggle-environments' URL-agent protocol for tic-tac-toe (``Game.kaggle_agent``).
-
-A request ``{"action": "act", "state": {"observation": {"board": [9 cells 0/1/2], "mark":
-1|2}}, ...}`` is translated into the native ``play-turn`` message, and the native reply
-``{"play": "r-c"}`` into kaggle's action, the cell's index; ``manage.py serve_bot --kaggle``
-serves it on ``POST /kaggle`` so both platforms can play one bot server.
-"""
+"""kaggle-environments' URL-agent protocol for tic-tac-toe, so one bot server plays on both
+platforms (``manage.py serve_bot --kaggle``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Ajax Tiles: one folder holds the game.
-
-``engine.py`` (rules and wire), ``sample_ai.py`` (ports of the original sample AI's four
-strategies), ``greedy.py`` (our own bot), ``docs.py`` (the bot authors' page examples),
-``renderer.js`` (the viewer), ``rules.html`` (the rules on ``/docs/tiles/``),
-``starter_bot.py``, ``README.md`` (the normative rules and protocol) and ``vectors/``
-(recordings of the original).
-"""
+"""Ajax Tiles; ``sample_ai.py`` ports the original sample AI, ``greedy.py`` is our own bot,
+``README.md`` holds the normative rules."""
 
 from games.tiles.engine import (
     GAME,

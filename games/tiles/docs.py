@@ -1,5 +1,3 @@
-"""Worked exchanges of the bot authors' page ``/docs/tiles/`` (``Game.doc_examples``)."""
-
 from __future__ import annotations
 
 from games.base import Context, DocExample, Game, doc_bot

@@ -1,51 +1,12 @@
-"""Ajax Tiles (slug ``tiles``): engine, native wire codec and built-in bots.
+"""Ajax Tiles (rules: ``README.md``; section numbers below refer to it).
 
-The rules in brief; the normative text is ``games/tiles/README.md`` (section numbers
-below refer to it).
+On a 24x12 board, a click on an empty tile paints it and battles the enemy tiles it touches (the
+bigger group wins), a click on an own tile nukes it and contaminates its neighbours; whoever owns
+more tiles when the game ends wins. ``random``, ``expand``, ``fearful`` and ``contain`` port the
+original sample AI; ``greedy`` is ours.
 
-- Two seats on a 24x12 board indexed ``board[x][y]``: seat 0 is red (``"r"``) and moves
-  first, seat 1 is blue (``"b"``). Tiles are ``""`` (empty), ``"r"``, ``"b"``, ``"d"``
-  (contaminated) and ``"n"`` (nuked); dead tiles stay dead. Adjacency is orthogonal only.
-- The start is a seeded, point-symmetric layout of craters: ``"n"`` centres ringed by
-  ``"d"`` (spec §4.1), or the explicit ``board`` option.
-- A move is a click ``[x, y]``. On an empty tile it paints your colour; if the new tile P
-  touches enemy tiles, a battle follows: P's group size must be strictly greater than the
-  group size of every adjacent enemy tile, in which case those adjacent enemy tiles (only
-  they) become empty; otherwise P becomes empty again. On an own tile it nukes it: the tile
-  becomes ``"n"`` and its neighbours become ``"d"`` (an ``"n"`` neighbour stays ``"n"``).
-  Anything else (enemy, dead or off-board tile) is a pass.
-- The game ends when no empty tile is left (``board_full``), after ``max_moves`` moves
-  (``move_limit``) or after ``max_passes_in_a_row`` consecutive passes (``stalemate``). The
-  seat owning more tiles wins; equal counts draw.
-- Wire: ``form``. Each seat receives ``{"color": "r"|"b", "board": <compact JSON text>}``
-  and answers ``{"x": int, "y": int}``; any fault loses the game.
-
-Built-in bots: ``random``, ``expand``, ``fearful`` and ``contain`` are exact ports of the
-original sample AI (``VictorNicollet/AjaxTiles-AI``, ``index.php``); ``greedy`` is ours.
-``strategy_for_query`` picks the sample AI's strategy from a URL query string exactly as
-the original did.
-
-``greedy`` deliberately differs from the spec's §9 one-ply definition: that rule alone
-cannot reach the acceptance target (at least 90% of the points against each sample
-strategy, colours swapped); as blue it loses almost every game to ``expand``, because with
-equal tile counts the side to move wins every battle at contact. The §9 evaluation is kept
-as ``one_ply_greedy_choices`` and is greedy's base: greedy plays every capture it finds and
-falls back to it. On top of it, greedy plays territory (``GreedyBot``, in this order): it
-nukes the wall tile it painted on its previous move; it captures; against an enemy group
-bigger than its own biggest group it walls that group into the smallest box it can close in
-time, with "pluses" of dead tiles (paint a tile, nuke it next move); until it knows how the
-enemy reacts to contact it offers a battle (paints two steps from the enemy), and stops
-walling an enemy that answers by nuking its own tile; it hunts enemy groups small enough to
-capture; it grows its biggest group in the largest empty region, or seeds one there as far
-as possible from the enemy; otherwise it plays the one-ply choice, away from stronger
-enemy groups. Its only randomness is the rng it is given; the instance made per seat per
-match remembers the wall box, the tile to nuke and the enemy's stance.
-
-Internally a board is one 288-character string, character ``x * 12 + y`` holding tile
-(x, y) ("." for empty): the original's scan order (x outer, y inner) is ascending index
-order, and so is its probe order ((x-1, y), (x, y-1), (x, y), (x, y+1), (x+1, y)). Group
-sizes and neighbourhoods use integer bitboards.
-"""
+A board is one 288-character string, ``cells[x * 12 + y]`` ("." for empty), so the original's scan
+and probe orders are ascending index order; groups use integer bitboards."""
 
 from __future__ import annotations
 
@@ -125,8 +86,7 @@ _NO_LETTERS = str.maketrans("", "", "rbdn")
 
 
 def board_string(board: Any) -> str:
-    """A 24x12 ``board[x][y]`` (arrays of tile values) as a flat board string; checks the
-    shape and the values (``ValueError``)."""
+    """A 24x12 ``board[x][y]`` as a flat board string; ``ValueError`` for a bad shape or value."""
     if not isinstance(board, list | tuple) or len(board) != WIDTH:
         raise ValueError(f"board must be an array of {WIDTH} columns")
     for x, column in enumerate(board):
@@ -195,8 +155,7 @@ def _bitmasks(cells: str, *chars: str) -> list[int]:
 
 
 def _around(mask: int) -> int:
-    """The tiles orthogonally next to a tile of ``mask``; may include tiles of ``mask``
-    and bits off the board, so always intersect it with a tile set."""
+    """The tiles next to ``mask``, including stray bits: intersect it with a tile set."""
     return mask << 1 | mask >> 1 | mask << STRIDE | mask >> STRIDE
 
 
@@ -241,8 +200,7 @@ def crater_board(seed: int, craters_min: int, craters_max: int, mirror: bool) ->
 
 
 def click(cells: str, seat: int, x: int, y: int) -> tuple[str, str]:
-    """One click by ``seat`` at (x, y) (spec §4.3-4.5): the new flat board and the kind of
-    move (``paint``, ``capture``, ``repelled``, ``nuke`` or ``pass``)."""
+    """One click by ``seat`` at (x, y) (§4.3-4.5): the new board and the kind of move."""
     if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
         return cells, "pass"
     i = x * HEIGHT + y
@@ -319,8 +277,7 @@ _MAX_PASSES = _OPTION_KEYS.index("max_passes_in_a_row")
 
 
 def _freeze_options(options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """Resolved options as an immutable value: (key, value) pairs in the order of
-    ``DEFAULT_OPTIONS``, the board option as tuples."""
+    """Resolved options as (key, value) pairs in ``DEFAULT_OPTIONS`` order, the board as tuples."""
     if tuple(options) != _OPTION_KEYS:
         raise ValueError("options must be resolved first")
     frozen = []
@@ -336,13 +293,8 @@ def _freeze_options(options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 @dataclass(frozen=True, slots=True)
 class TilesState:
-    """A position.
-
-    ``cells`` is the flat board string (``cells[x * 12 + y]``, "." for empty); ``move`` the
-    moves played; ``passes_in_a_row`` the consecutive passes; ``last`` the last move as
-    ``(seat, x, y, kind)`` or None; ``options`` the resolved options as (key, value) pairs
-    in the order of ``DEFAULT_OPTIONS``.
-    """
+    """A position: the flat board, the moves and passes so far, the last move ``(seat, x, y,
+    kind)`` and the frozen options."""
 
     cells: str
     move: int

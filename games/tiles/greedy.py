@@ -1,5 +1,8 @@
-"""Ajax Tiles: ``greedy``, our own built-in bot (README.md §9; the engine's module docstring
-says how it plays and why)."""
+"""Ajax Tiles: ``greedy``, our own built-in bot.
+
+It deliberately goes beyond the spec's one-ply rule (§9, kept as ``one_ply_greedy_choices``):
+that rule alone loses almost every game as blue to ``expand``, since with equal counts the side
+to move wins every battle at contact. So greedy also plays territory (``GreedyBot``)."""
 
 from __future__ import annotations
 
@@ -48,18 +51,8 @@ def _groups(mask: int) -> list[tuple[int, int]]:
 
 
 def _one_ply(s: str, color: str) -> tuple[tuple[int, int], list[int]]:
-    """The spec's one-ply greedy (§9): the best score and every best candidate as flat
-    indices, in scan order; the score is ``(-SIZE, -1)`` when there is no candidate.
-
-    Each click is scored without copying the board: a paint gains its tile plus the
-    captured defenders (nothing if repelled); a nuke loses the tile and its own
-    neighbours and destroys its enemy neighbours. The second key is the size of the
-    clicked tile's own group after the move (0 unless it is own).
-
-    Only clicks next to a coloured tile need work: an empty tile with no coloured
-    neighbour scores (1, 1), and while any empty tile exists (score >= (0, 0)) a nuke
-    without an enemy neighbour (gain <= -1) can never be among the best.
-    """
+    """The spec's one-ply greedy (§9): the best score and every best click, in scan order, scored
+    without copying the board. Only clicks next to a coloured tile need work."""
     enemy = RED if color == BLUE else BLUE
     own, foe, empty = _bitmasks(s, color, enemy, _DOT)
     strength: dict[int, int] = {}  # empty bit -> 1 + sizes of the own groups it joins
@@ -104,14 +97,8 @@ def _one_ply(s: str, color: str) -> tuple[tuple[int, int], list[int]]:
 
 
 def _captures(own: int, foe: int, empty: int) -> list[int]:
-    """The one-ply evaluation (``_one_ply``) restricted to battles: the best capturing
-    paints as flat indices in scan order, or [] if no paint captures.
-
-    On a legal position (no red tile next to a blue one) a capture scores (1 + captured
-    tiles, attacker strength) against at most (1, ...) for any other click, so whenever
-    one exists these are exactly ``_one_ply``'s ties; only the groups next to a contested
-    empty tile are measured.
-    """
+    """``_one_ply`` restricted to captures: on a legal position a capture outscores any other
+    click, so these are exactly its ties when one exists."""
     contact = _around(own) & _around(foe) & empty
     if not contact:
         return []
@@ -140,9 +127,7 @@ def _captures(own: int, foe: int, empty: int) -> list[int]:
 
 
 def one_ply_greedy_choices(board: Sequence[Sequence[str]], color: str) -> list[tuple[int, int]]:
-    """The tied best clicks of the spec's one-ply greedy (§9) for ``board[x][y]``, in scan
-    order: ``greedy``'s base evaluation (the built-in itself plays more, see
-    ``GreedyBot``)."""
+    """The tied best clicks of the spec's one-ply greedy (§9), in scan order."""
     return [_XY[i] for i in _one_ply(board_string(board), _check_color(color))[1]]
 
 
@@ -168,8 +153,7 @@ def _index_list(mask: int) -> list[int]:
 
 
 def _layers(seed: int, within: int) -> list[int]:
-    """Breadth-first layers from ``seed`` through ``within``: layer k holds the tiles of
-    ``within`` (not of ``seed``) at distance k + 1."""
+    """Breadth-first layers from ``seed`` through ``within``, layer k at distance k + 1."""
     layers = []
     seen = seed
     front = _around(seed) & within & ~seen
@@ -181,8 +165,7 @@ def _layers(seed: int, within: int) -> list[int]:
 
 
 def _distances(seed: int, within: int) -> list[int]:
-    """Distance of every tile from ``seed`` through ``within`` (``_FAR`` if unreachable,
-    0 on ``seed``)."""
+    """Distance of every tile from ``seed`` through ``within`` (``_FAR`` if unreachable)."""
     dist = [_FAR] * SIZE
     for i in _index_list(seed):
         dist[i] = 0
@@ -196,9 +179,7 @@ _WALL_LINES: dict[tuple[str, int, int, int], list[tuple[int, int]]] = {}
 
 
 def _wall_line(key: tuple[str, int, int, int]) -> list[tuple[int, int]]:
-    """A wall line ``(side, line, first, last)`` (side "top", "bottom", "left" or "right"
-    of a box; the row or column of the line; its first and last column or row) as (tile,
-    tile just outside the box or -1 off the board) pairs, in scan order. Cached."""
+    """A wall line as (tile, tile just outside or -1) pairs. Cached."""
     line = _WALL_LINES.get(key)
     if line is None:
         side, fixed, first, last = key
@@ -218,8 +199,7 @@ def _wall_line(key: tuple[str, int, int, int]) -> list[tuple[int, int]]:
 
 
 def _box_sides(box: tuple[int, int, int, int]) -> list[tuple[str, int, int, int]]:
-    """The wall lines of a box ``(x1, x2, y1, y2)``, one per side not on a board edge (see
-    ``_wall_line``). The corners are left out: they touch no tile of the box."""
+    """The wall lines of a box, one per side off the board edge."""
     x1, x2, y1, y2 = box
     sides = []
     if y1 > 0:
@@ -234,13 +214,8 @@ def _box_sides(box: tuple[int, int, int, int]) -> list[tuple[str, int, int, int]
 
 
 class _Walls:
-    """Wall planning on one position for one enemy group ``group``.
-
-    A wall line is made dead by nuking "centres": a centre is an own tile, or an empty
-    tile at distance >= 3 from every enemy tile (painted now, it cannot be attacked before
-    it is nuked on the next move). A centre on the line kills three line tiles; one just
-    outside the line kills the line tile next to it.
-    """
+    """Wall planning against one enemy group: a wall line dies by nuking "centres" (own tiles, or
+    empty tiles the enemy cannot reach before the next move)."""
 
     def __init__(self, s: str, color: str, own: int, foe: int, empty: int, group: int):
         self.s, self.color = s, color
@@ -278,10 +253,8 @@ class _Walls:
         return tuple(centres)
 
     def _side(self, key: tuple[str, int, int, int]) -> tuple[tuple, int] | None:
-        """A wall line's centres as sort keys (own tiles first, then by urgency: how soon
-        the enemy can reach the plus, the least distance of the centre and its empty
-        neighbours) and the tiles their nukes kill; None if it cannot be walled. Cached
-        per line."""
+        """A wall line's centres as sort keys (own first, then by urgency) and the tiles their
+        nukes kill; None if it cannot be walled. Cached."""
         side = self.sides.get(key, False)
         if side is False:
             cover = self._cover(_wall_line(key))
@@ -308,8 +281,7 @@ class _Walls:
         return sides
 
     def _order(self, sides: list[tuple[tuple, int]], timed: bool) -> list[int] | None:
-        """The building order of the centres, or None if (``timed``) the walls would come
-        too late for an enemy advancing ``_WALL_SPEED`` tiles per move of ours."""
+        """The centres' building order, or None if the walls would come too late (``timed``)."""
         keys: set[tuple[bool, int, int]] = set()
         for side_keys, _ in sides:
             keys.update(side_keys)
@@ -329,16 +301,13 @@ class _Walls:
         return [i for _, _, i in order]
 
     def centres(self, box: tuple[int, int, int, int]) -> list[int] | None:
-        """The centres still needed by a box (committed earlier), in building order, or
-        None if a side can no longer be walled."""
+        """The centres a committed box still needs, or None if a side can no longer be walled."""
         sides = self._box(box)
         return None if sides is None else self._order(sides, timed=False)
 
     def plan(self) -> tuple[tuple[int, int, int, int], list[int]] | None:
-        """The best box around the group and its centres in building order, or None if
-        no box saves more than ``_WALL_GAIN`` tiles over letting the group take all it can
-        reach. A box's value: minus twice the tiles left to the group inside it, minus
-        the tiles its walls kill outside it."""
+        """The box around the group whose walls save most (more than ``_WALL_GAIN`` tiles), with
+        its centres in order, or None."""
         xs = [i // HEIGHT for i in _index_list(self.group)]
         ys = [i % HEIGHT for i in _index_list(self.group)]
         gx1, gx2, gy1, gy2 = min(xs), max(xs), min(ys), max(ys)
@@ -379,27 +348,11 @@ class _Walls:
 
 
 class GreedyBot:
-    """The built-in ``greedy``: one instance per seat per match (it keeps a memory).
-
-    Each move, in this order (``M`` = the size of our biggest group; an enemy group is
-    *live* if it touches an empty tile, *strong* if it is live and bigger than ``M``, so
-    that it would win a battle against our biggest group, and *weak* if live and not
-    bigger):
-
-    1. **Finish a wall**: nuke the tile painted last move as a wall centre.
-    2. **Capture**: if the one-ply evaluation's best click captures, play it (ties: rng).
-    3. **Walls**: against the biggest strong group, keep (or choose) a box whose walls
-       leave it the fewest tiles (``_Walls``) and build its most urgent plus.
-    4. **Probe**: until the enemy's stance is known, paint a tile two steps from it
-       (next to our biggest group if we have one) to offer a battle. An enemy that
-       answers a possible battle by nuking its own tile *retreats* (no more walls against
-       it: we then seek contact, which costs it tiles); any other answer *holds*.
-    5. **Hunt**: grow the biggest group towards the nearest weak group, avoiding the
-       tiles a strong group could attack next move.
-    6. **Claim**: grow our biggest group in the largest empty region (>= 8 tiles), or
-       start one there as far as possible from the enemy.
-    7. Otherwise the one-ply choice, ties broken away from strong groups.
-    """
+    """The built-in ``greedy``, one instance per seat per match. Each move, the first that
+    applies: finish a wall (nuke last move's centre); capture; wall in the biggest enemy group
+    bigger than ours; offer a battle to learn the enemy's stance (one that nukes its own tile
+    retreats: no walls against it); hunt weaker groups; claim the largest empty region; else
+    the one-ply choice away from strong groups."""
 
     def __init__(self) -> None:
         self.box: tuple[int, int, int, int] | None = None  # the committed wall box
@@ -414,7 +367,6 @@ class GreedyBot:
         return {"x": x, "y": y}
 
     def choose(self, s: str, color: str, rng: random.Random) -> int:
-        """The flat index to click (-1: pass)."""
         self._observe(s)
         i = self._choose(s, color, rng)
         if self.stance is None and i >= 0:
@@ -515,8 +467,7 @@ class GreedyBot:
 
     @staticmethod
     def _probe(foe, empty, own, biggest, rng) -> int:
-        """An empty tile two steps from the enemy (next to our biggest group if we have
-        tiles), or -1 if a battle is already on offer or there is no such tile."""
+        """An empty tile two steps from the enemy, or -1 if a battle is already offered."""
         if not foe or _around(own) & _around(foe) & empty:
             return -1
         near = _around(foe) & empty
@@ -542,9 +493,8 @@ class GreedyBot:
 
     @staticmethod
     def _claim(mine, foe, empty, rng) -> int:
-        """A tile that grows our biggest group into the largest empty region, or starts
-        a group there as far as possible from the enemy; -1 if the largest region is
-        smaller than ``_CLAIM_MIN``."""
+        """A tile growing our biggest group into the largest empty region (or seeding one far
+        from the enemy), or -1 below ``_CLAIM_MIN``."""
         region, rest = 0, empty & _around(empty)  # lone empty tiles are no region
         while rest.bit_count() > max(region.bit_count(), _CLAIM_MIN - 1):
             part = _flood(rest & -rest, empty)

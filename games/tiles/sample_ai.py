@@ -1,5 +1,4 @@
-"""Ajax Tiles: ports of the original sample AI (``index.php``), strategies random, expand,
-fearful and contain, pinned by ``vectors/sample-ai-vectors.json``."""
+"""Ajax Tiles: ports of the original sample AI, pinned by ``vectors/sample-ai-vectors.json``."""
 
 from __future__ import annotations
 
@@ -37,14 +36,8 @@ from games.tiles.engine import (
 
 
 def strategy_for_query(query: str) -> str:
-    """The sample AI's strategy for a URL query string (with or without the leading ``?``).
-
-    Like ``index.php``: PHP builds ``$_GET`` from the query (keys percent-decoded, the name
-    before any ``[``, spaces and dots turned into ``_``) and the first key that is exactly
-    ``random``, ``expand``, ``fearful`` or ``contain`` (case-sensitive) wins; values are
-    ignored; no such key means ``random``. ``?fearful=0`` is fearful, ``?foo&contain`` is
-    contain, ``?CONTAIN`` is random.
-    """
+    """The sample AI's strategy for a URL query string, chosen as ``index.php`` did: the first
+    ``$_GET`` key (as PHP derives it) that names a strategy, case-sensitive, else ``random``."""
     query = query.split("#", 1)[0]
     if query.startswith("?"):
         query = query[1:]
@@ -79,11 +72,7 @@ def _cells_of_message(message: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def board_string_of_text(text: str) -> str:
-    """The flat board string of a board's JSON text (``ValueError`` if it is not one).
-
-    Fast path: the canonical compact text that ``observation`` sends is decoded by string
-    operations; anything else goes through ``json.loads`` and ``board_string``.
-    """
+    """The flat board string of a board's JSON text, with a fast path for the canonical text."""
     if isinstance(text, str) and text.translate(_NO_LETTERS) == _EMPTY_BOARD_TEXT:
         # The canonical layout with letters only between quotes: one tile per token
         # unless a token holds several letters, which the length check rejects.
@@ -100,8 +89,7 @@ def _check_color(color: Any) -> str:
 
 
 def _probe(s: str, i: int, value: str) -> int:
-    """The sample AI's ``adjacent()``: the first index holding ``value`` among (x-1, y),
-    (x, y-1), (x, y), (x, y+1), (x+1, y) (ascending index order), or -1."""
+    """The sample AI's ``adjacent()``: the first index holding ``value``, or -1."""
     for j in PROBE[i]:
         if s[j] == value:
             return j
@@ -124,12 +112,8 @@ def _first(mask: int) -> int:
 
 
 def _sample_choice(s: str, color: str, strategy: str) -> int:
-    """The flat index ``strategy`` of ``index.php`` clicks on, or -1 where the original
-    falls back to ``strategy_random`` (always for ``random``).
-
-    Scan order (x outer, y inner) is ascending bit order, so "the first tile in scan order
-    such that ..." is the lowest bit of a bitboard of the tiles that qualify.
-    """
+    """The index ``strategy`` clicks on, or -1 where the original falls back to random; scan
+    order is ascending bit order."""
     if strategy not in SAMPLE_STRATEGIES:
         raise ValueError(f"unknown sample strategy {strategy!r}")
     if strategy == "random":
@@ -162,8 +146,7 @@ def _sample_choice(s: str, color: str, strategy: str) -> int:
 
 
 def sample_ai_choice(board: Sequence[Sequence[str]], color: str, strategy: str):
-    """The sample AI's answer ``(x, y)`` when ``strategy``'s own logic decides it, or
-    None when the original would fall back to ``strategy_random`` (always for random)."""
+    """The sample AI's ``(x, y)``, or None where the original falls back to ``strategy_random``."""
     i = _sample_choice(board_string(board), _check_color(color), strategy)
     return _XY[i] if i >= 0 else None
 

@@ -1,5 +1,4 @@
-"""Ajax Tiles' spectator frame as text (``arena watch``): the board as the frame spells it
-("0"/"1" the seats' colours, "." empty, other letters the tiles), then the counts."""
+"""Ajax Tiles' frame as text: the board ("0"/"1" the seats, "." empty), then the counts."""
 
 from __future__ import annotations
 

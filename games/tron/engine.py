@@ -1,17 +1,10 @@
-"""Tron over the BotsArena (gnieark/botsArena) HTTP protocol: 2 to 13 snakes at once.
+"""Tron over the BotsArena (gnieark/botsArena) HTTP protocol, 2 to 13 snakes at once (rules:
+``README.md``).
 
-Rules in brief (normative text: ``games/tron/README.md``): every live snake moves one cell per
-lap, all at the same time. Each lap, in seat order, a snake dies when its exchange faulted, its
-reply names no direction, or its target cell was held by any trail at the start of the lap;
-then any two survivors aiming at the same cell both die; the rest grow by one cell and the
-dead snakes' trails vanish. The game ends when at most one snake is alive; seats are ranked by
-the lap of their death (later is better, same lap ties) and score the number of seats they
-outlived. ``edges: "wall"`` kills a snake leaving the grid; ``edges: "original"`` keeps
-BotsArena's quirk: the snake lives on with the head ``[null, null]``, which counts as (0, 0).
-
-The number of seats is the option ``players`` (set by the runner from the match's bots through
-``Game.options_for_seats``). Start cells are ``start`` or drawn from the seed.
-"""
+Every live snake moves one cell per lap, all at once; one moving into a trail, or into the cell
+another snake also enters, dies, and the last alive wins (seats ranked by the lap of their death).
+``edges: "original"`` keeps BotsArena's quirk: a snake leaving the grid lives on with the head
+``[null, null]``, counted as ``(0, 0)``."""
 
 from __future__ import annotations
 
@@ -76,9 +69,8 @@ def _start_option(value):
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """The board after ``lap`` laps: one trail per seat (``None`` once dead), the owner of
-    each cell (``grid``: seat + 1, 0 when free; an off-grid head holds cell (0, 0)), the lap
-    of each seat's death and why (``None`` while alive)."""
+    """The board after ``lap`` laps: each seat's trail (``None`` once dead), each cell's owner
+    (seat + 1, 0 when free) and each death's lap and reason."""
 
     options: dict
     width: int
@@ -274,8 +266,7 @@ class Tron(Game):
         return list(DIRECTIONS) if seat in self.to_move(state) else []
 
     def target(self, state: State, seat: int, direction: str) -> Point | str:
-        """Where ``seat`` lands with ``direction``: a cell, ``OFF`` (original edges) or
-        ``OUT_OF_GRID`` (walled edges)."""
+        """Where ``seat`` lands with ``direction``: a cell, ``OFF`` or ``OUT_OF_GRID``."""
         head = state.trails[seat][0]
         x, y = head if head is not None else (0, 0)  # PHP: null + 1 == 1
         dx, dy = DIRECTIONS[direction]
@@ -461,8 +452,7 @@ _HOLE_JSON = compact_json(_HOLE)
 
 
 class _View:
-    """A bot's reading of a ``play-turn`` message: the grid size is not sent, so the bots
-    assume BotsArena's 100x100 unless a trail shows a larger one."""
+    """A bot's reading of a ``play-turn``: 100x100 unless a trail shows more (no size is sent)."""
 
     def __init__(self, message: JSON, width: int = 100, height: int = 100):
         board = message.get("board") if isinstance(message, dict) else None
@@ -527,11 +517,8 @@ def _random_bot():
 
 
 def _survivor_bot():
-    """Voronoi space on bitboards: for each free move, our new head and the rivals' heads
-    flood the free cells lap by lap (cells reached by both at once belong to nobody); the
-    move that claims the most cells wins. Ties: more cells reachable at all, then hugging
-    walls and trails (fills space tighter). A move a rival could also take (a head-on
-    collision) comes last."""
+    """Voronoi space on bitboards: the move whose head claims the most cells before any rival's
+    wins; ties by reachable cells, then hugging walls; a possible head-on collision comes last."""
 
     def bot(message: JSON, rng: random.Random) -> JSON:
         if not isinstance(message, dict) or message.get("action") == "init":
@@ -573,8 +560,7 @@ HORIZON = 32
 
 
 class _Bits:
-    """The free cells of a view as one integer, a bit per cell, each row followed by a
-    guard bit that is never free (so shifting by one never wraps to the next row)."""
+    """Free cells as one integer, each row ending in a guard bit so shifts never wrap."""
 
     def __init__(self, view: _View):
         self.stride = stride = view.width + 1

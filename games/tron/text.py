@@ -1,7 +1,5 @@
-"""Tron's spectator frame as text (``arena watch``, ``arena play``): one line per lap, each
-bike's head and length, or how it crashed, in words. A frame carries only this lap's heads
-(the viewer rebuilds the trails from every frame), so the text follows the bikes, not the board.
-"""
+"""Tron's spectator frame as text: one line per lap, each bike's head and length or how it
+crashed (a frame carries only the heads)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Event formats: one class per format (``base.Format`` and one module each) and this
-registry, as Tabbycat's draw managers (``BaseDrawManager``, ``DRAW_MANAGER_CLASSES``).
-
-Everything in which formats differ (seats, the first matches, what is due after a result,
-when the event is over, the ranking keys, the bracket, what the event page and the big
-screen add) is a method of its class; the rest of the project asks ``of(event)`` and never
-which format an event plays. Adding a format: a module with a ``Format`` subclass, and one
-line in ``FORMATS`` (its key among ``EventFormat``'s, the model field's choices).
-
-The pure pairing functions stay in ``competition.events.pairing`` (no Django); the formats
-persist their decisions through ``competition.events.scheduling``.
-"""
+"""Event formats: one class per format and this registry, as Tabbycat's draw managers. Adding a
+format: a module with a ``Format`` subclass and one line in ``FORMATS``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The base class of an event format: everything in which formats differ, with the defaults
-most of them share. ``competition.events.services`` and the pages call these methods and
-never ask which format an event plays (``formats.of(event)``).
-
-An instance is bound to one event (``Format(event)``), as Tabbycat's draw managers are to a
-round. Methods that schedule run inside the event's transaction, the event row locked.
-"""
+"""The base class of an event format. An instance is bound to one event; methods that schedule
+run inside the event's transaction, the row locked."""
 
 from __future__ import annotations
 
@@ -22,9 +17,9 @@ from competition.models import Entry, Event
 
 
 class Format:
-    """One event format. Subclasses set ``key`` (an ``EventFormat`` value) and override what
-    they do differently; the defaults are those of a round robin: everything is queued at
-    the start, the event finishes when no match is pending, ranked by points then wins."""
+    """One event format: subclasses set ``key`` and override what differs. The defaults are a
+    round robin's: everything queued at the start, finished when nothing is pending, ranked by
+    points then wins."""
 
     key: ClassVar[str]
     #: Swiss and elimination: entries seeded by rating at the start, and only those play
@@ -52,10 +47,9 @@ class Format:
 
     @classmethod
     def check_seats(cls, low: int, high: int, size: int | None) -> None:
-        """``ValidationError`` (by field) when the format cannot play a game of ``low`` to
-        ``high`` seats with tables of ``size`` (None: the default). A two-seat format (the
-        default) plays matches of two seats: it refuses a game that cannot seat two, and a
-        game of more seats unless ``table_size`` is 2."""
+        """``ValidationError`` when the format cannot play a game of ``low`` to ``high`` seats at
+        tables of ``size``; a two-seat format refuses a game of more seats unless
+        ``table_size`` is 2."""
         if low > 2:
             raise ValidationError(
                 {"format": f"A game of {low} or more seats needs a free-for-all."}
@@ -73,29 +67,22 @@ class Format:
     # -- scheduling -----------------------------------------------------------------------------
 
     def start(self, entries: list[Entry]) -> int:
-        """Schedule the first matches of the event just marked running (``entries``: all of
-        them, ``scheduling.eligible`` tells who may play); returns the matches created. By
-        default: seed if the format is ``seeded``, then ``advance``."""
+        """Schedule the first matches of the event just started; returns them."""
         if self.seeded:
             scheduling.seed_by_rating(entries)
         return self.advance()
 
     def advance(self) -> int:
-        """The running event's next step, after a match ended or an organiser acted: schedule
-        what is due now (a round, a series), or finish the event when it is over; returns the
-        matches created. This is the one place that decides whether the next round is due.
-        By default (everything queued at the start): finish when nothing is pending."""
+        """The one place that decides what is due after a result or an organiser's action:
+        schedule it, or finish the event; returns the matches created."""
         if not self.event.matches.filter(status__in=PENDING).exists():
             scheduling.finish(self.event)
         return 0
 
     def round_due(self, done: int) -> bool:
-        """Whether round ``done + 1`` may start now (every format but the ladder plays round
-        by round): at once after round 0 (the start) or with no round gap, else once
-        ``event.round_gap`` seconds have passed since the last match of rounds up to ``done``
-        ended. Until then it records when (``Event.next_round_at``), and the runners'
-        periodic loop (``services.start_due_rounds``) comes back at that time; when due it
-        clears it. Called by ``advance`` with the event locked, round ``done`` over."""
+        """Whether round ``done + 1`` may start now, ``event.round_gap`` seconds after round
+        ``done`` ended. Until then it records ``Event.next_round_at`` for the runners'
+        periodic step to come back."""
         event = self.event
         due = None
         if done >= 1 and event.round_gap > 0:
@@ -112,20 +99,17 @@ class Format:
     # -- ranking and views ----------------------------------------------------------------------
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
-        """Each standings row's sort key, best highest (ties then go to head-to-head points,
-        then name); may add the format's own columns to ``rows`` (``buchholz``, ``reached``).
-        ``source``: the public standings rebuilt (``services.public_source``), None for the
-        stored ones. By default: series points, then games won."""
+        """Each standings row's sort key, best highest (ties then go to head-to-head, then name);
+        may add the format's own columns to ``rows``. ``source``: the public standings, None
+        for the stored ones."""
         return {b: (r["points"], r["wins"]) for b, r in rows.items()}
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
-        """How many rounds the format plays with ``entrants`` entries (None: not known in
-        advance, e.g. a ladder runs until stopped); ``bracket`` is ``bracket``'s."""
+        """The rounds played with ``entrants`` entries; None when not known in advance."""
         return None
 
     def round_text(self, current: int, total: int | None) -> str:
-        """The event header's words for its rounds (``events.header.rounds``): ``current``
-        the latest round scheduled (0: none yet), ``total`` ``total_rounds``'s."""
+        """The event header's words for its rounds."""
         if current:
             return f"round {current}" + (f" of {total}" if total else "")
         if total:
@@ -133,17 +117,13 @@ class Format:
         return "not started"
 
     def bracket(self, series: list[Series]) -> dict | None:
-        """The bracket as JSON (``services.bracket_view``) from ``series`` (the stored ones, or
-        the public ones); None for a format without one."""
+        """The bracket as JSON from ``series``; None for a format without one."""
         return None
 
     def page(self, names: dict[int, str], series: dict | None) -> dict:
-        """What the event page adds for this format (template context): ``swiss``, a Swiss
-        event's rounds. ``names``: bot id -> name; ``series``: the public series
-        (``Recomputed.series``), None for the stored ones."""
+        """What the event page adds for this format (template context)."""
         return {"swiss": None}
 
     def wall(self) -> dict:
-        """What the big screen's ``show`` (``web.screen.show``) adds for this format:
-        ``elimination``, whether it draws a bracket."""
+        """What the big screen adds for this format."""
         return {"elimination": self.has_bracket}

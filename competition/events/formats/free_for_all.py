@@ -1,11 +1,5 @@
-"""Free-for-all (N-seat games): ``event.rounds`` rounds (default: the table size), each
-seating the entries at tables of up to ``table_size`` seats (``pairing.ffa_round``: sizes
-within one of each other, none below 2, seats rotated so every entry holds every seat
-equally often); a table is a series (``series_length`` games, seats rotating by one each
-game). The players are fixed at the start (``scheduling.seed_in_order``) and the rounds are
-played one by one: round k is queued once round k-1 is over and the event's round gap has
-passed (``Format.round_due``); a table gives points by rank (``standings.table_points``). The
-event finishes after the last round."""
+"""Free-for-all for N-seat games: ``event.rounds`` rounds of tables of up to ``table_size`` seats
+(``pairing.ffa_round`` rotates the seats fairly), each table a series; points by rank."""
 
 from __future__ import annotations
 
@@ -58,9 +52,8 @@ class FreeForAll(Format):
         return created
 
     def wall(self) -> dict:
-        """The big screen: ``many`` (tables of more than two: placings and points, each bot
-        in its own colour) and ``places``, bot id -> {place: times}, from the public ended
-        matches (a place: 1 + the seats that scored more)."""
+        """The big screen: ``many`` (tables of more than two) and ``places``, bot id -> {place:
+        times}, from the public ended matches."""
         rows = Participant.objects.filter(
             match__in=self.event.matches.public().filter(status__in=MatchStatus.with_result())
         ).values_list("match_id", "bot_id", "score")

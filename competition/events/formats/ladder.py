@@ -1,8 +1,6 @@
-"""The continuous ladder: pairs free bots of close rating as series finish, the
-longest-waiting first, at most ``MAX_CONCURRENT_PER_BOT`` series in flight per bot; it runs
-until paused or cancelled. With ``event.rounds`` set it stops pairing a bot after that many
-series and finishes when nobody can be paired any more. Bots may enter while it runs;
-ranked by rating ordinal (a demo showcase, whose matches are unrated, by its points)."""
+"""The continuous ladder: pairs free bots of close rating as series finish, the longest-waiting
+first, at most ``MAX_CONCURRENT_PER_BOT`` series per bot; it runs until stopped, or finishes after
+``event.rounds`` series per bot. Ranked by rating ordinal (an unrated showcase by points)."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ class Ladder(Format):
     waits_for_bots = True
 
     def advance(self) -> int:
-        """Pairs from the stored standings (series played and in flight, last end, last
-        opponent per bot): the cost does not grow with the ladder's history."""
+        """Pairs from the stored standings, so the cost does not grow with the ladder's history."""
         event = self.event
         entries = scheduling.entries(event)
         limit = event.rounds or None
@@ -62,15 +59,13 @@ class Ladder(Format):
         return sum(scheduling.create_series(event, rnd, bots[a], bots[b]) for a, b in pairs)
 
     def round_text(self, current: int, total: int | None) -> str:
-        """A ladder has no rounds a person can count (it pairs bots as they come free; its
-        stored round numbers are pairing waves): how many series each bot plays instead."""
+        """Rounds here are pairing waves, not for people: say how many series each bot plays."""
         if self.event.rounds:
             return f"up to {self.event.rounds} series per bot"
         return "pairs bots as they come free (continuous)"
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
-        """Rating ordinal, then series points, then games won; a showcase (unrated practice:
-        its matches never move a rating) by its own points, then games won."""
+        """Rating ordinal, series points, games won; an unrated showcase by its points."""
         if self.event.showcase:
             return super().rank_keys(rows, source)
         return {b: (r["rating"]["ordinal"], r["points"], r["wins"]) for b, r in rows.items()}

@@ -1,7 +1,5 @@
-"""Round robin and double round robin: every pair of the eligible entries meets once (twice,
-seats swapped), ``pairing.round_robin``'s circle method, round by round: the players are fixed
-at the start (``scheduling.seed_in_order``), and round k is queued once round k-1 is over and
-the event's round gap has passed (``Format.round_due``); the event finishes after the last."""
+"""Round robin and double round robin (``pairing.round_robin``), played round by round with the
+players fixed at the start."""
 
 from __future__ import annotations
 

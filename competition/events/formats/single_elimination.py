@@ -1,10 +1,6 @@
-"""Single elimination: seeded by rating at the start (seeds written to ``Entry.seed``), byes
-to the top seeds; played round by round: a round's series are scheduled once every series of
-the rounds before it is over and the event's round gap has passed (``Format.round_due``). A drawn
-series: ``pairing.SERIES_TIE_BREAK`` (more total score, then the higher seed). An entry
-whose bot is not active when its next series is due withdraws (``Entry.active = False``) and
-its opponent advances by walkover. Ranked by the round reached, then seed; the event has a
-bracket (``bracket``)."""
+"""Single elimination: seeded by rating, byes to the top seeds, played round by round. A drawn
+series goes by ``pairing.SERIES_TIE_BREAK``; an entry whose bot is inactive when due withdraws
+and its opponent advances by walkover."""
 
 from __future__ import annotations
 
@@ -69,8 +65,7 @@ def elimination_state(
 
 
 def due_slots(state: EliminationState) -> list[pairing.Slot]:
-    """The slots to schedule now: round by round, the ready slots of the earliest round
-    with one not yet scheduled, once no series of an earlier round is still to finish."""
+    """The ready slots of the earliest unscheduled round, once earlier series are done."""
     ready = [
         s for r in state.rounds for s in r if s.ready and (s.round, s.index) not in state.series
     ]
@@ -97,8 +92,7 @@ def reached(state: EliminationState) -> dict[int, int]:
 
 
 def bracket_series(found: Series, slot) -> dict:
-    """A bracket slot's ``series`` (``SingleElimination.bracket``), its score in the slot's
-    side order."""
+    """A bracket slot's ``series``, its score in the slot's side order."""
     statuses = [m["status"] for m in found.matches.values()]
     status = (
         "errored"
@@ -198,15 +192,7 @@ class SingleElimination(Format):
         return len(bracket["rounds"]) if bracket is not None else None
 
     def bracket(self, series: list[Series]) -> dict | None:
-        """The bracket as JSON.
-
-        ``{"event", "status", "size", "tie_break", "champion", "rounds": [{"round", "name",
-        "slots": [{"index", "a", "b", "winner", "bye", "walkover", "series"}]}]}``; a side is
-        ``{"bot", "name", "seed"}`` or null; ``series`` is null until scheduled, then
-        ``{"key", "score": [a, b], "status": "queued|running|finished|errored", "matches":
-        [{"id", "game", "status"}]}``; ``why``: how the slot was decided, in words
-        (``tie_reason``).
-        """
+        """The bracket as JSON (shape: ``BracketSerializer``); ``why`` says how a slot went."""
         event = self.event
         entries = scheduling.entries(event)
         by_bot = {e.bot_id: e for e in entries}

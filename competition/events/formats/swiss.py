@@ -1,11 +1,7 @@
-"""Swiss: round 1 at the start; the next round once every series of the current one is done
-and the event's round gap (``Format.round_due``; an ``errored`` match holds the round until
-an organiser requeues or cancels it), for
-``event.rounds`` rounds (default ⌈log2 n⌉, ``pairing.swiss_rounds``). Entrants are fixed at
-the start (seeded by rating); a paused or inactive one sits a round out (no bye) and comes
-back when resumed. A bye is a series won; it is recorded in the pairing key of the round's
-first series (``"A-B/bye-C"``), so the history needs no extra table. Ranked by points, then
-Buchholz, then games won."""
+"""Swiss: ``event.rounds`` rounds (default ⌈log2 n⌉), each once the last is done. A paused
+entrant sits a round out and comes back when resumed; a bye is a series won, recorded in the
+key of the round's first series (``"A-B/bye-C"``) so no extra table is needed. Ranked by
+points, Buchholz, games won."""
 
 from __future__ import annotations
 
@@ -39,8 +35,7 @@ def public_series_results(source: Recomputed) -> list[pairing.SeriesResult]:
 
 
 def rounds(event: Event, names: dict[int, str], series=None) -> list[dict]:
-    """A Swiss event's rounds: each series with its score (an event of a few rounds), from
-    the stored series or the public ones (``series``: ``services.public_source``)."""
+    """A Swiss event's rounds, each series with its score, from the stored or public ``series``."""
     if series is None:
         rows = [
             {"round": s.round, "a": s.a_id, "b": s.b_id, "bye": s.bye_id}

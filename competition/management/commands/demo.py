@@ -1,23 +1,6 @@
-"""``manage.py demo``: the ``demo`` user, the platform's seat of every built-in strategy of
-every game (``bots.models.platform_seat``: owned by no user), the demo event of the first
-game listed (a paced double round robin of those seats, rated: it gives the built-ins their
-first ratings) and a showcase per game (``competition.events.showcase``: a continuous, paced
-ladder of those seats, unrated, its old matches pruned), so that something is always live.
-
-Idempotent: it creates nothing twice. The demo event (``DEMO_EVENT_NAME``) and each game's
-showcase are made once; later runs (each restart of ``make run``) leave them as they are, and
-the runner continues their queued and running matches, so restarts add no event.
-
-- Development (``DEBUG=true``, the embedded default of ``make run``): ``demo`` is a staff
-  superuser whose password is ``ARENA_DEMO_PASSWORD`` (default ``demo``).
-- Production (``DEBUG=false``): ``demo`` only owns the built-in bots and the event. It is
-  never staff nor superuser (an existing one is demoted), and it has no usable password
-  unless ``ARENA_DEMO_PASSWORD`` is set: there is no known password to log in with.
-  Organisers are made with ``manage.py createsuperuser``. ``serve`` applies the same to an
-  existing ``demo`` at every production start (with or without the demo), and refuses to
-  start while another staff account has the development password; ``check --deploy``
-  reports both (``competition.checks``).
-"""
+"""``manage.py demo``: the ``demo`` user, the platform's seats, a rated demo event and a paced
+showcase per game, so something is always live. Idempotent. With ``DEBUG=false`` ``demo`` is never
+staff and has no known password."""
 
 from __future__ import annotations
 
@@ -44,8 +27,7 @@ DEMO_EVENT_NAME = "Demo {game} round robin"
 
 
 def demo_user(*, production: bool):
-    """The ``demo`` user: a staff superuser in development, an ordinary user without a
-    known password in production (see the module docstring)."""
+    """The ``demo`` user: staff in development, no known password in production."""
     User = get_user_model()
     user, created = User.objects.get_or_create(
         username="demo", defaults={"is_staff": not production, "is_superuser": not production}
@@ -72,16 +54,13 @@ def production_demo_password() -> str:
 
 
 def has_development_password(user) -> bool:
-    """Whether ``user``'s password is the demo's development one. One password hash (a
-    fraction of a second; nothing for an unusable password), and nothing saved: the user's
-    own ``check_password`` would rehash and save an outdated hash."""
+    """Whether ``user``'s password is the demo's development one, without saving:
+    ``check_password`` would rehash and save an outdated hash."""
     return check_password(DEV_DEMO_PASSWORD, user.password)
 
 
 def retire_for_production(user) -> list[str]:
-    """Make the ``demo`` user safe to serve with ``DEBUG=false``: never staff nor superuser,
-    never the development password (``ARENA_DEMO_PASSWORD`` instead when set, else none).
-    Returns what was changed, in words (empty: nothing)."""
+    """Make ``demo`` safe to serve with ``DEBUG=false``; returns what changed, in words."""
     changes = []
     if user.is_staff or user.is_superuser:
         user.is_staff = user.is_superuser = False
@@ -102,10 +81,8 @@ def retire_for_production(user) -> list[str]:
 
 
 def development_leftovers() -> list[str]:
-    """What a production server must not serve as it is, one sentence each: the ``demo``
-    user while staff, superuser or with the development password, and any staff or
-    superuser account with that password. Reads ``demo`` and the staff only (a handful of
-    accounts, one password hash each)."""
+    """What a production server must not serve, one sentence each: ``demo`` as staff or with the
+    development password, and any staff account with that password."""
     User = get_user_model()
     accounts = User.objects.filter(
         Q(username="demo") | Q(is_staff=True) | Q(is_superuser=True)
@@ -123,13 +100,8 @@ def development_leftovers() -> list[str]:
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
-    """``game``'s showcase (``competition.events.showcase``), made and started once:
-    ``(event, created)``. Later calls leave it as it is, so restarts neither add showcases nor
-    disturb the running one.
-
-    The check reads outside the transaction, whose first statement is a write: on SQLite a
-    transaction that reads and then writes fails at once ("database is locked") when a
-    running server committed in between, where a first write waits for the lock."""
+    """``game``'s showcase, made and started once. The check reads outside the transaction: on
+    SQLite a read-then-write transaction fails at once if a server committed in between."""
     existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
     if existing is not None:
         return existing, False

@@ -1,10 +1,5 @@
-"""``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints.
-
-A ``builtin:NAME`` seat is the platform's own (nobody's bot); any other endpoint (a URL,
-``process:…``, ``tcp:…``) becomes a bot of the ``cli`` staff user (created once, reused), so
-two of those in one match are one owner's and unrated. The matches go to whichever runner is
-configured. Prints the new match ids as a JSON list.
-"""
+"""``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints; other than
+built-ins they become bots of the ``cli`` staff user."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: play one match between endpoints, no web
-server needed. One endpoint per seat (as many as the game takes, `Game.seats`); the same
-endpoint may hold several seats.
-
-Endpoints are ``builtin:NAME``, an ``http(s)://`` URL, ``process:COMMAND`` or
-``tcp:HOST:PORT``. ``--names '["a", "b"]'`` sets the names the seats carry (games that send
-the opponent's name use them); with ``--match-id``, ``--options`` and ``--json`` a recorded
-game replays against its recorded bots served over HTTP. HTTP bots go through the egress policy: local bots need
-``ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8`` (or similar) in the environment.
-"""
+"""``manage.py play GAME SEAT0 SEAT1 [SEAT2...]``: one match between endpoints, no web server (local
+HTTP bots need ``ARENA_BOT_ALLOW_NETWORKS``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""``manage.py recomputeratings [--game G] [--check]``: replay the rating history.
-
-Every rated match is replayed in rating order (the order of its ``RatingChange`` rows, i.e.
-match-finish order) from the default rating, and the result is compared exactly with the
-stored ratings and with every stored step. Without ``--check`` stored ratings that differ
-are corrected (the append-only history is never rewritten); with ``--check`` nothing is
-written and any difference is an error (exit status 1).
-"""
+"""``manage.py recomputeratings [--game G] [--check]``: replay the rating history and compare it
+exactly with the stored ratings and steps; correct the ratings (never the append-only
+history), or with ``--check`` exit 1 on any difference."""
 
 from __future__ import annotations
 

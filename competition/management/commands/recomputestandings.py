@@ -1,10 +1,5 @@
-"""``manage.py recomputestandings [--event ID] [--check]``: rebuild stored standings.
-
-Every event's series, per-bot sums and head-to-head rows (``services.standings``) are
-recomputed from its matches alone and compared with the stored ones. Without ``--check``
-an event whose stored rows differ is rewritten from the recomputation; with ``--check``
-nothing is written and any difference is an error (exit status 1).
-"""
+"""``manage.py recomputestandings [--event ID] [--check]``: recompute stored standings from the
+matches; rewrite those that differ, or with ``--check`` exit 1 on any difference."""
 
 from __future__ import annotations
 

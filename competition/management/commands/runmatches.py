@@ -1,11 +1,5 @@
-"""``manage.py runmatches``: a standalone worker loop (no Celery, no web server).
-
-It reaps expired leases, starts the events' rounds whose gap has passed, and plays queued
-matches, up to ``--concurrency`` at once, until
-stopped; with ``--once`` it plays what is queued now and exits. With ``--relay SOCKET`` it is
-a runner process of ``manage.py serve`` (``competition.runners.fleet``): the embedded
-scheduler, its live messages relayed to the web process, the matches without a human seat.
-"""
+"""``manage.py runmatches``: a standalone worker loop (no Celery, no web server); ``--once`` plays
+what is queued and exits. With ``--relay SOCKET`` it is a runner process of ``manage.py serve``."""
 
 from __future__ import annotations
 

@@ -1,22 +1,8 @@
-"""``manage.py serve``: what ``make run`` does: migrate, create the demo, serve with daphne.
+"""``manage.py serve``: what ``make run`` does: migrate, create the demo, serve with daphne and
+start the runners.
 
-Daphne runs in this process, and in the embedded default the match runner starts as soon
-as it is listening, so the demo event plays before anyone connects: ``--runners N`` runner
-processes beside this one (default ``ARENA_RUNNER_PROCESSES``, one per core;
-``competition.runners.fleet``), or with ``--runners 0`` on this process's event loop.
-
-The demo is a development convenience: with ``DEBUG=false`` it is skipped (say ``--demo``
-to create it anyway; see ``manage.py demo`` for what it is in production mode), and a
-``demo`` user left by development is demoted at every production start (it says so); the
-start is refused while another staff account has the demo's development password.
-
-Proxy headers are trusted with ``--proxy-headers`` or ``ARENA_PROXY_HEADERS=true`` only, and
-then only ``X-Forwarded-Proto`` (the connection's scheme; Django's
-``SECURE_PROXY_SSL_HEADER`` too). Daphne's own proxy support is not used: it would put the
-leftmost ``X-Forwarded-For`` entry, which the client writes, in the client's address. The
-client's address is decided from the header and ``ARENA_NUM_PROXIES`` by
-``competition.ratelimit.client_address``.
-"""
+Only ``X-Forwarded-Proto`` is taken from a trusted proxy: daphne's proxy support would take the
+client-written, leftmost ``X-Forwarded-For`` entry as the client's address."""
 
 from __future__ import annotations
 
@@ -98,8 +84,8 @@ class Command(BaseCommand):
             embedded.stop()
 
     def secure_accounts(self) -> None:
-        """Production start: demote a ``demo`` left by development (and say so); refuse to
-        start while any other staff account has the development demo password."""
+        """Production start: demote a ``demo`` left by development; refuse to start while another
+        staff account has its password."""
         demo = get_user_model().objects.filter(username="demo").first()
         for change in retire_for_production(demo) if demo is not None else []:
             self.stdout.write(f"serve: production mode (DEBUG=false): {change}")
@@ -117,9 +103,8 @@ SCHEMES = {"http": ("http", "https"), "websocket": ("ws", "wss")}
 
 
 def forwarded_scheme(application):
-    """``application`` with the connection's scheme taken from ``X-Forwarded-Proto`` (set
-    by the trusted proxy): the websocket origin check compares ``https://`` origins with it.
-    The client's address is left alone (``competition.ratelimit.client_address``)."""
+    """``application`` with the connection's scheme from ``X-Forwarded-Proto``, which the
+    websocket origin check compares with."""
 
     async def app(scope, receive, send):
         if scope["type"] in SCHEMES:

@@ -1,17 +1,5 @@
-"""``manage.py serve_bot GAME:NAME --port P``: serve a built-in bot over HTTP, natively.
-
-The bot receives exactly what a remote bot receives (the game's JSON body, or form fields
-for ``wire = "form"`` games) and answers its reply as ``application/json``. One bot
-instance is kept per (``X-Arena-Match``, ``X-Arena-Seat``), so one server can play many
-matches at once; a request without those headers uses one shared instance. An instance is
-dropped after a request marked ``"final": true``, and the oldest go when there are more
-than ``--max-instances``.
-
-With ``--kaggle`` (games kaggle-environments also plays: ``Game.kaggle_agent``), ``POST
-/kaggle`` also speaks kaggle-environments' URL-agent protocol: the same bot plays, each
-request translated into the native message by the game's agent and the native reply back
-into kaggle's action, so both platforms can play one server.
-"""
+"""``manage.py serve_bot GAME:NAME --port P``: serve a built-in bot over HTTP in the game's native
+protocol, one instance per (match, seat); ``--kaggle`` adds kaggle-environments' protocol."""
 
 from __future__ import annotations
 
@@ -39,8 +27,7 @@ def make_app(
     delay_ms: int = 0,
     kaggle: bool = False,
 ) -> web.Application:
-    """The aiohttp application serving built-in bot ``name`` of ``game`` (answering after
-    ``delay_ms``, to stand for a slow bot; with ``kaggle``, also ``POST /kaggle``)."""
+    """The aiohttp application serving built-in bot ``name`` of ``game``."""
     factory = game.builtin_bots[name]
     agent = game.kaggle_agent() if kaggle else None
     instances: OrderedDict[tuple[str, str], tuple] = OrderedDict()

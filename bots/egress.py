@@ -1,39 +1,9 @@
-"""The one SSRF-safe outbound HTTP client (docs/architecture.md). Every call to a bot URL goes here.
+"""The one SSRF-safe outbound HTTP client: every call to a bot URL goes here.
 
-Policy, in the order it is applied:
-
-1. The URL must be ``http`` or ``https`` with a host; its port must be allowed
-   (``ARENA_BOT_ALLOW_PORTS``, default 80, 443 and 1024-65535).
-2. The host is judged exactly as the HTTP client will connect to it: the URL is parsed by
-   aiohttp's own parser (``yarl``), whose UTS46 / IDNA normalisation turns fullwidth,
-   circled or mathematical digits and ideographic full stops into an IP literal, and the
-   normalised host is what is checked. The authority (host and port) must be written in
-   printable ASCII (an internationalised name in its ``xn--`` form); no control or white
-   space character anywhere. A name must be LDH labels (each ``xn--`` label a valid IDNA
-   A-label, the last label not numeric); ``localhost`` and ``*.localhost`` are judged as
-   127.0.0.1 and ::1.
-3. A host that is an IP literal is checked as is; legacy numeric forms (``2130706433``,
-   ``127.1``, ``0x7f.1``) are refused outright. A name is resolved once, by the session's
-   resolver, and **every** address it resolves to is checked: one non-public address
-   refuses the call. The connection then goes to a checked address while TLS still
-   verifies the host name (aiohttp connects to the resolver's answer, with the URL's host
-   as SNI and for the certificate check).
-4. The connector (``GuardedConnector``) checks each address it is about to connect to,
-   then the **peer address of the socket actually opened**, before TLS or any byte of the
-   request: whatever spelling, DNS answer or library shortcut got past steps 2-3, a refused
-   address is never sent a byte (the fault is ``denied``).
-5. An address is allowed when it is in ``ARENA_BOT_ALLOW_NETWORKS`` or is globally
-   routable (not loopback, private, link-local, shared, reserved, multicast, NAT64 or
-   6to4/Teredo embedding). Cloud metadata addresses are refused even when allow-listed.
-6. No redirect is followed (a 3xx is the fault ``redirect``); no proxy from the
-   environment; ``Accept-Encoding: identity`` and any other ``Content-Encoding`` refused;
-   a total deadline for the whole exchange; a byte cap on the raw body.
-
-Each call is signed: ``X-Arena-Timestamp`` and ``X-Arena-Signature: sha256=<hex HMAC of
-"<timestamp>." + body under the bot's secret>``; ``X-Arena-Match`` and ``X-Arena-Seat``
-name the match and seat. None of this changes the native body.
-
-Every failure is a ``BotFault`` with a code of docs/architecture.md; nothing else escapes.
+The policy is in docs/architecture.md ("The egress policy"). Its non-obvious bound: a URL
+is judged as the client's own parser (``yarl``) reads it, and the connector checks the peer
+of the socket actually opened before any byte, so no spelling or DNS answer reaches a
+refused address. Every failure is a ``BotFault``.
 """
 
 from __future__ import annotations
@@ -168,8 +138,7 @@ def parse_ports(text: str) -> tuple[tuple[int, int], ...]:
 
 @functools.cache
 def current_policy() -> EgressPolicy:
-    """The policy from Django settings (``ARENA_BOT_*``); read again after any setting
-    changes (``setting_changed``, as tests' ``override_settings`` sends)."""
+    """The policy from the ``ARENA_BOT_*`` settings, read again after ``setting_changed``."""
     from django.conf import settings
 
     return EgressPolicy(
@@ -186,15 +155,13 @@ def _settings_changed(**kwargs) -> None:
 
 @functools.lru_cache(maxsize=4096)
 def _checked_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
-    """``check_url`` remembered for URLs that passed (a refusal raises: never cached).
-    Every move of a match checks the same URL; the resolver still checks each address."""
+    """``check_url`` remembered for URLs that passed (a refusal raises: never cached)."""
     return check_url(url, policy)
 
 
 @functools.lru_cache(maxsize=4096)
 def _parsed(url: str) -> URL:
-    """The client's parse of ``url`` (``yarl``, as ``check_url`` judged it), made once per
-    URL rather than by the client at every request."""
+    """The client's parse of ``url``, as ``check_url`` judged it, made once per URL."""
     return URL(url)
 
 
@@ -205,9 +172,10 @@ def _written_authority(url: str) -> str:
 
 
 def _name_refusal(host: str) -> str | None:
-    """Why the normalised host name ``host`` is refused, or ``None``: LDH labels only, each
-    ``xn--`` label a valid IDNA A-label, no numeric last label (a WHATWG parser reads such a
-    host as an IPv4 address), no legacy numeric IPv4 form."""
+    """Why the normalised host name is refused, or ``None``.
+
+    A numeric last label is refused: a WHATWG parser reads such a host as an IPv4 address.
+    """
     if _LEGACY_IPV4.match(host):
         return f"{host!r} is a non-canonical IPv4 address"
     name = host[:-1] if host.endswith(".") else host
@@ -226,8 +194,7 @@ def _name_refusal(host: str) -> str | None:
 
 
 def _loopback_name_refusal(host: str, policy: EgressPolicy) -> str | None:
-    """``localhost`` and ``*.localhost`` always mean loopback (RFC 6761): judged as
-    127.0.0.1 and ::1 at once, so they are refused at registration, not only when called."""
+    """``localhost`` names are loopback (RFC 6761): refused at registration, not when called."""
     name = host.rstrip(".")
     if name != "localhost" and not name.endswith(".localhost"):
         return None
@@ -239,17 +206,12 @@ def _loopback_name_refusal(host: str, policy: EgressPolicy) -> str | None:
 
 
 def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
-    """Validate a bot URL before any connection: (normalised host, port, is_ip_literal).
+    """(normalised host, port, is_ip_literal) of a bot URL, or ``BotFault(denied)``.
 
-    The host is judged exactly as the HTTP client will connect to it: the URL is parsed by
-    the client's own parser (``yarl``, which applies UTS46 / IDNA normalisation and would
-    turn fullwidth digits and ideographic full stops into ``127.0.0.1``). The authority must be written in plain
-    printable ASCII (an internationalised name in its ``xn--`` form), so no Unicode spelling
-    can become an address the policy never saw.
-
-    Raises ``BotFault(denied)`` for a scheme, host, port or literal address the policy
-    refuses. Host names are checked later, when they resolve (and the connection's peer
-    address when the socket is open).
+    The host is judged as the client's parser (``yarl``) normalises it: UTS46 turns
+    fullwidth digits and ideographic full stops into ``127.0.0.1``. So the authority must be
+    printable ASCII: no Unicode spelling becomes an address the policy never saw. Names are
+    checked when they resolve.
     """
     if not isinstance(url, str) or _CONTROL.search(url):
         raise BotFault(FaultCode.DENIED, "the URL contains control or whitespace characters")
@@ -285,8 +247,7 @@ def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
 
 
 class SafeResolver(AbstractResolver):
-    """Resolves through the system resolver, then refuses the whole answer if any address
-    is refused by the policy (a name with one public and one private address is refused)."""
+    """Refuses a name's whole answer if the policy refuses any one of its addresses."""
 
     def __init__(self, policy_getter=current_policy, inner: AbstractResolver | None = None):
         self._inner = inner or aiohttp.ThreadedResolver()
@@ -311,16 +272,11 @@ class SafeResolver(AbstractResolver):
 
 
 class GuardedConnector(aiohttp.TCPConnector):
-    """A ``TCPConnector`` that checks, for every connection it opens, each address it is
-    about to connect to (before the SYN) and then the **peer address of the socket actually
-    opened** (``getpeername``, before TLS or any byte of the request), refusing with
-    ``EgressDenied`` (the fault ``denied``) what the policy refuses. No URL spelling, DNS
-    answer, cache or library shortcut that bypasses ``check_url`` and ``SafeResolver`` can
-    therefore reach a refused address.
+    """Checks each address before the SYN and the opened socket's peer before any byte.
 
-    It replaces aiohttp's ``_wrap_create_connection`` (connect with Happy Eyeballs, then
-    hand the socket to the event loop): ``_wrap_existing_connection`` does the second half
-    with aiohttp's own error mapping. Both are checked to exist when the class is defined.
+    It replaces aiohttp's ``_wrap_create_connection`` (Happy Eyeballs, then the socket goes
+    to ``_wrap_existing_connection``, with aiohttp's error mapping); both internals are
+    checked to exist at import.
     """
 
     def __init__(self, *args, policy_getter=current_policy, **kwargs):
@@ -394,8 +350,7 @@ resolver_factory = aiohttp.ThreadedResolver
 
 
 def _ssl_context() -> ssl.SSLContext | bool:
-    """Certificate and host-name verification always on; extra CAs from
-    ``ARENA_BOT_CA_BUNDLE`` (a private PKI) are trusted besides the system's."""
+    """Verification always on; ``ARENA_BOT_CA_BUNDLE`` adds a private PKI's CAs."""
     from django.conf import settings
 
     bundle = getattr(settings, "ARENA_BOT_CA_BUNDLE", "")
@@ -468,11 +423,7 @@ async def post(
     seat: int | None = None,
     policy: EgressPolicy | None = None,
 ) -> HttpReply:
-    """POST ``body`` to a bot under the egress policy; the raw reply or ``BotFault``.
-
-    The status is returned as is (the caller decides what a non-2xx means), except that
-    a 3xx is always the fault ``redirect``.
-    """
+    """POST ``body`` under the egress policy: the reply (any status but 3xx) or ``BotFault``."""
     policy = policy or current_policy()
     _checked_url(url, policy)
     timestamp = str(int(time.time()))

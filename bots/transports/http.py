@@ -1,11 +1,8 @@
-"""The ``http`` transport: one POST per message through the SSRF-safe egress client.
+"""The ``http`` transport: one POST per message through ``bots.egress``.
 
-The body is the game's wire format: ``wire = "json"`` sends the message's compact JSON
-text (``Content-Type: application/json``); ``wire = "form"`` sends the message's fields
-url-encoded in order (``application/x-www-form-urlencoded``), as an HTML form would. The
-URL is used exactly as registered, query string included. The reply must be one JSON
-value (``bots.codec``); a non-2xx status is the fault ``http_status`` unless the game's
-policy says to ignore it.
+The body is the game's wire format (``json`` or url-encoded ``form`` fields, in order); the
+URL is used exactly as registered; a non-2xx status is ``http_status`` unless the game's
+policy ignores it.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
-"""The standing ladder of each game (issue 38 item 1): every user bot that passed a test
-call is in it (``enrol``, whatever its status: only active bots are paired) until its owner
-takes it out (``set_enrolled``), and ``tick`` makes its matches for ever, on the embedded
-scheduler and on Celery alike.
+"""The standing ladder of each game: who is in it, and ``tick``, which makes its matches.
 
-A step of a ladder makes at most its share of the operator's budget
-(``ARENA_LADDER_MATCHES_PER_MINUTE``, less what the last minute made) and keeps at most
-``ARENA_LADDER_MAX_QUEUED`` of its matches waiting for a runner, so the events' matches,
-queued earlier, are claimed first. Each match is one ``pair_one``: the free bot that has
-waited longest (``LadderSpot.due``, the hourly cap) seeks the rating ``pairing.standing_target``
-says (its own, or one drawn across the ladder while it is new), reads a few free bots of other
-owners on each side of it through the ``(ladder, mu)`` index, and ``pairing.standing_table``
-chooses. Every read is a bounded index range (``WINDOW`` rows), never a scan of the ladder, so a
-pairing costs the same with 10 or 10,000 bots (``bench/ladder.py``); the reads and the claim
-are ``ladder_sql``'s statements, compiled once (about 2 ms of CPU a match, the match made).
-The bots are claimed by a conditional UPDATE (free, enrolled, due), so two schedulers never
-book a bot twice: the one that loses rolls its match back. A paused or inactive bot met at the front is put back by
-``RECHECK`` (the health rules decide, as for every match); ``release`` (the ``match_ended``
-receiver) frees the bots and copies their new rating.
+docs/architecture.md tells the design. Every read is a bounded index range (``WINDOW``
+rows), never a scan, so a pairing costs the same at 10 or 10,000 bots; the bots are claimed
+by a conditional UPDATE, so two schedulers never book a bot twice (the loser rolls back).
 """
 
 from __future__ import annotations
@@ -62,8 +48,7 @@ class _Lost(Exception):
 
 
 def ladder_of(game: str) -> Ladder:
-    """The standing ladder of ``game``, made on first use (with its house bots, when
-    ``ARENA_LADDER_HOUSE_BOTS``)."""
+    """The standing ladder of ``game``, made (with its house bots) on first use."""
     ladder = Ladder.objects.filter(game=game).first()
     if ladder is not None:
         return ladder
@@ -77,8 +62,7 @@ def ladder_of(game: str) -> Ladder:
 
 
 def _seat_house(ladder: Ladder) -> None:
-    """The game's built-in strategies in ``ladder`` as house bots (when
-    ``ARENA_LADDER_HOUSE_BOTS``), each once."""
+    """The game's built-in strategies in ``ladder`` as house bots, each once."""
     if settings.ARENA_LADDER_HOUSE_BOTS:
         for name in get_game(ladder.game).builtin_bots:
             _place(ladder, platform_seat(ladder.game, EndpointKind.BUILTIN, name), house=True)
@@ -99,17 +83,17 @@ def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
 
 
 def enrol(bot: Bot) -> LadderSpot | None:
-    """A user's bot that just passed a test call enters its game's ladder (once: if its
-    owner took it out since, that choice stands), whatever its status: a paused or inactive
-    bot is paired once it is active again. None for the platform's seats."""
+    """A bot that passed a test call enters its ladder once, whatever its status.
+
+    If its owner took it out since, that choice stands.
+    """
     if bot.is_platform:
         return None
     return _place(ladder_of(bot.game), bot)
 
 
 def set_enrolled(bot: Bot, enrolled: bool) -> LadderSpot:
-    """Its owner takes the bot out of its ladder or puts it back (it must have passed a test
-    call: ``ValueError`` otherwise). A bot put back may be paired at once."""
+    """Its owner takes the bot out or puts it back (``ValueError`` before a passed test call)."""
     spot = LadderSpot.objects.filter(bot=bot).first()
     if spot is None:
         raise ValueError("This bot is not in the ladder yet: it enters once it passes a test call.")
@@ -122,8 +106,7 @@ def set_enrolled(bot: Bot, enrolled: bool) -> LadderSpot:
 
 
 def status(bot: Bot) -> dict:
-    """What the bot page says of the bot's ladder: in or out (and why), its next match
-    (playing now, or the earliest time it may be paired) and its last ladder matches."""
+    """What the bot page says of its ladder: in or out and why, next and last matches."""
     spot = LadderSpot.objects.filter(bot=bot).select_related("ladder", "playing").first()
     if spot is None:
         return {
@@ -171,8 +154,7 @@ def tick(now=None) -> int:
 
 
 def allowance(ladder: Ladder, now) -> int:
-    """How many matches this step may make: the minute's budget left, the step's share of
-    it, and the room in the ladder's queue."""
+    """How many matches this step may make, within the minute's budget and the queue's room."""
     budget = settings.ARENA_LADDER_MATCHES_PER_MINUTE
     made = Match.objects.filter(ladder=ladder, created__gt=now - timedelta(minutes=1)).count()
     share = math.ceil(budget * settings.ARENA_LADDER_INTERVAL / 60)
@@ -181,9 +163,11 @@ def allowance(ladder: Ladder, now) -> int:
 
 
 def step(ladder: Ladder, now) -> int:
-    """Make this step's matches of ``ladder``; stops early when nobody can be paired. The
-    ladder's row is locked for the step (where the database can: a second scheduler skips
-    it), so two schedulers do not both spend the same budget."""
+    """Make this step's matches of ``ladder``; stops early when nobody can be paired.
+
+    The ladder's row is locked for the step (a second scheduler skips it), so two schedulers
+    do not both spend the same budget.
+    """
     made = 0
     with transaction.atomic():
         mine = Ladder.objects.select_for_update(skip_locked=True).filter(pk=ladder.pk)
@@ -197,8 +181,7 @@ def step(ladder: Ladder, now) -> int:
 
 
 class _Spot:
-    """A free bot as ``ladder_sql`` reads it (a row of ``ladder_sql.COLUMNS``): its spot's
-    id and numbers, and its ``Bot`` (made only for the bots a match is made of)."""
+    """A free bot as ``ladder_sql`` reads it; its ``Bot`` made only if it plays."""
 
     __slots__ = ("_bot", "first_seats", "mu", "owner_id", "pk", "played", "status")
 
@@ -219,8 +202,7 @@ class _Spot:
 
 
 def _playable(rows: list[tuple], now) -> list[_Spot]:
-    """The free bots of ``rows`` that may play now; the others (paused, inactive) are put
-    back by ``RECHECK`` so the next reads do not meet them again."""
+    """The free bots of ``rows`` that may play now; the others are put back by ``RECHECK``."""
     spots = [_Spot(row) for row in rows]
     out = [s.pk for s in spots if s.status != BotStatus.ACTIVE]
     if out:
@@ -233,9 +215,11 @@ def _contender(spot: _Spot) -> pairing.Contender:
 
 
 def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
-    """The longest-waiting free bots that may play now (``WINDOW`` at most). A front full of
-    paused or inactive bots (a ladder keeps its members whatever their status) is put back
-    and read past, up to ``FRONT_READS`` times, so they never hold up the active ones."""
+    """The longest-waiting free bots that may play now (``WINDOW`` at most).
+
+    A front full of paused or inactive members is read past, up to ``FRONT_READS`` times, so
+    they never hold up the active ones.
+    """
     for _ in range(FRONT_READS):
         rows = ladder_sql.front(ladder.pk, now, house=house, size=WINDOW)
         seekers = _playable(rows, now)
@@ -245,11 +229,10 @@ def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
 
 
 def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
-    """The tables worth claiming now, best first, each in seat order: for each of the
-    longest-waiting free bots (``WINDOW`` of them), its opponents near the rating
-    ``pairing.standing_target`` seeks (``ladder_sql``: bounded index reads, compiled once). A
-    bot nobody can meet now is put back by one interval (when the caller stops asking), so
-    the bots behind it get their turn."""
+    """The tables worth claiming now, best first, each in seat order.
+
+    A bot nobody can meet now is put back by one interval, so the bots behind it get their turn.
+    """
     seats = max(2, get_game(ladder.game).seats[0])
     house = settings.ARENA_LADDER_HOUSE_BOTS
     seekers = _seekers(ladder, now, house)
@@ -281,8 +264,7 @@ def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
 
 
 def pair_one(ladder: Ladder, now) -> Match | None:
-    """One match of ``ladder``: the first of ``tables`` whose bots are all still free when
-    claimed (a conditional UPDATE); None when nobody can be paired now."""
+    """One match of ``ladder``, from the first table whose bots are all still free; or None."""
     with contextlib.closing(tables(ladder, now)) as found:
         for spots in found:
             match = _claim(ladder, spots, now)
@@ -292,9 +274,7 @@ def pair_one(ladder: Ladder, now) -> Match | None:
 
 
 def _claim(ladder: Ladder, spots: list, now) -> Match | None:
-    """The match of ``spots`` (in seat order; anything with ``pk`` and ``bot``), made only if
-    every bot is still free: the conditional UPDATE's count decides, else everything is
-    rolled back."""
+    """The match of ``spots`` (in seat order) if the conditional UPDATE books every bot."""
     gap = timedelta(seconds=3600 / settings.ARENA_LADDER_MATCHES_PER_HOUR)
     ids = [s.pk for s in spots]
     try:
@@ -308,8 +288,7 @@ def _claim(ladder: Ladder, spots: list, now) -> Match | None:
 
 
 def release(match: Match) -> int:
-    """A ladder match ended (inside its finish transaction, after the rating step): its bots
-    are free again, with their new rating to be paired by."""
+    """A ladder match ended (in its finish transaction): its bots are free, newly rated."""
     rating = Rating.objects.filter(bot=OuterRef("bot_id")).values("mu")[:1]
     return LadderSpot.objects.filter(playing=match).update(
         playing=None, last_played=timezone.now(), mu=Coalesce(Subquery(rating), F("mu"))
@@ -320,8 +299,7 @@ def release(match: Match) -> int:
 
 
 def health(ladder: Ladder, now=None) -> dict:
-    """The ladder's health for the admin: matches made in the last minute, its queue and
-    running matches, bots in (enrolled and active) and out (taken out, or not active)."""
+    """The ladder's health for the admin: last minute's matches, queue, bots in and out."""
     now = now or timezone.now()
     matches = Match.objects.filter(ladder=ladder)
     spots = LadderSpot.objects.filter(ladder=ladder)

@@ -1,16 +1,9 @@
-"""The standing ladder's hot statements (``competition.events.ladder``), compiled from the ORM
-once per database vendor and shape, then run with each call's values bound.
+"""The standing ladder's hot statements, compiled from the ORM once per vendor and shape.
 
 Building and compiling a queryset costs more CPU than SQLite takes to answer these index
-reads; a pairing ran a dozen of them (issue 38: 7 ms a match). Each statement here is written
-as an ordinary queryset (so the ORM still says what "free", "near" and "claimed" mean), with
-stand-ins for its values (``Marks``); it is compiled once, and each call only binds the real
-values and runs it. The rows are read raw: they hold only numbers and short strings.
-
-- ``front``: the longest-waiting free bots (who seeks an opponent next);
-- ``near``: free bots of other owners on each side of a rating (one statement, two ranges);
-- ``edges``: the lowest and highest ratings of the free bots (one statement, two index reads);
-- ``claim``: the table's bots booked for a match if each is still free (one UPDATE).
+reads. So each is an ordinary queryset (the ORM still says what "free", "near" and
+"claimed" mean) built with stand-ins for its values (``Marks``), compiled once; a call
+binds the real values. Rows are read raw: only numbers and short strings.
 """
 
 from __future__ import annotations
@@ -67,9 +60,10 @@ class Marks:
 
 
 class Statement:
-    """``stmt(shape, **values)``: run the SQL of ``build(marks, *shape)`` (a query, or a tuple
-    of queries run as one ``UNION ALL``) with each stand-in replaced by its value; the rows of a SELECT,
-    the count of an UPDATE. Compiled once per database vendor and ``shape``."""
+    """``stmt(shape, **values)``: the rows of a SELECT or the count of an UPDATE.
+
+    ``build(marks, *shape)`` gives a query, or a tuple run as one ``UNION ALL``.
+    """
 
     def __init__(self, build: Callable, *, update: bool = False):
         self.build = build
@@ -192,8 +186,7 @@ def front(ladder_id: int, now: datetime, *, house: bool, size: int) -> list[tupl
 def near(
     ladder_id: int, now: datetime, seeker: int, owner: int | None, target: float, *, house, size
 ) -> list[tuple]:
-    """Up to ``size`` free bots on each side of ``target`` (``COLUMNS``), other than
-    ``seeker`` and of another owner than ``owner`` (None: the platform)."""
+    """Up to ``size`` free bots on each side of ``target``, of other owners than ``owner``."""
     values = {"ladder": ladder_id, "now": now, "seeker": seeker, "target": float(target)}
     if owner is not None:
         values["owner"] = owner
@@ -207,7 +200,5 @@ def edges(ladder_id: int, now: datetime, *, house: bool) -> tuple[float, float] 
 
 
 def claim(ids: Sequence[int], match_id: int, now: datetime, due: datetime) -> int:
-    """Book the bots of ``ids`` (in seat order) for the match, each only if it is still
-    enrolled, free and due at ``now``: played once more, the first one's first seats too, due
-    again at ``due``. The count of bots booked (the caller rolls back unless all were)."""
+    """Book each bot of ``ids`` still enrolled, free and due; the count booked."""
     return _CLAIM((len(ids),), ids=list(ids), match=match_id, now=now, due=due, first=ids[0])

@@ -1,30 +1,8 @@
-"""Forking a replay: a new match that starts from the exact state of
-another match (its origin) after one of its turns, with the bots the user chooses.
+"""Forking a replay: a new match from another's state after one of its turns.
 
-The engine rebuilds that state from the origin's stored history: ``Game.rebuild`` over
-(seed, options, seats, the actions of turns 1..N), state = f(seed, options, actions). The
-fork keeps the origin's game, seed, options and every seat (a different seat count would be
-another game: the options that record the seats, one trail per seat), so chance drawn later
-from ``rng_for(seed, ...)`` is what the origin would have drawn.
-
-Numbering: a fork's own turns are numbered from 1, and its start (the viewer's turn 0) is
-the origin's position after ``fork_turn``, with a link to the origin at that turn. Each
-match thereby keeps its own complete turn list (the turns API, the websocket catch-up, the
-turn counter and the per-match limits all assume turns 1..k), nothing of the origin is
-copied, and the game's own counters inside the state (a lap, a round) still tell the real
-game time on the board.
-
-The position a fork starts from is checked when it is made (``check_start``): refused
-without a rebuild when it is the end of a match played to the game's own end; else rebuilt
-in the simulation pool (``competition.pool.rebuild_in_worker``: a worker process with a CPU
-budget, shared with ``simulate``), never in the web process.
-
-What a seat's bot sees is the game's protocol for a new match from that position: a game
-that greets its bots (``init``) greets them, and every request carries the position as the
-game's requests do. A game whose stored turns cannot rebuild the state, or whose bots could
-not be told it, refuses (``Game.fork_refusal``: hidden fleets placed at greeting). A fork is
-unrated: its start was chosen, not played. It goes through
-``create_user_match``: the same per-user limits as a challenge.
+docs/architecture.md tells the design: the state is rebuilt from the stored actions, the
+fork keeps the origin's game, seed, options and seats (later chance draws what the origin
+would have drawn), and numbers its own turns from 1, its turn 0 the origin's position.
 """
 
 from __future__ import annotations
@@ -43,9 +21,7 @@ from games.base import State
 
 
 def turns_upto(match_id: int, n: int) -> list[dict]:
-    """The stored turns 1..``n`` of a match, in order (``number``, ``seats``, ``actions``,
-    ``forfeited``): the one place this module reads history, so that it can be pointed at
-    another store of finished matches' turns."""
+    """The stored turns 1..``n`` of a match, in order: the one place this module reads history."""
     if n <= 0:
         return []
     return turn_history.turns_upto(match_id, n)  # rows, or the archive once compacted
@@ -56,8 +32,10 @@ MAX_FORK_DEPTH = 8
 
 
 def _actions(match_id: int, n: int) -> list[dict]:
-    """The ``{seat: action}`` of turns 1..``n`` of one match, checked: every turn stored and
-    none that ended the match by forfeit (the loop does not apply such a turn's actions)."""
+    """The ``{seat: action}`` of turns 1..``n``, every one stored and none a forfeit.
+
+    The loop does not apply a forfeiting turn's actions.
+    """
     turns = turns_upto(match_id, n)
     if len(turns) != n or any(t["number"] != i for i, t in enumerate(turns, 1)):
         raise ValidationError({"turn": f"Match {match_id} has no stored turn {n}."})
@@ -73,8 +51,7 @@ def _actions(match_id: int, n: int) -> list[dict]:
 
 
 def history(match_id: int, n: int) -> list[dict]:
-    """Every action from the game's start to turn ``n`` of a match: for a fork, its origin's
-    up to ``fork_turn`` first (up the chain of a fork of a fork), then its own."""
+    """Every action from the game's start to turn ``n``, up the chain of forks."""
     segments = [(match_id, n)]
     while True:
         row = Match.objects.filter(pk=match_id).values_list("forked_from_id", "fork_turn").first()
@@ -105,12 +82,11 @@ def _rebuild(origin: Match, actions: list[dict], seats: int) -> State:
 
 
 def check_start(origin: Match, turn: int, seats: int) -> None:
-    """Whether a fork of ``origin`` (a match of ``seats`` seats) may start after its turn
-    ``turn``: ``ValidationError`` (field ``turn``) when the game cannot be forked, the turn
-    is not stored, ended the match by forfeit, or leaves nothing to play; ``TooManyMatches``
-    (retry shortly) when the simulation pool is full. The end of a match played to the
-    game's own end is refused without a rebuild; any other position is rebuilt in the
-    simulation pool, under its CPU budget."""
+    """``ValidationError`` (field ``turn``) or ``TooManyMatches`` unless a fork may start there.
+
+    A position is rebuilt in the simulation pool under its CPU budget, never in the web
+    process; a match's own end is refused without a rebuild.
+    """
     game = get_game(origin.game)
     if Match.objects.filter(pk=origin.pk).filter(hidden()).exists():
         # staff see it, but a fork is a public match: it would show the hidden position
@@ -150,9 +126,7 @@ def _rebuilt(origin: Match, actions: list[dict], seats: int) -> dict:
 
 
 def start_frame(match: Match, seats: int):
-    """The spectator frame a fork starts from (its viewer's turn 0), rebuilt in the
-    simulation pool: ``ValueError`` when its origin is gone or cannot be rebuilt,
-    ``SimulationRefused`` when the pool is full or over budget."""
+    """A fork's turn 0 frame, rebuilt in the pool (``ValueError``, ``SimulationRefused``)."""
     if match.forked_from_id is None:
         raise ValueError(f"match {match.pk}: the match it was forked from no longer exists")
     try:
@@ -162,8 +136,7 @@ def start_frame(match: Match, seats: int):
 
 
 def start_state(match: Match, seats: int) -> State | None:
-    """Where a match starts: its origin's state after ``fork_turn`` for a fork, ``None``
-    (the game's initial state) otherwise; ``ValueError`` when a fork's origin is gone."""
+    """A fork's start state, ``None`` for a match that is none (``ValueError``: origin gone)."""
     if match.fork_turn is None:
         return None
     if match.forked_from_id is None:
@@ -175,11 +148,11 @@ def start_state(match: Match, seats: int) -> State | None:
 
 
 def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
-    """The bots of a fork, by seat, if ``user`` may seat them: one per seat of the origin
-    (every seat is kept), each of the origin's game and active (its owner's own inactive
-    bot is refused by name; staff may seat any), never a person's seat; and the user owns
-    one of them or seats the origin's own bots (any order). ``ValidationError`` (400) or
-    ``PermissionDenied`` (403)."""
+    """The bots of a fork by seat, if ``user`` may seat them.
+
+    ``ValidationError`` or ``PermissionDenied`` unless the user owns one of them or seats the
+    origin's own bots (any order).
+    """
     seated = list(origin.participants.order_by("seat").values_list("bot_id", flat=True))
     if len(bot_ids) != len(seated):
         raise ValidationError(
@@ -208,11 +181,10 @@ def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
 
 
 def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
-    """A queued match starting from ``origin``'s state after ``turn`` with ``bot_ids`` by
-    seat, recorded with its origin and turn, unrated, under ``create_user_match``'s limits
-    (``TooManyMatches``); ``ValidationError`` or ``PermissionDenied`` as ``fork_bots`` and
-    ``check_start`` say. Counted first in the challenges' per-minute budget
-    (``lifecycle.charge_challenge``)."""
+    """A queued, unrated match from ``origin``'s state after ``turn``, under a challenge's limits.
+
+    Unrated: its start was chosen, not played.
+    """
     charge_challenge(user)
     bots = fork_bots(user, origin, bot_ids)
     check_start(origin, turn, len(bots))

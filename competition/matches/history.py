@@ -1,25 +1,12 @@
 """A match's turns wherever they are stored: the one reader of turns, and the compactor.
 
-While a match runs, its turns are ``Turn`` rows: the live buffer the runner appends to
-(``matches.turns``) and a resumed match replays. Once it has ended for good (finished,
-forfeited, limit, cancelled), ``compact`` turns them into one compressed document, a
-``TurnArchive``, and deletes the rows in the same transaction. Every reader of turns (the
-viewer's snapshot, the turns, replay and logs APIs, a bot's log page, the finish, a resume,
-a fork from turn N) goes through the functions here, which serve the same values from either
-form: what a compacted match shows is what it showed before, byte for byte
-(``tests/competition/test_compaction.py``).
+Rows while a match runs, one ``TurnArchive`` document once it has ended for good
+(docs/architecture.md); every reader gets the same values from either form. Readers get
+unsaved ``Turn`` instances: read them, never save them.
 
-The document is the turns' JSON, one array of values per turn in ``FIELDS`` order, encoded
-once from the rows as the database returned them (PostgreSQL's ``jsonb`` key order
-included) and compressed with zlib (``LEVEL``, measured by ``bench/storage.py``). Readers
-get ``Turn`` instances (unsaved: read them, never save them) or the plain values the rows
-gave. An errored match is never compacted: an organiser may requeue it and it resumes from
-its rows.
-
-Reading order makes a compaction running beside a reader harmless: the archive is looked
-up first; when it is absent the rows are read, and when they come back empty the archive
-is looked up again (a compaction commits the archive and deletes the rows at once, so a
-read that saw any row saw all of them).
+A compaction beside a reader is harmless because of the reading order: the archive first;
+if absent, the rows; if they come back empty, the archive again (a compaction commits the
+archive and deletes the rows at once, so a read that saw any row saw all of them).
 """
 
 from __future__ import annotations
@@ -84,12 +71,12 @@ def encode(rows: Sequence[Sequence[Any]]) -> bytes:
 
 
 def pack(rows: Sequence[Sequence[Any]], game: str = "") -> tuple[bytes, int]:
-    """``(the stored document, its JSON bytes)``: a 4-byte length, a JSON header (``FIELDS``
-    and the blocks: first and last turn number, count, offset, length), then the blocks,
-    each the zlib-compressed ``encode`` of about ``BLOCK_BYTES`` of turns. A page of turns
-    decompresses its blocks only (a replay streams in bounded memory). Where ``game`` (the
-    match's game) has its own form of turns (``packing``), each block is in that form and
-    the header names it (``packed``: the game, its codec, each block's JSON bytes)."""
+    """``(the stored document, its JSON bytes)``.
+
+    A 4-byte length, a JSON header (``FIELDS``, each block's turns, offset and length;
+    ``packed`` where the game has its own form), then blocks of about ``BLOCK_BYTES``
+    compressed alone, so a page of turns decompresses only its own.
+    """
     codec = packing.codec_of(game)
     if codec:
         try:
@@ -123,8 +110,7 @@ def _pack(rows: Sequence[Sequence[Any]], packed: tuple[str, str] | None) -> tupl
 
 
 class _Cache:
-    """Decoded blocks by (match, size and crc of the stored bytes, block), least recently
-    used out, counted by their JSON bytes."""
+    """Decoded blocks by (match, size and crc of the stored bytes, block), LRU by JSON bytes."""
 
     def __init__(self, budget: int):
         self.budget = budget
@@ -220,8 +206,7 @@ class _Archive:
 
 
 class _Rows(Sequence):
-    """An archive's ``(number, logs, seats)`` as a sequence a ``Paginator`` slices (a page
-    decodes the blocks it covers only)."""
+    """An archive's ``(number, logs, seats)`` as a sequence a ``Paginator`` slices."""
 
     def __init__(self, archive: _Archive):
         self.archive = archive
@@ -253,8 +238,7 @@ class _Rows(Sequence):
 
 
 def unpack(codec: str, data: bytes) -> list[list[Any]]:
-    """Every turn of a stored document (a ``TurnArchive``'s ``codec`` and ``data``, read by
-    any means) as its values in ``FIELDS`` order."""
+    """Every turn of a stored document as its values in ``FIELDS`` order."""
     archive = _Archive(0, codec, bytes(data))
     out: list[list[Any]] = []
     for i in range(len(archive.blocks)):
@@ -271,8 +255,7 @@ def _archived(match_id: int) -> _Archive | None:
 
 
 def _either(match_id: int, from_archive: Callable, from_rows: Callable):
-    """``from_archive(archive)`` when the match is compacted, else ``from_rows()``
-    (rechecked when they come back empty: a compaction may have committed in between)."""
+    """``from_archive(archive)`` when the match is compacted, else ``from_rows()``."""
     archive = _archived(match_id)
     if archive is not None:
         return from_archive(archive)
@@ -305,10 +288,11 @@ def turns(
     logs: bool = True,
     debug_seats: Collection[int] = (),
 ) -> list[Turn]:
-    """The turns numbered above ``since`` (and up to ``upto``), in order, at most ``limit``.
-    Without ``logs`` the rows' logs are not read (``Turn.public_json`` without debug seats
-    does not need them); with ``debug_seats`` too, only those seats' debug overlays are read
-    out of them (what ``Turn.public_json(debug_seats)`` shows: ``_debug_only``)."""
+    """The turns above ``since`` (up to ``upto``), in order, at most ``limit``.
+
+    Without ``logs`` the logs are not read, but for ``debug_seats``' overlays: a seat's log
+    holds whole messages, its overlay a few bytes.
+    """
     match_id = _id(match)
 
     def from_rows() -> list[Turn]:
@@ -337,9 +321,7 @@ _DEBUG_KEYS = ("debug", "debug_note")
 
 
 def _without_logs(rows, logs: bool, debug_seats: Collection[int]):
-    """``rows`` without their logs unless ``logs``; with ``debug_seats``, each such seat's
-    ``_DEBUG_KEYS`` read out of them by the database (a few bytes a turn, where a seat's log
-    holds whole messages)."""
+    """``rows`` without their logs unless ``logs``, but for ``debug_seats``' overlays."""
     if logs:
         return rows
     rows = rows.defer("logs")
@@ -352,8 +334,7 @@ def _without_logs(rows, logs: bool, debug_seats: Collection[int]):
 
 
 def _debug_only(turns: list[Turn], logs: bool, debug_seats: Collection[int]) -> list[Turn]:
-    """Turns read by ``_without_logs`` with ``debug_seats``: each one's ``logs`` set to what
-    its debug overlays need (per seat, the keys of ``_DEBUG_KEYS`` it had, or None)."""
+    """Turns of ``_without_logs`` with ``debug_seats``: ``logs`` set to their overlays only."""
     if logs or not debug_seats:
         return turns
     for turn in turns:
@@ -378,8 +359,7 @@ def last_number(match: Match | int) -> int:
 
 
 def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
-    """``(number, logs, seats)`` of every turn in order, as a sequence a ``Paginator`` can
-    slice (the rows' query is lazy: a page reads its turns only)."""
+    """``(number, logs, seats)`` of every turn in order, lazily, for a ``Paginator``."""
     match_id = _id(match)
 
     def from_rows():
@@ -390,8 +370,7 @@ def log_rows(match: Match | int) -> Sequence[tuple[int, Any, Any]]:
 
 
 class _Expanded(Sequence):
-    """Rows' ``(number, logs, seats)`` with their logs expanded (``seatlogs.expand``), as a
-    sequence a ``Paginator`` slices (the query stays lazy: a page reads its turns only)."""
+    """Rows' ``(number, logs, seats)`` with their logs expanded, lazily, for a ``Paginator``."""
 
     def __init__(self, rows):
         self.rows = rows
@@ -409,8 +388,7 @@ class _Expanded(Sequence):
 
 
 def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[int, Any]]:
-    """``(number, logs)`` of the turns numbered above ``since``, at most ``limit`` (the
-    logs expanded: ``seatlogs.expand``)."""
+    """``(number, logs)`` of the turns above ``since``, at most ``limit``, logs expanded."""
     match_id = _id(match)
     rows = _either(
         match_id,
@@ -431,9 +409,7 @@ def fault_codes(match: Match | int) -> list[Any]:
 
 
 def turns_upto(match: Match | int, n: int | None = None) -> list[dict[str, Any]]:
-    """Turns 1..``n`` (every turn when ``n`` is None) as dicts of ``REPLAYED``: number,
-    seats, actions, faults, forfeited. What a resumed match replays and what a fork from
-    turn ``n`` starts from; the name is stable."""
+    """Turns 1..``n`` (all when None) as dicts of ``REPLAYED``: what a resume or a fork replays."""
     match_id = _id(match)
     return _either(
         match_id,
@@ -463,11 +439,12 @@ class Compacted:
 
 
 def compact(match: Match | int) -> Compacted | None:
-    """Compact an ended match's turn rows into its archive; None (and nothing done) when it
-    is not in a ``FINAL`` status, is already compacted or has no turns. The rows of an ended
-    match never change, so they are read and compressed outside the write transaction, which
-    only stores the archive and deletes the rows (SQLite's write lock held that long only).
-    Safe beside readers and beside another compaction of the same match (one of them wins)."""
+    """Compact an ended match's turn rows into its archive; None when there is nothing to do.
+
+    An ended match's rows never change, so they are compressed outside the write
+    transaction (SQLite's write lock is held only to store and delete). Of two compactions
+    of one match, one wins.
+    """
     match_id = _id(match)
     started = time.perf_counter()
     ended = Match.objects.filter(pk=match_id, status__in=FINAL)
@@ -499,12 +476,11 @@ def compact(match: Match | int) -> Compacted | None:
 def archive_in_place(
     match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None, *, game: str = ""
 ) -> None:
-    """Store the archive of an ending match from its turns' values (``rows``: every turn, in
-    order, as ``FIELDS``; the runner holds them) and delete its rows, inside the caller's
-    transaction (the finish): the document ``compact`` would make, without reading the rows
-    back. ``stored``: how many of them are rows (all, unless the last ones were never
-    stored as rows; ``game``: the match's game, as ``pack``). Only where stored JSON keeps its
-    text (SQLite: ``direct_archive``)."""
+    """Archive an ending match from the turns the runner holds, in the finish's transaction.
+
+    The document ``compact`` would make, without reading the rows back; ``stored`` of
+    ``rows`` are rows to delete. Only where ``direct_archive``.
+    """
     data, raw_bytes = pack(rows, game)
     db = connections[DEFAULT_DB_ALIAS]
     insert, delete = archive_sql(db)
@@ -518,15 +494,12 @@ def archive_in_place(
 
 
 def direct_archive() -> bool:
-    """Whether a runner may archive a match it played from start to end at its finish
-    (``archive_in_place``): compaction on end is on, and the database keeps JSON as text
-    (PostgreSQL's jsonb reorders keys: there the rows are compacted after the end)."""
+    """Whether a finish may ``archive_in_place``: not on PostgreSQL, whose jsonb reorders keys."""
     return settings.ARENA_COMPACT_ON_END and connections[DEFAULT_DB_ALIAS].vendor == "sqlite"
 
 
 def compact_quietly(match_id: int) -> Compacted | None:
-    """``compact`` after a match's end committed: a failure is logged, never raised (the
-    ``compactmatches`` command catches up later)."""
+    """``compact``, a failure logged, never raised (``compactmatches`` catches up later)."""
     try:
         return compact(match_id)
     except Exception:
@@ -539,9 +512,7 @@ _together = threading.local()
 
 @contextlib.contextmanager
 def compacting_together():
-    """Within this block (on this thread), ``compact_on_end`` collects the matches to compact;
-    at its end they are compacted together (``compact_many_quietly``): the runner's batches
-    (``competition.matches.batch``) end many matches in one transaction."""
+    """Within this block (on this thread), the matches ended are compacted together at its end."""
     previous = getattr(_together, "ids", None)
     _together.ids = ids = []
     try:
@@ -553,8 +524,7 @@ def compacting_together():
 
 
 def compact_on_end(match_id: int) -> None:
-    """After the commit that ended a match: compact it now, or with the others of its batch
-    (``compacting_together``)."""
+    """After the commit that ended a match: compact it now, or with the others of its batch."""
     ids = getattr(_together, "ids", None)
     if ids is None:
         compact_quietly(match_id)
@@ -567,9 +537,7 @@ class _Changed(Exception):
 
 
 def compact_many(ids: Sequence[int]) -> list[Compacted]:
-    """``compact`` for several matches with a few statements for all of them (the same
-    checks: a ``FINAL`` status, no archive yet, some turns; the same documents). If any of
-    them changed meanwhile (another compaction won), each is compacted alone instead."""
+    """``compact`` for several matches in a few statements; each alone if any changed meanwhile."""
     if len(ids) < 2:
         return [done for done in map(compact, ids) if done is not None]
     started = time.perf_counter()

@@ -1,14 +1,7 @@
 """A game's own form of its turns in a match's archive (``Game.pack_turns``).
 
-``history.pack`` writes each block of an archived match's turns through its game's codec
-when the game has one (``Game.turns_codec``) and names the game and the codec in the
-document's header; ``history`` reads such a block back through ``unpack``. The codec sees
-one dict per turn, its stored values by name, each seat's log with its texts whole
-(``seatlogs.expand``); ``unpack`` gives back the values as they were stored (the logs
-packed again: ``seatlogs.pack_json``). A block is written so only when it reads back to the
-same JSON, byte for byte, the logs' references aside (whose keys PostgreSQL's jsonb orders
-its way: every reader expands them); ``Mismatch`` otherwise, and ``history.pack`` writes
-the match as before.
+A block is written so only when it reads back to the same JSON, byte for byte, else
+``Mismatch`` and the match is archived as before (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -38,8 +31,7 @@ def codec_of(slug: str) -> str:
 
 
 def pack(slug: str, rows: Sequence[Sequence[Any]], raw: bytes) -> bytes:
-    """The JSON of ``rows`` (one block of a match's turns, each the values of ``FIELDS``)
-    in its game's form, checked to read back to ``raw`` (their JSON) or ``Mismatch``."""
+    """One block of turns in its game's form, checked to read back to ``raw`` or ``Mismatch``."""
     game = get_game(slug)
     turns = [dict(zip(FIELDS, row, strict=True)) for row in rows]
     for turn in turns:
@@ -65,8 +57,7 @@ def _expanded(rows: list[list[Any]]) -> list[list[Any]]:
 
 
 def unpack(game: Game | str, codec: str, rows: list[list[Any]]) -> list[list[Any]]:
-    """What ``pack`` was given, from the values it wrote (``ValueError`` for a game or a
-    codec this platform does not know)."""
+    """What ``pack`` was given, from what it wrote (``ValueError`` for an unknown game or codec)."""
     if isinstance(game, str):
         try:
             game = get_game(game)

@@ -1,18 +1,6 @@
-"""Runner processes beside the web process: the embedded default on every core.
+"""The runner processes of ``manage.py serve``, kept alive by the web process.
 
-``manage.py serve`` starts ``ARENA_RUNNER_PROCESSES`` runner processes (default: one per
-core; ``serve --runners N``; 0 plays matches in the web process). Each is
-``manage.py runmatches --relay SOCKET`` (``embedded.run_relayed``): the embedded scheduler (``competition.runners.
-embedded.Scheduler``: claim with a lease, play, finish, reap, all through
-``competition.runners.play`` like every other runner) publishing its live messages to the
-web process over the relay (``competition.live.relay``). The web process keeps a scheduler of
-its own for the matches with a human seat (their browser sockets are there) and tells the
-runners when a match is queued.
-
-``Fleet`` (web process) listens on the relay and keeps the runners alive: one that dies is
-started again (its matches' leases expire and are reaped, then resumed by whichever runner
-claims them, exactly once: the claim is one conditional UPDATE and every write is fenced by
-the lease token). A runner exits when the web process goes away (its relay stream ends).
+docs/architecture.md ("Every core, one command") tells how they share the work.
 """
 
 from __future__ import annotations
@@ -42,9 +30,7 @@ ORPHAN_SECONDS = 3600
 
 
 def sweep_stale(directory: str | None = None) -> list[str]:
-    """Remove relay directories a killed web process left behind (``SIGKILL`` runs no clean-up):
-    this user's, whose pid file names a process that is gone, or that have no pid file and are
-    older than ``ORPHAN_SECONDS``. Returns the paths removed."""
+    """Remove and return this user's relay directories a killed web process left behind."""
     directory = directory or tempfile.gettempdir()
     removed = []
     for name in os.listdir(directory):

@@ -281,19 +281,19 @@ class Game:
     turns_codec: ClassVar[str] = ""
 
     def pack_turns(self, turns: list[dict]) -> list[dict]:
-        """A finished match's turns in a smaller form for its archive: one dict per turn,
-        in order, of its stored values by name (``number``, ``seats``, ``actions``,
-        ``faults``, ``details``, ``latencies_ms``, ``frame``, ``logs``: per seat ``None``
-        or a dict whose ``sent`` and ``received`` are the texts exchanged, ``forfeited``),
-        given back as JSON values that ``unpack_turns`` turns back into exactly these (the
-        archive checks it as it is written, and stores the turns as they are otherwise).
-        The turns are those of one block of the archive, read on their own."""
+        """One block of a finished match's turns (dicts of stored values) in a smaller form.
+
+        ``unpack_turns`` must give back exactly these; the archive checks it as it writes and
+        stores the turns as they are otherwise. ``logs`` holds per seat ``None`` or the
+        ``sent`` and ``received`` texts.
+        """
         return turns
 
     def unpack_turns(self, turns: list[dict], codec: str) -> list[dict]:
-        """What ``pack_turns`` was given, from what it gave back under the codec named
-        ``codec`` (``turns_codec`` when it packed them); ``ValueError`` for a codec the
-        game cannot read (a new codec still reads the archives of the ones before)."""
+        """What ``pack_turns`` was given, under ``codec`` (``ValueError`` for one it cannot read).
+
+        A new codec must still read the archives of the ones before.
+        """
         if codec != self.turns_codec or not codec:
             raise ValueError(f"{self.title}: unknown turn codec {codec!r}")
         return turns

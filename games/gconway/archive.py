@@ -1,21 +1,10 @@
-"""gconway's turns in a finished match's archive (``Gconway.pack_turns``): boards as the
-life step that made them.
+"""gconway's turns in a finished match's archive: boards as the life step that made them.
 
-Nearly all of a gconway turn as stored is boards: its frame's ``field`` (the board after the
-turn, in the neutral view) and, in each seat's log, the message that seat was sent (the board
-before the turn, in that seat's view, inside the message's JSON text). Both follow from the
-turn before: this turn's board is the previous board with this turn's placed cells (the
-frame's ``placed``) and one life step; the board a seat was sent is the previous board. So in
-an archive a turn that has a previous turn keeps
-
-- its frame's ``field`` as the name of the life step that makes it from the previous board
-  (``"diff"`` or ``"classic"``, a string where a board is a list), when that step makes
-  exactly it (never otherwise: the board then stays as it is);
-- a seat's ``sent`` text as the ``[head, tail]`` around the previous board in that seat's
-  view, when the text holds that board (as the engine encodes it).
-
-``unpack`` gives back every value as it was. The archive keeps the name of the codec that
-packed it (``CODEC``); a later codec must still read the archives this one packed.
+Nearly all of a stored turn is boards, and both follow from the turn before: the frame's
+``field`` is the previous board, this turn's placed cells and one life step, so it is kept
+as the step's name (``"diff"`` or ``"classic"``) when that step makes exactly it; a seat's
+``sent`` text holds the previous board, so it is kept as the ``[head, tail]`` around it.
+``unpack`` gives back every value as it was; a later ``CODEC`` must still read this one's.
 """
 
 from __future__ import annotations
@@ -36,8 +25,7 @@ Turn = dict[str, Any]
 
 
 def pack(turns: list[Turn]) -> list[Turn]:
-    """``turns`` (one dict of stored values per turn, in order) with their boards left out
-    where the turn before gives them back (see the module docstring)."""
+    """``turns`` with their boards left out where the turn before gives them back."""
     out, previous, ruleset = [], None, RULESETS[0]
     for turn in turns:
         packed = dict(turn)
@@ -84,8 +72,7 @@ def _board(frame: Any) -> list[str] | None:
 
 
 def _step(board: list[str], placed: Any, ruleset: str) -> list[str]:
-    """``board`` with the ``placed`` cells of each seat, after one life step of ``ruleset``
-    (as ``Gconway.apply``); ``ValueError`` where ``placed`` is no such list."""
+    """``board`` with each seat's ``placed`` cells, after one life step (or ``ValueError``)."""
     rows, cols = len(board), len(board[0])
     field = bytearray("".join(board).encode("ascii").translate(_FROM_NEUTRAL))
     if not isinstance(placed, list | tuple) or len(placed) != 2:
@@ -100,8 +87,7 @@ def _step(board: list[str], placed: Any, ruleset: str) -> list[str]:
 
 
 def _ruleset(previous: list[str], board: list[str] | None, frame: Any, first: str) -> str | None:
-    """The ruleset whose step makes ``board`` (``frame``'s) from ``previous`` (``first``
-    tried first), or None."""
+    """The ruleset whose step makes ``board`` from ``previous`` (``first`` tried first), or None."""
     if board is None or len(board) != len(previous) or len(board[0]) != len(previous[0]):
         return None
     for ruleset in (first, *(name for name in RULESETS if name != first)):

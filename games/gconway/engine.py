@@ -22,7 +22,7 @@ Rules in brief (normative text: ``games/gconway/README.md``):
 The life step works on the whole board at once: the field is a ``bytes`` value (one byte per
 cell, 0 dead, 1 seat 0, 2 seat 1), read as a big integer with one byte lane per cell;
 neighbour counts are eight torus shifts added lane by lane, and the rule is one
-``bytes.translate``. A 24x24 transition costs a few dozen big-integer operations.
+``bytes.translate``.
 """
 
 from __future__ import annotations
@@ -61,12 +61,7 @@ DEFAULT_START = [
 
 @dataclass(frozen=True, slots=True)
 class GconwayState:
-    """An immutable gconway position.
-
-    ``field`` holds one byte per cell in row-major order (0 dead, 1 seat 0, 2 seat 1).
-    ``placed`` and ``contested`` describe the transition that produced this state (for the
-    spectator frame); both are empty in the initial state.
-    """
+    """A gconway position; ``placed`` and ``contested`` are the transition that made it."""
 
     options: dict
     field: bytes
@@ -198,8 +193,7 @@ def _south(x: int, b: _Board) -> int:
 
 
 def _neighbour_sums(x: int, b: _Board) -> int:
-    """Per lane, the sum of the 8 torus neighbours' lanes (each offset counted separately,
-    as the 3x3 sum is separable: rows of three, then three rows).
+    """Per lane, the sum of the 8 torus neighbours' lanes (rows of three, then three rows).
 
     Lanes must stay at or below 28 so the 3x3 sums never carry into the next lane.
     """
@@ -225,8 +219,7 @@ def _shift_rows(x: int, b: _Board, k: int) -> int:
 
 
 def _window(x: int, b: _Board, length: int, shift) -> int:
-    """OR of ``shift(x, b, d)`` for d in [0, length) (d = 0 is x itself), by doubling: a
-    few big-integer operations whatever the length (at most the ring's size)."""
+    """OR of ``shift(x, b, d)`` for d in [0, length), by doubling (a few operations)."""
     span = 1
     while 2 * span <= length:
         x |= shift(x, b, span)
@@ -561,12 +554,10 @@ class Gconway(Game):
 
 
 def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:
-    """§5.3: an object whose ``cells`` is an array of [int, int] pairs (JSON integers only),
-    and check 1 of §4.3 (at most ``budget`` entries, duplicates count).
+    """§5.3's ``cells`` of [int, int] pairs, and check 1 of §4.3 (at most ``budget`` entries).
 
-    Platform choice (cheap checks first): the length is checked before the entries, so a
-    list longer than the budget is ``budget`` even if an entry is malformed, and no work
-    beyond the budget is done; the entries' shapes are then checked at C speed."""
+    The length is checked first (a platform choice), so no work is done beyond the budget.
+    """
     if not isinstance(raw, dict):
         raise IllegalAction("bad_reply", "the reply must be a JSON object")
     cells = raw.get("cells")
@@ -598,8 +589,7 @@ _EMPTY = _table({ord("."): 1})
 
 
 def _reach(field: list[str], distance: int) -> tuple[int, int, list[int]]:
-    """(rows, cols, flat indices in row-major order of the dead cells within Chebyshev
-    ``distance`` on the torus of a ``#`` cell)."""
+    """(rows, cols, flat indices of the dead cells within ``distance`` of a ``#`` cell)."""
     rows, cols = len(field), len(field[0])
     b = _board(rows, cols)
     flat = "".join(field).encode("ascii")

@@ -1,5 +1,4 @@
-"""gconway's spectator frame as text (``arena watch``): the field ("0"/"1" live cells of
-each seat, "." dead), then the iteration, live cells and budgets."""
+"""gconway's spectator frame as text (``arena watch``): the field, then the counters."""
 
 from __future__ import annotations
 

@@ -95,6 +95,15 @@ def turn_sql(db) -> tuple[str, str]:
     )
 
 
+@functools.cache
+def renew_sql(db) -> str:
+    """Extend a running match's lease, fenced by its token (``lifecycle.renew``)."""
+    return (
+        f"UPDATE {Match._meta.db_table} SET lease_expires = %s "
+        "WHERE id = %s AND status = %s AND lease_token = %s"
+    )
+
+
 def _identity(text: str) -> str:
     return text
 

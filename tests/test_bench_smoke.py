@@ -163,3 +163,13 @@ def test_it_runs_the_standing_ladder_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/ladder.py"), "--quick", timeout=300)
     # It should report the pairing cost at each size and the live run's rates by third.
     assert "bots: choosing" in out and "ladder matches a minute by third" in out
+
+
+def test_it_runs_the_database_thread_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/dbthread.py"), "--quick", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    platform, database, _per_batch, loop, ratio = (float(x) for x in row.strip("| ").split("|")[1:])
+    # It should count the platform's CPU per match, its database thread's share, the loop's.
+    assert platform > database > 0 and loop > 0
+    assert abs(ratio - loop / platform) < 0.01 + 0.02 * ratio
+    assert "median: platform" in out

@@ -461,6 +461,35 @@ def test_it_broadcasts_an_end_once_another_connection_can_read_it(pair):
     assert read == {m: MatchStatus.FINISHED for m, _token in ended}
 
 
+def test_it_tells_a_challenges_owners_its_result_from_the_seats_the_finish_holds(pair):
+    from django.test.utils import CaptureQueriesContext
+
+    from competition.models import Notification
+    from competition.runners.play import _load
+
+    match = svc.create_match(
+        "tictactoe", pair, seed=1, created_by=pair[0].owner, dispatch_now=False
+    )
+    match_id, token = svc.claim(match.pk)
+    loaded = _load(match_id)
+    with CaptureQueriesContext(connections["default"]) as queries:
+        assert svc.finish(match_id, token, WIN, loaded=loaded, turn_faults=[["ok", None]])
+    seats_read = [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith("SELECT")
+        and (Participant._meta.db_table in q["sql"].split(" WHERE ")[0])
+    ]
+    # It should tell each owner how its bot did, from the seats the runner loaded: the
+    # finish reads no seat again.
+    texts = dict(Notification.objects.values_list("user__username", "text"))
+    assert texts == {
+        "perfect": "perfect won its challenge perfect vs random.",
+        "random": "random lost its challenge perfect vs random.",
+    }
+    assert seats_read == []
+
+
 def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(pair, settings):
     settings.ARENA_COMPACT_ON_END = False
     ids = []

@@ -186,3 +186,13 @@ def test_it_runs_the_http_clients_benchmark_in_smoke_mode():
     # It should read each candidate's saving against the platform's CPU per move, both games.
     for game in ("tictactoe", "gconway"):
         assert any(line.startswith(f"{game}: ") and " us/move" in line for line in lines)
+
+
+def test_it_runs_the_database_thread_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/dbthread.py"), "--quick", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    platform, database, _per_batch, loop, ratio = (float(x) for x in row.strip("| ").split("|")[1:])
+    # It should count the platform's CPU per match, its database thread's share, the loop's.
+    assert platform > database > 0 and loop > 0
+    assert abs(ratio - loop / platform) < 0.01 + 0.02 * ratio
+    assert "median: platform" in out

@@ -1,8 +1,8 @@
 """Live fan-out: N websocket spectators of one match at R moves per second, on daphne.
 
 For each spectator count it serves the platform (embedded default) with daphne, queues a
-gconway match between built-in bots paced at R moves/s with a start a few seconds ahead,
-connects N spectators (spread over ``--clients`` client processes, one per core by default:
+gconway match between built-in bots paced at R moves/s that starts once every spectator is
+in, connects N spectators (spread over ``--clients`` client processes, one per core by default:
 one process alone could not read 40,000 messages a second), and measures what they receive:
 delivered messages per second, the share of expected messages delivered, and p50/p99 delay
 from the moment the server published a turn (``sent_at``) to its arrival at a spectator.
@@ -35,6 +35,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import PRODUCTION_ENV, cpu_seconds, served  # noqa: E402
 
 SENT_AT = re.compile(rb'"sent_at":([0-9.]+)')
+#: a client process's line once all its spectators are in
+READY = "ready"
+#: the match's start, seconds after every spectator is in
+START_AFTER = 1.0
 #: websocket handshakes a client process has in flight at once
 HANDSHAKES = 50
 
@@ -76,6 +80,24 @@ def enqueue(env: dict, moves: int, rate: float, start_in: float) -> int:
         check=True,
     )
     return json.loads(done.stdout)[0]
+
+
+def start(env: dict, match_id: int) -> None:
+    """Let match ``match_id`` start ``START_AFTER`` seconds from now (the runners poll every
+    second)."""
+    code = (
+        "from datetime import timedelta; from django.utils import timezone; "
+        "from competition.models import Match; "
+        f"Match.objects.filter(pk={match_id}).update("
+        f"not_before=timezone.now() + timedelta(seconds={START_AFTER}))"
+    )
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", code],
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
 
 
 async def spectate(port: int, path: str, n: int, expected: int, timeout: float) -> dict:
@@ -128,6 +150,7 @@ async def spectate(port: int, path: str, n: int, expected: int, timeout: float) 
         connected = time.perf_counter()
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 300)
         connect_s = time.perf_counter() - connected
+        print(READY, flush=True)  # the bench starts the match once every client is in
         _done, pending = await asyncio.wait(tasks, timeout=timeout)
         for task in pending:
             task.cancel()
@@ -188,10 +211,9 @@ def client_main(args) -> None:
 def run_case(
     port: int, env: dict, mode: str, n: int, moves: int, rate: float, clients: int, pid: int
 ) -> dict:
-    start_in = 5 + n / 50  # time to connect everyone before the first move (checked below)
-    match_id = enqueue(env, moves, rate, start_in)
+    match_id = enqueue(env, moves, rate, 3600)  # started once every spectator is in
     path = f"/ws/matches/{match_id}/" if mode == "hub" else f"/ws/naive/matches/{match_id}/"
-    timeout = start_in + moves / rate * 3 + 30
+    timeout = START_AFTER + 2 + moves / rate * 3 + 30
     clients = max(1, min(clients, n))
     shares = [n // clients + (1 if i < n % clients else 0) for i in range(clients)]
     procs = [
@@ -218,6 +240,12 @@ def run_case(
         )
         for share in shares
     ]
+    for proc in procs:  # each says when its spectators are in (or fails)
+        line = proc.stdout.readline().strip()
+        if line != READY:
+            _out, err = proc.communicate(timeout=30)
+            raise SystemExit(f"client failed to connect: {line} {err[-2000:]}")
+    start(env, match_id)
     parts = []
     for proc in procs:
         out, err = proc.communicate(timeout=timeout + 180)
@@ -285,8 +313,7 @@ def main() -> None:
         )
     print(
         "connect s: until the last spectator of a client process was in (the match starts"
-        " 5 s + 20 ms a spectator after it is queued; a turn played before a spectator was in"
-        " reaches it in its snapshot, not counted as delivered); web CPU s: the daphne process's"
+        " about a second after every spectator is in); web CPU s: the daphne process's"
         " CPU from its start to the last spectator's end (connects, snapshots and turns)"
     )
     print("goal: every message delivered at 2000 spectators with p99 <= 300 ms (hub; issue 40)")

@@ -32,7 +32,7 @@ class Member(Protocol):
     async def deliver(self, message: dict) -> None: ...
 
     # optional: ``deliver_now(message, frame) -> bool`` writes ``message`` at once, framed
-    # once for every socket (``frames.Frame``), and returns False where ``deliver`` must
+    # once for every socket (``frames.Frame``), or returns False: the hub awaits ``deliver``
 
 
 def process_local(layer) -> bool:

@@ -19,14 +19,16 @@ native BotsArena route for Arena, ``POST /kaggle`` for kaggle's URL agents):
   two ``HttpTransport``s and no database: what the storage and the service cost.
 - arena platform, P runner processes: the embedded runner is one process (one GIL, so about
   one core); ``manage.py runmatches`` processes on the same SQLite database are how one
-  machine uses more cores. P of them (``--processes``, default 2) play M queued matches C at a
-  time each; the rate is M over the span from the first match started to the last one
-  finished (the database's timestamps: process start-up is not counted). Checked like the
-  in-process run.
+  machine uses more cores. One row for each P of ``--processes`` (default 1, 2 and one per
+  core, each count once): P processes play M queued matches C at a time each (M sized to
+  last about ``--seconds``); the rate is M over the span from the first match started to the
+  last one finished (the database's timestamps: process start-up is not counted), with its
+  scaling against 1 process. Checked like the in-process run.
 
     python bench/aggregate.py                       # 10 s per setup, 32 concurrent matches
     python bench/aggregate.py --concurrency 8,32,128
-    python bench/aggregate.py --quick               # smoke mode (a few seconds)
+    python bench/aggregate.py --processes 1,2,4     # runner-process rows to compare
+    python bench/aggregate.py --quick               # smoke mode (a few seconds; 1 and 2 processes)
 """
 
 from __future__ import annotations
@@ -269,9 +271,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--anchor-python", help="an interpreter with kaggle-environments 1.14.15")
     parser.add_argument(
         "--processes",
-        type=int,
-        default=2,
-        help="runmatches processes sharing the database for the last row (1: no such row)",
+        default="1,2,cores",
+        help="runmatches processes sharing the database, one row each (a comma-separated list; "
+        "cores: os.cpu_count(); 0: no such rows)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="smoke mode: 1 s per setup, 8 concurrent matches"
@@ -281,7 +283,23 @@ def arguments() -> argparse.Namespace:
     args.concurrencies = [8] if args.quick else [int(x) for x in args.concurrency.split(",") if x]
     if args.seconds <= 0 or not args.concurrencies or min(args.concurrencies) < 1:
         parser.error("--seconds and --concurrency must be positive")
+    try:
+        args.processes = process_counts(args.processes)
+    except ValueError:
+        parser.error(
+            "--processes takes whole numbers or 'cores', separated by commas, e.g. 1,2,cores"
+        )
+    if args.quick:
+        args.processes = [p for p in args.processes if p <= 2]
     return args
+
+
+def process_counts(spec: str) -> list[int]:
+    """The runner-process counts of ``spec`` ("1,2,cores"), in order, each once, 0 dropped."""
+    counts = [(os.cpu_count() or 1) if x.strip() == "cores" else int(x) for x in spec.split(",")]
+    if any(c < 0 for c in counts):
+        raise ValueError(spec)
+    return sorted({c for c in counts if c > 0})
 
 
 def main() -> None:
@@ -310,38 +328,51 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
             setup_django(data)
             rows = asyncio.run(ours(url, concurrencies, seconds, warmup=8 if args.quick else 64))
-            if args.processes > 1:
-                c = concurrencies[-1]
-                _name, games, took = rows[-2]  # the in-process platform row at that concurrency
-                total = max(args.processes * c, round(games / took * seconds * args.processes))
-                played, span = runner_processes(url, data, args.processes, c, total)
-                rows.append(
-                    (f"arena platform, {args.processes} runner processes, c={c} each", played, span)
-                )
+            c = concurrencies[-1]
+            _name, games, took = rows[-2]  # the in-process platform row at that concurrency
+            scaling = []
+            for processes in args.processes:
+                total = max(processes * c, round(games / took * seconds * processes))
+                played, span = runner_processes(url, data, processes, c, total)
+                scaling.append((processes, played, span))
     finally:
         bot.terminate()
         bot.wait(10)
-    report(anchor, rows)
+    report(anchor, rows, scaling, c)
 
 
-def report(anchor: dict | None, rows: list) -> None:
+def report(anchor: dict | None, rows: list, scaling: list, c: int) -> None:
     base = anchor["games"] / anchor["seconds"] if anchor and anchor["games"] else None
+
+    def times_kaggle(rate: float) -> str:
+        return f"{rate / base:.1f}" if base else "-"
+
     print(
         "# aggregate HTTP tic-tac-toe games/s, one serve_bot tictactoe:random process for everyone"
-        f" ({os.cpu_count()} cores shared)"
+        f" ({os.cpu_count()} cores shared); x 1 process: the runner-process rows against 1 such"
+        " process (games from the first start to the last finish, process start-up not counted)"
     )
-    print("| setup | games | seconds | games/s | x kaggle |")
-    print("|---|---:|---:|---:|---:|")
+    print("| setup | games | seconds | games/s | x kaggle | x 1 process |")
+    print("|---|---:|---:|---:|---:|---:|")
     if anchor is None:
-        print("| kaggle-environments | not installed | | | |")
+        print("| kaggle-environments | not installed | | | | |")
     else:
         print(
             f"| kaggle-environments | {anchor['games']} | {anchor['seconds']:.3f} | "
-            f"{anchor['games'] / anchor['seconds']:.1f} | {'1.0' if base else '-'} |"
+            f"{anchor['games'] / anchor['seconds']:.1f} | {'1.0' if base else '-'} | |"
         )
     for name, games, took in rows:
-        ratio = f"{games / took / base:.1f}" if base else "-"
-        print(f"| {name} | {games} | {took:.3f} | {games / took:.1f} | {ratio} |")
+        rate = games / took
+        print(f"| {name} | {games} | {took:.3f} | {rate:.1f} | {times_kaggle(rate)} | |")
+    one = scaling[0][1] / scaling[0][2] if scaling and scaling[0][0] == 1 else None
+    for processes, games, span in scaling:
+        rate = games / span
+        name = f"arena platform, {processes} runner process{'es' if processes > 1 else ''}"
+        factor = f"{rate / one:.2f}" if one else "-"
+        print(
+            f"| {name}, c={c} each | {games} | {span:.3f} | {rate:.1f} | {times_kaggle(rate)}"
+            f" | {factor} |"
+        )
     if anchor and anchor["failed"]:
         print(
             f"kaggle-environments: {anchor['failed']} games did not end normally (not counted), e.g. "
@@ -353,8 +384,16 @@ def report(anchor: dict | None, rows: list) -> None:
             loop = rates.get(name.replace("arena platform", "arena match loop"))
             if loop:
                 print(f"{name}: platform / match loop {rate / loop:.2f}")
+    best = max([rates[f"arena platform, c={c}"]] + [g / s for _p, g, s in scaling])
+    ratio = rates[f"arena platform, c={c}"] / rates[f"arena match loop, c={c}"]
     print(
-        "goals (issue 19): arena platform >= 12x kaggle-environments; platform / match loop >= 0.5"
+        "goals (issue 40): the platform >= 15x kaggle-environments"
+        + (
+            f" (best row {best / base:.1f}x: {'met' if best / base >= 15 else 'not met'})"
+            if base
+            else ""
+        )
+        + f"; platform / match loop >= 0.7 (c={c}: {ratio:.2f}, {'met' if ratio >= 0.7 else 'not met'})"
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import socket
 import subprocess
@@ -46,6 +47,13 @@ def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 
 def serving(env: dict):
     """Serve the platform (``manage.py serve --no-demo``, embedded default) with ``env`` on a
     free loopback port until the block ends; yields the port once it accepts connections."""
+    with served(env) as (port, _server):
+        yield port
+
+
+@contextlib.contextmanager
+def served(env: dict):
+    """``serving``, yielding (port, the web process's ``Popen``)."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "serve", "--no-demo", "--port", str(port)],
@@ -56,10 +64,16 @@ def serving(env: dict):
     )
     try:
         wait_port(port, server)
-        yield port
+        yield port, server
     finally:
         server.terminate()
         server.wait(20)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_child(backend: str, argv: list[str]) -> dict:

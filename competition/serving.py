@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 from daphne.http_protocol import HTTPFactory, WebRequest
 from daphne.server import Server as DaphneServer
+from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import reactor
 
 from competition.admission import (
@@ -20,6 +21,7 @@ from competition.admission import (
     route_for,
     too_large,
 )
+from competition.live.frames import EXTENSION, SocketWriter
 from competition.ratelimit import address_from
 
 #: how long a refused connection's remaining body is read and dropped
@@ -119,7 +121,15 @@ class AdmittedHTTPFactory(HTTPFactory):
 
 
 class Server(DaphneServer):
-    """Daphne's server with ``AdmittedRequest`` (the factory built in ``run`` is replaced)."""
+    """Daphne's server with ``AdmittedRequest`` (the factory built in ``run`` is replaced);
+    a websocket's scope carries its ``SocketWriter`` (``competition.live.frames``), so the hub
+    frames each message once for every spectator, with a bounded backlog."""
+
+    def create_application(self, protocol, scope):
+        if isinstance(protocol, WebSocketProtocol) and protocol.transport is not None:
+            extensions = scope.setdefault("extensions", {})
+            extensions[EXTENSION] = {"writer": SocketWriter(protocol)}
+        return super().create_application(protocol, scope)
 
     @property
     def http_factory(self):

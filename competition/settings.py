@@ -298,6 +298,11 @@ ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 ARENA_RUNNER_PROCESSES = envint("ARENA_RUNNER_PROCESSES", max(1, os.cpu_count() or 1), minimum=0)
 ARENA_RUNNER_NICE = min(19, envint("ARENA_RUNNER_NICE", 5, minimum=0))
 ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
+#: how far a spectator's websocket may fall behind (bytes written while its buffer is full)
+#: before it is dropped; its page reconnects and gets a fresh snapshot (competition/live/frames.py)
+ARENA_SPECTATOR_BACKLOG_BYTES = envint(
+    "ARENA_SPECTATOR_BACKLOG_BYTES", 4 * 1024 * 1024, minimum=65536
+)
 ARENA_SERVE_STATIC = envbool("ARENA_SERVE_STATIC", False)
 ARENA_SAFETY_TIMEOUT_MS = envint("ARENA_SAFETY_TIMEOUT_MS", 60_000, minimum=1)
 ARENA_BOT_HEALTH_FORFEITS = envint("ARENA_BOT_HEALTH_FORFEITS", 5, minimum=0)

@@ -90,18 +90,22 @@ def test_it_runs_the_aggregate_benchmark_in_smoke_mode():
         if line.startswith("| ")
         for cells in [[c.strip() for c in line.strip("|").split("|")]]
     }
-    assert rows.pop("setup") == ["games", "seconds", "games/s", "x kaggle"]
+    assert rows.pop("setup") == ["games", "seconds", "games/s", "x kaggle", "x 1 process"]
     kaggle = rows.pop("kaggle-environments")
     # It should measure kaggle-environments' anchor when some interpreter has it (CI: not).
     if kaggle[0] != "not installed":
         assert int(kaggle[0]) > 0 and float(kaggle[2]) > 0 and kaggle[3] == "1.0"
-    # It should report positive, consistent rates for both of Arena's setups.
+    # It should report positive, consistent rates for Arena's setups, 1 and 2 runner
+    # processes with their scaling against 1.
     assert set(rows) == {
         "arena platform, c=8",
         "arena match loop, c=8",
+        "arena platform, 1 runner process, c=8 each",
         "arena platform, 2 runner processes, c=8 each",
     }
-    for games, seconds, per_second, _ratio in rows.values():
+    assert rows["arena platform, 1 runner process, c=8 each"][4] == "1.00"
+    assert float(rows["arena platform, 2 runner processes, c=8 each"][4]) > 0
+    for games, seconds, per_second, _ratio, _scaling in rows.values():
         assert int(games) > 0 and float(seconds) > 0 and float(per_second) > 0
         assert abs(float(per_second) - int(games) / float(seconds)) < 0.02 * float(
             per_second
@@ -186,3 +190,13 @@ def test_it_runs_the_http_clients_benchmark_in_smoke_mode():
     # It should read each candidate's saving against the platform's CPU per move, both games.
     for game in ("tictactoe", "gconway"):
         assert any(line.startswith(f"{game}: ") and " us/move" in line for line in lines)
+
+
+def test_it_runs_the_database_thread_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/dbthread.py"), "--quick", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    platform, database, _per_batch, loop, ratio = (float(x) for x in row.strip("| ").split("|")[1:])
+    # It should count the platform's CPU per match, its database thread's share, the loop's.
+    assert platform > database > 0 and loop > 0
+    assert abs(ratio - loop / platform) < 0.01 + 0.02 * ratio
+    assert "median: platform" in out

@@ -8,6 +8,7 @@ by a conditional UPDATE, so two schedulers never book a bot twice (the loser rol
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import random
@@ -15,9 +16,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
-from django.db.models import F, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind, platform_seat
@@ -287,12 +286,31 @@ def _claim(ladder: Ladder, spots: list, now) -> Match | None:
     return match
 
 
+@functools.cache
+def _release_sql(db) -> str:
+    """``release``'s statement, written once: every ladder match's finish runs it."""
+    q = db.ops.quote_name
+    spot, rating = LadderSpot._meta, Rating._meta
+    s, r = q(spot.db_table), q(rating.db_table)
+
+    def column(meta, name: str) -> str:
+        return q(meta.get_field(name).column)
+
+    mu = f"(SELECT {r}.{column(rating, 'mu')} FROM {r} WHERE {r}.{column(rating, 'bot')} = {s}.{column(spot, 'bot')})"
+    return (
+        f"UPDATE {s} SET {column(spot, 'playing')} = NULL, {column(spot, 'last_played')} = %s, "
+        f"{column(spot, 'mu')} = COALESCE({mu}, {s}.{column(spot, 'mu')}) "
+        f"WHERE {column(spot, 'playing')} = %s"
+    )
+
+
 def release(match: Match) -> int:
     """A ladder match ended (in its finish transaction): its bots are free, newly rated."""
-    rating = Rating.objects.filter(bot=OuterRef("bot_id")).values("mu")[:1]
-    return LadderSpot.objects.filter(playing=match).update(
-        playing=None, last_played=timezone.now(), mu=Coalesce(Subquery(rating), F("mu"))
-    )
+    db = connections[DEFAULT_DB_ALIAS]
+    with db.cursor() as cursor:
+        now = db.ops.adapt_datetimefield_value(timezone.now())
+        cursor.execute(_release_sql(db), [now, match.pk])
+        return cursor.rowcount
 
 
 # -- health (the admin) -----------------------------------------------------------------------

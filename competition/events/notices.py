@@ -11,8 +11,9 @@ def _outcome(p: Participant) -> str:
     return {"win": "won", "draw": "drew", "loss": "lost"}.get(p.result, "ended")
 
 
-def match_result(match: Match) -> None:
-    """Inside the finish: tell each owner in a challenge or ladder match how its bot did."""
+def match_result(match: Match, participants: list[Participant] | None = None) -> None:
+    """Inside the finish: tell each owner in a challenge or ladder match how its bot did
+    (``participants``: the seats as the finish holds them, else they are read)."""
     if match.status not in MatchStatus.with_result() or match.event_id:
         return
     if match.ladder_id:
@@ -21,7 +22,9 @@ def match_result(match: Match) -> None:
         kind = NotificationKind.CHALLENGE_RESULT
     else:
         return
-    seats = list(Participant.objects.filter(match=match).select_related("bot").order_by("seat"))
+    if participants is None:
+        participants = Participant.objects.filter(match=match).select_related("bot")
+    seats = sorted(participants, key=lambda p: p.seat)
     owners = {p.bot.owner_id for p in seats}
     if kind == NotificationKind.CHALLENGE_RESULT and (None in owners or len(owners) < 2):
         return  # practice: a platform seat, or one owner's bots

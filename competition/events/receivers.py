@@ -28,7 +28,7 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
             transaction.on_commit(lambda: registration.announce_finished(event_id))
     if match.ladder_id:
         ladder.release(match)
-    notices.match_result(match)
+    notices.match_result(match, participants)
 
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")

@@ -4,6 +4,9 @@ A process subscribes to a group's channel-layer messages **once**, however many 
 websockets watch that match or event, and writes each message's pre-encoded text to every
 local socket: Channels' own group send to every member falls behind at a few hundred
 spectators of one match, a local loop keeps up (``bench/fanout.py``, docs/performance.md).
+A member that can write at once (``deliver_now``: a websocket served by ``manage.py serve``)
+is handed the message framed once for all (``competition.live.frames``): the loop waits for
+no socket, and a slow one's backlog is bounded there.
 
 With a process-local channel layer (the embedded default's in-memory layer) the layer has
 nothing to carry between processes, so ``broadcast`` hands messages to the hub directly
@@ -19,6 +22,7 @@ from typing import Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from competition.live.frames import Frame
 from competition.loops import call_on
 
 logger = logging.getLogger(__name__)
@@ -26,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 class Member(Protocol):
     async def deliver(self, message: dict) -> None: ...
+
+    # optional: ``deliver_now(message, frame) -> bool`` writes ``message`` at once, framed
+    # once for every socket (``frames.Frame``), or returns False: the hub awaits ``deliver``
 
 
 def process_local(layer) -> bool:
@@ -75,9 +82,12 @@ class _Group:
                 logger.exception("hub: receive on %s failed", self.name)
                 await asyncio.sleep(0.5)
                 continue
+            frame = Frame(message)
             for member in list(self.members):
                 try:
-                    await member.deliver(message)
+                    now = getattr(member, "deliver_now", None)
+                    if now is None or not now(message, frame):
+                        await member.deliver(message)
                 except Exception:  # a dead socket never stops the others
                     logger.debug("hub: delivery to a member of %s failed", self.name, exc_info=True)
                     self.members.discard(member)

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
-from django.db.models import Min
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from competition.live import broadcast
@@ -33,6 +33,7 @@ from competition.models import (
     NotificationPreference,
 )
 from competition.models.notifications import EMAIL_DEFAULTS
+from competition.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +42,29 @@ _executor_lock = threading.Lock()
 _pending: list[Future] = []
 
 
+#: a user's choices, every kind: compiled once (every match result notice asks)
+_PREFERENCES = Prepared(
+    lambda user: NotificationPreference.objects.filter(user_id=user).values_list(
+        "kind", "site", "email"
+    )
+)
+
+#: the bell's count: compiled once (every page and every notice after its commit ask)
+_UNREAD = Prepared(
+    lambda user: (
+        Notification.objects.filter(user_id=user, read=False)
+        .values("user_id")
+        .annotate(n=Count("id"))
+        .values_list("n")
+    )
+)
+
+
 def preference(user_id: int, kind: str) -> tuple[bool, str]:
     """(shown in the site, email choice) of ``user_id`` for ``kind``."""
-    row = NotificationPreference.objects.filter(user_id=user_id, kind=kind).first()
-    if row is not None:
-        return row.site, row.email
+    for row_kind, site, email in _PREFERENCES(user_id):
+        if row_kind == kind:
+            return site, email
     return True, EMAIL_DEFAULTS.get(kind, EmailChoice.INSTANT)
 
 
@@ -107,7 +126,7 @@ def as_json(note: Notification) -> dict:
 
 def unread_count(user_id: int) -> int:
     """The bell: one COUNT on the partial index ``notification_unread``."""
-    return Notification.objects.filter(user_id=user_id, read=False).count()
+    return sum(n for (n,) in _UNREAD(user_id))
 
 
 def mark_read(user, ids: list[int] | None = None) -> int:

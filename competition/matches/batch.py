@@ -5,7 +5,10 @@ renewal, a finish with its last turns, the scheduler's reaping) to the loop's ``
 (``call``): the one way a runner reaches the database thread. While one batch runs on the
 database thread (``competition.dbthreads.run_db``), the calls that arrive wait; then all of
 them run together, in order, in one transaction (``execute``): one thread hop and one commit
-for every match that had something to store, instead of one of each per call. The broadcasts
+for every match that had something to store, instead of one of each per call. Once the loop
+has shown that it runs matches side by side (its last batch held more than one call), a
+batch leaving an idle database thread first waits ``LINGER`` for the calls of the matches
+that end (or store, or start) in the same few milliseconds; a lone match never waits. The broadcasts
 their ``on_commit`` hooks queue are sent after the commit, before any caller gets its result,
 and the matches compacted by the batch are compacted together after it
 (``history.compacting_together``).
@@ -91,6 +94,10 @@ class Batcher:
 
     #: the most calls in one transaction (a batch holds SQLite's write lock that long)
     MAX_CALLS = 256
+    #: how long a batch leaving an idle database thread waits for more calls, while the
+    #: loop runs matches side by side (the last batch held more than one call): a commit
+    #: and a hop shared by the matches that end in the same few milliseconds
+    LINGER = 0.002
 
     def __init__(self) -> None:
         self.pending: list[tuple[Call, asyncio.Future]] = []
@@ -99,6 +106,7 @@ class Batcher:
         self.batches = 0
         self.calls = 0
         self.largest = 0
+        self.last = 0  # the calls of the last batch
 
     async def call(self, fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` on the database thread, in the next batch; its result or
@@ -115,6 +123,8 @@ class Batcher:
 
     async def _drain(self) -> None:
         try:
+            if self.LINGER and self.last > 1 and len(self.pending) < self.MAX_CALLS:
+                await asyncio.sleep(self.LINGER)  # the calls of the next few ms join
             while self.pending:
                 taken = self.pending[: self.MAX_CALLS]
                 del self.pending[: self.MAX_CALLS]
@@ -126,6 +136,7 @@ class Batcher:
         self.batches += 1
         self.calls += len(taken)
         self.largest = max(self.largest, len(taken))
+        self.last = len(taken)
         for call, _future in taken:
             if call.prepare is not None:
                 call.prepare()

@@ -26,7 +26,7 @@ from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
-from competition.matches.sql import bind, claim_sql, finish_sql, token_param
+from competition.matches.sql import bind, claim_sql, finish_sql, renew_sql, token_param
 from competition.models import (
     Entry,
     Match,
@@ -380,12 +380,16 @@ def claim(
 
 
 def renew(match_id: int, token: uuid.UUID) -> bool:
-    """Extend the lease; False when this worker no longer holds it."""
-    return bool(
-        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, lease_token=token).update(
-            lease_expires=timezone.now() + lease_duration()
+    """Extend the lease; False when this worker no longer holds it (one prepared statement:
+    every running match renews its lease)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    expires = db.ops.adapt_datetimefield_value(timezone.now() + lease_duration())
+    with db.cursor() as cursor:
+        cursor.execute(
+            renew_sql(db),
+            [expires, match_id, MatchStatus.RUNNING.value, token_param(token, db)],
         )
-    )
+        return cursor.rowcount == 1
 
 
 # -- finish ---------------------------------------------------------------------------

@@ -95,6 +95,15 @@ def turn_sql(db) -> tuple[str, str]:
     )
 
 
+@functools.cache
+def renew_sql(db) -> str:
+    """Extend a running match's lease, fenced by its token (``lifecycle.renew``)."""
+    return (
+        f"UPDATE {Match._meta.db_table} SET lease_expires = %s "
+        "WHERE id = %s AND status = %s AND lease_token = %s"
+    )
+
+
 def _identity(text: str) -> str:
     return text
 
@@ -207,18 +216,22 @@ def _converters(db):
     cache: dict[Any, list] = {}
 
     def convert(model, values):
-        per_field = cache.get(model)
+        per_field = cache.get(model)  # the columns that have converters (the others as read)
         if per_field is None:
             per_field = cache[model] = []
-            for f in model._meta.concrete_fields:
+            for i, f in enumerate(model._meta.concrete_fields):
                 expression = Col(model._meta.db_table, f)
                 found = db.ops.get_db_converters(expression) + f.get_db_converters(db)
-                per_field.append((found, expression))
-        out = []
-        for value, (found, expression) in zip(values, per_field, strict=True):
+                if found:
+                    per_field.append((i, found, expression))
+        if len(values) != len(model._meta.concrete_fields):
+            raise ValueError(f"{model.__name__}: {len(values)} columns read")
+        out = list(values)
+        for i, found, expression in per_field:
+            value = out[i]
             for converter in found:
                 value = converter(value, expression, db)
-            out.append(value)
+            out[i] = value
         return out
 
     return convert

@@ -58,10 +58,12 @@ def record_turns(
     stored_bytes: int = 0,
     max_bytes: int | None = None,
     rows: bool = True,
+    values: list | None = None,
 ) -> tuple[int, int]:
     """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
     Without ``rows``, only the match's row moves (lease, turn count, bytes): the caller
-    stores the turns themselves in the same transaction (the finish's archive).
+    stores the turns themselves in the same transaction (the finish's archive), and may
+    pass their ``stored_values`` it already holds (``values``: the archive's last ones).
 
     Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
     take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
@@ -78,19 +80,18 @@ def record_turns(
     dumps = json.dumps
     params = []
     kept, total = 0, stored_bytes
-    for r in records:
-        values = stored_values(r)[1:]
-        if rows:
-            texts = tuple(map(dumps, values))
-            size = sum(map(len, texts))
-        else:  # only counted: the values' texts in one call ("[", "]" and the ", " between)
-            size = len(dumps(values)) - 2 * len(values)
+    if not rows:
+        kept, total = _counted(
+            values or [stored_values(r) for r in records], stored_bytes, max_bytes
+        )
+    for r in records if rows else ():
+        texts = tuple(map(dumps, stored_values(r)[1:]))
+        size = sum(map(len, texts))
         if max_bytes is not None and total + size > max_bytes:
             break
         total += size
         kept += 1
-        if rows:
-            params.append((match_id, r.number, *map(wrap, texts), created))
+        params.append((match_id, r.number, *map(wrap, texts), created))
     if not kept:
         return 0, total
     fence, insert = turn_sql(db)
@@ -119,6 +120,25 @@ def record_turns(
                 ) from None
     if not fenced:
         raise LeaseLost(f"match {match_id}: lease lost before turn {records[0].number}")
+    return kept, total
+
+
+def _counted(values: list, stored_bytes: int, max_bytes: int | None) -> tuple[int, int]:
+    """``(how many turns fit, the stored bytes with them)`` for turns only counted, not stored
+    as rows (``values``: each turn's ``stored_values``): the bytes of each value's JSON, as
+    ``record_turns`` stores it. All of them are encoded in one call (its "[", "]" and ", "
+    taken off), turn by turn only when they would go over ``max_bytes``."""
+    rows = [v[1:] for v in values]
+    size = len(json.dumps(rows)) - sum(2 * (len(row) + 1) for row in rows)
+    if max_bytes is None or stored_bytes + size <= max_bytes:
+        return len(rows), stored_bytes + size
+    kept, total = 0, stored_bytes
+    for row in rows:
+        size = len(json.dumps(row)) - 2 * len(row)
+        if total + size > max_bytes:
+            break
+        total += size
+        kept += 1
     return kept, total
 
 
@@ -191,6 +211,7 @@ def store_end(
                     stored_bytes=stored_bytes,
                     max_bytes=max_bytes,
                     rows=not archived,
+                    values=end.archive[len(end.archive) - len(left) :] if archived else None,
                 )
             except LeaseLost:  # fenced out: wrote nothing
                 return False

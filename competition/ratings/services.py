@@ -93,12 +93,14 @@ def rateable(match: Match, participants: list[Participant]) -> bool:
 
 
 @functools.cache
-def _rating_sql(db) -> tuple[str, str, str]:
-    """The rating statements for a connection, as plain SQL: rating runs inside every finish."""
+def _rating_sql(db, bots: int) -> tuple[str, str, str]:
+    """The rating statements for ``bots`` seats, as plain SQL: rating runs inside every finish
+    (one read locks every seat's rating, in id order)."""
     r, c = Rating._meta.db_table, RatingChange._meta.db_table
     lock = " FOR UPDATE" if db.features.has_select_for_update else ""
+    marks = ", ".join(["%s"] * bots)
     return (
-        f"SELECT mu, sigma, games FROM {r} WHERE bot_id = %s{lock}",
+        f"SELECT bot_id, mu, sigma, games FROM {r} WHERE bot_id IN ({marks}) ORDER BY bot_id{lock}",
         f"UPDATE {r} SET mu = %s, sigma = %s, games = %s, updated = %s WHERE bot_id = %s",
         f"INSERT INTO {c} (match_id, bot_id, mu_before, sigma_before, mu_after, sigma_after, created) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s)",
@@ -110,22 +112,24 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
     if not rateable(match, participants):
         return
     db = connections[DEFAULT_DB_ALIAS]
-    read, store, append = _rating_sql(db)
-    now = db.ops.adapt_datetimefield_value(timezone.now())
     bot_ids = sorted(p.bot_id for p in participants)
-    current: dict[int, tuple[float, float, int]] = {}
+    read, store, append = _rating_sql(db, len(bot_ids))
+    now = db.ops.adapt_datetimefield_value(timezone.now())
     with db.cursor() as cursor:
-        for bot_id in bot_ids:  # one lock order for everybody: two finishes never deadlock
-            cursor.execute(read, [bot_id])
-            row = cursor.fetchone()
-            if row is None:  # a bot's first rated game (a racing finish may create it too)
-                Rating.objects.bulk_create(
-                    [Rating(bot_id=bot_id, game=match.game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)],
-                    ignore_conflicts=True,
-                )
-                cursor.execute(read, [bot_id])
-                row = cursor.fetchone()
-            current[bot_id] = row
+        # locked in id order, as every finish locks them: two finishes never deadlock
+        cursor.execute(read, bot_ids)
+        current = {bot_id: tuple(rest) for bot_id, *rest in cursor.fetchall()}
+        if len(current) < len(bot_ids):  # a bot's first rated game (a racing finish may
+            Rating.objects.bulk_create(  # create its rating too)
+                [
+                    Rating(bot_id=bot_id, game=match.game, mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)
+                    for bot_id in bot_ids
+                    if bot_id not in current
+                ],
+                ignore_conflicts=True,
+            )
+            cursor.execute(read, bot_ids)
+            current = {bot_id: tuple(rest) for bot_id, *rest in cursor.fetchall()}
         seated = sorted(participants, key=lambda p: p.seat)
         before = [current[p.bot_id] for p in seated]
         after = step([(mu, sigma) for mu, sigma, _games in before], [p.score for p in seated])

@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db.models import Count, Max
 
-from competition.live import broadcast
+from competition.live import broadcast, frames
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
 from competition.prepared import Prepared
@@ -224,6 +224,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         self.pending: list[dict] | None = []
         self.last = 0
         self.joined = False
+        self.writer = frames.writer(self.scope)
         try:
             self.object_id = self.route_id()
         except (KeyError, ValueError):
@@ -260,6 +261,19 @@ class _RelayConsumer(AsyncWebsocketConsumer):
                 return
             self.last = number
         await self.send(text_data=self.outgoing(message))
+
+    def deliver_now(self, message: dict, frame: frames.Frame) -> bool:
+        """Write ``message`` framed once for every socket (``frame``) straight to this
+        socket's writer, when it has one and its snapshot is sent; False: ``deliver`` it."""
+        if self.writer is None or self.pending is not None:
+            return False
+        number = message.get("number")
+        if number is not None:
+            if number <= self.last:
+                return True
+            self.last = number
+        self.writer.write(frame.prepared(self.outgoing(message)))
+        return True
 
     async def load(self) -> tuple[list[str], int] | None:
         """The snapshot's messages and its fence (None: the object is gone)."""

@@ -347,6 +347,149 @@ def test_it_finishes_a_batch_of_matches_when_one_of_them_fails(pair):
     assert not TurnArchive.objects.filter(pk__in=(b, c)).exists()
 
 
+def commits_on_the_database_thread():
+    """Start counting the commits of the database thread's connection (SQLite's trace of the
+    statements it runs): the list the ``COMMIT`` statements go to."""
+    seen: list[str] = []
+
+    def trace():
+        connection = connections["default"]
+        connection.ensure_connection()
+        connection.connection.set_trace_callback(seen.append)
+
+    def untrace():
+        connections["default"].connection.set_trace_callback(None)
+
+    return seen, trace, untrace
+
+
+def test_it_ends_the_matches_that_end_within_a_few_milliseconds_with_one_commit(pair, settings):
+    settings.ARENA_COMPACT_ON_END = False  # compaction commits apart, after the ends
+    ended = claimed(pair, 4)
+    for match_id, token in ended:
+        record_turns(match_id, token, [record(1)])
+    lost = ended[2][0]
+    seen, trace, untrace = commits_on_the_database_thread()
+
+    async def main():
+        batcher = batch.batcher()
+        batcher.LINGER = 0.5  # a loaded test machine may pause the loop a while
+        await batch.call(trace)
+        await asyncio.gather(batch.call(len, ()), batch.call(len, ()))  # matches side by side
+        del seen[:]
+        first = batcher.batches
+        finishes = []
+        for match_id, token in ended:  # a millisecond apart: each in a later turn of the loop
+            token = uuid.uuid4() if match_id == lost else token  # its lease is gone
+            finishes.append(asyncio.ensure_future(batch.call(svc.finish, match_id, token, WIN)))
+            await asyncio.sleep(0.001)
+        out = await asyncio.gather(*finishes)
+        commits, batches = seen.count("COMMIT"), batcher.batches - first
+        await batch.call(untrace)
+        return out, commits, batches
+
+    out, commits, batches = asyncio.run(main())
+    # It should store the ends that came within the linger in one transaction: one hop, one
+    # commit; the finish whose lease was gone is refused alone, the others finished and rated.
+    assert (batches, commits) == (1, 1)
+    assert out == [match_id != lost for match_id, _token in ended]
+    status = dict(Match.objects.values_list("pk", "status"))
+    assert [status[m] for m, _token in ended] == [
+        MatchStatus.FINISHED,
+        MatchStatus.FINISHED,
+        MatchStatus.RUNNING,
+        MatchStatus.FINISHED,
+    ]
+    rated = {m for m, _token in ended if m != lost}
+    assert set(RatingChange.objects.values_list("match_id", flat=True)) == rated
+    assert ratings.verify("tictactoe").ok
+
+
+def test_it_never_keeps_a_lone_matchs_call_waiting(pair):
+    ((a, token),) = claimed(pair, 1)
+
+    async def main():
+        batcher = batch.batcher()
+        batcher.LINGER = 30  # would show: a lone match's calls never linger
+        started = time.perf_counter()
+        for n in (1, 2, 3):
+            await batch.call(record_turns, a, token, [record(n)])
+        return time.perf_counter() - started, batcher
+
+    took, batcher = asyncio.run(main())
+    # It should send each call of a match that runs alone at once, one batch each.
+    assert took < 10 and (batcher.batches, batcher.calls) == (3, 3)
+    assert numbers(a) == [1, 2, 3]
+
+
+def test_it_broadcasts_an_end_once_another_connection_can_read_it(pair):
+    ended = claimed(pair, 3)
+    for match_id, token in ended:
+        record_turns(match_id, token, [record(1)])
+    read: dict[int, str] = {}
+
+    def status(match_id: int) -> str:  # a thread of its own: a connection of its own
+        try:
+            return Match.objects.values_list("status", flat=True).get(pk=match_id)
+        finally:
+            connections.close_all()
+
+    class Member:
+        def __init__(self, match_id):
+            self.match_id = match_id
+
+        async def deliver(self, message):
+            if message["kind"] == "end":
+                read[self.match_id] = await sync_to_async(status, thread_sensitive=False)(
+                    self.match_id
+                )
+
+    async def main():
+        members = {m: Member(m) for m, _token in ended}
+        for m, member in members.items():
+            await hub.join(broadcast.match_group(m), member)
+        await asyncio.gather(*(batch.call(svc.finish, m, t, WIN) for m, t in ended))
+        for _ in range(100):  # the hub hands messages over on its own task
+            if len(read) == len(ended):
+                break
+            await asyncio.sleep(0.02)
+        for m, member in members.items():
+            await hub.leave(broadcast.match_group(m), member)
+
+    asyncio.run(main())
+    # It should announce each end only once it is durable: another connection reads it.
+    assert read == {m: MatchStatus.FINISHED for m, _token in ended}
+
+
+def test_it_tells_a_challenges_owners_its_result_from_the_seats_the_finish_holds(pair):
+    from django.test.utils import CaptureQueriesContext
+
+    from competition.models import Notification
+    from competition.runners.play import _load
+
+    match = svc.create_match(
+        "tictactoe", pair, seed=1, created_by=pair[0].owner, dispatch_now=False
+    )
+    match_id, token = svc.claim(match.pk)
+    loaded = _load(match_id)
+    with CaptureQueriesContext(connections["default"]) as queries:
+        assert svc.finish(match_id, token, WIN, loaded=loaded, turn_faults=[["ok", None]])
+    seats_read = [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith("SELECT")
+        and (Participant._meta.db_table in q["sql"].split(" WHERE ")[0])
+    ]
+    # It should tell each owner how its bot did, from the seats the runner loaded: the
+    # finish reads no seat again.
+    texts = dict(Notification.objects.values_list("user__username", "text"))
+    assert texts == {
+        "perfect": "perfect won its challenge perfect vs random.",
+        "random": "random lost its challenge perfect vs random.",
+    }
+    assert seats_read == []
+
+
 def test_it_compacts_matches_together_into_the_documents_compaction_makes_alone(pair, settings):
     settings.ARENA_COMPACT_ON_END = False
     ids = []

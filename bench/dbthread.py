@@ -1,0 +1,163 @@
+"""CPU per HTTP tic-tac-toe match: the platform, its database thread, the bare match loop.
+
+The platform's rate against the bare match loop (``bench/aggregate.py``) is a ratio of wall
+clocks, which a shared machine moves by tens of percent. This benchmark counts CPU instead,
+in the same process and the same rounds, alternating: the platform (``run_match``, C at a
+time, every match claimed, played, stored, finished, rated, archived), of which the
+database thread's share (the runner's batches, ``competition.matches.batch.execute``,
+counted with the thread's own CPU clock), and the bare match loop on the same games. The
+loop's CPU over the platform's is what the platform / match loop ratio tends to on an idle
+machine once both are bound by one core (the goal: >= 0.7). One ``serve_bot`` process
+answers both (its CPU is not counted).
+
+    python bench/dbthread.py                  # 3 rounds of 300 matches, 32 at a time
+    python bench/dbthread.py --matches 600 --rounds 5 --concurrency 64
+    python bench/dbthread.py --quick          # smoke mode (a few seconds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from aggregate import _sync_check, _sync_make, match_loop  # noqa: E402
+from common import PRODUCTION_ENV, free_port, wait_port  # noqa: E402
+from overhead import setup_django  # noqa: E402
+
+
+def count_database_thread() -> dict:
+    """Wrap the batches' runner so it adds each batch's CPU (its thread's clock) to the
+    returned dict's ``seconds``, and its calls and batches."""
+    from competition.matches import batch
+
+    spent = {"seconds": 0.0, "batches": 0, "calls": 0}
+    execute = batch.execute
+
+    def counted(calls):
+        started = time.thread_time()
+        try:
+            return execute(calls)
+        finally:
+            spent["seconds"] += time.thread_time() - started
+            spent["batches"] += 1
+            spent["calls"] += len(calls)
+
+    batch.execute = counted
+    return spent
+
+
+async def platform_round(url: str, first: int, matches: int, concurrency: int, spent: dict):
+    """(CPU ms per match of the process, of the database thread; calls per batch)."""
+    from asgiref.sync import sync_to_async
+
+    from competition.runners.play import run_match
+
+    ids = await sync_to_async(_sync_make)(url, first, matches)
+    queue = iter(ids)
+
+    async def worker() -> None:
+        for match_id in queue:
+            if await run_match(match_id) != match_id:
+                raise SystemExit(f"match {match_id} could not be claimed")
+
+    spent.update(seconds=0.0, batches=0, calls=0)
+    started = time.process_time()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    cpu = time.process_time() - started
+    await sync_to_async(_sync_check)(ids)
+    per_batch = spent["calls"] / max(1, spent["batches"])
+    return cpu / matches * 1000, spent["seconds"] / matches * 1000, per_batch
+
+
+async def loop_round(url: str, matches: int, concurrency: int) -> float:
+    """CPU ms per game of the bare match loop."""
+    started = time.process_time()
+    await match_loop(url, concurrency, matches)
+    return (time.process_time() - started) / matches * 1000
+
+
+async def rounds(url: str, args: argparse.Namespace, spent: dict) -> list[tuple]:
+    from bots import egress
+
+    try:
+        # warm-up: connections, caches, compiled statements
+        await platform_round(url, 0, 2 * args.concurrency, args.concurrency, spent)
+        await loop_round(url, 2 * args.concurrency, args.concurrency)
+        out = []
+        for r in range(args.rounds):
+            first = (r + 1) * 1_000_000
+            plat = await platform_round(url, first, args.matches, args.concurrency, spent)
+            out.append((*plat, await loop_round(url, args.matches, args.concurrency)))
+        return out
+    finally:
+        await egress.close_session()
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--matches", type=int, default=300, help="matches per round")
+    parser.add_argument("--rounds", type=int, default=3, help="platform and loop rounds, paired")
+    parser.add_argument("--concurrency", type=int, default=32, help="concurrent matches")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke mode: 1 round of 40 matches, 8 at a time"
+    )
+    args = parser.parse_args()
+    if args.quick:
+        args.matches, args.rounds, args.concurrency = 40, 1, 8
+    if min(args.matches, args.rounds, args.concurrency) < 1:
+        parser.error("--matches, --rounds and --concurrency must be positive")
+    return args
+
+
+def main() -> None:
+    args = arguments()
+    os.environ.update(PRODUCTION_ENV)
+    port = free_port()
+    bot = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "serve_bot", "tictactoe:random", "--kaggle"]
+        + ["--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_port(port, bot)
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+            setup_django(data)
+            spent = count_database_thread()
+            out = asyncio.run(rounds(f"http://127.0.0.1:{port}/", args, spent))
+    finally:
+        bot.terminate()
+        bot.wait(10)
+    print(
+        f"# CPU per HTTP tic-tac-toe match, {args.matches} matches a round, "
+        f"{args.concurrency} at a time (load average {os.getloadavg()[0]:.1f}, "
+        f"{os.cpu_count()} cores)"
+    )
+    print(
+        "| round | platform ms | database thread ms | calls per batch | loop ms | loop / platform |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    for i, (plat, db, per_batch, loop) in enumerate(out, 1):
+        print(f"| {i} | {plat:.2f} | {db:.2f} | {per_batch:.1f} | {loop:.2f} | {loop / plat:.2f} |")
+    plat, db, _per_batch, loop = (statistics.median(column) for column in zip(*out, strict=True))
+    print(
+        f"median: platform {plat:.2f} ms CPU a match, of which the database thread {db:.2f} "
+        f"({db / plat:.0%}); the bare loop {loop:.2f}; loop / platform {loop / plat:.2f} "
+        "(goal, issue 40: >= 0.7)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""A spectator that stops reading on a served platform (``manage.py serve``: daphne): the
+others get every turn in order and on time, and the slow one is dropped once it is
+``ARENA_SPECTATOR_BACKLOG_BYTES`` behind instead of being buffered without end
+(``competition/live/frames.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import socket
+import sys
+import time
+
+import aiohttp
+
+from tests.conftest import REPO, free_port
+from tests.processes import manage, project_env, running
+
+MOVES = 120
+SENT_AT = re.compile(r'"sent_at":([0-9.]+)')
+
+
+def stalled_spectator(port: int, match_id: int) -> socket.socket:
+    """A websocket to the match that is opened and then never read (a tiny receive buffer)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET /ws/matches/{match_id}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock
+
+
+def drained(sock: socket.socket, seconds: float) -> tuple[int, bool]:
+    """(bytes read, whether the server closed the connection) reading for ``seconds``."""
+    sock.settimeout(0.5)
+    total, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return total, True
+        if not chunk:
+            return total, True
+        total += len(chunk)
+    return total, False
+
+
+async def reader(port: int, match_id: int) -> list[tuple[int, float]]:
+    """(turn number, delay in seconds from its publication) of every turn, until the end."""
+    turns = []
+    url = f"ws://127.0.0.1:{port}/ws/matches/{match_id}/"
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{port}"}) as ws:
+            async for msg in ws:
+                data = json.loads(msg.data)
+                if data["type"] == "turn":
+                    sent_at = float(SENT_AT.search(msg.data).group(1))
+                    turns.append((data["turn"]["number"], time.time() - sent_at))
+                elif data["type"] == "end":
+                    return turns
+    return turns
+
+
+def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
+    env = project_env(
+        ARENA_DATA_DIR=str(tmp_path),
+        ARENA_SPECTATOR_BACKLOG_BYTES=str(1 << 20),
+        DJANGO_SETTINGS_MODULE="competition.settings",
+    )
+    port = free_port()
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    options = {"rows": 256, "cols": 256, "maxGameIterations": MOVES, "timerMs": None}
+    with running(server, port, env=env, log=tmp_path / "serve.log"):
+        done = manage(
+            "enqueue",
+            "gconway",
+            "builtin:grower",
+            "builtin:grower",
+            "--options",
+            json.dumps(options),
+            "--pace-ms",
+            "50",
+            "--start-in",
+            "3",
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        (match_id,) = json.loads(done.stdout)
+        stalled = stalled_spectator(port, match_id)
+        try:
+            turns = asyncio.run(reader(port, match_id))
+            received, closed = drained(stalled, 20)
+        finally:
+            stalled.close()
+    # It should give the reading spectator every turn, in order, while the other stalls.
+    assert [n for n, _ in turns] == list(range(1, MOVES + 1))
+    assert max(delay for _, delay in turns) < 5.0
+    # It should drop the stalled spectator instead of keeping its backlog.
+    assert closed, f"the stalled spectator is still open after reading {received} bytes"

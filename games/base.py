@@ -79,13 +79,11 @@ class DocExample:
 class Policy:
     """How the runner clocks and judges a game's bots (read from the resolved options).
 
-    - ``move_timeout_ms``: limit of one exchange; ``None``: only the runner's safety limit. -
-    ``bank_increment_ms``: L of a time bank (full at 5L, +L before each message); ``None``: no
-    bank. - ``on_fault``: ``"forfeit"``, or ``"pass"`` (the seat plays ``default_action``). -
-    ``max_faults_in_a_row``: under ``"pass"``, this many consecutive faults forfeit. -
-    ``ignore_http_status``: judge a non-2xx reply's body as if it were 200. -
-    ``error_line_on_forfeit``: line transports get ``{"error": ...}`` before closing. -
-    ``sequential_greetings``: greet seat 0 and wait before greeting seat 1 (BotsArena)."""
+    A time bank of L = ``bank_increment_ms`` is full at ``bank_multiplier`` x L and gains L
+    before each message; under ``on_fault="pass"`` a faulty seat plays ``default_action``
+    until ``max_faults_in_a_row``; ``sequential_greetings`` waits for seat 0's greeting
+    before greeting seat 1 (BotsArena).
+    """
 
     move_timeout_ms: int | None = 10_000
     bank_increment_ms: int | None = None
@@ -128,8 +126,7 @@ def merge_options(
     options: Mapping[str, Any] | None,
     validators: Mapping[str, Callable[[Any], Any]],
 ) -> dict:
-    """Merge ``options`` over ``defaults`` into a new dict; unknown keys and values a validator
-    refuses raise ``ValueError``."""
+    """``options`` over ``defaults`` in a new dict; ``ValueError`` for an unknown key or value."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -180,11 +177,7 @@ def choice_option(*choices: Any):
 
 
 class Game:
-    """Base class of every engine; the subclass's docstring is the rules line its ``describe``
-    shows.
-
-    Everything else about a game lives in its folder ``games/<slug>/``: nothing outside it names
-    a game."""
+    """Base class of every engine; a subclass's docstring is the rules line ``describe`` shows."""
 
     slug: ClassVar[str]
     title: ClassVar[str]
@@ -263,9 +256,7 @@ class Game:
     def rebuild(
         self, *, seed: int, options: dict | None, seats: int, actions: Sequence[Mapping]
     ) -> State:
-        """The state after the stored ``actions`` (one ``{seat: action}`` per turn): state =
-        f(seed, options, actions), how a replay is forked. ``ValueError`` where
-        ``fork_refusal`` says so or a turn follows the end."""
+        """The state after the stored ``actions`` (``{seat: action}`` each), or ``ValueError``."""
         if self.fork_refusal is not None:
             raise ValueError(self.fork_refusal)
         resolved = self.options_for_seats(self.resolve_options(options), seats)
@@ -384,8 +375,7 @@ class Game:
         return []
 
     def upload_host(self, language: str) -> Path | None:
-        """A file of the folder that runs an uploaded bot of ``language`` unmodified, or
-        ``None``."""
+        """A file of the folder that runs an uploaded bot of ``language`` unmodified, or None."""
         return None
 
     def human_reply(self, message: JSON) -> tuple[bool, JSON]:
@@ -401,8 +391,7 @@ class Game:
         return importlib.import_module(f"{package}.text").render(frame)
 
     def kaggle_agent(self) -> Any:
-        """For a game kaggle-environments also plays, an object translating its URL-agent
-        messages and actions; else ``None``."""
+        """An object translating kaggle-environments' URL-agent messages and actions, or None."""
         return None
 
 

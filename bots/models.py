@@ -54,8 +54,7 @@ class BotStatus(models.TextChoices):
 
 
 def guess_scheme(target: str) -> str:
-    """``http`` for a local address or a port other than 443 (as the starters serve), else
-    ``https``."""
+    """``http`` for a local address or a port other than 443 (as the starters serve), else https."""
     host, _, port = target.split("/", 1)[0].rpartition("@")[2].partition(":")
     if target.startswith("["):  # [::1]:8741
         host, _, rest = target[1:].partition("]")

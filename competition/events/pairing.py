@@ -1,9 +1,9 @@
-"""Pairing generators: pure functions over entry ids and small records (no ORM, no Django);
-``competition.events.scheduling`` persists their decisions.
+"""Pairing generators: pure functions over entry ids and small records (no ORM, no Django).
 
-A series is N games between two entries, seats alternating; the pair's order balances seats. Swiss
-avoids, strongest first: a second bye, a rematch (an exact matching check), a bye above the
-lowest-ranked, then score groups."""
+A series is N games between two entries, seats alternating. Swiss avoids, strongest first:
+a second bye, a rematch (an exact matching check), a bye above the lowest-ranked, then score
+groups.
+"""
 
 from __future__ import annotations
 
@@ -588,9 +588,8 @@ def ladder_pairs(
     max_pairs: int | None = None,
     running: bool | None = None,
 ) -> list[tuple[Hashable, Hashable]]:
-    """New ladder pairings, ``(waiting entry, closest-rated free partner)``, by
-    ``ladder_priority`` so no entry starves, within ``max_concurrent_per_bot``; an immediate
-    rematch only when nothing else would run."""
+    """New ladder pairings by ``ladder_priority`` (no entry starves), each with the closest-rated
+    free partner; an immediate rematch only when nothing else would run."""
     if max_concurrent_per_bot < 1:
         raise ValueError("max_concurrent_per_bot must be at least 1")
     pool = sorted(entries, key=ladder_priority)
@@ -682,6 +681,5 @@ def standing_table(
 
 
 def standing_seats(table: Sequence[Contender]) -> list[Contender]:
-    """The table in seat order, the bot with the smallest share of first seats first, so first
-    seats even out over time."""
+    """The table in seat order, the smallest share of first seats first (they even out)."""
     return sorted(table, key=lambda c: (c.first_seats / c.games if c.games else 0.0, str(c.id)))

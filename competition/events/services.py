@@ -228,8 +228,7 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
 
 
 def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
-    """Enter every user's active bot of the game not yet entered, then the built-in strategies in
-    ``builtins`` (never a human seat)."""
+    """Enter every user's active bot of the game not yet in, then the ``builtins`` strategies."""
     builtins = [name for name in builtins if name in get_game(event.game).builtin_bots]
     for name in builtins:
         platform_seat(event.game, EndpointKind.BUILTIN, name)
@@ -313,8 +312,7 @@ def reveal_all(event: Event) -> int:
 
 
 def _broadcast_standings(event: Event) -> None:
-    """The standings (and bracket, when watched) to the event's watchers after commit, computed
-    once whatever their number."""
+    """The standings (and the bracket, when watched) to the event's watchers after commit."""
     table = standings(event)
     watched = broadcast.listened(broadcast.event_group(event.pk))
     bracket = bracket_view(event) if watched else None

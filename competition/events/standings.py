@@ -1,9 +1,9 @@
-"""Stored standings, kept up to date as series are scheduled and their matches change, so reading or
-finishing costs the same whatever the event's history.
+"""Stored standings, kept up to date as matches change, so reading costs the same whatever
+the event's history.
 
-When a match changes, its series is rebuilt from its own matches and the difference between its old
-and new ``contribution`` is added to its bots' sums. ``recompute`` rebuilds everything from the
-matches alone, for ``recomputestandings`` and the property test."""
+A changed match's series is rebuilt from its own matches and the difference of its
+``contribution`` added to its bots' sums; ``recompute`` rebuilds everything from the matches.
+"""
 
 from __future__ import annotations
 

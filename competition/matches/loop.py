@@ -144,8 +144,7 @@ def forfeit_outcome(num_players: int, offenders: Sequence[int]) -> Outcome:
 
 
 class MatchLoop:
-    """One match: ``open()``, ``step()`` until it returns ``None``, ``finish()``; ``run()`` does
-    the three, tests drive ``step()``."""
+    """One match: ``open()``, ``step()`` until it returns ``None``, ``finish()``; or ``run()``."""
 
     def __init__(
         self,

@@ -1,8 +1,8 @@
-"""Read-only websocket consumers: a match's turns, an event's progress, the home page's running
-counts.
+"""Read-only websocket consumers: a match's turns, an event's progress, the home page's counts.
 
-A consumer joins its group through the process hub first, then sends a snapshot, then relays what is
-newer (turn numbers are the fence), so no turn is lost or doubled."""
+A consumer joins its group through the process hub first, then sends a snapshot, then relays
+what is newer (turn numbers are the fence), so no turn is lost or doubled.
+"""
 
 from __future__ import annotations
 
@@ -541,8 +541,7 @@ def _no_constant(name: str):
 
 
 class NaiveMatchConsumer(AsyncWebsocketConsumer):
-    """Channels' textbook fan-out, one group per socket; routed only with
-    ``ARENA_BENCH_NAIVE_FANOUT`` for ``bench/fanout.py`` to compare against."""
+    """Channels' textbook fan-out, routed only for ``bench/fanout.py`` to compare against."""
 
     async def connect(self):
         self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))

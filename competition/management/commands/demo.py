@@ -2,7 +2,8 @@
 every game (``bots.models.platform_seat``: owned by no user), the demo event of the first
 game listed (a paced double round robin of those seats, rated: it gives the built-ins their
 first ratings) and a showcase per game (``competition.events.showcase``: a continuous, paced
-ladder of those seats, unrated, its old matches pruned), so that something is always live.
+ladder of those seats, and of the demo user's understudies of them while they are fewer than
+four, unrated, its old matches pruned), so that something is always live, in several pairings.
 
 Idempotent: it creates nothing twice. The demo event (``DEMO_EVENT_NAME``) and each game's
 showcase are made once; later runs (each restart of ``make run``) leave them as they are, and
@@ -30,7 +31,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
-from bots.models import EndpointKind, platform_seat
+from bots.models import Bot, EndpointKind, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
@@ -124,14 +125,15 @@ def development_leftovers() -> list[str]:
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
     """``game``'s showcase (``competition.events.showcase``), made and started once:
-    ``(event, created)``. Later calls leave it as it is, so restarts neither add showcases nor
-    disturb the running one.
+    ``(event, created)``. Later calls only enter the seats it lacks (``showcase_entries``), so
+    restarts neither add showcases nor disturb the running one.
 
     The check reads outside the transaction, whose first statement is a write: on SQLite a
     transaction that reads and then writes fails at once ("database is locked") when a
     running server committed in between, where a first write waits for the lock."""
     existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
     if existing is not None:
+        showcase_entries(existing, game, user)
         return existing, False
     with transaction.atomic():
         event = Event.objects.create(
@@ -144,11 +146,41 @@ def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
             showcase=True,
             created_by=user,
         )
-        for seed, name in enumerate(sorted(game.builtin_bots), 1):
-            bot = platform_seat(game.slug, EndpointKind.BUILTIN, name)
-            Entry.objects.create(event=event, bot=bot, seed=seed)
+        showcase_entries(event, game, user)
         start_event(event)
     return event, True
+
+
+def showcase_seats(game: Game, user) -> list:
+    """The bots of ``game``'s showcase: the platform's seat of every built-in strategy, and,
+    while they are fewer than ``showcase.MIN_ENTRIES``, the demo user's understudies of those
+    strategies ("demo random 2"…), so that the showcase plays several pairings in turn, two
+    matches at once, rather than the same two bots for ever."""
+    names = sorted(game.builtin_bots)
+    seats = [platform_seat(game.slug, EndpointKind.BUILTIN, name) for name in names]
+    for i in range(max(0, showcase.MIN_ENTRIES - len(seats))):
+        name = names[i % len(names)]
+        seat, _ = Bot.objects.get_or_create(
+            owner=user,
+            game=game.slug,
+            name=f"demo {name} {i // len(names) + 2}",
+            defaults={"kind": EndpointKind.BUILTIN, "target": name},
+        )
+        seats.append(seat)
+    return seats
+
+
+def showcase_entries(event: Event, game: Game, user) -> int:
+    """Enters in showcase ``event`` each of ``showcase_seats`` not in it yet (a ladder takes
+    late entries: a showcase made before the understudies gets them at the next start);
+    returns how many it entered."""
+    present = set(event.entries.values_list("bot_id", flat=True))
+    added = 0
+    for seed, bot in enumerate(showcase_seats(game, user), 1):
+        if bot.pk not in present:
+            Entry.objects.create(event=event, bot=bot, seed=seed)
+            added += 1
+    return added
 
 
 class Command(BaseCommand):

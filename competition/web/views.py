@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
+from bots.faults import SEEN
 from bots.models import Bot, EndpointKind
 from competition.events import formats
 from competition.events import header as event_header
@@ -167,6 +168,7 @@ def viewer_config(match: Match, participants) -> dict:
         "renderer": renderer_url(match.game),
         "ws": f"/ws/matches/{match.pk}/",
         "turns": reverse("api:match-turns", args=[match.pk]),
+        "faults": {code.value: words for code, words in SEEN.items()},  # the codes in words
     }
 
 

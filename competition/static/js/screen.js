@@ -505,7 +505,9 @@ function renderLists() {
   const items = [];
   for (const m of live) items.push(["LIVE", seatsLabel(namesOf(m))]);
   for (const m of state.upcoming) items.push(["", seatsLabel(namesOf(m))]);
-  const room = items.length > 4 ? 3 : 4; // four lines fit: three and "+ N more"
+  const next = nextRoundText();
+  const fit = next ? 3 : 4; // four lines fit (the next round's countdown takes one)
+  const room = items.length > fit ? fit - 1 : fit; // and "+ N more" one
   for (const [tag, text] of items.slice(0, room)) {
     const li = el("li");
     if (tag) li.append(el("span", "tag", tag));
@@ -513,7 +515,6 @@ function renderLists() {
     list.append(li);
   }
   if (items.length > room) list.append(el("li", "muted", `+ ${items.length - room} more`));
-  const next = nextRoundText();
   if (next) list.prepend(el("li", "next-round", next));
   if (!items.length && !next) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
@@ -607,7 +608,7 @@ function layoutWall(wall, list, hero) {
   }
   const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
   const rows = Math.max(1, Math.ceil(n / cols));
-  wall.style.gridTemplateColumns = `repeat(${2 * cols}, minmax(0, 1fr))`;
+  wall.style.gridTemplateColumns = n ? `repeat(${2 * cols}, minmax(0, 1fr))` : "minmax(0, 1fr)"; // none: the waiting line
   wall.style.gridTemplateRows = `repeat(${rows}, minmax(0, 1fr))`;
   const short = n - (rows - 1) * cols; // panes on the last row
   list.forEach((t, i) => {

@@ -24,8 +24,8 @@ from competition.models import Event, EventSeries, Match, SeriesState
 #: ended series (one match each) a showcase keeps
 KEEP = 10
 #: bots a showcase plays among at least (the built-ins, then the demo user's understudies of
-#: them): four make two matches at once and six pairings in turn
-MIN_ENTRIES = 4
+#: them): three make three pairings in turn, one match at a time (no more load than two)
+MIN_ENTRIES = 3
 #: the name of a game's showcase (``title`` its game's title)
 NAME = "Demo {title} showcase"
 

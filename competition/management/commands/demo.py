@@ -3,7 +3,7 @@ every game (``bots.models.platform_seat``: owned by no user), the demo event of 
 game listed (a paced double round robin of those seats, rated: it gives the built-ins their
 first ratings) and a showcase per game (``competition.events.showcase``: a continuous, paced
 ladder of those seats, and of the demo user's understudies of them while they are fewer than
-four, unrated, its old matches pruned), so that something is always live, in several pairings.
+three, unrated, its old matches pruned), so that something is always live, in several pairings.
 
 Idempotent: it creates nothing twice. The demo event (``DEMO_EVENT_NAME``) and each game's
 showcase are made once; later runs (each restart of ``make run``) leave them as they are, and
@@ -154,8 +154,8 @@ def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
 def showcase_seats(game: Game, user) -> list:
     """The bots of ``game``'s showcase: the platform's seat of every built-in strategy, and,
     while they are fewer than ``showcase.MIN_ENTRIES``, the demo user's understudies of those
-    strategies ("demo random 2"…), so that the showcase plays several pairings in turn, two
-    matches at once, rather than the same two bots for ever."""
+    strategies ("demo perfect 2"…), so that the showcase plays several pairings in turn rather
+    than the same two bots for ever."""
     names = sorted(game.builtin_bots)
     seats = [platform_seat(game.slug, EndpointKind.BUILTIN, name) for name in names]
     for i in range(max(0, showcase.MIN_ENTRIES - len(seats))):

@@ -235,3 +235,40 @@ def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
         "from competition.events.services import cancel_event\n"
         f"from competition.models import Event\ncancel_event(Event.objects.get(pk={event}))\n",
     )
+
+
+def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):
+    event = int(
+        shell(
+            arena_site,
+            "from django.contrib.auth import get_user_model\n"
+            "from bots.models import Bot\n"
+            "from competition.models import Entry, Event\n"
+            "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
+            "e = Event.objects.create(name='Wall crowd', game='tictactoe', format='round_robin',"
+            " created_by=o)\n"
+            "Bot.objects.bulk_create(Bot(owner=o, game='tictactoe', name=f'crowd {i + 1}',"
+            " kind='builtin', target='random') for i in range(90))\n"
+            "for i, b in enumerate(Bot.objects.filter(owner=o, name__startswith='crowd ')"
+            ".order_by('pk')):\n"
+            "    Entry.objects.create(event=e, bot=b, seed=i + 1)\n"
+            "print(e.pk)\n",
+        )
+    )
+    page.goto(f"{arena_site['base']}/events/{event}/screen?rotate=2")
+    page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 90")
+    rows = """() => [...document.querySelectorAll('#standings .bs-row')]
+      .filter((r) => r.getBoundingClientRect().height > 0).map((r) => r.querySelector('.rk').textContent)"""
+    first = page.evaluate(rows)
+    legend = page.inner_text("#standings-legend")
+    # It should say which rows it shows, of how many, every row at 24 px or more.
+    assert re.match(rf"1\u2013{len(first)} of 90 ", legend), legend
+    assert 20 < len(first) < 90 and small_texts(page) == []
+    page.screenshot(path=str(SHOTS / "wall-standings-90-1920x1080.png"))
+    seen = set(first)
+    deadline = time.monotonic() + 30
+    while len(seen) < 90 and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        seen |= set(page.evaluate(rows))
+    # It should show every row in turn, a page at a time.
+    assert len(seen) == 90, sorted(seen, key=int)

@@ -20,6 +20,7 @@ import time
 
 from arena import config
 from arena.client import DONE_STATUSES, ArenaError, Client
+from bots.faults import seen
 
 #: networks ``arena play`` lets HTTP bots use when ``ARENA_BOT_ALLOW_NETWORKS`` is unset:
 #: the author's own machine (the match runs there, not on a server)
@@ -281,7 +282,7 @@ def _turn_text(turn: dict, names: list[str], render) -> str:
         fault = (turn.get("faults") or [None] * (seat + 1))[seat]
         if fault not in (None, "ok"):
             detail = (turn.get("details") or [None] * (seat + 1))[seat]
-            part += f" [fault {fault}{': ' + detail if detail else ''}]"
+            part += f" [fault: {seen(fault)}{': ' + detail if detail else ''}]"
         latency = (turn.get("latencies_ms") or [None] * (seat + 1))[seat]
         if latency is not None:
             part += f" ({latency} ms)"
@@ -302,7 +303,15 @@ def _result_text(match: dict) -> str:
         for p in match.get("participants", [])
     ]
     reason = f" ({_reason(match)})" if match.get("reason") else ""
-    return f"match {match['id']} {match['status']}{reason}: " + " - ".join(parts)
+    # who forfeited, and the fault in words (the server's ``cause_text``: the fault catalogue)
+    forfeits = [
+        f"; {p['name']} forfeited ({p.get('cause_text') or seen(p['cause'])})"
+        for p in match.get("participants", [])
+        if p.get("cause")
+    ]
+    return (
+        f"match {match['id']} {match['status']}{reason}: " + " - ".join(parts) + "".join(forfeits)
+    )
 
 
 def cmd_watch(args) -> None:

@@ -100,6 +100,37 @@ CRASHED_MESSAGE = (
 )
 
 
+#: the fault catalogue as spectators read it, of a bot in the third person (a match's result
+#: line: "O wins, X forfeited (did not answer in time)"); ``MESSAGES`` speaks to the owner
+SEEN: dict[FaultCode, str] = {
+    FaultCode.OK: "answered with a legal move",
+    FaultCode.TIMEOUT: "did not answer in time",
+    FaultCode.CONNECT: "could not be reached",
+    FaultCode.DNS: "its host name did not resolve",
+    FaultCode.TLS: "its secure connection failed",
+    FaultCode.DENIED: "its address is not one the platform may call",
+    FaultCode.REDIRECT: "answered with a redirect",
+    FaultCode.HTTP_STATUS: "answered with an HTTP error",
+    FaultCode.TOO_LARGE: "sent a reply too long",
+    FaultCode.BAD_ENCODING: "sent a compressed or non-UTF-8 reply",
+    FaultCode.PROTOCOL: "sent a malformed reply",
+    FaultCode.BAD_JSON: "sent a reply that is not JSON",
+    FaultCode.ILLEGAL: "made an illegal move",
+    FaultCode.PLATFORM: "the platform failed (never held against a bot)",
+}
+
+
+def seen(code: FaultCode | str) -> str:
+    """A fault code in words for spectators (``SEEN``): "" for none, an unknown code spelled
+    out with spaces, never shown raw."""
+    if not code:
+        return ""
+    try:
+        return SEEN[FaultCode(code)]
+    except ValueError:
+        return str(code).replace("_", " ")
+
+
 def explain(code: FaultCode | str, detail: str = "") -> str:
     """A fault code's plain-words message; a bot that hung up gets ``CRASHED_MESSAGE``."""
     try:

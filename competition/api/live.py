@@ -55,6 +55,7 @@ PARTICIPANT = _obj(
         "score": _NUM_OR_NULL,
         "result": _STR,
         "cause": _STR,
+        "cause_text": {**_STR, "description": "the fault in words (the fault catalogue)"},
         "faults": _INT,
     }
 )

@@ -505,7 +505,12 @@ class ParticipantSerializer(serializers.Serializer):
     owner = serializers.CharField(allow_null=True)
     score = serializers.FloatField(allow_null=True)
     result = serializers.CharField(help_text="win, draw, loss, or empty while undecided.")
-    cause = serializers.CharField(help_text="The fault that forfeited this seat, if any.")
+    cause = serializers.CharField(
+        help_text="The fault code that forfeited this seat, if any (for programs)."
+    )
+    cause_text = serializers.CharField(
+        help_text="That fault in words, from the fault catalogue: what a person reads."
+    )
     faults = serializers.IntegerField()
 
 

@@ -23,6 +23,9 @@ from competition.models import Event, EventSeries, Match, SeriesState
 
 #: ended series (one match each) a showcase keeps
 KEEP = 10
+#: bots a showcase plays among at least (the built-ins, then the demo user's understudies of
+#: them): three make three pairings in turn, one match at a time (no more load than two)
+MIN_ENTRIES = 3
 #: the name of a game's showcase (``title`` its game's title)
 NAME = "Demo {title} showcase"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from bots.faults import seen as fault_text
 from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
 from competition.prepared import Prepared
@@ -51,6 +52,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
                 "score": p.score,
                 "result": p.result,
                 "cause": p.cause,
+                "cause_text": fault_text(p.cause),
                 "faults": p.faults,
             }
             for p in participants
@@ -116,6 +118,7 @@ def summaries(*lists: list[tuple]) -> list[list[dict]]:
                 "score": score,
                 "result": result,
                 "cause": cause,
+                "cause_text": fault_text(cause),
                 "faults": faults,
             }
         )

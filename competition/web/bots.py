@@ -15,7 +15,7 @@ from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from bots.faults import explain
+from bots.faults import explain, seen
 from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind
 from bots.transports import TESTABLE_KINDS
 from competition.bots import services as bot_services
@@ -308,6 +308,7 @@ def recent_matches(request, bot: Bot) -> list[dict]:
             "result": result,
             "result_label": results.get(result, result),
             "cause": cause,
+            "cause_text": seen(cause),
             "faults": faults,
             "status": status,
             "status_label": statuses.get(status, status),

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
+from bots.faults import SEEN
 from bots.models import Bot, EndpointKind
 from competition.events import formats
 from competition.events import header as event_header
@@ -162,6 +163,7 @@ def viewer_config(match: Match, participants) -> dict:
         "renderer": renderer_url(match.game),
         "ws": f"/ws/matches/{match.pk}/",
         "turns": reverse("api:match-turns", args=[match.pk]),
+        "faults": {code.value: words for code, words in SEEN.items()},  # the codes in words
     }
 
 
@@ -265,13 +267,28 @@ def event_detail(request, pk: int):
 #: how long the big screen holds a round's summary before it goes back to the live wall
 #: (``?hold=<seconds>``, 1 to 600, sets another: an organiser's pace, a test's)
 SCREEN_HOLD_MS = 9000
+#: how long the wall shows each page of live matches when more are live than it holds
+#: (``?rotate=<seconds>``, 1 to 600, sets another)
+SCREEN_ROTATE_MS = 12000
+
+
+def _seconds(request, name: str) -> int | None:
+    """The whole seconds of query parameter ``name`` (1 to 600), None when absent;
+    ``ValueError`` with a sentence for a person otherwise."""
+    value = request.GET.get(name)
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit() and 1 <= int(value) <= 600):
+        raise ValueError(f"{name}: whole seconds from 1 to 600")
+    return int(value)
 
 
 def event_screen(request, pk: int):
     event = get_object_or_404(Event, pk=pk)
-    hold = request.GET.get("hold")
-    if hold is not None and not (hold.isascii() and hold.isdigit() and 1 <= int(hold) <= 600):
-        return HttpResponseBadRequest("hold: whole seconds from 1 to 600")
+    try:
+        hold, rotate = _seconds(request, "hold"), _seconds(request, "rotate")
+    except ValueError as err:
+        return HttpResponseBadRequest(str(err))
     config = {
         "id": event.pk,
         "game": event.game,
@@ -282,7 +299,8 @@ def event_screen(request, pk: int):
         "matchWs": "/ws/matches/{id}/",
         "turns": reverse("api:match-turns", args=[0]).replace("/0/", "/{id}/"),
         "match": reverse("match-detail", args=[0]).replace("/0/", "/{id}/"),
-        "holdMs": int(hold) * 1000 if hold else SCREEN_HOLD_MS,
+        "holdMs": hold * 1000 if hold else SCREEN_HOLD_MS,
+        "rotateMs": rotate * 1000 if rotate else SCREEN_ROTATE_MS,
     }
     return render(
         request, "screen.html", {"event": event, "game": _game_or_404(event.game), "config": config}

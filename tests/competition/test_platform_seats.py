@@ -10,6 +10,7 @@ admin, ``manage.py demo`` and the migration executor.
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -237,11 +238,17 @@ def test_it_creates_the_demo_once(settings):
     before = Match.objects.count()
     Match.objects.filter(event=event).update(status=MatchStatus.FINISHED)
     call_command("demo", stdout=open("/dev/null", "w"))
+    demo = get_user_model().objects.get(username="demo")
     assert Event.objects.count() == 1 + len(all_games()) and event.matches.count() == matches
     assert Match.objects.count() == before
+    # It should enter the platform seats, and in a showcase of fewer than four of them the
+    # demo user's understudies of those built-ins (several pairings), nobody else's bot.
     for made in Event.objects.all():
-        assert all(entry.bot.owner_id is None for entry in made.entries.all())
-    assert not Bot.objects.filter(owner__isnull=False).exists()
+        owners = {entry.bot.owner for entry in made.entries.select_related("bot__owner")}
+        assert owners <= ({None, demo} if made.showcase else {None}), (made, owners)
+    understudies = Bot.objects.filter(owner__isnull=False)
+    assert set(understudies.values_list("owner__username", flat=True)) == {"demo"}
+    assert set(understudies.values_list("kind", flat=True)) == {EndpointKind.BUILTIN}
 
 
 @pytest.mark.django_db(transaction=True)

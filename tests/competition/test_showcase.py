@@ -65,10 +65,14 @@ def test_it_makes_one_running_unrated_paced_showcase_per_game_once(settings):
         # ... a ladder that never finishes by itself (no round limit), running at once ...
         assert event.format == EventFormat.LADDER and event.rounds is None
         assert event.status == EventStatus.RUNNING and event.pace_ms == DEMO_PACE_MS
-        # ... of every built-in strategy of the game (the platform's seats) ...
-        entries = list(event.entries.select_related("bot"))
-        assert sorted(e.bot.target for e in entries) == sorted(game.builtin_bots)
-        assert all(e.bot.owner_id is None for e in entries)
+        # ... of every built-in strategy of the game (the platform's seats), and of the demo
+        # user's understudies of them up to three bots (several pairings in turn) ...
+        entries = list(event.entries.select_related("bot", "bot__owner"))
+        platform = sorted(e.bot.target for e in entries if e.bot.owner_id is None)
+        assert platform == sorted(game.builtin_bots)
+        assert len(entries) == max(showcase.MIN_ENTRIES, len(game.builtin_bots))
+        assert all(e.bot.owner is None or e.bot.owner.username == "demo" for e in entries)
+        assert {e.bot.target for e in entries} == set(game.builtin_bots)
         # ... with something queued to play at once, unrated and paced.
         queued = list(event.matches.all())
         assert queued and all(m.status == MatchStatus.QUEUED for m in queued)
@@ -82,16 +86,17 @@ def test_it_keeps_a_showcase_within_its_bound_however_long_it_runs():
     assert made and ensure_showcase(get_game("tictactoe"), user, pace_ms=0) == (event, False)
     played = 0
     for _ in range(showcase.KEEP * 2 + 5):
-        (pending,) = Match.objects.filter(event=event, status=MatchStatus.QUEUED)
+        pending = Match.objects.filter(event=event, status=MatchStatus.QUEUED).first()
         assert play([pending.pk]) == [pending.pk]
         played += 1
         matches = Match.objects.filter(event=event)
         ended = matches.filter(status__in=MatchStatus.done()).count()
+        queued = matches.filter(status=MatchStatus.QUEUED).count()
         # It should go on: the next match is queued as soon as one ends ...
-        assert matches.filter(status=MatchStatus.QUEUED).count() == 1
+        assert queued == 1
         # ... and keep only the latest KEEP ended matches, with their turns and seats.
         assert ended == min(played, showcase.KEEP)
-        assert EventSeries.objects.filter(event=event).count() == ended + 1
+        assert EventSeries.objects.filter(event=event).count() == ended + queued
         kept = list(matches.values_list("pk", flat=True))
         # (a match's turns are rows while it runs, one archive once it ended)
         archived = TurnArchive.objects.filter(match__event=event).aggregate(n=Sum("turns"))["n"]
@@ -126,14 +131,25 @@ def test_it_prunes_only_its_showcases():
     from competition.events.services import start_event
 
     start_event(other)
+    played = set()
     for _ in range(showcase.KEEP + 3):
         pending = [m.pk for m in Match.objects.filter(status=MatchStatus.QUEUED)]
         play(pending)
+        played |= set(
+            Match.objects.filter(pk__in=pending, event=other).values_list("pk", flat=True)
+        )
     # It should leave an ordinary ladder's history whole (and rate it), pruning the showcase.
     ended = MatchStatus.done()
-    assert Match.objects.filter(event=other, status__in=ended).count() == showcase.KEEP + 3
+    assert len(played) > showcase.KEEP
+    assert (
+        set(Match.objects.filter(event=other, status__in=ended).values_list("pk", flat=True))
+        == played
+    )
     assert Match.objects.filter(event=event, status__in=ended).count() == showcase.KEEP
-    assert Match.objects.filter(event=other, rated=True).count() == showcase.KEEP + 4
+    for match in Match.objects.filter(event=other):
+        owners = [p.bot.owner_id for p in match.participants.select_related("bot")]
+        same_owner = owners[0] is not None and owners[0] == owners[1]  # practice between one's bots
+        assert match.rated is not same_owner, (match, owners)
     assert not Match.objects.filter(event=event, rated=True).exists()
 
 
@@ -166,7 +182,7 @@ def test_it_ranks_a_showcase_by_its_points_not_by_ratings_it_never_moves():
     Rating.objects.create(bot_id=random_bot, game="tron", mu=40.0, sigma=1.0)
     Rating.objects.create(bot_id=survivor, game="tron", mu=20.0, sigma=1.0)
     for _ in range(3):
-        (pending,) = Match.objects.filter(event=event, status=MatchStatus.QUEUED)
+        pending = Match.objects.filter(event=event, status=MatchStatus.QUEUED).first()
         assert play([pending.pk]) == [pending.pk]
     table = events.standings(event)
     # It should rank by the showcase's own points: the bot with more points first.
@@ -174,3 +190,19 @@ def test_it_ranks_a_showcase_by_its_points_not_by_ratings_it_never_moves():
         (row["points"] for row in table), reverse=True
     )
     assert table[0]["points"] > table[1]["points"] or table[0]["wins"] >= table[1]["wins"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_rotates_the_pairings_of_a_showcase_among_its_bots():
+    user = get_user_model().objects.create_user("demo")
+    event, _made = ensure_showcase(get_game("tictactoe"), user, pace_ms=0)
+    pairings = []
+    for _ in range(8):
+        queued = list(Match.objects.filter(event=event, status=MatchStatus.QUEUED))
+        seats = [set(m.participants.values_list("bot_id", flat=True)) for m in queued]
+        # It should play one match at a time (three bots), as before: no more load.
+        assert len(queued) == 1 and len(seats[0]) == 2
+        pairings += [frozenset(s) for s in seats]
+        assert play([queued[0].pk]) == [queued[0].pk]
+    # It should go through every pairing of its three bots, not one pair for ever.
+    assert len(set(pairings)) == 3, pairings

@@ -1,6 +1,7 @@
 """``manage.py demo``: the ``demo`` user, the platform's seats, a rated demo event and a paced
-showcase per game, so something is always live. Idempotent. With ``DEBUG=false`` ``demo`` is never
-staff and has no known password."""
+showcase per game (the seats, and the demo user's copies of them while fewer than three, so it
+plays several pairings), so something is always live. Idempotent. With ``DEBUG=false`` ``demo``
+is never staff and has no known password."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
-from bots.models import EndpointKind, platform_seat
+from bots.models import Bot, EndpointKind, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
@@ -100,10 +101,12 @@ def development_leftovers() -> list[str]:
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
-    """``game``'s showcase, made and started once. The check reads outside the transaction: on
-    SQLite a read-then-write transaction fails at once if a server committed in between."""
+    """``game``'s showcase, made and started once; later calls only enter the seats it lacks.
+    The check reads outside the transaction: on SQLite a read-then-write transaction fails at
+    once if a server committed in between."""
     existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
     if existing is not None:
+        showcase_entries(existing, game, user)
         return existing, False
     with transaction.atomic():
         event = Event.objects.create(
@@ -116,11 +119,41 @@ def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
             showcase=True,
             created_by=user,
         )
-        for seed, name in enumerate(sorted(game.builtin_bots), 1):
-            bot = platform_seat(game.slug, EndpointKind.BUILTIN, name)
-            Entry.objects.create(event=event, bot=bot, seed=seed)
+        showcase_entries(event, game, user)
         start_event(event)
     return event, True
+
+
+def showcase_seats(game: Game, user) -> list:
+    """The bots of ``game``'s showcase: the platform's seat of every built-in strategy, and,
+    while they are fewer than ``showcase.MIN_ENTRIES``, the demo user's understudies of those
+    strategies ("demo perfect 2"…), so that the showcase plays several pairings in turn rather
+    than the same two bots for ever."""
+    names = sorted(game.builtin_bots)
+    seats = [platform_seat(game.slug, EndpointKind.BUILTIN, name) for name in names]
+    for i in range(max(0, showcase.MIN_ENTRIES - len(seats))):
+        name = names[i % len(names)]
+        seat, _ = Bot.objects.get_or_create(
+            owner=user,
+            game=game.slug,
+            name=f"demo {name} {i // len(names) + 2}",
+            defaults={"kind": EndpointKind.BUILTIN, "target": name},
+        )
+        seats.append(seat)
+    return seats
+
+
+def showcase_entries(event: Event, game: Game, user) -> int:
+    """Enters in showcase ``event`` each of ``showcase_seats`` not in it yet (a ladder takes
+    late entries: a showcase made before the understudies gets them at the next start);
+    returns how many it entered."""
+    present = set(event.entries.values_list("bot_id", flat=True))
+    added = 0
+    for seed, bot in enumerate(showcase_seats(game, user), 1):
+        if bot.pk not in present:
+            Entry.objects.create(event=event, bot=bot, seed=seed)
+            added += 1
+    return added
 
 
 class Command(BaseCommand):

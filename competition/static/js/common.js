@@ -75,7 +75,7 @@ export const reasonText = (match) => String(match?.reason_text || "");
 export const DONE = new Set(["finished", "forfeited", "cancelled", "errored", "limit"]);
 export const isDone = (match) => Boolean(match && DONE.has(match.status));
 
-/** "X wins (three in a row)", "Draw (board full)", "O wins, X forfeited (timeout)". */
+/** "X wins (three in a row)", "Draw (board full)", "O wins, X forfeited (did not answer in time)". */
 export function resultText(match, lastTurn, labels) {
   if (!isDone(match)) return null;
   if (match.status === "cancelled") return "Cancelled";
@@ -84,10 +84,11 @@ export function resultText(match, lastTurn, labels) {
   const parts = match.participants || [];
   const label = (seat) => labels?.[seat] ?? parts[seat]?.name ?? `Seat ${seat}`;
   let forfeited = lastTurn?.forfeited?.length ? lastTurn.forfeited : parts.filter((p) => p.cause).map((p) => p.seat);
-  const fault = (seat) => {
-    const code = lastTurn?.faults?.[seat] || parts[seat]?.cause || "fault";
+  const fault = (seat) => { // in words: the fault catalogue's (``cause_text``), never the code
+    const code = parts[seat]?.cause || lastTurn?.faults?.[seat] || "";
+    const words = parts[seat]?.cause_text || "a fault";
     const detail = lastTurn?.details?.[seat];
-    return code === "illegal" && detail ? `illegal: ${detail}` : code;
+    return code === "illegal" && detail ? `${words}: ${detail}` : words;
   };
   if (match.status === "forfeited" || forfeited.length) {
     if (forfeited.length >= parts.length && parts.length) return `Draw, both forfeited (${fault(0)} / ${fault(1)})`;

@@ -24,6 +24,7 @@ const RESYNC_MS = 60000;
 const STALL_MS = 90000;
 const RELOAD_AFTER_MS = 12 * 3600 * 1000;
 const MAX_PANES = 9;
+const ROTATE_MS = config.rotateMs || 12000; // each page of live matches, when they are more than the wall holds
 
 /** Panes the wall holds: nine two-seat boards, four boards of more seats (each with its
  *  legend: a board of many seats needs its room to be read from the back of a hall). */
@@ -44,6 +45,9 @@ const state = {
   event: null, standings: [], live: new Map(), upcoming: [], show: null,
   points: new Map(), summed: null, summaryUntil: 0, summaryRound: null,
 };
+/** More live matches than the wall holds: it shows them a page at a time, ``ROTATE_MS`` each
+ *  (``page``, ``until``: when the next page comes; ``text``: what the header says of it). */
+const rotation = { page: 0, until: 0, pages: 1, text: "" };
 const panes = new Map(); // match id -> Pane, in wall order
 let createRenderer = null;
 let colours = null; // the renderer module's COLORS / LABELS / DOTTED, when it has them
@@ -246,10 +250,14 @@ function heroOf(list) {
   return null;
 }
 
-/** Puts the event's running matches on the wall: a free slot, else a finished pane's slot. */
+/** Puts the event's running matches on the wall: a free slot, else a finished pane's slot;
+ *  more than it holds, a page of them at a time (``fillPages``). */
 function fillWall() {
-  const running = [...state.live.values()].filter((m) => m.status === "running" && !panes.has(m.id));
-  running.sort((a, b) => a.id - b.id);
+  const live = [...state.live.values()].filter((m) => m.status === "running").sort((a, b) => a.id - b.id);
+  if (live.length > maxPanes()) return fillPages(live, maxPanes());
+  rotation.pages = 1;
+  rotation.text = "";
+  const running = live.filter((m) => !panes.has(m.id));
   const newest = Math.max(0, ...running.map((m) => m.round ?? 0));
   for (const [id, t] of [...panes]) { // a new round on the stage: the last one's panes go
     if (t.ended && (t.match.round ?? 0) < newest) {
@@ -266,6 +274,34 @@ function fillWall() {
       else addPane(m);
     } else addPane(m);
   }
+}
+
+/** More live matches than the wall holds: the page of them ``rotation`` says, the next page
+ *  every ``ROTATE_MS``, and the header says so ("tables 1–4 of 6 · 5–6 in 9 s"). */
+function fillPages(live, most) {
+  const now = Date.now();
+  rotation.pages = Math.ceil(live.length / most);
+  if (!rotation.until) rotation.until = now + ROTATE_MS;
+  else if (now >= rotation.until) {
+    rotation.page += 1;
+    rotation.until = now + ROTATE_MS;
+  }
+  if (rotation.page >= rotation.pages) rotation.page = 0;
+  const shown = live.slice(rotation.page * most, (rotation.page + 1) * most);
+  const ids = new Set(shown.map((m) => m.id));
+  for (const [id, t] of [...panes]) {
+    if (!ids.has(id)) {
+      t.stop();
+      panes.delete(id);
+    }
+  }
+  for (const m of shown) if (!panes.has(m.id)) addPane(m);
+  const word = (live[0].participants || []).length > 2 ? "tables" : "matches";
+  const first = rotation.page * most + 1;
+  const next = (rotation.page + 1) % rotation.pages;
+  const nextLast = Math.min(live.length, (next + 1) * most);
+  const left = Math.max(0, Math.ceil((rotation.until - now) / 1000));
+  rotation.text = `${word} ${first}–${first + shown.length - 1} of ${live.length} · ${next * most + 1}–${nextLast} in ${left} s`;
 }
 
 function addPane(match) {
@@ -408,29 +444,46 @@ function placings(row) {
   return shown.length ? shown.join(" ") : `${row.games} played`;
 }
 
-/** Every row visible: the rows share the box's height; below a readable row height the
- *  table takes another column, and past what the width allows, smaller type. */
+/** Every row visible, never under the root size (24 px at 1080p): the rows share the box's
+ *  height, down to a tight row height; past that the table takes another column (the side
+ *  widens), and past what the width allows it shows a page of rows at a time, the next
+ *  every ``ROTATE_MS`` (the legend says which: "1–34 of 60"). */
+const standingsPage = { at: 0, until: 0 };
 function fitStandings() {
   const table = $("standings");
-  const n = Math.max(1, state.standings.length);
-  document.body.dataset.wideSide = n > 20 ? "1" : "";
+  const rows = [...table.children];
+  const n = Math.max(1, rows.length);
+  document.body.dataset.wideSide = n > 16 ? "1" : "";
   const em = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
   const height = table.clientHeight;
-  const width = table.clientWidth;
-  let chosen = { scale: 0.3, cols: Math.ceil(n / 4), rows: 4 };
-  for (const scale of [1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3]) {
-    const rowH = em * scale * 1.7;
-    const perCol = Math.max(1, Math.floor(height / rowH));
+  const most = Math.max(1, Math.floor(table.clientWidth / (em * 11)));
+  let chosen = null;
+  for (const rowEm of [1.7, 1.55, 1.4, 1.3, 1.2]) {
+    const perCol = Math.max(1, Math.floor(height / (em * rowEm)));
     const cols = Math.ceil(n / perCol);
-    if (cols * em * scale * 12 <= width || scale === 0.3) {
-      chosen = { scale, cols, rows: Math.ceil(n / cols) };
+    if (cols <= most) {
+      chosen = { rowEm, cols, rows: Math.ceil(n / cols), page: n };
       break;
     }
   }
-  table.style.setProperty("--st-scale", String(chosen.scale));
+  if (!chosen) {
+    const perCol = Math.max(1, Math.floor(height / (em * 1.2)));
+    chosen = { rowEm: 1.2, cols: most, rows: perCol, page: most * perCol };
+  }
+  const now = Date.now();
+  if (chosen.page >= n) standingsPage.at = 0;
+  else if (now >= standingsPage.until) {
+    standingsPage.at = standingsPage.until ? (standingsPage.at + chosen.page < n ? standingsPage.at + chosen.page : 0) : 0;
+    standingsPage.until = now + ROTATE_MS;
+  }
+  rows.forEach((row, i) => { row.hidden = i < standingsPage.at || i >= standingsPage.at + chosen.page; });
+  const shown = Math.min(n, standingsPage.at + chosen.page);
+  table.dataset.page = chosen.page < n ? `${standingsPage.at + 1}–${shown} of ${n}` : "";
   table.style.gridTemplateColumns = `repeat(${chosen.cols}, minmax(0, 1fr))`;
-  table.style.gridTemplateRows = `repeat(${chosen.rows}, minmax(0, ${1.7}em))`;
+  table.style.gridTemplateRows = `repeat(${chosen.rows}, minmax(0, ${chosen.rowEm}em))`;
   table.dataset.cols = String(chosen.cols);
+  const legend = state.show?.many ? "pts · placings" : "pts · W–D–L";
+  $("standings-legend").textContent = table.dataset.page ? `${table.dataset.page} · ${legend}` : legend;
 }
 
 function seatsLabel(names) {
@@ -452,7 +505,9 @@ function renderLists() {
   const items = [];
   for (const m of live) items.push(["LIVE", seatsLabel(namesOf(m))]);
   for (const m of state.upcoming) items.push(["", seatsLabel(namesOf(m))]);
-  const room = items.length > 4 ? 3 : 4; // four lines fit: three and "+ N more"
+  const next = nextRoundText();
+  const fit = next ? 3 : 4; // four lines fit (the next round's countdown takes one)
+  const room = items.length > fit ? fit - 1 : fit; // and "+ N more" one
   for (const [tag, text] of items.slice(0, room)) {
     const li = el("li");
     if (tag) li.append(el("span", "tag", tag));
@@ -460,7 +515,6 @@ function renderLists() {
     list.append(li);
   }
   if (items.length > room) list.append(el("li", "muted", `+ ${items.length - room} more`));
-  const next = nextRoundText();
   if (next) list.prepend(el("li", "next-round", next));
   if (!items.length && !next) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
@@ -470,7 +524,7 @@ function renderLists() {
   }
   const r = state.show?.rounds;
   $("event-round").textContent = r?.current ? roundLabel(r.current) : "";
-  $("standings-legend").textContent = state.show?.many ? "pts · placings" : "pts · W–D–L";
+  fitStandings();
 }
 
 // -- what the stage shows ------------------------------------------------------------------
@@ -504,6 +558,9 @@ function render() {
   const hero = heroOf(list);
   wall.dataset.count = String(count);
   wall.dataset.hero = hero ? "1" : "0";
+  layoutWall(wall, list, hero);
+  $("wall-pages").textContent = rotation.text;
+  $("wall-pages").hidden = !rotation.text;
   const lead = hero || list.find((t) => !t.ended) || list[0];
   for (const t of list) {
     t.root.classList.toggle("hero", t === hero);
@@ -525,6 +582,39 @@ function render() {
   }
   if (mode === "podium") renderPodium(state.show.podium);
   requestAnimationFrame(() => { for (const t of list) t.draw(); });
+}
+
+/** The wall's grid: every pane it draws fills a slot of one size, none left empty. Without a
+ *  pane that stands out: 1, 2 or 3 columns (by how many), the last row's panes centred (a grid
+ *  of half columns, each pane two of them wide). With one: it spans the rows of a column of
+ *  two thirds (2 to 4 panes), or two rows and two columns (5 and 6). */
+function layoutWall(wall, list, hero) {
+  const n = list.length;
+  for (const t of list) t.root.style.gridColumn = t.root.style.gridRow = "";
+  if (hero && n <= 4) {
+    wall.style.gridTemplateColumns = "minmax(0, 2fr) minmax(0, 1fr)";
+    wall.style.gridTemplateRows = `repeat(${n - 1}, minmax(0, 1fr))`;
+    hero.root.style.gridColumn = "1";
+    hero.root.style.gridRow = `1 / span ${n - 1}`;
+    return;
+  }
+  if (hero) {
+    const cols = n === 5 ? 4 : 3;
+    wall.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+    wall.style.gridTemplateRows = `repeat(${n === 5 ? 2 : 3}, minmax(0, 1fr))`;
+    hero.root.style.gridColumn = "1 / span 2";
+    hero.root.style.gridRow = "1 / span 2";
+    return;
+  }
+  const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
+  const rows = Math.max(1, Math.ceil(n / cols));
+  wall.style.gridTemplateColumns = n ? `repeat(${2 * cols}, minmax(0, 1fr))` : "minmax(0, 1fr)"; // none: the waiting line
+  wall.style.gridTemplateRows = `repeat(${rows}, minmax(0, 1fr))`;
+  const short = n - (rows - 1) * cols; // panes on the last row
+  list.forEach((t, i) => {
+    const first = i === (rows - 1) * cols && short < cols;
+    t.root.style.gridColumn = first ? `${cols - short + 1} / span 2` : "span 2";
+  });
 }
 
 function applyShow(show) {
@@ -618,6 +708,8 @@ async function main() {
     if (Date.now() - started > RELOAD_AFTER_MS && !state.live.size) location.reload();
   }, 15000);
   setInterval(() => { if (state.show?.rounds?.next_at) renderLists(); }, 1000); // the countdown
+  setInterval(() => { if (rotation.pages > 1) render(); }, 1000); // the pages of live matches
+  setInterval(() => { if ($("standings").dataset.page) fitStandings(); }, 1000); // of standings
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);

@@ -7,7 +7,7 @@
 // resumes it. Under the scrub bar a timeline shows each turn's latency per seat and marks
 // faults; clicking it seeks.
 
-import { SEAT_COLORS, GOLD, isDone, namesOf, setupCanvas, clamp } from "./common.js";
+import { SEAT_COLORS, GOLD, isDone, namesOf, resultText, setupCanvas, clamp } from "./common.js";
 
 const BASE_MS = 600; // one turn every 0.6 s at 1x
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
@@ -49,6 +49,7 @@ export class Viewer {
       infoNumber: document.getElementById("info-number"),
       status: document.getElementById("match-status"),
       reason: document.getElementById("match-reason"),
+      result: document.getElementById("match-result"), // the result line, in words, once over
       share: document.getElementById("share-url"),
       fork: document.getElementById("fork-link"), // "play from here": the turn on screen
     };
@@ -255,6 +256,11 @@ export class Viewer {
       el.status.className = `status ${this.match.status}`;
     }
     if (el.reason && this.match) el.reason.textContent = this.match.reason_text || "";
+    if (el.result && this.match) {
+      const text = done ? resultText(this.match, this.turns[this.turns.length - 1] || null, namesOf(this.match)) : "";
+      el.result.textContent = text || "";
+      el.result.hidden = !text;
+    }
     if (el.share) {
       // the share link opens at this turn; following a live match, at the live match
       const base = el.share.dataset.base;
@@ -310,7 +316,8 @@ export class Viewer {
       row.insertCell().textContent = turn.latencies_ms?.[seat] ?? "—";
       const fault = row.insertCell();
       const code = turn.faults?.[seat];
-      fault.textContent = code && code !== "ok" ? `${code}${turn.details?.[seat] ? ": " + turn.details[seat] : ""}` : "ok";
+      const words = this.config.faults?.[code] ?? String(code ?? "").replaceAll("_", " ");
+      fault.textContent = code && code !== "ok" ? `${words}${turn.details?.[seat] ? ": " + turn.details[seat] : ""}` : "ok";
       if (code && code !== "ok") fault.className = "badge fault";
     }
     info.append(table);

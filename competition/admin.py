@@ -460,6 +460,22 @@ class CappedPaginator(Paginator):
         return self.count > self.CAP
 
 
+def bots_named(term: str) -> list[int]:
+    """The ids of the first ``SEARCH_BOTS`` bots whose name contains ``term``."""
+    return list(Bot.objects.filter(name__icontains=term).values_list("pk", flat=True)[:SEARCH_BOTS])
+
+
+def latest_matches(bots: list[int]):
+    """The ids of the latest ``SEARCH_MATCHES`` matches of ``bots``, read on the
+    ``Participant(bot, match)`` index: a subquery, not a list of ids (the changelist's count
+    and page each sent them as parameters, hundreds of placeholders to parse per query)."""
+    return (
+        Participant.objects.filter(bot_id__in=bots)
+        .order_by("-match_id")
+        .values("match_id")[:SEARCH_MATCHES]
+    )
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
@@ -494,17 +510,7 @@ class MatchAdmin(admin.ModelAdmin):
             return queryset, False
         if term.isdigit():
             return queryset.filter(pk=int(term)), False
-        bots = list(
-            Bot.objects.filter(name__icontains=term).values_list("pk", flat=True)[:SEARCH_BOTS]
-        )
-        latest = (
-            Participant.objects.filter(bot_id__in=bots)
-            .order_by("-match_id")
-            .values("match_id")[:SEARCH_MATCHES]
-        )
-        # a subquery, not a list of up to SEARCH_MATCHES ids: the changelist's count and page
-        # each sent them as parameters, hundreds of placeholders to parse per query
-        return queryset.filter(pk__in=latest), False
+        return queryset.filter(pk__in=latest_matches(bots_named(term))), False
 
     actions = ("requeue_errored", "cancel")
 
@@ -626,6 +632,18 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     ordering = ("-id",)
     show_full_result_count = False
     paginator = CappedPaginator
+
+    def get_search_results(self, request, queryset, search_term):
+        """A match id, or bots by name first (a few rows), then their steps in their latest
+        ``SEARCH_MATCHES`` matches (as the match search): a join on every step's bot name
+        read the whole table for a bot with few matches."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isdigit():
+            return queryset.filter(match_id=int(term)), False
+        bots = bots_named(term)
+        return queryset.filter(bot_id__in=bots, match_id__in=latest_matches(bots)), False
 
 
 # -- API tokens: not in the admin ------------------------------------------------------------

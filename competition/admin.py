@@ -447,7 +447,8 @@ class CappedPaginator(Paginator):
     """A history changelist's pages counted up to ``CAP`` rows: Django's admin counts every
     row on every page (``COUNT(*)`` over a million matches or two million rating steps, the
     slowest query of the page). Past the cap the changelist says "more than" the cap and
-    pages through its first ``CAP`` rows; a filter or a search narrows down the rest."""
+    pages through its first ``CAP`` rows; a filter or a search narrows down the rest. ``CAP``
+    stays above a page (the admin lists a whole queryset whose count fits in one)."""
 
     CAP = 10_000
 

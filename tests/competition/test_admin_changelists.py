@@ -25,6 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bots.models import Bot, EndpointKind
+from competition.admin import CappedPaginator
 from competition.models import (
     Entry,
     Event,
@@ -204,7 +205,8 @@ MILLION_STATS = [
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="EXPLAIN QUERY PLAN is SQLite's")
-def test_it_lists_rating_steps_on_their_primary_key_as_at_a_million_matches():
+def test_it_lists_rating_steps_on_their_primary_key_as_at_a_million_matches(monkeypatch):
+    monkeypatch.setattr(CappedPaginator, "CAP", 150)  # past a page (100), below the rows
     rows = Rows()
     staff = Client()
     staff.force_login(rows.staff)
@@ -224,6 +226,9 @@ def test_it_lists_rating_steps_on_their_primary_key_as_at_a_million_matches():
     # It should list the newest rating steps first…
     expected = list(RatingChange.objects.order_by("-id").values_list("pk", flat=True)[:100])
     assert [rc.pk for rc in response.context["cl"].result_list] == expected
+    # …counted up to the cap, and said so…
+    assert "more than 150 rating changes" in response.content.decode()
+    assert response.context["cl"].paginator.num_pages == 2
     # …walking the primary key from its end: no bot read first, no sort of every step (the
     # planner's choice with the bots and matches joined, 4.2 s a page at a million matches).
     with connection.cursor() as cursor:

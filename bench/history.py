@@ -1,21 +1,30 @@
-"""A year of history: pages, API lists and a ladder finish on a database of 100,000 matches.
+"""A year of history: pages, API lists, every admin changelist and a ladder finish on a database
+of 100,000 matches (``--matches``, up to a million).
 
 ``build`` makes a database of the shape issue 26 measured: tic-tac-toe bots whose opponents
 are drawn with Zipf weights (one bot plays over a quarter of all matches, the median one a
 few hundred), a running continuous ladder of ``--ladder`` matches between 16 bots, a round
 robin, a Swiss and a single elimination played through the real services
 (``services.events`` / ``services.matches.finish``), and the rest as finished friendly-free
-rated matches. History is bulk-inserted (matches, seats, rating steps; no turns: no page
-measured here reads them), so 100k matches take a minute or two, not an hour; the ladder's
-stored standings are rebuilt from its matches (``services.standings.rebuild``) each time
-history was inserted behind the services' back.
+rated matches. History is bulk-inserted in plain SQL (matches, seats, rating steps, no model
+instance per row: ``executemany`` on SQLite, ``COPY`` on PostgreSQL; no turns: no page
+measured here reads them), so 100k matches take a minute or two and a million some minutes,
+not hours; the ladder's stored standings are rebuilt from its matches
+(``services.standings.rebuild``) each time history was inserted behind the services' back.
+On SQLite the database built is kept in ``--cache`` (``~/.cache/arena-bench``), keyed by the
+parameters, this file and the migrations: the next run with the same ones measures a copy of
+it (the build's figures are the first run's).
 
 It prints, per database (SQLite, the embedded default; PostgreSQL, started here as the tests
-start it), p50/p95 in ms of every page and API list of the issue's table (sequential
-requests through Django's test client after warm-up, production settings) and the cost of
-one ladder finish (``services.matches.finish``: result, rating, stored standings, the next
-pairing) at 100, 1k, 10k and 20k ladder matches, next to the goals (p95 <= 50 ms, admin search
-<= 100 ms, a finish at 20k within 1.5x of one at 100).
+start it), p50/p95 in ms of every page and API list of the issue's table and of every
+changelist registered in the admin (``admin.site._registry``; its first page, a page filtered
+by its first filter and a searched page where it has search fields), sequential requests
+through Django's test client after warm-up, production settings, with the queries each page
+runs next to those it ran on a small database (the ``--quick`` sizes, 1,500 matches, built
+first in the same run): a page whose queries grow with the history is marked. Then the cost of one ladder
+finish (``services.matches.finish``: result, rating, stored standings, the next pairing) at
+100, 1k, 10k and 20k ladder matches, next to the goals (p95 <= 50 ms, admin <= 100 ms, a
+finish at 20k within 1.5x of one at 100).
 
 ``--live`` runs the continuous-ladder acceptance instead: the platform served on the embedded
 default (``manage.py serve``), 16 HTTP tic-tac-toe bots (``manage.py serve_bot``) on loopback
@@ -24,6 +33,7 @@ and the event page sampled throughout.
 
     python bench/history.py                         # SQLite and PostgreSQL, 100k matches
     python bench/history.py --backend sqlite --matches 20000 --ladder 5000
+    python bench/history.py --backend sqlite --matches 1000000   # built once, then cached
     python bench/history.py --live                  # the 3-minute continuous ladder
     python bench/history.py --quick                 # a smoke run (seconds)
 """
@@ -32,6 +42,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
+import itertools
 import json
 import os
 import random
@@ -54,6 +66,9 @@ GOAL_MS = 50.0
 GOAL_ADMIN_MS = 100.0
 FINISH_RATIO = 1.5
 CHECKPOINTS = (100, 1_000, 10_000, 20_000)
+#: ``--quick``: matches, ladder matches, bots, samples per page, finish samples; the small
+#: database whose queries per page every run compares with its own
+QUICK = (1500, 1000, 40, 5, 5)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -100,8 +115,62 @@ def analyze() -> None:
             cursor.execute("CHECKPOINT")
 
 
+class RawRows:
+    """Rows of one model inserted with plain SQL, no model instance per row: the columns that
+    vary are given per row, the others take a prototype instance's prepared values
+    (``executemany`` on SQLite, ``COPY`` on PostgreSQL); ids are given, so the rows that
+    refer to them are built without reading anything back."""
+
+    def __init__(self, model, prototype, varying: tuple[str, ...]):
+        from django.db import connection
+
+        self.model, self.connection = model, connection
+        fields = list(model._meta.local_concrete_fields)
+        self.table = connection.ops.quote_name(model._meta.db_table)
+        self.columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+        self.base = [f.get_db_prep_save(f.pre_save(prototype, True), connection) for f in fields]
+        by_name = {f.attname: i for i, f in enumerate(fields)}
+        self.slots = [by_name[name] for name in varying]
+        self.adapt = [
+            fields[by_name[name]].get_internal_type() == "DateTimeField" for name in varying
+        ]
+        self.next_id = (model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1
+
+    def ids(self, n: int) -> range:
+        first, self.next_id = self.next_id, self.next_id + n
+        return range(first, first + n)
+
+    def insert(self, rows) -> None:
+        """``rows``: tuples of the varying columns, in their order."""
+        adapt_dt = self.connection.ops.adapt_datetimefield_value
+        out = []
+        for values in rows:
+            row = list(self.base)
+            for slot, value, dt in zip(self.slots, values, self.adapt, strict=True):
+                row[slot] = adapt_dt(value) if dt else value
+            out.append(row)
+        with self.connection.cursor() as cursor:
+            if self.connection.vendor == "postgresql":
+                with cursor.cursor.copy(f"COPY {self.table} ({self.columns}) FROM STDIN") as copy:
+                    for row in out:
+                        copy.write_row(row)
+            else:
+                marks = ", ".join(["%s"] * len(self.base))
+                cursor.executemany(
+                    f"INSERT INTO {self.table} ({self.columns}) VALUES ({marks})", out
+                )
+
+    def done(self) -> None:
+        """PostgreSQL's id sequence past the ids given here."""
+        from django.core.management.color import no_style
+
+        with self.connection.cursor() as cursor:
+            for sql in self.connection.ops.sequence_reset_sql(no_style(), [self.model]):
+                cursor.execute(sql)
+
+
 class Builder:
-    """Bulk history: matches, seats and rating steps, in batches."""
+    """Bulk history: matches, seats and rating steps, in batches of plain SQL."""
 
     def __init__(self, rng: random.Random, start):
         self.rng = rng
@@ -116,61 +185,86 @@ class Builder:
             return 0.0, 1.0, "three_in_a_row"
         return 0.5, 0.5, "draw"
 
-    def insert(self, pairs: list[tuple[int, int]], *, event=None, rounds=None) -> list[int]:
+    def tables(self):
+        from competition.models import Match, MatchStatus, Participant, RatingChange
+
+        now = self.clock
+        match = Match(game=GAME, status=MatchStatus.FINISHED, turn_count=7, queued_at=now)
+        return (
+            RawRows(
+                Match,
+                match,
+                (
+                    "id",
+                    "seed",
+                    "reason",
+                    "event_id",
+                    "round",
+                    "pairing",
+                    "created",
+                    "queued_at",
+                    "started",
+                    "finished",
+                ),
+            ),
+            RawRows(
+                Participant,
+                Participant(match_id=0, seat=0, bot_id=0),
+                ("id", "match_id", "seat", "bot_id", "score", "result"),
+            ),
+            RawRows(
+                RatingChange,
+                RatingChange(
+                    match_id=0, bot_id=0, mu_before=0, sigma_before=3.0, mu_after=0, sigma_after=3.0
+                ),
+                ("id", "match_id", "bot_id", "mu_before", "mu_after", "created"),
+            ),
+        )
+
+    def insert(self, pairs: list[tuple[int, int]], *, event=None, rounds=None) -> None:
         """Finished matches for ``pairs`` (seat 0 first); ``rounds[i]`` for event matches."""
         from django.db import transaction
 
-        from competition.models import Match, MatchStatus, Participant, RatingChange
-
-        ids: list[int] = []
-        for start in range(0, len(pairs), 2000):
-            chunk = pairs[start : start + 2000]
+        tables = self.tables()
+        for start in range(0, len(pairs), 20_000):
+            chunk = pairs[start : start + 20_000]
             with transaction.atomic():
-                matches, outcomes = [], []
-                for i, (a, b) in enumerate(chunk, start=start):
-                    sa, sb, reason = self.outcome()
-                    self.clock += timedelta(seconds=300)
-                    outcomes.append((sa, sb))
-                    matches.append(
-                        Match(
-                            game=GAME,
-                            seed=self.rng.randrange(2**31),
-                            status=MatchStatus.FINISHED,
-                            reason=reason,
-                            event=event,
-                            round=rounds[i] if rounds else None,
-                            pairing=f"{a}-{b}" if event else "",
-                            queued_at=self.clock,
-                            started=self.clock - timedelta(seconds=2),
-                            finished=self.clock,
-                            turn_count=7,
-                        )
-                    )
-                Match.objects.bulk_create(matches, batch_size=500)
-                seats, steps = [], []
-                for m, (a, b), (sa, sb) in zip(matches, chunk, outcomes, strict=True):
-                    for seat, (bot, score) in enumerate(((a, sa), (b, sb))):
-                        result = "draw" if sa == sb else ("win" if score == 1.0 else "loss")
-                        seats.append(
-                            Participant(match=m, seat=seat, bot_id=bot, score=score, result=result)
-                        )
-                        before = self.mu.get(bot, 25.0)
-                        after = before + (score - 0.5) * 0.2
-                        self.mu[bot] = after
-                        steps.append(
-                            RatingChange(
-                                match=m,
-                                bot_id=bot,
-                                mu_before=before,
-                                sigma_before=3.0,
-                                mu_after=after,
-                                sigma_after=3.0,
-                            )
-                        )
-                Participant.objects.bulk_create(seats, batch_size=1000)
-                RatingChange.objects.bulk_create(steps, batch_size=1000)
-                ids += [m.pk for m in matches]
-        return ids
+                self.insert_chunk(tables, chunk, event, rounds[start:] if rounds else None)
+        for table in tables:
+            table.done()
+
+    def insert_chunk(self, tables, chunk, event, rounds) -> None:
+        matches, seats, steps = tables
+        m_rows, s_rows, r_rows = [], [], []
+        seat_ids, step_ids = iter(seats.ids(2 * len(chunk))), iter(steps.ids(2 * len(chunk)))
+        for i, (match_id, (a, b)) in enumerate(zip(matches.ids(len(chunk)), chunk, strict=True)):
+            sa, sb, reason = self.outcome()
+            self.clock += timedelta(seconds=300)
+            clock = self.clock
+            m_rows.append(
+                (
+                    match_id,
+                    self.rng.randrange(2**31),
+                    reason,
+                    event.pk if event else None,
+                    rounds[i] if rounds else None,
+                    f"{a}-{b}" if event else "",
+                    clock,
+                    clock,
+                    clock - timedelta(seconds=2),
+                    clock,
+                )
+            )
+            for seat, (bot, score) in enumerate(((a, sa), (b, sb))):
+                result = "draw" if sa == sb else ("win" if score == 1.0 else "loss")
+                s_rows.append((next(seat_ids), match_id, seat, bot, score, result))
+                before = self.mu.get(bot, 25.0)
+                after = before + (score - 0.5) * 0.2
+                self.mu[bot] = after
+                r_rows.append((next(step_ids), match_id, bot, before, after, clock))
+        matches.insert(m_rows)
+        seats.insert(s_rows)
+        steps.insert(r_rows)
 
     def store_ratings(self) -> None:
         from competition.models import Rating
@@ -252,6 +346,13 @@ class Ladder:
         )
         self.round = 0
 
+    @classmethod
+    def of(cls, event, seed: int) -> Ladder:
+        """The ladder of a database built before (a cached one): ``finishes`` only."""
+        ladder = cls.__new__(cls)
+        ladder.event, ladder.rng, ladder.bots, ladder.round = event, random.Random(seed), [], 0
+        return ladder
+
     def count(self) -> int:
         return self.event.matches.count()
 
@@ -320,13 +421,13 @@ def grow_ladder(args, builder: Builder, owner, bots, rng: random.Random, report:
 
 def zipf_history(builder: Builder, population, count: int, rng: random.Random) -> None:
     """``count`` finished matches between opponents drawn with Zipf weights in ``population``."""
-    weights = [1.0 / (rank + 1) for rank in range(len(population))]
+    cum = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(population))))
     ids = [b.pk for b in population]
     pairs = []
     for _ in range(max(0, count)):
-        a, b = rng.choices(ids, weights, k=2)
+        a, b = rng.choices(ids, cum_weights=cum, k=2)
         while b == a:
-            b = rng.choices(ids, weights)[0]
+            b = rng.choices(ids, cum_weights=cum)[0]
         pairs.append((a, b))
     builder.insert(pairs)
     builder.store_ratings()
@@ -378,12 +479,12 @@ def busiest_and_median(population) -> tuple[dict, dict]:
     return busiest, median_bot
 
 
-def build_and_measure(args) -> dict:
+def build(args) -> dict:
+    """The database of ``args``; the report's build figures, ladder finishes, small-database
+    query counts and the admin pages to measure."""
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from bots.models import Bot
-    from competition.events import standings
     from competition.models import Match
 
     rng = random.Random(args.seed)
@@ -408,8 +509,19 @@ def build_and_measure(args) -> dict:
     report["build"]["events_s"] = time.perf_counter() - t2
     report["build"]["matches"] = Match.objects.count()
     report["build"]["ladder_matches"] = ladder.count()
+    report["build"]["ladder_id"] = ladder.event.pk
     analyze()
     report["build"]["total_s"] = time.perf_counter() - t0
+    return report
+
+
+def build_and_measure(args, report: dict) -> dict:
+    from bots.models import Bot
+    from competition.events import standings
+    from competition.models import Event
+
+    population = list(Bot.objects.filter(name__startswith="bot-"))
+    ladder = Ladder.of(Event.objects.get(pk=report["build"]["ladder_id"]), args.seed)
 
     # the same ladder finish once the whole history is there
     took = ladder.finishes(args.finish_samples)
@@ -422,8 +534,39 @@ def build_and_measure(args) -> dict:
     top = Bot.objects.get(pk=busiest["bot_id"])
     mid = Bot.objects.get(pk=median_bot["bot_id"])
     pages = page_list(ladder.event.pk, top, mid, busiest["n"])
+    seen = {page[0] for page in pages}
+    pages += [page for page in admin_pages("bot-0001") if page[0] not in seen]
     report["pages"] = measure_pages(pages, args.samples)
     return report
+
+
+def admin_pages(search: str) -> list[tuple[str, str, bool, float]]:
+    """Every changelist registered in the admin: its first page, a page filtered by its first
+    filter (its first choice past "All") and, where it has search fields, a page searched for
+    ``search``."""
+    from urllib.parse import quote
+
+    from django.contrib import admin
+    from django.contrib.auth import get_user_model
+    from django.test import RequestFactory
+    from django.urls import reverse
+
+    staff = get_user_model().objects.get(username="staff")
+    pages = []
+    for model, model_admin in admin.site._registry.items():
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        pages.append((url, url, True, GOAL_ADMIN_MS))
+        request = RequestFactory().get(url)
+        request.user = staff
+        changelist = model_admin.get_changelist_instance(request)
+        if changelist.filter_specs:
+            choices = list(changelist.filter_specs[0].choices(changelist))
+            if len(choices) > 1:
+                query = choices[1]["query_string"]
+                pages.append((url + query, url + query, True, GOAL_ADMIN_MS))
+        if model_admin.get_search_fields(request):
+            pages.append((f"{url}?q=<bot name>", f"{url}?q={quote(search)}", True, GOAL_ADMIN_MS))
+    return pages
 
 
 def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str, bool, float]]:
@@ -523,18 +666,74 @@ def profile_page(client, url: str) -> None:
     stats.sort_stats("tottime").print_stats(15)
 
 
+def cache_key(args) -> str:
+    """What a cached database depends on: the sizes, the seed, the code that builds it and the
+    migrations."""
+    import inspect
+
+    digest = hashlib.sha256()
+    for part in (RawRows, Builder, Ladder, build, grow_ladder, zipf_history, play_formats):
+        digest.update(inspect.getsource(part).encode())
+    for path in sorted(ROOT.glob("*/migrations/0*.py")):
+        digest.update(path.name.encode())
+    digest.update(f"{args.matches}/{args.ladder}/{args.bots}/{args.seed}".encode())
+    return digest.hexdigest()[:16]
+
+
 def child(args) -> None:
-    """Build and measure in this process on ``args.child`` and print the report as JSON."""
+    """Build (or copy from the cache) and measure in this process on ``args.child`` and print
+    the report as JSON. On SQLite a database built once is kept in ``--cache`` keyed by the
+    parameters, this file and the migrations, and a later run measures a copy of it."""
+    import shutil
+
+    cached = None
+    if not args.database_url and args.cache:
+        cached = Path(args.cache).expanduser() / f"history-{cache_key(args)}.sqlite3"
     with tempfile.TemporaryDirectory(prefix="arena-history-") as data:
+        db = Path(data) / "arena.sqlite3"
+        if cached is not None and cached.exists():
+            started = time.perf_counter()
+            shutil.copyfile(cached, db)
+            print(f"copied the database from {cached} in {time.perf_counter() - started:.0f} s")
         setup_django(args.database_url or None, data)
         from django.db import connection
 
-        report = build_and_measure(args)
+        if cached is not None and cached.exists():
+            report = json.loads(cached.with_suffix(".json").read_text())
+            report["build"]["cached"] = str(cached)
+        else:
+            report = build(args)
+            if cached is not None:
+                with connection.cursor() as cursor:
+                    cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(db, cached)
+                cached.with_suffix(".json").write_text(json.dumps(report))
+                print(f"kept the database in {cached} ({cached.stat().st_size / 1e6:.0f} MB)")
+        report = build_and_measure(args, report)
         report["backend"] = connection.vendor
     print("REPORT " + json.dumps(report), flush=True)
 
 
 def run_backend(backend: str, args) -> dict:
+    """The report of ``args`` on ``backend``, each page's queries on a small database (the
+    ``--quick`` sizes, built every time) next to its own (``small_queries``)."""
+    small = argparse.Namespace(**vars(args))
+    small.matches, small.ladder, small.bots, small.samples, small.finish_samples = QUICK
+    small.cache = ""
+    report = child_report(backend, args)
+    if (args.matches, args.ladder, args.bots) == QUICK[:3]:
+        small_report = report  # the small database itself
+    else:
+        print(f"  [{backend}] the small database ({small.matches} matches) …", flush=True)
+        small_report = child_report(backend, small)
+    counts = {k: v["queries"] for k, v in small_report["pages"].items()}
+    for label, row in report["pages"].items():
+        row["small_queries"] = counts.get(label)
+    return report
+
+
+def child_report(backend: str, args) -> dict:
     argv = [
         sys.executable,
         __file__,
@@ -551,8 +750,16 @@ def run_backend(backend: str, args) -> dict:
         str(args.finish_samples),
         "--seed",
         str(args.seed),
+        "--cache",
+        args.cache,
     ]
     return run_child(backend, argv)
+
+
+def details(row: dict) -> str:
+    """A page's CPU time and its queries."""
+    cpu = f"; CPU {row['cpu_p50']:.1f} / {row['cpu_p95']:.1f}" if "cpu_p50" in row else ""
+    return cpu + (f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else "")
 
 
 def print_report(reports: dict[str, dict]) -> bool:
@@ -566,12 +773,17 @@ def print_report(reports: dict[str, dict]) -> bool:
         cells = []
         goal = next(iter(reports.values()))["pages"][label]["goal"]
         for n in names:
-            row = reports[n]["pages"][label]
+            row = reports[n]["pages"].get(label)
+            if row is None:
+                cells.append("(not measured)")
+                continue
             met = row["p95"] <= goal
             ok &= met
-            sql = f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else ""
-            cpu = f"; CPU {row['cpu_p50']:.1f} / {row['cpu_p95']:.1f}" if "cpu_p50" in row else ""
-            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}{cpu}{sql}")
+            cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}" + details(row))
+            small = row.get("small_queries")
+            if small is not None and small != row["queries"]:
+                ok = False
+                cells[-1] += f" ✗ {small} queries on the small database"
         print(f"| {label} | <= {goal:.0f} ms | " + " | ".join(cells) + " |")
     points = list(next(iter(reports.values()))["finish_ms"])
     for point in points:
@@ -594,6 +806,7 @@ def print_report(reports: dict[str, dict]) -> bool:
             f"{b['total_s']:.0f} s (bulk {b['bulk_s']:.0f} s); ladder finish at the last "
             f"checkpoint / at the first: {ratio:.2f}x (goal <= {FINISH_RATIO}x)"
             + ("" if met else " ✗")
+            + (f"; database and build figures from {b['cached']}" if "cached" in b else "")
         )
     return ok
 
@@ -791,6 +1004,11 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=30, help="requests per page")
     parser.add_argument("--finish-samples", type=int, default=22)
     parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument(
+        "--cache",
+        default="~/.cache/arena-bench",
+        help="where a built SQLite database is kept and found again ('' to build every time)",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run (small sizes)")
     parser.add_argument("--live", action="store_true", help="the continuous-ladder acceptance")
     parser.add_argument("--seconds", type=float, default=180.0, help="--live: how long")
@@ -798,13 +1016,8 @@ def main() -> None:
     parser.add_argument("--database-url", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
-        args.matches, args.ladder, args.bots, args.samples, args.finish_samples = (
-            1500,
-            1000,
-            40,
-            5,
-            5,
-        )
+        args.matches, args.ladder, args.bots, args.samples, args.finish_samples = QUICK
+        args.cache = ""  # built in seconds
         args.seconds = min(args.seconds, 20.0)
     if args.child:
         child(args)

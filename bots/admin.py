@@ -90,6 +90,9 @@ class BotVersionInline(admin.TabularInline):
 class BotAdmin(admin.ModelAdmin):
     form = BotAdminForm
     list_display = ("name", "game", "owner", "kind", "status", "created")
+    # the owner is nullable (platform seats have none): the admin's automatic join follows
+    # only non-null keys, so without this each row fetched its owner (a query per bot)
+    list_select_related = ("owner",)
     list_filter = ("game", "kind", "status")
     search_fields = ("name", "owner__username", "target")
     readonly_fields = ("signing_secret", "created", "updated")

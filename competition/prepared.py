@@ -1,15 +1,9 @@
-"""Read queries of the busiest pages, compiled from the ORM once and run again with new values.
+"""Read queries of the busiest pages, compiled from the ORM once and run again with new values
+(compiling often costs more CPU than the database takes to answer).
 
-Building and compiling a queryset costs about a millisecond of CPU on a small machine, often
-more than the database takes to answer it; an event page during a busy ladder makes ten such
-queries per request. A ``Prepared`` query is written as an ordinary queryset (``values_list``)
-of integer arguments (ids, or lists of ids); it is compiled once per database vendor and
-argument shape with stand-in values, and each call only binds the real values, runs the
-statement and applies the ORM's converters to the rows (dates, booleans, JSON), so the rows
-equal the queryset's own.
-
-A list argument's length is rounded up to a multiple of ``LIST_STEP`` (its last value
-repeated, which ``IN`` ignores), so a query has a bounded number of compiled shapes.
+Compiled once per vendor and argument shape with stand-in values; the rows go through the ORM's
+converters, so they equal the queryset's own. A list argument is padded to a multiple of
+``LIST_STEP`` (its last value repeated, which ``IN`` ignores) to bound the compiled shapes.
 """
 
 from __future__ import annotations
@@ -32,8 +26,7 @@ def _mark(arg: int, index: int) -> int:
 
 
 class Prepared:
-    """``query(*args)``: the rows (tuples) of ``build(*args)``, a ``values_list`` queryset of
-    integer arguments (an ``int`` or a list of ``int``), compiled once per shape."""
+    """``query(*args)``: the rows of ``build(*args)``, a ``values_list`` queryset of int arguments."""
 
     def __init__(self, build: Callable[..., QuerySet]):
         self.build = build

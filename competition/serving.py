@@ -1,9 +1,7 @@
-"""Daphne as ``manage.py serve`` runs it, each request admitted (``competition.admission``) before
-its body is read.
+"""Daphne as ``manage.py serve`` runs it, each request admitted before its body is read.
 
-A refusal is written straight to the connection and what the client still sends is drained,
-boundedly, so it reads the answer instead of a reset. Importing this module installs daphne's
-reactor."""
+A refusal's remaining body is drained, boundedly, so the client reads the answer, not a reset.
+Importing this module installs daphne's reactor."""
 
 from __future__ import annotations
 
@@ -121,9 +119,7 @@ class AdmittedHTTPFactory(HTTPFactory):
 
 
 class Server(DaphneServer):
-    """Daphne's server with ``AdmittedRequest`` (the factory built in ``run`` is replaced);
-    a websocket's scope carries its ``SocketWriter`` (``competition.live.frames``), so the hub
-    frames each message once for every spectator, with a bounded backlog."""
+    """Daphne's server with ``AdmittedRequest``, each websocket's scope with its ``SocketWriter``."""
 
     def create_application(self, protocol, scope):
         if isinstance(protocol, WebSocketProtocol) and protocol.transport is not None:

@@ -77,9 +77,8 @@ def resume_bot(bot: Bot) -> bool:
 
 
 def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause each bot whose last K rated matches since its last change were all forfeited for
-    ``connect`` or ``timeout`` (K = ``ARENA_BOT_HEALTH_FORFEITS``). Runs inside the finish
-    transaction; returns the ids paused."""
+    """Pause (inside the finish) each bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` rated matches
+    since its last change all forfeited for ``connect`` or ``timeout``; the ids paused."""
     k = settings.ARENA_BOT_HEALTH_FORFEITS
     paused = []
     if k <= 0:

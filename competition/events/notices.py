@@ -1,5 +1,4 @@
-"""What users are told when a match ends: challenge results between owners' bots and ladder
-results (in the digest by default); practice tells nobody."""
+"""What owners are told when a challenge or ladder match ends; practice tells nobody."""
 
 from __future__ import annotations
 
@@ -12,8 +11,7 @@ def _outcome(p: Participant) -> str:
 
 
 def match_result(match: Match, participants: list[Participant] | None = None) -> None:
-    """Inside the finish: tell each owner in a challenge or ladder match how its bot did
-    (``participants``: the seats as the finish holds them, else they are read)."""
+    """Inside the finish: tell each owner how its bot did (``participants``: seats already held)."""
     if match.status not in MatchStatus.with_result() or match.event_id:
         return
     if match.ladder_id:

@@ -1,10 +1,6 @@
 """The only place that names channel groups and builds live messages (docs/architecture.md).
 
-One channel-layer message per turn per group, whatever the number of spectators: each
-process's hub (``competition.live.hub``) receives it once and writes the pre-encoded text to
-its local sockets. Messages leave through the process's publisher (``competition.live.publisher``:
-in memory or through the channel layer, chosen at start-up). Publishing is best effort: a broadcast failure never loses a turn (the
-database is the source of truth; clients catch up with ``turns/?since=N``).
+Publishing is best effort: a failed broadcast loses no turn (clients catch up from the database).
 """
 
 from __future__ import annotations
@@ -46,8 +42,7 @@ HOME_GROUP = "home"
 
 
 def debug_group(match_id: int, seat: int) -> str:
-    """The sockets that may see one seat's debug overlays (its owner's, or everyone's once
-    the bot opted in): ``competition.web.consumers.MatchConsumer`` decides who joins."""
+    """The group of one seat's debug overlays (``MatchConsumer`` decides who joins)."""
     return f"debug.{int(match_id)}.{int(seat)}"
 
 
@@ -71,16 +66,13 @@ def message(kind: str, payload: dict, *, number: int | None = None) -> dict:
 
 
 def listened(group: str) -> bool:
-    """False only when nobody can receive a message to ``group``: the channel layer is
-    process-local and neither the hub nor any socket of this process joined it (then a
-    caller may skip even encoding the message)."""
+    """False only when nobody can receive a message to ``group`` (then skip even encoding it)."""
     out = publisher()
     return out is not None and out.listened(group)
 
 
 def watched(group: str) -> bool:
-    """Whether someone may be watching ``group`` (``Publisher.watched``: a hint that may
-    lag behind a spectator's arrival in a runner process; publishing never depends on it)."""
+    """Whether someone may be watching ``group``: a hint that may lag, never a filter."""
     out = publisher()
     return out is not None and out.watched(group)
 
@@ -115,9 +107,7 @@ _local = threading.local()
 def collecting():
     """Within this block (on this thread), ``publish`` queues messages instead of sending.
 
-    Async callers run sync services in a worker thread inside ``collecting()`` and then
-    send the collected messages on their own event loop with ``apublish``: no thread has
-    to block on a loop hop per message."""
+    Async callers then send them on their own loop (``apublish``): no loop hop per message."""
     outbox: list[tuple[str, dict]] = []
     previous = getattr(_local, "outbox", None)
     _local.outbox = outbox
@@ -147,8 +137,7 @@ def publish(group: str, msg: dict) -> None:
 
 
 def turn_message(turn_json: dict) -> dict:
-    """A stored turn for spectators; ``sent_at`` (epoch seconds) lets clients show lag.
-    Fault details are cut to what spectators may read (``Turn.public_json`` does the same)."""
+    """A stored turn for spectators (fault details cut as ``Turn.public_json`` cuts them)."""
     turn_json = {
         **turn_json,
         "details": public_details(turn_json.get("faults"), turn_json.get("details")),
@@ -159,9 +148,7 @@ def turn_message(turn_json: dict) -> dict:
 
 
 def debug_messages(match_id: int, turn_json: dict, logs: list) -> list[tuple[str, dict]]:
-    """One ``debug`` message per seat of a turn whose reply carried a debug overlay (or one
-    dropped with a note), for that seat's ``debug_group`` only. Not fenced by turn number
-    (``number`` stays out of the envelope): it follows its turn's message."""
+    """A ``debug`` message per seat whose reply carried an overlay, to its ``debug_group``."""
     out = []
     for seat, log in enumerate(logs):
         if log is None or (log.debug is None and not log.debug_note):
@@ -177,9 +164,7 @@ def debug_messages(match_id: int, turn_json: dict, logs: list) -> list[tuple[str
 
 
 def started_messages(match_json: dict, *, public: bool = True) -> list[tuple[str, dict]]:
-    """The (group, message) pairs announcing that a match started (send with ``asend``).
-    A match hidden until its reveal (``public`` false) is not announced to its event's
-    group (only staff may join its own group)."""
+    """The (group, message) pairs announcing a match's start; not to its event while hidden."""
     out = [(match_group(match_json["id"]), message("started", {"match": match_json}))]
     if match_json.get("event") and public:
         out.append(
@@ -189,8 +174,7 @@ def started_messages(match_json: dict, *, public: bool = True) -> list[tuple[str
 
 
 def match_finished(match_json: dict, *, public: bool = True) -> None:
-    """A match ended (or, ``public``, was revealed): to its group and its event's group (not
-    while it is hidden until its reveal: ``public`` false)."""
+    """A match ended (or was revealed): to its group, and its event's unless still hidden."""
     publish(match_group(match_json["id"]), message("end", {"match": match_json}, number=END_NUMBER))
     if match_json.get("event") and public:
         publish(event_group(match_json["event"]), message("match_finished", {"match": match_json}))
@@ -199,10 +183,8 @@ def match_finished(match_json: dict, *, public: bool = True) -> None:
 def running_changed(
     game: str, running: int, *, watch: int | None = None, match: dict | None = None
 ) -> None:
-    """A match of ``game`` started or ended: ``running`` of its matches run now, ``watch``
-    the newest of them (a live match to open; None when none), ``match`` the one that started
-    or ended (its summary, for the home page's latest matches). One per start or end, made by
-    the caller only while ``listened(HOME_GROUP)``."""
+    """A match of ``game`` started or ended: the running count, the newest running match
+    (``watch``) and the one that changed (``match``), for the home page."""
     payload = {"game": game, "running": running, "watch": watch}
     if match is not None:
         payload["match"] = match
@@ -215,8 +197,7 @@ def bracket_changed(event_id: int, bracket: dict) -> None:
 
 
 def standings_changed(event_id: int, standings: list, header: dict | None = None) -> None:
-    """An event's standings, with its header (``events.header.header``: status, round,
-    progress) when given."""
+    """An event's standings, with its header (``events.header.header``) when given."""
     payload = {"event": event_id, "standings": standings}
     if header is not None:
         payload["header"] = header

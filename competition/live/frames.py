@@ -1,20 +1,9 @@
-"""Hub messages written straight to daphne's websockets: framed once, one write per socket.
+"""Hub messages written straight to daphne's websockets: framed once, one write per socket
+(Channels' send path framed the same text again per spectator).
 
-Sent through Channels, every turn to every spectator went through the consumer's ``send``,
-the session middleware's check, daphne's reply dispatch and autobahn's framing of the same
-text again: at 2,000 spectators of one match that was two thirds of the web process's time
-(``bench/fanout.py``, docs/performance.md). ``manage.py serve`` (``competition.serving``)
-gives each websocket's scope a ``SocketWriter`` (``writer(scope)``); the hub frames a message
-once (``Frame``: autobahn's prepared message, for broadcast) and a consumer that relays it
-as it is hands the frame to its writer, which is one buffered write on the connection.
-
-A slow spectator never holds the others (the hub waits for no socket), and what waits for
-it is bounded: the writer is its transport's push producer, so Twisted tells it when the
-socket's buffer is full (``pauseProducing``) and when it has drained
-(``resumeProducing``). A socket that falls ``ARENA_SPECTATOR_BACKLOG_BYTES`` behind while
-paused is dropped: its buffer is freed at once, and the page reconnects and is sent a fresh
-snapshot (``static/js/ws.js``), so it loses nothing but the wait. Every other socket gets
-every message, in order.
+The writer is its transport's push producer, so Twisted says when the socket's buffer is full;
+a socket ``ARENA_SPECTATOR_BACKLOG_BYTES`` behind while paused is dropped (its page reconnects
+to a fresh snapshot), so a slow spectator never holds the others nor grows memory unbounded.
 """
 
 from __future__ import annotations
@@ -40,8 +29,7 @@ class Frame:
         self._prepared: PreparedMessage | None = None
 
     def prepared(self, text: str) -> PreparedMessage:
-        """``text`` framed; ``text`` is the message's own text but for a consumer's
-        replacement (a turn too big for a message is sent as a reference), framed apart."""
+        """``text`` framed; kept only for the message's own text, not a consumer's replacement."""
         if text is not self.message.get("text"):
             return _prepare(text)
         if self._prepared is None:

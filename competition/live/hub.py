@@ -1,16 +1,9 @@
 """The per-process fan-out hub (docs/architecture.md).
 
-A process subscribes to a group's channel-layer messages **once**, however many of its
-websockets watch that match or event, and writes each message's pre-encoded text to every
-local socket: Channels' own group send to every member falls behind at a few hundred
-spectators of one match, a local loop keeps up (``bench/fanout.py``, docs/performance.md).
-A member that can write at once (``deliver_now``: a websocket served by ``manage.py serve``)
-is handed the message framed once for all (``competition.live.frames``): the loop waits for
-no socket, and a slow one's backlog is bounded there.
-
-With a process-local channel layer (the embedded default's in-memory layer) the layer has
-nothing to carry between processes, so ``broadcast`` hands messages to the hub directly
-(``Hub.dispatch``): no copy per message, no sweep of the layer's channels.
+A process subscribes to a group **once**, however many of its sockets watch it, and writes each
+message's pre-encoded text to every local socket: Channels' own group send falls behind at a few
+hundred spectators of one match, a local loop keeps up. A ``deliver_now`` member is handed the
+message framed once for all (``competition.live.frames``), so the loop waits for no socket.
 """
 
 from __future__ import annotations
@@ -127,8 +120,7 @@ class Hub:
             await group.stop()
 
     def changed(self, name: str) -> None:
-        """Group ``name``'s local listeners may have come or gone (the hub's members, or a
-        socket's own join on the layer: ``publisher.InMemoryPublisher``)."""
+        """Group ``name``'s local listeners (members or a socket's own join) may have changed."""
         for observer in list(self.observers):
             try:
                 observer(name)
@@ -136,8 +128,7 @@ class Hub:
                 logger.exception("hub: an observer of %s failed", name)
 
     def dispatch(self, name: str, message: dict) -> None:
-        """Hand ``message`` to the local members of group ``name`` (process-local layer
-        only; callable from any thread: a sync service's ``on_commit`` hook included)."""
+        """Hand ``message`` to group ``name``'s local members (process-local layer; any thread)."""
         group = self.groups.get(name)
         if group is None or group.local is None:
             return

@@ -1,14 +1,5 @@
-"""Notifications (issue 38): the one place that tells a user something.
-
-``notify(user_id, kind, text, link)`` decides from the user's preference for ``kind``
-(``NotificationPreference``; no row: in the site, and the kind's email default of
-``EMAIL_DEFAULTS``, else at once) whether a ``Notification`` row is shown in the site and
-how it leaves by email. The row is written in the caller's transaction; after commit the
-user's open pages get it over their socket (``broadcast.notified``) and an instant mail is
-sent off the request path: a Celery task in scale-out (``ARENA_RUNNER=celery``), a
-background thread otherwise. ``send_digests`` is the periodic job (the embedded scheduler,
-the Celery workers) that gathers a user's digest notices into one mail once the oldest is
-``ARENA_NOTIFY_DIGEST_SECONDS`` old. Users without an email address get no mail.
+"""Notifications: the one place that tells a user something, in the site, by mail at once or in
+a digest, as the user's preference for the kind says (no row: ``EMAIL_DEFAULTS``).
 """
 
 from __future__ import annotations
@@ -92,8 +83,8 @@ def set_preference(user, kind: str, *, site: bool, email: str) -> None:
 
 
 def notify(user_id: int | None, kind: NotificationKind, text: str, link: str = "") -> None:
-    """Tell ``user_id`` (None: nobody, e.g. a platform seat's owner) ``text``: a row now, in
-    the caller's transaction; the socket push and an instant mail after it commits."""
+    """Tell ``user_id`` (None: nobody) ``text``: a row in the caller's transaction; the socket
+    push and an instant mail after it commits."""
     if user_id is None:
         return
     site, email = preference(user_id, kind)
@@ -141,9 +132,8 @@ def mark_read(user, ids: list[int] | None = None) -> int:
 
 
 def _send_later(ids: list[int]) -> None:
-    """Instant mails off the request path: a Celery task in scale-out; else claimed here (a
-    conditional UPDATE, so each is sent once) and handed to a thread that only talks SMTP
-    (no database work off this thread: SQLite has one writer)."""
+    """Instant mails off the request path: a Celery task, or claimed here and handed to a
+    thread that only talks SMTP (no database work off this thread: SQLite has one writer)."""
     if settings.ARENA_RUNNER == "celery":
         from celery import current_app
 
@@ -180,8 +170,7 @@ def _absolute(link: str) -> str:
 
 
 def claim_mails(ids: list[int]) -> list[EmailMessage]:
-    """The mails of the instant notifications of ``ids`` not mailed yet, each claimed (marked
-    mailed) by a conditional UPDATE: whoever sends them, they leave once."""
+    """The unmailed instant notices of ``ids``, claimed by a conditional UPDATE (sent once)."""
     notes = list(
         Notification.objects.filter(
             pk__in=ids, email=EmailChoice.INSTANT, emailed__isnull=True
@@ -214,10 +203,8 @@ def send_mails(ids: list[int]) -> int:
 
 
 def send_digests(now: datetime | None = None) -> int:
-    """The daily digest (a periodic job): for each user whose oldest unmailed digest notice
-    is at least ``ARENA_NOTIFY_DIGEST_SECONDS`` old, one mail gathering all of them, then
-    marked mailed (a conditional UPDATE, so two schedulers never send one twice). Returns
-    the mails sent."""
+    """One mail per user whose oldest unmailed digest notice is ``ARENA_NOTIFY_DIGEST_SECONDS``
+    old, claimed by a conditional UPDATE (two schedulers never send one twice); mails sent."""
     now = now or timezone.now()
     due = now - timedelta(seconds=settings.ARENA_NOTIFY_DIGEST_SECONDS)
     waiting = Notification.objects.filter(email=EmailChoice.DIGEST, emailed__isnull=True)

@@ -1,18 +1,7 @@
-"""The one way live messages (a match's start, turns and end; an event's news) leave.
+"""The one way live messages leave: ``publisher()``, chosen once by the channel layer's kind
+(in memory: straight to the hub; Redis: through the layer; a runner: ``relay.RelayPublisher``).
 
-``publisher()`` is the process's ``Publisher`` for its channel layer, chosen once (at the
-first message, i.e. at start-up) by the layer's kind:
-
-- ``InMemoryPublisher``: the layer reaches this process only (the embedded default), so a
-  message is handed to the process's hub directly (``Hub.dispatch``: no copy per message),
-  and to the layer only for a group some socket joined on the layer itself (``join``);
-- ``ChannelLayerPublisher``: the layer spans processes (Redis): every message goes through
-  it; each process's hub is subscribed to the groups its sockets watch;
-- ``relay.RelayPublisher``: a runner process of the embedded default sends every message to
-  the web process over a Unix socket (``install``ed by the runner, ``competition.live.relay``).
-
-Whether a group has listeners is known from the hub and from the joins made here, never
-from a channel layer's private state.
+Who listens is known from the hub and the joins made here, never a layer's private state.
 """
 
 from __future__ import annotations
@@ -28,13 +17,10 @@ from competition.live.hub import hub, process_local
 
 class Publisher(Protocol):
     def listened(self, group: str) -> bool:
-        """False only when nobody can receive a message to ``group`` (then a caller may
-        skip even encoding it)."""
+        """False only when nobody can receive a message to ``group``."""
 
     def watched(self, group: str) -> bool:
-        """Whether someone may be watching ``group`` now: a hint that may lag (a runner
-        process learns it from the web process), never a reason to skip a message; a turn
-        writer keeps a match's turns longer while nobody watches it (``TurnWriter``)."""
+        """Whether someone may be watching ``group``: a hint that may lag, never a filter."""
 
     async def publish(self, group: str, message: dict) -> None: ...
 
@@ -67,8 +53,7 @@ class ChannelLayerPublisher:
 
 
 class InMemoryPublisher(ChannelLayerPublisher):
-    """This process only: the hub takes messages directly; the layer carries them only to
-    the sockets that joined a group on it themselves (counted by ``join``/``leave``)."""
+    """This process only: the hub takes messages directly, the layer only for groups joined on it."""
 
     def __init__(self, layer):
         super().__init__(layer)

@@ -1,28 +1,9 @@
-"""Live messages from runner processes to the web process, over a Unix socket.
-
-The embedded default (``manage.py serve``) plays matches in runner processes beside the
-daphne process (``competition.runners.fleet``). Their turns must reach the spectators, whose
-websockets live in the web process, on its hub (``competition.live.hub``). Each runner keeps
-one connection to a Unix socket the web process listens on (in a fresh 0700 directory, so
-only this user's processes may connect) and writes every message it publishes there, in
-order: ``RelayPublisher`` is the runner's ``Publisher``. The web process hands each message to
-its own publisher (the hub, and the in-memory layer for sockets that joined it), exactly as
-if the match ran in the web process. The other way, the web process tells the runners that a
-match was queued (``wake``), so they claim it at once instead of at their next poll, and
-which groups someone watches (``watch``): a runner's turn writer keeps the turns of a match
-nobody watches longer, for one commit (``TurnWriter``). That is a hint, never a filter: every
-message is still sent, so a spectator who came a moment before the runner heard of it loses
-nothing (the writer stores and sends the waiting turns at the match's next turn).
-
-Why a Unix socket (docs/architecture.md): a stream is ordered, so a match's turns (played by
-one runner at a time, under its lease) arrive in the order they were stored; nothing is
-written to the database for the sake of spectators, nothing polls, no broker to run.
+"""Live messages from runner processes to the web process, over a Unix socket (in a fresh 0700
+directory: this user's processes only). Why a socket: docs/architecture.md.
 
 A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a
 runner; ``["wake"]``, ``["watching", [group, ...]]`` (the watched groups, first on every
 connection) and ``["watch", group, true | false]`` (a change) from the web process.
-Publishing stays best effort, as everywhere (``competition.live.broadcast``): a runner that
-lost the web process exits; the database stays the source of truth.
 """
 
 from __future__ import annotations
@@ -138,11 +119,8 @@ class RelayServer:
 
 
 class RelayPublisher:
-    """A runner's ``Publisher``: every message to the web process, in publication order.
-
-    Whether anyone watches a group is known only there, so every message is sent (a group
-    nobody watches costs the web process a dictionary lookup): a spectator who joined while
-    a turn was being stored still gets it."""
+    """A runner's ``Publisher``: every message to the web process, in order, watched or not
+    (a spectator who joined while a turn was being stored still gets it)."""
 
     def __init__(self, writer: asyncio.StreamWriter):
         self.writer = writer
@@ -187,8 +165,7 @@ class RelayPublisher:
 
 
 async def connect(path: str, on_wake) -> tuple[RelayPublisher, asyncio.Task]:
-    """A runner's connection: its publisher, and the task reading the web process's wake-ups
-    (``on_wake()`` for each); the task ends when the web process goes away."""
+    """A runner's publisher, and the task that reads the web process's wake-ups (``on_wake``)."""
     reader, writer = await asyncio.open_unix_connection(path)
     out = RelayPublisher(writer)
 

@@ -1,25 +1,8 @@
-"""The runner's database calls of many matches, batched: one hop and one transaction.
+"""A runner's database calls, batched: the calls that arrive while one batch is on the database
+thread run next together, in one transaction (docs/architecture.md).
 
-Every match of an event loop hands its database work (a claim, a batch of turns, a lease
-renewal, a finish with its last turns, the scheduler's reaping) to the loop's ``Batcher``
-(``call``): the one way a runner reaches the database thread. While one batch runs on the
-database thread (``competition.dbthreads.run_db``), the calls that arrive wait; then all of
-them run together, in order, in one transaction (``execute``): one thread hop and one commit
-for every match that had something to store, instead of one of each per call. Once the loop
-has shown that it runs matches side by side (its last batch held more than one call), a
-batch leaving an idle database thread first waits ``LINGER`` for the calls of the matches
-that end (or store, or start) in the same few milliseconds; a lone match never waits. The broadcasts
-their ``on_commit`` hooks queue are sent after the commit, before any caller gets its result,
-and the matches compacted by the batch are compacted together after it
-(``history.compacting_together``).
-
-Each call keeps its own fence: a turn batch or a finish is still one conditional statement
-on its match's lease token, so a call whose lease is gone (a reaped match's old runner)
-writes nothing and fails alone (``LeaseLost``, or a finish's False), while the other calls
-of the batch commit. A call that fails otherwise (in a savepoint: rolled back alone; without
-one, the transaction is spoilt) or a database error (a deadlock on PostgreSQL) rolls the
-whole batch back, and each of its calls runs again alone, in its own transaction, as if it
-had not been batched.
+Each call keeps its own lease fence, so a fenced-out call writes nothing and fails alone; any
+other failure spoils the transaction, so the batch is rolled back and each call runs again alone.
 """
 
 from __future__ import annotations
@@ -38,8 +21,7 @@ from competition.matches import history
 
 @dataclass
 class Call:
-    """One caller's database work: ``fn(*args, **kwargs)``; ``prepare()``, if any, is called
-    on the event loop just before its batch leaves (a turn writer tops its turns up there)."""
+    """One caller's ``fn(*args, **kwargs)``; ``prepare()`` runs on the loop as its batch leaves."""
 
     fn: Any
     args: tuple = ()
@@ -62,12 +44,8 @@ def _alone(call: Call) -> tuple[bool, Any]:
 
 
 def execute(calls: list[Call]) -> tuple[list[tuple[bool, Any]], list[tuple[str, dict]]]:
-    """Run ``calls`` (on the database thread) in one transaction: each one's ``(ok, result
-    or exception)``, in order, and the broadcasts their commit queued (``broadcast.collecting``).
-
-    A call that raises (its own ``atomic`` block rolled back) fails alone; a database error
-    runs every call again alone. The matches whose end committed are compacted together
-    once the transaction committed (``history.compacting_together``)."""
+    """Run ``calls`` in one transaction on the database thread: each one's ``(ok, result or
+    exception)`` in order, and the broadcasts their commit queued."""
     with broadcast.collecting() as outbox, history.compacting_together():
         if len(calls) == 1:
             return [_alone(calls[0])], outbox
@@ -109,8 +87,7 @@ class Batcher:
         self.last = 0  # the calls of the last batch
 
     async def call(self, fn, *args, **kwargs):
-        """``fn(*args, **kwargs)`` on the database thread, in the next batch; its result or
-        its exception, once the batch committed and its broadcasts were sent."""
+        """``fn(*args, **kwargs)`` in the next batch; its result once committed and broadcast."""
         return await self.submit(Call(fn, args, kwargs))
 
     async def submit(self, call: Call):

@@ -1,7 +1,4 @@
-"""Match lifecycle services: create, claim, renew, finish, release, cancel, requeue, reap.
-
-The database is the source of truth: a worker owns a match only while it holds the lease, and every
-write is fenced by its token (docs/architecture.md)."""
+"""Match lifecycle: create, claim, renew, finish, release, cancel, requeue, reap (lease-fenced)."""
 
 from __future__ import annotations
 
@@ -80,8 +77,7 @@ def lease_duration() -> timedelta:
 
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
-    """The version each code bot plays: frozen on its entry when ``event`` started, else its
-    latest."""
+    """The version each code bot plays: frozen on its entry once ``event`` started, else latest."""
     code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
     if not code:
         return {}
@@ -116,8 +112,7 @@ def create_match(
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
 
-    Every match is made here, so ``rated`` is decided last here: never for bots of one owner,
-    whatever the caller asked."""
+    ``rated`` is decided last here, so no caller can rate one owner's bots against each other."""
     try:
         game = get_game(game_slug)
     except KeyError:
@@ -174,8 +169,8 @@ def create_user_match(
 ) -> Match:
     """A match a user starts, under the per-user limits (``TooManyMatches``).
 
-    Rated only with the game's default options, so nobody chooses the conditions under which
-    someone else's bot is rated; practice, platform seats and one owner's bots are unrated too."""
+    Rated only with the game's default options, so nobody picks the conditions someone else's
+    bot is rated under."""
     try:
         game = get_game(game_slug)
         resolved = game.resolve_options(options)
@@ -217,8 +212,7 @@ def create_user_match(
 
 
 def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = False) -> str:
-    """Why a match a user starts is not rated, a sentence for them ("" when rated): the rules of
-    ``create_match`` and ``ratings.rateable``, said in advance."""
+    """Why a match a user starts will not be rated, as a sentence ("" when it will)."""
     if practice:
         return "Unrated: bench matches are practice and never change a rating."
     if ratings.one_owner(bot.owner_id for bot in bots):
@@ -239,8 +233,7 @@ def challenge(
     seed: int | None = None,
     pace_ms: int = 0,
 ) -> Match:
-    """A user's challenge, by seat, from the web or the API: counted first against the per-minute
-    budget they share, then the bots checked, then created under ``create_user_match``'s limits."""
+    """A user's challenge by seat (web or API): charged, its bots checked, then created."""
     charge_challenge(user)
     bots = challenge_bots(user, bot_ids)
     with transaction.atomic():
@@ -267,8 +260,7 @@ def _tell_challenged(user, bots: list[Bot], match: Match) -> None:
 
 
 def charge_challenge(user) -> None:
-    """Count one challenge (or fork) against ``ARENA_CHALLENGES_PER_MINUTE`` in the shared cache;
-    ``TooManyMatches`` beyond."""
+    """Count a challenge (or fork) against ``ARENA_CHALLENGES_PER_MINUTE``; ``TooManyMatches`` beyond."""
     per_minute = Limit("challenges", settings.ARENA_CHALLENGES_PER_MINUTE, 60)
     if (wait := hit(per_minute, str(user.pk))) is not None:
         raise TooManyMatches(
@@ -279,9 +271,8 @@ def charge_challenge(user) -> None:
 
 
 def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
-    """The bots of a challenge, by seat, if ``user`` may pit them: all active, one of them the
-    caller's (staff: any); a human seat is never one. ``ValidationError`` or
-    ``PermissionDenied`` otherwise."""
+    """A challenge's bots by seat, if ``user`` may pit them: all active, one of them theirs
+    (staff: any); ``ValidationError`` or ``PermissionDenied`` otherwise."""
     found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
     errors = []
     for bot_id in bot_ids:
@@ -349,8 +340,7 @@ def sweep_queued(now=None) -> list[int]:
 def claim(
     match_id: int | None = None, *, worker: str | None = None, humans: bool | None = None
 ) -> tuple[int, uuid.UUID] | None:
-    """Claim one queued match: ``(id, lease token)`` or None. One conditional UPDATE: of two
-    racing workers, one updates a row and the other none."""
+    """Claim one queued match: ``(id, lease token)`` or None (a conditional UPDATE: races safe)."""
     worker = (worker or worker_name())[:120]
     db = connections[DEFAULT_DB_ALIAS]
     now = timezone.now()
@@ -380,8 +370,7 @@ def claim(
 
 
 def renew(match_id: int, token: uuid.UUID) -> bool:
-    """Extend the lease; False when this worker no longer holds it (one prepared statement:
-    every running match renews its lease)."""
+    """Extend the lease; False when this worker no longer holds it."""
     db = connections[DEFAULT_DB_ALIAS]
     expires = db.ops.adapt_datetimefield_value(timezone.now() + lease_duration())
     with db.cursor() as cursor:
@@ -433,8 +422,7 @@ def finish(
     archive_rows: int | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; False if already done. ``token=None`` skips
-    the lease check; a runner passes what it holds (``loaded``, ``turn_faults``, ``archive``) to
-    save queries."""
+    the lease check; ``loaded``, ``turn_faults`` and ``archive`` save the runner's queries."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
@@ -486,8 +474,7 @@ def finish(
 
 
 def finish_limit(match_id: int, token: uuid.UUID | None, limit: str) -> bool:
-    """End a match stopped by a platform limit as ``limit``: no result, no rating, no health
-    count. False if already done."""
+    """End a match stopped by a platform limit (no result, rating or health count); False if done."""
     db = connections[DEFAULT_DB_ALIAS]
     with transaction.atomic(), db.cursor() as cursor:
         if not _end_running(cursor, db, MatchStatus.LIMIT, limit, timezone.now(), match_id, token):
@@ -517,15 +504,13 @@ def _announce_end(match: Match, summary: dict) -> None:
 
 
 def announce_end(summary: dict, *, public: bool = True) -> None:
-    """After commit: the end to the match's watchers (and its event's, unless hidden), and its
-    game's running count to the home page."""
+    """After commit: the end to the match's (and its event's) watchers, the count to the home page."""
     broadcast.match_finished(summary, public=public)
     announce_running(summary["game"], summary if public else None)
 
 
 def announce_running(game_slug: str, summary: dict | None = None) -> None:
-    """The home page's "live now" count of ``game_slug`` with the newest running match, sent only
-    while someone watches the home page."""
+    """The home page's "live now" count of ``game_slug``, sent only while someone watches it."""
     if broadcast.listened(broadcast.HOME_GROUP):
         running = Match.objects.public().filter(game=game_slug, status=MatchStatus.RUNNING)
         count = running.count()
@@ -539,8 +524,7 @@ def _ended(match: Match, participants: list[Participant] | None = None, forfeite
 
 
 def _compact_on_commit(match_id: int) -> None:
-    """After commit, compact the match's turns into one document (with the runner's batch), when
-    ``ARENA_COMPACT_ON_END``."""
+    """After commit, compact the match's turns (with the runner's batch) if ``ARENA_COMPACT_ON_END``."""
     if settings.ARENA_COMPACT_ON_END:
         transaction.on_commit(lambda: history.compact_on_end(match_id))
 

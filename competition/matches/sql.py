@@ -1,8 +1,6 @@
 """The SQL of the match lifecycle's hot paths, compiled once per connection.
 
-The claim is compiled from the ORM (``Match.objects.due``), so "a match is due" has one
-definition; the turn writes and the finish are plain statements over the models' tables
-(one call per batch of turns: no ORM compiling on the hot path).
+The claim is compiled from ``Match.objects.due`` so "due" has one definition; the rest is plain SQL.
 """
 
 from __future__ import annotations
@@ -34,11 +32,8 @@ def token_param(token: uuid.UUID, db) -> Any:
 
 @functools.cache
 def claim_sql(db, humans: bool | None = None) -> tuple[str, tuple, str, tuple]:
-    """``(pick, pick_slots, take, take_slots)`` for a connection: pick up to 20 due match ids
-    (oldest first), take one of them (``status`` running, a fresh lease) if still due. Both are
-    compiled from ``Match.objects.due``; ``bind(slots, ...)`` gives each call's parameters.
-    ``humans``: only matches with (True) or without (False) a human seat (a human seat's
-    browser sockets are in the web process: the embedded default plays those there)."""
+    """``(pick, pick_slots, take, take_slots)``: pick up to 20 due ids, take one if still due
+    (``bind`` fills the slots); ``humans`` keeps matches with (True) or without a human seat."""
     due = Match.objects.using(db.alias).due(_NOW)
     if humans is not None:
         human = Exists(
@@ -110,8 +105,7 @@ def _identity(text: str) -> str:
 
 @functools.cache
 def json_param(db):
-    """Already-encoded JSON text as a parameter of a JSON column: the text itself, or on
-    PostgreSQL a ``Jsonb`` that sends it as it is (encoded once, and measured)."""
+    """Encoded JSON text as a JSON column's parameter (on PostgreSQL a ``Jsonb`` sent as is)."""
     if db.vendor == "postgresql":
         from psycopg.types.json import Jsonb
 
@@ -121,8 +115,7 @@ def json_param(db):
 
 @functools.cache
 def finish_sql(db) -> tuple[str, str, str]:
-    """(end a running match under its lease, the same without a lease check, set a seat's
-    result) for a connection."""
+    """(end a match under its lease, the same unfenced, set a seat's result) for a connection."""
     m, p = Match._meta.db_table, Participant._meta.db_table
     end = (
         f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
@@ -155,9 +148,7 @@ _LOADED = ("match", "participant", "bot", "owner")
 
 @functools.cache
 def load_sql(db) -> tuple[str, tuple[tuple[Any, tuple[str, ...]], ...]]:
-    """(select a match's seats with the match, each seat's bot and the bot's owner, by seat;
-    per model, in ``_LOADED`` order, its class and the attribute names of its columns): one
-    statement the runner reads a claimed match with (``load``), no ORM compiling."""
+    """(the ``load`` statement, and per model in ``_LOADED`` order its class and column attributes)."""
     owner_model = Bot._meta.get_field("owner").related_model
     models = (Match, Participant, Bot, owner_model)
     aliases = ("m", "p", "b", "u")
@@ -178,8 +169,8 @@ def load_sql(db) -> tuple[str, tuple[tuple[Any, tuple[str, ...]], ...]]:
 
 
 def load(db, match_id: int) -> tuple[Match, list[Participant]]:
-    """A match and its seats (``seat`` order), each with its bot and the bot's owner loaded,
-    as ``select_related`` would give them, in one statement (``load_sql``)."""
+    """A match and its seats with their bots and owners, as ``select_related`` gives them, in
+    one statement."""
     sql, layout = load_sql(db)
     with db.cursor() as cursor:
         cursor.execute(sql, [match_id])
@@ -209,8 +200,7 @@ def load(db, match_id: int) -> tuple[Match, list[Participant]]:
 
 @functools.cache
 def _converters(db):
-    """``convert(model, values)``: the values of a model's columns as the ORM reads them
-    (the backend's and the fields' converters: dates, booleans, JSON, uuids)."""
+    """``convert(model, values)``: a model's column values as the ORM's converters give them."""
     from django.db.models.expressions import Col
 
     cache: dict[Any, list] = {}

@@ -1,10 +1,4 @@
-"""The turn writer: a running match's turns stored (fenced by its lease) and broadcast.
-
-``record_turns`` is the hot path of every match (one call per batch of turns);
-``TurnWriter`` batches a match's turns while the runner goes on (group commit), and ends the
-match (``TurnWriter.finish``): its last turns are stored with its end, in one transaction.
-A match's database work goes through the event loop's batcher (``competition.matches.batch``).
-"""
+"""The turn writer: a running match's turns stored (fenced by its lease) and broadcast."""
 
 from __future__ import annotations
 
@@ -35,8 +29,7 @@ from games.base import Outcome
 
 
 def stored_values(r: TurnRecord) -> tuple:
-    """A turn's stored values, in ``TURN_VALUES`` order: its row's columns, and its entry in
-    the compacted document (``history.pack``)."""
+    """A turn's stored values in ``TURN_VALUES`` order (its row, and its entry in ``history.pack``)."""
     return (
         r.number,
         list(r.seats),
@@ -60,17 +53,12 @@ def record_turns(
     rows: bool = True,
     values: list | None = None,
 ) -> tuple[int, int]:
-    """Store turns in one transaction, fenced by the lease (``LeaseLost`` otherwise).
-    Without ``rows``, only the match's row moves (lease, turn count, bytes): the caller
-    stores the turns themselves in the same transaction (the finish's archive), and may
-    pass their ``stored_values`` it already holds (``values``: the archive's last ones).
+    """Store turns in one transaction fenced by the lease (``LeaseLost`` otherwise); returns
+    ``(turns stored, stored bytes)``, stopping before the first turn over ``max_bytes``.
 
-    Returns ``(turns stored, stored bytes)``: with ``max_bytes``, the turns whose JSON would
-    take the match's stored bytes (``stored_bytes`` so far) over it are not stored (the
-    caller ends the match as ``limit``). The caller broadcasts the stored turns once this
-    returns, i.e. after the commit. This is the hot path of every match (one call per batch
-    of turns), so it speaks SQL, encoding each JSON value once (measured as it is encoded:
-    the byte limit costs a ``len`` per value, no query): two statements per batch.
+    Without ``rows`` only the match's row moves: the caller stores the turns in the same
+    transaction (the finish's archive, ``values`` its last stored values). The hot path of
+    every match, so plain SQL, each JSON value encoded once (its ``len`` is the byte count).
     """
     db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
     ops = db.ops
@@ -124,10 +112,8 @@ def record_turns(
 
 
 def _counted(values: list, stored_bytes: int, max_bytes: int | None) -> tuple[int, int]:
-    """``(how many turns fit, the stored bytes with them)`` for turns only counted, not stored
-    as rows (``values``: each turn's ``stored_values``): the bytes of each value's JSON, as
-    ``record_turns`` stores it. All of them are encoded in one call (its "[", "]" and ", "
-    taken off), turn by turn only when they would go over ``max_bytes``."""
+    """``(turns that fit, stored bytes)`` counted as ``record_turns`` counts them, in one
+    ``json.dumps`` (its brackets and separators taken off), turn by turn only near the cap."""
     rows = [v[1:] for v in values]
     size = len(json.dumps(rows)) - sum(2 * (len(row) + 1) for row in rows)
     if max_bytes is None or stored_bytes + size <= max_bytes:
@@ -148,8 +134,7 @@ def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
 
 
 def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, dict]]:
-    """The broadcasts of stored turns, in order: each turn to the match's group, its debug
-    overlays to the seats' debug groups; nothing (not even encoded) where nobody listens."""
+    """Stored turns' broadcasts in order (turn, then debug overlays); none where nobody listens."""
     group = broadcast.match_group(match_id)
     if not broadcast.listened(group):
         return []
@@ -167,11 +152,8 @@ def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, d
 
 @dataclass(frozen=True)
 class End:
-    """How a match ended (``TurnWriter.finish``): its ``outcome`` and the seats that
-    ``forfeited``, or the platform ``limit`` that stopped it (``finish_limit``); and what the
-    runner holds that saves the finish its queries (``loaded``, ``turn_faults``) and, for a
-    match it played from its first turn, ``archive``: every turn's stored values, the finish
-    compacting the match in its transaction (``lifecycle.finish``)."""
+    """How a match ended (``outcome`` and ``forfeited``, or a platform ``limit``), with what the
+    runner holds that saves the finish its queries (``loaded``, ``turn_faults``, ``archive``)."""
 
     outcome: Outcome | None = None
     forfeited: tuple[int, ...] = ()
@@ -195,11 +177,8 @@ def store_end(
     stored_bytes: int = 0,
     max_bytes: int | None = None,
 ) -> bool:
-    """End a match with its last turns (``left``), in one transaction fenced by its lease:
-    the turns stored (as rows; only counted, when the finish archives every turn), then the
-    end; ``messages`` (the turns' broadcasts) are sent after the commit, before the end's.
-    False when the lease is gone (nothing written). ``LimitReached`` (rolled back) when the
-    turns would take the match over its byte limit."""
+    """End a match with its last turns (``left``) in one fenced transaction, ``messages`` sent
+    after the commit; False when the lease is gone, ``LimitReached`` (rolled back) over the cap."""
     archived = end.limit is None and end.archive is not None
     with transaction.atomic(savepoint=False):
         if left:
@@ -235,35 +214,11 @@ def store_end(
 class TurnWriter:
     """Stores and broadcasts a match's turns while the runner goes on (group commit).
 
-    ``put`` hands a turn over and returns at once unless ``max_pending`` turns wait; a
-    background task writes whatever has accumulated in one fenced transaction, then
-    broadcasts each turn of it, in order. When turns arrive less than ``linger`` seconds
-    apart (the first one: after the writer started) it waits up to ``linger`` for more, so
-    a fast match costs one commit per batch instead of one per move, and a short one (a
-    tic-tac-toe match lasts a few milliseconds) one commit in all, with no database work
-    while its bots are being asked; a paced one still stores and shows every turn at once.
-    The default 40 ms shows a fast match 25 times a second, as smooth as a viewer draws it,
-    at a few commits a second: fewer commits leave the bots' exchanges more of the GIL
-    (``bench/overhead.py``; the lingers compared in docs/performance.md).
-    ``flush`` waits until everything handed over is stored; a lost lease surfaces as
-    ``LeaseLost`` from ``put``, ``flush`` or the ``task``. With ``max_bytes`` it counts the
-    match's stored bytes (from ``stored_bytes``, what a resumed match already holds): the
-    first turn that would go over is not stored and the writer stops with
-    ``LimitReached(LIMIT_BYTES)`` (after broadcasting the turns stored before it).
-    ``finish(end)`` ends the match: the turns not stored yet go with its end, in one
-    transaction, and are broadcast after its commit, before the end.
-
-    The writer is where a match's database work waits for its hop: every call goes through
-    the event loop's batcher (``competition.matches.batch``), with the other matches' calls.
-
-    While nobody watches the match (``broadcast.watched``: no hub member or socket joined
-    its group in this process, or, in a runner process, in the web process as it last told
-    the runner), no spectator waits on the commit, so turns linger up to ``unwatched_linger``
-    instead (unknown, as with a shared channel layer, counts as watched): a match played
-    with nobody watching (a ladder's, a bench's) is stored with its end, not turn by turn
-    as rows its archive deletes a moment later. A spectator who joins cuts the wait short
-    at the match's next turn; a worker that dies loses at most that much play (the match
-    resumes from its last stored turn, as always).
+    Turns arriving less than ``linger`` apart wait up to that long for more, so a fast match
+    costs one commit per batch and a short one a single commit; 40 ms still shows a fast match
+    25 times a second. Unwatched matches wait ``unwatched_linger`` (stored with their end, not
+    as rows the archive deletes at once); a spectator's arrival cuts that short. A lost lease
+    raises ``LeaseLost`` from ``put``, ``flush`` or ``task``; the byte cap ``LimitReached``.
     """
 
     #: the most turns stored in one transaction (then broadcast)
@@ -325,10 +280,8 @@ class TurnWriter:
             await self.task
 
     async def finish(self, end: End) -> None:
-        """End the match (``end``) with the turns not stored yet, in one transaction
-        (``store_end``); they are broadcast after its commit, before the end. A byte limit
-        the last turns reach ends it as ``limit``: the turns that fit are stored and
-        broadcast first, as rows. ``LeaseLost`` when the match was ended elsewhere."""
+        """End the match with the turns not stored yet (``store_end``); over the byte cap, the
+        turns that fit are stored as rows first and it ends as ``limit``."""
         try:
             left = await self._stop()
         except LimitReached as exc:  # the writer stopped at the byte limit
@@ -362,17 +315,15 @@ class TurnWriter:
         )
 
     async def _store_rows(self, records: list[TurnRecord]) -> bool:
-        """Store and broadcast ``records`` as rows, a batch at a time, as the writer does;
-        False once a turn would take the match over its byte limit (it and the rest are
-        not stored)."""
+        """Store and broadcast ``records`` as rows, a batch at a time; False at the byte cap."""
         for start in range(0, len(records), self.max_batch):
             if not await self._store(records[start : start + self.max_batch]):
                 return False
         return True
 
     async def _store(self, batch: list[TurnRecord], prepare=None) -> bool:
-        """Store ``batch`` in the loop's next database batch, then broadcast what was
-        stored; False when the byte limit kept some of it out."""
+        """Store ``batch`` in the loop's next database batch, then broadcast what was stored;
+        False when the byte cap kept some out."""
         call = batches.Call(
             record_turns,
             (self.match_id, self.token, batch),
@@ -386,8 +337,7 @@ class TurnWriter:
         return stored == len(batch)
 
     async def _stop(self) -> list[TurnRecord]:
-        """Stop storing and hand back the turns not stored yet, in order. A batch being
-        stored is stored and broadcast first; what stopped the writer is raised."""
+        """Stop and hand back the unstored turns in order (a batch in flight is stored first)."""
         self._stopping = True
         self._wake.set()
         if not self._storing:  # waiting for a turn, or lingering: nothing in flight

@@ -11,9 +11,8 @@ from competition.models.filters import MatchFilters
 
 
 def hidden(prefix: str = "") -> Q:
-    """The one definition of a match the public may not see yet: an unrevealed match of an event
-    hiding its results. The events are a subquery, not a join, so a history page keeps its
-    index order."""
+    """The one definition of a match the public may not see yet (an event's, unrevealed); a
+    subquery, not a join, so a history page keeps its index order."""
     from competition.models.events import Event
 
     hiding = Event.objects.filter(hide_results=True).values("pk")
@@ -60,9 +59,8 @@ class MatchQuerySet(models.QuerySet):
         return self.filter(participants__bot_id=bot_id)
 
     def listed(self, filters: MatchFilters, user, wanted: int):
-        """The match list: the matches ``filters`` keep that ``user`` may see, newest first, from
-        ``filters.before``. A bot's or user's matches are per-bot windows of ``wanted`` rows,
-        so the cost does not grow with history."""
+        """The matches ``filters`` keep that ``user`` may see, newest first from ``filters.before``;
+        a bot's or user's are per-bot windows of ``wanted`` rows (cost flat in history)."""
         visible = self.visible_to(user)
         bot_ids = filters.bot_ids()
         if bot_ids is not None:

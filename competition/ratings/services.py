@@ -1,7 +1,7 @@
 """Ratings with openskill (Plackett-Luce), per game; one append-only step per (match, bot).
 
-``apply_match`` locks the bots' ratings in bot id order (no deadlock), so ``RatingChange`` ids are
-the order ratings moved in and ``recompute`` must land exactly on the stored values."""
+``apply_match`` locks ratings in bot id order (no deadlock), so ``RatingChange`` ids give the order
+``recompute`` replays to land exactly on the stored values."""
 
 from __future__ import annotations
 
@@ -74,8 +74,7 @@ ONE_OWNER = (
 
 
 def one_owner(owner_ids: Iterable[int | None]) -> bool:
-    """Whether two seats are the same user's bots: never rated, since the owner could choose the
-    result. The platform's seats are nobody's."""
+    """Whether two seats are one user's bots (never rated: the owner could choose the result)."""
     owned = [owner for owner in owner_ids if owner is not None]
     return len(set(owned)) != len(owned)
 
@@ -94,8 +93,7 @@ def rateable(match: Match, participants: list[Participant]) -> bool:
 
 @functools.cache
 def _rating_sql(db, bots: int) -> tuple[str, str, str]:
-    """The rating statements for ``bots`` seats, as plain SQL: rating runs inside every finish
-    (one read locks every seat's rating, in id order)."""
+    """The rating statements for ``bots`` seats, as plain SQL (one read locks them in id order)."""
     r, c = Rating._meta.db_table, RatingChange._meta.db_table
     lock = " FOR UPDATE" if db.features.has_select_for_update else ""
     marks = ", ".join(["%s"] * bots)
@@ -156,9 +154,8 @@ UNRANKED_SHOWN = 200
 
 
 def leaderboard(game: str):
-    """``(ranked, unranked)`` querysets of a game's leaderboard (its standing ladder) for the
-    page and the API: ranked by ordinal and annotated ``r_*``; the unranked by name, since the
-    defaults would rank them above bots that lost."""
+    """``(ranked, unranked)`` querysets of a game's leaderboard: ranked by ordinal (``r_*``); the
+    unranked by name, since the default rating would rank them above bots that lost."""
     from django.db.models import F, FloatField, IntegerField, Value
     from django.db.models.functions import Coalesce
 

@@ -217,9 +217,8 @@ _BOT_NAMES = Prepared(
 def results_by_opponent(
     bot: Bot, limit: int = BY_OPPONENT_MATCHES, top: int | None = None
 ) -> tuple[list[dict], int]:
-    """Wins, draws and losses against each opponent over the bot's latest ``limit`` results, most
-    played first: read on the ``Participant(bot, match)`` index so the cost does not grow with
-    history. The ``top`` rows and the opponent count."""
+    """The ``top`` rows of wins, draws and losses per opponent over the latest ``limit`` results
+    (most played first), and the opponent count; read on the ``Participant(bot, match)`` index."""
     mine_query, others_query = _by_opponent_queries(limit)
     mine: dict[int, str | None] = {}
     for match_id, result in mine_query(bot.pk):

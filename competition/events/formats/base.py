@@ -47,9 +47,8 @@ class Format:
 
     @classmethod
     def check_seats(cls, low: int, high: int, size: int | None) -> None:
-        """``ValidationError`` when the format cannot play a game of ``low`` to ``high`` seats at
-        tables of ``size``; a two-seat format refuses a game of more seats unless
-        ``table_size`` is 2."""
+        """``ValidationError`` when the format cannot seat a game of ``low`` to ``high`` seats at
+        tables of ``size`` (a two-seat format needs ``table_size`` 2 for a bigger game)."""
         if low > 2:
             raise ValidationError(
                 {"format": f"A game of {low} or more seats needs a free-for-all."}
@@ -80,9 +79,8 @@ class Format:
         return 0
 
     def round_due(self, done: int) -> bool:
-        """Whether round ``done + 1`` may start now, ``event.round_gap`` seconds after round
-        ``done`` ended. Until then it records ``Event.next_round_at`` for the runners'
-        periodic step to come back."""
+        """Whether round ``done + 1`` may start now (``round_gap`` after round ``done`` ended);
+        until then ``Event.next_round_at`` tells the periodic step when to come back."""
         event = self.event
         due = None
         if done >= 1 and event.round_gap > 0:
@@ -99,9 +97,8 @@ class Format:
     # -- ranking and views ----------------------------------------------------------------------
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
-        """Each standings row's sort key, best highest (ties then go to head-to-head, then name);
-        may add the format's own columns to ``rows``. ``source``: the public standings, None
-        for the stored ones."""
+        """Each standings row's sort key, best highest (then head-to-head, then name); may add
+        columns to ``rows``. ``source``: the public standings, None for the stored ones."""
         return {b: (r["points"], r["wins"]) for b, r in rows.items()}
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:

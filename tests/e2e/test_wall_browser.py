@@ -199,10 +199,11 @@ def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
         "from competition.events.services import start_event\n"
         f"from competition.models import Event\nstart_event(Event.objects.get(pk={event}))\n",
     )
+    # (either page: they turn every 3 s, and a loaded machine may take longer to fill one)
     page.wait_for_function(
-        "() => /^tables 1\\u20134 of 6/.test(document.getElementById('wall-pages').textContent)"
+        "() => / of 6 /.test(document.getElementById('wall-pages').textContent)"
         " && [...document.querySelectorAll('#wall .pane')].every((t) =>"
-        " t.dataset.status === 'running' && Number(t.dataset.turns) >= 2)"
+        " t.dataset.status === 'running' && Number(t.dataset.turns) >= 1)"
     )
     snapshot = page.request.get(f"{arena_site['base']}/events/{event}/screen.json").json()
     live = {m["id"] for m in snapshot["live"]}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from bots.faults import public_details
@@ -200,8 +200,10 @@ class Match(models.Model):
 
 class ParticipantQuerySet(models.QuerySet):
     def public(self):
-        """Seats of the matches anyone may see (``hidden``)."""
-        return self.exclude(hidden("match__"))
+        """Seats of the matches anyone may see (``hidden``): a correlated subquery, not a join,
+        so PostgreSQL walks a bot's seats on their index from a keyset position instead of
+        merging with the whole match table from its newest row."""
+        return self.exclude(Exists(Match.objects.filter(hidden(), pk=OuterRef("match_id"))))
 
     def visible_to(self, user):
         return self if sees_hidden(user) else self.public()

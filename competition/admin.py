@@ -454,7 +454,7 @@ class CappedPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        return self.object_list[: self.CAP + 1].count()
+        return self.object_list.order_by()[: self.CAP + 1].count()  # a count needs no order
 
     @property
     def capped(self) -> bool:

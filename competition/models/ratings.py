@@ -39,8 +39,6 @@ class RatingChange(models.Model):
     class Meta:
         ordering = ("id",)
         constraints = [models.UniqueConstraint(fields=("match", "bot"), name="ratingchange_unique")]
-        # a bot's newest steps (its page's rating chart) without reading its whole history
-        indexes = [models.Index(fields=("bot", "-id"), name="ratingchange_bot_newest")]
 
     def __str__(self) -> str:
         return f"{self.bot} in match {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"

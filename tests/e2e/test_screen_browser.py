@@ -80,8 +80,9 @@ class Site:
         """Run ``code`` in ``manage.py shell`` on the site's database; its last printed line."""
         done = subprocess.run(
             [sys.executable, str(REPO / "manage.py"), "shell", "-c", code],
-            env=self.env, cwd=REPO, capture_output=True, text=True, timeout=120, check=True,
+            env=self.env, cwd=REPO, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
         lines = done.stdout.strip().splitlines()
         return lines[-1] if lines else ""
 

@@ -38,8 +38,8 @@ def site(tmp_path_factory):
     site.stop()
 
 
-@pytest.fixture(scope="module")
-def page(site):
+def projector_page():
+    """One page at 1920x1080 for a module; no page may have thrown by its end."""
     SHOTS.mkdir(exist_ok=True)
     errors: list[str] = []
     with playwright_api.sync_playwright() as p:
@@ -50,6 +50,11 @@ def page(site):
         yield page
         browser.close()
     assert errors == []
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    yield from projector_page()
 
 
 def gap(site: Site, event: int, seconds: int) -> None:

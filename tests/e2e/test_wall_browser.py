@@ -16,7 +16,8 @@ import time
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
+from tests.e2e.test_browser import SHOTS
+from tests.e2e.test_event_day_browser import projector_page
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -58,16 +59,7 @@ def _close_egress_session():
 
 @pytest.fixture(scope="module")
 def page():
-    SHOTS.mkdir(exist_ok=True)
-    errors: list[str] = []
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_context(viewport=PROJECTOR).new_page()
-        page.set_default_timeout(60_000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-    assert errors == []
+    yield from projector_page()
 
 
 def shell(site: dict, code: str) -> str:

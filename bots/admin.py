@@ -1,9 +1,5 @@
-"""The bots' admin. A bot's signing secret is never shown, not even to staff: the page says
-whether one is set, and the "rotate" action replaces it (``Bot.rotate_secret``, as the bot
-page and the API do; its owner reads the new one by rotating it again from the bot page or
-the API). A code bot's versions are listed inline (read-only, each with a download link for
-staff); a file given in the form is read by ``read_uploaded_code`` (as the bot form and the
-API read theirs) and stored as its next version (a code bot is created with its first)."""
+"""The bots' admin: a bot's signing secret is never shown, not even to staff (the "rotate"
+action replaces it; its owner reads a new one by rotating it from the bot page or the API)."""
 
 from django import forms
 from django.contrib import admin, messages

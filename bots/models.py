@@ -272,9 +272,8 @@ class Bot(models.Model):
         )
 
     def claim_test_call(self, interval: timedelta, hold: timedelta = timedelta(0)) -> bool:
-        """Take the bot's test-call slot, at most once per ``interval`` across sessions and web
-        nodes: a conditional UPDATE decides. The slot is held for ``hold`` until
-        ``release_test_call``, so the interval runs from a call's end."""
+        """Take the bot's test-call slot, at most once per ``interval`` across sessions and nodes
+        (a conditional UPDATE), held until ``release_test_call``: the interval runs from its end."""
         now = timezone.now()
         free = Q(test_called__isnull=True) | Q(test_called__lte=now - interval)
         return Bot.objects.filter(free, pk=self.pk).update(test_called=now + hold) == 1

@@ -1,7 +1,4 @@
-"""The organisers' console: events are set up and run from here (docs/architecture.md).
-
-Actions call ``services``; history (matches, turns, ratings) is read-only.
-"""
+"""The organisers' console: events are set up and run from here; history is read-only."""
 
 from __future__ import annotations
 
@@ -209,8 +206,7 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Entry)
 class EntryAdmin(admin.ModelAdmin):
-    """The entries users made through registration: the organiser approves or refuses them
-    here (their owners are told)."""
+    """The entries users made through registration, approved or refused here (owners are told)."""
 
     list_display = ("bot", "event", "status", "entered_by", "created")
     list_filter = ("status", "event__status")
@@ -411,9 +407,8 @@ TURN_COLUMNS = ("number", "seats", "faults", "details", "latencies_ms", "forfeit
 
 
 def turn_table(match: Match):
-    """The last ``ADMIN_TURNS`` turns of ``match`` as a table: numbers, faults and latencies
-    (the logs, whole messages, stay out of the page), read through ``matches.history`` so a
-    compacted match shows the same as one whose turns are still rows."""
+    """The last ``ADMIN_TURNS`` turns of ``match`` (no logs: whole messages), read through
+    ``matches.history`` so a compacted match shows the same."""
     turns = history.recent(match, ADMIN_TURNS, logs=False)
     if not turns:
         return "No turn stored."
@@ -444,11 +439,8 @@ def turn_table(match: Match):
 
 
 class CappedPaginator(Paginator):
-    """A history changelist's pages counted up to ``CAP`` rows: Django's admin counts every
-    row on every page (``COUNT(*)`` over a million matches or two million rating steps, the
-    slowest query of the page). Past the cap the changelist says "more than" the cap and
-    pages through its first ``CAP`` rows; a filter or a search narrows down the rest. ``CAP``
-    stays above a page (the admin lists a whole queryset whose count fits in one)."""
+    """A history changelist's pages counted up to ``CAP`` rows, not ``COUNT(*)`` over millions:
+    past the cap it says "more than" and pages its first ``CAP`` (above a page's size)."""
 
     CAP = 10_000
 
@@ -467,9 +459,8 @@ def bots_named(term: str) -> list[int]:
 
 
 def latest_matches(bots: list[int]):
-    """The ids of the latest ``SEARCH_MATCHES`` matches of ``bots``, read on the
-    ``Participant(bot, match)`` index: a subquery, not a list of ids (the changelist's count
-    and page each sent them as parameters, hundreds of placeholders to parse per query)."""
+    """The ids of the latest ``SEARCH_MATCHES`` matches of ``bots`` on the
+    ``Participant(bot, match)`` index, as a subquery, not hundreds of ids as parameters."""
     return (
         Participant.objects.filter(bot_id__in=bots)
         .order_by("-match_id")
@@ -503,9 +494,8 @@ class MatchAdmin(admin.ModelAdmin):
     inlines = (ParticipantInline,)
 
     def get_search_results(self, request, queryset, search_term):
-        """An id, or bots by name first (a few rows), then their latest ``SEARCH_MATCHES``
-        matches read on the ``Participant(bot, match)`` index: no DISTINCT over a join of
-        every match, no count of a bot's whole history."""
+        """An id, or bots by name first, then their latest ``SEARCH_MATCHES`` matches: no DISTINCT
+        over a join of every match, no count of a bot's whole history."""
         term = search_term.strip()
         if not term:
             return queryset, False
@@ -552,9 +542,8 @@ class MatchAdmin(admin.ModelAdmin):
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
-    """Each game's standing ladder and its health: matches made in the last minute, its
-    queue, its running matches, bots in (enrolled and active) and out. ``paused`` stops its
-    matchmaking (the budget and the caps are settings: README, "The standing ladder")."""
+    """Each game's standing ladder and its health; ``paused`` stops its matchmaking (the budget and
+    the caps are settings: README, "The standing ladder")."""
 
     list_display = ("game", "paused", "per_minute", "queued", "running", "bots_in", "bots_out")
     list_editable = ("paused",)
@@ -639,9 +628,8 @@ class RatingChangeAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).prefetch_related("bot", "match")
 
     def get_search_results(self, request, queryset, search_term):
-        """A match id, or bots by name first (a few rows), then their steps in their latest
-        ``SEARCH_MATCHES`` matches (as the match search): a join on every step's bot name
-        read the whole table for a bot with few matches."""
+        """A match id, or bots by name first, then their steps in their latest ``SEARCH_MATCHES``
+        matches: a join on every step's bot name read the whole table."""
         term = search_term.strip()
         if not term:
             return queryset, False

@@ -157,9 +157,8 @@ def simulate_in_worker(
     cpu_seconds: float = SIMULATE_CPU_SECONDS,
     wall_seconds: float = SIMULATE_WALL_SECONDS,
 ) -> dict:
-    """``simulate`` of a request's raw ``body`` in a budgeted child process. Raises ``BadBody``,
-    ``ValueError``, ``SimulationError``, or ``SimulationRefused`` when the budget ran out or
-    no worker was free."""
+    """``simulate`` of a request's raw ``body`` in a budgeted child process: ``BadBody``,
+    ``ValueError``, ``SimulationError``, or ``SimulationRefused`` (budget spent, no worker free)."""
     kind, payload = in_worker(_work, (game.slug, body), cpu_seconds, wall_seconds)
     if kind == "ok":
         return payload

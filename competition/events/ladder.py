@@ -1,8 +1,7 @@
 """The standing ladder of each game: who is in it, and ``tick``, which makes its matches.
 
-docs/architecture.md tells the design. Every read is a bounded index range (``WINDOW``
-rows), never a scan, so a pairing costs the same at 10 or 10,000 bots; the bots are claimed
-by a conditional UPDATE, so two schedulers never book a bot twice (the loser rolls back).
+Every read is a bounded index range (``WINDOW`` rows), so a pairing costs the same at 10 or
+10,000 bots; a conditional UPDATE claims the bots, so two schedulers never book one twice.
 """
 
 from __future__ import annotations
@@ -82,10 +81,8 @@ def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
 
 
 def enrol(bot: Bot) -> LadderSpot | None:
-    """A bot that passed a test call enters its ladder once, whatever its status.
-
-    If its owner took it out since, that choice stands.
-    """
+    """A bot that passed a test call enters its ladder once, whatever its status (if its owner
+    took it out since, that choice stands)."""
     if bot.is_platform:
         return None
     return _place(ladder_of(bot.game), bot)
@@ -162,11 +159,8 @@ def allowance(ladder: Ladder, now) -> int:
 
 
 def step(ladder: Ladder, now) -> int:
-    """Make this step's matches of ``ladder``; stops early when nobody can be paired.
-
-    The ladder's row is locked for the step (a second scheduler skips it), so two schedulers
-    do not both spend the same budget.
-    """
+    """Make this step's matches of ``ladder`` (until nobody can be paired), its row locked so two
+    schedulers do not both spend the same budget."""
     made = 0
     with transaction.atomic():
         mine = Ladder.objects.select_for_update(skip_locked=True).filter(pk=ladder.pk)
@@ -214,11 +208,8 @@ def _contender(spot: _Spot) -> pairing.Contender:
 
 
 def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
-    """The longest-waiting free bots that may play now (``WINDOW`` at most).
-
-    A front full of paused or inactive members is read past, up to ``FRONT_READS`` times, so
-    they never hold up the active ones.
-    """
+    """The longest-waiting free bots that may play now (``WINDOW`` at most), reading past a front
+    of paused or inactive members up to ``FRONT_READS`` times."""
     for _ in range(FRONT_READS):
         rows = ladder_sql.front(ladder.pk, now, house=house, size=WINDOW)
         seekers = _playable(rows, now)
@@ -228,10 +219,8 @@ def _seekers(ladder: Ladder, now, house: bool) -> list[_Spot]:
 
 
 def tables(ladder: Ladder, now) -> Iterator[list[_Spot]]:
-    """The tables worth claiming now, best first, each in seat order.
-
-    A bot nobody can meet now is put back by one interval, so the bots behind it get their turn.
-    """
+    """The tables worth claiming now, best first, each in seat order; a bot nobody can meet now is
+    put back by one interval, so the bots behind it get their turn."""
     seats = max(2, get_game(ladder.game).seats[0])
     house = settings.ARENA_LADDER_HOUSE_BOTS
     seekers = _seekers(ladder, now, house)

@@ -1,9 +1,7 @@
 """The standing ladder's hot statements, compiled from the ORM once per vendor and shape.
 
-Building and compiling a queryset costs more CPU than SQLite takes to answer these index
-reads. So each is an ordinary queryset (the ORM still says what "free", "near" and
-"claimed" mean) built with stand-ins for its values (``Marks``), compiled once; a call
-binds the real values. Rows are read raw: only numbers and short strings.
+Building a queryset costs more CPU than SQLite takes to answer these index reads: each is a
+queryset built with stand-ins (``Marks``) and compiled once, and a call binds the real values.
 """
 
 from __future__ import annotations
@@ -60,10 +58,8 @@ class Marks:
 
 
 class Statement:
-    """``stmt(shape, **values)``: the rows of a SELECT or the count of an UPDATE.
-
-    ``build(marks, *shape)`` gives a query, or a tuple run as one ``UNION ALL``.
-    """
+    """``stmt(shape, **values)``: the rows of a SELECT or the count of an UPDATE; ``build(marks,
+    *shape)`` gives a query, or a tuple run as one ``UNION ALL``."""
 
     def __init__(self, build: Callable, *, update: bool = False):
         self.build = build

@@ -1,8 +1,7 @@
 """Pairing generators: pure functions over entry ids and small records (no ORM, no Django).
 
-A series is N games between two entries, seats alternating. Swiss avoids, strongest first:
-a second bye, a rematch (an exact matching check), a bye above the lowest-ranked, then score
-groups.
+Swiss avoids, strongest first: a second bye, a rematch (an exact matching check), a bye above
+the lowest-ranked, then score groups.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ SERIES_TIE_BREAK = (
 
 def round_robin(entries: Sequence, double: bool = False) -> list[list[tuple]]:
     """Rounds of pairs by the circle method: every pair meets once (twice when ``double``, seats
-    swapped), one entry rests per round when the count is odd, and each entry is first in half
-    its pairings give or take one."""
+    swapped), one rests per round when the count is odd, each first in half its pairings."""
     items: list[Any] = list(entries)
     if len(items) < 2:
         return []
@@ -414,9 +412,8 @@ def ffa_step(n: int, tables: int) -> int:
 
 
 def ffa_round(entries: Sequence[Hashable], round_no: int, table_size: int) -> list[list]:
-    """The tables of free-for-all round ``round_no``, seat 0 first. Entries rotate through
-    seat-major cells by a step coprime with ``n`` and each seat row shifts per round, so every entry
-    holds every seat equally often."""
+    """The tables of free-for-all round ``round_no``, seat 0 first; entries rotate through
+    seat-major cells by a step coprime with ``n``, so every entry holds every seat equally often."""
     items = list(entries)
     n = len(items)
     if len(set(items)) != n:
@@ -648,9 +645,8 @@ def standing_target(
     explore_games: int,
     explore_percent: int,
 ) -> float:
-    """The rating near which ``seeker``'s opponents are sought: its own, except in its first
-    ``explore_games`` and ``explore_percent`` % of the rest, when it is drawn across the
-    ladder so a new bot meets a spread of opponents."""
+    """The rating near which ``seeker``'s opponents are sought: its own, except in its exploring
+    games (``explore_games``, then ``explore_percent`` %), drawn across the ladder."""
     if seeker.games >= explore_games and rng.random() * 100 >= explore_percent:
         return seeker.rating
     found = edges()

@@ -149,9 +149,8 @@ def load_series(event: Event, only: Q | None = None) -> list[Series]:
 
 
 def public_series(event: Event) -> list[Series]:
-    """The series as the public may see them while results are hidden: unrevealed games shown as
-    still to play; a series with no revealed game is left out, since its very pairing may tell
-    an earlier result."""
+    """The series as the public may see them while results are hidden: unrevealed games still to
+    play; a series with no revealed game left out (its very pairing may tell a result)."""
     shown = load_series(event, Q(match__revealed_at__isnull=False))
     by_key = {(s.round, s.key): s for s in shown}
     for series in load_series(event, Q(match__revealed_at__isnull=True)):

@@ -1,7 +1,5 @@
-"""Event services: start an event, progress it as matches finish, standings, bracket.
-
-The steps every format shares run here in one transaction with the event row locked; the format
-(``formats.of(event)``) says what to do."""
+"""Event services: the steps every format shares, in one transaction with the event row locked;
+the format (``formats.of(event)``) says what to do."""
 
 from __future__ import annotations
 
@@ -276,9 +274,8 @@ def on_bot_activated(bot: Bot) -> None:
 
 
 def reveal(match_id: int) -> bool:
-    """The presenter's reveal of a hidden match: mark it revealed, rate it now (its rating waited
-    for this) and publish its end and the public standings. False if not such a match or
-    already revealed."""
+    """The presenter's reveal of a hidden match: mark it revealed, rate it now, publish its end
+    and the public standings. False if not such a match or already revealed."""
     from competition.matches.presenters import match_json
 
     with transaction.atomic():

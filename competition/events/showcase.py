@@ -1,20 +1,5 @@
-"""Demo showcases: one continuous, paced ladder per game between the platform's built-in
-seats, so that the home page, every game page and a big screen always have a live match
-(``manage.py demo`` makes them, once per game: ``ensure_showcase`` there; ``make run`` runs
-them).
-
-A showcase is an ``Event`` with ``showcase`` set: a ladder (``EventFormat.LADDER``, no round
-limit, so it never finishes) of one game per series, paced (``pace_ms``) for spectators.
-Its matches are unrated practice (``Match.rated`` false, as the bench's): the built-ins'
-ratings and the leaderboards are what real matches made them.
-
-It does not fill the database: each time one of its matches finishes (inside the finish
-transaction, whatever the runner: embedded, Celery or ``runmatches``), ``prune`` deletes the
-series that ended beyond the latest ``KEEP`` (their matches, participants and turns) and
-subtracts them from the stored standings (``standings.forget_series``). A showcase therefore
-holds at most ``KEEP`` ended series plus those in flight (at most half its entries), however
-long it runs; SQLite reuses the freed pages, so the file stops growing too.
-"""
+"""Demo showcases: one endless, paced, unrated ladder per game between the built-in seats,
+pruned at each finish to its latest ``KEEP`` ended series (docs/architecture.md)."""
 
 from __future__ import annotations
 

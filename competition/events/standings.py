@@ -1,9 +1,5 @@
-"""Stored standings, kept up to date as matches change, so reading costs the same whatever
-the event's history.
-
-A changed match's series is rebuilt from its own matches and the difference of its
-``contribution`` added to its bots' sums; ``recompute`` rebuilds everything from the matches.
-"""
+"""Stored standings, kept up to date as matches change, so a read costs the same whatever the
+event's history: a changed series is rebuilt and its ``contribution``'s difference added."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Forking a replay: a new match from another's state after one of its turns.
-
-docs/architecture.md tells the design: the state is rebuilt from the stored actions, the
-fork keeps the origin's game, seed, options and seats (later chance draws what the origin
-would have drawn), and numbers its own turns from 1, its turn 0 the origin's position.
-"""
+"""Forking a replay: a new match from another's state after a turn (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -32,10 +27,8 @@ MAX_FORK_DEPTH = 8
 
 
 def _actions(match_id: int, n: int) -> list[dict]:
-    """The ``{seat: action}`` of turns 1..``n``, every one stored and none a forfeit.
-
-    The loop does not apply a forfeiting turn's actions.
-    """
+    """The ``{seat: action}`` of turns 1..``n``, every one stored and none a forfeit (the loop
+    never applied a forfeiting turn's actions)."""
     turns = turns_upto(match_id, n)
     if len(turns) != n or any(t["number"] != i for i, t in enumerate(turns, 1)):
         raise ValidationError({"turn": f"Match {match_id} has no stored turn {n}."})
@@ -82,11 +75,8 @@ def _rebuild(origin: Match, actions: list[dict], seats: int) -> State:
 
 
 def check_start(origin: Match, turn: int, seats: int) -> None:
-    """``ValidationError`` (field ``turn``) or ``TooManyMatches`` unless a fork may start there.
-
-    A position is rebuilt in the simulation pool under its CPU budget, never in the web
-    process; a match's own end is refused without a rebuild.
-    """
+    """``ValidationError`` (field ``turn``) or ``TooManyMatches`` unless a fork may start there;
+    the position is rebuilt in the simulation pool under its CPU budget, never in this process."""
     game = get_game(origin.game)
     if Match.objects.filter(pk=origin.pk).filter(hidden()).exists():
         # staff see it, but a fork is a public match: it would show the hidden position
@@ -148,11 +138,8 @@ def start_state(match: Match, seats: int) -> State | None:
 
 
 def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
-    """The bots of a fork by seat, if ``user`` may seat them.
-
-    ``ValidationError`` or ``PermissionDenied`` unless the user owns one of them or seats the
-    origin's own bots (any order).
-    """
+    """The bots of a fork by seat; ``ValidationError`` or ``PermissionDenied`` unless ``user``
+    owns one of them or seats the origin's own bots (any order)."""
     seated = list(origin.participants.order_by("seat").values_list("bot_id", flat=True))
     if len(bot_ids) != len(seated):
         raise ValidationError(
@@ -181,10 +168,7 @@ def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
 
 
 def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
-    """A queued, unrated match from ``origin``'s state after ``turn``, under a challenge's limits.
-
-    Unrated: its start was chosen, not played.
-    """
+    """A queued, unrated match from ``origin``'s state after ``turn``, charged as a challenge."""
     charge_challenge(user)
     bots = fork_bots(user, origin, bot_ids)
     check_start(origin, turn, len(bots))

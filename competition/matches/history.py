@@ -1,12 +1,7 @@
-"""A match's turns wherever they are stored: the one reader of turns, and the compactor.
+"""A match's turns, as rows or one compacted archive: the one reader of turns, and the compactor.
 
-Rows while a match runs, one ``TurnArchive`` document once it has ended for good
-(docs/architecture.md); every reader gets the same values from either form. Readers get
-unsaved ``Turn`` instances: read them, never save them.
-
-A compaction beside a reader is harmless because of the reading order: the archive first;
-if absent, the rows; if they come back empty, the archive again (a compaction commits the
-archive and deletes the rows at once, so a read that saw any row saw all of them).
+Readers get unsaved ``Turn`` instances. A compaction beside a reader is harmless: the archive,
+else the rows, and if they come back empty the archive again (a compaction swaps them at once).
 """
 
 from __future__ import annotations
@@ -71,12 +66,8 @@ def encode(rows: Sequence[Sequence[Any]]) -> bytes:
 
 
 def pack(rows: Sequence[Sequence[Any]], game: str = "") -> tuple[bytes, int]:
-    """``(the stored document, its JSON bytes)``.
-
-    A 4-byte length, a JSON header (``FIELDS``, each block's turns, offset and length;
-    ``packed`` where the game has its own form), then blocks of about ``BLOCK_BYTES``
-    compressed alone, so a page of turns decompresses only its own.
-    """
+    """``(the stored document, its JSON bytes)``: the header's length and JSON, then blocks of
+    about ``BLOCK_BYTES`` compressed alone, so a page of turns decompresses only its own."""
     codec = packing.codec_of(game)
     if codec:
         try:
@@ -247,7 +238,6 @@ def unpack(codec: str, data: bytes) -> list[list[Any]]:
 
 
 def _archived(match_id: int) -> _Archive | None:
-    """The match's archive, or None when it has none."""
     found = TurnArchive.objects.filter(pk=match_id).values_list("codec", "data").first()
     if found is None:
         return None
@@ -288,11 +278,8 @@ def turns(
     logs: bool = True,
     debug_seats: Collection[int] = (),
 ) -> list[Turn]:
-    """The turns above ``since`` (up to ``upto``), in order, at most ``limit``.
-
-    Without ``logs`` the logs are not read, but for ``debug_seats``' overlays: a seat's log
-    holds whole messages, its overlay a few bytes.
-    """
+    """The turns above ``since`` (up to ``upto``), in order, at most ``limit``; without ``logs``
+    only ``debug_seats``' overlays are read of the logs (a log holds whole messages)."""
     match_id = _id(match)
 
     def from_rows() -> list[Turn]:
@@ -349,7 +336,6 @@ def _debug_only(turns: list[Turn], logs: bool, debug_seats: Collection[int]) -> 
 
 
 def last_number(match: Match | int) -> int:
-    """The number of the last stored turn (0: none)."""
     match_id = _id(match)
     return _either(
         match_id,
@@ -399,7 +385,6 @@ def seat_logs(match: Match | int, *, since: int = 0, limit: int) -> list[tuple[i
 
 
 def fault_codes(match: Match | int) -> list[Any]:
-    """Every turn's fault codes (per seat), in order."""
     match_id = _id(match)
     return _either(
         match_id,
@@ -439,12 +424,8 @@ class Compacted:
 
 
 def compact(match: Match | int) -> Compacted | None:
-    """Compact an ended match's turn rows into its archive; None when there is nothing to do.
-
-    An ended match's rows never change, so they are compressed outside the write
-    transaction (SQLite's write lock is held only to store and delete). Of two compactions
-    of one match, one wins.
-    """
+    """Compact an ended match's rows into its archive (None: nothing to do); compressed outside
+    the write transaction, as an ended match's rows never change. Of two compactions, one wins."""
     match_id = _id(match)
     started = time.perf_counter()
     ended = Match.objects.filter(pk=match_id, status__in=FINAL)
@@ -476,11 +457,8 @@ def compact(match: Match | int) -> Compacted | None:
 def archive_in_place(
     match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None, *, game: str = ""
 ) -> None:
-    """Archive an ending match from the turns the runner holds, in the finish's transaction.
-
-    The document ``compact`` would make, without reading the rows back; ``stored`` of
-    ``rows`` are rows to delete. Only where ``direct_archive``.
-    """
+    """``compact``'s document from the turns the runner holds, in the finish's transaction (only
+    where ``direct_archive``); ``stored`` of ``rows`` are rows to delete."""
     data, raw_bytes = pack(rows, game)
     db = connections[DEFAULT_DB_ALIAS]
     insert, delete = archive_sql(db)

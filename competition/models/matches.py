@@ -200,9 +200,8 @@ class Match(models.Model):
 
 class ParticipantQuerySet(models.QuerySet):
     def public(self):
-        """Seats of the matches anyone may see (``hidden``): a correlated subquery, not a join,
-        so PostgreSQL walks a bot's seats on their index from a keyset position instead of
-        merging with the whole match table from its newest row."""
+        """Seats of the matches anyone may see (``hidden``): a correlated subquery, not a join, so
+        PostgreSQL walks a bot's seats on their index instead of merging with the match table."""
         return self.exclude(Exists(Match.objects.filter(hidden(), pk=OuterRef("match_id"))))
 
     def visible_to(self, user):

@@ -1,14 +1,7 @@
-"""What the big screen (``/events/<id>/screen``) shows besides the live snapshot: the rounds
-(and, while the event's round gap runs, when the next one starts), the results of the last
-completed round, the bracket (single elimination) and, once the
-event is over, the podium with a link and a QR code to the final's replay.
+"""The big screen's ``show``: ``screen.json`` is ``consumers.event_snapshot`` plus it.
 
-``screen.json`` is ``consumers.event_snapshot`` plus ``show`` (this module); the websocket
-snapshot stays as its schema publishes it, and the page re-reads ``screen.json`` after each
-result. The QR code is drawn here, as an inline SVG, by ``segno`` (pure Python, no
-dependencies): the page loads no script for it and works offline on a projector's network.
-The screen is public: it shows only public matches (``Match.objects.public``: none hidden
-until its reveal), and no podium while any result of the event is still hidden.
+The QR code is an inline SVG (``segno``): no script, so it works offline on a projector's
+network. The screen is public: public matches only, no podium while any result is hidden.
 """
 
 from __future__ import annotations
@@ -29,9 +22,8 @@ PODIUM = 3
 
 
 def rounds_progress(event: Event) -> tuple[int, int | None]:
-    """``(current, completed)``: the latest round with a match, and the latest round whose
-    matches all ended while no earlier round is still playing (None before that). Reads the
-    latest match by round and the unfinished matches (indexed): never the event's history."""
+    """``(current, completed)``: the latest round with a match, and the latest whose matches all
+    ended with no earlier round playing; read on indexes, never the event's history."""
     rounds = event.matches.public().exclude(round=None)
     current = rounds.order_by("-round").values_list("round", flat=True).first() or 0
     # MIN, not ORDER BY round LIMIT 1: the planner reads the few unfinished matches by the
@@ -91,9 +83,8 @@ def podium(request, event: Event, standings: list[dict], bracket: dict | None) -
 def show(
     request, event: Event, standings: list[dict], bracket: dict | None, total: int | None
 ) -> dict:
-    """The ``show`` part of ``screen.json`` (see the module docstring); ``bracket`` is
-    ``bracket_view``'s (None but for an elimination) and ``total`` the rounds the format
-    plays (None for a ladder)."""
+    """The ``show`` part of ``screen.json``; ``bracket`` None but for an elimination, ``total``
+    (the rounds the format plays) None for a ladder."""
     current, completed = rounds_progress(event)
     return {
         "rounds": {

@@ -1,7 +1,5 @@
-"""``manage.py demo``: the ``demo`` user, the platform's seats, a rated demo event and a paced
-showcase per game (the seats, and the demo user's copies of them while fewer than three, so it
-plays several pairings), so something is always live. Idempotent. With ``DEBUG=false`` ``demo``
-is never staff and has no known password."""
+"""``manage.py demo`` (idempotent): the ``demo`` user, the platform's seats, a rated demo event
+and a paced showcase per game. With ``DEBUG=false`` ``demo`` is never staff, no known password."""
 
 from __future__ import annotations
 
@@ -101,9 +99,8 @@ def development_leftovers() -> list[str]:
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
-    """``game``'s showcase, made and started once; later calls only enter the seats it lacks.
-    The check reads outside the transaction: on SQLite a read-then-write transaction fails at
-    once if a server committed in between."""
+    """``game``'s showcase, made and started once; later calls only enter the seats it lacks. Read
+    outside the transaction: on SQLite a read-then-write one fails if a server committed between."""
     existing = Event.objects.filter(showcase=True, game=game.slug).order_by("pk").first()
     if existing is not None:
         showcase_entries(existing, game, user)
@@ -125,10 +122,8 @@ def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:
 
 
 def showcase_seats(game: Game, user) -> list:
-    """The bots of ``game``'s showcase: the platform's seat of every built-in strategy, and,
-    while they are fewer than ``showcase.MIN_ENTRIES``, the demo user's understudies of those
-    strategies ("demo perfect 2"…), so that the showcase plays several pairings in turn rather
-    than the same two bots for ever."""
+    """The platform's seat of every built-in strategy and, while fewer than ``MIN_ENTRIES``, the
+    demo user's understudies of them, so the showcase plays several pairings in turn."""
     names = sorted(game.builtin_bots)
     seats = [platform_seat(game.slug, EndpointKind.BUILTIN, name) for name in names]
     for i in range(max(0, showcase.MIN_ENTRIES - len(seats))):
@@ -144,9 +139,7 @@ def showcase_seats(game: Game, user) -> list:
 
 
 def showcase_entries(event: Event, game: Game, user) -> int:
-    """Enters in showcase ``event`` each of ``showcase_seats`` not in it yet (a ladder takes
-    late entries: a showcase made before the understudies gets them at the next start);
-    returns how many it entered."""
+    """Enter in showcase ``event`` those of ``showcase_seats`` not in it yet; how many."""
     present = set(event.entries.values_list("bot_id", flat=True))
     added = 0
     for seed, bot in enumerate(showcase_seats(game, user), 1):

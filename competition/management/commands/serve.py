@@ -1,8 +1,8 @@
-"""``manage.py serve``: what ``make run`` does: migrate, create the demo, serve with daphne and
-start the runners.
+"""``manage.py serve``, what ``make run`` does: migrate, create the demo, serve, run the runners.
 
 Only ``X-Forwarded-Proto`` is taken from a trusted proxy: daphne's proxy support would take the
-client-written, leftmost ``X-Forwarded-For`` entry as the client's address."""
+client-written, leftmost ``X-Forwarded-For`` entry as the client's address.
+"""
 
 from __future__ import annotations
 

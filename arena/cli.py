@@ -485,8 +485,7 @@ def cmd_event(args) -> None:
 
 
 def cmd_play(args) -> None:
-    """A match on this machine through the platform's runner (``manage.py play``); nothing
-    stored."""
+    """A match on this machine through the platform's runner (``manage.py play``), not stored."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
     os.environ.setdefault("ARENA_BOT_ALLOW_NETWORKS", LOCAL_NETWORKS)
     try:

@@ -54,8 +54,7 @@ def server(override: str | None = None) -> str:
 
 
 def token(for_server: str) -> str | None:
-    """The token stored for ``for_server``, or ``ARENA_TOKEN``: tokens are kept per server so one
-    is never sent to another."""
+    """The token kept for ``for_server`` (never sent to another server), or ``ARENA_TOKEN``."""
     tokens = load().get("tokens")
     stored = tokens.get(for_server.rstrip("/")) if isinstance(tokens, dict) else None
     return os.environ.get("ARENA_TOKEN") or stored or None

@@ -96,8 +96,7 @@ class BotAdmin(admin.ModelAdmin):
     inlines = (BotVersionInline,)
 
     def get_inlines(self, request, obj):
-        """A code bot's versions; a bot of any other kind has none to list (and its change
-        form posts no versions formset)."""
+        """A code bot's versions; other kinds have none (their form posts no versions formset)."""
         return self.inlines if obj is not None and obj.kind == EndpointKind.CODE else ()
 
     def get_urls(self):

@@ -118,8 +118,7 @@ MAX_FILENAME = 255
 
 
 def uploaded_bytes(upload) -> bytes:
-    """An upload's bytes, read no further than one byte past the cap so ``read_upload`` can
-    refuse it without holding it all in memory."""
+    """An upload's bytes, read at most one byte past the cap so ``read_upload`` can refuse it."""
     from bots.codebundle import MAX_ARCHIVE_BYTES
 
     upload.seek(0)
@@ -127,8 +126,7 @@ def uploaded_bytes(upload) -> bytes:
 
 
 def read_uploaded_code(upload) -> tuple[str, bytes]:
-    """An upload read and checked, as ``(name, bytes)``; the one reader the web form, the API and
-    the admin use before storing anything."""
+    """An upload read and checked, as ``(name, bytes)``: the form's, the API's and the admin's."""
     data = uploaded_bytes(upload)
     name, _bundle = read_code(upload.name, data)
     return name, data
@@ -282,8 +280,7 @@ class Bot(models.Model):
         Bot.objects.filter(pk=self.pk).update(test_called=timezone.now())
 
     def rotate_secret(self) -> str:
-        """Replace the signing secret (the old one stops working at once) and return it; only the
-        owner's own request ever shows it."""
+        """Replace the signing secret (the old one stops at once); returned to the owner only."""
         self.secret = new_secret()
         self.save(update_fields=["secret", "updated"])
         return self.secret
@@ -340,8 +337,7 @@ class Bot(models.Model):
 
 
 class BotVersion(models.Model):
-    """One upload of a code bot. The bytes live in the database so any runner or worker can play
-    it without a shared disk."""
+    """One upload of a code bot, in the database so any runner plays it without a shared disk."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

@@ -538,7 +538,6 @@ def _checked(winner, a, b, r, i):
 
 
 def champion(rounds: Sequence[Sequence[Slot]]) -> Hashable | None:
-    """The winner of the final, once known."""
     return rounds[-1][0].winner if rounds else None
 
 

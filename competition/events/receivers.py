@@ -15,8 +15,8 @@ from competition.models import Event, EventStatus
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
 def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
-    """A rated forfeit counts towards the bots' health (before any new pairing); then the match's
-    event moves on and a ladder match frees its bots."""
+    """A rated forfeit counts to the bots' health first; then the event moves on, a ladder match
+    frees its bots."""
     if forfeited and match.rated and participants:
         check_bot_health(participants)
     if match.event_id:

@@ -32,7 +32,6 @@ def closes_at(event: Event) -> datetime | None:
 
 
 def is_open(event: Event, now: datetime | None = None) -> bool:
-    """Whether users may enter or withdraw now."""
     now = now or timezone.now()
     if event.status != EventStatus.DRAFT or event.registration_opens is None:
         return False
@@ -63,8 +62,7 @@ def _check(event: Event, bot: Bot, user) -> None:
 
 
 def enter(event: Event, bot: Bot, user) -> Entry:
-    """Enter ``user``'s ``bot``, approved at once or pending the organiser; ``ValidationError``
-    with a sentence if it may not."""
+    """Enter ``user``'s ``bot``, approved or pending; ``ValidationError`` with a sentence if not."""
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         _check(event, bot, user)

@@ -76,8 +76,7 @@ _ENTRY_VALUES = Prepared(
 
 
 def _entry_values(event: Event) -> list[tuple]:
-    """``scheduling.entries`` as plain values in one statement: a busy ladder's standings are
-    read on every finish and page."""
+    """``scheduling.entries`` as plain values in one statement (read on every finish and page)."""
     return _ENTRY_VALUES(event.pk)
 
 
@@ -105,8 +104,7 @@ def start_event(event: Event) -> int:
 
 
 def freeze_versions(event: Event) -> int:
-    """Record on each code bot's entry the version it plays (its latest now) when the event
-    freezes versions; frozen entries keep theirs."""
+    """When the event freezes versions, record each code bot entry's latest (frozen ones stay)."""
     if not event.freeze_versions:
         return 0
     entries = Entry.objects.filter(
@@ -126,8 +124,7 @@ def freeze_versions(event: Event) -> int:
 
 
 def on_match_finished(match: Match) -> None:
-    """Inside the finish transaction: schedule what is due, finish the event if over, broadcast
-    the standings after commit."""
+    """In the finish: schedule what is due, finish the event if over, broadcast after commit."""
     event = Event.objects.select_for_update().get(pk=match.event_id)
     stored.sync_series(event, match.round, match.pairing)
     _advance(event)
@@ -255,8 +252,7 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
 
 
 def on_bot_activated(bot: Bot) -> None:
-    """A bot became active again (in its transaction): the running events it entered that wait
-    for bots schedule what is due."""
+    """A bot became active (in its transaction): its running events waiting for bots go on."""
     now = timezone.now()
     LadderSpot.objects.filter(bot=bot, due__gt=now).update(due=now)
     waiting = Event.objects.filter(
@@ -333,8 +329,7 @@ def public_source(event: Event) -> stored.Recomputed | None:
 
 
 def standings(event: Event, *, everything: bool = False) -> list[dict]:
-    """One row per entry, best first, with ``rank``: what the public may see, or with ``everything``
-    (staff) the stored standings. ``StandingSerializer`` documents the row's keys."""
+    """Rows best first, with ``rank``: the public's, or with ``everything`` the stored ones."""
     source = None if everything else public_source(event)
     if source is None:
         kept = stored.sums(event)

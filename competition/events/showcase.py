@@ -16,8 +16,7 @@ NAME = "Demo {title} showcase"
 
 
 def prune(event: Event, keep: int | None = None) -> int:
-    """Delete the ended series of showcase ``event`` beyond its latest ``keep`` (default
-    ``KEEP``), with their matches (turns and participants cascade); returns how many went."""
+    """Delete showcase ``event``'s ended series beyond its latest ``keep``, with their matches."""
     keep = KEEP if keep is None else keep
     old = list(
         EventSeries.objects.filter(event_id=event.pk)

@@ -45,7 +45,7 @@ def is_table(key: str) -> bool:
 
 def series_points(series) -> dict[int, float]:
     """Points of a complete series per bot: a table's by rank, a pair's by total score (the key
-    tells which, not the format)."""
+    tells which)."""
     return table_points(series) if is_table(series.key) else two_sided_points(series)
 
 
@@ -288,8 +288,7 @@ def series_created(
 
 
 def forget_series(event: Event, row: EventSeries) -> None:
-    """Drop an ended series with its matches (a showcase keeps only its latest), subtracting its
-    contribution so the sums stay those of the matches kept."""
+    """Drop an ended series and its matches, subtracting its contribution from the sums."""
     before = State.of_row(row)
     old, old_h2h = contribution(before)
     for bot, values in old.items():
@@ -307,7 +306,6 @@ def forget_series(event: Event, row: EventSeries) -> None:
 
 
 def _load_one(event: Event, rnd: int, key: str):
-    """The ``events.Series`` of one series, from its own matches."""
     from competition.events.series import load_series
 
     found = load_series(event, Q(match__round=rnd, match__pairing=key))

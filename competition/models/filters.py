@@ -80,7 +80,6 @@ class UserName:
 
 
 def _showcase_events() -> list[int]:
-    """The demo showcases' events (one per game at most)."""
     from competition.models.events import Event
 
     return list(Event.objects.filter(showcase=True).values_list("pk", flat=True))

@@ -75,8 +75,7 @@ class MatchQuerySet(models.QuerySet):
         return rows.order_by("-id")
 
     def latest_finished_first(self, before: int | None = None):
-        """An event's matches, the latest finished first, read on the event indexes rather than
-        sorting them all; ``before`` is the keyset position."""
+        """An event's matches, the latest finished first, on its indexes; ``before``: the keyset."""
         rows = self
         if before is not None:
             cursor = Match.objects.filter(pk=before).values_list("finished", flat=True).first()
@@ -290,8 +289,8 @@ class Turn(models.Model):
         return out
 
     def public_json(self, debug_seats=()) -> dict:
-        """What spectators see: no logs, and fault details that could name a bot's network
-        location are the owner's only. ``debug_seats`` adds their overlays."""
+        """What spectators see: no logs; fault details that could name a bot's network location
+        are the owner's only."""
         data = self._public()
         if debug_seats:
             debug = self.debug_json(debug_seats)

@@ -318,7 +318,6 @@ def recent_matches(request, bot: Bot) -> list[dict]:
 
 
 def opponents_context(bot: Bot) -> dict:
-    """The results-by-opponent table's top rows and how many are left out."""
     table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
     bot_url = link_maker("bot-detail")
     for row in table:

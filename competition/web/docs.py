@@ -28,7 +28,6 @@ SAMPLE_MATCH = "42"
 
 
 def starter_path(slug: str) -> Path | None:
-    """The game's starter bot, ``games/<slug>/starter_bot.py``, or ``None``."""
     return get_game(slug).part(STARTER)
 
 
@@ -49,7 +48,6 @@ def http_request(game, message, *, seat: int, path: str = "/bot") -> str:
 
 
 def decoded_form(game, message) -> str:
-    """A form body's fields, decoded (what ``parse_qs`` gives the bot)."""
     body, _ = encode_body(game, message)
     return "\n".join(
         f"{unquote_plus(key)} = {unquote_plus(value)}"

@@ -36,8 +36,7 @@ class SignUpForm(UserCreationForm):
 
 
 class BotForm(forms.ModelForm):
-    """Register or edit a bot, by URL or by uploading code (an edit of a code bot takes a new
-    version); checked by ``validate_endpoint`` and ``read_uploaded_code``."""
+    """Register or edit a bot, by URL or by uploading code (a code bot's edit adds a version)."""
 
     game = forms.ChoiceField(choices=game_choices)
     file = forms.FileField(
@@ -251,8 +250,7 @@ class BenchForm(forms.Form):
 
 
 def parse_json(text: str, what: str):
-    """``text`` decoded as the API decodes a body (``decode_bounded``), so a form and the API
-    accept the same values; ``ValidationError`` otherwise."""
+    """``text`` decoded as the API decodes a body, so a form and the API accept the same values."""
     try:
         return decode_bounded(text.encode("utf-8", "surrogatepass"))
     except ValueError as exc:
@@ -261,8 +259,7 @@ def parse_json(text: str, what: str):
 
 
 class ChallengeForm(forms.Form):
-    """Challenge this page's bot with one of yours: seat, pace and options (the game's defaults
-    make a rated match). Checked as the API's challenge is."""
+    """Challenge this page's bot with one of yours, checked as the API's challenge is."""
 
     mine = forms.TypedChoiceField(coerce=int, label="Your bot")
     seat = forms.TypedChoiceField(choices=SEATS, coerce=int, initial=0, label="Your seat")

@@ -19,7 +19,6 @@ DEFAULT_PACE_MS = 500
 
 
 def _staff_event_or_404(request, pk: int) -> Event:
-    """The event, for staff only (anyone else: a 404, as for a page that is not there)."""
     if not request.user.is_staff:
         raise Http404("No such page")
     return get_object_or_404(Event, pk=pk)

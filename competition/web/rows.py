@@ -81,8 +81,7 @@ ROW_FIELDS = ("id", "game", "status", "reason", "rated", "event_id")
 
 
 def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[dict]:
-    """The first ``limit`` matches as the match tables' rows, links made and numbers formatted
-    once; ``event_names`` saves a query for event names."""
+    """The first ``limit`` matches as the match tables' rows, links and numbers made once."""
     # no join to the event here: SQLite would then sort every match the filter keeps
     if isinstance(matches, QuerySet):
         rows = list(matches.values(*ROW_FIELDS)[:limit])

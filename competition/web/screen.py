@@ -44,8 +44,7 @@ def round_results(event: Event, rnd: int | None) -> list[dict]:
 
 
 def final_match(event: Event, bracket: dict | None):
-    """The final's (last) game: the bracket's last slot's last game, else the event's last
-    match to end."""
+    """The final's (last) game: the bracket's last slot's last game, else the last match to end."""
     if bracket and bracket["rounds"]:
         series = bracket["rounds"][-1]["slots"][-1]["series"]
         ids = [m["id"] for m in series["matches"]] if series else []

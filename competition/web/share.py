@@ -41,7 +41,6 @@ def match_link(request, pk: int) -> str:
 
 
 def event_links(request, pk: int) -> dict[str, str]:
-    """The absolute share links of event ``pk``: its page and its big screen."""
     return {
         "event": request.build_absolute_uri(reverse("share-event", args=[pk])),
         "screen": request.build_absolute_uri(reverse("share-screen", args=[pk])),

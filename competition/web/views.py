@@ -273,8 +273,7 @@ SCREEN_ROTATE_MS = 12000
 
 
 def _seconds(request, name: str) -> int | None:
-    """The whole seconds of query parameter ``name`` (1 to 600), None when absent;
-    ``ValueError`` with a sentence for a person otherwise."""
+    """Query parameter ``name`` in whole seconds (1 to 600), None if absent, else ``ValueError``."""
     value = request.GET.get(name)
     if value is None:
         return None

@@ -80,8 +80,8 @@ def retire_for_production(user) -> list[str]:
 
 
 def development_leftovers() -> list[str]:
-    """What a production server must not serve, one sentence each: ``demo`` as staff or with the
-    development password, and any staff account with that password."""
+    """What a production server must not serve, in sentences: ``demo`` as staff, the development
+    password."""
     User = get_user_model()
     accounts = User.objects.filter(
         Q(username="demo") | Q(is_staff=True) | Q(is_superuser=True)

@@ -103,8 +103,7 @@ SCHEMES = {"http": ("http", "https"), "websocket": ("ws", "wss")}
 
 
 def forwarded_scheme(application):
-    """``application`` with the connection's scheme from ``X-Forwarded-Proto``, which the
-    websocket origin check compares with."""
+    """``application`` with the scheme from ``X-Forwarded-Proto``, which the origin check reads."""
 
     async def app(scope, receive, send):
         if scope["type"] in SCHEMES:

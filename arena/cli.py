@@ -348,8 +348,7 @@ def cmd_watch(args) -> None:
 
 
 class _Shown:
-    """The turns ``arena watch`` has printed; a gap before a snapshot or an oversized turn is
-    filled from the turns API first."""
+    """The turns ``arena watch`` printed; a gap is filled from the turns API first."""
 
     def __init__(self, client, match_id: int, show):
         self.client, self.match_id, self.show = client, match_id, show

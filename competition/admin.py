@@ -287,8 +287,8 @@ class EventAdmin(admin.ModelAdmin):
         return redirect("admin:competition_event_change", event.pk)
 
     def add_bots_view(self, request, pk: int):
-        """The event page's "Add bots" button: every active bot users registered for the
-        game, and the built-in strategies the organiser ticked (shown as built-ins)."""
+        """The event page's "Add bots": every active bot users registered for the game, and the
+        built-ins the organiser ticked."""
         event = self._posted_event(request, pk)
         added = event_services.add_all_active_bots(event, request.POST.getlist("builtin"))
         self.message_user(request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added.")
@@ -653,8 +653,7 @@ admin.site.unregister(Bot)
 
 @admin.register(Bot)
 class BotAdmin(_BotAdmin):
-    """The bots' admin, with status changes through ``set_bot_status`` (which reschedules the
-    events waiting for a bot made active), as the web and the API do."""
+    """The bots' admin; status changes go through ``set_bot_status``, as the web's and the API's."""
 
     list_filter = (GameFilter, "kind", "status")
 

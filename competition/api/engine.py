@@ -61,8 +61,8 @@ def _seats_of(index: int, step: dict, game: Game) -> dict[int, Any]:
 
 
 def simulate(game: Game, *, options: dict, seed: int, actions: list[dict]) -> dict:
-    """The state after ``actions`` as the API shows it; ``ValueError`` for bad options,
-    ``SimulationError`` for a bad turn."""
+    """The state after ``actions`` as the API shows it (``ValueError``: the options,
+    ``SimulationError``: a turn)."""
     state = game.initial_state(seed=seed, options=options)
     for index, step in enumerate(actions):
         to_move = game.to_move(state)
@@ -141,8 +141,7 @@ def _work(conn, slug: str, body: tuple[bytes, str], cpu_seconds: int) -> None:
 
 
 class BadBody(Exception):
-    """The body is not a simulate request: ``kind`` ``parse`` or ``invalid``, with the parser's
-    or serializer's ``detail``."""
+    """Not a simulate request: ``kind`` ``parse`` or ``invalid``, with its ``detail``."""
 
     def __init__(self, kind: str, detail: Any):
         super().__init__(f"{kind}: {detail}")

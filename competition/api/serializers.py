@@ -52,8 +52,7 @@ def django_errors(exc: DjangoValidationError) -> serializers.ValidationError:
 
 
 class StrictCharField(serializers.CharField):
-    """A string and only a string (DRF's ``CharField`` takes ``5``): the schema says exactly what
-    is accepted."""
+    """A string only (DRF's ``CharField`` takes ``5``): the schema says exactly what is accepted."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -406,8 +405,7 @@ class BotSerializer(serializers.ModelSerializer):
 
     @staticmethod
     def _check_code(attrs: dict, bot: Bot | None, kind: str) -> None:
-        """A code bot is created with its first ``file`` (a refused upload stores nothing); a
-        bot's kind never changes to or from code."""
+        """A code bot is created with its first ``file``; a kind never changes to or from code."""
         if (
             bot is not None
             and "kind" in attrs

@@ -416,8 +416,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
 @login_required
 @require_POST
 def bot_challenge(request, pk: int):
-    """POST: challenge this bot with one of yours, checked by the service the API uses
-    (``lifecycle.challenge``); a limit's refusal is a 429."""
+    """POST: challenge this bot with one of yours (``lifecycle.challenge``); 429 over a limit."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     if not challengeable(bot):
         raise Http404("This bot cannot be challenged")

@@ -41,9 +41,8 @@ NOTHING: dict = {"newProducers": 0, "newSoldiers": 0, "launchAttack": False}
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """One position: ``round`` and ``turn`` so far, both ``armies`` (producers, soldiers), who
-    attacked, the last ``clash`` ``(trigger, aggressor, winner)`` and each finished round's
-    winner."""
+    """One position: ``round``, ``turn``, both ``armies`` (producers, soldiers), who attacked, the
+    last ``clash`` ``(trigger, aggressor, winner)`` and each finished round's winner."""
 
     options: tuple[tuple[str, Any], ...]
     seed: int

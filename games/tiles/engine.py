@@ -2,11 +2,8 @@
 
 On a 24x12 board, a click on an empty tile paints it and battles the enemy tiles it touches (the
 bigger group wins), a click on an own tile nukes it and contaminates its neighbours; whoever owns
-more tiles when the game ends wins. ``random``, ``expand``, ``fearful`` and ``contain`` port the
-original sample AI; ``greedy`` is ours.
-
-A board is one 288-character string, ``cells[x * 12 + y]`` ("." for empty), so the original's scan
-and probe orders are ascending index order; groups use integer bitboards."""
+more tiles when the game ends wins. A board is one 288-character string, ``cells[x * 12 + y]``
+("." for empty), so the original's scan and probe orders are ascending index order."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Ajax Tiles: ``greedy``, our own built-in bot.
-
-It deliberately goes beyond the spec's one-ply rule (§9, kept as ``one_ply_greedy_choices``):
-that rule alone loses almost every game as blue to ``expand``, since with equal counts the side
-to move wins every battle at contact. So greedy also plays territory (``GreedyBot``)."""
+"""Ajax Tiles: ``greedy``, our own built-in bot. The spec's one-ply rule (§9) alone loses almost
+every game as blue to ``expand`` (with equal counts the side to move wins every battle at
+contact), so greedy also plays territory."""
 
 from __future__ import annotations
 
@@ -348,11 +346,10 @@ class _Walls:
 
 
 class GreedyBot:
-    """The built-in ``greedy``, one instance per seat per match. Each move, the first that
-    applies: finish a wall (nuke last move's centre); capture; wall in the biggest enemy group
-    bigger than ours; offer a battle to learn the enemy's stance (one that nukes its own tile
-    retreats: no walls against it); hunt weaker groups; claim the largest empty region; else
-    the one-ply choice away from strong groups."""
+    """The built-in ``greedy``, one per seat per match. Each move, the first that applies: finish a
+    wall; capture; wall in the biggest enemy group bigger than ours; offer a battle to learn the
+    enemy's stance (no walls against one that retreats); hunt weaker groups; claim the largest
+    empty region; else the one-ply choice away from strong groups."""
 
     def __init__(self) -> None:
         self.box: tuple[int, int, int, int] | None = None  # the committed wall box

@@ -80,8 +80,7 @@ def retire_for_production(user) -> list[str]:
 
 
 def development_leftovers() -> list[str]:
-    """What a production server must not serve, in sentences: ``demo`` as staff, the development
-    password."""
+    """What a production server must not serve: ``demo`` as staff, the development password."""
     User = get_user_model()
     accounts = User.objects.filter(
         Q(username="demo") | Q(is_staff=True) | Q(is_superuser=True)

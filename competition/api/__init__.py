@@ -1,2 +1,1 @@
-"""The REST API (DRF + drf-spectacular), mounted at ``/api/``: querysets decide visibility,
-serializers validate, services act."""
+"""The REST API at ``/api/``: querysets decide visibility, serializers validate, services act."""

@@ -1,6 +1,5 @@
-"""The live protocol: JSON Schemas of every websocket message, one per direction of each stream
-(``/api/schema/live/``), and their page (``/api/docs/live/``). The tests validate every message sent
-against them."""
+"""The live protocol: JSON Schemas of every websocket message, per stream and direction
+(``/api/schema/live/``), and their page (``/api/docs/live/``); the tests validate against them."""
 
 from __future__ import annotations
 

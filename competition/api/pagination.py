@@ -1,5 +1,4 @@
-"""Keyset pages of the match list: ``?before=<id>`` positions the queryset, so each page reads
-its own rows on an index and the list is never counted."""
+"""Keyset pages (``?before=<id>``): each page reads its own rows on an index, never counted."""
 
 from __future__ import annotations
 

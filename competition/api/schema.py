@@ -1,6 +1,5 @@
-"""OpenAPI adjustments drf-spectacular cannot infer, so a client (or a fuzzer) can trust the schema:
-every error an operation returns, optional security on public reads, the id lookup's range, empty
-query parameters as absent ones."""
+"""OpenAPI adjustments drf-spectacular cannot infer: every error an operation returns, optional
+security on public reads, the id lookup's range, empty query parameters as absent ones."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""API serializers: input validation and the documented shapes of every response. Shapes services
-already build (``match_json``, ``standings``) are declared here and filled from them, so the
-API and the broadcasts agree."""
+"""API serializers: input validation and every response's documented shape; shapes the services
+build (``match_json``, ``standings``) are declared here and filled from them."""
 
 from __future__ import annotations
 

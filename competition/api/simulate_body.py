@@ -1,6 +1,5 @@
-"""The ``simulate`` endpoint's request body, decoded and validated in the simulation worker (done in
-the web process, it held the interpreter lock and stalled pages). Imported by the worker server at
-start."""
+"""The ``simulate`` endpoint's request body, decoded and validated in the simulation worker (in
+the web process it held the interpreter lock and stalled pages)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""An event's header line (status, round, progress), for the event page and sent with each
-standings message so an open page stays right."""
+"""An event's header line (status, round, progress), on its page and with each standings message."""
 
 from __future__ import annotations
 

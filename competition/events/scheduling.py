@@ -1,6 +1,4 @@
-"""What every event format builds on: entries, series and tables made into queued matches
-(recorded in the stored standings), and the end of an event. The formats decide what; this
-module persists it."""
+"""What every format builds on: entries, series and tables made into queued matches; an event's end."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Docs for bot authors: ``/docs/<slug>/`` per game. The examples are generated from the engine,
-encoded and signed by the transport's own code and answered by a built-in bot, so the page can
-never drift from what the platform sends."""
+"""Docs for bot authors, ``/docs/<slug>/``: the examples are made, signed and answered by the
+platform's own code, so the page can never drift from what the platform sends."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Play from here: the form behind the viewer's button that forks a match from the turn on
-screen; the checks are ``create_fork``'s, as for the API."""
+"""Play from here: the viewer's fork form (checked by ``create_fork``, as for the API)."""
 
 from __future__ import annotations
 

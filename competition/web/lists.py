@@ -1,5 +1,4 @@
-"""The match list, the events and a user's page, each read by keyset or per-bot windows so the
-cost does not grow with history."""
+"""The match list, the events and a user's page, read by keyset or per-bot windows."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The test bench and ``/games/<slug>/play``. Starting a match is a CSRF-protected POST (the GET
-only shows the seats), so a link on another site can never make a visitor start matches and outbound
-calls."""
+"""The test bench and ``/games/<slug>/play``. A match starts only on a CSRF-protected POST, so a
+link on another site can never make a visitor start matches and outbound calls."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Presenter mode (``/events/<id>/present``, staff only): an organiser reveals a hidden event's
-matches one by one, each replayed live with its result hidden until the end, then revealed
-(``events.services.reveal``)."""
+"""Presenter mode (``/events/<id>/present``, staff): reveal a hidden event's matches one by one."""
 
 from __future__ import annotations
 

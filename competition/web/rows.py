@@ -1,5 +1,4 @@
-"""Rows of the pages' long tables as plain values: as model instances a table of 50 matches spent
-most of its page's CPU on models, ``{% url %}`` and number formatting."""
+"""Rows of the pages' long tables as plain values (as models they took most of a page's CPU)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Share links (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``) redirecting with a
-302 to the page itself. A match the reader may not see yet gets the same 404 as a missing one,
-so a link never tells them apart."""
+"""Share links (``/m/<id>``, ``/m/<id>/t/<turn>``, ``/e/<id>``, ``/s/<id>``), a 302 to the page;
+a match the reader may not see yet gets a missing one's 404, so a link never tells them apart."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``manage.py recomputeratings [--game G] [--check]``: replay the rating history and compare it
-exactly with the stored ratings and steps; correct the ratings (never the append-only
-history), or with ``--check`` exit 1 on any difference."""
+"""``manage.py recomputeratings [--game G] [--check]``: replay the rating history, compare it with
+the stored ratings and correct them (never the append-only steps); ``--check`` exits 1 instead."""
 
 from __future__ import annotations
 

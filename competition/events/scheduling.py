@@ -1,4 +1,4 @@
-"""What every format builds on: entries, series and tables made into queued matches; an event's end."""
+"""What every format builds on: entries, series and tables made into queued matches, the end."""
 
 from __future__ import annotations
 

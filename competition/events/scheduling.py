@@ -1,4 +1,4 @@
-"""What every format builds on: entries, series and tables made into queued matches, the end."""
+"""What every format builds on: entries; series and tables queued as matches; an event's end."""
 
 from __future__ import annotations
 

@@ -98,7 +98,6 @@ def int_param(
 
 
 def int_schema(minimum: int = 0, maximum: int = s.ID_MAX) -> dict:
-    """The OpenAPI schema of an ``int_param``."""
     return {"type": "integer", "format": "int64", "minimum": minimum, "maximum": maximum}
 
 

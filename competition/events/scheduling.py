@@ -89,7 +89,6 @@ def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None
 
 
 def create_table(event: Event, rnd: int, table: list[Bot]) -> int:
-    """Queue a free-for-all table in round ``rnd``."""
     from competition.matches.lifecycle import create_match
 
     ids = [b.pk for b in table]

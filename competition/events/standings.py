@@ -365,7 +365,6 @@ def refresh_statistics() -> None:
 
 
 def rows(event: Event) -> dict[int, EventStanding]:
-    """The stored sums of ``event`` by bot."""
     return {s.bot_id: s for s in EventStanding.objects.filter(event_id=event.pk)}
 
 

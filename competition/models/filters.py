@@ -91,8 +91,6 @@ def _game_slugs() -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """One query parameter of the match list."""
-
     name: str
     kind: Id | OneOf | UserName
     description: str

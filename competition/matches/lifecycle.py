@@ -400,7 +400,9 @@ def _end_running(
     ``counted``: ``(turn count, bytes added)`` of last turns stored with the end (same statement)."""
     end_leased, end_any, _seat_sql, end_counted = finish_sql(db)
     params = [status.value, reason, db.ops.adapt_datetimefield_value(now)]
-    if counted is not None and token is not None:
+    if counted is not None:
+        if token is None:  # turns are counted only by the lease holder that stored them
+            raise ValueError("counting turns with the end needs the lease token")
         params += [*counted, match_id, MatchStatus.RUNNING.value, token_param(token, db)]
         cursor.execute(end_counted, params)
         return cursor.rowcount == 1

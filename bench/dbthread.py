@@ -7,7 +7,9 @@ time, every match claimed, played, stored, finished, rated, archived), of which 
 database thread's share (the runner's batches, ``competition.matches.batch.execute``,
 counted with the thread's own CPU clock), and the bare match loop on the same games. The
 loop's CPU over the platform's is what the platform / match loop ratio tends to on an idle
-machine once both are bound by one core (the goal: >= 0.7). One ``serve_bot`` process
+machine once both are bound by one core (the goal: >= 0.7). The database thread's CPU is also
+broken down by call (claim and load, turn batches, the end, the batches' own transactions and
+commits), so a change to one of them shows in its own figure. One ``serve_bot`` process
 answers both (its CPU is not counted).
 
     python bench/dbthread.py                  # 3 rounds of 300 matches, 32 at a time
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,18 +40,34 @@ from overhead import setup_django  # noqa: E402
 
 def count_database_thread() -> dict:
     """Wrap the batches' runner so it adds each batch's CPU (its thread's clock) to the
-    returned dict's ``seconds``, and its calls and batches."""
+    returned dict's ``seconds``, and its calls and batches; ``by_call`` the CPU of each kind of
+    call (``claim_and_load``, ``record_turns``, ``store_end``...), the rest of a batch (its
+    transaction and commit) under ``transaction``."""
     from competition.matches import batch
 
-    spent = {"seconds": 0.0, "batches": 0, "calls": 0}
+    spent = {"seconds": 0.0, "batches": 0, "calls": 0, "by_call": Counter(), "rounds": []}
     execute = batch.execute
 
+    def timed(fn):
+        def call(*args, **kwargs):
+            started = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent["by_call"][getattr(fn, "__name__", "other")] += time.thread_time() - started
+
+        return call
+
     def counted(calls):
+        for call in calls:
+            call.fn = timed(call.fn)
         started = time.thread_time()
         try:
             return execute(calls)
         finally:
-            spent["seconds"] += time.thread_time() - started
+            took = time.thread_time() - started
+            spent["seconds"] += took
+            spent["by_call"]["transaction"] += took
             spent["batches"] += 1
             spent["calls"] += len(calls)
 
@@ -70,12 +89,15 @@ async def platform_round(url: str, first: int, matches: int, concurrency: int, s
             if await run_match(match_id) != match_id:
                 raise SystemExit(f"match {match_id} could not be claimed")
 
-    spent.update(seconds=0.0, batches=0, calls=0)
+    spent.update(seconds=0.0, batches=0, calls=0, by_call=Counter())
     started = time.process_time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     cpu = time.process_time() - started
     await sync_to_async(_sync_check)(ids)
     per_batch = spent["calls"] / max(1, spent["batches"])
+    by_call = spent["by_call"]
+    by_call["transaction"] -= sum(v for k, v in by_call.items() if k != "transaction")
+    spent["rounds"].append({k: v / matches * 1000 for k, v in by_call.items()})
     return cpu / matches * 1000, spent["seconds"] / matches * 1000, per_batch
 
 
@@ -137,6 +159,7 @@ def main() -> None:
             setup_django(data)
             spent = count_database_thread()
             out = asyncio.run(rounds(f"http://127.0.0.1:{port}/", args, spent))
+            by_call = spent["rounds"][1:]  # the timed rounds (not the warm-up)
     finally:
         bot.terminate()
         bot.wait(10)
@@ -156,6 +179,12 @@ def main() -> None:
         f"median: platform {plat:.2f} ms CPU a match, of which the database thread {db:.2f} "
         f"({db / plat:.0%}); the bare loop {loop:.2f}; loop / platform {loop / plat:.2f} "
         "(goal, issue 40: >= 0.7)"
+    )
+    names = sorted({name for r in by_call for name in r}, key=lambda n: -by_call[0].get(n, 0))
+    print(
+        "database thread, ms CPU a match by call (medians; transaction: the batches' own "
+        "transactions and commits): "
+        + ", ".join(f"{n} {statistics.median(r.get(n, 0.0) for r in by_call):.3f}" for n in names)
     )
 
 

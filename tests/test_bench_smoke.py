@@ -204,3 +204,6 @@ def test_it_runs_the_database_thread_benchmark_in_smoke_mode():
     assert platform > database > 0 and loop > 0
     assert abs(ratio - loop / platform) < 0.01 + 0.02 * ratio
     assert "median: platform" in out
+    # It should break the database thread's CPU a match down by call (claim, end, commits).
+    calls = next(line for line in out.splitlines() if line.startswith("database thread, ms"))
+    assert all(f" {name} " in calls for name in ("claim_and_load", "store_end", "transaction"))

@@ -465,8 +465,10 @@ def archive_in_place(
     with db.cursor() as cursor:
         now = db.ops.adapt_datetimefield_value(timezone.now())
         cursor.execute(insert, [match_id, CODEC, data, len(rows), raw_bytes, now])
-        cursor.execute(delete, [match_id])
         expected = len(rows) if stored is None else stored
+        if not expected:  # a match stored with its end alone (most short ones): no rows
+            return
+        cursor.execute(delete, [match_id])
         if cursor.rowcount != expected:  # never expected: the rows were stored first
             raise RuntimeError(f"match {match_id}: {cursor.rowcount} turn rows, not {expected}")
 

@@ -393,16 +393,20 @@ def seat_results(scores: tuple[float, ...]) -> list[str]:
     ]
 
 
-def _end_running(cursor, db, status: MatchStatus, reason: str, now, match_id: int, token) -> bool:
-    """End a running match, fenced by the lease ``token`` if given; True if this call ended it."""
-    end_leased, end_any, _seat_sql = finish_sql(db)
-    params = [
-        status.value,
-        reason,
-        db.ops.adapt_datetimefield_value(now),
-        match_id,
-        MatchStatus.RUNNING.value,
-    ]
+def _end_running(
+    cursor, db, status: MatchStatus, reason: str, now, match_id: int, token, counted=None
+) -> bool:
+    """End a running match, fenced by the lease ``token`` if given; True if this call ended it.
+    ``counted``: ``(turn count, bytes added)`` of last turns stored with the end (same statement)."""
+    end_leased, end_any, _seat_sql, end_counted = finish_sql(db)
+    params = [status.value, reason, db.ops.adapt_datetimefield_value(now)]
+    if counted is not None:
+        if token is None:  # turns are counted only by the lease holder that stored them
+            raise ValueError("counting turns with the end needs the lease token")
+        params += [*counted, match_id, MatchStatus.RUNNING.value, token_param(token, db)]
+        cursor.execute(end_counted, params)
+        return cursor.rowcount == 1
+    params += [match_id, MatchStatus.RUNNING.value]
     if token is None:
         cursor.execute(end_any, params)
     else:
@@ -420,9 +424,12 @@ def finish(
     turn_faults: list[list] | None = None,
     archive: list | None = None,
     archive_rows: int | None = None,
+    counted: tuple[int, int] | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; False if already done. ``token=None`` skips
-    the lease check; ``loaded``, ``turn_faults`` and ``archive`` save the runner's queries."""
+    the lease check; ``loaded``, ``turn_faults`` and ``archive`` save the runner's queries;
+    ``counted`` (the turn count and the bytes added, with a token) moves the match's counters in
+    the statement that ends it."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
@@ -430,7 +437,7 @@ def finish(
     # no savepoint: in a runner's batch (``competition.matches.batch``) a finish that lost
     # its lease wrote nothing and returns False; a failure rolls the batch back
     with transaction.atomic(savepoint=False), db.cursor() as cursor:
-        if not _end_running(cursor, db, status, outcome.reason, now, match_id, token):
+        if not _end_running(cursor, db, status, outcome.reason, now, match_id, token, counted):
             return False
         if loaded is None:
             match = Match.objects.get(pk=match_id)

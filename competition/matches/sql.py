@@ -114,17 +114,19 @@ def json_param(db):
 
 
 @functools.cache
-def finish_sql(db) -> tuple[str, str, str]:
-    """(end a match under its lease, the same unfenced, set a seat's result) for a connection."""
+def finish_sql(db) -> tuple[str, str, str, str]:
+    """(end a match under its lease, the same unfenced, set a seat's result, end a match under
+    its lease with its last turns counted) for a connection."""
     m, p = Match._meta.db_table, Participant._meta.db_table
-    end = (
-        f"UPDATE {m} SET status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL "
-        f"WHERE id = %s AND status = %s"
-    )
+    ended = "status = %s, reason = %s, finished = %s, lease_token = NULL, lease_expires = NULL"
+    where = "WHERE id = %s AND status = %s"
+    end = f"UPDATE {m} SET {ended} {where}"
     return (
         end + " AND lease_token = %s",
         end,
         f"UPDATE {p} SET score = %s, result = %s, faults = %s, cause = %s WHERE id = %s",
+        f"UPDATE {m} SET {ended}, turn_count = %s, stored_bytes = stored_bytes + %s "
+        f"{where} AND lease_token = %s",
     )
 
 

@@ -180,17 +180,19 @@ def store_end(
     """End a match with its last turns (``left``) in one fenced transaction, ``messages`` sent
     after the commit; False when the lease is gone, ``LimitReached`` (rolled back) over the cap."""
     archived = end.limit is None and end.archive is not None
+    counted = None
+    if left and archived:
+        # the last turns go to the archive, not to rows: only the match's counters move, in
+        # the statement that ends it (``finish``'s fenced UPDATE), as ``record_turns`` counts
+        kept, total = _counted(end.archive[len(end.archive) - len(left) :], stored_bytes, max_bytes)
+        if kept < len(left):
+            raise LimitReached(LIMIT_BYTES)  # nothing written: the caller stores what fits
+        counted = (left[-1].number, total - stored_bytes)
     with transaction.atomic(savepoint=False):
-        if left:
+        if left and not archived:
             try:
                 kept, _total = record_turns(
-                    match_id,
-                    token,
-                    left,
-                    stored_bytes=stored_bytes,
-                    max_bytes=max_bytes,
-                    rows=not archived,
-                    values=end.archive[len(end.archive) - len(left) :] if archived else None,
+                    match_id, token, left, stored_bytes=stored_bytes, max_bytes=max_bytes
                 )
             except LeaseLost:  # fenced out: wrote nothing
                 return False
@@ -208,6 +210,7 @@ def store_end(
             turn_faults=end.turn_faults,
             archive=end.archive,
             archive_rows=len(end.archive) - len(left) if archived else None,
+            counted=counted,
         )
 
 

@@ -13,7 +13,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot, EndpointKind
 from competition.live import broadcast
@@ -21,7 +22,7 @@ from competition.live.hub import hub
 from competition.matches import batch, history, sql
 from competition.matches import lifecycle as svc
 from competition.matches.loop import SeatLog
-from competition.matches.turns import End, TurnWriter, record_turns, stored_values
+from competition.matches.turns import End, TurnWriter, record_turns, store_end, stored_values
 from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
@@ -559,6 +560,56 @@ def test_it_stops_at_the_byte_limit_reached_by_the_last_turns(pair, settings):
     turns = [("turn", n) for n in stored]
     assert spectators[again].received == [("started", None), *turns, ("end", broadcast.END_NUMBER)]
     assert not RatingChange.objects.filter(match_id=again).exists()
+
+
+def test_it_runs_the_reaper_and_the_due_rounds_periodically_not_after_every_match(
+    pair, monkeypatch
+):
+    from competition.management.commands import runmatches
+
+    made = [svc.create_match("tictactoe", pair, seed=s, dispatch_now=False).pk for s in range(12)]
+    looked = {"reap": 0, "start_due_rounds": 0}
+    for name in looked:
+        real = getattr(runmatches, name)
+
+        def counted(*args, real=real, name=name, **kwargs):
+            looked[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(runmatches, name, counted)
+    out = io.StringIO()
+    started = time.monotonic()
+    call_command("runmatches", "--once", "--concurrency", "2", "--poll", "0.05", stdout=out)
+    took = time.monotonic() - started
+    # It should play every queued match, looking for dead workers' matches and due rounds
+    # when it starts, when nothing plays and about once a second (the embedded runner's
+    # pace), not once per finished match (12 matches, 2 at a time: 6 or more looks before).
+    assert out.getvalue().strip() == "played 12 matches"
+    assert Match.objects.filter(pk__in=made, status=MatchStatus.RUNNING).count() == 0
+    assert 1 <= looked["reap"] <= 2 + took // 5
+    assert 1 <= looked["start_due_rounds"] <= 2 + took
+
+
+def test_it_ends_a_match_stored_with_its_end_in_one_update_of_its_row(pair):
+    ((match_id, token),) = claimed(pair, 1)
+    records = [record(1), record(2, (None, "1-1"))]
+    end = End(
+        WIN, archive=[stored_values(r) for r in records], turn_faults=[r.faults for r in records]
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert store_end(match_id, token, records, end, stored_bytes=0)
+    writes = [q["sql"].replace('"', "") for q in queries if not q["sql"].startswith("SELECT")]
+    match = Match.objects.get(pk=match_id)
+    # It should end the match, count its last turns and store them in its archive, with one
+    # UPDATE of the match row (not a fence then an end) and no DELETE of turn rows it never
+    # stored.
+    assert (match.status, match.turn_count, match.lease_token) == (MatchStatus.FINISHED, 2, None)
+    assert match.stored_bytes == sum(
+        len(json.dumps(v)) for r in records for v in stored_values(r)[1:]
+    )
+    assert [t.number for t in history.turns(match_id)] == [1, 2] and not numbers(match_id)
+    assert sum(w.startswith(f"UPDATE {Match._meta.db_table} ") for w in writes) == 1
+    assert not [w for w in writes if w.startswith("DELETE")]
 
 
 def test_it_counts_a_turns_bytes_alike_whether_it_stores_its_row_or_not(pair):

@@ -12,6 +12,7 @@ from competition.dbthreads import share_the_gil
 from competition.events.services import start_due_rounds
 from competition.matches import batch
 from competition.matches.lifecycle import reap
+from competition.runners.embedded import REAP_SECONDS, ROUNDS_SECONDS
 from competition.runners.play import claim_and_load, play_claimed
 
 
@@ -40,19 +41,35 @@ class Command(BaseCommand):
     async def _loop(self, once: bool, concurrency: int, poll: float) -> int:
         tasks: set[asyncio.Task] = set()
         played = 0
+        loop = asyncio.get_running_loop()
+        last_reap = last_rounds = -REAP_SECONDS
+        final = False  # --once with nothing left: a last look before it exits
         try:
             while True:
-                # the reaping, the due rounds and a claim per free slot, in one batch (one hop)
-                _reaped, _rounds, *claims = await asyncio.gather(
-                    batch.call(reap),
-                    batch.call(start_due_rounds),
+                # the reaping and the due rounds at the embedded runner's pace (and once more
+                # before --once exits: a round its last match made due), not after every
+                # finished match; with a claim per free slot, in one batch (one hop)
+                now = loop.time()
+                periodic = []
+                if final or now - last_reap >= REAP_SECONDS:
+                    last_reap = now
+                    periodic.append(batch.call(reap))
+                if final or now - last_rounds >= ROUNDS_SECONDS:
+                    last_rounds = now
+                    periodic.append(batch.call(start_due_rounds))
+                answers = await asyncio.gather(
+                    *periodic,
                     *(batch.call(claim_and_load) for _ in range(concurrency - len(tasks))),
                 )
-                for claimed in filter(None, claims):
+                for claimed in filter(None, answers[len(periodic) :]):
                     tasks.add(asyncio.ensure_future(play_claimed(*claimed)))
                     played += 1
                 if once and not tasks:
-                    return played
+                    if final:
+                        return played
+                    final = True
+                    continue
+                final = False
                 if tasks:
                     _done, tasks = await asyncio.wait(
                         tasks, timeout=poll, return_when=asyncio.FIRST_COMPLETED

@@ -42,3 +42,31 @@ def test_a_runmatches_worker_shortens_the_switch_interval(settings, interval):
     sys.setswitchinterval(0.005)
     call_command("runmatches", "--once", stdout=io.StringIO())  # nothing queued
     assert sys.getswitchinterval() == pytest.approx(0.0015)
+
+
+def test_it_leaves_the_startup_objects_out_of_full_collections(settings, interval, monkeypatch):
+    import gc
+
+    from competition import dbthreads
+
+    monkeypatch.setattr(dbthreads, "_frozen", False, raising=False)  # as if just started
+    settings.ARENA_GIL_SWITCH_US = 1000
+    startup = [object()]  # a list: tracked by the collector
+
+    async def main():
+        scheduler = Scheduler(1)
+        scheduler.start()
+        scheduler.main.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await scheduler.main
+
+    asyncio.run(main())
+    # It should move what the process made before it played a match (Django, its apps, the
+    # clients, this test's list) to the collector's permanent generation: a full collection,
+    # due every match or two, then walks only what the matches made since.
+    assert gc.get_freeze_count() > 0
+    assert not any(o is startup for o in gc.get_objects())
+    # ... and keep collecting what is made afterwards.
+    assert gc.isenabled()
+    later = [startup]
+    assert any(o is later for o in gc.get_objects())

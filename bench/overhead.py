@@ -183,13 +183,11 @@ async def platform(
     # one asked over HTTP, judged, applied, then stored and broadcast by the writer).
     # Its CPU: this process's (every thread: the loop, the database thread), over the same
     # interval, less moved than a wall clock by other work on a shared machine.
-    stamps: list[float] = []
-    cpu_stamps: list[float] = []
+    stamps: list[tuple[float, float]] = []  # (wall clock, CPU) as each turn is handed over
     original_put = turns.TurnWriter.put
 
     async def put(self, record):
-        stamps.append(time.perf_counter())
-        cpu_stamps.append(time.process_time())
+        stamps.append((time.perf_counter(), time.process_time()))
         await original_put(self, record)
 
     turns.TurnWriter.put = put
@@ -204,13 +202,12 @@ async def platform(
         group = broadcast.match_group(match_id)
         await hub.join(group, member)
         stamps.clear()
-        cpu_stamps.clear()
         started = time.perf_counter()
         await run_match(match_id)
         took = time.perf_counter() - started
         if i >= warmup and len(stamps) > 1:
-            intervals.append((stamps[-1] - stamps[0]) / (len(stamps) - 1))
-            cpu_intervals.append((cpu_stamps[-1] - cpu_stamps[0]) / (len(stamps) - 1))
+            intervals.append((stamps[-1][0] - stamps[0][0]) / (len(stamps) - 1))
+            cpu_intervals.append((stamps[-1][1] - stamps[0][1]) / (len(stamps) - 1))
         await asyncio.sleep(0)  # let the hub drain
         await hub.leave(group, member)
         if i >= warmup:  # the first ones warm up connections and caches
@@ -323,10 +320,11 @@ def main() -> None:
         print(
             f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}"
         )
-    print(f"{'CPU':<10} {'raw µs/move':>12} {'in play µs/move':>16} {'ratio':>6}")
+    print(f"{'CPU':<4} {'game':<10} {'raw µs/move':>12} {'in play µs/move':>16} {'ratio':>6}")
     for r in rows:
         print(
-            f"{r['game']:<10} {r['raw_cpu']:>12.0f} {r['in_play_cpu']:>16.0f} {r['cpu_ratio']:>6.2f}"
+            f"{'cpu':<4} {r['game']:<10} {r['raw_cpu']:>12.0f} {r['in_play_cpu']:>16.0f}"
+            f" {r['cpu_ratio']:>6.2f}"
         )
     print(
         "in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);"

@@ -50,7 +50,7 @@ def tune_the_collector() -> None:
     A match keeps its turns until it ends. Every young collection promoted the live ones, the
     older collections walked them again and again, and a full collection, due every match or
     two, walked the whole startup heap (100,000+ objects, tens of ms on the event loop) to
-    free one match's garbage. A young collection now comes about once a gconway match (a few
+    free one match's garbage. A young collection now comes about once a 500-turn match (a few
     ms of pause)."""
     global _tuned
     if not _tuned:

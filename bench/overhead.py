@@ -28,6 +28,11 @@ before and just after it (a drift over the round cancels out), and the table sho
 medians of the rounds' ratios (and of each figure); each round's in-play ratio is printed
 under it. The platform runs in production mode (``DEBUG=false``), as an operator runs it.
 
+A CPU table follows: this process's CPU time (every thread) per move over the same
+intervals, the raw client's and the platform's in play, and the median of the rounds' ratios.
+Other work on a shared machine moves it far less than the wall clock, so it is what compares
+two versions measured on a busy machine (the wall-clock ratios are the goal's, on an idle one).
+
     python bench/overhead.py            # both games
     python bench/overhead.py --quick    # smoke mode
 """
@@ -132,10 +137,10 @@ async def raw(urls: list[str], game_slug: str, n: int) -> float:
     async with aiohttp.ClientSession() as session:
         for i in range(20):  # warm-up
             await move(session, i)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for i in range(n):
             await move(session, i)
-        return (time.perf_counter() - started) / n * 1000
+        return (time.perf_counter() - started) / n * 1000, (time.process_time() - cpu) / n * 1e6
 
 
 async def platform(
@@ -176,11 +181,13 @@ async def platform(
 
     # Per move in play: the interval between consecutive turns handed to the store (each
     # one asked over HTTP, judged, applied, then stored and broadcast by the writer).
-    stamps: list[float] = []
+    # Its CPU: this process's (every thread: the loop, the database thread), over the same
+    # interval, less moved than a wall clock by other work on a shared machine.
+    stamps: list[tuple[float, float]] = []  # (wall clock, CPU) as each turn is handed over
     original_put = turns.TurnWriter.put
 
     async def put(self, record):
-        stamps.append(time.perf_counter())
+        stamps.append((time.perf_counter(), time.process_time()))
         await original_put(self, record)
 
     turns.TurnWriter.put = put
@@ -188,6 +195,7 @@ async def platform(
     moves = 0
     elapsed = 0.0
     intervals: list[float] = []
+    cpu_intervals: list[float] = []
     warmup = 2 if matches > 2 else 0
     for i in range(matches + warmup):
         match_id = await make(i)
@@ -198,7 +206,8 @@ async def platform(
         await run_match(match_id)
         took = time.perf_counter() - started
         if i >= warmup and len(stamps) > 1:
-            intervals.append((stamps[-1] - stamps[0]) / (len(stamps) - 1))
+            intervals.append((stamps[-1][0] - stamps[0][0]) / (len(stamps) - 1))
+            cpu_intervals.append((stamps[-1][1] - stamps[0][1]) / (len(stamps) - 1))
         await asyncio.sleep(0)  # let the hub drain
         await hub.leave(group, member)
         if i >= warmup:  # the first ones warm up connections and caches
@@ -210,7 +219,8 @@ async def platform(
     turns.TurnWriter.put = original_put
     await egress.close_session()
     in_play = sum(intervals) / len(intervals) * 1000 if intervals else float("nan")
-    return elapsed / moves * 1000, in_play, moves
+    in_play_cpu = sum(cpu_intervals) / len(cpu_intervals) * 1e6 if intervals else float("nan")
+    return elapsed / moves * 1000, in_play, moves, in_play_cpu
 
 
 GAMES = {
@@ -226,13 +236,23 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
     ports = [free_port(), free_port()]
     bots = [start_bot(p, game) for p in ports]
     raws, in_plays, wholes, moves = [], [], [], 0
+    raw_cpus, in_play_cpus = [], []
+
+    def raw_round():
+        ms, cpu = asyncio.run(raw(urls, game, calls))
+        raws.append(ms)
+        raw_cpus.append(cpu)
+
     try:
         urls = [f"http://127.0.0.1:{p}/" for p in ports]
-        raws.append(asyncio.run(raw(urls, game, calls)))
+        raw_round()
         for _ in range(rounds):
-            move_ms, in_play_ms, played = asyncio.run(platform(urls, game, matches, options))
-            raws.append(asyncio.run(raw(urls, game, calls)))
+            move_ms, in_play_ms, played, in_play_cpu = asyncio.run(
+                platform(urls, game, matches, options)
+            )
+            raw_round()
             in_plays.append(in_play_ms)
+            in_play_cpus.append(in_play_cpu)
             wholes.append(move_ms)
             moves += played
     finally:
@@ -241,6 +261,7 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
             proc.wait(10)
     around = [(before + after) / 2 for before, after in itertools.pairwise(raws)]
     in_play_ratios = [p / r for p, r in zip(in_plays, around, strict=True)]
+    cpu_around = [(before + after) / 2 for before, after in itertools.pairwise(raw_cpus)]
     return {
         "game": game,
         "rounds": rounds,
@@ -251,6 +272,11 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
         "in_play_ratio": statistics.median(in_play_ratios),
         "whole_ratio": statistics.median(w / r for w, r in zip(wholes, around, strict=True)),
         "round_ratios": in_play_ratios,
+        "raw_cpu": statistics.median(raw_cpus),
+        "in_play_cpu": statistics.median(in_play_cpus),
+        "cpu_ratio": statistics.median(
+            p / r for p, r in zip(in_play_cpus, cpu_around, strict=True)
+        ),
     }
 
 
@@ -294,12 +320,22 @@ def main() -> None:
         print(
             f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}"
         )
+    print(f"{'CPU':<4} {'game':<10} {'raw µs/move':>12} {'in play µs/move':>16} {'ratio':>6}")
+    for r in rows:
+        print(
+            f"{'cpu':<4} {r['game']:<10} {r['raw_cpu']:>12.0f} {r['in_play_cpu']:>16.0f}"
+            f" {r['cpu_ratio']:>6.2f}"
+        )
     print(
         "in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);"
     )
     print("whole match: match wall time (claim, greetings, finish, rating included) / turns;")
     print(
         "ms: medians over the rounds; ratios: medians of each round's figure over its raw neighbours'."
+    )
+    print(
+        "CPU: this process's CPU time (every thread) over the same intervals: the raw client's"
+        " alone, the platform's whole work; a shared machine moves it less than the wall clock."
     )
     print("goals (issue 19): in play <= 1.2x (both games); whole match <= 2.0x (tic-tac-toe)")
 

@@ -43,6 +43,11 @@ def test_it_runs_the_overhead_benchmark_in_smoke_mode():
         assert abs(ratio - in_play / raw_ms) < 0.02 * ratio + 0.01
         assert abs(whole_ratio - whole / raw_ms) < 0.02 * whole_ratio + 0.01
         assert f"in-play ratio per round, {game}: " in out
+    # It should report the CPU a move, the raw client's and the platform's in play.
+    cpu = {line.split()[1]: line.split() for line in out.splitlines() if line.startswith("cpu ")}
+    for game in ("tictactoe", "gconway"):
+        raw_us, in_play_us, cpu_ratio = (float(x) for x in cpu[game][2:5])
+        assert raw_us > 0 and in_play_us > 0 and cpu_ratio > 0
 
 
 def test_it_runs_the_tournament_benchmark_in_smoke_mode():

@@ -28,7 +28,6 @@ neighbour counts are eight torus shifts added lane by lane, and the rule is one
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 import itertools
 from dataclasses import dataclass
@@ -306,11 +305,12 @@ def _rows_of(field: bytes, table: bytes, cols: int) -> list[str]:
     return [text[i : i + cols] for i in range(0, len(text), cols)]
 
 
-def _wrapped_offsets(reach: int, size: int) -> list[int]:
-    """Distinct offsets in [-reach, reach] modulo ``size``."""
+@functools.lru_cache(maxsize=256)
+def _wrapped_offsets(reach: int, size: int) -> tuple[int, ...]:
+    """Distinct offsets in [-reach, reach] modulo ``size`` (made once per board)."""
     if 2 * reach + 1 >= size:
-        return list(range(size))
-    return [d % size for d in range(-reach, reach + 1)]
+        return tuple(range(size))
+    return tuple(d % size for d in range(-reach, reach + 1))
 
 
 #: window lookups above which parse_action judges the distance with a reach mask instead
@@ -415,6 +415,8 @@ class Gconway(Game):
         # else by one lookup in the seat's reach mask (a few big-integer operations).
         budget = state.budgets[seat]
         cells = _parse_cells(raw, budget)  # shape, then 1. budget (duplicates count)
+        if not cells:  # nothing placed: no cell to judge
+            return cells
         opts = state.options
         rows, cols = opts["rows"], opts["cols"]
         field = state.field
@@ -483,8 +485,8 @@ class Gconway(Game):
         budgets = tuple(
             min(cap, b - len(cells) + gain) for b, cells in zip(state.budgets, lists, strict=True)
         )
-        return dataclasses.replace(
-            state,
+        return GconwayState(  # not dataclasses.replace: it inspects the fields at every call
+            options=opts,
             field=new_field,
             budgets=budgets,
             iteration=state.iteration + 1,

@@ -230,12 +230,13 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         except (KeyError, ValueError):
             await self.close(code=4400)
             return
-        if not await database_sync_to_async(self.exists)():
+        extra_groups = await database_sync_to_async(self.admitted)()
+        if extra_groups is None:
             await self.close(code=4404)
             return
         await self.accept()
         self.group = self.group_name()
-        self.extra_groups = await database_sync_to_async(self.more_groups)()
+        self.extra_groups = extra_groups
         await hub.join(self.group, self)
         for group in self.extra_groups:
             await hub.join(group, self)
@@ -297,6 +298,11 @@ class _RelayConsumer(AsyncWebsocketConsumer):
             await hub.leave(self.group, self)
             for group in self.extra_groups:
                 await hub.leave(group, self)
+
+    def admitted(self) -> list[str] | None:
+        """The socket's extra groups, None when it may not watch: one hop to the database
+        thread (each opens a connection) instead of one per question."""
+        return self.more_groups() if self.exists() else None
 
     # subclasses
     def route_id(self) -> int:

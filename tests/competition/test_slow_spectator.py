@@ -113,3 +113,77 @@ def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
     assert max(delay for _, delay in turns) < 5.0
     # It should drop the stalled spectator instead of keeping its backlog.
     assert closed, f"the stalled spectator is still open after reading {received} bytes"
+
+
+def frames_of(data: bytes) -> tuple[list[bytes], bytes]:
+    """The whole server frames' payloads at the start of ``data`` (unmasked), and the rest."""
+    payloads, at = [], 0
+    while len(data) - at >= 2:
+        length, start = data[at + 1] & 0x7F, at + 2
+        if length >= 126:
+            width = 2 if length == 126 else 8
+            if len(data) - start < width:
+                break
+            length, start = int.from_bytes(data[start : start + width], "big"), start + width
+        if len(data) - start < length:
+            break
+        payloads.append(data[start : start + length])
+        at = start + length
+    return payloads, data[at:]
+
+
+def late_reader(sock: socket.socket, pause: float, seconds: float) -> list[dict]:
+    """Every message on ``sock``, read after ``pause`` seconds, until the end or ``seconds``."""
+    time.sleep(pause)
+    sock.settimeout(1)
+    messages, rest, deadline = [], b"", time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(4096)
+        except TimeoutError:
+            continue
+        if not chunk:
+            break
+        payloads, rest = frames_of(rest + chunk)
+        messages += [json.loads(p) for p in payloads]
+        if messages and messages[-1]["type"] == "end":
+            break
+    return messages
+
+
+def test_it_gives_a_spectator_that_falls_behind_every_turn_whole_and_in_order(tmp_path):
+    env = project_env(
+        ARENA_DATA_DIR=str(tmp_path),
+        ARENA_SPECTATOR_BACKLOG_BYTES=str(256 << 20),  # never dropped here
+        DJANGO_SETTINGS_MODULE="competition.settings",
+    )
+    port = free_port()
+    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
+    options = {"rows": 256, "cols": 256, "maxGameIterations": MOVES, "timerMs": None}
+    with running(server, port, env=env, log=tmp_path / "serve.log"):
+        done = manage(
+            "enqueue",
+            "gconway",
+            "builtin:grower",
+            "builtin:grower",
+            "--options",
+            json.dumps(options),
+            "--pace-ms",
+            "20",
+            "--start-in",
+            "2",
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        (match_id,) = json.loads(done.stdout)
+        behind = stalled_spectator(port, match_id)  # the kernel takes part of a turn, then none
+        try:
+            messages = late_reader(behind, pause=5, seconds=60)
+        finally:
+            behind.close()
+    turns = [m["turn"]["number"] for m in messages if m["type"] == "turn"]
+    # It should give it every turn once, whole and in order, after its snapshot, then the end
+    # (each write sent at once while nothing waits, the rest queued behind what waits).
+    assert messages[0]["type"] == "snapshot"
+    assert turns == list(range(messages[0]["last"] + 1, MOVES + 1))
+    assert messages[-1]["type"] == "end"

@@ -120,7 +120,12 @@ def unit_name(item) -> str:
     """The unit of work ``item`` belongs to: its ``xdist_group``, else its module's path under
     ``tests/``."""
     group = item.get_closest_marker("xdist_group")
-    return group.args[0] if group else item.path.relative_to(REPO / "tests").as_posix()
+    if group:
+        return group.args[0]
+    path = Path(item.path)
+    return (
+        path.relative_to(REPO / "tests").as_posix() if path.is_relative_to(REPO / "tests") else ""
+    )
 
 
 def pytest_collection_modifyitems(items):

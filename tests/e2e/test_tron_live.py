@@ -159,7 +159,7 @@ def test_a_late_joiner_and_a_scrubbed_replay_show_exactly_the_board_of_lap_k(sit
 
     async def joined() -> tuple[dict, dict]:
         async with aiohttp.ClientSession() as session:
-            match = await start_match(session, site, pace_ms=100)
+            match = await start_match(session, site, pace_ms=60)
             return match, await late_join(session, site, match["id"], after_laps=55)
 
     match, late = asyncio.run(joined())

@@ -100,7 +100,6 @@ COSTLIEST = (
     "security/test_proxies.py",
     "competition/test_big_live.py",
     "test_package.py",
-    "e2e/test_wall_browser.py",
     "competition/test_scaleout.py",
     "security/test_accounts_and_misc.py",
     "e2e/test_serve.py",

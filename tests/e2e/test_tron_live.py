@@ -23,6 +23,7 @@ import pytest
 from games import get_game
 from tests.conftest import REPO, free_port
 from tests.e2e.test_live import SETUP_USER, api
+from tests.e2e.test_wall_browser import CANCEL
 from tests.live_protocol import check
 from tests.processes import manage, running
 
@@ -282,3 +283,7 @@ def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
         )
         assert errors == []
         browser.close()
+    # (cancelled, its running match too: the 13 snakes would keep the shared runner busy
+    # under the next modules' matches)
+    done = manage("shell", "-c", CANCEL.format(event=event), env=site["env"])
+    assert done.returncode == 0, done.stderr

@@ -95,7 +95,6 @@ COSTLIEST = (
     "games/test_tiles_greedy.py",
     "e2e/test_api_fuzz.py",
     "competition/test_tron_matches.py",
-    "e2e/test_live_pages_browser.py",
     "games/test_starters_stdio.py",
     "security/test_proxies.py",
     "competition/test_big_live.py",

@@ -78,46 +78,77 @@ async def _close_egress_session():
     await egress.close_session()
 
 
-#: the longest modules outside tests/e2e (minutes each: benches in smoke mode, hundreds of
-#: engine games, recorded games over HTTP, Celery and PostgreSQL restarts), by measured time
-LONGEST = (
+#: the units of work (a module, or the group of modules of a shared server) that take longest,
+#: longest first, by their summed durations in a whole run (``--durations=300`` of the run of
+#: 2026-11-27 on the 2-core machine); the others follow in collection order
+COSTLIEST = (
     "test_bench_smoke.py",
-    "test_tiles_greedy.py",
-    "test_botsarena_replay.py",
-    "test_scaleout.py",
-    "test_cli.py",
-    "test_tron_matches.py",
-    "test_tiles.py",
-    "test_accounts_and_misc.py",
+    "arena_site",
+    "e2e/test_screen_browser.py",
+    "games/test_botsarena_replay.py",
+    "e2e/test_event_day_browser.py",
+    "e2e/test_browser.py",
+    "arena_demo_site",
+    "arena/test_cli.py",
+    "security/test_demo_production.py",
+    "games/test_battleship.py",
+    "games/test_tiles_greedy.py",
+    "e2e/test_api_fuzz.py",
+    "competition/test_tron_matches.py",
+    "games/test_starters_stdio.py",
+    "security/test_proxies.py",
+    "competition/test_big_live.py",
+    "test_package.py",
+    "competition/test_scaleout.py",
+    "security/test_accounts_and_misc.py",
+    "e2e/test_serve.py",
+    "e2e/test_live.py",
+    "competition/test_compaction.py",
+    "competition/test_big_live_browser.py",
+    "e2e/test_registration_browser.py",
+    "competition/test_standing_ladder_celery.py",
+    "competition/test_tron_vectors.py",
+    "games/test_connectfour.py",
+    "competition/test_code_bots_scaleout.py",
+    "competition/test_shared_logs.py",
 )
 
 
+def unit_name(item) -> str:
+    """The unit of work ``item`` belongs to: its ``xdist_group``, else its module's path under
+    ``tests/``."""
+    group = item.get_closest_marker("xdist_group")
+    if group:
+        return group.args[0]
+    path = Path(item.path)
+    return (
+        path.relative_to(REPO / "tests").as_posix() if path.is_relative_to(REPO / "tests") else ""
+    )
+
+
 def pytest_collection_modifyitems(items):
-    """The longest modules run first (``--dist loadgroup`` hands modules out in this order,
-    and a long one handed out last leaves the other worker idle): the bench smoke tests, the
-    end-to-end modules (servers, browsers, paced matches), then ``LONGEST``. The sort is
-    stable: the order inside each module and among the others is kept."""
-
-    def rank(item) -> int:
-        name = item.path.name
-        if name == LONGEST[0]:
-            return 0
-        if "e2e" in item.path.parts:
-            return 1
-        return 2 if name in LONGEST else 3
-
-    items.sort(key=rank)
+    """The costliest units run first, in ``COSTLIEST``'s order (``--dist loadgroup`` hands
+    units out in collection order, see below: a long one handed out last leaves the other
+    worker idle while it runs). The sort is stable: the order inside each unit and among the
+    others is kept."""
+    rank = {name: i for i, name in enumerate(COSTLIEST)}
+    items.sort(key=lambda item: rank.get(unit_name(item), len(COSTLIEST)))
 
 
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` as ``make test`` runs it: a module is one unit of work (as with
     ``loadfile``: its module-scoped fixtures start once), and the modules marked
     ``xdist_group(name)`` make one unit together, on one worker: the browser modules of a
-    shared server (tests/e2e/conftest.py) start it once in the whole run. Other modes keep
+    shared server (tests/e2e/conftest.py) start it once in the whole run. The units are handed
+    out in collection order (longest first: ``pytest_collection_modifyitems``), not xdist's
+    default of the units with the most tests first, which left the one-test modules of a
+    minute each (the fuzzer, the browser walks) to the end, on one worker. Other modes keep
     xdist's own scheduler (with ``loadfile``, each worker starts the shared servers it needs)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
+
+    config.option.loadscopereorder = False  # (--no-loadscope-reorder)
 
     class ModulesAndGroups(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:

@@ -9,8 +9,12 @@ shared one (``arena_site``, tests/e2e/conftest.py): this module signs its own us
 
 from __future__ import annotations
 
+import time
+from collections import deque
+
 import pytest
 
+from competition.web.consumers import HumanSeatConsumer
 from tests.e2e.test_browser import (  # noqa: F401  (fixtures used by name)
     UI,
     _close_egress_session,
@@ -27,6 +31,26 @@ WAIT_TURN = (
     "() => document.body.dataset.matchDone === '1'"
     " || (window.arenaHumans?.[0]?.current ?? null) !== null"
 )
+
+
+class PersonsPace:
+    """Before each move, wait only as long as the seat's socket needs to take one more (at most
+    ``RATE_LIMIT`` messages in any ``RATE_WINDOW`` seconds, counted as they arrive: a margin of
+    two messages and half a second), not a fixed pause per move."""
+
+    def __init__(self, page):
+        self.page = page
+        self.sent: deque[float] = deque()
+
+    def before_move(self) -> None:
+        window = HumanSeatConsumer.RATE_WINDOW + 0.5
+        while len(self.sent) >= HumanSeatConsumer.RATE_LIMIT - 2:
+            wait = self.sent[0] + window - time.monotonic()
+            if wait <= 0:
+                self.sent.popleft()
+            else:
+                self.page.wait_for_timeout(wait * 1000)
+        self.sent.append(time.monotonic())
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +145,8 @@ def test_a_human_places_a_fleet_and_sinks_random_in_the_browser(ui):
         page.mouse.click(*cell_point(page, 0, 2 * x, 0))
     assert page.is_enabled("text=Send fleet")
     seq = page.evaluate("() => arenaHumans[0].current")
+    pace = PersonsPace(page)
+    pace.before_move()
     page.click("text=Send fleet")
     page.wait_for_function(f"() => arenaHumans[0].answered >= {seq}")
     fired = []
@@ -137,7 +163,7 @@ def test_a_human_places_a_fleet_and_sinks_random_in_the_browser(ui):
             photograph_turn(ui, page, "human-battleship")
             page.wait_for_function(WAIT_TURN, timeout=30_000)
         seq = page.evaluate("() => arenaHumans[0].current")
-        page.wait_for_timeout(300)  # a person's pace: the seat's socket allows 40 messages / 10 s
+        pace.before_move()
         page.mouse.click(*cell_point(page, 1, x, y))
         page.wait_for_function(f"() => arenaHumans[0].answered >= {seq}")
         fired.append(f"{x},{y}")

@@ -22,6 +22,7 @@ from tests.conftest import REPO
 from tests.e2e.test_browser import ARGS, CHROMIUM
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WORDS = SEEN[FaultCode.BAD_JSON]
 

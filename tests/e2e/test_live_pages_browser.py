@@ -21,6 +21,7 @@ site, browser, _close_egress_session = web2.site, web2.browser, web2._close_egre
 shell = web2.shell
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 FULL_HD, PHONE = {"width": 1920, "height": 1080}, {"width": 390, "height": 844}
 

@@ -138,11 +138,11 @@ def events(site):
         }
     )
     # Rounds are played one by one (issue 39): the cup's round results show while its round
-    # gap runs; the round robin of 6 plays its first round's 3 pairs in series of 5, so 15
-    # matches at once.
+    # gap runs (a second longer than they are held); the round robin of 6 plays its first
+    # round's 3 pairs in series of 5, so 15 matches at once.
     site.shell(
         "from competition.models import Event\n"
-        f"Event.objects.filter(pk={made['Screen cup']}).update(round_gap={HOLD_S + 4})\n"
+        f"Event.objects.filter(pk={made['Screen cup']}).update(round_gap={HOLD_S + 1})\n"
         f"Event.objects.filter(pk={made['Fifteen at once']}).update(series_length=5)\n"
     )
     return made

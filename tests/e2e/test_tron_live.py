@@ -23,6 +23,7 @@ import pytest
 from games import get_game
 from tests.conftest import REPO, free_port
 from tests.e2e.test_live import SETUP_USER, api
+from tests.e2e.test_wall_browser import CANCEL
 from tests.live_protocol import check
 from tests.processes import manage, running
 
@@ -159,7 +160,7 @@ def test_a_late_joiner_and_a_scrubbed_replay_show_exactly_the_board_of_lap_k(sit
 
     async def joined() -> tuple[dict, dict]:
         async with aiohttp.ClientSession() as session:
-            match = await start_match(session, site, pace_ms=100)
+            match = await start_match(session, site, pace_ms=60)
             return match, await late_join(session, site, match["id"], after_laps=55)
 
     match, late = asyncio.run(joined())
@@ -282,3 +283,7 @@ def test_the_big_screen_shows_all_13_seats_of_a_free_for_all(site):
         )
         assert errors == []
         browser.close()
+    # (cancelled, its running match too: the 13 snakes would keep the shared runner busy
+    # under the next modules' matches)
+    done = manage("shell", "-c", CANCEL.format(event=event), env=site["env"])
+    assert done.returncode == 0, done.stderr

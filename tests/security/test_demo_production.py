@@ -8,8 +8,11 @@ The tests run the real commands as subprocesses: ``demo`` in development, then `
 
 from __future__ import annotations
 
+import shutil
 import sys
+from pathlib import Path
 
+import pytest
 import requests
 
 from tests.conftest import REPO, free_port
@@ -41,13 +44,28 @@ def shell(code: str, env: dict) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def developed(tmp_path) -> tuple[dict, dict]:
-    """A database as ``make run`` leaves it (the development demo), and the environments."""
-    (tmp_path / "var").mkdir()
-    dev = project_env(ARENA_DATA_DIR=str(tmp_path / "var"), ARENA_DEMO_PASSWORD="")
+def development_env(data: Path) -> dict:
+    return project_env(ARENA_DATA_DIR=str(data), ARENA_DEMO_PASSWORD="")
+
+
+@pytest.fixture(scope="module")
+def developed_once(tmp_path_factory) -> Path:
+    """A data directory as ``make run`` leaves it (the development demo), made once for the
+    module (a migration and the demo take three Django start-ups): each test takes a copy."""
+    data = tmp_path_factory.mktemp("developed") / "var"
+    data.mkdir()
+    dev = development_env(data)
     assert manage("migrate", "--noinput", env=dev).returncode == 0
     assert manage("demo", env=dev).returncode == 0
     assert shell(DEMO_STATE, dev) == "True True True"
+    return data
+
+
+@pytest.fixture
+def developed(tmp_path, developed_once) -> tuple[dict, dict]:
+    """A copy of ``developed_once`` of the test's own, and the environments."""
+    shutil.copytree(developed_once, tmp_path / "var")
+    dev = development_env(tmp_path / "var")
     return dev, {**dev, **PRODUCTION}
 
 
@@ -67,8 +85,8 @@ def admin_login(base: str, username: str, password: str) -> int:
     ).status_code
 
 
-def test_it_demotes_the_development_demo_when_served_in_production(tmp_path):
-    _dev, prod = developed(tmp_path)
+def test_it_demotes_the_development_demo_when_served_in_production(tmp_path, developed):
+    _dev, prod = developed
     # It should fail the deploy check while the development demo is there.
     check = manage("check", "--deploy", env=prod)
     assert check.returncode != 0 and "arena.E002" in check.stderr, check.stdout + check.stderr
@@ -89,8 +107,8 @@ def test_it_demotes_the_development_demo_when_served_in_production(tmp_path):
     assert passed.returncode == 0 and "arena." not in passed.stdout + passed.stderr, passed.stderr
 
 
-def test_it_refuses_to_serve_staff_with_the_development_password(tmp_path):
-    dev, prod = developed(tmp_path)
+def test_it_refuses_to_serve_staff_with_the_development_password(developed):
+    dev, prod = developed
     assert manage("shell", "-c", MAKE_ORGANISER, env=dev).returncode == 0
     # It should report the organiser in the deploy check.
     check = manage("check", "--deploy", env=prod)
@@ -104,8 +122,8 @@ def test_it_refuses_to_serve_staff_with_the_development_password(tmp_path):
     assert shell(DEMO_STATE, prod) == "False False False"
 
 
-def test_it_keeps_the_development_demo_in_development(tmp_path):
-    dev, _ = developed(tmp_path)
+def test_it_keeps_the_development_demo_in_development(developed):
+    dev, _ = developed
     port = free_port()
     argv = [sys.executable, str(REPO / "manage.py"), "serve", "--runners", "0"]
     with running([*argv, "--port", str(port)], port, env=dev):

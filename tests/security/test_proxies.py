@@ -138,11 +138,10 @@ def test_it_locks_out_wrong_passwords_whatever_the_client_writes_first(web):
 def test_it_ignores_the_header_with_proxy_headers_on_and_no_proxy_count(tmp_path):
     # the reproduction: ARENA_PROXY_HEADERS=true make run (no ARENA_NUM_PROXIES)
     env = project_env(ARENA_DATA_DIR=str(tmp_path), ARENA_PROXY_HEADERS="true")
-    assert manage("migrate", "--noinput", env=env).returncode == 0
-    assert manage("shell", "-c", MAKE_USER, env=env).returncode == 0
     port = free_port()
     argv = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--runners", "0"]
-    with running([*argv, "--port", str(port)], port, env=env):
+    with running([*argv, "--port", str(port)], port, env=env):  # (it migrates first)
+        assert manage("shell", "-c", MAKE_USER, env=env).returncode == 0
         browser = Proxied(f"http://127.0.0.1:{port}")
         wrong = {"username": "carol", "password": "wrong"}
         codes = [browser.post_form("/accounts/login/", wrong, f"203.0.113.{i}") for i in range(8)]

@@ -436,7 +436,7 @@ def platform_run(game: str, urls: list[str], quick: bool) -> dict:
         warm = {"maxGameIterations": 20} if game == "gconway" else None
         asyncio.run(overhead.platform(urls, game, 1, warm))  # warm-up: imports, caches
         cpu0 = time.process_time()
-        _whole, _in_play, moves = asyncio.run(overhead.platform(urls, game, matches, options))
+        _whole, _in_play, moves, _cpu = asyncio.run(overhead.platform(urls, game, matches, options))
         cpu = time.process_time() - cpu0
     # ``platform`` plays two warm-up matches it does not count when asked for more than two
     counted = matches / (matches + 2) if matches > 2 else 1

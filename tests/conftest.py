@@ -113,6 +113,10 @@ COSTLIEST = (
     "competition/test_shared_logs.py",
 )
 
+#: modules whose every test is a unit of work of its own (no module fixture: each runs a
+#: benchmark in a subprocess), so the two workers share them instead of one running them all
+EACH_TEST_A_UNIT = ("test_bench_smoke.py",)
+
 
 def unit_name(item) -> str:
     """The unit of work ``item`` belongs to: its ``xdist_group``, else its module's path under
@@ -126,13 +130,18 @@ def unit_name(item) -> str:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist writes each item's group into its node id
 def pytest_collection_modifyitems(items):
-    """The costliest units run first, in ``COSTLIEST``'s order (``--dist loadgroup`` hands
+    """Each test of ``EACH_TEST_A_UNIT`` is a group of its own. The costliest units run first, in ``COSTLIEST``'s order (``--dist loadgroup`` hands
     units out in collection order, see below: a long one handed out last leaves the other
     worker idle while it runs). The sort is stable: the order inside each unit and among the
     others is kept."""
+    for item in items:
+        if unit_name(item) in EACH_TEST_A_UNIT:
+            item.add_marker(pytest.mark.xdist_group(f"{unit_name(item)}::{item.name}"))
     rank = {name: i for i, name in enumerate(COSTLIEST)}
-    items.sort(key=lambda item: rank.get(unit_name(item), len(COSTLIEST)))
+    last = len(COSTLIEST)
+    items.sort(key=lambda item: rank.get(unit_name(item).split("::")[0], last))
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# One test worker more than the cores: the browser and event tests spend much of their time
+# waiting on paced matches, which left a third of the 2-core machine idle with one per core.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # Compiled modules are kept (some shells set PYTHONDONTWRITEBYTECODE): the tests start
 # hundreds of Django processes, and each would otherwise compile the project again.
 unexport PYTHONDONTWRITEBYTECODE
@@ -52,7 +55,7 @@ test: system-deps $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n auto --dist loadgroup -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q $(PYTEST_ARGS)
 
 ## The inner loop while developing: the same without the slow tests (make test runs them all).
 test-fast: system-deps $(STAMP)

@@ -671,7 +671,8 @@ function onEvent(msg) {
     state.upcoming = state.upcoming.filter((m) => m.id !== msg.match.id);
     renderLists();
     render();
-    if (state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync();
+    // (a re-read in flight may have read the list before this start: one more after it)
+    if (syncing || state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync();
   } else if (msg.type === "match_finished") {
     state.live.delete(msg.match.id);
     panes.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });

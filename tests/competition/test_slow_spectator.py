@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import re
@@ -77,10 +78,13 @@ async def reader(port: int, match_id: int) -> list[tuple[int, float]]:
     return turns
 
 
-def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
+@contextlib.contextmanager
+def grower_match(tmp_path, backlog_bytes: int, pace_ms: int, start_in: int):
+    """A served embedded default playing one paced 256x256 gconway match of ``MOVES`` turns
+    between two growers: ``(port, match id)``."""
     env = project_env(
         ARENA_DATA_DIR=str(tmp_path),
-        ARENA_SPECTATOR_BACKLOG_BYTES=str(1 << 20),
+        ARENA_SPECTATOR_BACKLOG_BYTES=str(backlog_bytes),
         DJANGO_SETTINGS_MODULE="competition.settings",
     )
     port = free_port()
@@ -88,20 +92,16 @@ def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
     options = {"rows": 256, "cols": 256, "maxGameIterations": MOVES, "timerMs": None}
     with running(server, port, env=env, log=tmp_path / "serve.log"):
         done = manage(
-            "enqueue",
-            "gconway",
-            "builtin:grower",
-            "builtin:grower",
-            "--options",
-            json.dumps(options),
-            "--pace-ms",
-            "50",
-            "--start-in",
-            "3",
-            env=env,
-        )
+            "enqueue", "gconway", "builtin:grower", "builtin:grower", "--options",
+            json.dumps(options), "--pace-ms", str(pace_ms), "--start-in", str(start_in), env=env,
+        )  # fmt: skip
         assert done.returncode == 0, done.stderr
         (match_id,) = json.loads(done.stdout)
+        yield port, match_id
+
+
+def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
+    with grower_match(tmp_path, 1 << 20, pace_ms=50, start_in=3) as (port, match_id):
         stalled = stalled_spectator(port, match_id)
         try:
             turns = asyncio.run(reader(port, match_id))
@@ -152,30 +152,8 @@ def late_reader(sock: socket.socket, pause: float, seconds: float) -> list[dict]
 
 
 def test_it_gives_a_spectator_that_falls_behind_every_turn_whole_and_in_order(tmp_path):
-    env = project_env(
-        ARENA_DATA_DIR=str(tmp_path),
-        ARENA_SPECTATOR_BACKLOG_BYTES=str(256 << 20),  # never dropped here
-        DJANGO_SETTINGS_MODULE="competition.settings",
-    )
-    port = free_port()
-    server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
-    options = {"rows": 256, "cols": 256, "maxGameIterations": MOVES, "timerMs": None}
-    with running(server, port, env=env, log=tmp_path / "serve.log"):
-        done = manage(
-            "enqueue",
-            "gconway",
-            "builtin:grower",
-            "builtin:grower",
-            "--options",
-            json.dumps(options),
-            "--pace-ms",
-            "20",
-            "--start-in",
-            "2",
-            env=env,
-        )
-        assert done.returncode == 0, done.stderr
-        (match_id,) = json.loads(done.stdout)
+    # (a backlog never dropped here)
+    with grower_match(tmp_path, 256 << 20, pace_ms=20, start_in=2) as (port, match_id):
         behind = stalled_spectator(port, match_id)  # the kernel takes part of a turn, then none
         try:
             messages = late_reader(behind, pause=5, seconds=60)

@@ -5,6 +5,7 @@ thread storing turns within ``ARENA_GIL_SWITCH_US`` rather than CPython's 5 ms."
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import sys
 
@@ -42,3 +43,40 @@ def test_a_runmatches_worker_shortens_the_switch_interval(settings, interval):
     sys.setswitchinterval(0.005)
     call_command("runmatches", "--once", stdout=io.StringIO())  # nothing queued
     assert sys.getswitchinterval() == pytest.approx(0.0015)
+
+
+@pytest.fixture
+def collector():
+    threshold = gc.get_threshold()
+    yield
+    gc.set_threshold(*threshold)
+
+
+def test_it_tunes_the_collector_for_a_process_that_plays_matches(
+    settings, interval, collector, monkeypatch
+):
+    from competition import dbthreads
+
+    monkeypatch.setattr(dbthreads, "_tuned", False, raising=False)  # as if just started
+    settings.ARENA_GIL_SWITCH_US = 1000
+    startup = [object()]  # a list: tracked by the collector
+
+    async def main():
+        scheduler = Scheduler(1)
+        scheduler.start()
+        scheduler.main.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await scheduler.main
+
+    asyncio.run(main())
+    # It should move what the process made before it played a match (Django, its apps, the
+    # clients, this test's list) to the collector's permanent generation: a full collection,
+    # due every match or two, then walks only what the matches made since.
+    assert gc.get_freeze_count() > 0
+    assert not any(o is startup for o in gc.get_objects())
+    # ... keep collecting what is made afterwards, the young generation less often (each
+    # young collection promoted the live turns, which older ones walked again and again).
+    assert gc.isenabled()
+    later = [startup]
+    assert any(o is later for o in gc.get_objects())
+    assert gc.get_threshold()[0] >= 10_000

@@ -15,6 +15,19 @@ from django.core.management import call_command
 from competition.runners.embedded import Scheduler
 
 
+def start_the_embedded_runner():
+    """Start an embedded runner (as ``make run``'s process does) and stop it at once."""
+
+    async def main():
+        scheduler = Scheduler(1)
+        scheduler.start()
+        scheduler.main.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await scheduler.main
+
+    asyncio.run(main())
+
+
 @pytest.fixture
 def interval():
     before = sys.getswitchinterval()
@@ -26,14 +39,7 @@ def test_the_embedded_runner_shortens_the_switch_interval(settings, interval):
     settings.ARENA_GIL_SWITCH_US = 700
     sys.setswitchinterval(0.005)
 
-    async def main():
-        scheduler = Scheduler(1)
-        scheduler.start()
-        scheduler.main.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await scheduler.main
-
-    asyncio.run(main())
+    start_the_embedded_runner()
     assert sys.getswitchinterval() == pytest.approx(0.0007)
 
 
@@ -61,14 +67,7 @@ def test_it_tunes_the_collector_for_a_process_that_plays_matches(
     settings.ARENA_GIL_SWITCH_US = 1000
     startup = [object()]  # a list: tracked by the collector
 
-    async def main():
-        scheduler = Scheduler(1)
-        scheduler.start()
-        scheduler.main.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await scheduler.main
-
-    asyncio.run(main())
+    start_the_embedded_runner()
     # It should move what the process made before it played a match (Django, its apps, the
     # clients, this test's list) to the collector's permanent generation: a full collection,
     # due every match or two, then walks only what the matches made since.

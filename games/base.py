@@ -214,7 +214,7 @@ class Game:
         return merge_options(self.default_options, options, {})
 
     def options_for_seats(self, options: dict, seats: int) -> dict:
-        """``options`` for ``seats`` seats (or ``ValueError``), the count recorded where it matters."""
+        """``options`` for ``seats`` seats (``ValueError``), the count recorded where it matters."""
         low, high = self.seats
         if not low <= seats <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
@@ -264,7 +264,7 @@ class Game:
         return turns
 
     def unpack_turns(self, turns: list[dict], codec: str) -> list[dict]:
-        """What ``pack_turns`` was given, under ``codec``; a new codec still reads the older ones."""
+        """What ``pack_turns`` was given, under ``codec``; a new codec reads the older ones too."""
         if codec != self.turns_codec or not codec:
             raise ValueError(f"{self.title}: unknown turn codec {codec!r}")
         return turns
@@ -358,7 +358,7 @@ class Game:
         return None
 
     def human_reply(self, message: JSON) -> tuple[bool, JSON]:
-        """``(True, reply)`` where the runner ignores the reply, so a closed tab never holds a match."""
+        """``(True, reply)`` where the runner ignores the reply: a closed tab holds up no match."""
         return False, None
 
     def text_frame(self, frame: JSON) -> str:

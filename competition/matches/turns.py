@@ -270,7 +270,7 @@ class TurnWriter:
             await self.task
 
     async def finish(self, end: End) -> None:
-        """End the match with the turns not stored yet; over the byte cap, those that fit, as ``limit``."""
+        """End the match with its unstored turns (over the byte cap: those that fit, then a limit)."""
         try:
             left = await self._stop()
         except LimitReached as exc:  # the writer stopped at the byte limit
@@ -311,7 +311,7 @@ class TurnWriter:
         return True
 
     async def _store(self, batch: list[TurnRecord], prepare=None) -> bool:
-        """Store ``batch`` in the loop's next database batch, then broadcast it; False at the cap."""
+        """Store ``batch`` in the loop's next database batch, broadcast it; False at the cap."""
         call = batches.Call(
             record_turns,
             (self.match_id, self.token, batch),

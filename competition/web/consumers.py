@@ -58,7 +58,7 @@ MESSAGE_BYTES = 256 * 1024
 
 
 def snapshot_parts(snapshot: dict) -> list[str]:
-    """A snapshot as messages within ``MESSAGE_BYTES``, a turn too big left out for the turns API."""
+    """A snapshot as messages within ``MESSAGE_BYTES``; a turn too big is left to the turns API."""
     turns = snapshot["turns"]
     head = {key: value for key, value in snapshot.items() if key != "turns"}
     room = MESSAGE_BYTES - 64  # a part's own keys and the digits of `parts`

@@ -230,7 +230,7 @@ class MatchLoop:
         return greetings
 
     async def greet_judged(self) -> None:
-        """Greet the seats one by one (``Game.judges_greeting``); the first to fail loses at once."""
+        """Greet the seats one by one (``Game.judges_greeting``); the first to fail loses."""
         game = self.game
         self.greetings = [None] * len(self.seats)
         for seat in self.seats:

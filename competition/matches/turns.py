@@ -270,7 +270,7 @@ class TurnWriter:
             await self.task
 
     async def finish(self, end: End) -> None:
-        """End the match with its unstored turns (over the byte cap: those that fit, then a limit)."""
+        """End the match with the turns not stored yet (over the byte cap: as ``limit``)."""
         try:
             left = await self._stop()
         except LimitReached as exc:  # the writer stopped at the byte limit

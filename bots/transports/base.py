@@ -30,7 +30,7 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
-        """Send ``message``, return its decoded reply; ``BotFault("timeout")`` past ``timeout`` s."""
+        """Send ``message``: its decoded reply, or ``BotFault("timeout")`` after ``timeout`` s."""
 
     async def close(self, *, error: str | None = None) -> None:
         """Release everything; never raises."""

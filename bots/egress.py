@@ -1,7 +1,5 @@
-"""The one SSRF-safe outbound HTTP client: every call to a bot URL goes here.
-
-The policy: docs/architecture.md ("The egress policy"). Every failure is a ``BotFault``.
-"""
+"""The one SSRF-safe outbound HTTP client: every call to a bot URL goes here, every failure a
+``BotFault`` (the policy: docs/architecture.md, "The egress policy")."""
 
 from __future__ import annotations
 
@@ -200,11 +198,9 @@ def _loopback_name_refusal(host: str, policy: EgressPolicy) -> str | None:
 
 
 def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
-    """(normalised host, port, is_ip_literal) of a bot URL, or ``BotFault(denied)``.
-
-    The host is judged as ``yarl`` normalises it, and in ASCII only: UTS46 would turn fullwidth
-    digits and ideographic full stops into ``127.0.0.1``, an address the policy never saw.
-    """
+    """(normalised host, port, is_ip_literal) of a bot URL, or ``BotFault(denied)``. The host is
+    judged as ``yarl`` normalises it, and in ASCII only: UTS46 would turn fullwidth digits and
+    ideographic full stops into ``127.0.0.1``, an address the policy never saw."""
     if not isinstance(url, str) or _CONTROL.search(url):
         raise BotFault(FaultCode.DENIED, "the URL contains control or whitespace characters")
     authority = _written_authority(url)
@@ -264,10 +260,8 @@ class SafeResolver(AbstractResolver):
 
 
 class GuardedConnector(aiohttp.TCPConnector):
-    """Checks each address before the SYN and the opened socket's peer before any byte.
-
-    It replaces aiohttp's ``_wrap_create_connection``, whose internals are checked at import.
-    """
+    """Checks each address before the SYN and the opened socket's peer before any byte, replacing
+    aiohttp's ``_wrap_create_connection`` (its internals are checked at import)."""
 
     def __init__(self, *args, policy_getter=current_policy, **kwargs):
         super().__init__(*args, **kwargs)

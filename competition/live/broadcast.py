@@ -1,7 +1,5 @@
-"""The only place that names channel groups and builds live messages (docs/architecture.md).
-
-Publishing is best effort: a failed broadcast loses no turn (clients catch up from the database).
-"""
+"""The only place that names channel groups and builds live messages (docs/architecture.md);
+best effort: a failed broadcast loses no turn (clients catch up from the database)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Hub messages written straight to daphne's websockets, framed once for every socket.
-
-Each writer is its transport's push producer; a socket ``ARENA_SPECTATOR_BACKLOG_BYTES`` behind
-while paused is dropped, so a slow spectator never holds the others nor grows memory unbounded.
-"""
+"""Hub messages written straight to daphne's websockets, framed once for every socket; a socket
+``ARENA_SPECTATOR_BACKLOG_BYTES`` behind while paused is dropped, so a slow spectator never holds
+the others nor grows memory unbounded."""
 
 from __future__ import annotations
 

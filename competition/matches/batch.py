@@ -1,9 +1,6 @@
-"""A runner's database calls, batched: those that arrive while one batch is on the database
-thread run next together, in one transaction (docs/architecture.md).
-
-A fenced-out call writes nothing and fails alone; any other failure rolls the batch back and
-each call runs again alone.
-"""
+"""A runner's database calls, batched: those arriving while one batch is on the database thread
+run next together, in one transaction; a failure other than a lost lease rolls it back and each
+call runs again alone (docs/architecture.md)."""
 
 from __future__ import annotations
 

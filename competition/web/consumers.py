@@ -1,8 +1,6 @@
 """Read-only websocket consumers: a match's turns, an event's progress, the home page's counts.
-
-A consumer joins its group through the process hub first, then sends a snapshot, then relays
-what is newer (turn numbers are the fence), so no turn is lost or doubled.
-"""
+Each joins its group before reading its snapshot, then relays what is newer (turn numbers fence
+it), so no turn is lost or doubled."""
 
 from __future__ import annotations
 

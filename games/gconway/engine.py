@@ -4,8 +4,7 @@ Two colonies share a torus. Every turn both seats, blind, bring dead cells withi
 ``maxColonisationDistance`` of their colony to life, as many as their budget (checked in the
 order budget, alive, distance, index); a cell both name stays dead or goes to seat 1
 (``collisions``); then one two-colour life step (``diff`` or Conway's ``classic``). After
-``maxGameIterations`` steps the bigger colony wins. The field is one byte per cell, read as a big
-integer, so a life step is eight torus shifts and one ``bytes.translate``.
+``maxGameIterations`` steps the bigger colony wins.
 """
 
 from __future__ import annotations
@@ -262,7 +261,7 @@ _RULESETS = {"diff": (_DIFF_INPUT, _DIFF_RULE, 17), "classic": (_CLASSIC_INPUT, 
 
 
 def life_step(field: bytes, rows: int, cols: int, ruleset: str = "diff") -> bytes:
-    """One synchronous two-colour life step on the torus (§4.5)."""
+    """One two-colour life step (§4.5): the field as one big integer, eight shifts, a translate."""
     b = _board(rows, cols)
     weights, rule, stride = _RULESETS[ruleset]
     counts = _neighbour_sums(int.from_bytes(field.translate(weights), "little"), b)
@@ -596,10 +595,8 @@ def _random_bot():
 
 @functools.lru_cache(maxsize=64)
 def _grower_blocks(rows: int, cols: int) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """Per cell i, (x, what making i own adds to x's key) over i's 3x3 block on the torus.
-
-    One per offset landing on x (on small boards several do), plus 17 for i itself.
-    """
+    """Per cell i, (x, what making i own adds to x's key) over i's 3x3 block on the torus: one
+    per offset landing on x (on small boards several do), plus 17 for i itself."""
     blocks = []
     for r in range(rows):
         for c in range(cols):

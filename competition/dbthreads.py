@@ -73,7 +73,6 @@ def _on_sqlite() -> bool:
 
 
 async def run_db(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` on a database thread."""
     if _on_sqlite():
         return await _in_sync_thread(fn, args, kwargs)
     # No context copy: each pool thread must keep its own connection (Django's

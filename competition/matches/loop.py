@@ -482,7 +482,6 @@ class MatchLoop:
 
 
 async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> MatchResult:
-    """Play one match to its end (see ``MatchLoop``)."""
     return await MatchLoop(game, transports, **kwargs).run()
 
 

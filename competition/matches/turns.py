@@ -124,7 +124,6 @@ def _counted(values: list, stored_bytes: int, max_bytes: int | None) -> tuple[in
 
 
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
-    """Store one turn (see ``record_turns``)."""
     record_turns(match_id, token, [record])
 
 

@@ -1,10 +1,5 @@
-"""The one SSRF-safe outbound HTTP client: every call to a bot URL goes here.
-
-The policy is in docs/architecture.md ("The egress policy"). Its non-obvious bound: a URL
-is judged as the client's own parser (``yarl``) reads it, and the connector checks the peer
-of the socket actually opened before any byte, so no spelling or DNS answer reaches a
-refused address. Every failure is a ``BotFault``.
-"""
+"""The one SSRF-safe outbound HTTP client: every call to a bot URL goes here, every failure a
+``BotFault`` (the policy: docs/architecture.md, "The egress policy")."""
 
 from __future__ import annotations
 
@@ -172,10 +167,7 @@ def _written_authority(url: str) -> str:
 
 
 def _name_refusal(host: str) -> str | None:
-    """Why the normalised host name is refused, or ``None``.
-
-    A numeric last label is refused: a WHATWG parser reads such a host as an IPv4 address.
-    """
+    """Why the host name is refused: a numeric last label too (WHATWG reads it as IPv4)."""
     if _LEGACY_IPV4.match(host):
         return f"{host!r} is a non-canonical IPv4 address"
     name = host[:-1] if host.endswith(".") else host
@@ -206,13 +198,9 @@ def _loopback_name_refusal(host: str, policy: EgressPolicy) -> str | None:
 
 
 def check_url(url: str, policy: EgressPolicy) -> tuple[str, int, bool]:
-    """(normalised host, port, is_ip_literal) of a bot URL, or ``BotFault(denied)``.
-
-    The host is judged as the client's parser (``yarl``) normalises it: UTS46 turns
-    fullwidth digits and ideographic full stops into ``127.0.0.1``. So the authority must be
-    printable ASCII: no Unicode spelling becomes an address the policy never saw. Names are
-    checked when they resolve.
-    """
+    """(normalised host, port, is_ip_literal) of a bot URL, or ``BotFault(denied)``. The host is
+    judged as ``yarl`` normalises it, and in ASCII only: UTS46 would turn fullwidth digits and
+    ideographic full stops into ``127.0.0.1``, an address the policy never saw."""
     if not isinstance(url, str) or _CONTROL.search(url):
         raise BotFault(FaultCode.DENIED, "the URL contains control or whitespace characters")
     authority = _written_authority(url)
@@ -272,12 +260,8 @@ class SafeResolver(AbstractResolver):
 
 
 class GuardedConnector(aiohttp.TCPConnector):
-    """Checks each address before the SYN and the opened socket's peer before any byte.
-
-    It replaces aiohttp's ``_wrap_create_connection`` (Happy Eyeballs, then the socket goes
-    to ``_wrap_existing_connection``, with aiohttp's error mapping); both internals are
-    checked to exist at import.
-    """
+    """Checks each address before the SYN and the opened socket's peer before any byte, replacing
+    aiohttp's ``_wrap_create_connection`` (its internals are checked at import)."""
 
     def __init__(self, *args, policy_getter=current_policy, **kwargs):
         super().__init__(*args, **kwargs)

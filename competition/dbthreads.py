@@ -31,9 +31,7 @@ def executor() -> ThreadPoolExecutor:
 
 
 def share_the_gil() -> None:
-    """Make the event loop get the GIL back from a database thread within
-    ``ARENA_GIL_SWITCH_US``, so storing turns does not delay bots' replies; and tune the
-    garbage collector for a process that plays matches (``tune_the_collector``)."""
+    """The switch interval and collector of a process that plays matches (docs/architecture.md)."""
     sys.setswitchinterval(settings.ARENA_GIL_SWITCH_US / 1_000_000)
     tune_the_collector()
 
@@ -44,14 +42,8 @@ _tuned = False
 
 
 def tune_the_collector() -> None:
-    """Once per process: collect, move every object alive (Django, its apps, the clients) to the
-    permanent generation (``gc.freeze``), and collect the young generation less often.
-
-    A match keeps its turns until it ends. Every young collection promoted the live ones, the
-    older collections walked them again and again, and a full collection, due every match or
-    two, walked the whole startup heap (100,000+ objects, tens of ms on the event loop) to
-    free one match's garbage. A young collection now comes about once a 500-turn match (a few
-    ms of pause)."""
+    """Once per process: freeze the startup heap and collect the young generation less often, so
+    no collection walks the startup heap or a match's kept turns again and again."""
     global _tuned
     if not _tuned:
         _tuned = True
@@ -81,7 +73,6 @@ def _on_sqlite() -> bool:
 
 
 async def run_db(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` on a database thread."""
     if _on_sqlite():
         return await _in_sync_thread(fn, args, kwargs)
     # No context copy: each pool thread must keep its own connection (Django's

@@ -1,8 +1,4 @@
-"""The game engine contract (docs/architecture.md, "The engine contract").
-
-An engine is a stateless object of pure functions over an immutable, JSON-serialisable state;
-``to_move`` names the seats that act now, so one contract covers alternating and simultaneous
-games. Standard library only."""
+"""The game engine contract (docs/architecture.md, "The engine contract"): standard library only."""
 
 from __future__ import annotations
 
@@ -77,13 +73,7 @@ class DocExample:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """How the runner clocks and judges a game's bots (read from the resolved options).
-
-    A time bank of L = ``bank_increment_ms`` is full at ``bank_multiplier`` x L and gains L
-    before each message; under ``on_fault="pass"`` a faulty seat plays ``default_action``
-    until ``max_faults_in_a_row``; ``sequential_greetings`` waits for seat 0's greeting
-    before greeting seat 1 (BotsArena).
-    """
+    """How the runner clocks and judges a game's bots (the fields: docs/architecture.md)."""
 
     move_timeout_ms: int | None = 10_000
     bank_increment_ms: int | None = None
@@ -107,8 +97,7 @@ COMMON_REASONS: dict[str, str] = {
 
 
 def rng_for(seed: int, turn: int, salt: str = "") -> random.Random:
-    """The only source of chance: a generator fixed by (seed, turn, salt), hashed with SHA-256 so
-    it never depends on ``PYTHONHASHSEED`` or on neighbouring seeds."""
+    """The only source of chance; SHA-256, so never tied to ``PYTHONHASHSEED`` or nearby seeds."""
     digest = hashlib.sha256(f"{int(seed)}:{int(turn)}:{salt}".encode()).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 
@@ -225,8 +214,7 @@ class Game:
         return merge_options(self.default_options, options, {})
 
     def options_for_seats(self, options: dict, seats: int) -> dict:
-        """The resolved ``options`` for ``seats`` seats (``ValueError`` if refused); a
-        count-dependent game records it in the options so a stored match replays alone."""
+        """``options`` for ``seats`` seats (``ValueError``), the count recorded where it matters."""
         low, high = self.seats
         if not low <= seats <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
@@ -237,8 +225,7 @@ class Game:
         return Policy()
 
     def endless(self, options: dict) -> str | None:
-        """Why ``options`` might never end a game (compatibility settings that drop every guard),
-        or ``None``; events refuse such options."""
+        """Why ``options`` might never end a game, or ``None``; events refuse such options."""
         return None
 
     # -- the state machine ----------------------------------------------------------
@@ -272,19 +259,12 @@ class Game:
     turns_codec: ClassVar[str] = ""
 
     def pack_turns(self, turns: list[dict]) -> list[dict]:
-        """One block of a finished match's turns (dicts of stored values) in a smaller form.
-
-        ``unpack_turns`` must give back exactly these; the archive checks it as it writes and
-        stores the turns as they are otherwise. ``logs`` holds per seat ``None`` or the
-        ``sent`` and ``received`` texts.
-        """
+        """One block of a finished match's turns in a smaller form ``unpack_turns`` reverses exactly
+        (``logs``: per seat ``None`` or its ``sent`` and ``received`` texts)."""
         return turns
 
     def unpack_turns(self, turns: list[dict], codec: str) -> list[dict]:
-        """What ``pack_turns`` was given, under ``codec`` (``ValueError`` for one it cannot read).
-
-        A new codec must still read the archives of the ones before.
-        """
+        """What ``pack_turns`` was given, under ``codec``; a new codec reads the older ones too."""
         if codec != self.turns_codec or not codec:
             raise ValueError(f"{self.title}: unknown turn codec {codec!r}")
         return turns
@@ -343,8 +323,7 @@ class Game:
     # -- wire -----------------------------------------------------------------------
 
     def encode_message(self, message: JSON) -> str:
-        r"""The message as compact JSON: the HTTP body and a line transport's line. Games
-        override it where the original encoder differed (PHP's ``\/``, JavaScript numbers)."""
+        """The HTTP body and a line transport's line; overridden where the original's differed."""
         return compact_json(message)
 
     def describe(self) -> dict:
@@ -379,8 +358,7 @@ class Game:
         return None
 
     def human_reply(self, message: JSON) -> tuple[bool, JSON]:
-        """``(True, reply)`` for a message whose reply the runner ignores, so a person's seat
-        answers it at once and a closed tab never holds up a match."""
+        """``(True, reply)`` where the runner ignores the reply: a closed tab holds up no match."""
         return False, None
 
     def text_frame(self, frame: JSON) -> str:

@@ -30,8 +30,7 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
-        """Send ``message``, return the decoded reply; ``BotFault("timeout")`` after ``timeout``
-        s."""
+        """Send ``message``: its decoded reply, or ``BotFault("timeout")`` after ``timeout`` s."""
 
     async def close(self, *, error: str | None = None) -> None:
         """Release everything; never raises."""

@@ -1,8 +1,5 @@
-"""The ``http`` transport: one POST per message through ``bots.egress``.
-
-The body is the game's wire format (``json`` or url-encoded ``form`` fields, in order); the
-URL is used exactly as registered; a non-2xx status is ``http_status`` unless the game's
-policy ignores it.
+"""The ``http`` transport: one POST per message through ``bots.egress``, to the URL exactly as
+registered, the body in the game's wire format (``json`` or ``form`` fields, in order).
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The ``human`` transport: a person plays a seat from the match page, under the runner's usual time
-limit.
+"""The ``human`` transport: a person plays a seat from the match page, under the usual time limit.
 
 The request is re-published every second so a page opened mid-match gets it; replies the runner
 ignores are answered here so a closed tab never holds up a match."""

@@ -1,6 +1,4 @@
-"""Line framing for the ``process`` and ``tcp`` transports: one compact JSON line out, one line
-back, strictly decoded.
-
+"""Line framing for the ``process`` and ``tcp`` transports: one compact JSON line out, one back.
 After a timeout, ``too_large`` or ``connect`` the stream is closed at once: a late line could
 never be matched to its message, so every later exchange is ``connect``."""
 

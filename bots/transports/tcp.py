@@ -1,6 +1,5 @@
-"""The ``tcp`` transport (the original AI Battleground socket player): seats the first client to
-connect on ``host:port``, then stops listening. Staff only, since it listens on the server's
-host."""
+"""The ``tcp`` transport (AI Battleground's socket player): seats the first client to connect on
+``host:port``, then stops listening; staff only, as it listens on the server's host."""
 
 from __future__ import annotations
 

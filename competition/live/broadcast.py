@@ -1,7 +1,5 @@
-"""The only place that names channel groups and builds live messages (docs/architecture.md).
-
-Publishing is best effort: a failed broadcast loses no turn (clients catch up from the database).
-"""
+"""The only place that names channel groups and builds live messages (docs/architecture.md);
+best effort: a failed broadcast loses no turn (clients catch up from the database)."""
 
 from __future__ import annotations
 
@@ -105,9 +103,8 @@ _local = threading.local()
 
 @contextlib.contextmanager
 def collecting():
-    """Within this block (on this thread), ``publish`` queues messages instead of sending.
-
-    Async callers then send them on their own loop (``apublish``): no loop hop per message."""
+    """Within this block (on this thread) ``publish`` queues messages for the caller to send on
+    its own loop (``apublish``): no loop hop per message."""
     outbox: list[tuple[str, dict]] = []
     previous = getattr(_local, "outbox", None)
     _local.outbox = outbox
@@ -183,8 +180,7 @@ def match_finished(match_json: dict, *, public: bool = True) -> None:
 def running_changed(
     game: str, running: int, *, watch: int | None = None, match: dict | None = None
 ) -> None:
-    """A match of ``game`` started or ended: the running count, the newest running match
-    (``watch``) and the one that changed (``match``), for the home page."""
+    """A match of ``game`` started or ended: the home page's running count and matches."""
     payload = {"game": game, "running": running, "watch": watch}
     if match is not None:
         payload["match"] = match

@@ -1,11 +1,6 @@
-"""Hub messages written straight to daphne's websockets: framed once, one write per socket
-(Channels' send path framed the same text again per spectator), a socket's frames of one turn of
-the event loop together, handed to the kernel at once when nothing waits before them (``send``).
-
-The writer is its transport's push producer, so Twisted says when the socket's buffer is full;
-a socket ``ARENA_SPECTATOR_BACKLOG_BYTES`` behind while paused is dropped (its page reconnects
-to a fresh snapshot), so a slow spectator never holds the others nor grows memory unbounded.
-"""
+"""Hub messages written straight to daphne's websockets, framed once for every socket; a socket
+``ARENA_SPECTATOR_BACKLOG_BYTES`` behind while paused is dropped, so a slow spectator never holds
+the others nor grows memory unbounded."""
 
 from __future__ import annotations
 
@@ -126,8 +121,7 @@ def _schedule() -> None:
 
 
 def flush_all() -> None:
-    """Send every writer's queued frames: a turn's frames for a socket, and the next turns' when
-    the hub had fallen behind, leave in one write (a socket's own order kept)."""
+    """Send every writer's queued frames, one write per socket (its own order kept)."""
     writers = list(_later)
     _later.clear()
     for one in writers:
@@ -138,13 +132,9 @@ def flush_all() -> None:
 
 
 def send(transport, data: bytes) -> None:
-    """``data`` on ``transport`` in order: sent at once when nothing waits before it, else (and
-    what the kernel did not take) queued by Twisted, which also pauses the producer.
-
-    Twisted's ``write`` only queues and watches the socket for writability, then sends and stops
-    watching: three epoll changes and a loop callback a socket per message, most of the hub's
-    time at 2,000 spectators. A plain TCP connection with an empty queue is sent to directly.
-    """
+    """``data`` on ``transport`` in order: sent at once when nothing waits before it, else queued
+    by Twisted (which pauses the producer). Twisted's own ``write`` costs three epoll changes and
+    a loop callback per message."""
     if (
         isinstance(transport, tcp.Connection)
         and not transport.TLS

@@ -1,9 +1,5 @@
-"""The per-process fan-out hub (docs/architecture.md).
-
-A process subscribes to a group **once**, however many of its sockets watch it, and writes each
-message's pre-encoded text to every local socket: Channels' own group send falls behind at a few
-hundred spectators of one match, a local loop keeps up. A ``deliver_now`` member is handed the
-message framed once for all (``competition.live.frames``), so the loop waits for no socket.
+"""The per-process fan-out hub (docs/architecture.md): one subscription per group and process,
+each message's text written to every local socket, framed once, waiting for none.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """The one way live messages leave: ``publisher()``, chosen once by the channel layer's kind
 (in memory: straight to the hub; Redis: through the layer; a runner: ``relay.RelayPublisher``).
-
-Who listens is known from the hub and the joins made here, never a layer's private state.
-"""
+Who listens is known from the hub and the joins made here, never a layer's private state."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Live messages from runner processes to the web process, over a Unix socket (in a fresh 0700
-directory: this user's processes only). Why a socket: docs/architecture.md.
+"""Live messages from runner processes to the web process over a Unix socket (docs/architecture.md).
 
-A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a
-runner; ``["wake"]``, ``["watching", [group, ...]]`` (the watched groups, first on every
-connection) and ``["watch", group, true | false]`` (a change) from the web process.
+A frame is a 4-byte big-endian length and a JSON document: ``[group, message]`` from a runner;
+``["wake"]``, ``["watching", [group, ...]]`` and ``["watch", group, bool]`` from the web process.
 """
 
 from __future__ import annotations
@@ -119,8 +117,7 @@ class RelayServer:
 
 
 class RelayPublisher:
-    """A runner's ``Publisher``: every message to the web process, in order, watched or not
-    (a spectator who joined while a turn was being stored still gets it)."""
+    """A runner's ``Publisher``: every message to the web process, in order, watched or not."""
 
     def __init__(self, writer: asyncio.StreamWriter):
         self.writer = writer

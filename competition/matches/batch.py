@@ -1,9 +1,6 @@
-"""A runner's database calls, batched: the calls that arrive while one batch is on the database
-thread run next together, in one transaction (docs/architecture.md).
-
-Each call keeps its own lease fence, so a fenced-out call writes nothing and fails alone; any
-other failure spoils the transaction, so the batch is rolled back and each call runs again alone.
-"""
+"""A runner's database calls, batched: those arriving while one batch is on the database thread
+run next together, in one transaction; a failure other than a lost lease rolls it back and each
+call runs again alone (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ def _alone(call: Call) -> tuple[bool, Any]:
 
 
 def execute(calls: list[Call]) -> tuple[list[tuple[bool, Any]], list[tuple[str, dict]]]:
-    """Run ``calls`` in one transaction on the database thread: each one's ``(ok, result or
-    exception)`` in order, and the broadcasts their commit queued."""
+    """Run ``calls`` in one transaction: each one's ``(ok, result or exception)``, the outbox."""
     with broadcast.collecting() as outbox, history.compacting_together():
         if len(calls) == 1:
             return [_alone(calls[0])], outbox
@@ -91,7 +87,6 @@ class Batcher:
         return await self.submit(Call(fn, args, kwargs))
 
     async def submit(self, call: Call):
-        """``call`` in the next batch (``call``)."""
         future = asyncio.get_running_loop().create_future()
         self.pending.append((call, future))
         if self.draining is None:
@@ -146,7 +141,6 @@ _batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Batcher] = (
 
 
 def batcher() -> Batcher:
-    """The running event loop's ``Batcher``."""
     loop = asyncio.get_running_loop()
     found = _batchers.get(loop)
     if found is None:
@@ -155,10 +149,8 @@ def batcher() -> Batcher:
 
 
 async def call(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` in the running loop's next batch (``Batcher.call``)."""
     return await batcher().call(fn, *args, **kwargs)
 
 
 async def submit(call: Call):
-    """``call`` in the running loop's next batch (``Batcher.submit``)."""
     return await batcher().submit(call)

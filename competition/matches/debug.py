@@ -21,8 +21,7 @@ class Malformed(ValueError):
 
 
 def split(reply: Any) -> tuple[Any, Any, str | None]:
-    """``(reply without "debug", the valid debug value or None, a note or None)``; a reply
-    without the key comes back as the same object."""
+    """``(reply without "debug", the valid debug value or None, a note or None)``."""
     if not isinstance(reply, dict) or KEY not in reply:
         return reply, None, None
     stripped = {k: v for k, v in reply.items() if k != KEY}

@@ -1,7 +1,5 @@
-"""Dispatch: telling whatever runs matches that one is queued.
-
-The runner is a backend chosen by ``ARENA_MATCH_BACKEND`` (a dotted path, as Django's
-``EMAIL_BACKEND``), so the services never import a runner."""
+"""Dispatch: telling the runner backend (``ARENA_MATCH_BACKEND``, a dotted path) that a match is
+queued, so the services never import a runner."""
 
 from __future__ import annotations
 
@@ -29,8 +27,7 @@ def _reset(setting, **kwargs) -> None:
 
 
 def dispatch(match_id: int) -> None:
-    """Tell a runner that ``match_id`` is queued. Best effort: if the broker is down,
-    ``sweep_queued`` dispatches it again."""
+    """Tell a runner that ``match_id`` is queued; best effort (``sweep_queued`` catches up)."""
     try:
         backend().dispatch(match_id)
     except Exception:

@@ -1,8 +1,4 @@
-"""A match's turns, as rows or one compacted archive: the one reader of turns, and the compactor.
-
-Readers get unsaved ``Turn`` instances. A compaction beside a reader is harmless: the archive,
-else the rows, and if they come back empty the archive again (a compaction swaps them at once).
-"""
+"""A match's turns, as rows or one compacted archive: the one reader of turns, and the compactor."""
 
 from __future__ import annotations
 
@@ -66,8 +62,8 @@ def encode(rows: Sequence[Sequence[Any]]) -> bytes:
 
 
 def pack(rows: Sequence[Sequence[Any]], game: str = "") -> tuple[bytes, int]:
-    """``(the stored document, its JSON bytes)``: the header's length and JSON, then blocks of
-    about ``BLOCK_BYTES`` compressed alone, so a page of turns decompresses only its own."""
+    """``(the stored document, its JSON bytes)``: a header, then blocks compressed one by one, so
+    a page of turns decompresses only its own."""
     codec = packing.codec_of(game)
     if codec:
         try:
@@ -245,7 +241,7 @@ def _archived(match_id: int) -> _Archive | None:
 
 
 def _either(match_id: int, from_archive: Callable, from_rows: Callable):
-    """``from_archive(archive)`` when the match is compacted, else ``from_rows()``."""
+    """The archive, else the rows, else the archive again: a compaction may swap them meanwhile."""
     archive = _archived(match_id)
     if archive is not None:
         return from_archive(archive)
@@ -278,8 +274,8 @@ def turns(
     logs: bool = True,
     debug_seats: Collection[int] = (),
 ) -> list[Turn]:
-    """The turns above ``since`` (up to ``upto``), in order, at most ``limit``; without ``logs``
-    only ``debug_seats``' overlays are read of the logs (a log holds whole messages)."""
+    """The turns above ``since`` (up to ``upto``), at most ``limit``; without ``logs``, of the logs
+    only ``debug_seats``' overlays."""
     match_id = _id(match)
 
     def from_rows() -> list[Turn]:
@@ -425,7 +421,7 @@ class Compacted:
 
 def compact(match: Match | int) -> Compacted | None:
     """Compact an ended match's rows into its archive (None: nothing to do); compressed outside
-    the write transaction, as an ended match's rows never change. Of two compactions, one wins."""
+    the write transaction, as an ended match's rows never change."""
     match_id = _id(match)
     started = time.perf_counter()
     ended = Match.objects.filter(pk=match_id, status__in=FINAL)
@@ -457,8 +453,7 @@ def compact(match: Match | int) -> Compacted | None:
 def archive_in_place(
     match_id: int, rows: Sequence[Sequence[Any]], stored: int | None = None, *, game: str = ""
 ) -> None:
-    """``compact``'s document from the turns the runner holds, in the finish's transaction (only
-    where ``direct_archive``); ``stored`` of ``rows`` are rows to delete."""
+    """``compact``'s document from the turns the runner holds, in the finish's transaction."""
     data, raw_bytes = pack(rows, game)
     db = connections[DEFAULT_DB_ALIAS]
     insert, delete = archive_sql(db)

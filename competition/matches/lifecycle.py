@@ -111,7 +111,6 @@ def create_match(
     ladder=None,
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
-
     ``rated`` is decided last here, so no caller can rate one owner's bots against each other."""
     try:
         game = get_game(game_slug)
@@ -167,10 +166,8 @@ def create_user_match(
     pace_ms: int = 0,
     practice: bool = False,
 ) -> Match:
-    """A match a user starts, under the per-user limits (``TooManyMatches``).
-
-    Rated only with the game's default options, so nobody picks the conditions someone else's
-    bot is rated under."""
+    """A match a user starts, under the per-user limits (``TooManyMatches``); rated only with the
+    default options, so nobody picks the conditions someone else's bot is rated under."""
     try:
         game = get_game(game_slug)
         resolved = game.resolve_options(options)
@@ -396,8 +393,7 @@ def seat_results(scores: tuple[float, ...]) -> list[str]:
 def _end_running(
     cursor, db, status: MatchStatus, reason: str, now, match_id: int, token, counted=None
 ) -> bool:
-    """End a running match, fenced by the lease ``token`` if given; True if this call ended it.
-    ``counted``: ``(turn count, bytes added)`` of last turns stored with the end (same statement)."""
+    """End a running match (fenced by ``token`` if given); True if this call ended it."""
     end_leased, end_any, _seat_sql, end_counted = finish_sql(db)
     params = [status.value, reason, db.ops.adapt_datetimefield_value(now)]
     if counted is not None:
@@ -426,10 +422,8 @@ def finish(
     archive_rows: int | None = None,
     counted: tuple[int, int] | None = None,
 ) -> bool:
-    """Store the result, rate it, progress the event; False if already done. ``token=None`` skips
-    the lease check; ``loaded``, ``turn_faults`` and ``archive`` save the runner's queries;
-    ``counted`` (the turn count and the bytes added, with a token) moves the match's counters in
-    the statement that ends it."""
+    """Store the result, rate it, progress the event; False if already done (``token=None``: no
+    lease check). ``counted``, (turns, bytes) of the last turns, moves in the ending statement."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()

@@ -1,7 +1,5 @@
 """The match loop: one async loop for every game, seats not names, with no ORM or channel layer
-(persistence and broadcasting are hooks; docs/architecture.md, "The runner").
-
-A ``platform`` fault is ours: never charged, the match stops with ``PlatformError``."""
+(persistence and broadcasting are hooks; docs/architecture.md, "The runner")."""
 
 from __future__ import annotations
 
@@ -232,8 +230,7 @@ class MatchLoop:
         return greetings
 
     async def greet_judged(self) -> None:
-        """Greet the seats one by one where replies matter (``Game.judges_greeting``); a seat
-        whose greeting faults or is refused loses at once and no later seat is greeted."""
+        """Greet the seats one by one (``Game.judges_greeting``); the first to fail loses."""
         game = self.game
         self.greetings = [None] * len(self.seats)
         for seat in self.seats:
@@ -430,9 +427,8 @@ class MatchLoop:
         return result, log
 
     async def engine(self, fn, *args):
-        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S``). Its
-        cost is this thread's CPU time: waiting for the GIL or a core must not send a light
-        game to a thread."""
+        """Run engine work inline, or on a thread once it proved heavy (``ENGINE_INLINE_S`` of this
+        thread's CPU time: waiting for the GIL or a core must not send a light game away)."""
         if self.heavy:
             return await asyncio.to_thread(fn, *args)
         started = time.thread_time()
@@ -486,8 +482,6 @@ class MatchLoop:
 
 
 async def play(game: Game, transports: Sequence[Transport], **kwargs: Any) -> MatchResult:
-    """Play one match to its end (see ``MatchLoop``); ``history`` and ``fault_streaks`` resume one,
-    ``start`` begins a fork."""
     return await MatchLoop(game, transports, **kwargs).run()
 
 

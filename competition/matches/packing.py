@@ -1,7 +1,5 @@
-"""A game's own form of its turns in a match's archive (``Game.pack_turns``).
-
-A block is written so only when it reads back to the same JSON, byte for byte, else
-``Mismatch`` and the match is archived as before (docs/architecture.md).
+"""A game's own form of its turns in a match's archive (``Game.pack_turns``), kept only where it
+reads back to the same JSON, byte for byte (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""A turn's per-seat logs as stored, each nearly shared text kept once.
-
-With many seats each is sent nearly the same board every turn, and a 13-seat match stored as is
-reached the byte cap. ``pack`` stores a seat's text that mostly matches the first seat's as
-``{"like", "head", "tail", "middle"}``; ``expand`` restores it for every reader."""
+"""A turn's per-seat logs as stored, each nearly shared text kept once (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -21,8 +17,7 @@ def pack(logs: Sequence[Any]) -> list[dict | None]:
 
 
 def pack_json(logs: Any) -> Any:
-    """``pack`` of logs as JSON, their texts whole (as ``expand`` gives them back): a new
-    list (the dicts given are not changed); anything but a list as it is."""
+    """``pack`` of logs as JSON (texts whole, as ``expand`` gives them back), in a new list."""
     if not isinstance(logs, list):
         return logs
     return _refer([dict(log) if isinstance(log, dict) else log for log in logs])
@@ -81,8 +76,7 @@ def _text(logs: list, field: str, ref: dict) -> str:
 
 
 def _common(a: str, b: str) -> tuple[int, int]:
-    """The lengths of the common head of ``a`` and ``b`` and of their common tail after it
-    (binary searches over slices: C speed)."""
+    """The lengths of ``a`` and ``b``'s common head and of their common tail after it."""
     most = min(len(a), len(b))
     head = _longest(most, lambda n: a[:n] == b[:n])
     rest = most - head

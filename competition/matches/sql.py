@@ -1,7 +1,4 @@
-"""The SQL of the match lifecycle's hot paths, compiled once per connection.
-
-The claim is compiled from ``Match.objects.due`` so "due" has one definition; the rest is plain SQL.
-"""
+"""The SQL of the match lifecycle's hot paths, compiled once per connection."""
 
 from __future__ import annotations
 
@@ -171,8 +168,7 @@ def load_sql(db) -> tuple[str, tuple[tuple[Any, tuple[str, ...]], ...]]:
 
 
 def load(db, match_id: int) -> tuple[Match, list[Participant]]:
-    """A match and its seats with their bots and owners, as ``select_related`` gives them, in
-    one statement."""
+    """A match and its seats with their bots and owners, as ``select_related`` gives them."""
     sql, layout = load_sql(db)
     with db.cursor() as cursor:
         cursor.execute(sql, [match_id])

@@ -53,13 +53,9 @@ def record_turns(
     rows: bool = True,
     values: list | None = None,
 ) -> tuple[int, int]:
-    """Store turns in one transaction fenced by the lease (``LeaseLost`` otherwise); returns
-    ``(turns stored, stored bytes)``, stopping before the first turn over ``max_bytes``.
-
-    Without ``rows`` only the match's row moves: the caller stores the turns in the same
-    transaction (the finish's archive, ``values`` its last stored values). The hot path of
-    every match, so plain SQL, each JSON value encoded once (its ``len`` is the byte count).
-    """
+    """Store turns in one lease-fenced transaction: ``(turns stored, stored bytes)``, none past
+    ``max_bytes``; without ``rows`` only the match's row moves (the caller archives the turns).
+    Plain SQL, each JSON value encoded once: the hot path of every match."""
     db = connections[DEFAULT_DB_ALIAS]  # resolved once: the proxy's lookups are not free
     ops = db.ops
     now = timezone.now()
@@ -112,8 +108,7 @@ def record_turns(
 
 
 def _counted(values: list, stored_bytes: int, max_bytes: int | None) -> tuple[int, int]:
-    """``(turns that fit, stored bytes)`` counted as ``record_turns`` counts them, in one
-    ``json.dumps`` (its brackets and separators taken off), turn by turn only near the cap."""
+    """``(turns that fit, stored bytes)`` as ``record_turns`` counts them, in one ``json.dumps``."""
     rows = [v[1:] for v in values]
     size = len(json.dumps(rows)) - sum(2 * (len(row) + 1) for row in rows)
     if max_bytes is None or stored_bytes + size <= max_bytes:
@@ -129,7 +124,6 @@ def _counted(values: list, stored_bytes: int, max_bytes: int | None) -> tuple[in
 
 
 def record_turn(match_id: int, token: uuid.UUID, record: TurnRecord) -> None:
-    """Store one turn (see ``record_turns``)."""
     record_turns(match_id, token, [record])
 
 
@@ -152,8 +146,7 @@ def turn_messages(match_id: int, records: list[TurnRecord]) -> list[tuple[str, d
 
 @dataclass(frozen=True)
 class End:
-    """How a match ended (``outcome`` and ``forfeited``, or a platform ``limit``), with what the
-    runner holds that saves the finish its queries (``loaded``, ``turn_faults``, ``archive``)."""
+    """How a match ended, with what the runner holds that saves the finish its queries."""
 
     outcome: Outcome | None = None
     forfeited: tuple[int, ...] = ()
@@ -177,8 +170,7 @@ def store_end(
     stored_bytes: int = 0,
     max_bytes: int | None = None,
 ) -> bool:
-    """End a match with its last turns (``left``) in one fenced transaction, ``messages`` sent
-    after the commit; False when the lease is gone, ``LimitReached`` (rolled back) over the cap."""
+    """End a match with its last turns in one fenced transaction; False when the lease is gone."""
     archived = end.limit is None and end.archive is not None
     counted = None
     if left and archived:
@@ -215,14 +207,8 @@ def store_end(
 
 
 class TurnWriter:
-    """Stores and broadcasts a match's turns while the runner goes on (group commit).
-
-    Turns arriving less than ``linger`` apart wait up to that long for more, so a fast match
-    costs one commit per batch and a short one a single commit; 40 ms still shows a fast match
-    25 times a second. Unwatched matches wait ``unwatched_linger`` (stored with their end, not
-    as rows the archive deletes at once); a spectator's arrival cuts that short. A lost lease
-    raises ``LeaseLost`` from ``put``, ``flush`` or ``task``; the byte cap ``LimitReached``.
-    """
+    """Stores and broadcasts a match's turns while the runner goes on (group commit; the lingers:
+    docs/architecture.md); ``LeaseLost`` or ``LimitReached`` from ``put``, ``flush`` or ``task``."""
 
     #: the most turns stored in one transaction (then broadcast)
     MAX_BATCH = 200
@@ -283,8 +269,7 @@ class TurnWriter:
             await self.task
 
     async def finish(self, end: End) -> None:
-        """End the match with the turns not stored yet (``store_end``); over the byte cap, the
-        turns that fit are stored as rows first and it ends as ``limit``."""
+        """End the match with the turns not stored yet (over the byte cap: as ``limit``)."""
         try:
             left = await self._stop()
         except LimitReached as exc:  # the writer stopped at the byte limit
@@ -325,8 +310,7 @@ class TurnWriter:
         return True
 
     async def _store(self, batch: list[TurnRecord], prepare=None) -> bool:
-        """Store ``batch`` in the loop's next database batch, then broadcast what was stored;
-        False when the byte cap kept some out."""
+        """Store ``batch`` in the loop's next database batch, broadcast it; False at the cap."""
         call = batches.Call(
             record_turns,
             (self.match_id, self.token, batch),

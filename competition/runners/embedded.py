@@ -24,9 +24,8 @@ STATISTICS_SECONDS = 600.0
 
 
 class Scheduler:
-    """``humans``: claim only matches with (True) or without (False) a human seat;
-    ``statistics``: this is the site's one scheduler that also runs the periodic jobs (planner
-    statistics, ladders, registrations)."""
+    """``humans``: claim only matches with (True) or without (False) a human seat; ``statistics``:
+    the site's one scheduler that also runs the periodic jobs."""
 
     def __init__(self, concurrency: int, *, humans: bool | None = None, statistics: bool = True):
         self.concurrency = concurrency
@@ -121,8 +120,8 @@ _lock = threading.Lock()
 
 
 def start(processes: int | None = None) -> Scheduler | None:
-    """Start the scheduler on the running loop, once per process; with runner processes this one
-    plays only matches with a human seat."""
+    """Start the scheduler on the running loop, once per process (beside runner processes: for
+    matches with a human seat)."""
     global _scheduler, _fleet
     if settings.ARENA_RUNNER != "embedded":
         return None

@@ -1,7 +1,4 @@
-"""The runner processes of ``manage.py serve``, kept alive by the web process.
-
-docs/architecture.md ("Every core, one command") tells how they share the work.
-"""
+"""Runner processes of ``manage.py serve``, kept alive by the web process (docs/architecture.md)."""
 
 from __future__ import annotations
 

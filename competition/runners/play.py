@@ -81,8 +81,7 @@ def _load(match_id: int) -> dict[str, Any]:
 
 
 def _versions(participants) -> dict[int, BotVersion]:
-    """The version each code bot's seat plays (its bytes from the database, so any runner can
-    play it): the one recorded, else the latest."""
+    """Each code bot seat's version (the one recorded, else the latest), with its bytes."""
     code = [p for p in participants if p.bot.kind == EndpointKind.CODE]
     if not code:
         return {}
@@ -106,8 +105,7 @@ def sandbox_report() -> tuple[bool, str]:
 
 
 async def run_match(match_id: int | None = None, *, worker: str | None = None) -> int | None:
-    """Claim and play one match to its end; its id, or None if nothing was due. Never raises for
-    a bot's behaviour or a lost lease."""
+    """Claim and play one match to its end; its id, or None if nothing was due."""
     claimed = await batch.call(claim_and_load, match_id, worker=worker)
     if claimed is None:
         return None
@@ -195,8 +193,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
 
 
 def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
-    """How the match ended, with the fault codes and (for a match played here from its first
-    turn) the archive the finish compacts."""
+    """How the match ended, with its fault codes and (played here from turn one) its archive."""
     if limit is not None:
         return End(limit=limit)
     archive = None
@@ -259,8 +256,7 @@ async def _heartbeat(match_id: int, token: uuid.UUID) -> None:
 
 
 async def _until_done(match_id: int, beat, writer: TurnWriter, game_task, time_left: float):
-    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``; a lost
-    lease or writer failure is raised."""
+    """Wait for the game, the heartbeat or the writer to stop first: ``(result, limit)``."""
     result: MatchResult | None = None
     limit: str | None = None
     done, _pending = await asyncio.wait(

@@ -1,8 +1,6 @@
 """Read-only websocket consumers: a match's turns, an event's progress, the home page's counts.
-
-A consumer joins its group through the process hub first, then sends a snapshot, then relays
-what is newer (turn numbers are the fence), so no turn is lost or doubled.
-"""
+Each joins its group before reading its snapshot, then relays what is newer (turn numbers fence
+it), so no turn is lost or doubled."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ SNAPSHOT_TURNS = 50
 
 
 def match_snapshot(match_id: int, debug_seats=()) -> dict | None:
-    """The match and its last ``SNAPSHOT_TURNS`` turns (bounded), ``first`` and ``last`` their
-    numbers; ``debug_seats`` adds those seats' overlays."""
+    """The match and its last ``SNAPSHOT_TURNS`` turns, with ``debug_seats``' overlays."""
     from competition.matches import history
     from competition.matches.presenters import match_json
 
@@ -60,9 +57,7 @@ MESSAGE_BYTES = 256 * 1024
 
 
 def snapshot_parts(snapshot: dict) -> list[str]:
-    """A match snapshot as messages of at most ``MESSAGE_BYTES``: ``snapshot`` then
-    ``snapshot_part``s. A turn too big for a message is left out for the client to fetch from
-    the turns API."""
+    """A snapshot as messages within ``MESSAGE_BYTES``; a turn too big is left to the turns API."""
     turns = snapshot["turns"]
     head = {key: value for key, value in snapshot.items() if key != "turns"}
     room = MESSAGE_BYTES - 64  # a part's own keys and the digits of `parts`
@@ -89,9 +84,8 @@ def snapshot_parts(snapshot: dict) -> list[str]:
 
 
 class SharedLoads:
-    """Snapshot loads shared by sockets connecting at once, so 100 spectators cost a load or two.
-    A socket shares only a load whose read began after it joined its group: an older read
-    could miss a turn that neither the snapshot nor the hub would bring."""
+    """Snapshot loads shared by sockets connecting at once. A socket shares only a load whose read
+    began after it joined its group: an older one could miss a turn the hub would not bring."""
 
     def __init__(self):
         self.clock = itertools.count(1)
@@ -136,8 +130,7 @@ snapshots = SharedLoads()
 def event_snapshot(
     event_id: int, *, everything: bool = False, event: Event | None = None
 ) -> dict | None:
-    """The event, its standings, bracket, live and upcoming matches, as the public may see them
-    or ``everything`` (staff)."""
+    """The event, its standings, bracket, live and upcoming matches (``everything``: staff's)."""
     from competition.events.services import bracket_view, standings
     from competition.matches.presenters import summaries
 
@@ -264,8 +257,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=self.outgoing(message))
 
     def deliver_now(self, message: dict, frame: frames.Frame) -> bool:
-        """Write ``message`` framed once for every socket (``frame``) straight to this
-        socket's writer, when it has one and its snapshot is sent; False: ``deliver`` it."""
+        """Write the shared ``frame`` to this socket's writer after its snapshot; else False."""
         if self.writer is None or self.pending is not None:
             return False
         number = message.get("number")
@@ -300,8 +292,7 @@ class _RelayConsumer(AsyncWebsocketConsumer):
                 await hub.leave(group, self)
 
     def admitted(self) -> list[str] | None:
-        """The socket's extra groups, None when it may not watch: one hop to the database
-        thread (each opens a connection) instead of one per question."""
+        """The socket's extra groups, None when it may not watch: one database hop for both."""
         return self.more_groups() if self.exists() else None
 
     # subclasses
@@ -421,9 +412,8 @@ class NotificationConsumer(_RelayConsumer):
 
 
 class HumanSeatConsumer(AsyncWebsocketConsumer):
-    """``ws/play/<match>/<seat>/``: the browser side of a human seat, the only consumer that takes
-    input. Every message is checked; the move goes raw to the channel the pending request named
-    (kept here, never taken from the client)."""
+    """``ws/play/<match>/<seat>/``: a human seat, the only consumer that takes input; the move
+    goes to the channel the pending request named (kept here, never taken from the client)."""
 
     MAX_MESSAGE = 16_384
     #: at most this many client messages per RATE_WINDOW seconds, then the socket is closed

@@ -1,28 +1,10 @@
-"""gconway: AI Battleground's two-player Game of Life (BEST Zagreb, 2015).
+"""gconway: AI Battleground's two-player Game of Life (BEST Zagreb, 2015; rules: ``README.md``).
 
-Rules in brief (normative text: ``games/gconway/README.md``):
-
-- Two colonies (seat 0 and seat 1) live on a ``rows`` x ``cols`` **torus**. Both seats move at
-  every turn, without seeing each other's choice.
-- A move is a list of ``[row, col]`` cells to bring to life. Its length is limited by the seat's
-  budget (duplicates count); each cell must be dead, inside the board, and within Chebyshev
-  distance ``maxColonisationDistance`` (on the torus) of a live cell of that seat. Checks run in
-  the order budget, alive, distance, index; the first failure is an ``IllegalAction`` with that
-  code (``bad_reply`` for a reply of the wrong shape).
-- A cell named by both seats stays dead (``collisions="cancel"``) or goes to seat 1
-  (``"second-player"``, the original code). Both seats pay for it.
-- Then one synchronous life step: under ``diff`` a dead cell is born for the seat that has
-  exactly 3 more neighbours than the other; a live cell survives when its friendly minus enemy
-  neighbours is 2 or 3. ``classic`` is Conway's B3/S23 per colour (a birth needs 0 enemies).
-- Budgets: ``b' = min(maxCellCapacity, b - len(list) + cellGainPerTurn)``; the initial budget
-  ``startingCells`` is not capped.
-- After ``maxGameIterations`` transitions the seat with more live cells wins (reason
-  ``cells``).
-
-The life step works on the whole board at once: the field is a ``bytes`` value (one byte per
-cell, 0 dead, 1 seat 0, 2 seat 1), read as a big integer with one byte lane per cell;
-neighbour counts are eight torus shifts added lane by lane, and the rule is one
-``bytes.translate``.
+Two colonies share a torus. Every turn both seats, blind, bring dead cells within
+``maxColonisationDistance`` of their colony to life, as many as their budget (checked in the
+order budget, alive, distance, index); a cell both name stays dead or goes to seat 1
+(``collisions``); then one two-colour life step (``diff`` or Conway's ``classic``). After
+``maxGameIterations`` steps the bigger colony wins.
 """
 
 from __future__ import annotations
@@ -172,30 +154,27 @@ _FLAG_TO_FF = bytes([0, 0xFF] + [0] * 254)
 
 
 def _west(x: int, b: _Board) -> int:
-    """Each lane takes the value of the cell to its west, (r, c - 1) on the torus."""
+    """Each lane takes the value of (r, c - 1) on the torus (the shifts below likewise)."""
     return ((x << 8) & b.not_first_col) | ((x >> (8 * (b.cols - 1))) & b.first_col)
 
 
 def _east(x: int, b: _Board) -> int:
-    """Each lane takes the value of (r, c + 1) on the torus."""
+    """Each lane takes the value of (r, c + 1)."""
     return ((x >> 8) & b.not_last_col) | ((x << (8 * (b.cols - 1))) & b.last_col)
 
 
 def _north(x: int, b: _Board) -> int:
-    """Each lane takes the value of (r - 1, c) on the torus."""
+    """Each lane takes the value of (r - 1, c)."""
     return ((x << (8 * b.cols)) | (x >> (8 * b.cols * (b.rows - 1)))) & b.full
 
 
 def _south(x: int, b: _Board) -> int:
-    """Each lane takes the value of (r + 1, c) on the torus."""
+    """Each lane takes the value of (r + 1, c)."""
     return ((x >> (8 * b.cols)) | (x << (8 * b.cols * (b.rows - 1)))) & b.full
 
 
 def _neighbour_sums(x: int, b: _Board) -> int:
-    """Per lane, the sum of the 8 torus neighbours' lanes (rows of three, then three rows).
-
-    Lanes must stay at or below 28 so the 3x3 sums never carry into the next lane.
-    """
+    """Per lane, the sum of the 8 torus neighbours; lanes at most 28, so no sum carries over."""
     h = x + _west(x, b) + _east(x, b)
     return h + _north(h, b) + _south(h, b) - x
 
@@ -282,7 +261,7 @@ _RULESETS = {"diff": (_DIFF_INPUT, _DIFF_RULE, 17), "classic": (_CLASSIC_INPUT, 
 
 
 def life_step(field: bytes, rows: int, cols: int, ruleset: str = "diff") -> bytes:
-    """One synchronous two-colour life step on the torus (§4.5)."""
+    """One two-colour life step (§4.5): the field as one big integer, eight shifts, a translate."""
     b = _board(rows, cols)
     weights, rule, stride = _RULESETS[ruleset]
     counts = _neighbour_sums(int.from_bytes(field.translate(weights), "little"), b)
@@ -556,10 +535,7 @@ class Gconway(Game):
 
 
 def _parse_cells(raw: JSON, budget: int) -> list[list[int]]:
-    """§5.3's ``cells`` of [int, int] pairs, and check 1 of §4.3 (at most ``budget`` entries).
-
-    The length is checked first (a platform choice), so no work is done beyond the budget.
-    """
+    """§5.3's ``cells``, their length checked first (§4.3's check 1) so no work goes past it."""
     if not isinstance(raw, dict):
         raise IllegalAction("bad_reply", "the reply must be a JSON object")
     cells = raw.get("cells")
@@ -619,12 +595,8 @@ def _random_bot():
 
 @functools.lru_cache(maxsize=64)
 def _grower_blocks(rows: int, cols: int) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """Per cell i: its distinct 3x3 block on the torus as (x, key step) pairs.
-
-    The key step is what making i an own cell adds to x's key (see ``_GROWER_VALUE``): one
-    per offset from i that lands on x (each offset separately: on small boards several do),
-    plus 17 for i itself (dead becomes own).
-    """
+    """Per cell i, (x, what making i own adds to x's key) over i's 3x3 block on the torus: one
+    per offset landing on x (on small boards several do), plus 17 for i itself."""
     blocks = []
     for r in range(rows):
         for c in range(cols):

@@ -114,7 +114,7 @@ COSTLIEST = (
 )
 
 #: modules whose every test is a unit of work of its own (no module fixture: each runs a
-#: benchmark in a subprocess), so the two workers share them instead of one running them all
+#: benchmark in a subprocess), so the workers share them instead of one running them all
 EACH_TEST_A_UNIT = ("test_bench_smoke.py",)
 
 
@@ -132,10 +132,10 @@ def unit_name(item) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist writes each item's group into its node id
 def pytest_collection_modifyitems(items):
-    """Each test of ``EACH_TEST_A_UNIT`` is a group of its own. The costliest units run first, in ``COSTLIEST``'s order (``--dist loadgroup`` hands
-    units out in collection order, see below: a long one handed out last leaves the other
-    worker idle while it runs). The sort is stable: the order inside each unit and among the
-    others is kept."""
+    """Each test of ``EACH_TEST_A_UNIT`` is a group of its own. The costliest units run first,
+    in ``COSTLIEST``'s order (``--dist loadgroup`` hands units out in collection order, see
+    below: a long one handed out last leaves the other workers idle while it runs). The sort
+    is stable: the order inside each unit and among the others is kept."""
     for item in items:
         if unit_name(item) in EACH_TEST_A_UNIT:
             item.add_marker(pytest.mark.xdist_group(f"{unit_name(item)}::{item.name}"))

@@ -27,6 +27,20 @@ INTERPRETERS = {
     "javascript": ("/usr/bin/node", "--max-old-space-size=512"),
 }
 #: the environment inside the sandbox, per language (nothing of the server's)
+#: the server's folders bound into every sandbox (read-only): nothing of the server's data may
+#: lie under them (``competition.production.exposed_data`` refuses to start otherwise)
+SYSTEM_BINDS = ("/usr",)
+
+
+def bound_folder(path: Path) -> str | None:
+    """The folder of ``SYSTEM_BINDS`` that holds ``path`` (every sandbox reads it), or None."""
+    resolved = Path(path).resolve()
+    for folder in SYSTEM_BINDS:
+        if resolved == Path(folder) or Path(folder) in resolved.parents:
+            return folder
+    return None
+
+
 BASE_ENV = {"PATH": "/usr/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
 LANGUAGE_ENV: dict[str, dict[str, str]] = {"python": {}, "javascript": {}}
 #: the entry's arguments: the starter bots' switch to JSON lines (a host gets none)
@@ -85,7 +99,7 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        "--ro-bind", "/usr", "/usr",
+        *(arg for path in SYSTEM_BINDS for arg in ("--ro-bind", path, path)),
         "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64",
         "--symlink", "usr/bin", "/bin",

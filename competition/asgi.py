@@ -1,9 +1,11 @@
-"""ASGI entry point: HTTP through Django, read-only websockets through Channels.
+"""ASGI entry point: HTTP through Django, read-only websockets through Channels. Whatever server
+imports it (``serve``, daphne, uvicorn) gets the same start guard (``competition.production``).
 
 Channels' ``AllowedHostsOriginValidator`` compares host names only, so a service on another port of
 the host could open sockets as the visitor: the socket's origin must be the page's own."""
 
 import os
+import sys
 from urllib.parse import urlparse
 
 from competition.handlers import get_asgi_application
@@ -17,9 +19,16 @@ from channels.security.websocket import OriginValidator, WebsocketDenier  # noqa
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
+from competition import production  # noqa: E402
 from competition.admission import BodyCap  # noqa: E402
 from competition.runners import embedded  # noqa: E402
 from competition.web.routing import websocket_urlpatterns  # noqa: E402
+
+try:
+    for change in production.guard_start():
+        print(f"arena: production mode (DEBUG=false): {change}", file=sys.stderr)
+except production.StartRefused as refused:
+    raise SystemExit(f"arena: {refused}") from None
 
 if settings.DEBUG or settings.ARENA_SERVE_STATIC:
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

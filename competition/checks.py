@@ -1,5 +1,6 @@
-"""Deploy checks for what Django's own cannot know: ``arena.E001`` proxy headers trusted with no
-proxy count; ``arena.E002`` an account left by development."""
+"""Checks for what Django's own cannot know: ``arena.E001`` proxy headers trusted with no proxy
+count; ``arena.E002`` an account left by development (both deploy checks); ``arena.E003`` server
+data under a folder every uploaded bot can read (every check)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import logging
 from django.conf import settings
 from django.core.checks import Error, Tags, register
 from django.db import DatabaseError
+
+from competition.production import development_leftovers, exposed_data
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +33,6 @@ def check_proxy_count(app_configs, **kwargs) -> list[Error]:
 
 @register(Tags.security, deploy=True)
 def check_development_accounts(app_configs, **kwargs) -> list[Error]:
-    from competition.management.commands.demo import development_leftovers
 
     try:
         leftovers = development_leftovers()
@@ -45,4 +47,17 @@ def check_development_accounts(app_configs, **kwargs) -> list[Error]:
             id="arena.E002",
         )
         for leftover in leftovers
+    ]
+
+
+@register(Tags.security)
+def check_data_outside_sandbox(app_configs, **kwargs) -> list[Error]:
+    return [
+        Error(
+            f"{problem[0].upper()}{problem[1:]}.",
+            hint="Uploaded bots see /usr read-only: keep the database and data directory "
+            "elsewhere (ARENA_DATA_DIR=/var/lib/arena, for example).",
+            id="arena.E003",
+        )
+        for problem in exposed_data()
     ]

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from bots.egress import parse_networks, parse_ports
+from bots.sandbox import bound_folder
 
 # the package's own files (templates/, static/) live inside it, so that an installed wheel
 # (package data, pyproject.toml) serves the same pages as a checkout
@@ -92,7 +93,17 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "") or DEFAULT_SECRET_KEY
 if not DEBUG and SECRET_KEY == DEFAULT_SECRET_KEY:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
 
-DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or BASE_DIR / "var")
+
+def default_data_dir(code: Path = BASE_DIR) -> Path:
+    """``var`` beside the code, unless the code lies where every uploaded bot reads (a system-wide
+    install under /usr): then the user's own data folder (``$XDG_DATA_HOME/arena``)."""
+    if bound_folder(code) is not None:
+        home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+        return Path(home) / "arena"
+    return code / "var"
+
+
+DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or default_data_dir())
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 

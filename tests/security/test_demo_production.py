@@ -9,6 +9,7 @@ The tests run the real commands as subprocesses: ``demo`` in development, then `
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -130,3 +131,67 @@ def test_it_keeps_the_development_demo_in_development(developed):
         # It should still let demo / demo into the admin with DEBUG=true.
         assert admin_login(f"http://127.0.0.1:{port}", "demo", "demo") == 302
     assert shell(DEMO_STATE, dev) == "True True True"
+
+
+# Issue 46, finding R3: the README's package path serves with plain daphne, not ``serve``; the
+# demotion must happen at the start of the ASGI application, whatever server imports it.
+
+
+def daphne(port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "daphne",
+        "-b",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "competition.asgi:application",
+    ]
+
+
+def test_plain_daphne_demotes_the_development_demo(tmp_path, developed):
+    _dev, prod = developed
+    port = free_port()
+    log = tmp_path / "daphne.log"
+    with running(daphne(port), port, env=prod, log=log):
+        # It should refuse demo / demo at the admin (200: the form again, not 302: in).
+        assert admin_login(f"http://127.0.0.1:{port}", "demo", "demo") == 200
+    said = log.read_text()
+    assert "no longer staff" in said and "no longer has the development password" in said, said
+    assert shell(DEMO_STATE, prod) == "False False False"
+
+
+def test_plain_daphne_refuses_staff_with_the_development_password(developed):
+    dev, prod = developed
+    assert manage("shell", "-c", MAKE_ORGANISER, env=dev).returncode == 0
+    done = subprocess.run(
+        daphne(free_port()), cwd=REPO, env=prod, capture_output=True, text=True, timeout=120
+    )
+    # It should exit at once, naming the account and the remedy, without a traceback.
+    assert done.returncode != 0
+    assert "organiser" in done.stderr and "changepassword" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+IMPORT_ON_A_LOOP = """
+import asyncio
+
+async def main():
+    import competition.asgi  # noqa: F401  (as uvicorn does: on its running event loop)
+
+asyncio.run(main())
+"""
+
+
+def test_an_application_imported_on_an_event_loop_demotes_the_demo(developed):
+    _dev, prod = developed
+    env = {**prod, "DJANGO_SETTINGS_MODULE": "competition.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ON_A_LOOP], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    # It should demote the demo there too: the ORM runs on a thread of its own, not refused as
+    # async-unsafe on the server's loop.
+    assert done.returncode == 0, done.stderr
+    assert "no longer staff" in done.stderr, done.stderr
+    assert shell(DEMO_STATE, prod) == "False False False"

@@ -7,21 +7,21 @@ import os
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import check_password
 from django.core.management.base import BaseCommand
 from django.db import transaction
-from django.db.models import Q
 
 from bots.models import Bot, EndpointKind, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
+from competition.production import (
+    DEV_DEMO_PASSWORD,
+    production_demo_password,
+    retire_for_production,
+)
 from games import Game, all_games
 
 DEMO_PACE_MS = 600
-#: ``demo``'s password in development unless ``ARENA_DEMO_PASSWORD`` is set; never kept in
-#: production (``retire_for_production``, and ``check --deploy`` reports it)
-DEV_DEMO_PASSWORD = "demo"
 DEMO_EVENT_NAME = "Demo {game} round robin"
 
 
@@ -44,57 +44,6 @@ def demo_user(*, production: bool):
         user.set_password(os.environ.get("ARENA_DEMO_PASSWORD") or DEV_DEMO_PASSWORD)
         user.save()
     return user
-
-
-def production_demo_password() -> str:
-    """``ARENA_DEMO_PASSWORD`` for production, never the development default (empty: none)."""
-    password = os.environ.get("ARENA_DEMO_PASSWORD", "")
-    return "" if password == DEV_DEMO_PASSWORD else password
-
-
-def has_development_password(user) -> bool:
-    """Whether ``user``'s password is the demo's development one, without saving:
-    ``check_password`` would rehash and save an outdated hash."""
-    return check_password(DEV_DEMO_PASSWORD, user.password)
-
-
-def retire_for_production(user) -> list[str]:
-    """Make ``demo`` safe to serve with ``DEBUG=false``; returns what changed, in words."""
-    changes = []
-    if user.is_staff or user.is_superuser:
-        user.is_staff = user.is_superuser = False
-        changes.append(f"user '{user.username}' is no longer staff nor superuser")
-    if has_development_password(user):
-        password = production_demo_password()
-        if password:
-            user.set_password(password)
-        else:
-            user.set_unusable_password()
-        changes.append(
-            f"user '{user.username}' no longer has the development password "
-            + ("(its password is ARENA_DEMO_PASSWORD)" if password else "(no password)")
-        )
-    if changes:
-        user.save()
-    return changes
-
-
-def development_leftovers() -> list[str]:
-    """What a production server must not serve: ``demo`` as staff, the development password."""
-    User = get_user_model()
-    accounts = User.objects.filter(
-        Q(username="demo") | Q(is_staff=True) | Q(is_superuser=True)
-    ).order_by("pk")
-    found = []
-    for user in accounts:
-        name = user.get_username()
-        privileged = user.is_staff or user.is_superuser
-        if name == "demo" and privileged:
-            found.append("user 'demo' is staff or superuser (the development demo)")
-        if has_development_password(user):
-            role = "staff" if privileged else "the demo user"
-            found.append(f"user '{name}' ({role}) has the development demo password")
-    return found
 
 
 def ensure_showcase(game: Game, user, pace_ms: int) -> tuple[Event, bool]:

@@ -7,11 +7,10 @@ client-written, leftmost ``X-Forwarded-For`` entry as the client's address.
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from competition.management.commands.demo import development_leftovers, retire_for_production
+from competition.production import StartRefused, exposed_data, guard_start
 
 
 class Command(BaseCommand):
@@ -42,11 +41,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
+        if exposed := exposed_data():  # before the first file is made there
+            raise CommandError("Arena refuses to start: " + "; ".join(exposed) + ".")
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         if not opts["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
-        if not settings.DEBUG:
-            self.secure_accounts()
+        self.secure_start()
         if opts["no_demo"]:
             pass
         elif settings.DEBUG or opts["demo"]:
@@ -83,19 +83,14 @@ class Command(BaseCommand):
         finally:
             embedded.stop()
 
-    def secure_accounts(self) -> None:
-        """Production start: demote a ``demo`` left by development; refuse to start while another
-        staff account has its password."""
-        demo = get_user_model().objects.filter(username="demo").first()
-        for change in retire_for_production(demo) if demo is not None else []:
-            self.stdout.write(f"serve: production mode (DEBUG=false): {change}")
-        leftovers = development_leftovers()
-        if leftovers:
-            raise CommandError(
-                "production mode (DEBUG=false) refuses to start: "
-                + "; ".join(leftovers)
-                + ". Change that password (manage.py changepassword NAME) first."
-            )
+    def secure_start(self) -> None:
+        """Refuse server data the sandbox sees; in production, demote a ``demo`` left by
+        development and refuse to start while another staff account has its password."""
+        try:
+            for change in guard_start():
+                self.stdout.write(f"serve: production mode (DEBUG=false): {change}")
+        except StartRefused as exc:
+            raise CommandError(str(exc)) from None
 
 
 #: an ASGI scope type's (plain, secure) schemes

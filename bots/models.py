@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from datetime import timedelta
 from pathlib import PurePosixPath
 
@@ -15,6 +16,31 @@ from bots import egress
 from bots.faults import BotFault
 from bots.transports import LOCAL_KINDS, TRANSPORTS, Transport, for_endpoint
 from games import get_game
+
+#: bidirectional formatting characters (Unicode's Bidi_Control): they reorder the text around a
+#: name on a page or in a mail subject (Trojan Source)
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e") | frozenset(
+    "\u2066\u2067\u2068\u2069"
+)
+
+
+def unprintable(char: str) -> bool:
+    """A control character (line breaks, ESC, C1), a line or paragraph separator or a
+    bidirectional formatting character: nothing a name shown to people may hold."""
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
+
+
+def validate_printable_name(name: str) -> None:
+    """A name people read on pages, in mail and in terminals (``unprintable``)."""
+    for char in name:
+        if unprintable(char):
+            code = f"U+{ord(char):04X}"
+            raise ValidationError(
+                f"A name cannot hold control or text-direction characters ({code} "
+                f"{unicodedata.name(char, 'control character').lower()}): use letters, digits, "
+                "spaces and punctuation.",
+                code="unprintable",
+            )
 
 
 def new_secret() -> str:
@@ -199,7 +225,7 @@ class Bot(models.Model):
         help_text="Its user; none for the platform's seats (built-ins, human seats).",
     )
     game = models.CharField(max_length=32, help_text="The game's slug (see games.registry).")
-    name = models.CharField(max_length=80)
+    name = models.CharField(max_length=80, validators=[validate_printable_name])
     kind = models.CharField(max_length=16, choices=EndpointKind.choices, default=EndpointKind.HTTP)
     target = models.CharField(
         max_length=2000, help_text="URL, built-in strategy name, command or HOST:PORT."

@@ -19,6 +19,7 @@ from bots.models import (
     read_uploaded_code,
     registrable_kinds,
     validate_endpoint,
+    validate_printable_name,
 )
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus, NotificationKind
@@ -276,7 +277,7 @@ class BotSerializer(serializers.ModelSerializer):
 
     owner = serializers.CharField(source="owner_name", read_only=True)
     game = serializers.ChoiceField(choices=game_choices())
-    name = StrictCharField(max_length=80)
+    name = StrictCharField(max_length=80, validators=[validate_printable_name])
     target = StrictCharField(
         max_length=2000,
         required=False,

@@ -59,7 +59,7 @@ from competition.matches.lifecycle import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Entry, Event, EventStatus, Match, Notification, Participant
 from competition.models.filters import PARAMS as MATCH_PARAMS
-from competition.models.filters import BadFilter, MatchFilters
+from competition.models.filters import BadFilter, MatchFilters, parse_id
 from competition.models.matches import sees_hidden
 from competition.ratings import services as ratings
 from games import all_games, get_game
@@ -865,9 +865,12 @@ class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):
         rows = Notification.objects.filter(user=self.request.user).order_by("-id")
         before = self.request.query_params.get("before")
         if before is not None:
-            if not (before.isascii() and before.isdigit()):
-                raise exceptions.ValidationError({"before": "A notification id (a whole number)."})
-            rows = rows.filter(pk__lt=int(before))
+            before = parse_id(before)
+            if before is None:
+                raise exceptions.ValidationError(
+                    {"before": f"A notification id: a whole number from {s.ID_MIN} to {s.ID_MAX}."}
+                )
+            rows = rows.filter(pk__lt=before)
         return rows
 
     def list(self, request):

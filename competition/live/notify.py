@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
+from bots.models import unprintable
 from competition.live import broadcast
 from competition.models import (
     EmailChoice,
@@ -31,6 +32,11 @@ logger = logging.getLogger(__name__)
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
 _pending: list[Future] = []
+
+#: a digest lists at most this many notices and this many bytes (the newest first); the rest
+#: are counted, with a link to the notifications page
+DIGEST_MAX_LINES = 100
+DIGEST_MAX_BYTES = 64 * 1024
 
 
 #: a user's choices, every kind: compiled once (every match result notice asks)
@@ -184,12 +190,17 @@ def claim_mails(ids: list[int]) -> list[EmailMessage]:
         if not claimed or not note.user.email:
             continue
         label = NotificationKind(note.kind).label
-        body = f"{note.text}\n\n{_absolute(note.link)}\n" if note.link else f"{note.text}\n"
+        text = plain(note.text)
+        body = f"{text}\n\n{_absolute(note.link)}\n" if note.link else f"{text}\n"
         body += f"\nChoose what you are told: {_absolute('/notifications/')}\n"
-        messages.append(
-            EmailMessage(f"[Arena] {label}: {note.text[:120]}", body, to=[note.user.email])
-        )
+        messages.append(EmailMessage(f"[Arena] {label}: {text[:120]}", body, to=[note.user.email]))
     return messages
+
+
+def plain(text: str) -> str:
+    """``text`` on one line with no control or text-direction character (a name stored before
+    names were checked): a line break in a subject makes Django refuse the whole mail."""
+    return " ".join("".join(" " if unprintable(c) else c for c in text).split())
 
 
 def deliver(messages: list[EmailMessage]) -> int:
@@ -216,18 +227,27 @@ def send_digests(now: datetime | None = None) -> int:
 
 
 def _digest_for(user_id: int, waiting, now: datetime) -> int:
+    """One user's digest: every waiting notice claimed (one UPDATE), the newest
+    ``DIGEST_MAX_LINES`` listed in time order, the rest counted with a link to them all."""
     user = get_user_model().objects.filter(pk=user_id).first()
-    notes = list(waiting.filter(user_id=user_id, created__lte=now).order_by("created", "id"))
-    claimed = Notification.objects.filter(
-        pk__in=[n.pk for n in notes], emailed__isnull=True
-    ).update(emailed=now)
-    if claimed != len(notes) or user is None or not user.email or not notes:
+    mine = waiting.filter(user_id=user_id, created__lte=now)
+    newest = list(mine.order_by("-created", "-id")[:DIGEST_MAX_LINES])[::-1]  # in time order
+    claimed = mine.update(emailed=now)
+    if not claimed or user is None or not user.email or not newest:
         return 0
-    lines = [f"- {n.created:%Y-%m-%d %H:%M} {n.text}" for n in notes]
-    body = (
-        f"Your Arena digest: {len(notes)} notices.\n\n"
-        + "\n".join(lines)
-        + f"\n\nAll of them: {_absolute('/notifications/')}\n"
-    )
-    mail = EmailMessage(f"[Arena] Your daily digest ({len(notes)} notices)", body, to=[user.email])
+    lines = [f"- {n.created:%Y-%m-%d %H:%M} {plain(n.text)}" for n in newest]
+    size = 0
+    for shown, line in enumerate(reversed(lines)):  # the newest kept when the bytes run out
+        size += len(line.encode()) + 1
+        if size > DIGEST_MAX_BYTES - 400:  # room for the lines around them
+            lines = lines[len(lines) - shown :]
+            break
+    everything = _absolute("/notifications/")
+    if claimed > len(lines):
+        head = f"Your Arena digest: {claimed:,} notices, the newest {len(lines)} here."
+        tail = f"And {claimed - len(lines):,} earlier ones: {everything}"
+    else:
+        head, tail = f"Your Arena digest: {claimed:,} notices.", f"All of them: {everything}"
+    body = f"{head}\n\n" + "\n".join(lines) + f"\n\n{tail}\n"
+    mail = EmailMessage(f"[Arena] Your daily digest ({claimed:,} notices)", body, to=[user.email])
     return get_connection().send_messages([mail]) or 0

@@ -38,12 +38,19 @@ class BadFilter(ValueError):
         self.name = name
 
 
+def parse_id(raw: str) -> int | None:
+    """``raw`` as a database id (ASCII digits, ``ID_MIN`` to ``ID_MAX``), else None: a larger
+    number fails in the database driver (a server error), not in the query."""
+    value = int(raw) if _DIGITS.fullmatch(raw) else 0
+    return value if ID_MIN <= value <= ID_MAX else None
+
+
 class Id:
-    """A database id (ASCII digits, ``ID_MIN`` to ``ID_MAX``)."""
+    """A database id (``parse_id``)."""
 
     def read(self, name: str, raw: str) -> int:
-        value = int(raw) if _DIGITS.fullmatch(raw) else 0
-        if not ID_MIN <= value <= ID_MAX:
+        value = parse_id(raw)
+        if value is None:
             raise BadFilter(
                 name, f"{name} must be an id: a whole number from {ID_MIN} to {ID_MAX}."
             )

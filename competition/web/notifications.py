@@ -21,6 +21,7 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
+from competition.models.filters import parse_id
 
 PAGE = 50
 
@@ -49,7 +50,9 @@ def notification_list(request):
 def _post(request):
     action = request.POST.get("action", "")
     if action == "read":
-        ids = [int(i) for i in request.POST.getlist("id") if i.isascii() and i.isdigit()]
+        ids = [parse_id(i) for i in request.POST.getlist("id")]
+        if None in ids:
+            return HttpResponseBadRequest("No such notification: reload the page and choose again.")
         notify.mark_read(request.user, ids or None)
         return redirect("notification-list")
     if action == "prefs":

@@ -148,9 +148,12 @@ def read_code(filename: str, data: bytes):
         raise ValidationError({"file": str(exc)}) from None
 
 
-def mib(count: int) -> str:
-    """Bytes as a person reads them: ``50 MiB``, ``1.5 MiB``."""
-    return f"{count / 1048576:.1f}".removesuffix(".0") + " MiB"
+def readable_bytes(count: int) -> str:
+    """Bytes as a person reads them: ``50 MiB``, ``1.5 MiB``, ``2.7 KiB``, ``300 bytes``."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
 
 
 def code_bytes_used(owner_id: int) -> int:
@@ -175,8 +178,9 @@ def storage_refusal(bot: Bot, size: int) -> str | None:
     cap, used = settings.ARENA_CODE_BYTES_PER_USER, code_bytes_used(bot.owner_id)
     if used + size > cap:
         return (
-            f"You have used {mib(used)} of your {mib(cap)} for uploaded code and this file is "
-            f"{mib(size)}; delete an old version on a bot's page to upload another."
+            f"You have used {readable_bytes(used)} of your {readable_bytes(cap)} for uploaded "
+            f"code and this file is {readable_bytes(size)}; delete an old version on a bot's "
+            "page to upload another."
         )
     return None
 

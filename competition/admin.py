@@ -20,7 +20,7 @@ from rest_framework.authtoken import admin as _token_admin  # noqa: F401  (regis
 from rest_framework.authtoken.models import TokenProxy
 
 from bots.admin import BotAdmin as _BotAdmin
-from bots.models import Bot, BotVersion, EndpointKind, mib
+from bots.models import Bot, BotVersion, EndpointKind, readable_bytes
 from competition.bots import services as bot_services
 from competition.events import ladder as ladders
 from competition.events import registration
@@ -741,7 +741,8 @@ class UserAdmin(DjangoUserAdmin):
     def code_usage(self, user) -> str:
         if user.pk is None:
             return "-"
+        used, cap = user.code_bytes or 0, settings.ARENA_CODE_BYTES_PER_USER
         return (
-            f"{user.code_versions or 0} versions, {user.code_bytes or 0:,} bytes "
-            f"({mib(user.code_bytes or 0)} of {mib(settings.ARENA_CODE_BYTES_PER_USER)})"
+            f"{user.code_versions or 0} versions, {used:,} bytes: "
+            f"{readable_bytes(used)} of {readable_bytes(cap)}"
         )

@@ -21,8 +21,8 @@ from bots.models import (
     EndpointKind,
     check_storage,
     code_bytes_used,
-    mib,
     read_uploaded_code,
+    readable_bytes,
 )
 from bots.transports import TESTABLE_KINDS
 from competition.bots.messages import as_json, readable, truncate
@@ -202,8 +202,8 @@ def upload_version(bot: Bot, upload, user) -> BotVersion:
 def code_usage(user) -> dict:
     """What ``user``'s uploaded code uses of the caps, as shown on their bot's page."""
     return {
-        "used": mib(code_bytes_used(user.pk)),
-        "cap": mib(settings.ARENA_CODE_BYTES_PER_USER),
+        "used": readable_bytes(code_bytes_used(user.pk)),
+        "cap": readable_bytes(settings.ARENA_CODE_BYTES_PER_USER),
         "per_bot": settings.ARENA_VERSIONS_PER_BOT,
     }
 

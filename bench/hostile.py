@@ -20,6 +20,14 @@ leftmost ``X-Forwarded-For`` entry (the server trusts one proxy: ``ARENA_PROXY_H
 ``ARENA_NUM_PROXIES=1``), and prints how many attempts were let through: a correct address
 rule lets through ``AXES_FAILURE_LIMIT`` (5) log-ins and 10 sign-ups.
 
+Last, the upload flood (issue 46, R2), the server's bytes of uploaded code a user set to
+8 MiB (``ARENA_CODE_BYTES_PER_USER``; the rate at its default, 10 a minute): one user posts 30
+files of 1 MB through a code bot's edit form as fast as it answers, another 12 through the API,
+a third 10 with ``arena upload``; it prints each route's answers (stored, refused past the
+quota, 429 past the rate), each user's stored bytes and how much the database grew, and exits
+non-zero if a user stored more than the quota, a route never refused past it, or the database
+grew more than the three quotas.
+
 It prints p50/p95/p99 of the home page for both phases (the goal: p99 under 100 ms under
 attack), the turns the hostile match played and the simulate answers by status, and exits
 non-zero if the home page ever failed.
@@ -367,8 +375,17 @@ print(json.dumps({u.username.split("-")[1]: code_bytes_used(u.pk) for u in
 
 
 def database_bytes(data: Path) -> int:
-    """The SQLite database's bytes on disk, its write-ahead log included."""
-    return sum(f.stat().st_size for f in data.glob("arena.sqlite3*"))
+    """The SQLite database's bytes in use (its pages, the write-ahead log's committed ones
+    included, less the free ones), read from the file directly."""
+    import sqlite3
+
+    path = data / "arena.sqlite3"
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        pages, free, size = (
+            db.execute(f"pragma {name}").fetchone()[0]
+            for name in ("page_count", "freelist_count", "page_size")
+        )
+    return (pages - free) * size
 
 
 def web_uploads(base: str, who: dict, count: int, data: bytes) -> Counter:
@@ -425,7 +442,7 @@ def cli_uploads(base: str, who: dict, count: int, data: bytes) -> Counter:
         env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/config"}
         for name in ("ARENA_SERVER", "ARENA_TOKEN", "DJANGO_SETTINGS_MODULE"):
             env.pop(name, None)
-        cli = [sys.executable, "-c", "from arena.cli import main; main()"]
+        cli = [sys.executable, "-c", "from arena.cli import main; raise SystemExit(main())"]
         file = Path(home) / "flood_bot.py"
         file.write_bytes(data)
         subprocess.run(

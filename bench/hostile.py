@@ -20,7 +20,7 @@ leftmost ``X-Forwarded-For`` entry (the server trusts one proxy: ``ARENA_PROXY_H
 ``ARENA_NUM_PROXIES=1``), and prints how many attempts were let through: a correct address
 rule lets through ``AXES_FAILURE_LIMIT`` (5) log-ins and 10 sign-ups.
 
-Last, the upload flood (issue 46, R2), the server's bytes of uploaded code a user set to
+First, the upload flood (issue 46, R2), the server's bytes of uploaded code a user set to
 8 MiB (``ARENA_CODE_BYTES_PER_USER``; the rate at its default, 10 a minute): one user posts 30
 files of 1 MB through a code bot's edit form as fast as it answers, another 12 through the API,
 a third 10 with ``arena upload``; it prints each route's answers (stored, refused past the
@@ -278,6 +278,8 @@ def turns_played(env: dict, match_id: int) -> int:
 async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     base = f"http://127.0.0.1:{port}"
     problems: list[str] = []
+    # first, while nothing else writes: the database's growth is the uploads'
+    uploads = await asyncio.to_thread(upload_flood, base, env)
     huge = await asyncio.to_thread(huge_body, port)
     idle = await measure(base, seconds, problems)
     bot_port = free_port()
@@ -320,7 +322,6 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
         form_flood, base, "/accounts/login/", FLOOD, lambda i: LOGIN | {"password": f"wrong-{i}"}
     )
     signup = await asyncio.to_thread(form_flood, base, "/accounts/signup/", FLOOD, signup_fields)
-    uploads = await asyncio.to_thread(upload_flood, base, env)
     return {
         "uploads": uploads,
         "huge": huge,

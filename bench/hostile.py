@@ -20,6 +20,14 @@ leftmost ``X-Forwarded-For`` entry (the server trusts one proxy: ``ARENA_PROXY_H
 ``ARENA_NUM_PROXIES=1``), and prints how many attempts were let through: a correct address
 rule lets through ``AXES_FAILURE_LIMIT`` (5) log-ins and 10 sign-ups.
 
+First, the upload flood (issue 46, R2), the server's bytes of uploaded code a user set to
+8 MiB (``ARENA_CODE_BYTES_PER_USER``; the rate at its default, 10 a minute): one user posts 30
+files of 1 MB through a code bot's edit form as fast as it answers, another 12 through the API,
+a third 10 with ``arena upload``; it prints each route's answers (stored, refused past the
+quota, 429 past the rate), each user's stored bytes and how much the database grew, and exits
+non-zero if a user stored more than the quota, a route never refused past it, or the database
+grew more than the three quotas.
+
 It prints p50/p95/p99 of the home page for both phases (the goal: p99 under 100 ms under
 attack), the turns the hostile match played and the simulate answers by status, and exits
 non-zero if the home page ever failed.
@@ -270,6 +278,8 @@ def turns_played(env: dict, match_id: int) -> int:
 async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     base = f"http://127.0.0.1:{port}"
     problems: list[str] = []
+    # first, while nothing else writes: the database's growth is the uploads'
+    uploads = await asyncio.to_thread(upload_flood, base, env)
     huge = await asyncio.to_thread(huge_body, port)
     idle = await measure(base, seconds, problems)
     bot_port = free_port()
@@ -313,6 +323,7 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
     )
     signup = await asyncio.to_thread(form_flood, base, "/accounts/signup/", FLOOD, signup_fields)
     return {
+        "uploads": uploads,
         "huge": huge,
         "login": login,
         "signup": signup,
@@ -322,6 +333,159 @@ async def run(port: int, env: dict, seconds: float, simulators: int) -> dict:
         "turns": turns,
         "replies": replies["sent"],
         "answers": answers,
+    }
+
+
+#: the upload flood: each route's user and bot, a session for the web one and a token each
+UPLOAD_SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+from rest_framework.authtoken.models import Token
+from bots.models import Bot
+source = open(%r, "rb").read()
+made = {}
+for route in ("web", "api", "cli"):
+    user = get_user_model().objects.create_user(f"uploader-{route}", password=None)
+    bot = Bot.objects.create(
+        owner=user, game="tictactoe", name="flood", kind="code", target="starter_bot.py"
+    )
+    bot.add_version("starter_bot.py", source)
+    session = SessionStore()
+    session.update({"_auth_user_id": str(user.pk), "_auth_user_backend":
+        "django.contrib.auth.backends.ModelBackend", "_auth_user_hash":
+        user.get_session_auth_hash()})
+    session.create()
+    token = Token.objects.create(user=user).key
+    made[route] = {"bot": bot.pk, "session": session.session_key, "token": token}
+print(json.dumps(made))
+"""
+#: the bytes of uploaded code a user on the bench's server (``ARENA_CODE_BYTES_PER_USER``):
+#: small, so that every route reaches it within one minute's upload rate
+UPLOAD_QUOTA = 8 << 20
+#: uploads per route: the web flood of the report (30 of 1 MB), then the API's and the CLI's
+UPLOADS = {"web": 30, "api": 12, "cli": 10}
+UPLOAD_BYTES = 1_000_000
+STORED_BYTES = """
+import json
+from bots.models import code_bytes_used
+from django.contrib.auth import get_user_model
+print(json.dumps({u.username.split("-")[1]: code_bytes_used(u.pk) for u in
+    get_user_model().objects.filter(username__startswith="uploader-")}))
+"""
+
+
+def database_bytes(data: Path) -> int:
+    """The SQLite database's bytes in use (its pages, the write-ahead log's committed ones
+    included, less the free ones), read from the file directly."""
+    import sqlite3
+
+    path = data / "arena.sqlite3"
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        pages, free, size = (
+            db.execute(f"pragma {name}").fetchone()[0]
+            for name in ("page_count", "freelist_count", "page_size")
+        )
+    return (pages - free) * size
+
+
+def web_uploads(base: str, who: dict, count: int, data: bytes) -> Counter:
+    """``count`` uploads of ``data`` through the bot's edit form (a logged-in session, behind
+    the proxy as ``form_flood``): the answers, 302 stored, 200 refused by the form, 429."""
+    import requests
+
+    path = f"/bots/{who['bot']}/edit/"
+    origin = "https://" + base.split("://", 1)[1]
+    cookies = {"sessionid": who["session"]}
+    headers = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"}
+    session = requests.Session()
+    page = session.get(base + path, cookies=cookies, headers=headers, timeout=30)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+    cookies["csrftoken"] = session.cookies["csrftoken"]
+    cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    answers: Counter = Counter()
+    for _ in range(count):
+        response = requests.post(
+            base + path,
+            data={"csrfmiddlewaretoken": token, "name": "flood", "kind": "code"},
+            files={"file": ("flood_bot.py", data)},
+            headers={**headers, "Cookie": cookie, "Referer": origin + path},
+            allow_redirects=False,
+            timeout=60,
+        )
+        if response.status_code == 403:
+            raise SystemExit(f"{path}: refused by the CSRF check, the flood measures nothing")
+        quota = response.status_code == 200 and "for uploaded code" in response.text
+        answers["quota" if quota else str(response.status_code)] += 1
+    return answers
+
+
+def api_uploads(base: str, who: dict, count: int, data: bytes) -> Counter:
+    import requests
+
+    answers: Counter = Counter()
+    for _ in range(count):
+        response = requests.post(
+            f"{base}/api/bots/{who['bot']}/versions/",
+            files={"file": ("flood_bot.py", data)},
+            headers={"Authorization": f"Token {who['token']}", "X-Forwarded-For": "203.0.113.8"},
+            timeout=60,
+        )
+        quota = response.status_code == 400 and "for uploaded code" in response.text
+        answers["quota" if quota else str(response.status_code)] += 1
+    return answers
+
+
+def cli_uploads(base: str, who: dict, count: int, data: bytes) -> Counter:
+    """``arena upload`` ``count`` times (a subprocess each, logged in with the user's token)."""
+    answers: Counter = Counter()
+    with tempfile.TemporaryDirectory(prefix="arena-hostile-cli-") as home:
+        env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/config"}
+        for name in ("ARENA_SERVER", "ARENA_TOKEN", "DJANGO_SETTINGS_MODULE"):
+            env.pop(name, None)
+        cli = [sys.executable, "-c", "from arena.cli import main; raise SystemExit(main())"]
+        file = Path(home) / "flood_bot.py"
+        file.write_bytes(data)
+        subprocess.run(
+            [*cli, "--server", base, "login"], input=who["token"] + "\n", env=env,
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        for _ in range(count):
+            done = subprocess.run(
+                [*cli, "upload", str(who["bot"]), str(file)],
+                env=env, capture_output=True, text=True,
+            )  # fmt: skip
+            if done.returncode == 0:
+                answers["stored"] += 1
+            elif "for uploaded code" in done.stderr:
+                answers["quota"] += 1
+            else:
+                answers[done.stderr.strip()[:60]] += 1
+    return answers
+
+
+def upload_flood(base: str, env: dict) -> dict:
+    """Each route's user uploads 1 MB files past the quota: the web form 30 times as fast as
+    it answers (the report's flood), then the API 12 times and the CLI 10 times. Returns each
+    route's answers, the seconds the web flood took, the bytes each user has stored and the
+    database's growth."""
+    data_dir = Path(env["ARENA_DATA_DIR"])
+    starter = ROOT / "games" / "tictactoe" / "starter_bot.py"
+    data = starter.read_bytes()
+    data += b"#" * (UPLOAD_BYTES - len(data))
+    routes = _shell(env, UPLOAD_SETUP % str(starter))
+    before = database_bytes(data_dir)
+    started = time.perf_counter()
+    answers = {"web": web_uploads(base, routes["web"], UPLOADS["web"], data)}
+    seconds = time.perf_counter() - started
+    answers["api"] = api_uploads(base, routes["api"], UPLOADS["api"], data)
+    answers["cli"] = cli_uploads(base, routes["cli"], UPLOADS["cli"], data)
+    stored = _shell(env, STORED_BYTES)
+    return {
+        "answers": answers,
+        "seconds": seconds,
+        "stored": stored,
+        "growth": database_bytes(data_dir) - before,
     }
 
 
@@ -462,6 +626,7 @@ def main() -> None:
                 # as behind one reverse proxy (make web): the form floods' X-Forwarded-For
                 "ARENA_PROXY_HEADERS": "true",
                 "ARENA_NUM_PROXIES": "1",
+                "ARENA_CODE_BYTES_PER_USER": str(UPLOAD_QUOTA),
                 **PRODUCTION_ENV,
             }
         )
@@ -491,14 +656,40 @@ def main() -> None:
         f"sign-up {result['signup']} let through (a correct rule: at most 10)"
     )
     print(f"hostile match: {result['turns']} turns stored, {result['replies']} replies sent")
+    uploads = report_uploads(result["uploads"])
     print(
         "simulate answers: "
         + (", ".join(f"{k}: {v}" for k, v in sorted(result["answers"].items())) or "none")
     )
-    for problem in result["problems"][:10]:
+    for problem in (result["problems"] + uploads)[:10]:
         print("  " + problem)
-    if result["problems"]:
+    if result["problems"] or uploads:
         raise SystemExit(1)
+
+
+def report_uploads(flood: dict) -> list[str]:
+    """Print the upload flood's lines; the problems (a user over the quota, a route that
+    never refused past it)."""
+    problems = []
+    quota = UPLOAD_QUOTA
+    for route, answers in flood["answers"].items():
+        stored = flood["stored"].get(route, 0)
+        said = ", ".join(f"{k}: {v}" for k, v in sorted(answers.items()))
+        print(
+            f"upload flood, {route}: {UPLOADS[route]} uploads of {UPLOAD_BYTES:,} bytes: {said}; "
+            f"{stored:,} bytes stored (quota {quota:,})"
+        )
+        if stored > quota:
+            problems.append(f"{route}: {stored:,} bytes stored, over the quota of {quota:,}")
+        if not answers["quota"]:
+            problems.append(f"{route}: no upload refused past the quota")
+    print(
+        f"upload flood: the web's {UPLOADS['web']} in {flood['seconds']:.1f} s; the database "
+        f"grew {flood['growth']:,} bytes (3 users' quota: {3 * quota:,})"
+    )
+    if flood["growth"] > 3 * quota + (1 << 20):  # a page or so of SQLite's own
+        problems.append(f"the database grew {flood['growth']:,} bytes, more than the quotas")
+    return problems
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 
-from bots.models import Bot, BotVersion, EndpointKind, read_uploaded_code
+from bots.models import Bot, BotVersion, EndpointKind, check_storage, read_uploaded_code
 
 MASK = "•" * 12
 
@@ -42,13 +42,21 @@ class BotAdminForm(forms.ModelForm):
         if "target" in self.fields:
             self.fields["target"].required = False  # a code bot's is its file's name
 
+    def read_upload(self, upload, bot: Bot) -> tuple[str, bytes]:
+        """An upload read and checked, and against ``bot``'s storage (the platform's admin
+        takes the upload service's, which also counts the uploader's rate)."""
+        name, data = read_uploaded_code(upload)
+        check_storage(bot, len(data))
+        return name, data
+
     def clean(self):
         cleaned = super().clean()
         kind, upload = cleaned.get("kind"), cleaned.get("file")
         self.upload = None
         if kind == EndpointKind.CODE and upload:
+            bot = self.instance if self.instance.pk else Bot(owner=cleaned.get("owner"))
             try:
-                self.upload = read_uploaded_code(upload)
+                self.upload = self.read_upload(upload, bot)
             except ValidationError as exc:
                 self.add_error("file", exc.message_dict["file"])
             else:
@@ -126,8 +134,12 @@ class BotAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             upload = getattr(form, "upload", None)
             if upload is not None:
-                version = obj.add_version(*upload)
+                version = self.store_upload(obj, upload)
                 messages.success(request, f"Stored version {version.number} of {obj.name}.")
+
+    def store_upload(self, bot: Bot, upload: tuple[str, bytes]) -> BotVersion:
+        """The form's upload stored as ``bot``'s next version (its storage checked, locked)."""
+        return bot.add_version(*upload)
 
     @admin.display(description="Secret")
     def signing_secret(self, bot: Bot) -> str:

@@ -230,7 +230,22 @@ def _strip_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return {path[len(top) + 1 :]: data for path, data in files.items()}
 
 
+def _no_file_as_folder(files: dict[str, bytes]) -> None:
+    """UploadError when a path is both a file and a folder (``a`` and ``a/b``): such an
+    archive cannot be unpacked, so its bot could never start."""
+    for path in files:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in files:
+                raise UploadError(
+                    f"The archive holds {folder!r} both as a file and as the folder of "
+                    f"{path!r}; rename one of them."
+                )
+
+
 def _from_manifest(files: dict[str, bytes]) -> CodeBundle:
+    _no_file_as_folder(files)
     files = _strip_folder(files)
     raw = files.get(MANIFEST)
     if raw is None:

@@ -7,9 +7,10 @@ from datetime import timedelta
 from pathlib import PurePosixPath
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from bots import egress
@@ -173,6 +174,50 @@ def read_code(filename: str, data: bytes):
         raise ValidationError({"file": str(exc)}) from None
 
 
+def readable_bytes(count: int) -> str:
+    """Bytes as a person reads them: ``50 MiB``, ``1.5 MiB``, ``2.7 KiB``, ``300 bytes``."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
+
+
+def code_bytes_used(owner_id: int) -> int:
+    """The bytes of every version of ``owner_id``'s bots (at most ``ARENA_VERSIONS_PER_BOT`` a
+    bot, so one indexed sum over few rows)."""
+    found = BotVersion.objects.filter(bot__owner_id=owner_id).aggregate(n=Sum("size"))["n"]
+    return found or 0
+
+
+def storage_refusal(bot: Bot, size: int) -> str | None:
+    """Why one more version of ``size`` bytes would pass ``bot``'s cap of versions or its
+    owner's bytes of uploaded code (``ARENA_VERSIONS_PER_BOT``, ``ARENA_CODE_BYTES_PER_USER``);
+    None when it fits."""
+    per_bot = settings.ARENA_VERSIONS_PER_BOT
+    if bot.pk is not None and bot.versions.count() >= per_bot:
+        return (
+            f"{bot.name} already has {per_bot} versions, the most a bot keeps; delete an old "
+            "version no match played on its page to upload another."
+        )
+    if bot.owner_id is None:
+        return None
+    cap, used = settings.ARENA_CODE_BYTES_PER_USER, code_bytes_used(bot.owner_id)
+    if used + size > cap:
+        return (
+            f"You have used {readable_bytes(used)} of your {readable_bytes(cap)} for uploaded "
+            f"code and this file is {readable_bytes(size)}; delete an old version on a bot's "
+            "page to upload another."
+        )
+    return None
+
+
+def check_storage(bot: Bot, size: int) -> None:
+    """``ValidationError`` on ``file`` with ``storage_refusal``'s sentence, if any."""
+    why = storage_refusal(bot, size)
+    if why:
+        raise ValidationError({"file": why})
+
+
 #: the name of a platform seat's owner wherever a user's name is shown
 PLATFORM_OWNER = "arena"
 
@@ -284,6 +329,14 @@ class Bot(models.Model):
             return True
         return bool(user is not None and user.is_authenticated and self.owner_id == user.pk)
 
+    def versions_visible_to(self, user) -> bool:
+        """A code bot's versions (file names, sizes, sha256): its owner and staff, or anyone
+        once the source is public (as ``target``, which is the latest's file name)."""
+        if self.source_public:
+            return True
+        signed_in = user is not None and user.is_authenticated
+        return bool(signed_in and (user.is_staff or self.owner_id == user.pk))
+
     @property
     def owner_name(self) -> str:
         return self.owner.username if self.owner_id else PLATFORM_OWNER
@@ -316,10 +369,14 @@ class Bot(models.Model):
         return self.target if self.kind == EndpointKind.HTTP else f"{self.kind}:{self.target}"
 
     def add_version(self, filename: str, data: bytes) -> BotVersion:
-        """Store an upload as the next version; nothing is stored when ``read_code`` refuses it."""
+        """Store an upload as the next version; nothing is stored when ``read_code`` refuses it
+        or it would pass its owner's storage (``check_storage``, under the owner's row lock)."""
         filename, bundle = read_code(filename, data)
         with transaction.atomic():
+            if self.owner_id is not None:  # one owner's uploads, one at a time (any bot)
+                get_user_model().objects.select_for_update().filter(pk=self.owner_id).exists()
             Bot.objects.select_for_update().filter(pk=self.pk).exists()
+            check_storage(self, len(data))
             last = self.versions.aggregate(n=models.Max("number"))["n"] or 0
             version = BotVersion.objects.create(
                 bot=self,

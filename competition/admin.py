@@ -5,9 +5,13 @@ from __future__ import annotations
 import logging
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db.models import Count, OuterRef, Subquery, Sum
 from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils.functional import cached_property
@@ -16,7 +20,7 @@ from rest_framework.authtoken import admin as _token_admin  # noqa: F401  (regis
 from rest_framework.authtoken.models import TokenProxy
 
 from bots.admin import BotAdmin as _BotAdmin
-from bots.models import Bot, EndpointKind
+from bots.models import Bot, BotVersion, EndpointKind, readable_bytes
 from competition.bots import services as bot_services
 from competition.events import ladder as ladders
 from competition.events import registration
@@ -651,11 +655,30 @@ admin.site.unregister(TokenProxy)
 admin.site.unregister(Bot)
 
 
+class BotAdminForm(_BotAdmin.form):
+    """The bot form, its upload through the upload service (rate, checks, storage)."""
+
+    uploader = None  # the staff member uploading (``BotAdmin.get_form``)
+
+    def read_upload(self, upload, bot: Bot) -> tuple[str, bytes]:
+        return bot_services.read_upload(self.uploader, upload, bot)
+
+
 @admin.register(Bot)
 class BotAdmin(_BotAdmin):
-    """The bots' admin; status changes go through ``set_bot_status``, as the web's and the API's."""
+    """The bots' admin; status changes go through ``set_bot_status``, uploads through the
+    upload service, as the web's and the API's."""
 
+    form = BotAdminForm
     list_filter = (GameFilter, "kind", "status")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.uploader = request.user  # a class made for this request
+        return form
+
+    def store_upload(self, bot: Bot, upload: tuple[str, bytes]):
+        return bot_services.store_version(bot, *upload)
 
     def get_search_results(self, request, queryset, search_term):
         """An event entry's autocomplete (by bot name) never offers a human seat."""
@@ -673,3 +696,53 @@ class BotAdmin(_BotAdmin):
             bot_services.set_bot_status(obj, status, reason)
         else:
             super().save_model(request, obj, form, change)
+
+
+# -- users: what each one's uploaded code uses of the caps (bots.models.check_storage) --------
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+def _per_owner(aggregate) -> Subquery:
+    """``aggregate`` over the versions of the row's user's bots, one indexed subquery a row."""
+    rows = BotVersion.objects.filter(bot__owner_id=OuterRef("pk")).order_by()
+    return Subquery(rows.values("bot__owner_id").annotate(n=aggregate).values("n")[:1])
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    """Django's user admin, with each user's uploaded code: versions and bytes, against
+    ``ARENA_CODE_BYTES_PER_USER``."""
+
+    list_display = (*DjangoUserAdmin.list_display, "code_versions", "code_bytes")
+    readonly_fields = ("code_usage",)
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Uploaded code", {"fields": ("code_usage",)}))
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                code_versions=_per_owner(Count("id")),
+                code_bytes=_per_owner(Sum("size")),
+            )
+        )
+
+    @admin.display(description="Code versions")
+    def code_versions(self, user) -> int:
+        return user.code_versions or 0
+
+    @admin.display(description="Code bytes")
+    def code_bytes(self, user) -> str:
+        return f"{user.code_bytes or 0:,}"
+
+    @admin.display(description="Uses")
+    def code_usage(self, user) -> str:
+        if user.pk is None:
+            return "-"
+        used, cap = user.code_bytes or 0, settings.ARENA_CODE_BYTES_PER_USER
+        return (
+            f"{user.code_versions or 0} versions, {used:,} bytes: "
+            f"{readable_bytes(used)} of {readable_bytes(cap)}"
+        )

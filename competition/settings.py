@@ -363,6 +363,13 @@ ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
 ARENA_CHALLENGES_PER_MINUTE = envint(
     "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
 )
+# uploaded code, on every upload route (web, API and the CLI, admin): a user's uploads a
+# minute (competition.bots.services.charge_upload), the versions a bot keeps and a user's
+# bytes of uploaded code (bots.models.check_storage); an old version no match played can be
+# deleted to make room
+ARENA_UPLOADS_PER_MINUTE = envint("ARENA_UPLOADS_PER_MINUTE", 10, minimum=1)
+ARENA_VERSIONS_PER_BOT = envint("ARENA_VERSIONS_PER_BOT", 20, minimum=1)
+ARENA_CODE_BYTES_PER_USER = envint("ARENA_CODE_BYTES_PER_USER", 50 * 1024 * 1024, minimum=1)
 # seconds between two test calls of one bot (competition.bots.services.claim_test_call)
 ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
 # Reverse proxies in front of the web nodes: a client's address (sign-up, reset and API

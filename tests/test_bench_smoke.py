@@ -136,6 +136,16 @@ def test_it_runs_the_hostile_benchmark_in_smoke_mode():
     counts = dict(part.rsplit(": ", 1) for part in answers.split(", "))
     assert counts and sum(int(n) for n in counts.values()) > 0, answers
     assert all(k in ("200", "400 cpu_limit") or k[:4] in ("429 ", "503 ") for k in counts), answers
+    # It should refuse the upload flood past the rate (429) and every route past the quota,
+    # each user's stored bytes within it (the script exits non-zero otherwise).
+    floods = {
+        line.split(":")[0].removeprefix("upload flood, "): line
+        for line in out.splitlines()
+        if line.startswith("upload flood, ")
+    }
+    assert set(floods) == {"web", "api", "cli"}, out
+    assert "429: " in floods["web"] and all("quota: " in line for line in floods.values())
+    assert "the database grew" in out
 
 
 def test_it_runs_the_history_benchmark_in_smoke_mode():

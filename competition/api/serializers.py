@@ -8,7 +8,7 @@ import dataclasses
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.reverse import reverse
 
 from bots.models import (
@@ -16,11 +16,11 @@ from bots.models import (
     Bot,
     BotVersion,
     EndpointKind,
-    read_uploaded_code,
     registrable_kinds,
     validate_endpoint,
     validate_printable_name,
 )
+from competition.bots import services as bot_services
 from competition.matches.presenters import match_json
 from competition.models import Event, EventFormat, EventStatus, MatchStatus, NotificationKind
 from competition.models.filters import ID_MAX, ID_MIN  # every id the API takes (paths, bodies)
@@ -46,6 +46,13 @@ def game_choices() -> list[tuple[str, str]]:
 def django_errors(exc: DjangoValidationError) -> serializers.ValidationError:
     """A DRF ``ValidationError`` with the messages of a Django one (field by field)."""
     return serializers.ValidationError(serializers.as_serializer_error(exc))
+
+
+def upload_errors(exc: DjangoValidationError) -> exceptions.APIException:
+    """An upload's refusal: 429 past the upload rate, else a 400 on ``file`` (``django_errors``)."""
+    if isinstance(exc, bot_services.UploadThrottled):
+        return exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0])
+    return django_errors(exc)
 
 
 # -- strict input fields ----------------------------------------------------------------
@@ -377,7 +384,7 @@ class BotSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
         target = attrs.get("target", bot.target if bot else "")
         name = attrs.get("name", bot.name if bot else "")
-        self._check_code(attrs, bot, kind)
+        self._check_code(attrs, bot, kind, user)
         if kind == EndpointKind.CODE:
             target = attrs.get("file", (target,))[0]
         elif bot is None and not target:
@@ -404,7 +411,7 @@ class BotSerializer(serializers.ModelSerializer):
         return attrs
 
     @staticmethod
-    def _check_code(attrs: dict, bot: Bot | None, kind: str) -> None:
+    def _check_code(attrs: dict, bot: Bot | None, kind: str, user) -> None:
         """A code bot is created with its first ``file``; a kind never changes to or from code."""
         if (
             bot is not None
@@ -428,9 +435,9 @@ class BotSerializer(serializers.ModelSerializer):
         if kind != EndpointKind.CODE:
             raise serializers.ValidationError({"file": "Only a code bot (kind code) takes a file."})
         try:
-            attrs["file"] = read_uploaded_code(upload)
+            attrs["file"] = bot_services.read_upload(user, upload, Bot(owner=user))
         except DjangoValidationError as exc:
-            raise django_errors(exc) from None
+            raise upload_errors(exc) from None
 
     def create(self, validated_data: dict) -> Bot:
         upload = validated_data.pop("file", None)
@@ -439,7 +446,7 @@ class BotSerializer(serializers.ModelSerializer):
         with transaction.atomic():
             bot = super().create(validated_data)
             if upload is not None:
-                bot.add_version(*upload)
+                bot_services.store_version(bot, *upload)
         return bot
 
 

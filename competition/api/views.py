@@ -30,7 +30,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotStatus, EndpointKind
+from bots.models import Bot, BotStatus, BotVersion, EndpointKind
 from competition.api import serializers as s
 from competition.api.engine import (
     BadBody,
@@ -154,6 +154,12 @@ GAME_SLUGS = [game.slug for game in all_games()]
 VERSIONS_LISTED = 100
 #: the largest version number a path may name (``BotVersion.number``'s column holds it)
 MAX_VERSION = 2**31 - 1
+VERSION_PARAM = OpenApiParameter(
+    "number",
+    int_schema(1, MAX_VERSION),
+    OpenApiParameter.PATH,
+    description="The version's number (1 for the first upload).",
+)
 SLUG_PARAM = OpenApiParameter(
     "slug", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS, description="The game's slug."
 )
@@ -395,15 +401,23 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     @extend_schema(
         methods=["GET"],
         request=None,
-        responses={200: s.BotVersionSerializer(many=True)},
-        description=f"A code bot's uploaded versions, newest first (at most {VERSIONS_LISTED}).",
+        responses={
+            200: s.BotVersionSerializer(many=True),
+            404: OpenApiResponse(description="Not your bot, and its source is not public."),
+        },
+        description=f"A code bot's uploaded versions, newest first (at most {VERSIONS_LISTED}): "
+        "for its owner and staff, or anyone when its source is public (`source_public`).",
     )
     @extend_schema(
         methods=["POST"],
         request={"multipart/form-data": s.VersionUploadSerializer},
         responses={
             201: s.BotVersionSerializer,
-            400: OpenApiResponse(description="The upload was refused (the reason in `file`)."),
+            400: OpenApiResponse(
+                description="The upload was refused (the reason in `file`): a bad file, or "
+                "over the bot's versions or your bytes of uploaded code."
+            ),
+            429: OpenApiResponse(description="Over `ARENA_UPLOADS_PER_MINUTE` uploads."),
         },
         description="Upload a new version of your code bot: the next matches play it (an "
         "event that froze its entrants' versions keeps the one it started with).",
@@ -417,6 +431,10 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     def versions(self, request, pk=None):
         bot = self.get_object()
         if request.method == "GET":
+            if not bot.versions_visible_to(request.user):
+                raise exceptions.NotFound(
+                    "This bot's versions are its owner's: its source is not public."
+                )
             found = bot_services.versions(bot, VERSIONS_LISTED)
             return Response(
                 s.BotVersionSerializer(found, many=True, context={"request": request}).data
@@ -424,9 +442,9 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         upload = s.VersionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         try:
-            version = bot_services.upload_version(bot, upload.validated_data["file"])
+            version = bot_services.upload_version(bot, upload.validated_data["file"], request.user)
         except DjangoValidationError as exc:
-            raise s.django_errors(exc) from None
+            raise s.upload_errors(exc) from None
         return Response(
             s.BotVersionSerializer(version, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
@@ -434,14 +452,41 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
 
     @extend_schema(
         request=None,
-        parameters=[
-            OpenApiParameter(
-                "number",
-                int_schema(1, MAX_VERSION),
-                OpenApiParameter.PATH,
-                description="The version's number (1 for the first upload).",
-            )
-        ],
+        parameters=[VERSION_PARAM],
+        responses={
+            204: OpenApiResponse(description="Deleted: its bytes no longer count."),
+            404: OpenApiResponse(description="No such version."),
+            409: OpenApiResponse(
+                description="Kept: a match played it, an event froze it, or it is the latest."
+            ),
+        },
+        description="Delete a version of your code bot that no match played, to free your "
+        "storage (`ARENA_VERSIONS_PER_BOT` versions a bot, `ARENA_CODE_BYTES_PER_USER` bytes "
+        "a user). A version a match played is kept for its replays; the latest, which the bot "
+        "plays, is kept until a newer one is uploaded.",
+    )
+    @action(
+        detail=True,
+        methods=["delete"],
+        url_path=r"versions/(?P<number>[^/]+)",
+        url_name="version",
+    )
+    def delete_version(self, request, pk=None, number=None):
+        bot = self.get_object()
+        number = parse_int(number, 1, MAX_VERSION)
+        try:
+            if number is None:
+                raise BotVersion.DoesNotExist
+            bot_services.delete_version(bot, number)
+        except BotVersion.DoesNotExist:
+            raise exceptions.NotFound("No such version.") from None
+        except bot_services.VersionKept as kept:
+            return Response({"detail": kept.messages[0]}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        request=None,
+        parameters=[VERSION_PARAM],
         responses={
             (200, "application/octet-stream"): OpenApiTypes.BINARY,
             404: OpenApiResponse(

@@ -10,16 +10,26 @@ from datetime import timedelta
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from bots.faults import BotFault, FaultCode
-from bots.models import Bot, BotStatus, BotVersion, EndpointKind, read_uploaded_code
+from bots.models import (
+    Bot,
+    BotStatus,
+    BotVersion,
+    EndpointKind,
+    check_storage,
+    code_bytes_used,
+    read_uploaded_code,
+    readable_bytes,
+)
 from bots.transports import TESTABLE_KINDS
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed
 from competition.live import notify
-from competition.models import MatchStatus, NotificationKind, Participant
+from competition.models import Entry, MatchStatus, NotificationKind, Participant
+from competition.ratelimit import Limit, hit
 from games import get_game
 from games.base import Context, IllegalAction
 
@@ -118,21 +128,112 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
 # -- versions -------------------------------------------------------------------------------
 
 
+class UploadThrottled(ValidationError):
+    """An upload refused by the per-user rate (429); ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__({"file": message})
+        self.retry_after = retry_after
+
+
+class VersionKept(ValidationError):
+    """A version that cannot be deleted (a match played it, or the bot plays it): the sentence."""
+
+
 def versions(bot: Bot, limit: int) -> list[BotVersion]:
-    """A code bot's latest ``limit`` versions, newest first, without their bytes."""
-    found = list(bot.versions.defer("data").order_by("-number")[:limit])
+    """A code bot's latest ``limit`` versions, newest first, without their bytes; each with
+    ``played`` (a match or a frozen event entry holds it: kept for good)."""
+    found = list(
+        bot.versions.defer("data")
+        .annotate(played=_played(models.OuterRef("pk")))
+        .order_by("-number")[:limit]
+    )
     for version in found:
         version.bot = bot
     return found
 
 
-def upload_version(bot: Bot, upload) -> BotVersion:
-    """Store an upload as ``bot``'s next version; ``ValidationError`` on ``file`` if refused."""
+def _played(version) -> models.Expression:
+    """True when a match's seat or an event's frozen entry holds ``version`` (an id or a ref)."""
+    return models.Exists(Participant.objects.filter(version=version)) | models.Exists(
+        Entry.objects.filter(version=version)
+    )
+
+
+def charge_upload(user) -> None:
+    """Count an upload attempt against ``ARENA_UPLOADS_PER_MINUTE``, one budget for the web,
+    the API (and so the CLI) and the admin, before the upload is read; ``UploadThrottled``
+    beyond."""
+    per_minute = Limit("uploads", settings.ARENA_UPLOADS_PER_MINUTE, 60)
+    if (wait := hit(per_minute, str(user.pk))) is not None:
+        raise UploadThrottled(
+            f"Too many uploads: at most {per_minute.count} a minute. Try again in {wait} s; "
+            "nothing was stored.",
+            retry_after=wait,
+        )
+
+
+def read_upload(user, upload, bot: Bot) -> tuple[str, bytes]:
+    """An upload charged to ``user``, read and checked, as ``(name, bytes)``, and checked
+    against the storage of ``bot`` (not saved yet when it is being made) and its owner:
+    ``ValidationError`` on ``file`` if refused. ``store_version`` checks again, locked."""
+    charge_upload(user)
+    name, data = read_uploaded_code(upload)
+    check_storage(bot, len(data))
+    return name, data
+
+
+def store_version(bot: Bot, name: str, data: bytes) -> BotVersion:
+    """The one way an upload becomes a version (``Bot.add_version``: the storage checked under
+    the owner's lock)."""
+    return bot.add_version(name, data)
+
+
+def upload_version(bot: Bot, upload, user) -> BotVersion:
+    """Store ``user``'s upload as ``bot``'s next version; ``ValidationError`` on ``file`` if
+    refused (``UploadThrottled`` past the rate)."""
     if bot.kind != EndpointKind.CODE:
         raise ValidationError(
             {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
         )
-    return bot.add_version(*read_uploaded_code(upload))
+    return store_version(bot, *read_upload(user, upload, bot))
+
+
+def code_usage(user) -> dict:
+    """What ``user``'s uploaded code uses of the caps, as shown on their bot's page."""
+    return {
+        "used": readable_bytes(code_bytes_used(user.pk)),
+        "cap": readable_bytes(settings.ARENA_CODE_BYTES_PER_USER),
+        "per_bot": settings.ARENA_VERSIONS_PER_BOT,
+    }
+
+
+def delete_version(bot: Bot, number: int) -> None:
+    """Delete ``bot``'s version ``number`` to free its owner's storage; ``VersionKept`` when a
+    match played it (its replay needs it), an event froze it, or it is the latest (the bot plays
+    it), ``BotVersion.DoesNotExist`` when there is none."""
+    with transaction.atomic():
+        Bot.objects.select_for_update().filter(pk=bot.pk).exists()
+        version = (bot.versions.defer("data").annotate(played=_played(models.OuterRef("pk")))).get(
+            number=number
+        )
+        latest = bot.versions.aggregate(n=models.Max("number"))["n"]
+        if version.number == latest:
+            raise VersionKept(
+                f"Version {number} is the latest: {bot.name} plays it. Upload a newer version "
+                "first to delete this one."
+            )
+        if version.played:
+            raise VersionKept(
+                f"Version {number} played in a match (or an event froze it) and is kept for "
+                "its replays."
+            )
+        try:
+            version.delete()
+        except (models.ProtectedError, models.RestrictedError):  # held since the check
+            raise VersionKept(
+                f"Version {number} played in a match and is kept for its replays."
+            ) from None
 
 
 # -- the test call --------------------------------------------------------------------------

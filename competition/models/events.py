@@ -132,7 +132,7 @@ class Entry(models.Model):
         "bots.BotVersion",
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=models.RESTRICT,  # kept while an entry holds it (deleted with its bot)
         related_name="entries",
         help_text="A code bot's version frozen when the event started (freeze_versions).",
     )

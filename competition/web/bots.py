@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
-from bots.models import PLATFORM_OWNER, Bot, BotStatus, EndpointKind
+from bots.models import PLATFORM_OWNER, Bot, BotStatus, BotVersion, EndpointKind
 from bots.transports import TESTABLE_KINDS
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
@@ -90,7 +90,12 @@ def bot_new(request):
             request, f"Registered {bot.name}. Try a test call to check that it answers."
         )
         return redirect("bot-detail", pk=bot.pk)
-    return render(request, "bots/form.html", {"form": form, "creating": True})
+    return render(request, "bots/form.html", {"form": form, "creating": True}, status=_status(form))
+
+
+def _status(form: BotForm) -> int:
+    """429 when the form's upload was refused by the upload rate, else 200."""
+    return 429 if getattr(form, "throttled", False) else 200
 
 
 @login_required
@@ -103,7 +108,26 @@ def bot_edit(request, pk: int):
         form.save()
         messages.success(request, "Saved.")
         return redirect("bot-detail", pk=bot.pk)
-    return render(request, "bots/form.html", {"form": form, "bot": bot, "creating": False})
+    context = {"form": form, "bot": bot, "creating": False}
+    return render(request, "bots/form.html", context, status=_status(form))
+
+
+@login_required
+@require_POST
+def bot_delete_version(request, pk: int, number: int):
+    """POST: the owner deletes a version no match played (``delete_version``), freeing storage."""
+    bot = _owned_or_404(request, pk)
+    try:
+        if number > MAX_VERSION:  # past the column: no such version, never a query
+            raise BotVersion.DoesNotExist
+        bot_services.delete_version(bot, number)
+    except BotVersion.DoesNotExist:
+        messages.error(request, f"{bot.name} has no version {number}.")
+    except bot_services.VersionKept as kept:
+        messages.error(request, kept.messages[0])
+    else:
+        messages.success(request, f"Deleted version {number} of {bot.name}: its space is free.")
+    return redirect("bot-detail", pk=bot.pk)
 
 
 @login_required
@@ -346,18 +370,22 @@ _RATING_STEPS = Prepared(
 )
 
 
-#: versions a code bot's page lists (the newest)
-VERSIONS_SHOWN = 20
+#: the largest version number (``BotVersion.number``'s column holds it)
+MAX_VERSION = 2**31 - 1
 
 
 def code_context(request, bot: Bot) -> dict:
-    """A code bot's versions, with download links for those who may read its source."""
-    if bot.kind != EndpointKind.CODE:
+    """A code bot's versions (every one it keeps) for those who may see them, with download
+    links for those who may read its source."""
+    if bot.kind != EndpointKind.CODE or not bot.versions_visible_to(request.user):
         return {}
-    return {
-        "versions": bot_services.versions(bot, VERSIONS_SHOWN),
+    context = {
+        "versions": bot_services.versions(bot, settings.ARENA_VERSIONS_PER_BOT),
         "source_visible": bot.source_visible_to(request.user),
     }
+    if request.user.is_authenticated and bot.owner_id == request.user.pk:
+        context["code_usage"] = bot_services.code_usage(request.user)
+    return context
 
 
 def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) -> dict:

@@ -14,10 +14,10 @@ from bots.codec import decode_bounded
 from bots.models import (
     Bot,
     EndpointKind,
-    read_uploaded_code,
     registrable_kinds,
     validate_endpoint,
 )
+from competition.bots import services as bot_services
 from games import all_games
 
 
@@ -163,8 +163,9 @@ class BotForm(forms.ModelForm):
                 self.add_error("file", "Choose the file of your bot's code.")
             return
         try:
-            name, raw = read_uploaded_code(upload)
+            name, raw = bot_services.read_upload(self.user, upload, self.instance)
         except ValidationError as exc:
+            self.throttled = isinstance(exc, bot_services.UploadThrottled)
             for errors in exc.message_dict.values():
                 self.add_error("file", errors)
             return
@@ -184,7 +185,7 @@ class BotForm(forms.ModelForm):
             with transaction.atomic():
                 bot.save()
                 if upload is not None:
-                    bot.add_version(*upload)
+                    bot_services.store_version(bot, *upload)
         return bot
 
 

@@ -31,6 +31,11 @@ urlpatterns = [
     path("bots/<int:pk>/ladder", web_bots.bot_ladder, name="bot-ladder"),
     path("bots/<int:pk>/challenge", web_bots.bot_challenge, name="bot-challenge"),
     path("bots/<int:pk>/secret", web_bots.bot_rotate_secret, name="bot-rotate-secret"),
+    path(
+        "bots/<int:pk>/versions/<int:number>/delete",
+        web_bots.bot_delete_version,
+        name="bot-delete-version",
+    ),
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
     # games, matches, events
     path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),

@@ -16,12 +16,21 @@ from tests.conftest import REPO, free_port
 from tests.processes import manage, project_env, running
 
 STARTER = REPO / "games" / "tictactoe" / "starter_bot.py"
+#: the site's bytes of uploaded code a user (``ARENA_CODE_BYTES_PER_USER``)
+CODE_BYTES = 2_000_000
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     data = tmp_path_factory.mktemp("cli-upload-site")
-    env = project_env(ARENA_DATA_DIR=str(data))
+    # storage caps small enough for a test to reach (test_it_refuses_uploads_past_the_quota),
+    # the upload rate above this module's uploads
+    env = project_env(
+        ARENA_DATA_DIR=str(data),
+        ARENA_VERSIONS_PER_BOT="3",
+        ARENA_CODE_BYTES_PER_USER=str(CODE_BYTES),
+        ARENA_UPLOADS_PER_MINUTE="60",
+    )
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
     with running(server, port, env=env):
@@ -89,8 +98,46 @@ def test_it_refuses_a_bad_upload_in_one_line_and_stores_nothing(site, home, tmp_
     line = failed(arena(home, "upload", str(bot_id), str(wrong)))
     assert line.startswith("arena: refused (400): file: ") and "Traceback" not in line
     # It should have stored nothing but the first version.
-    versions = requests.get(f"{site['server']}/api/bots/{bot_id}/versions/", timeout=10).json()
+    versions = requests.get(
+        f"{site['server']}/api/bots/{bot_id}/versions/",
+        headers={"Authorization": f"Token {site['token']}"},
+        timeout=10,
+    ).json()
     assert [v["number"] for v in versions] == [1]
+
+
+def registered(home, name: str, path) -> int:
+    out = ok(arena(home, "register", "tictactoe", name, str(path), "--kind", "code"))
+    return int(re.search(r"registered bot (\d+)", out).group(1))
+
+
+def test_it_refuses_uploads_past_the_quota_in_one_line(site, home, tmp_path):
+    bot_id = registered(home, "versioned", STARTER)
+    for _ in range(2):
+        ok(arena(home, "upload", str(bot_id), str(STARTER)))
+    # It should refuse a bot's version past ARENA_VERSIONS_PER_BOT (3 here), saying what to
+    # delete.
+    line = failed(arena(home, "upload", str(bot_id), str(STARTER)))
+    assert line == (
+        "arena: refused (400): file: versioned already has 3 versions, the most a bot keeps; "
+        "delete an old version no match played on its page to upload another."
+    )
+    # It should refuse past the user's bytes (ARENA_CODE_BYTES_PER_USER), whichever bot: two
+    # files of 0.9 MiB fit, a third does not.
+    big = tmp_path / "big_bot.py"
+    big.write_bytes(STARTER.read_bytes() + b"#" * (900_000 - STARTER.stat().st_size))
+    big_id = registered(home, "bulky", big)
+    ok(arena(home, "upload", str(big_id), str(big)))
+    line = failed(arena(home, "upload", str(big_id), str(big)))
+    assert line.startswith("arena: refused (400): file: You have used 1.") and line.endswith(
+        "of your 1.9 MiB for uploaded code and this file is 878.9 KiB; delete an old version "
+        "on a bot's page to upload another."
+    ), line
+    # It should refuse a new code bot there too, registering nothing.
+    line = failed(arena(home, "register", "tictactoe", "one-more", str(big), "--kind", "code"))
+    assert "for uploaded code" in line
+    listed = ok(arena(home, "bots", "--mine"))
+    assert "one-more" not in listed and "bulky" in listed
 
 
 def test_it_answers_a_malformed_multipart_body_in_json(site, home):

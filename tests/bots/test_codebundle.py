@@ -221,3 +221,13 @@ def test_it_caps_the_unpacked_total_across_members():
     members.update({"arena.json": MANIFEST, "bot.py": BOT})
     assert sum(map(len, members.values())) > MAX_UNPACKED_BYTES
     assert "10 MiB" in refused("big.zip", make_zip(members))
+
+
+@pytest.mark.parametrize("maker", ["zip", "tar"])
+def test_it_refuses_a_path_that_is_both_a_file_and_a_folder(maker):
+    members = {"arena.json": MANIFEST, "bot.py": BOT, "lib": b"x", "lib/util.py": b"X = 1\n"}
+    data = make_zip(members) if maker == "zip" else make_tar(list(members.items()))
+    # It should refuse at upload, in one sentence naming both, what could never be unpacked
+    # (the sandbox's copy of the files failed, so the bot never started).
+    message = refused(f"bot.{'zip' if maker == 'zip' else 'tar.gz'}", data)
+    assert "'lib' both as a file and as the folder of 'lib/util.py'" in message

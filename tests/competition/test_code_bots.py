@@ -129,7 +129,13 @@ def test_it_shows_the_source_to_its_owner_only_unless_made_public(users):
     # It should answer 404 to anyone else (another user, staff through the API, nobody).
     for client in (api(users["other"]), api(users["staff"]), api()):
         assert client.get(download).status_code == 404
-        assert client.get(f"/api/bots/{made['id']}/versions/").json()[0]["download"] is None
+    # It should list the versions (file names, sizes, sha256) to staff without a download
+    # link, and to nobody else at all while the source is private (issue 46, R9).
+    listed = api(users["staff"]).get(f"/api/bots/{made['id']}/versions/")
+    assert listed.status_code == 200 and listed.json()[0]["download"] is None
+    for client in (api(users["other"]), api()):
+        hidden = client.get(f"/api/bots/{made['id']}/versions/")
+        assert hidden.status_code == 404 and "sha256" not in hidden.content.decode()
     # It should let everyone download it once the owner ticks "source public".
     changed = api(users["owner"]).patch(
         f"/api/bots/{made['id']}/", {"source_public": True}, format="json"
@@ -138,6 +144,7 @@ def test_it_shows_the_source_to_its_owner_only_unless_made_public(users):
     for client in (api(users["other"]), api()):
         got = client.get(download)
         assert got.status_code == 200 and got.content == BOT
+        assert client.get(f"/api/bots/{made['id']}/versions/").json()[0]["number"] == 1
     # It should let nobody but the owner upload a version.
     refused = upload(api(users["other"]), made["id"], "mine.py", BOT)
     assert refused.status_code in (403, 404)

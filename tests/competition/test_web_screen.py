@@ -10,7 +10,6 @@ import re
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from competition.events import services as events
 from competition.models import EventFormat, Match

@@ -66,6 +66,20 @@ def tell_entrants(
     return len(owners)
 
 
+def entered_late(event: Event, bots: list) -> int:
+    """Tell the owners of ``bots``, entered into the running ``event`` (a ladder's late
+    entries), once each that it is under way with their bots in; returns the owners told."""
+    owners = by_owner((bot.owner_id, bot.name) for bot in bots)
+    for owner_id, names in owners.items():
+        notify.notify(
+            owner_id,
+            NotificationKind.EVENT_STARTED,
+            f"{event.name} is under way and now plays {bot_names(names)} of yours.",
+            event_link(event),
+        )
+    return len(owners)
+
+
 def event_ended(event: Event, table: list[dict]) -> int:
     """Tell each entrant's owner, once, the event's end with the placings of the owner's bots
     (``table``: ``services.placings``, the order the big screen's podium shows)."""

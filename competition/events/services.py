@@ -251,6 +251,7 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
         if new and locked.status == EventStatus.RUNNING:
             freeze_versions(locked)  # a ladder's newcomer plays what it has on entering
             _advance(locked)
+            notices.entered_late(locked, [entry.bot for entry in new])
     return len(new)
 
 

@@ -10,6 +10,7 @@ is told once the placing the big screen's podium shows."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -157,5 +158,58 @@ def test_it_tells_the_placings_once_when_the_organiser_reveals_everything(smtp, 
         {"action": "reveal_all", "_selected_action": [world["event"].pk]},
     )
     assert response.status_code == 302
+    assert_told_the_podium(world, smtp)
+    assert len(placing_notices()) == 4
+
+
+def change_form(event: Event, **overrides) -> dict:
+    """The admin's change form of ``event`` as posted with nothing changed but ``overrides``
+    (a checkbox left out is off)."""
+    data = {
+        "name": event.name,
+        "game": event.game,
+        "options": json.dumps(event.options),
+        "format": event.format,
+        "series_length": str(event.series_length),
+        "pace_ms": str(event.pace_ms or 0),
+        "round_gap": str(event.round_gap),
+        "freeze_versions": "on",
+        "min_entries": str(event.min_entries),
+        "admission": event.admission,
+        "min_rated_games": str(event.min_rated_games),
+        "entries-TOTAL_FORMS": str(event.entries.count()),
+        "entries-INITIAL_FORMS": str(event.entries.count()),
+        "entries-MIN_NUM_FORMS": "0",
+        "entries-MAX_NUM_FORMS": "1000",
+    }
+    for i, entry in enumerate(event.entries.order_by("id")):
+        data.update(
+            {
+                f"entries-{i}-id": str(entry.pk),
+                f"entries-{i}-event": str(event.pk),
+                f"entries-{i}-bot": str(entry.bot_id),
+                f"entries-{i}-seed": str(entry.seed),
+                f"entries-{i}-active": "on",
+            }
+        )
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reveals_everything_and_tells_the_placings_when_the_organiser_stops_hiding(
+    smtp, allow_loopback
+):
+    world = hidden_cup()
+    event = world["event"]
+    assert_nothing_told(world, smtp)
+    admin = factories.logged_in(world["staff"])
+    # It should reveal (and rate) every match before the results go public, then tell each
+    # entrant once: publishing is the reveal of what is left.
+    response = admin.post(f"/admin/competition/event/{event.pk}/change/", change_form(event))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    event.refresh_from_db()
+    assert not event.hide_results
+    assert not event.matches.filter(revealed_at__isnull=True).exists()
     assert_told_the_podium(world, smtp)
     assert len(placing_notices()) == 4

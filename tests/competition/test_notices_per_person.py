@@ -133,3 +133,26 @@ def test_it_tells_an_owner_once_when_the_event_starts_at_its_start_time():
         "Timed cup started with 6 entries. Your bots: ann-1, ann-2, ann-3, ann-4 and ann-5."
     ]
     assert len(notices(world["bob"], NotificationKind.EVENT_STARTED)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_tells_the_owner_of_a_bot_the_organiser_adds_to_a_running_ladder():
+    world = people()
+    event = factories.event(
+        "Club ladder", bots=world["bots"][:1] + world["bots"][-1:], format=EventFormat.LADDER
+    )
+    events.start_event(event)
+    cat = factories.user("cat", password=False)
+    factories.bot(cat, "cat-1")
+    factories.bot(cat, "cat-2")
+    # It should tell each owner of the added bots once that the ladder under way plays them
+    # (ann: her four others), and bob, none of whose bots was added, nothing again.
+    assert events.add_all_active_bots(event) == 6
+    assert [n.text for n in notices(cat, NotificationKind.EVENT_STARTED)] == [
+        "Club ladder is under way and now plays cat-1 and cat-2 of yours."
+    ]
+    assert [n.text for n in notices(world["ann"], NotificationKind.EVENT_STARTED)] == [
+        "Club ladder started with 2 entries. Your bot: ann-1.",
+        "Club ladder is under way and now plays ann-2, ann-3, ann-4 and ann-5 of yours.",
+    ]
+    assert len(notices(world["bob"], NotificationKind.EVENT_STARTED)) == 1

@@ -315,6 +315,10 @@ class EventAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change and obj.created_by_id is None:
             obj.created_by = request.user
+        if change and "hide_results" in form.changed_data and not obj.hide_results:
+            # publishing: every hidden match revealed first (rated, the placings told once)
+            event_services.reveal_all(Event.objects.get(pk=obj.pk))
+            obj.status = Event.objects.values_list("status", flat=True).get(pk=obj.pk)
         super().save_model(request, obj, form, change)
 
     @admin.action(description="Start (schedule the matches)", permissions=["change"])

@@ -46,6 +46,19 @@ def allow_loopback(settings):
     # pytest-django's settings fixture restores the value
 
 
+@pytest.fixture
+def smtp(settings):
+    """Django's SMTP backend pointed at a real SMTP server on loopback (aiosmtpd): yields its
+    inbox (``tests.servers.Inbox``)."""
+    from tests.servers import mail_catcher
+
+    with mail_catcher() as (inbox, port):
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+        settings.EMAIL_TIMEOUT = 10
+        yield inbox
+
+
 @pytest.fixture(autouse=True)
 def _fast_hasher(settings):
     """MD5 password hashing in the test process (the default hasher takes a fifth of a CPU

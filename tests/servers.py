@@ -160,3 +160,37 @@ def redis_server():
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+class Inbox:
+    """An aiosmtpd handler keeping every message it is given: ``mails``, (recipients, message)."""
+
+    def __init__(self):
+        self.mails: list = []
+
+    async def handle_DATA(self, server, session, envelope):
+        from email import message_from_bytes
+
+        self.mails.append((envelope.rcpt_tos, message_from_bytes(envelope.content)))
+        return "250 Message accepted for delivery"
+
+    def texts(self) -> list[str]:
+        """Each mail's subject and body, as one string."""
+        return [
+            f"{mail['Subject']}\n{mail.get_payload(decode=True).decode()}" for _, mail in self.mails
+        ]
+
+
+@contextmanager
+def mail_catcher():
+    """A real SMTP server (aiosmtpd) on a free loopback port: yields ``(inbox, port)``."""
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()

@@ -37,7 +37,7 @@ def _message(kind: str, properties: dict, required: list[str] | None = None) -> 
 #: an event's header line (``events.header.header``), with each standings message
 HEADER = _obj(
     {
-        "status": {"enum": ["draft", "running", "paused", "finished", "cancelled"]},
+        "status": {"enum": ["draft", "running", "paused", "revealing", "finished", "cancelled"]},
         "status_label": _STR,
         "round_text": _STR,
         "matches_done": _INT,

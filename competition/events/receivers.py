@@ -7,8 +7,8 @@ from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.events import ladder, notices, registration, standings
-from competition.events.services import on_bot_activated, on_match_finished
+from competition.events import ladder, notices, standings
+from competition.events.services import announce_ended, on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 from competition.models import Event, EventStatus
 
@@ -24,8 +24,8 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
         was_over = ended.exists()
         on_match_finished(match)
         if not was_over and ended.exists():  # this result ended it: tell the entrants
-            event_id = match.event_id
-            transaction.on_commit(lambda: registration.announce_finished(event_id))
+            event_id = match.event_id  # (a revealing event: its last reveal, services.reveal)
+            transaction.on_commit(lambda: announce_ended(event_id))
     if match.ladder_id:
         ladder.release(match)
     notices.match_result(match, participants)

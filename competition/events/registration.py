@@ -12,7 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.events import services
+from competition.events import notices, services
 from competition.live import notify
 from competition.models import (
     Entry,
@@ -37,10 +37,6 @@ def is_open(event: Event, now: datetime | None = None) -> bool:
         return False
     closes = closes_at(event)
     return event.registration_opens <= now and (closes is None or now < closes)
-
-
-def _link(event: Event) -> str:
-    return f"/events/{event.pk}/"
 
 
 def _check(event: Event, bot: Bot, user) -> None:
@@ -111,15 +107,9 @@ def decide(entry: Entry, approve: bool) -> bool:
                 entry.bot.owner_id,
                 kind,
                 f"Your entry of {entry.bot.name} in {entry.event.name} was {verb}.",
-                _link(entry.event),
+                notices.event_link(entry.event),
             )
     return bool(changed)
-
-
-def entrants(event: Event):
-    """(owner id, bot) of the event's approved entries of users' bots."""
-    rows = event.entries.filter(status=EntryStatus.APPROVED, bot__owner__isnull=False)
-    return [(e.bot.owner_id, e.bot) for e in rows.select_related("bot")]
 
 
 # -- the periodic step -------------------------------------------------------------------------
@@ -151,21 +141,26 @@ def announce_opened(now: datetime) -> int:
             event = Event.objects.get(pk=event_id)
             if not is_open(event, now):
                 continue
-            owners = (
+            # one notice per owner naming the owner's bots of the game (no Bot ordering:
+            # a DISTINCT over it counted every bot)
+            bots = (
                 Bot.objects.active()
                 .for_game(event.game)
                 .of_users()
-                .values_list("owner_id", flat=True)
-                .distinct()
+                .exclude(kind=EndpointKind.HUMAN)  # a person's seat enters no event
+                .order_by("owner_id", "name")
+                .values_list("owner_id", "name")
             )
             closes = closes_at(event)
             until = f" until {closes:%Y-%m-%d %H:%M} UTC" if closes else ""
-            for owner_id in list(owners):
+            for owner_id, names in notices.by_owner(bots).items():
                 notify.notify(
                     owner_id,
                     NotificationKind.EVENT_OPENED,
-                    f"{event.name} is open for entries{until}.",
-                    _link(event),
+                    f"{event.name} is open for entries{until}. "
+                    f"Your bot{'s' if len(names) > 1 else ''} of its game: "
+                    f"{notices.bot_names(names)}.",
+                    notices.event_link(event),
                 )
             announced += 1
     return announced
@@ -202,44 +197,20 @@ def _start_one(event_id: int) -> int:
                 f"and needed {needed}."
             )
         else:
-            text = _start_or_cancel(event, approved)
-        for owner_id, bot in entrants(event):
-            notify.notify(
-                owner_id,
-                NotificationKind.EVENT_STARTED,
-                f"{text} Your bot: {bot.name}.",
-                _link(event),
-            )
-    logger.info("event %s at its start time: %s", event_id, text)
+            text = _start_or_cancel(event)
+        if text:  # a start tells the entrants itself (services.start_event)
+            notices.tell_entrants(event, NotificationKind.EVENT_STARTED, text)
+    logger.info("event %s at its start time: %s", event_id, text or "started")
     return 1
 
 
-def _start_or_cancel(event: Event, approved: int) -> str:
-    """Start the locked event, or cancel it with the reason rather than retry every step."""
+def _start_or_cancel(event: Event) -> str:
+    """Start the locked event (""), or cancel it with the reason rather than retry every step
+    (the notice's words)."""
     try:
         services.start_event(event)
     except ValidationError as exc:
         reason = " ".join(exc.messages)
         services.cancel_event(event, reason)
         return f"{event.name} was cancelled at its start time: {reason}"
-    return f"{event.name} started with {approved} entries."
-
-
-def announce_finished(event_id: int) -> None:
-    """Tell each entrant's owner the event ended, with the bot's placing (after commit)."""
-    event = Event.objects.get(pk=event_id)
-    rows = services.standings(event)
-    count = len(rows)
-    owners = dict(
-        event.entries.filter(bot__owner__isnull=False).values_list("bot_id", "bot__owner_id")
-    )
-    for row in rows:
-        owner_id = owners.get(row["bot"])
-        if owner_id is None:
-            continue
-        notify.notify(
-            owner_id,
-            NotificationKind.EVENT_ENDED,
-            f"{event.name} ended: {row['name']} placed {row['rank']} of {count}.",
-            _link(event),
-        )
+    return ""

@@ -11,7 +11,8 @@ from django.utils import timezone
 from bots.models import Bot, BotStatus
 from competition.events import standings as stored
 from competition.events.series import PENDING, series_key, table_key
-from competition.models import Entry, Event, EventStatus
+from competition.models import Entry, Event, EventStatus, MatchStatus
+from competition.models.matches import hidden
 from competition.ratings import services as ratings
 
 logger = logging.getLogger(__name__)
@@ -111,9 +112,16 @@ def create_table(event: Event, rnd: int, table: list[Bot]) -> int:
     return games
 
 
+def to_reveal(event: Event):
+    """The event's ended matches still waiting for the presenter's reveal (``hidden``)."""
+    return event.matches.filter(hidden(), status__in=MatchStatus.done())
+
+
 def finish(event: Event) -> None:
-    """Mark the locked event finished."""
-    event.status = EventStatus.FINISHED
+    """Mark the locked event's play over: finished, or "revealing" while a result waits for
+    its reveal (the last reveal finishes it: ``services.reveal``)."""
+    hiding = event.hide_results and to_reveal(event).exists()
+    event.status = EventStatus.REVEALING if hiding else EventStatus.FINISHED
     event.finished = timezone.now()
     event.save(update_fields=["status", "finished"])
-    logger.info("event %s finished", event.pk)
+    logger.info("event %s %s", event.pk, "play over" if hiding else "finished")

@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
-from competition.events import formats, header, pairing, scheduling
+from competition.events import formats, header, notices, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.scheduling import eligible
@@ -35,6 +35,7 @@ from competition.models import (
     LadderSpot,
     Match,
     MatchStatus,
+    NotificationKind,
     RatingChange,
 )
 from competition.models.matches import hidden
@@ -99,6 +100,11 @@ def start_event(event: Event) -> int:
         freeze_versions(event)
         created = formats.of(event).start(entries)
         _broadcast_standings(event)
+        playing = sum(1 for e in entries if eligible(e))
+        # the entrants are told however the event started (its start time, the organiser)
+        notices.tell_entrants(
+            event, NotificationKind.EVENT_STARTED, f"{event.name} started with {playing} entries."
+        )
     logger.info("event %s (%s) started with %s matches", event.pk, event.format, created)
     return created
 
@@ -245,6 +251,7 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
         if new and locked.status == EventStatus.RUNNING:
             freeze_versions(locked)  # a ladder's newcomer plays what it has on entering
             _advance(locked)
+            notices.entered_late(locked, [entry.bot for entry in new])
     return len(new)
 
 
@@ -294,14 +301,41 @@ def reveal(match_id: int) -> bool:
             ratings.apply_match(match, participants)
         summary = match_json(match, participants)
         transaction.on_commit(lambda: broadcast.match_finished(summary))
-        _broadcast_standings(match.event)
+        event = Event.objects.select_for_update().get(pk=match.event_id)
+        finish_if_public(event)
+        _broadcast_standings(event)
     return True
 
 
 def reveal_all(event: Event) -> int:
-    """Reveal every hidden match before ``hide_results`` goes off, so every match is rated."""
-    waiting = event.matches.filter(hidden(), status__in=MatchStatus.done()).order_by("round", "id")
-    return sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
+    """Reveal every hidden match before ``hide_results`` goes off, so every match is rated (and
+    a revealing event finishes, its placings told)."""
+    waiting = scheduling.to_reveal(event).order_by("round", "id")
+    revealed = sum(reveal(match_id) for match_id in list(waiting.values_list("pk", flat=True)))
+    with transaction.atomic():
+        finish_if_public(Event.objects.select_for_update().get(pk=event.pk))
+    return revealed
+
+
+def finish_if_public(event: Event) -> bool:
+    """Finish the locked "revealing" event once no result waits for its reveal, and tell the
+    entrants their placings after commit; False while one still waits (or not revealing)."""
+    if event.status != EventStatus.REVEALING or scheduling.to_reveal(event).exists():
+        return False
+    event.status = EventStatus.FINISHED
+    event.save(update_fields=["status"])
+    event_id = event.pk
+    transaction.on_commit(lambda: announce_ended(event_id))
+    logger.info("event %s finished: every result revealed", event_id)
+    return True
+
+
+def announce_ended(event_id: int) -> int:
+    """Tell each entrant's owner the event ended, with the placings of the owner's bots (after
+    the commit that finished it); nothing while a result is not public. Owners told."""
+    event = Event.objects.get(pk=event_id)
+    table = placings(event)
+    return 0 if table is None else notices.event_ended(event, table)
 
 
 def _broadcast_standings(event: Event) -> None:
@@ -378,11 +412,19 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
     return table
 
 
-def champion(event: Event) -> dict | None:
-    """The winner of a finished event (the top of its standings), or None."""
-    if event.status != EventStatus.FINISHED:
+def placings(event: Event, table: list[dict] | None = None) -> list[dict] | None:
+    """The final order, best first with each ``rank`` by the format's standings order and
+    tie-break: what the big screen's podium and the entrants' "ended" notices say. None until
+    the event finished with every result public (a placing is never read from a table that
+    misses hidden results). ``table``: the caller's ``standings(event)``, not read again."""
+    if event.status != EventStatus.FINISHED or scheduling.to_reveal(event).exists():
         return None
-    table = standings(event)
+    return standings(event) if table is None else table
+
+
+def champion(event: Event) -> dict | None:
+    """The winner of a finished event (the top of its placings), or None."""
+    table = placings(event)
     return table[0] if table else None
 
 

@@ -68,10 +68,18 @@ class EventStatus(models.TextChoices):
     """Matches are scheduled and played."""
     PAUSED = "paused", "Paused"
     """No new match is scheduled; running ones finish."""
+    REVEALING = "revealing", "Play over · results being revealed"
+    """Every match played, and some results still wait for the presenter's reveal
+    (``Event.hide_results``): no champion, no placing, until the last reveal finishes it."""
     FINISHED = "finished", "Finished"
-    """Every match played; standings final."""
+    """Every match played and every result public; standings final."""
     CANCELLED = "cancelled", "Cancelled"
     """Stopped by an organiser; queued matches cancelled."""
+
+    @classmethod
+    def over(cls) -> tuple[str, ...]:
+        """No match left to play (the events page's "finished" list)."""
+        return (cls.REVEALING, cls.FINISHED, cls.CANCELLED)
 
 
 class EventAdmission(models.TextChoices):

@@ -40,12 +40,13 @@ class EmailChoice(models.TextChoices):
     """Only in the site."""
 
 
-#: each kind's email default: high-volume kinds go to the digest, not one mail each
+#: each kind's email default: high-volume kinds go to the digest, not one mail each; every
+#: other kind, "registration opened" included (a registration window may be shorter than a
+#: day), by email at once
 EMAIL_DEFAULTS = {
     NotificationKind.LADDER_RESULT: EmailChoice.DIGEST,
     NotificationKind.CHALLENGED: EmailChoice.DIGEST,
     NotificationKind.CHALLENGE_RESULT: EmailChoice.DIGEST,
-    NotificationKind.EVENT_OPENED: EmailChoice.DIGEST,
 }
 
 

@@ -90,9 +90,9 @@ def event_list(request):
                 events.filter(status=EventStatus.DRAFT).exclude(open_now).order_by("-id")
             ),
             "finished": list(
-                events.filter(status__in=(EventStatus.FINISHED, EventStatus.CANCELLED)).order_by(
-                    "-finished", "-id"
-                )[:FINISHED_EVENTS]
+                events.filter(status__in=EventStatus.over()).order_by("-finished", "-id")[
+                    :FINISHED_EVENTS
+                ]
             ),
         },
     )

@@ -11,9 +11,9 @@ from django.db.models import Min
 from django.urls import reverse
 
 from competition.events import formats
+from competition.events import services as event_services
 from competition.matches.presenters import match_json, match_jsons
-from competition.models import Event, EventStatus, MatchStatus
-from competition.models.matches import hidden
+from competition.models import Event, MatchStatus
 
 #: the results a round summary lists at most (the page shows them all: a round of a big
 #: event is summed up by its first matches and the standings)
@@ -65,11 +65,14 @@ def qr_svg(url: str) -> str:
 
 
 def podium(request, event: Event, standings: list[dict], bracket: dict | None) -> dict | None:
-    if event.status != EventStatus.FINISHED or event.matches.filter(hidden()).exists():
-        return None  # not over, or results still to be revealed (presenter mode)
+    """The top of the event's placings (what its entrants are told); None until it finished
+    with every result public (presenter mode)."""
+    table = event_services.placings(event, standings)
+    if table is None:
+        return None
     top = [
         {key: row.get(key) for key in ("rank", "bot", "name", "owner", "points", "reached")}
-        for row in standings[:PODIUM]
+        for row in table[:PODIUM]
     ]
     final = final_match(event, bracket)
     replay = None

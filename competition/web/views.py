@@ -75,7 +75,12 @@ def home(request):
     ]
     events = (
         Event.objects.filter(
-            status__in=(EventStatus.RUNNING, EventStatus.PAUSED, EventStatus.FINISHED),
+            status__in=(
+                EventStatus.RUNNING,
+                EventStatus.PAUSED,
+                EventStatus.REVEALING,
+                EventStatus.FINISHED,
+            ),
             showcase=False,  # the game cards link the showcases' live matches
         )
         .annotate(

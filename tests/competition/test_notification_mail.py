@@ -1,47 +1,18 @@
 """Notification mails through Django's SMTP backend to a real SMTP server on loopback
-(``aiosmtpd``): one mail per kind whose preference is "at once", none for "no email", and
+(``aiosmtpd``, the ``smtp`` fixture of tests/conftest.py): one mail per kind whose preference is "at once", none for "no email", and
 the daily digest gathering a day of ladder results into one mail."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from email import message_from_bytes
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from competition.live import notify
 from competition.models import EmailChoice, Notification, NotificationKind
-from tests.conftest import free_port
-
-
-class Inbox:
-    """An aiosmtpd handler keeping every message it is given."""
-
-    def __init__(self):
-        self.mails: list = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.mails.append((envelope.rcpt_tos, message_from_bytes(envelope.content)))
-        return "250 Message accepted for delivery"
-
-
-@pytest.fixture
-def smtp(settings):
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.EMAIL_TIMEOUT = 10
-    try:
-        yield inbox
-    finally:
-        controller.stop()
 
 
 def told(user, kind, text) -> None:

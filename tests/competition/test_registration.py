@@ -136,15 +136,13 @@ def test_it_cancels_an_event_with_too_few_entries_at_its_start_time_and_says_so(
     event = open_event(min_entries=3)
     registration.enter(event, bot(ann, "ann-bot"), ann)
     registration.enter(event, bot(ann, "ann-two"), ann)
-    # It should cancel it at its start time, with a notice naming the counts.
+    # It should cancel it at its start time, with one notice naming the counts and her bots.
     registration.tick(event.starts_at + timedelta(seconds=1))
     event.refresh_from_db()
     assert event.status == EventStatus.CANCELLED
     assert texts(ann, NotificationKind.EVENT_STARTED) == [
         "Open cup was cancelled: it had 2 entries at its start time and needed 3. "
-        "Your bot: ann-bot.",
-        "Open cup was cancelled: it had 2 entries at its start time and needed 3. "
-        "Your bot: ann-two.",
+        "Your bots: ann-bot and ann-two."
     ]
 
 

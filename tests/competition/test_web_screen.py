@@ -10,7 +10,6 @@ import re
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from competition.events import services as events
 from competition.models import EventFormat, Match
@@ -106,7 +105,8 @@ def test_it_shows_no_hidden_result_until_the_reveal():
     # It should neither sum the round up nor crown anyone while the result is hidden.
     assert data["results"] == [] and data["podium"] is None
     assert data["rounds"]["completed"] is None
-    Match.objects.filter(event=event).update(revealed_at=timezone.now())
+    for match_id in Match.objects.filter(event=event).values_list("pk", flat=True):
+        assert events.reveal(match_id)  # the presenter's reveal
     data = show(event)
     # Once revealed, it should show both.
     assert len(data["results"]) == 1 and data["podium"]["top"][0]["name"] == a.name

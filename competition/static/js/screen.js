@@ -19,6 +19,10 @@ import { isDone, namesOf, resultText } from "./common.js";
 
 const config = JSON.parse(document.getElementById("screen-config").textContent);
 const HOLD_MS = config.holdMs;
+// an event's status in words where its code is not one ("revealing": every match played,
+// results still hidden until the presenter reveals them; "finished" only once all are public)
+const STATUS_WORDS = { revealing: "play over · results being revealed" };
+const OVER = new Set(["revealing", "finished"]);
 const RESULT_KEEP_MS = 5000; // a finished pane's result stays at least this long
 const RESYNC_MS = 60000;
 const STALL_MS = 90000;
@@ -516,11 +520,11 @@ function renderLists() {
   }
   if (items.length > room) list.append(el("li", "muted", `+ ${items.length - room} more`));
   if (next) list.prepend(el("li", "next-round", next));
-  if (!items.length && !next) list.append(el("li", "muted", state.event?.status === "finished" ? "All matches played." : "Nothing scheduled."));
+  if (!items.length && !next) list.append(el("li", "muted", OVER.has(state.event?.status) ? "All matches played." : "Nothing scheduled."));
   const e = state.event;
   if (e) {
     $("event-name").textContent = e.name;
-    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${e.status}`;
+    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? e.status}`;
   }
   const r = state.show?.rounds;
   $("event-round").textContent = r?.current ? roundLabel(r.current) : "";
@@ -567,7 +571,8 @@ function render() {
     t.root.classList.toggle("lead", t === lead);
   }
   $("wall-waiting").hidden = count > 0;
-  $("wall-waiting").textContent = state.event?.status === "finished" ? "The event is over." : "Waiting for the next match…";
+  $("wall-waiting").textContent = state.event?.status === "finished" ? "The event is over."
+    : state.event?.status === "revealing" ? "Play is over: the results are being revealed." : "Waiting for the next match…";
   document.body.dataset.panes = String(count);
   document.body.dataset.hero = hero ? String(hero.id) : "";
   if (lead) { // the match the wall leads with; once the wall is empty, the last one

@@ -24,7 +24,7 @@ def back(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0018_ratingchange_bot_newest"),
+        ("competition", "0019_entry_version_kept"),
     ]
 
     operations = [

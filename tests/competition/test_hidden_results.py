@@ -94,6 +94,15 @@ def assert_nothing_told(world: dict, smtp) -> None:
     assert events.placings(event) is None and events.champion(event) is None
 
 
+def assert_no_place_shown(world: dict) -> None:
+    """Before the first reveal: no bot ranked in the standings (no result counts yet), so no
+    zero-point order (the names' order) is shown as places."""
+    client = factories.logged_in(world["owners"][0])
+    page = client.get(f"/events/{world['event'].pk}/").content.decode()
+    places = re.findall(r'<tr data-bot="\d+">\s*<td class="num">([^<]*)</td>', page)
+    assert places == ["–"] * 4, places
+
+
 def assert_told_the_podium(world: dict, smtp) -> None:
     notify.flush()
     event = Event.objects.get(pk=world["event"].pk)
@@ -135,6 +144,7 @@ def test_it_tells_the_placings_at_the_last_reveal_in_the_podiums_order(smtp, all
     # It should have told each owner the start at once (the mail catcher works).
     assert sum("Event started" in m["Subject"] for _, m in smtp.mails) == 4
     assert_nothing_told(world, smtp)
+    assert_no_place_shown(world)
     presenter = factories.logged_in(world["staff"])
     for match_id in hidden[:-1]:
         reveal = presenter.post(f"/events/{event.pk}/present/reveal/{match_id}")

@@ -44,13 +44,16 @@ function finishedRow(match) {
 const pointsText = (x) => (Number.isInteger(x) ? String(x) : Number(x).toFixed(1));
 const points = pointsText;
 
+/** A bot with no game counted yet has no place (before play, or before any reveal). */
+const unranked = (row) => row.games === 0;
+
 function applyStandings(table, rows) {
   const body = table.tBodies[0];
   const byBot = new Map([...body.rows].map((tr) => [tr.dataset.bot, tr]));
   for (const row of rows) {
     const tr = byBot.get(String(row.bot));
     if (!tr) continue;
-    tr.cells[0].textContent = row.rank;
+    tr.cells[0].textContent = unranked(row) ? "–" : row.rank;
     const points = tr.querySelector("[data-points]");
     if (points) points.textContent = pointsText(row.points);
     const rating = tr.querySelector("[data-rating]");

@@ -432,7 +432,7 @@ function renderStandings() {
       name.prepend(tag, " ");
     }
     const record = state.show?.many ? placings(row) : `${row.wins}–${row.draws}–${row.losses}`;
-    div.append(el("span", "rk", row.rank), name, el("span", "pt", points), el("span", "wdl", record));
+    div.append(el("span", "rk", row.games === 0 ? "–" : row.rank), name, el("span", "pt", points), el("span", "wdl", record));
     table.append(div);
   }
   fitStandings();

@@ -137,7 +137,7 @@ def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
                 "url": bot_url(row["bot"]),
                 "name": row["name"],
                 "owner": row["owner"],
-                "rank": str(row["rank"]) if row["games"] else "–",  # no place before a game counts
+                "rank": str(row["rank"]) if row["games"] else "\N{EN DASH}",  # no place yet
                 "seed": "" if row["seed"] is None else str(row["seed"]),
                 "reached": reached,
                 "points": score_text(row["points"]),

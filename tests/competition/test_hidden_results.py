@@ -100,7 +100,7 @@ def assert_no_place_shown(world: dict) -> None:
     client = factories.logged_in(world["owners"][0])
     page = client.get(f"/events/{world['event'].pk}/").content.decode()
     places = re.findall(r'<tr data-bot="\d+">\s*<td class="num">([^<]*)</td>', page)
-    assert places == ["–"] * 4, places
+    assert places == ["\N{EN DASH}"] * 4, places
 
 
 def assert_told_the_podium(world: dict, smtp) -> None:

@@ -711,6 +711,7 @@ class EventSerializer(serializers.ModelSerializer):
             "max_entries",
             "admission",
             "min_rated_games",
+            "entries_per_owner",
             "entries",
             "progress",
         )

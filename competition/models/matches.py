@@ -185,6 +185,9 @@ class Match(models.Model):
         ordering = ("-id",)
         indexes = [
             models.Index(fields=("status", "id"), name="match_status_id"),
+            # a user's matches queued or running (ARENA_MAX_ACTIVE_MATCHES): those few rows,
+            # not a walk of every match the user ever made
+            models.Index(fields=("created_by", "status"), name="match_creator_status"),
             # a standing ladder's matches by age (its rate a minute, its queue, a bot's page)
             models.Index(fields=("ladder", "created"), name="match_ladder_created"),
             # a standing ladder's queue (how many of its matches wait for a runner)

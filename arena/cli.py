@@ -606,11 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
-    p = command(
-        "challenge",
-        cmd_challenge,
-        "queue a practice match between bots (one of them yours; never rated)",
-    )
+    p = command("challenge", cmd_challenge, "queue an unrated practice match (one bot yours)")
     p.add_argument("game")
     p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
     p.add_argument("--seed", type=int)

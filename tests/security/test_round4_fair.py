@@ -23,6 +23,7 @@ from competition.models import (
     Event,
     EventAdmission,
     EventFormat,
+    LadderSpot,
     Match,
     Rating,
     RatingChange,
@@ -357,3 +358,27 @@ def test_it_never_lets_one_owners_slow_bots_hold_more_ladder_matches_than_the_ca
     # ... with never more than 2 ladder matches of one owner queued or running at once, and
     # the cap reached (each owner's twelve bots could have held six).
     assert len(peak) == 2 and set(peak.values()) == {2}, peak
+
+
+@pytest.mark.django_db
+def test_it_says_on_the_bot_page_that_a_bot_waits_for_its_owners_ladder_matches(settings):
+    from competition.events import ladder
+
+    settings.ARENA_LADDER_HOUSE_BOTS = False
+    settings.ARENA_LADDER_MATCHES_PER_MINUTE = settings.ARENA_LADDER_MAX_QUEUED = 1000
+    settings.ARENA_LADDER_MATCHES_PER_HOUR = 3600
+    settings.ARENA_MAX_ACTIVE_LADDER_MATCHES = 2
+    bots = {}
+    for account in ("a", "b"):
+        owner = User.objects.create_user(account)
+        bots[account] = [factories.bot(owner, f"{account}{i}") for i in range(3)]
+        for bot in bots[account]:
+            ladder.enrol(bot)
+    # It should pair two matches, not three: each owner is at the cap (the matches still queued).
+    assert ladder.tick() == 2 and Match.objects.filter(ladder__isnull=False).count() == 2
+    busy = set(LadderSpot.objects.filter(playing__isnull=False).values_list("bot_id", flat=True))
+    waiting = next(b for b in bots["a"] if b.pk not in busy)
+    client = Client()
+    client.force_login(waiting.owner)
+    page = client.get(f"/bots/{waiting.pk}/").content.decode()
+    assert escape("its owner's bots already play 2 ladder matches, the most one person has") in page

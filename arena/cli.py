@@ -228,7 +228,7 @@ def cmd_challenge(args) -> None:
     )
     names = " vs ".join(p["name"] for p in match["participants"])
     out(f"match {match['id']} {match['status']}: {names}")
-    if match.get("unrated_reason"):  # why it is not rated (e.g. both bots are yours)
+    if match.get("unrated_reason"):  # why it is not rated (a challenge is practice)
         out(match["unrated_reason"])
 
 
@@ -606,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
-    p = command("challenge", cmd_challenge, "queue a match between bots (one of them yours)")
+    p = command("challenge", cmd_challenge, "queue an unrated practice match (one bot yours)")
     p.add_argument("game")
     p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
     p.add_argument("--seed", type=int)

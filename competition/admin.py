@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
 from django import forms
 from django.conf import settings
@@ -30,6 +31,7 @@ from competition.matches import history
 from competition.matches import lifecycle as match_services
 from competition.models import (
     Entry,
+    EntryStatus,
     Event,
     EventStatus,
     Ladder,
@@ -113,6 +115,7 @@ class EventForm(forms.ModelForm):
             "min_entries",
             "admission",
             "min_rated_games",
+            "entries_per_owner",
         )
         help_texts = {
             "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
@@ -157,7 +160,12 @@ class EventForm(forms.ModelForm):
         return cleaned
 
     #: registration's fields keep their defaults when a form leaves them out
-    REGISTRATION_DEFAULTS = {"min_entries": 2, "admission": "anyone", "min_rated_games": 0}
+    REGISTRATION_DEFAULTS = {
+        "min_entries": 2,
+        "admission": "anyone",
+        "min_rated_games": 0,
+        "entries_per_owner": 1,
+    }
 
     def _clean_registration(self, cleaned: dict) -> None:
         for name, default in self.REGISTRATION_DEFAULTS.items():
@@ -181,10 +189,25 @@ class EntryFormSet(BaseInlineFormSet):
     def clean(self):
         super().clean()
         game = self.instance.game
+        held: Counter = Counter()  # entries per owner, for ``Event.entries_per_owner``
         for form in self.forms:
             bot = form.cleaned_data.get("bot") if hasattr(form, "cleaned_data") else None
-            if bot is not None and not form.cleaned_data.get("DELETE") and bot.game != game:
+            if bot is None or form.cleaned_data.get("DELETE"):
+                continue
+            if bot.game != game:
                 form.add_error("bot", f"{bot} does not play {game}.")
+            if bot.owner_id is None or form.instance.status == EntryStatus.REFUSED:
+                continue
+            have = held[bot.owner_id]
+            held[bot.owner_id] += 1
+            # a new or changed entry past the cap (lowering it keeps the entries already in)
+            if have >= self.instance.entries_per_owner and form.has_changed():
+                bots = "1 bot" if have == 1 else f"{have} bots"
+                form.add_error(
+                    "bot",
+                    f"{bot.owner} already has {bots} in this event, the most one person may "
+                    "enter: raise “Entries per owner” to add more.",
+                )
 
 
 class EntryInline(admin.TabularInline):
@@ -234,6 +257,14 @@ class EntryAdmin(admin.ModelAdmin):
     def refuse(self, request, queryset):
         changed = sum(registration.decide(entry, False) for entry in queryset)
         self.message_user(request, f"{changed} entr{'y' if changed == 1 else 'ies'} refused.")
+
+
+def added_message(event: Event, added: int) -> str:
+    """What "Add bots" says it did, with the cap on each person's bots it kept to."""
+    return (
+        f"{event}: {added} entr{'y' if added == 1 else 'ies'} added (at most "
+        f"{event.entries_per_owner} per person)."
+    )
 
 
 @admin.register(Event)
@@ -295,7 +326,7 @@ class EventAdmin(admin.ModelAdmin):
         built-ins the organiser ticked."""
         event = self._posted_event(request, pk)
         added = event_services.add_all_active_bots(event, request.POST.getlist("builtin"))
-        self.message_user(request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added.")
+        self.message_user(request, added_message(event, added))
         return self._back(event)
 
     def start_view(self, request, pk: int):
@@ -368,9 +399,7 @@ class EventAdmin(admin.ModelAdmin):
     def add_active_bots(self, request, queryset):
         for event in queryset:
             added = event_services.add_all_active_bots(event)
-            self.message_user(
-                request, f"{event}: {added} entr{'y' if added == 1 else 'ies'} added."
-            )
+            self.message_user(request, added_message(event, added))
 
     @admin.action(description="Requeue errored matches", permissions=["change"])
     def requeue_errored(self, request, queryset):

@@ -322,7 +322,12 @@ ARENA_MATCH_MAX_SECONDS = envint("ARENA_MATCH_MAX_SECONDS", 3600, minimum=1)
 ARENA_MATCH_MAX_BYTES = envint("ARENA_MATCH_MAX_BYTES", 64 * 1024 * 1024, minimum=1)
 # a match's turn rows compacted into one compressed document when it ends (matches.history)
 ARENA_COMPACT_ON_END = envbool("ARENA_COMPACT_ON_END", True)
+# Per-user caps on matches queued or running at once: the ones a user starts (challenges,
+# forks, the bench; 429 beyond), and the standing ladder's matches of one owner's bots (the
+# matchmaker pairs none of that owner's bots beyond it, so slow bots of one account cannot
+# hold the runners)
 ARENA_MAX_ACTIVE_MATCHES = envint("ARENA_MAX_ACTIVE_MATCHES", 5, minimum=1)
+ARENA_MAX_ACTIVE_LADDER_MATCHES = envint("ARENA_MAX_ACTIVE_LADDER_MATCHES", 2, minimum=1)
 ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10, minimum=0)
 ARENA_ALLOW_LOCAL_BOTS = envbool("ARENA_ALLOW_LOCAL_BOTS", False)
 # The standing ladder of each game (competition/events/ladder.py; README "The standing ladder")

@@ -533,9 +533,10 @@ class MatchSerializer(serializers.Serializer):
         help_text="The reason in words, from the game's reason catalogue: what a person reads."
     )
     rated = serializers.BooleanField(
-        help_text="False for an unrated match (practice on the bench, a challenge with "
-        "non-default options, a fork, bots of one owner, a showcase): never rated, not counted "
-        "for bot health."
+        help_text="False for an unrated match (practice: a challenge, a fork, the bench; bots "
+        "of one owner; a showcase): never rated, not counted toward an event's minimum of "
+        "rated games nor for bot health. Only the standing ladder's and events' matches are "
+        "rated."
     )
     event = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
@@ -565,9 +566,9 @@ class CreatedMatchSerializer(MatchSerializer):
     """The answer to a challenge or a fork: the new match, and why it is not rated."""
 
     unrated_reason = serializers.CharField(
-        help_text="Why the new match is not rated, a sentence (empty when it is rated): "
-        "non-default options, a platform seat, a fork, or bots of one owner (a match "
-        "between bots of the same owner is never rated)."
+        help_text="Why the new match is not rated, a sentence: a challenge or a fork is "
+        "practice (only the standing ladder's and events' matches are rated), and a match "
+        "between bots of the same owner is never rated."
     )
 
     def to_representation(self, match) -> dict:
@@ -718,6 +719,7 @@ class EventSerializer(serializers.ModelSerializer):
             "max_entries",
             "admission",
             "min_rated_games",
+            "entries_per_owner",
             "entries",
             "progress",
         )

@@ -728,11 +728,11 @@ class MatchViewSet(JSONOnly, IdLookup, viewsets.ReadOnlyModelViewSet):
         },
         description=(
             "Queue a match between bots (by seat). You must own one of them; every bot must be "
-            "active (yours or anyone's). Staff may pit any bots. A challenge with the game's "
-            "default options is rated; any other options make a friendly match (`rated` false: "
-            "no rating, not counted for bot health), and so does a match between bots of one "
-            "owner (two of yours: never rated, whatever the options); `unrated_reason` says "
-            "why. A user may have a few matches queued or running at once and challenge one "
+            "active (yours or anyone's). Staff may pit any bots. A challenge is practice "
+            "(`rated` false: no rating, not counted toward an event's minimum of rated games "
+            "nor for bot health): only the standing ladder's and events' matches are rated; "
+            "`unrated_reason` says so. A user may have a few matches queued or running at "
+            "once and challenge one "
             "bot of someone else a few times an hour (429 "
             "beyond). Every match stops at the platform's limits (turns, time, stored bytes) "
             "as `limit`, unrated."

@@ -115,6 +115,12 @@ def status(bot: Bot) -> dict:
         state = f"in the ladder but {bot.get_status_display().lower()}: not paired until active"
     elif spot.ladder.paused or not settings.ARENA_LADDER:
         state = "in the ladder, which an operator paused"
+    elif spot.playing_id is None and owner_at_cap(bot.owner_id):
+        cap = settings.ARENA_MAX_ACTIVE_LADDER_MATCHES
+        state = (
+            f"in the ladder, waiting: its owner's bots already play {cap} ladder matches, "
+            "the most one person has at once"
+        )
     else:
         state = "in the ladder"
     last = (
@@ -129,6 +135,15 @@ def status(bot: Bot) -> dict:
         "next_after": None if spot.playing_id else max(spot.due, timezone.now()),
         "last": list(last),
     }
+
+
+def owner_at_cap(owner_id: int | None) -> bool:
+    """Whether ``owner_id``'s bots play ``ARENA_MAX_ACTIVE_LADDER_MATCHES`` ladder matches now (on
+    the playing spots' index)."""
+    if owner_id is None:
+        return False
+    playing = LadderSpot.objects.filter(owner_id=owner_id, playing__isnull=False).count()
+    return playing >= settings.ARENA_MAX_ACTIVE_LADDER_MATCHES
 
 
 # -- matchmaking ----------------------------------------------------------------------------
@@ -267,12 +282,29 @@ def _claim(ladder: Ladder, spots: list, now) -> Match | None:
     ids = [s.pk for s in spots]
     try:
         with transaction.atomic():
+            _lock_owners({s.owner_id for s in spots} - {None})
             match = create_match(ladder.game, [s.bot for s in spots], ladder=ladder)
             if ladder_sql.claim(ids, match.pk, now, now + gap) != len(ids):
                 raise _Lost
     except _Lost:
         return None
     return match
+
+
+#: the PostgreSQL advisory lock the ladders' claims of users' bots take (``_lock_owners``)
+OWNER_CAP_LOCK = 0x4C414444  # "LADD"
+
+
+def _lock_owners(owner_ids: set[int]) -> None:
+    """Before a claim of users' bots, on PostgreSQL, one lock for every ladder's claims (held to
+    the step's end; SQLite has one writer anyway), so that the claim's count of each owner's
+    ladder matches (``ARENA_MAX_ACTIVE_LADDER_MATCHES``) sees the other schedulers' claims: two
+    ladders stepping at once cannot both book one owner past the cap. One lock, not a row per
+    owner: a step that claims several tables could take those in two orders, and deadlock."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if owner_ids and db.vendor == "postgresql":
+        with db.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [OWNER_CAP_LOCK])
 
 
 @functools.cache

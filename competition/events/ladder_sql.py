@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Case, F, PositiveIntegerField, When
+from django.db.models import Case, Count, F, PositiveIntegerField, When
 from django.db.models.sql import UpdateQuery
 
 from competition.models import LadderSpot
@@ -116,11 +117,29 @@ def _bound(connection, values: dict, slot, param):
     return value
 
 
+def _capped(marks: Marks):
+    """The owners whose bots play ``cap`` ladder matches now, in every ladder
+    (``ARENA_MAX_ACTIVE_LADDER_MATCHES``): a read of the playing spots only, on their index."""
+    return (
+        LadderSpot.objects.filter(playing__isnull=False, owner__isnull=False)
+        .order_by()
+        .values("owner_id")
+        .annotate(playing=Count("id"))
+        .filter(playing__gte=marks.int("cap"))
+        .values("owner_id")
+    )
+
+
 def _free(marks: Marks, house: bool):
-    """The free bots of a ladder at ``now`` (without the house bots unless ``house``)."""
-    free = LadderSpot.objects.filter(
-        ladder_id=marks.int("ladder"), enrolled=True, playing__isnull=True
-    ).filter(due__lte=marks.when("now"))
+    """The free bots of a ladder at ``now`` (without the house bots unless ``house``), but for
+    those of an owner already at the cap of ladder matches at once."""
+    free = (
+        LadderSpot.objects.filter(
+            ladder_id=marks.int("ladder"), enrolled=True, playing__isnull=True
+        )
+        .filter(due__lte=marks.when("now"))
+        .exclude(owner_id__in=_capped(marks))
+    )
     return free if house else free.exclude(house=True)
 
 
@@ -151,7 +170,7 @@ def _claim(marks: Marks, seats: int):
     ids = marks.ints("ids", seats)
     booked = LadderSpot.objects.filter(
         pk__in=ids, enrolled=True, playing__isnull=True, due__lte=marks.when("now")
-    )
+    ).exclude(owner_id__in=_capped(marks))
     query = booked.query.chain(UpdateQuery)
     query.add_update_values(
         {
@@ -174,9 +193,13 @@ _EDGES = Statement(_edges)
 _CLAIM = Statement(_claim, update=True)
 
 
+def _cap() -> int:
+    return settings.ARENA_MAX_ACTIVE_LADDER_MATCHES
+
+
 def front(ladder_id: int, now: datetime, *, house: bool, size: int) -> list[tuple]:
     """Up to ``size`` free bots of the ladder, the longest-waiting first (``COLUMNS``)."""
-    return _FRONT((house, size), ladder=ladder_id, now=now)
+    return _FRONT((house, size), ladder=ladder_id, now=now, cap=_cap())
 
 
 def near(
@@ -184,6 +207,7 @@ def near(
 ) -> list[tuple]:
     """Up to ``size`` free bots on each side of ``target``, of other owners than ``owner``."""
     values = {"ladder": ladder_id, "now": now, "seeker": seeker, "target": float(target)}
+    values["cap"] = _cap()
     if owner is not None:
         values["owner"] = owner
     return _NEAR((house, owner is not None, size), **values)
@@ -191,10 +215,13 @@ def near(
 
 def edges(ladder_id: int, now: datetime, *, house: bool) -> tuple[float, float] | None:
     """The lowest and highest ratings of the ladder's free bots; None if it has none."""
-    rows = _EDGES((house,), ladder=ladder_id, now=now)
+    rows = _EDGES((house,), ladder=ladder_id, now=now, cap=_cap())
     return (rows[0][0], rows[1][0]) if len(rows) == 2 else None
 
 
 def claim(ids: Sequence[int], match_id: int, now: datetime, due: datetime) -> int:
-    """Book each bot of ``ids`` still enrolled, free and due; the count booked."""
-    return _CLAIM((len(ids),), ids=list(ids), match=match_id, now=now, due=due, first=ids[0])
+    """Book each bot of ``ids`` still enrolled, free, due and of an owner under the cap; the
+    count booked."""
+    return _CLAIM(
+        (len(ids),), ids=list(ids), match=match_id, now=now, due=due, first=ids[0], cap=_cap()
+    )

@@ -67,6 +67,9 @@ def enter(event: Event, bot: Bot, user) -> Entry:
         taken = event.entries.exclude(status=EntryStatus.REFUSED).count()
         if event.max_entries is not None and taken >= event.max_entries:
             raise ValidationError(f"This event is full ({event.max_entries} entries).")
+        # counted under the event's row lock: two entries at once cannot both pass
+        if refusal := services.owner_cap_refusal(event, user.pk):
+            raise ValidationError(refusal)
         seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
         status = (
             EntryStatus.PENDING

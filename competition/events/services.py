@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
@@ -30,6 +30,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
 from competition.live import broadcast
 from competition.models import (
     Entry,
+    EntryStatus,
     Event,
     EventStatus,
     LadderSpot,
@@ -228,8 +229,34 @@ def cancel_event(event: Event, reason: str = "event cancelled") -> int:
     return cancelled
 
 
+def owner_entries(event: Event, owner_ids: Iterable[int]) -> dict[int, int]:
+    """The entries (not refused) of each of ``owner_ids``'s bots in ``event``: the count
+    ``Event.entries_per_owner`` caps (a read of the event's entries, not of any history)."""
+    rows = (
+        event.entries.exclude(status=EntryStatus.REFUSED)
+        .filter(bot__owner_id__in=list(owner_ids))
+        .order_by()
+        .values_list("bot__owner_id")
+        .annotate(n=Count("id"))
+    )
+    return dict(rows)
+
+
+def owner_cap_sentence(have: int) -> str:
+    """The refusal past ``Event.entries_per_owner``, for the person who has ``have`` bots in."""
+    bots = "1 bot" if have == 1 else f"{have} bots"
+    return f"You already have {bots} in this event, the most one person may enter."
+
+
+def owner_cap_refusal(event: Event, owner_id: int) -> str:
+    """The refusal if ``owner_id`` may enter no more bots in ``event`` ("" if they may)."""
+    have = owner_entries(event, [owner_id]).get(owner_id, 0)
+    return owner_cap_sentence(have) if have >= event.entries_per_owner else ""
+
+
 def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
-    """Enter every user's active bot of the game not yet in, then the ``builtins`` strategies."""
+    """Enter every user's active bot of the game not yet in (the oldest first, at most
+    ``entries_per_owner`` per owner), then the ``builtins`` strategies."""
     builtins = [name for name in builtins if name in get_game(event.game).builtin_bots]
     for name in builtins:
         platform_seat(event.game, EndpointKind.BUILTIN, name)
@@ -244,7 +271,13 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
         candidates = Bot.objects.active().for_game(locked.game).exclude(pk__in=present)
         users = candidates.of_users().exclude(kind=EndpointKind.HUMAN)
         named = candidates.platform().filter(kind=EndpointKind.BUILTIN, target__in=builtins)
-        for bot in [*users.order_by("id"), *named.order_by("target")]:
+        users = list(users.order_by("id"))
+        held = owner_entries(locked, {bot.owner_id for bot in users})
+        for bot in [*users, *named.order_by("target")]:
+            if bot.owner_id is not None:
+                if held.get(bot.owner_id, 0) >= locked.entries_per_owner:
+                    continue
+                held[bot.owner_id] = held.get(bot.owner_id, 0) + 1
             new.append(Entry(event=locked, bot=bot, seed=seed))
             seed += 1
         Entry.objects.bulk_create(new, ignore_conflicts=True)

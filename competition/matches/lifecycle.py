@@ -32,6 +32,7 @@ from competition.models import (
     Participant,
     SeatResult,
 )
+from competition.models.matches import practice_match
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
@@ -111,7 +112,8 @@ def create_match(
     ladder=None,
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
-    ``rated`` is decided last here, so no caller can rate one owner's bots against each other."""
+    ``rated`` is decided last here, so no caller can rate one owner's bots against each other, nor
+    a match a user made (``practice``: only an event's or the ladder's matches are rated)."""
     try:
         game = get_game(game_slug)
     except KeyError:
@@ -142,7 +144,9 @@ def create_match(
             pace_ms=pace_ms,
             not_before=not_before,
             ladder=ladder,
-            rated=rated and not ratings.one_owner(bot.owner_id for bot in bots),
+            rated=rated
+            and not practice_match(getattr(created_by, "pk", None), event, ladder)
+            and not ratings.one_owner(bot.owner_id for bot in bots),
         )
         versions = seat_versions(bots, event)
         Participant.objects.bulk_create(
@@ -166,8 +170,8 @@ def create_user_match(
     pace_ms: int = 0,
     practice: bool = False,
 ) -> Match:
-    """A match a user starts, under the per-user limits (``TooManyMatches``); rated only with the
-    default options, so nobody picks the conditions someone else's bot is rated under."""
+    """A match a user starts, under the per-user limits (``TooManyMatches``): practice, never
+    rated (``unrated_reason`` says so), so no two accounts farm a rating between them."""
     try:
         game = get_game(game_slug)
         resolved = game.resolve_options(options)
@@ -192,9 +196,7 @@ def create_user_match(
                 f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end."
             )
         _check_target_rate(user, bots)
-        reason = unrated_reason(
-            bots, default_options=resolved == game.resolve_options(None), practice=practice
-        )
+        reason = unrated_reason(bots, bench=practice)
         match = create_match(
             game.slug,
             bots,
@@ -202,23 +204,18 @@ def create_user_match(
             seed=seed,
             created_by=user,
             pace_ms=pace_ms,
-            rated=not reason,
         )
     match.unrated_reason = reason
     return match
 
 
-def unrated_reason(bots: list[Bot], *, default_options: bool, practice: bool = False) -> str:
-    """Why a match a user starts will not be rated, as a sentence ("" when it will)."""
-    if practice:
+def unrated_reason(bots: list[Bot], *, bench: bool = False) -> str:
+    """Why a match a user starts is not rated, as a sentence: every such match is practice."""
+    if bench:
         return "Unrated: bench matches are practice and never change a rating."
     if ratings.one_owner(bot.owner_id for bot in bots):
         return ratings.ONE_OWNER
-    if any(bot.owner_id is None for bot in bots):
-        return "Unrated: a match against one of the platform's seats (a built-in bot) never changes a rating."
-    if not default_options:
-        return "Unrated: options other than the game's defaults make an unrated match."
-    return ""
+    return ratings.PRACTICE
 
 
 def challenge(

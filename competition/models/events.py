@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from competition.models.choices import EntryStatus, EventAdmission, EventFormat, EventStatus
@@ -82,6 +83,12 @@ class Event(models.Model):
     )
     max_entries = models.PositiveIntegerField(
         null=True, blank=True, help_text="At most that many entries (empty: no cap)."
+    )
+    entries_per_owner = models.PositiveIntegerField(
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text="Bots one person may have in the event (their own entries, the admin's and "
+        "“Add bots” alike), so that nobody takes its places with many bots.",
     )
     min_entries = models.PositiveIntegerField(
         default=2, help_text="Fewer approved entries at the start time cancel the event."

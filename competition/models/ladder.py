@@ -74,6 +74,13 @@ class LadderSpot(models.Model):
                 condition=Q(enrolled=True, playing__isnull=True),
                 name="ladderspot_free_mu",
             ),
+            # the bots playing now, by owner (ARENA_MAX_ACTIVE_LADDER_MATCHES): as many rows as
+            # ladder matches queued or running, whatever the history
+            models.Index(
+                fields=("owner",),
+                condition=Q(playing__isnull=False),
+                name="ladderspot_owner_playing",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -19,6 +19,24 @@ def hidden(prefix: str = "") -> Q:
     return Q(**{f"{prefix}event_id__in": hiding, f"{prefix}revealed_at__isnull": True})
 
 
+def practice(prefix: str = "") -> Q:
+    """The one definition of practice: a match a user made (a challenge, a fork, the bench),
+    neither an event's nor the standing ladder's. Never rated: only the matches the platform
+    pairs are (``ratings.services.rateable``; ``practice_match`` is this test on a row)."""
+    return Q(
+        **{
+            f"{prefix}created_by__isnull": False,
+            f"{prefix}event__isnull": True,
+            f"{prefix}ladder__isnull": True,
+        }
+    )
+
+
+def practice_match(created_by_id, event_id, ladder_id) -> bool:
+    """``practice`` on the values of one match (before it is stored, or as loaded)."""
+    return created_by_id is not None and event_id is None and ladder_id is None
+
+
 def sees_hidden(user) -> bool:
     """Staff (the organisers) see every match, revealed or not."""
     return bool(user is not None and getattr(user, "is_staff", False))
@@ -128,8 +146,8 @@ class Match(models.Model):
     )
     rated = models.BooleanField(
         default=True,
-        help_text="False for a friendly match (a challenge with non-default options): not rated, "
-        "not counted for bot health.",
+        help_text="False for practice (a match a user made: a challenge, a fork, the bench), "
+        "bots of one owner or a showcase: not rated, not counted for bot health.",
     )
     stored_bytes = models.PositiveBigIntegerField(
         default=0,
@@ -167,6 +185,9 @@ class Match(models.Model):
         ordering = ("-id",)
         indexes = [
             models.Index(fields=("status", "id"), name="match_status_id"),
+            # a user's matches queued or running (ARENA_MAX_ACTIVE_MATCHES): those few rows,
+            # not a walk of every match the user ever made
+            models.Index(fields=("created_by", "status"), name="match_creator_status"),
             # a standing ladder's matches by age (its rate a minute, its queue, a bot's page)
             models.Index(fields=("ladder", "created"), name="match_ladder_created"),
             # a standing ladder's queue (how many of its matches wait for a runner)
@@ -344,4 +365,14 @@ class TurnArchive(models.Model):
         return f"Match {self.match_id} archive ({self.turns} turns)"
 
 
-__all__ = ["TURN_VALUES", "Match", "Participant", "Turn", "TurnArchive", "hidden", "sees_hidden"]
+__all__ = [
+    "TURN_VALUES",
+    "Match",
+    "Participant",
+    "Turn",
+    "TurnArchive",
+    "hidden",
+    "practice",
+    "practice_match",
+    "sees_hidden",
+]

@@ -16,7 +16,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from competition.models import LadderSpot, Match, MatchStatus, Participant, Rating, RatingChange
-from competition.models.matches import hidden
+from competition.models.matches import hidden, practice, practice_match
 from competition.prepared import Prepared
 
 logger = logging.getLogger(__name__)
@@ -73,6 +73,14 @@ ONE_OWNER = (
 )
 
 
+#: why a match a user made is unrated, said before it plays (the challenge form, the API's
+#: ``unrated_reason``, the CLI, the viewer) and in the rating docs
+PRACTICE = (
+    "Unrated: a challenge is practice. Only the standing ladder's and events' matches change "
+    "a rating or count toward an event's minimum of rated games."
+)
+
+
 def one_owner(owner_ids: Iterable[int | None]) -> bool:
     """Whether two seats are one user's bots (never rated: the owner could choose the result)."""
     owned = [owner for owner in owner_ids if owner is not None]
@@ -80,10 +88,13 @@ def one_owner(owner_ids: Iterable[int | None]) -> bool:
 
 
 def rateable(match: Match, participants: list[Participant]) -> bool:
-    """Whether a match is rated: ``Match.rated``, a result, distinct bots of distinct owners."""
+    """Whether a match is rated: ``Match.rated``, one the platform paired (an event's or the
+    ladder's, never ``practice``: a match stored as rated before that rule is refused too), a
+    result, distinct bots of distinct owners."""
     bot_ids = [p.bot_id for p in participants]
     return (
         match.rated
+        and not practice_match(match.created_by_id, match.event_id, match.ladder_id)
         and match.status in MatchStatus.with_result()
         and len(set(bot_ids)) == len(bot_ids)  # self-play is not rated
         and not one_owner(p.bot.owner_id for p in participants)  # nor one owner's bots
@@ -194,10 +205,13 @@ def games_rated(game: str | None = None) -> list[str]:
 
 
 def _replay(game: str):
-    """Replay ``game`` in rating order from the defaults: final ratings and each match's steps."""
+    """Replay ``game`` in rating order from the defaults: final ratings and each match's steps.
+    The steps of practice (challenges rated before only the platform's pairings were) are left
+    out, as ``rateable`` leaves them out now."""
     state: dict[int, tuple[float, float, int]] = {}
     steps: dict[int, list[RatingChange]] = {}
-    for change in RatingChange.objects.filter(match__game=game).order_by("id"):
+    changes = RatingChange.objects.filter(match__game=game).exclude(practice("match__"))
+    for change in changes.order_by("id"):
         steps.setdefault(change.match_id, []).append(change)
     seats: dict[int, dict[int, Participant]] = {}
     for p in Participant.objects.filter(match_id__in=list(steps)).only(
@@ -273,9 +287,14 @@ def verify(game: str) -> Verification:
 
 @transaction.atomic
 def store_recomputed(game: str) -> int:
-    """Write ``recompute(game)`` into the ratings; returns how many differed."""
+    """Write ``recompute(game)`` into the ratings; returns how many differed. A stored rating the
+    replay never reaches (its bot rated only in practice, before only the platform's pairings
+    were) goes back to the defaults, with no rated game."""
     differed = 0
-    for bot_id, (mu, sigma, games) in recompute(game).items():
+    replayed = recompute(game)
+    for bot_id in Rating.objects.filter(game=game).values_list("bot_id", flat=True):
+        replayed.setdefault(bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))
+    for bot_id, (mu, sigma, games) in replayed.items():
         rating, created = Rating.objects.select_for_update().get_or_create(
             bot_id=bot_id, defaults={"game": game, "mu": mu, "sigma": sigma, "games": games}
         )

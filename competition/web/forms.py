@@ -259,6 +259,13 @@ def parse_json(text: str, what: str):
         raise ValidationError(f"{what} must be JSON, e.g. {{}} ({reason}).") from None
 
 
+#: what the challenge form says of ratings before the match is made
+PRACTICE_NOTE = (
+    "A challenge is practice: it never changes a rating and does not count toward an event's "
+    "minimum of rated games. Only the standing ladder's and events' matches do."
+)
+
+
 class ChallengeForm(forms.Form):
     """Challenge this page's bot with one of yours, checked as the API's challenge is."""
 
@@ -270,8 +277,7 @@ class ChallengeForm(forms.Form):
         label="Options",
         max_length=4000,
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}),
-        help_text="JSON, as the bot sees them. Left as the defaults the match is rated; "
-        "any other options make an unrated match.",
+        help_text="JSON, as the bot sees them.",
     )
 
     def __init__(self, *args, user, target: Bot, game, **kwargs):
@@ -287,17 +293,13 @@ class ChallengeForm(forms.Form):
         self.fields["mine"].choices = [(bot.pk, bot.name) for bot in bots]
         self.fields["options"].initial = json.dumps(game.resolve_options(None))
         self.bots = {bot.pk: bot for bot in bots}
-        if target.owner_id == user.pk:  # every bot offered is yours: said before it is made
-            self.fields["mine"].help_text = (
-                "Both bots are yours, so the match will be unrated: a match between bots of "
-                "one owner is never rated."
-            )
-            self.fields["options"].help_text = "JSON, as the bot sees them."
-        elif target.owner_id is None:  # a built-in bot: the platform's seat is never rated
-            self.fields["options"].help_text = (
-                "JSON, as the bot sees them. The match will be unrated: a match against a "
-                "built-in bot never changes a rating."
-            )
+        # said before it is made: a challenge is practice (``ratings.PRACTICE``)
+        self.fields["mine"].help_text = (
+            "Both bots are yours, so the match will be unrated: a match between bots of "
+            "one owner is never rated."
+            if target.owner_id == user.pk
+            else PRACTICE_NOTE
+        )
 
     def clean_options(self) -> dict:
         raw = (self.cleaned_data.get("options") or "").strip()

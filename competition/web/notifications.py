@@ -95,6 +95,7 @@ def registration_context(request, event: Event) -> dict:
             "closes": registration.closes_at(event),
             "starts_at": event.starts_at,
             "max_entries": event.max_entries,
+            "per_owner": event.entries_per_owner,
             "entries": event.entries.count(),
             "admission": event.get_admission_display(),
             "approval": event.admission == EventAdmission.APPROVAL,

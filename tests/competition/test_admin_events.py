@@ -69,6 +69,7 @@ def test_it_runs_an_event_of_eight_bots_from_the_admin(
             "series_length": series,
             "rounds": rounds or "",
             "pace_ms": 0,
+            "entries_per_owner": ENTRIES,  # one owner's eight bots
             "entries-TOTAL_FORMS": 0,
             "entries-INITIAL_FORMS": 0,
             "entries-MIN_NUM_FORMS": 0,

@@ -133,7 +133,7 @@ def test_it_lets_users_enter_and_withdraw_from_the_page_and_the_api_and_starts_o
 @pytest.mark.django_db(transaction=True)
 def test_it_cancels_an_event_with_too_few_entries_at_its_start_time_and_says_so():
     ann = user("ann")
-    event = open_event(min_entries=3)
+    event = open_event(min_entries=3, entries_per_owner=2)
     registration.enter(event, bot(ann, "ann-bot"), ann)
     registration.enter(event, bot(ann, "ann-two"), ann)
     # It should cancel it at its start time, with one notice naming the counts and her bots.

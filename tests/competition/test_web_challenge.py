@@ -42,7 +42,8 @@ def test_it_challenges_from_the_bot_page_and_lands_on_the_viewer(setup):
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
     seats = list(match.participants.order_by("seat").values_list("bot_id", flat=True))
     assert seats == [setup["theirs"].pk, setup["mine"].pk]
-    assert match.rated and match.created_by == setup["other"]
+    # It should make it practice: a challenge is never rated (only the platform's pairings).
+    assert not match.rated and match.created_by == setup["other"]
 
 
 def test_it_makes_other_options_a_friendly_match_and_refuses_bad_ones(setup):

@@ -331,8 +331,9 @@ def test_it_makes_a_challenge_with_non_default_options_friendly(users, settings,
     # It should not count them for bot health: the victim stays active.
     victim.refresh_from_db()
     assert victim.status == BotStatus.ACTIVE
-    # It should rate a challenge with the game's defaults (spelled out or not).
-    assert default["rated"] is True
+    # It should not rate a challenge with the game's defaults either: every challenge is
+    # practice (issue 46 R4), so none counts for bot health.
+    assert default["rated"] is False
 
 
 def test_it_limits_the_challenges_of_one_user_against_one_bot(users, settings):

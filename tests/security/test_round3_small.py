@@ -157,17 +157,17 @@ def test_it_never_rates_a_challenge_between_two_bots_of_one_owner(mallory, allow
     assert not RatingChange.objects.exists() and not Rating.objects.exists()
     board = APIClient().get("/api/leaderboard/tictactoe/").json()
     assert board["results"] == [], board["results"]
-    # It should still rate a challenge of someone else's bot (the defaults, two owners).
+    # It should not rate a challenge of someone else's bot either (issue 46 R4: practice).
     victim = builtin_of(get_user_model().objects.create_user("victim"), "victim", "random")
     fair = api.post(
         "/api/matches/challenge/",
         {"game": "tictactoe", "bots": [star.pk, victim.pk]},
         format="json",
     )
-    assert fair.status_code == 201 and fair.json()["rated"] is True
-    assert fair.json()["unrated_reason"] == ""
+    assert fair.status_code == 201 and fair.json()["rated"] is False
+    assert fair.json()["unrated_reason"] == ratings.PRACTICE
     assert play_all() == 1
-    assert RatingChange.objects.filter(match_id=fair.json()["id"]).count() == 2
+    assert not RatingChange.objects.filter(match_id=fair.json()["id"]).exists()
 
 
 def test_it_says_on_the_form_that_a_challenge_of_your_own_bot_is_unrated(mallory):

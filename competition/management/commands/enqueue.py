@@ -1,5 +1,6 @@
 """``manage.py enqueue GAME SEAT0 SEAT1 [--count N]``: queue matches between endpoints; other than
-built-ins they become bots of the ``cli`` staff user."""
+built-ins they become bots of the ``cli`` staff user. The matches are the operator's (no user
+made them: ``created_by`` empty), so they are rated as the platform's pairings are."""
 
 from __future__ import annotations
 
@@ -70,12 +71,12 @@ class Command(BaseCommand):
                         if opts["start_in"] > 0
                         else None
                     )
+                    # no created_by: the operator's queue, not a user's practice (rated)
                     match = create_match(
                         game.slug,
                         bots,
                         options=options,
                         seed=seed,
-                        created_by=user,
                         pace_ms=max(0, opts["pace_ms"]),
                         not_before=not_before,
                     )

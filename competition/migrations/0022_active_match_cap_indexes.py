@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("bots", "0005_code_versions"),
-        ("competition", "0019_event_entries_per_owner"),
+        ("competition", "0021_event_entries_per_owner"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

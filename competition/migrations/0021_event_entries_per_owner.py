@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0018_ratingchange_bot_newest"),
+        ("competition", "0020_event_status_revealing"),
     ]
 
     operations = [

@@ -29,6 +29,7 @@ from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed
 from competition.live import notify
 from competition.models import Entry, MatchStatus, NotificationKind, Participant
+from competition.models.matches import judges_health
 from competition.ratelimit import Limit, hit
 from games import get_game
 from games.base import Context, IllegalAction
@@ -87,8 +88,9 @@ def resume_bot(bot: Bot) -> bool:
 
 
 def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause (inside the finish) each bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` rated matches
-    since its last change all forfeited for ``connect`` or ``timeout``; the ids paused."""
+    """Pause (inside the finish) each bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` matches that
+    count (rated ones, and practice under the game's own conditions: not ``friendly``) since its
+    last change all forfeited for ``connect`` or ``timeout``; the ids paused."""
     k = settings.ARENA_BOT_HEALTH_FORFEITS
     paused = []
     if k <= 0:
@@ -99,9 +101,9 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
             continue
         causes = list(
             Participant.objects.filter(
+                judges_health("match__"),
                 bot_id=bot_id,
                 match__status__in=MatchStatus.with_result(),
-                match__rated=True,
                 match__finished__gte=bot.updated,
             )
             .order_by("-match__finished", "-match_id")

@@ -15,9 +15,9 @@ from competition.models import Event, EventStatus
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
 def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
-    """A rated forfeit counts to the bots' health first; then the event moves on, a ladder match
-    frees its bots."""
-    if forfeited and match.rated and participants:
+    """A forfeit counts to the bots' health first (``Match.judges_health``); then the event moves
+    on, a ladder match frees its bots."""
+    if forfeited and match.judges_health and participants:
         check_bot_health(participants)
     if match.event_id:
         ended = Event.objects.filter(pk=match.event_id, status=EventStatus.FINISHED)

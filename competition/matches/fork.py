@@ -181,7 +181,9 @@ def create_fork(user, origin: Match, turn: int, bot_ids: list[int]) -> Match:
             seed=origin.seed,
             pace_ms=origin.pace_ms,
         )
-        Match.objects.filter(pk=match.pk).update(forked_from=origin, fork_turn=turn, rated=False)
+        Match.objects.filter(pk=match.pk).update(
+            forked_from=origin, fork_turn=turn, rated=False, friendly=True
+        )
     match.forked_from, match.fork_turn, match.rated = origin, turn, False
     match.unrated_reason = "Unrated: a fork starts from a chosen position, not a played one."
     return match

@@ -110,6 +110,7 @@ def create_match(
     dispatch_now: bool = True,
     rated: bool = True,
     ladder=None,
+    friendly: bool = False,
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
     ``rated`` is decided last here, so no caller can rate one owner's bots against each other, nor
@@ -144,6 +145,7 @@ def create_match(
             pace_ms=pace_ms,
             not_before=not_before,
             ladder=ladder,
+            friendly=friendly,
             rated=rated
             and not practice_match(getattr(created_by, "pk", None), event, ladder)
             and not ratings.one_owner(bot.owner_id for bot in bots),
@@ -204,6 +206,8 @@ def create_user_match(
             seed=seed,
             created_by=user,
             pace_ms=pace_ms,
+            # the conditions the user chose: its forfeits are no sign of a bot's health
+            friendly=practice or resolved != game.resolve_options(None),
         )
     match.unrated_reason = reason
     return match

@@ -37,6 +37,12 @@ def practice_match(created_by_id, event_id, ladder_id) -> bool:
     return created_by_id is not None and event_id is None and ladder_id is None
 
 
+def judges_health(prefix: str = "") -> Q:
+    """The matches whose forfeits count toward their bots' health: the rated ones, and practice
+    under the game's own conditions (not ``friendly``). ``Match.judges_health`` on a row."""
+    return Q(**{f"{prefix}rated": True}) | (practice(prefix) & Q(**{f"{prefix}friendly": False}))
+
+
 def sees_hidden(user) -> bool:
     """Staff (the organisers) see every match, revealed or not."""
     return bool(user is not None and getattr(user, "is_staff", False))
@@ -149,6 +155,12 @@ class Match(models.Model):
         help_text="False for practice (a match a user made: a challenge, a fork, the bench), "
         "bots of one owner or a showcase: not rated, not counted for bot health.",
     )
+    friendly = models.BooleanField(
+        default=False,
+        help_text="A match a user made under conditions of their choosing (options other than the "
+        "game's defaults, a fork's start, the bench): its forfeits never count toward a bot's "
+        "health, so nobody can pause someone else's bot by the options they pick.",
+    )
     stored_bytes = models.PositiveBigIntegerField(
         default=0,
         help_text="JSON bytes of its stored turns (the runner's counter for ARENA_MATCH_MAX_BYTES).",
@@ -210,6 +222,12 @@ class Match(models.Model):
     @property
     def is_done(self) -> bool:
         return self.status in MatchStatus.done()
+
+    @property
+    def judges_health(self) -> bool:
+        """``judges_health`` on this row."""
+        practice = practice_match(self.created_by_id, self.event_id, self.ladder_id)
+        return self.rated or (practice and not self.friendly)
 
     def results_hidden(self) -> bool:
         """Whether this match is ``hidden`` (one query for an event's match not revealed)."""
@@ -372,6 +390,7 @@ __all__ = [
     "Turn",
     "TurnArchive",
     "hidden",
+    "judges_health",
     "practice",
     "practice_match",
     "sees_hidden",

@@ -139,7 +139,10 @@ def test_it_tells_an_owner_once_when_the_event_starts_at_its_start_time():
 def test_it_tells_the_owner_of_a_bot_the_organiser_adds_to_a_running_ladder():
     world = people()
     event = factories.event(
-        "Club ladder", bots=world["bots"][:1] + world["bots"][-1:], format=EventFormat.LADDER
+        "Club ladder",
+        bots=world["bots"][:1] + world["bots"][-1:],
+        format=EventFormat.LADDER,
+        entries_per_owner=5,  # a club ladder plays every bot of its members
     )
     events.start_event(event)
     cat = factories.user("cat", password=False)

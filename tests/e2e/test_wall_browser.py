@@ -220,7 +220,7 @@ def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):
     page.goto(f"{arena_site['base']}/events/{event}/screen?rotate=2")
     page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 90")
     rows = """() => [...document.querySelectorAll('#standings .bs-row')]
-      .filter((r) => r.getBoundingClientRect().height > 0).map((r) => r.querySelector('.rk').textContent)"""
+      .filter((r) => r.getBoundingClientRect().height > 0).map((r) => r.querySelector('.nm').textContent)"""
     first = page.evaluate(rows)
     legend = page.inner_text("#standings-legend")
     # It should say which rows it shows, of how many, every row at 24 px or more.
@@ -233,4 +233,4 @@ def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):
         page.wait_for_timeout(500)
         seen |= set(page.evaluate(rows))
     # It should show every row in turn, a page at a time.
-    assert len(seen) == 90, sorted(seen, key=int)
+    assert len(seen) == 90, sorted(seen)

@@ -253,6 +253,7 @@ def asgi_request(path: str, headers: list, chunks: list[bytes]) -> list[dict]:
     return asyncio.run(run())
 
 
+@pytest.mark.django_db  # the application's start reads the accounts (competition/production.py)
 def test_it_caps_bodies_in_the_asgi_application_for_any_server(settings):
     settings.ARENA_MAX_UPLOAD_BYTES = 1000
     # It should refuse a declared length over the route's cap before the application runs.

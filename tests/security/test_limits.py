@@ -332,7 +332,7 @@ def test_it_makes_a_challenge_with_non_default_options_friendly(users, settings,
     victim.refresh_from_db()
     assert victim.status == BotStatus.ACTIVE
     # It should not rate a challenge with the game's defaults either: every challenge is
-    # practice (issue 46 R4), so none counts for bot health.
+    # practice (issue 46 R4); its forfeits would count for bot health (not friendly).
     assert default["rated"] is False
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.codebundle import CodeBundle
+from bots.confinement import Budget
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +58,15 @@ UNAVAILABLE = (
 
 @dataclass(frozen=True)
 class Limits:
-    """The resource limits of one sandbox (per process for memory, CPU and file size)."""
+    """The resource limits of one sandbox: ``memory``, ``processes`` and ``cpus`` for the whole
+    sandbox (its cgroup, ``bots.confinement``), the others per process."""
 
+    #: the memory of the whole sandbox, its memfds and shared memory counted, swap off
+    memory: int = 1 << 30
+    #: the cores its processes share between them (the cgroup's CPU quota)
+    cpus: float = 1.0
+    #: the processes and threads of the whole sandbox (the cgroup's ``pids.max``)
+    tasks: int = 64
     address_space: int = 1 << 30
     #: node's V8 reserves address space it never touches (its code range, a loader thread)
     javascript_address_space: int = 3 << 30
@@ -80,6 +88,10 @@ class Limits:
             "--core=0",
             "--",
         ]
+
+    def budget(self) -> Budget:
+        """The sums the sandbox's cgroup (or watchdog) holds it to; tasks count threads."""
+        return Budget(memory=self.memory, tasks=self.tasks, cpus=self.cpus)
 
 
 DEFAULT_LIMITS = Limits()
@@ -210,11 +222,12 @@ def close_code(code: Sequence[tuple[int, str]]) -> None:
             os.close(fd)
 
 
-def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
-    """Start bubblewrap as 65534 when the server is root, with an empty environment
+def spawn_options(code: Sequence[tuple[int, str]] = (), *, drop: bool = True) -> dict:
+    """Start bubblewrap as 65534 when the server is root (unless the command drops to it
+    itself, ``drop=False``: it enters its cgroup first), with an empty environment
     (``/proc/1/environ`` inside is bubblewrap's)."""
     options: dict = {"env": {}, "pass_fds": tuple(fd for fd, _ in code)}
-    if os.geteuid() == 0:
+    if drop and os.geteuid() == 0:
         options.update(user=NOBODY, group=NOBODY, extra_groups=[])
     return options
 

@@ -34,8 +34,7 @@ MIB = 1 << 20
 #: enter the cgroups named before ``--`` (``0`` is the writer itself), then run the rest with
 #: the empty environment it was given (the shell's own ``PWD`` would name the server's folder)
 ENTER = (
-    'while [ "$1" != -- ]; do echo 0 > "$1" || exit 125; shift; done; shift; unset PWD; '
-    'exec "$@"'
+    'while [ "$1" != -- ]; do echo 0 > "$1" || exit 125; shift; done; shift; unset PWD; exec "$@"'
 )
 _names = itertools.count(1)
 

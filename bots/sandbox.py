@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import math
 import os
 import platform
 import struct
@@ -99,7 +100,7 @@ DEFAULT_LIMITS = Limits()
 
 def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
     """bubblewrap's arguments up to the program; ``code`` is the bundle's files as ``(fd,
-    path)``, copied into ``/bot``."""
+    path)``, copied into ``/bot`` (an absolute path, the host's or ``/proc``'s, as it is)."""
     args = [
         BWRAP,
         "--unshare-all",
@@ -124,10 +125,10 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
     for fd, path in code:
         if path == SECCOMP_ENTRY:
             args += ["--seccomp", str(fd)]
+        elif path.startswith("/"):  # a file over the sandbox's own (``proc_files``)
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), path]
         else:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
-    if host is not None:
-        args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
     args += ["--remount-ro", "/", "--chdir", BOT_DIR]
     return args
 
@@ -171,34 +172,83 @@ AUDIT_ARCH_X86_64 = 0xC000003E
 ENOSYS = 38
 
 
+#: socket calls whose first argument (the family) is checked: only AF_UNIX is allowed (the
+#: network namespace covers IP, not AF_VSOCK, netlink or the others)
+SOCKET_SYSCALLS = {"socket": 41, "socketpair": 53}
+AF_UNIX = 1
+EAFNOSUPPORT = 97
+
+
 @functools.cache
 def seccomp_program() -> bytes | None:
     """A BPF program for ``--seccomp``: ``DENIED_SYSCALLS`` and the x32 and 32-bit ABIs (a way
-    around a 64-bit list) fail with ENOSYS. ``None`` off x86-64."""
+    around a 64-bit list) fail with ENOSYS; a socket of any family but AF_UNIX with
+    EAFNOSUPPORT. ``None`` off x86-64."""
     if platform.machine() != "x86_64":
         return None
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, deny = 0x7FFF0000, 0x00050000 | ENOSYS
+    no_family = 0x00050000 | EAFNOSUPPORT
     numbers = sorted(DENIED_SYSCALLS.values())
-    denied_at = 5 + len(numbers) + 1  # the index of the last instruction
+    sockets = sorted(SOCKET_SYSCALLS.values())
+    # the layout: checks (0 ..), then ALLOW, DENY, and the family check (3 instructions)
+    checks = 5 + len(sockets) + len(numbers)
+    deny_at, family_at = checks + 1, checks + 2  # (ALLOW is at checks)
     program = [
         (ld, 0, 0, 4),  # seccomp_data.arch
         (jeq, 1, 0, AUDIT_ARCH_X86_64),
         (ret, 0, 0, deny),  # another ABI
         (ld, 0, 0, 0),  # seccomp_data.nr
-        (jge, denied_at - 5, 0, 0x40000000),  # the x32 ABI
+        (jge, deny_at - 5, 0, 0x40000000),  # the x32 ABI
     ]
-    for offset, number in enumerate(numbers):
-        program.append((jeq, denied_at - (5 + offset) - 1, 0, number))
-    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    for number in sockets:
+        program.append((jeq, family_at - len(program) - 1, 0, number))
+    for number in numbers:
+        program.append((jeq, deny_at - len(program) - 1, 0, number))
+    program += [
+        (ret, 0, 0, allow),
+        (ret, 0, 0, deny),
+        (ld, 0, 0, 16),  # seccomp_data.args[0], its low 32 bits: the family
+        (jeq, 0, 1, AF_UNIX),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, no_family),
+    ]
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
 
 
-def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
-    """The bundle's files (and last the seccomp program) as ``memfd`` files: nothing touches the
-    server's disk. The caller closes them once bubblewrap has started."""
+def proc_files(limits: Limits) -> dict[str, bytes]:
+    """What the sandbox's ``/proc/meminfo``, ``/proc/loadavg`` and ``/proc/stat`` say: its own
+    limits, never the host's memory, load or processors."""
+    kib = limits.memory // 1024
+    cores = max(1, math.ceil(limits.cpus))
+    meminfo = "".join(
+        f"{name + ':':<16}{value:>8} kB\n"
+        for name, value in (
+            ("MemTotal", kib), ("MemFree", kib), ("MemAvailable", kib), ("Buffers", 0),
+            ("Cached", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0),
+        )
+    )  # fmt: skip
+    idle = " 0 0 0 0 0 0 0 0 0 0\n"
+    stat = "cpu " + idle + "".join(f"cpu{n}" + idle for n in range(cores))
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\n"
+    return {
+        "/proc/meminfo": meminfo.encode(),
+        "/proc/loadavg": b"0.00 0.00 0.00 1/1 1\n",
+        "/proc/stat": stat.encode(),
+    }
+
+
+def open_code(
+    bundle: CodeBundle, limits: Limits = DEFAULT_LIMITS, host: Path | None = None
+) -> list[tuple[int, str]]:
+    """The bundle's files, the game's host program (read here: the sandbox's user may not
+    enter the folder it is installed in), the sandbox's ``/proc`` files (``proc_files``) and
+    last the seccomp program, as ``memfd`` files: nothing touches the server's disk. The caller
+    closes them once bubblewrap has started."""
     code: list[tuple[int, str]] = []
-    contents = list(bundle.files.items())
+    contents = [*bundle.files.items(), *proc_files(limits).items()]
+    if host is not None:
+        contents.append((f"{HOST_DIR}/{host.name}", host.read_bytes()))
     program = seccomp_program()
     if program is not None:
         contents.append((SECCOMP_ENTRY, program))

@@ -72,7 +72,7 @@ class SandboxTransport(ProcessTransport):
         host = self.game.upload_host(self.bundle.language)
         try:
             self._share = (self.confinement or confinement()).share(self.limits.budget())
-            self._code = open_code(self.bundle)
+            self._code = open_code(self.bundle, self.limits, host)
         except OSError as exc:  # ours (out of memory, descriptors or cgroups): never the bot's
             self._closed_reason = f"the sandbox could not be prepared: {exc}"
             self._release()

@@ -435,9 +435,11 @@ def probe(base: Path) -> bool:
     return True
 
 
-def v2_base(mounts: dict[str, Path], own: dict[str, str]) -> tuple[Path | None, list[str], str]:
+def v2_base(
+    mounts: dict[str, Path], own: dict[str, str], *, move: bool = True
+) -> tuple[Path | None, list[str], str]:
     """The delegated v2 subtree for the seats (this process's own cgroup, the process moved
-    into a leaf of it), its controllers, or why none."""
+    into a leaf of it unless ``move`` is False: only looked at), its controllers, or why none."""
     if "" not in mounts or "" not in own:
         return None, [], "no cgroup v2 hierarchy"
     base = mounts[""] / own[""].lstrip("/")
@@ -449,6 +451,10 @@ def v2_base(mounts: dict[str, Path], own: dict[str, str]) -> tuple[Path | None, 
     if missing:
         return None, [], f"cgroup v2 here has no {' or '.join(missing)} controller"
     wanted = [c for c in ("memory", "pids", "cpu") if c in available]
+    if not move:
+        if os.access(base / "cgroup.subtree_control", os.W_OK) and os.access(base, os.W_OK):
+            return base, wanted, ""
+        return None, [], f"cgroup v2 subtree {base} is not delegated to this user"
     try:
         enable_v2(base, wanted)
     except OSError as exc:
@@ -469,20 +475,29 @@ def enable_v2(base: Path, controllers: list[str]) -> None:
     write(base / "cgroup.subtree_control", " ".join(f"+{c}" for c in controllers))
 
 
-def choose(mounts: dict[str, Path] | None = None, own: dict[str, str] | None = None) -> Confinement:
-    """The strongest backend this process can use: v2 delegated, v1, else the watchdog."""
+def choose(
+    mounts: dict[str, Path] | None = None, own: dict[str, str] | None = None, *, move: bool = True
+) -> Confinement:
+    """The strongest backend this process can use: v2 delegated, v1, else the watchdog.
+    ``move=False`` only looks (for ``describe``): the process stays where it is."""
     try:
         mounts = cgroup_mounts() if mounts is None else mounts
         own = own_cgroups() if own is None else own
     except OSError as exc:
         return Confinement(f"cgroups unreadable ({exc.strerror})")
-    base, controllers, why_v2 = v2_base(mounts, own)
+    base, controllers, why_v2 = v2_base(mounts, own, move=move)
     if base is not None:
         return CgroupV2(base, controllers)
     bases, why_v1 = v1_bases(mounts, own)
     if bases:
         return CgroupV1(bases)
     return Confinement(f"{why_v2}; {why_v1}")
+
+
+def describe() -> Confinement:
+    """The backend a runner started here would use (looked at, nothing moved): for the deploy
+    check and the admin's ladder health page."""
+    return choose(move=False)
 
 
 @functools.cache

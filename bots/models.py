@@ -168,9 +168,21 @@ def read_code(filename: str, data: bytes):
     if len(name) > MAX_FILENAME:
         raise ValidationError({"file": f"The file name is longer than {MAX_FILENAME} characters."})
     try:
-        return name, read_upload(name, data)
+        bundle = read_upload(name, data)
     except UploadError as exc:
         raise ValidationError({"file": str(exc)}) from None
+    check_language(bundle.language)
+    return name, bundle
+
+
+def check_language(language: str) -> None:
+    """``ValidationError`` on ``file`` when this server's sandbox cannot run ``language`` (its
+    self-test, ``bots.sandbox.language_status``): refused at upload, not lost in a match."""
+    from bots.sandbox import language_status
+
+    why = language_status().get(language, "")
+    if why:
+        raise ValidationError({"file": why})
 
 
 #: the name of a platform seat's owner wherever a user's name is shown

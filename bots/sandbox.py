@@ -312,3 +312,82 @@ def sandbox_status() -> tuple[bool, str]:
         )
         return False, UNAVAILABLE
     return True, ""
+
+
+#: a tiny program per language, run in the sandbox when a runner starts (``language_status``)
+PROBES = {
+    "python": ("probe.py", b"import json, sys\nprint(json.dumps({'ok': sys.version_info[0]}))\n"),
+    "javascript": (
+        "probe.js",
+        b"console.log(JSON.stringify({ ok: Number(process.versions.node.split('.')[0]) > 0 ? 3 : 0 }))\n",
+    ),
+}
+LANGUAGE_BROKEN = (
+    "Bots in {language} cannot run on this server: its {language} runtime is missing or "
+    "does not start in the sandbox, so the upload is refused rather than failing in a match."
+)
+
+
+def probe_language(language: str, host: Path | None = None) -> bool:
+    """The language's tiny program (with ``host``, a game's host program running it) starts in
+    the sandbox and prints its line."""
+    entry, source = PROBES[language]
+    bundle = CodeBundle(language, entry, {entry: source})
+    code: list[tuple[int, str]] = []
+    try:
+        code = open_code(bundle, host=host)
+        done = subprocess.run(
+            command_for(bundle, code=code, host=host),
+            input=b"",
+            capture_output=True,
+            timeout=STATUS_TIMEOUT,
+            check=False,
+            **spawn_options(code),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("the %s probe failed: %r", language, exc)
+        return False
+    finally:
+        close_code(code)
+    ok = done.returncode == 0 and (host is not None or done.stdout.strip().startswith(b'{"ok'))
+    if not ok:
+        logger.warning(
+            "the %s probe%s exited %s: %s",
+            language,
+            f" under {host.name}" if host else "",
+            done.returncode,
+            done.stderr.decode("utf-8", "replace")[-300:],
+        )
+    return ok
+
+
+@functools.cache
+def language_status() -> dict[str, str]:
+    """Each language: "" when its probe runs in the sandbox here (checked once), else the
+    sentence that refuses its uploads."""
+    if not sandbox_status()[0]:
+        return {language: UNAVAILABLE for language in PROBES}
+    return {
+        language: "" if probe_language(language) else LANGUAGE_BROKEN.format(language=language)
+        for language in PROBES
+    }
+
+
+@functools.cache
+def host_status() -> dict[str, str]:
+    """Each game host program (``Game.upload_host``) as ``"game language"``: "" when it starts
+    in the sandbox here with a tiny bot (checked once), else why not."""
+    from games import all_games
+
+    found = {}
+    for game in all_games():
+        for language in PROBES:
+            host = game.upload_host(language)
+            if host is not None and not language_status()[language]:
+                works = probe_language(language, host)
+                found[f"{game.slug} {language}"] = (
+                    ""
+                    if works
+                    else (f"The {game.slug} host for {language} does not start in the sandbox.")
+                )
+    return found

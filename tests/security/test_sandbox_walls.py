@@ -137,3 +137,66 @@ async def test_a_game_host_runs_from_a_folder_the_sandbox_user_cannot_enter(tmp_
     assert all(f == "ok" for turn in result.turns for f in turn.faults), [
         (turn.faults, turn.logs[0].detail if turn.logs[0] else None) for turn in result.turns[:2]
     ]
+
+
+@pytest.fixture
+def fresh_self_test():
+    from bots import sandbox
+
+    caches = (sandbox.sandbox_status, sandbox.language_status, sandbox.host_status)
+    for cache in caches:
+        cache.cache_clear()
+    yield sandbox
+    for cache in caches:
+        cache.cache_clear()
+
+
+def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test, monkeypatch):
+    from django.core.exceptions import ValidationError
+
+    from bots.models import read_code
+
+    # node missing on this server (its path names no file): the self-test finds it out.
+    broken = dict(fresh_self_test.INTERPRETERS, javascript=("/usr/bin/no-such-node",))
+    monkeypatch.setattr(fresh_self_test, "INTERPRETERS", broken)
+    with pytest.raises(ValidationError) as refused:
+        read_code("bot.js", b"console.log('hi')\n")
+    [sentence] = refused.value.message_dict["file"]
+    assert sentence.startswith("Bots in javascript cannot run on this server")
+    # ... while the other language is still accepted.
+    assert read_code("bot.py", b"print('hi')\n")[1].language == "python"
+
+
+def test_the_runner_start_says_the_confinement_and_tests_each_language(fresh_self_test, caplog):
+    from competition.runners.play import sandbox_report
+
+    caplog.set_level("INFO")
+    assert sandbox_report() == (True, "")
+    said = caplog.text
+    assert "sandbox confinement: cgroup v1" in said
+    for name in ("python runs", "javascript runs", "drones javascript runs"):
+        assert f"sandbox self-test: {name}" in said, said
+
+
+def test_check_deploy_warns_without_a_cgroup(monkeypatch):
+    from bots import confinement
+    from competition.checks import check_sandbox_confinement
+
+    # This machine: cgroup v1 as root, no warning.
+    assert check_sandbox_confinement(None) == []
+    # A server with no cgroup mounted (its mount table lists none): the watchdog, said.
+    monkeypatch.setattr(confinement, "cgroup_mounts", lambda: {})
+    [warning] = check_sandbox_confinement(None)
+    assert warning.id == "arena.W001"
+    assert "without a cgroup" in warning.msg and "weaker bound" in warning.msg
+    assert "Delegate=yes" in warning.hint
+
+
+@pytest.mark.django_db
+def test_the_admin_ladder_health_page_says_the_confinement(client):
+    from django.contrib.auth import get_user_model
+
+    staff = get_user_model().objects.create_user("staff", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    page = client.get("/admin/competition/ladder/").content.decode()
+    assert "Uploaded bots&#x27; sandbox: cgroup v1: each sandbox in cgroups of its own" in page

@@ -191,19 +191,22 @@ class CgroupShare(Share):
         for path in self.paths:
             kill_all(path / "cgroup.procs")
 
-    def cpu_line(self) -> str:
+    #: seconds the CPU quota held the sandbox back (read by ``finish``), None if not known
+    throttled: float | None = None
+
+    def read_cpu(self) -> None:
         if self.cpu is None:
-            return ""
+            return
         with contextlib.suppress(OSError):
             stat = read(self.cpu / "cpu.stat")
-            throttled = (
-                counter(stat, "throttled_usec") / 1e6 or counter(stat, "throttled_time") / 1e9
-            )
-            return f", CPU throttled {throttled:.2f} s at {self.budget.cpus:g} core(s)"
-        return ""
+            usec, nsec = counter(stat, "throttled_usec"), counter(stat, "throttled_time")
+            self.throttled = usec / 1e6 if usec else nsec / 1e9
 
     def summary(self) -> str:
-        return super().summary() + self.cpu_line()
+        line = super().summary()
+        if self.throttled is not None:
+            line += f", CPU throttled {self.throttled:.2f} s at {self.budget.cpus:g} core(s)"
+        return line
 
 
 class V1Share(CgroupShare):
@@ -214,6 +217,7 @@ class V1Share(CgroupShare):
         return self.over
 
     def finish(self) -> None:
+        self.read_cpu()
         with contextlib.suppress(OSError, ValueError):
             self.peak = int(read(self.memory / "memory.max_usage_in_bytes"))
 
@@ -233,6 +237,7 @@ class V2Share(CgroupShare):
         super().kill()
 
     def finish(self) -> None:
+        self.read_cpu()
         with contextlib.suppress(OSError, ValueError):
             self.peak = max(self.peak, int(read(self.memory / "memory.peak")))
 

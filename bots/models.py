@@ -397,7 +397,12 @@ class BotVersion(models.Model):
 
     def transport(self, *, game, seat: int) -> Transport:
         from bots.codebundle import read_upload
+        from bots.sandbox import Limits
         from bots.transports.sandbox import SandboxTransport
 
         bundle = read_upload(self.filename, bytes(self.data))
-        return SandboxTransport(bundle, game=game, seat=seat)
+        limits = Limits(
+            memory=settings.ARENA_SANDBOX_MEMORY_MB << 20,
+            cpus=settings.ARENA_SANDBOX_CPU_PERCENT / 100,
+        )
+        return SandboxTransport(bundle, game=game, seat=seat, limits=limits)

@@ -200,3 +200,11 @@ def test_the_admin_ladder_health_page_says_the_confinement(client):
     client.force_login(staff)
     page = client.get("/admin/competition/ladder/").content.decode()
     assert "Uploaded bots&#x27; sandbox: cgroup v1: each sandbox in cgroups of its own" in page
+
+
+@pytest.mark.django_db
+def test_the_game_docs_say_the_limits_of_an_uploaded_bot(client):
+    page = client.get("/docs/tictactoe/").content.decode()
+    assert 'id="limits"' in page
+    assert "1024 MiB of memory" in page and "<code>memory</code>" in page
+    assert "in a cgroup of its own (cgroup1)" in page

@@ -361,22 +361,30 @@ def probe_language(language: str, host: Path | None = None) -> bool:
     return ok
 
 
-@functools.cache
 def language_status() -> dict[str, str]:
-    """Each language: "" when its probe runs in the sandbox here (checked once), else the
-    sentence that refuses its uploads."""
+    """Each language: "" when its probe runs in the sandbox here (checked once, while the
+    sandbox works), else the sentence that refuses its uploads."""
     if not sandbox_status()[0]:
         return {language: UNAVAILABLE for language in PROBES}
+    return probed_languages()
+
+
+@functools.cache
+def probed_languages() -> dict[str, str]:
     return {
         language: "" if probe_language(language) else LANGUAGE_BROKEN.format(language=language)
         for language in PROBES
     }
 
 
-@functools.cache
 def host_status() -> dict[str, str]:
     """Each game host program (``Game.upload_host``) as ``"game language"``: "" when it starts
-    in the sandbox here with a tiny bot (checked once), else why not."""
+    in the sandbox here with a tiny bot (checked once, while the sandbox works), else why not."""
+    return probed_hosts() if sandbox_status()[0] else {}
+
+
+@functools.cache
+def probed_hosts() -> dict[str, str]:
     from games import all_games
 
     found = {}

@@ -9,6 +9,7 @@ process (``confinement()``): ``cgroup2`` (a delegated subtree), ``cgroup1`` (roo
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import itertools
@@ -573,5 +574,18 @@ class Monitor:
                         self._leftover.pop(share, None)
             time.sleep(INTERVAL)
 
+    def at_exit(self) -> None:
+        """The process ends: the seats' cgroups still busy get a last second to be removed
+        (the thread that retries them dies with the process)."""
+        with self._lock:
+            leftover = list(self._leftover)
+        deadline = time.monotonic() + 1.0
+        while leftover and time.monotonic() < deadline:
+            leftover = [share for share in leftover if not share.remove()]
+            time.sleep(INTERVAL)
+        if leftover:
+            logger.error("cgroups left busy: %s", [share.paths for share in leftover])
+
 
 MONITOR = Monitor()
+atexit.register(MONITOR.at_exit)

@@ -7,6 +7,9 @@
   printed beside it.
 - **Per move**: the median exchange of the same bot, sandboxed against plain (goal: at most
   1.1 times).
+- Both with the seat's share (issue 47: its cgroups made, entered and removed per seat, or
+  the watchdog where none can be made; the mode is printed), and the share's own cost: the
+  cgroups made and removed, alone.
 
     python bench/sandbox.py            # 30 starts, 2,000 moves each way
     python bench/sandbox.py --quick    # smoke mode
@@ -26,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bots.codebundle import read_upload  # noqa: E402
+from bots.confinement import MONITOR, confinement  # noqa: E402
 from bots.sandbox import (  # noqa: E402
     DEFAULT_LIMITS,
     INTERPRETERS,
@@ -98,6 +102,17 @@ def bare_ms(runs: int) -> tuple[float, float]:
     return statistics.median(samples["plain"]), statistics.median(samples["sandbox"])
 
 
+def share_ms(runs: int) -> float:
+    """A seat's share made and removed (its cgroups), alone: the median (ms)."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        share = confinement().share(DEFAULT_LIMITS.budget())
+        MONITOR.release(share)
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=30)
@@ -128,6 +143,8 @@ async def main() -> int:
         f"sandboxed {sandbox_start:.1f} ms: the sandbox adds {overhead:.1f} ms per seat "
         f"(goal <= 30 ms)"
     )
+    print(f"the seat's share: {confinement().words}")
+    print(f"its cgroups made and removed: {share_ms(args.starts):.2f} ms (median)")
     print(f"bare start: /usr/bin/true {true_ms:.1f} ms, bwrap + /usr/bin/true {bwrap_ms:.1f} ms")
     print(
         f"per move (median of {args.moves}): plain {per_move_plain * 1000:.0f} us, "

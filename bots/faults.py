@@ -33,6 +33,8 @@ class FaultCode(enum.StrEnum):
     """The reply body was not exactly one JSON value."""
     ILLEGAL = "illegal"
     """Valid JSON that the game's ``parse_action`` rejected; the detail is the game's code."""
+    MEMORY = "memory"
+    """An uploaded bot's sandbox went past its memory cap (all its processes together)."""
     PLATFORM = "platform"
     """Our own failure: never charged to a bot."""
 
@@ -85,6 +87,8 @@ MESSAGES: dict[FaultCode, str] = {
     FaultCode.PROTOCOL: "Your bot's reply was not a well-formed answer (broken HTTP or framing).",
     FaultCode.BAD_JSON: "Your bot's reply was not one JSON value.",
     FaultCode.ILLEGAL: "Your bot's move is not legal here.",
+    FaultCode.MEMORY: "Your bot used more memory than its sandbox allows (all its processes "
+    "together, shared memory included), so it was ended: its log shows its peak.",
     FaultCode.PLATFORM: "The platform failed, not your bot: this is never held against it.",
 }
 
@@ -116,6 +120,7 @@ SEEN: dict[FaultCode, str] = {
     FaultCode.PROTOCOL: "sent a malformed reply",
     FaultCode.BAD_JSON: "sent a reply that is not JSON",
     FaultCode.ILLEGAL: "made an illegal move",
+    FaultCode.MEMORY: "used more memory than allowed",
     FaultCode.PLATFORM: "the platform failed (never held against a bot)",
 }
 

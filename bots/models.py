@@ -169,9 +169,23 @@ def read_code(filename: str, data: bytes):
     if len(name) > MAX_FILENAME:
         raise ValidationError({"file": f"The file name is longer than {MAX_FILENAME} characters."})
     try:
-        return name, read_upload(name, data)
+        bundle = read_upload(name, data)
     except UploadError as exc:
         raise ValidationError({"file": str(exc)}) from None
+    check_language(bundle.language)
+    return name, bundle
+
+
+def check_language(language: str) -> None:
+    """``ValidationError`` on ``file`` when this server's sandbox cannot run ``language`` (its
+    self-test, ``bots.sandbox.language_status``): refused at upload, not lost in a match."""
+    from bots.sandbox import language_status, sandbox_status
+
+    if not sandbox_status()[0]:
+        return  # no sandbox at all: ``check_sandbox`` says so on the bot's kind
+    why = language_status().get(language, "")
+    if why:
+        raise ValidationError({"file": why})
 
 
 def readable_bytes(count: int) -> str:
@@ -442,7 +456,12 @@ class BotVersion(models.Model):
 
     def transport(self, *, game, seat: int) -> Transport:
         from bots.codebundle import read_upload
+        from bots.sandbox import Limits
         from bots.transports.sandbox import SandboxTransport
 
         bundle = read_upload(self.filename, bytes(self.data))
-        return SandboxTransport(bundle, game=game, seat=seat)
+        limits = Limits(
+            memory=settings.ARENA_SANDBOX_MEMORY_MB << 20,
+            cpus=settings.ARENA_SANDBOX_CPU_PERCENT / 100,
+        )
+        return SandboxTransport(bundle, game=game, seat=seat, limits=limits)

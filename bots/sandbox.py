@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import math
 import os
 import platform
 import struct
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.codebundle import CodeBundle
+from bots.confinement import Budget
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +59,15 @@ UNAVAILABLE = (
 
 @dataclass(frozen=True)
 class Limits:
-    """The resource limits of one sandbox (per process for memory, CPU and file size)."""
+    """The resource limits of one sandbox: ``memory``, ``processes`` and ``cpus`` for the whole
+    sandbox (its cgroup, ``bots.confinement``), the others per process."""
 
+    #: the memory of the whole sandbox, its memfds and shared memory counted, swap off
+    memory: int = 1 << 30
+    #: the cores its processes share between them (the cgroup's CPU quota)
+    cpus: float = 1.0
+    #: the processes and threads of the whole sandbox (the cgroup's ``pids.max``)
+    tasks: int = 64
     address_space: int = 1 << 30
     #: node's V8 reserves address space it never touches (its code range, a loader thread)
     javascript_address_space: int = 3 << 30
@@ -81,13 +90,17 @@ class Limits:
             "--",
         ]
 
+    def budget(self) -> Budget:
+        """The sums the sandbox's cgroup (or watchdog) holds it to; tasks count threads."""
+        return Budget(memory=self.memory, tasks=self.tasks, cpus=self.cpus)
+
 
 DEFAULT_LIMITS = Limits()
 
 
 def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
     """bubblewrap's arguments up to the program; ``code`` is the bundle's files as ``(fd,
-    path)``, copied into ``/bot``."""
+    path)``, copied into ``/bot`` (an absolute path, the host's or ``/proc``'s, as it is)."""
     args = [
         BWRAP,
         "--unshare-all",
@@ -112,10 +125,10 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
     for fd, path in code:
         if path == SECCOMP_ENTRY:
             args += ["--seccomp", str(fd)]
+        elif path.startswith("/"):  # a file over the sandbox's own (``proc_files``)
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), path]
         else:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
-    if host is not None:
-        args += ["--ro-bind", str(host), f"{HOST_DIR}/{host.name}"]
     args += ["--remount-ro", "/", "--chdir", BOT_DIR]
     return args
 
@@ -159,34 +172,83 @@ AUDIT_ARCH_X86_64 = 0xC000003E
 ENOSYS = 38
 
 
+#: socket calls whose first argument (the family) is checked: only AF_UNIX is allowed (the
+#: network namespace covers IP, not AF_VSOCK, netlink or the others)
+SOCKET_SYSCALLS = {"socket": 41, "socketpair": 53}
+AF_UNIX = 1
+EAFNOSUPPORT = 97
+
+
 @functools.cache
 def seccomp_program() -> bytes | None:
     """A BPF program for ``--seccomp``: ``DENIED_SYSCALLS`` and the x32 and 32-bit ABIs (a way
-    around a 64-bit list) fail with ENOSYS. ``None`` off x86-64."""
+    around a 64-bit list) fail with ENOSYS; a socket of any family but AF_UNIX with
+    EAFNOSUPPORT. ``None`` off x86-64."""
     if platform.machine() != "x86_64":
         return None
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, deny = 0x7FFF0000, 0x00050000 | ENOSYS
+    no_family = 0x00050000 | EAFNOSUPPORT
     numbers = sorted(DENIED_SYSCALLS.values())
-    denied_at = 5 + len(numbers) + 1  # the index of the last instruction
+    sockets = sorted(SOCKET_SYSCALLS.values())
+    # the layout: checks (0 ..), then ALLOW, DENY, and the family check (3 instructions)
+    checks = 5 + len(sockets) + len(numbers)
+    deny_at, family_at = checks + 1, checks + 2  # (ALLOW is at checks)
     program = [
         (ld, 0, 0, 4),  # seccomp_data.arch
         (jeq, 1, 0, AUDIT_ARCH_X86_64),
         (ret, 0, 0, deny),  # another ABI
         (ld, 0, 0, 0),  # seccomp_data.nr
-        (jge, denied_at - 5, 0, 0x40000000),  # the x32 ABI
+        (jge, deny_at - 5, 0, 0x40000000),  # the x32 ABI
     ]
-    for offset, number in enumerate(numbers):
-        program.append((jeq, denied_at - (5 + offset) - 1, 0, number))
-    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    for number in sockets:
+        program.append((jeq, family_at - len(program) - 1, 0, number))
+    for number in numbers:
+        program.append((jeq, deny_at - len(program) - 1, 0, number))
+    program += [
+        (ret, 0, 0, allow),
+        (ret, 0, 0, deny),
+        (ld, 0, 0, 16),  # seccomp_data.args[0], its low 32 bits: the family
+        (jeq, 0, 1, AF_UNIX),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, no_family),
+    ]
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
 
 
-def open_code(bundle: CodeBundle) -> list[tuple[int, str]]:
-    """The bundle's files (and last the seccomp program) as ``memfd`` files: nothing touches the
-    server's disk. The caller closes them once bubblewrap has started."""
+def proc_files(limits: Limits) -> dict[str, bytes]:
+    """What the sandbox's ``/proc/meminfo``, ``/proc/loadavg`` and ``/proc/stat`` say: its own
+    limits, never the host's memory, load or processors."""
+    kib = limits.memory // 1024
+    cores = max(1, math.ceil(limits.cpus))
+    meminfo = "".join(
+        f"{name + ':':<16}{value:>8} kB\n"
+        for name, value in (
+            ("MemTotal", kib), ("MemFree", kib), ("MemAvailable", kib), ("Buffers", 0),
+            ("Cached", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0),
+        )
+    )  # fmt: skip
+    idle = " 0 0 0 0 0 0 0 0 0 0\n"
+    stat = "cpu " + idle + "".join(f"cpu{n}" + idle for n in range(cores))
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\n"
+    return {
+        "/proc/meminfo": meminfo.encode(),
+        "/proc/loadavg": b"0.00 0.00 0.00 1/1 1\n",
+        "/proc/stat": stat.encode(),
+    }
+
+
+def open_code(
+    bundle: CodeBundle, limits: Limits = DEFAULT_LIMITS, host: Path | None = None
+) -> list[tuple[int, str]]:
+    """The bundle's files, the game's host program (read here: the sandbox's user may not
+    enter the folder it is installed in), the sandbox's ``/proc`` files (``proc_files``) and
+    last the seccomp program, as ``memfd`` files: nothing touches the server's disk. The caller
+    closes them once bubblewrap has started."""
     code: list[tuple[int, str]] = []
-    contents = list(bundle.files.items())
+    contents = [*bundle.files.items(), *proc_files(limits).items()]
+    if host is not None:
+        contents.append((f"{HOST_DIR}/{host.name}", host.read_bytes()))
     program = seccomp_program()
     if program is not None:
         contents.append((SECCOMP_ENTRY, program))
@@ -210,11 +272,12 @@ def close_code(code: Sequence[tuple[int, str]]) -> None:
             os.close(fd)
 
 
-def spawn_options(code: Sequence[tuple[int, str]] = ()) -> dict:
-    """Start bubblewrap as 65534 when the server is root, with an empty environment
+def spawn_options(code: Sequence[tuple[int, str]] = (), *, drop: bool = True) -> dict:
+    """Start bubblewrap as 65534 when the server is root (unless the command drops to it
+    itself, ``drop=False``: it enters its cgroup first), with an empty environment
     (``/proc/1/environ`` inside is bubblewrap's)."""
     options: dict = {"env": {}, "pass_fds": tuple(fd for fd, _ in code)}
-    if os.geteuid() == 0:
+    if drop and os.geteuid() == 0:
         options.update(user=NOBODY, group=NOBODY, extra_groups=[])
     return options
 
@@ -249,3 +312,90 @@ def sandbox_status() -> tuple[bool, str]:
         )
         return False, UNAVAILABLE
     return True, ""
+
+
+#: a tiny program per language, run in the sandbox when a runner starts (``language_status``)
+PROBES = {
+    "python": ("probe.py", b"import json, sys\nprint(json.dumps({'ok': sys.version_info[0]}))\n"),
+    "javascript": (
+        "probe.js",
+        b"console.log(JSON.stringify({ ok: Number(process.versions.node.split('.')[0]) > 0 ? 3 : 0 }))\n",
+    ),
+}
+LANGUAGE_BROKEN = (
+    "Bots in {language} cannot run on this server: its {language} runtime is missing or "
+    "does not start in the sandbox, so the upload is refused rather than failing in a match."
+)
+
+
+def probe_language(language: str, host: Path | None = None) -> bool:
+    """The language's tiny program (with ``host``, a game's host program running it) starts in
+    the sandbox and prints its line."""
+    entry, source = PROBES[language]
+    bundle = CodeBundle(language, entry, {entry: source})
+    code: list[tuple[int, str]] = []
+    try:
+        code = open_code(bundle, host=host)
+        done = subprocess.run(
+            command_for(bundle, code=code, host=host),
+            input=b"",
+            capture_output=True,
+            timeout=STATUS_TIMEOUT,
+            check=False,
+            **spawn_options(code),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("the %s probe failed: %r", language, exc)
+        return False
+    finally:
+        close_code(code)
+    ok = done.returncode == 0 and (host is not None or done.stdout.strip().startswith(b'{"ok'))
+    if not ok:
+        logger.warning(
+            "the %s probe%s exited %s: %s",
+            language,
+            f" under {host.name}" if host else "",
+            done.returncode,
+            done.stderr.decode("utf-8", "replace")[-300:],
+        )
+    return ok
+
+
+def language_status() -> dict[str, str]:
+    """Each language: "" when its probe runs in the sandbox here (checked once, while the
+    sandbox works), else the sentence that refuses its uploads."""
+    if not sandbox_status()[0]:
+        return {language: UNAVAILABLE for language in PROBES}
+    return probed_languages()
+
+
+@functools.cache
+def probed_languages() -> dict[str, str]:
+    return {
+        language: "" if probe_language(language) else LANGUAGE_BROKEN.format(language=language)
+        for language in PROBES
+    }
+
+
+def host_status() -> dict[str, str]:
+    """Each game host program (``Game.upload_host``) as ``"game language"``: "" when it starts
+    in the sandbox here with a tiny bot (checked once, while the sandbox works), else why not."""
+    return probed_hosts() if sandbox_status()[0] else {}
+
+
+@functools.cache
+def probed_hosts() -> dict[str, str]:
+    from games import all_games
+
+    found = {}
+    for game in all_games():
+        for language in PROBES:
+            host = game.upload_host(language)
+            if host is not None and not language_status()[language]:
+                works = probe_language(language, host)
+                found[f"{game.slug} {language}"] = (
+                    ""
+                    if works
+                    else (f"The {game.slug} host for {language} does not start in the sandbox.")
+                )
+    return found

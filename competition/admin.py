@@ -590,6 +590,15 @@ class LadderAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # made on first use, one per game
 
+    def changelist_view(self, request, extra_context=None):
+        """The ladders' health, and above it how uploaded bots are held to their share."""
+        from bots.confinement import describe
+
+        chosen = describe()
+        level = messages.WARNING if chosen.mode == "watchdog" else messages.INFO
+        self.message_user(request, f"Uploaded bots' sandbox: {chosen.words}.", level=level)
+        return super().changelist_view(request, extra_context)
+
     def _health(self, ladder: Ladder) -> dict:
         cached = getattr(ladder, "_health", None)
         if cached is None:

@@ -1,13 +1,14 @@
 """Checks for what Django's own cannot know: ``arena.E001`` proxy headers trusted with no proxy
 count; ``arena.E002`` an account left by development (both deploy checks); ``arena.E003`` server
-data under a folder every uploaded bot can read (every check)."""
+data under a folder every uploaded bot can read (every check); ``arena.W001`` uploaded bots
+held by the watchdog, without a cgroup (deploy)."""
 
 from __future__ import annotations
 
 import logging
 
 from django.conf import settings
-from django.core.checks import Error, Tags, register
+from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
 from competition.production import development_leftovers, exposed_data
@@ -60,4 +61,21 @@ def check_data_outside_sandbox(app_configs, **kwargs) -> list[Error]:
             id="arena.E003",
         )
         for problem in exposed_data()
+    ]
+
+
+@register(Tags.security, deploy=True)
+def check_sandbox_confinement(app_configs, **kwargs) -> list[Warning]:
+    from bots.confinement import describe
+
+    chosen = describe()
+    if chosen.mode != "watchdog":
+        return []
+    return [
+        Warning(
+            f"Uploaded bots would run without a cgroup: {chosen.words}.",
+            hint="Run the runner (make worker, serve) in a systemd unit with Delegate=yes "
+            '(cgroup v2), or as root on cgroup v1: README, "Uploaded bots".',
+            id="arena.W001",
+        )
     ]

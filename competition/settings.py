@@ -294,6 +294,9 @@ try:
     )
 except ValueError as exc:
     raise ImproperlyConfigured(f"ARENA_BOT_ALLOW_PORTS: {exc}") from None
+#: what one uploaded bot's sandbox may use in all (its cgroup: bots/confinement.py)
+ARENA_SANDBOX_MEMORY_MB = envint("ARENA_SANDBOX_MEMORY_MB", 1024, minimum=64)
+ARENA_SANDBOX_CPU_PERCENT = envint("ARENA_SANDBOX_CPU_PERCENT", 100, minimum=1)
 ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
 # request bodies, refused before they are read (competition/admission.py: per route)

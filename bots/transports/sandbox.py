@@ -10,6 +10,7 @@ import signal
 from typing import Any
 
 from bots.codebundle import CodeBundle
+from bots.confinement import MONITOR, Confinement, Share, confinement, mib
 from bots.faults import BotFault, FaultCode
 from bots.sandbox import (
     DEFAULT_LIMITS,
@@ -43,7 +44,13 @@ class SandboxTransport(ProcessTransport):
     kind = "code"
 
     def __init__(
-        self, bundle: CodeBundle, *, game: Game, seat: int = 0, limits: Limits | None = None
+        self,
+        bundle: CodeBundle,
+        *,
+        game: Game,
+        seat: int = 0,
+        limits: Limits | None = None,
+        confinement: Confinement | None = None,
     ):
         super().__init__(["sandbox"], codec=game, env={})
         self.bundle = bundle
@@ -51,6 +58,9 @@ class SandboxTransport(ProcessTransport):
         self.seat = seat
         self.limits = limits or DEFAULT_LIMITS
         self._code: list[tuple[int, str]] = []
+        #: the backend holding the sandbox to its share (default: the one in force here)
+        self.confinement = confinement
+        self._share: Share | None = None
 
     async def start(self) -> None:
         if self._proc is not None or self.closed:
@@ -61,20 +71,44 @@ class SandboxTransport(ProcessTransport):
             raise BotFault(FaultCode.CONNECT, why)
         host = self.game.upload_host(self.bundle.language)
         try:
-            self._code = open_code(self.bundle)
-        except OSError as exc:  # ours (out of memory or descriptors): never charged to the bot
-            raise BotFault(FaultCode.PLATFORM, f"cannot hold the bot's files: {exc}") from None
+            self._share = (self.confinement or confinement()).share(self.limits.budget())
+            self._code = open_code(self.bundle, self.limits, host)
+        except OSError as exc:  # ours (out of memory, descriptors or cgroups): never the bot's
+            self._closed_reason = f"the sandbox could not be prepared: {exc}"
+            self._release()
+            raise BotFault(FaultCode.PLATFORM, f"cannot prepare the sandbox: {exc}") from None
         try:
-            self.command = command_for(self.bundle, code=self._code, host=host, limits=self.limits)
+            command = command_for(self.bundle, code=self._code, host=host, limits=self.limits)
+            self.command = self._share.command(command)
             await super().start()
         finally:
             close_code(self._code)  # bubblewrap has its copies
             self._code = []
+        if self._proc is not None:
+            self._share.started(self._proc.pid)
+            MONITOR.watch(self._share)
 
     def _exec_options(self) -> dict:
-        options = spawn_options(self._code)
+        share = self._share
+        options = spawn_options(self._code, drop=not (share and share.enters_itself))
         options.pop("env", None)  # already ``self.env``: empty
         return options
+
+    def _release(self) -> None:
+        """The seat's share given back (its cgroups removed), its figures in the owner's log."""
+        share, self._share = self._share, None
+        if share is not None:
+            MONITOR.release(share)
+            if share.pid is not None:
+                self._stderr.feed(share.summary().encode() + b"\n")
+
+    async def _shutdown(self) -> None:
+        if self._share is not None:
+            MONITOR.unwatch(self._share)  # before the reaping: its process id may be reused
+        try:
+            await super()._shutdown()
+        finally:
+            self._release()
 
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
         try:
@@ -82,9 +116,30 @@ class SandboxTransport(ProcessTransport):
         except BotFault as fault:
             if fault.code is FaultCode.CONNECT:
                 how = await self._exit_reason()
+                await self._stderr_read()
+                share = self._share
+                if share is not None and (share.over or share.poll()):
+                    share.finish()
+                    raise self._memory_fault(share, fault) from None
                 if how:
                     fault.detail = f"{fault.detail} ({how})"
             raise
+
+    def _memory_fault(self, share: Share, fault: BotFault) -> BotFault:
+        detail = (
+            f"ended by its memory cap of {mib(share.budget.memory)} for the whole sandbox "
+            f"(peak {mib(share.peak)})"
+        )
+        self._stderr.feed(f"[sandbox] {detail}\n".encode())
+        return BotFault(FaultCode.MEMORY, detail, sent=fault.sent, received=fault.received)
+
+    async def _stderr_read(self) -> None:
+        """The bot has gone: what it wrote to stderr before (during ``init`` too) is read into
+        the seat's log before the fault is recorded."""
+        if self._drain is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                async with asyncio.timeout(EXIT_WAIT):
+                    await asyncio.shield(self._drain)
 
     async def _exit_reason(self) -> str:
         proc = self._proc

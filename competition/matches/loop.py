@@ -130,6 +130,8 @@ class _Seat:
         self.start_fault: BotFault | None = None
         self.bank_ms = bank_ms
         self.faults_in_a_row = 0
+        #: the greeting's stderr, carried into the seat's first turn (the turns are stored)
+        self.carried: list[str] = []
 
 
 def forfeit_outcome(num_players: int, offenders: Sequence[int]) -> Outcome:
@@ -221,6 +223,7 @@ class MatchLoop:
             if message is not None:
                 _result, log = await self.exchange(seat, message, clocked=False)
                 greetings[seat.seat] = log
+                seat.carried = list(log.stderr)
 
         if self.policy.sequential_greetings:
             for seat in self.seats:
@@ -241,6 +244,7 @@ class MatchLoop:
             self.greetings[seat.seat] = log
             if not isinstance(result, BotFault):
                 result = log.take_debug(result)
+                seat.carried = list(log.stderr)
                 try:
                     self.state = game.accept_greeting(self.state, seat.seat, result)
                     continue
@@ -419,7 +423,7 @@ class MatchLoop:
             seat.bank_ms -= elapsed_ms
             if seat.bank_ms < 0 and not isinstance(result, BotFault):
                 result = BotFault(FaultCode.TIMEOUT, f"time bank exhausted ({seat.bank_ms} ms)")
-        log.stderr = seat.transport.log_lines()
+        log.stderr, seat.carried = [*seat.carried, *seat.transport.log_lines()], []
         if isinstance(result, BotFault):
             log.fault, log.detail = result.code.value, result.detail[:LOG_CAP]
             log.sent = (result.sent or _encoded(self.game, message))[:LOG_CAP]

@@ -95,12 +95,22 @@ def _versions(participants) -> dict[int, BotVersion]:
 
 
 def sandbox_report() -> tuple[bool, str]:
-    """Log once if uploaded code cannot run here: its seats are refused, never run unsandboxed."""
-    from bots.sandbox import sandbox_status
+    """The start-up self-test of uploaded code, logged once: the sandbox, its confinement
+    (the mode in force), each language and each game's host program. Code that cannot run
+    here is refused, never run unsandboxed."""
+    from bots.confinement import confinement
+    from bots.sandbox import host_status, language_status, sandbox_status
 
     ok, why = sandbox_status()
     if not ok:
         logger.warning("code bots cannot play on this runner: %s", why)
+        return ok, why
+    logger.info("sandbox confinement: %s", confinement().words)
+    for name, problem in {**language_status(), **host_status()}.items():
+        if problem:
+            logger.warning("sandbox self-test: %s", problem)
+        else:
+            logger.info("sandbox self-test: %s runs", name)
     return ok, why
 
 

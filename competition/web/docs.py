@@ -113,8 +113,22 @@ def docs_game(request, slug: str):
                 else None
             ),
             "safety_ms": settings.ARENA_SAFETY_TIMEOUT_MS,
+            "sandbox": sandbox_limits(),
         },
     )
+
+
+def sandbox_limits() -> dict:
+    """An uploaded bot's share for the docs' limits: memory, CPU, and the backend's words."""
+    from bots.confinement import describe
+
+    chosen = describe()
+    return {
+        "memory_mb": settings.ARENA_SANDBOX_MEMORY_MB,
+        "cpu": settings.ARENA_SANDBOX_CPU_PERCENT / 100,
+        "watchdog": chosen.mode == "watchdog",
+        "mode": chosen.mode,
+    }
 
 
 def docs_starter(request, slug: str):

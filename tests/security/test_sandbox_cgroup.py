@@ -1,0 +1,326 @@
+"""Issue 47: one uploaded bot, one share of the machine. The hostile bots of the issue play real
+matches in real sandboxes, on the cgroup v1 backend (root, as CI runs) and on the watchdog;
+each with its control, the same attack in the sandbox without a share (its per-process limits
+only), where it takes more than the cap. The host's available memory is sampled every 20 ms
+throughout.
+
+The heavy tests share one xdist group: they never run at the same time as each other, and
+no control takes more than about 1.6 GiB.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bots.codebundle import read_upload
+from bots.confinement import (
+    CgroupV1,
+    Confinement,
+    Share,
+    cgroup_mounts,
+    choose,
+    own_cgroups,
+    v1_bases,
+)
+from bots.sandbox import Limits
+from bots.transports.sandbox import SandboxTransport
+from tests.security.test_sandbox import (
+    TTT,
+    faults_of,
+    finished_cleanly,
+    hostile,
+    match,
+    results,
+)
+
+pytestmark = pytest.mark.xdist_group("sandbox_memory")  # never two of these at once
+
+MIB = 1 << 20
+CAP = Limits().memory
+#: what the host may lose to one capped sandbox: the cap plus the sandbox's own overhead
+ALLOWANCE = CAP + 256 * MIB
+
+
+class Unconfined(Confinement):
+    """The control: the sandbox with its per-process limits only (issue 36's), no share."""
+
+    mode = "none"
+
+    def share(self, budget):
+        return Share(budget, "unconfined")
+
+
+def cgroup_v1() -> CgroupV1:
+    bases, why = v1_bases(cgroup_mounts(), own_cgroups())
+    assert bases, f"this test runs as root on a cgroup v1 machine (as CI does): {why}"
+    return CgroupV1(bases)
+
+
+BACKENDS = {"cgroup1": cgroup_v1, "watchdog": lambda: Confinement("the test's choice")}
+
+
+class HostMemory:
+    """The memory free for the rest of the host, sampled every 20 ms on a thread, from a settled
+    level. Where this runner has a memory cgroup of its own (this machine: other work runs
+    beside it), what it takes is read there (``memory.usage_in_bytes``: this process and every
+    sandbox under it, whatever the backend), since the others move ``MemAvailable`` by hundreds
+    of MiB; else from ``MemAvailable``."""
+
+    def __init__(self) -> None:
+        self.samples: list[int] = []
+        self._stop = threading.Event()
+        own = own_cgroups().get("memory", "/")
+        mount = cgroup_mounts().get("memory")
+        self.usage = None
+        if own != "/" and mount is not None:
+            self.usage = mount / own.lstrip("/") / "memory.usage_in_bytes"
+
+    def available(self) -> int:
+        if self.usage is not None:
+            return (1 << 62) - int(self.usage.read_text())
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+        raise AssertionError("no MemAvailable in /proc/meminfo")
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self.samples.append(self.available())
+
+    def __enter__(self):
+        settled, deadline = self.available(), time.monotonic() + 5
+        while time.monotonic() < deadline:  # the memory of the last test's sandbox given back
+            time.sleep(0.2)
+            level, settled = settled, self.available()
+            if abs(settled - level) < 16 * MIB:
+                break
+        self.before = statistics.median(self.available() for _ in range(5))
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def fall(self) -> int:
+        """The most it fell below any earlier level."""
+        fall, top = 0, self.before
+        for sample in self.samples:
+            top = max(top, sample)
+            fall = max(fall, top - sample)
+        return int(fall)
+
+
+def seat(source: str, confinement, *, filename="bot.py", limits=None) -> SandboxTransport:
+    return SandboxTransport(
+        read_upload(filename, source.encode()),
+        game=TTT,
+        seat=0,
+        limits=limits,
+        confinement=confinement,
+    )
+
+
+def left_cgroups(timeout: float = 5.0) -> list[Path]:
+    """This process's seat cgroups still on the machine once ``timeout`` has passed (a cgroup
+    whose last processes are dying is removed a moment later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [
+            path
+            for base in cgroup_v1().bases.values()
+            for path in base.iterdir()
+            if path.name.startswith(f"arena-{os.getpid()}-")
+        ]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+#: the bot of the issue, on its first move: 3 children touching 800 MiB each, 40 memfds of
+#: 16 MiB (not in any address space), 300 MiB of heap, then it holds them for a while
+FORKER = """
+import time
+def touch(size):
+    block = bytearray(size)
+    for i in range(0, size, 4096):
+        block[i] = 1
+    return block
+children = []
+for _ in range(CHILDREN):
+    pid = os.fork()
+    if pid == 0:
+        held = touch(CHILD_MIB << 20)
+        time.sleep(20)
+        os._exit(0)
+    children.append(pid)
+fds = []
+for _ in range(MEMFDS):
+    fd = os.memfd_create("m")
+    os.write(fd, b"x" * (16 << 20))
+    fds.append(fd)
+heap = touch(HEAP_MIB << 20)
+report(name="held", ok=True)
+time.sleep(2)
+"""
+
+
+def forker(children: int, child_mib: int, memfds: int, heap_mib: int) -> str:
+    attack = FORKER.replace("CHILDREN", str(children)).replace("CHILD_MIB", str(child_mib))
+    attack = attack.replace("MEMFDS", str(memfds)).replace("HEAP_MIB", str(heap_mib))
+    return hostile(on_move=attack)
+
+
+OPTIONS = {"move_timeout_ms": 15_000}
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+async def test_it_ends_the_bot_of_the_issue_at_its_memory_cap(backend):
+    with HostMemory() as host:
+        result, lines = await match(seat(forker(3, 800, 40, 300), BACKENDS[backend]()), **OPTIONS)
+    # It should end the match with a memory fault, its peak in the owner's log ...
+    assert faults_of(result) == ["memory"], (faults_of(result), lines[-5:])
+    assert result.forfeited == (0,)
+    assert any("memory cap of 1024 MiB" in line and "peak" in line for line in lines), lines
+    # ... the host never losing more than the cap and the sandbox's overhead ...
+    assert host.fall <= ALLOWANCE, f"the host lost {host.fall / MIB:.0f} MiB"
+    # ... and nothing of the seat left.
+    if backend == "cgroup1":
+        assert left_cgroups() == []
+
+
+async def test_control_without_a_share_the_bot_takes_more_than_the_cap():
+    # (smaller than the issue's, still past the cap: 2 x 600 MiB, 10 memfds, 200 MiB)
+    with HostMemory() as host:
+        result, lines = await match(seat(forker(2, 600, 10, 200), Unconfined()), **OPTIONS)
+    assert results(lines)["held"]["ok"], lines
+    assert host.fall > ALLOWANCE, f"the host lost only {host.fall / MIB:.0f} MiB"
+    assert "memory" not in faults_of(result)
+
+
+#: 64 processes touching 900 MB each (as many as it may fork)
+MANY = """
+import time
+for _ in range(PROCESSES - 1):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        block = bytearray(900_000_000 // SCALE)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        time.sleep(20)
+        os._exit(0)
+time.sleep(3)
+report(name="held", ok=True)
+"""
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+async def test_it_ends_64_processes_of_900_mb(backend):
+    attack = MANY.replace("PROCESSES", "64").replace("SCALE", "1")
+    with HostMemory() as host:
+        result, lines = await match(seat(hostile(on_move=attack), BACKENDS[backend]()), **OPTIONS)
+    assert faults_of(result) == ["memory"], (faults_of(result), lines[-5:])
+    assert host.fall <= ALLOWANCE, f"the host lost {host.fall / MIB:.0f} MiB"
+
+
+async def test_control_processes_of_900_mb_without_a_share():
+    # (the bot and 2 children of 900 MB: already past the cap)
+    attack = MANY.replace("PROCESSES", "3").replace("SCALE", "1")
+    with HostMemory() as host:
+        _result, lines = await match(seat(hostile(on_move=attack), Unconfined()), **OPTIONS)
+    assert results(lines)["held"]["ok"], lines
+    assert host.fall > ALLOWANCE, f"the host lost only {host.fall / MIB:.0f} MiB"
+
+
+#: a JavaScript tic-tac-toe bot taking a ``Buffer`` of SIZE bytes on its first move (node's
+#: address space is 3 GiB a process: V8 reserves more than it uses)
+JS_BUFFER = """
+const readline = require("readline");
+let held = null;
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.action === "play-turn" && held === null) {
+    held = Buffer.alloc(SIZE);
+    held.fill(1);
+    console.error("RESULT " + JSON.stringify({ name: "held", ok: true, value: held.length }));
+    const until = Date.now() + 2000;
+    while (Date.now() < until) {}
+  }
+  const board = message.board || {};
+  const cell = Object.keys(board).sort().find((key) => board[key] === "") || "0-0";
+  console.log(JSON.stringify({ play: cell }));
+});
+"""
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+async def test_it_ends_a_2_gib_javascript_buffer(backend):
+    source = JS_BUFFER.replace("SIZE", str(2 << 30))
+    with HostMemory() as host:
+        transport = seat(source, BACKENDS[backend](), filename="bot.js")
+        result, lines = await match(transport, **OPTIONS)
+    assert faults_of(result) == ["memory"], (faults_of(result), lines[-5:])
+    assert "held" not in results(lines)
+    assert host.fall <= ALLOWANCE, f"the host lost {host.fall / MIB:.0f} MiB"
+
+
+async def test_control_a_javascript_buffer_past_the_cap_without_a_share():
+    # (1.4 GiB: past the cap and its allowance)
+    source = JS_BUFFER.replace("SIZE", str(1400 * MIB))
+    with HostMemory() as host:
+        _result, lines = await match(seat(source, Unconfined(), filename="bot.js"), **OPTIONS)
+    assert results(lines)["held"]["value"] == 1400 * MIB, lines
+    assert host.fall > ALLOWANCE, f"the host lost only {host.fall / MIB:.0f} MiB"
+
+
+#: threads until refused (small stacks: the address space is no bound), counted
+THREADS = """
+import threading, time
+threading.stack_size(64 * 1024)
+started = 0
+try:
+    for _ in range(400):
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+report(name="threads", ok=True, value=started)
+"""
+
+
+def thread_bomb_limits() -> Limits:
+    """The per-process count out of the way (4,096): the share's 64 tasks is the bound."""
+    return Limits(processes=4096)
+
+
+@pytest.mark.parametrize("backend", ["cgroup1"])
+async def test_it_bounds_a_thread_bomb(backend):
+    transport = seat(hostile(THREADS), BACKENDS[backend](), limits=thread_bomb_limits())
+    result, lines = await match(transport, **OPTIONS)
+    started = results(lines)["threads"]["value"]
+    assert started < 64, started
+    assert finished_cleanly(result), faults_of(result)
+
+
+async def test_control_a_thread_bomb_without_a_share():
+    transport = seat(hostile(THREADS), Unconfined(), limits=thread_bomb_limits())
+    _result, lines = await match(transport, **OPTIONS)
+    assert results(lines)["threads"]["value"] == 400, lines
+
+
+def test_it_chooses_the_strongest_backend_here():
+    # (this machine: cgroup v1 as root, and a cgroup2 mount without the memory controller)
+    chosen = choose()
+    assert chosen.mode == "cgroup1", chosen.words
+    assert "cgroup v1" in chosen.words

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0018_ratingchange_bot_newest"),
+        ("competition", "0023_match_friendly"),
     ]
 
     operations = [

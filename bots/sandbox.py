@@ -322,6 +322,8 @@ PROBES = {
         b"console.log(JSON.stringify({ ok: Number(process.versions.node.split('.')[0]) > 0 ? 3 : 0 }))\n",
     ),
 }
+#: each language as people read its name
+LANGUAGE_TITLES = {"python": "Python", "javascript": "JavaScript"}
 LANGUAGE_BROKEN = (
     "Bots in {language} cannot run on this server: its {language} runtime is missing or "
     "does not start in the sandbox, so the upload is refused rather than failing in a match."
@@ -372,7 +374,9 @@ def language_status() -> dict[str, str]:
 @functools.cache
 def probed_languages() -> dict[str, str]:
     return {
-        language: "" if probe_language(language) else LANGUAGE_BROKEN.format(language=language)
+        language: ""
+        if probe_language(language)
+        else LANGUAGE_BROKEN.format(language=LANGUAGE_TITLES.get(language, language))
         for language in PROBES
     }
 

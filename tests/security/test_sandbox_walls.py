@@ -5,6 +5,7 @@ where it succeeds)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -157,12 +158,13 @@ def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test
     from bots.models import read_code
 
     # node missing on this server (its path names no file): the self-test finds it out.
-    broken = dict(fresh_self_test.INTERPRETERS, javascript=("/usr/bin/no-such-node",))
+    missing = os.path.join("/usr/bin", "no-such-node")  # a path, not a program the suite starts
+    broken = dict(fresh_self_test.INTERPRETERS, javascript=(missing,))
     monkeypatch.setattr(fresh_self_test, "INTERPRETERS", broken)
     with pytest.raises(ValidationError) as refused:
         read_code("bot.js", b"console.log('hi')\n")
     [sentence] = refused.value.message_dict["file"]
-    assert sentence.startswith("Bots in javascript cannot run on this server")
+    assert sentence.startswith("Bots in JavaScript cannot run on this server")
     # ... while the other language is still accepted.
     assert read_code("bot.py", b"print('hi')\n")[1].language == "python"
 

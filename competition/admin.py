@@ -352,6 +352,13 @@ class EventAdmin(admin.ModelAdmin):
             obj.status = Event.objects.values_list("status", flat=True).get(pk=obj.pk)
         super().save_model(request, obj, form, change)
 
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)  # in the change view's transaction
+        added = [entry.bot for entry in getattr(formset, "new_objects", []) if entry.bot_id]
+        if added and formset.model is Entry:  # into a running event: played and told
+            locked = Event.objects.select_for_update().get(pk=form.instance.pk)
+            event_services.entered_late(locked, added)
+
     @admin.action(description="Start (schedule the matches)", permissions=["change"])
     def start(self, request, queryset):
         for event in queryset:

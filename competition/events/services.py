@@ -281,11 +281,17 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
             new.append(Entry(event=locked, bot=bot, seed=seed))
             seed += 1
         Entry.objects.bulk_create(new, ignore_conflicts=True)
-        if new and locked.status == EventStatus.RUNNING:
-            freeze_versions(locked)  # a ladder's newcomer plays what it has on entering
-            _advance(locked)
-            notices.entered_late(locked, [entry.bot for entry in new])
+        entered_late(locked, [entry.bot for entry in new])
     return len(new)
+
+
+def entered_late(event: Event, bots: list[Bot]) -> None:
+    """``bots`` were just entered into ``event`` (locked; "Add bots" or the admin's entry list):
+    a running event freezes their versions, plays them and tells their owners, once each."""
+    if bots and event.status == EventStatus.RUNNING:
+        freeze_versions(event)  # a ladder's newcomer plays what it has on entering
+        _advance(event)
+        notices.entered_late(event, bots)
 
 
 # -- a bot made active -----------------------------------------------------------------------

@@ -3,6 +3,8 @@ services (start, pause, resume, cancel, add bots, requeue)."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
@@ -17,6 +19,8 @@ from competition.models import (
     EventStatus,
     Match,
     MatchStatus,
+    Notification,
+    NotificationKind,
     Rating,
     RatingChange,
     Turn,
@@ -368,3 +372,79 @@ def test_it_searches_matches_by_bot_name_newest_first_and_by_id(staff, users, mo
     assert found(c.name) == [bc.pk]
     assert found(str(ab[0].pk)) == [ab[0].pk]
     assert found("no-such-bot") == []
+
+
+class _FormFields(HTMLParser):
+    """The fields a browser would send from a page's form: inputs (checked boxes only), the
+    selected options, text areas."""
+
+    def __init__(self):
+        super().__init__()
+        self.data: dict[str, list[str]] = {}
+        self._select = self._area = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        name = a.get("name")
+        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
+            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
+                return
+            self.data.setdefault(name, []).append(a.get("value") or "")
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and "selected" in a:
+            self.data.setdefault(self._select, []).append(a.get("value") or "")
+        elif tag == "textarea" and name:
+            self._area = name
+            self.data[name] = [""]
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._area = None
+
+    def handle_data(self, data):
+        if self._area:
+            self.data[self._area][0] += data
+
+
+def test_it_plays_and_tells_the_owner_of_a_bot_added_in_a_running_ladders_entry_list(staff, users):
+    (first, second) = builtin_bots(users["owner"], 2)
+    late = Bot.objects.create(
+        owner=users["other"],
+        game="tictactoe",
+        name="late",
+        kind=EndpointKind.BUILTIN,
+        target="random",
+    )
+    event = factories.event("Club ladder", bots=[first, second], format="ladder")
+    event.entries_per_owner = 2
+    event.save()
+    event_services.start_event(event)
+    url = f"/admin/competition/event/{event.pk}/change/"
+    page = staff.get(url)
+    fields = _FormFields()
+    fields.feed(page.content.decode())
+    data = {k: v if len(v) > 1 else v[0] for k, v in fields.data.items()}
+    n = int(data["entries-TOTAL_FORMS"])
+    data.update(
+        {
+            "entries-TOTAL_FORMS": str(n + 1),
+            f"entries-{n}-bot": str(late.pk),
+            f"entries-{n}-seed": "3",
+            f"entries-{n}-active": "on",
+        }
+    )
+    response = staff.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    # It should tell the added bot's owner, once, that the running ladder now plays it, and
+    # play it (its spot in the ladder's matchmaking).
+    told = Notification.objects.filter(user=users["other"], kind=NotificationKind.EVENT_STARTED)
+    assert [n.text for n in told] == [
+        f"Club ladder is under way and now plays {late.name} of yours."
+    ]
+    assert Entry.objects.filter(event=event, bot=late).exists()
+    assert not Notification.objects.filter(
+        user=users["owner"], kind=NotificationKind.EVENT_STARTED, text__contains="under way"
+    ).exists()

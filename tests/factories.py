@@ -8,12 +8,14 @@ of a permission test (an owner, another user and a staff member) come from ``use
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.models import Entry, Event, Match, MatchStatus, Participant
+from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
 
 #: the roles of ``users``, in order
 ROLES = ("owner", "other", "staff")
@@ -78,6 +80,21 @@ def entrants(owner, n: int, strategies: Sequence[str], *, game: str = "tictactoe
         )
         for i in range(n)
     ]
+
+
+def open_event(**fields) -> Event:
+    """A tic-tac-toe round robin open for entries since five minutes, starting in an hour (any
+    field overridden by ``fields``)."""
+    now = timezone.now()
+    values = {
+        "name": "Open cup",
+        "game": "tictactoe",
+        "format": EventFormat.ROUND_ROBIN,
+        "registration_opens": now - timedelta(minutes=5),
+        "starts_at": now + timedelta(hours=1),
+    }
+    values.update(fields)
+    return Event.objects.create(**values)
 
 
 def event(name: str = "Cup", *, game: str = "tictactoe", bots: Iterable[Bot] = (), **fields):

@@ -29,6 +29,7 @@ from competition.models import (
     NotificationKind,
     NotificationPreference,
 )
+from tests import factories
 from tests.competition.test_events import GAME, play_all
 from tests.competition.test_web_human import as_user
 from tests.live_protocol import CheckedCommunicator
@@ -44,19 +45,6 @@ def bot(owner, name: str, strategy: str = "random") -> Bot:
     return Bot.objects.create(
         owner=owner, game=GAME, name=name, kind=EndpointKind.BUILTIN, target=strategy
     )
-
-
-def open_event(**fields) -> Event:
-    now = timezone.now()
-    values = {
-        "name": "Open cup",
-        "game": GAME,
-        "format": EventFormat.ROUND_ROBIN,
-        "registration_opens": now - timedelta(minutes=5),
-        "starts_at": now + timedelta(hours=1),
-    }
-    values.update(fields)
-    return Event.objects.create(**values)
 
 
 def signed_in(who) -> Client:
@@ -77,7 +65,7 @@ def test_it_lets_users_enter_and_withdraw_from_the_page_and_the_api_and_starts_o
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     ann, bob, cat = user("ann"), user("bob"), user("cat")
     a, b, c = bot(ann, "ann-bot"), bot(bob, "bob-bot", "perfect"), bot(cat, "cat-bot")
-    event = open_event(max_entries=3)
+    event = factories.open_event(max_entries=3)
     # It should list the open registration first on /events/ and show the entry form.
     listing = Client().get("/events/").content.decode()
     assert listing.index('id="open"') < listing.index('id="running"')
@@ -133,7 +121,7 @@ def test_it_lets_users_enter_and_withdraw_from_the_page_and_the_api_and_starts_o
 @pytest.mark.django_db(transaction=True)
 def test_it_cancels_an_event_with_too_few_entries_at_its_start_time_and_says_so():
     ann = user("ann")
-    event = open_event(min_entries=3, entries_per_owner=2)
+    event = factories.open_event(min_entries=3, entries_per_owner=2)
     registration.enter(event, bot(ann, "ann-bot"), ann)
     registration.enter(event, bot(ann, "ann-two"), ann)
     # It should cancel it at its start time, with one notice naming the counts and her bots.
@@ -150,7 +138,7 @@ def test_it_cancels_an_event_with_too_few_entries_at_its_start_time_and_says_so(
 def test_it_waits_for_the_organisers_approval_and_tells_the_owner():
     ann, bob = user("ann"), user("bob")
     staff = User.objects.create_superuser("org", password="pw-org-1")
-    event = open_event(admission=EventAdmission.APPROVAL)
+    event = factories.open_event(admission=EventAdmission.APPROVAL)
     a, b = bot(ann, "ann-bot"), bot(bob, "bob-bot")
     for owner, entered in ((ann, a), (bob, b)):
         response = signed_in(owner).post(
@@ -174,7 +162,9 @@ def test_it_waits_for_the_organisers_approval_and_tells_the_owner():
         "Your entry of bob-bot in Open cup was refused."
     ]
     # It should admit by rated games only bots that played enough of them.
-    rated = open_event(name="Rated cup", admission=EventAdmission.RATED, min_rated_games=5)
+    rated = factories.open_event(
+        name="Rated cup", admission=EventAdmission.RATED, min_rated_games=5
+    )
     refused = signed_in(ann).post(
         f"/api/events/{rated.pk}/enter/", {"bot": a.pk}, "application/json"
     )
@@ -301,14 +291,14 @@ def test_it_pushes_a_new_notification_to_the_users_open_pages():
 
 
 def _pending_entry(owner) -> Entry:
-    event = open_event(admission=EventAdmission.APPROVAL)
+    event = factories.open_event(admission=EventAdmission.APPROVAL)
     return registration.enter(event, bot(owner, "pending-bot"), owner)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_it_cancels_at_its_start_time_an_event_that_cannot_start_instead_of_retrying():
     ann, bob = user("ann"), user("bob")
-    event = open_event(format=EventFormat.FREE_FOR_ALL, table_size=9)
+    event = factories.open_event(format=EventFormat.FREE_FOR_ALL, table_size=9)
     registration.enter(event, bot(ann, "ann-bot"), ann)
     registration.enter(event, bot(bob, "bob-bot"), bob)
     # It should cancel it once, telling the entrants why, and not try again at the next step.

@@ -6,14 +6,12 @@ runners with ladder matches)."""
 from __future__ import annotations
 
 import io
-from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import Client
-from django.utils import timezone
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
@@ -37,19 +35,6 @@ from tests.security.test_round3_small import builtin_of, silent_bot
 User = get_user_model()
 
 
-def open_event(**fields) -> Event:
-    now = timezone.now()
-    values = {
-        "name": "Open cup",
-        "game": GAME,
-        "format": EventFormat.ROUND_ROBIN,
-        "registration_opens": now - timedelta(minutes=5),
-        "starts_at": now + timedelta(hours=1),
-    }
-    values.update(fields)
-    return Event.objects.create(**values)
-
-
 def signed_in_api(who) -> APIClient:
     api = APIClient()
     api.force_login(who)
@@ -65,7 +50,9 @@ def test_it_rates_no_challenge_so_two_accounts_farm_nothing_and_the_gate_stays_s
 ):
     mallory, puppet = User.objects.create_user("mallory"), User.objects.create_user("puppet")
     star = builtin_of(mallory, "star")
-    gated = open_event(name="Rated cup", admission=EventAdmission.RATED, min_rated_games=2)
+    gated = factories.open_event(
+        name="Rated cup", admission=EventAdmission.RATED, min_rated_games=2
+    )
     api = signed_in_api(mallory)
     web = Client()
     web.force_login(mallory)
@@ -169,7 +156,7 @@ ONE_BOT = "You already have 1 bot in this event, the most one person may enter."
 def test_it_lets_one_person_enter_one_bot_by_default_through_every_route():
     mallory, ann = User.objects.create_user("mallory"), User.objects.create_user("ann")
     mine = [factories.bot(mallory, f"m{i}") for i in range(4)]
-    event = open_event(max_entries=5)
+    event = factories.open_event(max_entries=5)
     web = Client()
     web.force_login(mallory)
     # It should say the rule on the event page, before anyone enters.
@@ -215,7 +202,7 @@ def test_it_counts_entries_per_owner_inside_the_entry_transaction():
         return
     mallory = User.objects.create_user("mallory")
     mine = [factories.bot(mallory, f"m{i}") for i in range(4)]
-    event = open_event(max_entries=5)
+    event = factories.open_event(max_entries=5)
     start, refused = threading.Barrier(len(mine)), []
 
     def enter(bot) -> None:

@@ -31,6 +31,9 @@ INTERVAL = 0.02
 #: how long a seat's cgroup may stay busy (its processes dying) before it is left for later
 REMOVE_SECONDS = 10.0
 CPU_PERIOD_US = 100_000
+#: the window over which the watchdog compares a sandbox's CPU time with its share
+CPU_WINDOW = 0.2
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MIB = 1 << 20
 #: enter the cgroups named before ``--`` (``0`` is the writer itself), then run the rest with
 #: the empty environment it was given (the shell's own ``PWD`` would name the server's folder)
@@ -133,6 +136,8 @@ class Share:
     name: str
     over: bool = False
     peak: int = 0
+    #: it went past its share of the processor and runs at idle priority since (``pace``)
+    demoted: bool = False
     pid: int | None = None
     paths: list[Path] = field(default_factory=list)
 
@@ -148,6 +153,11 @@ class Share:
     def poll(self) -> bool:
         """Look once; True (and ``over``) when the sandbox went past its memory."""
         return False
+
+    def pace(self) -> None:
+        """Look at its processor time once: a sandbox past its share (``budget.cpus``) is
+        demoted for the rest of its seat to idle priority, so it runs only on time no one else
+        wants (a bot spinning between its moves leaves its opponent the core)."""
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -172,7 +182,13 @@ class Share:
 
     def summary(self) -> str:
         """The seat's figures for its owner's log, one line."""
-        return f"[sandbox] memory peak {mib(self.peak)} of {mib(self.budget.memory)}"
+        line = f"[sandbox] memory peak {mib(self.peak)} of {mib(self.budget.memory)}"
+        if self.demoted:
+            line += (
+                f", CPU past its share of {self.budget.cpus:g} core(s): "
+                "ran at idle priority from then on"
+            )
+        return line
 
 
 class CgroupShare(Share):
@@ -202,6 +218,22 @@ class CgroupShare(Share):
             stat = read(self.cpu / "cpu.stat")
             usec, nsec = counter(stat, "throttled_usec"), counter(stat, "throttled_time")
             self.throttled = usec / 1e6 if usec else nsec / 1e9
+
+    def pace(self) -> None:
+        """Held back by its quota at least once (``nr_throttled``): past its share, so its
+        cgroup becomes idle beside the others (``cpu.idle``; else the least weight)."""
+        if self.cpu is None or self.demoted:
+            return
+        with contextlib.suppress(OSError):
+            if counter(read(self.cpu / "cpu.stat"), "nr_throttled") == 0:
+                return
+            self.demoted = True
+            if (self.cpu / "cpu.idle").exists():
+                write(self.cpu / "cpu.idle", "1")
+            elif (self.cpu / "cpu.weight").exists():
+                write(self.cpu / "cpu.weight", "1")
+            else:
+                write(self.cpu / "cpu.shares", "2")
 
     def summary(self) -> str:
         line = super().summary()
@@ -243,9 +275,15 @@ class V2Share(CgroupShare):
             self.peak = max(self.peak, int(read(self.memory / "memory.peak")))
 
 
+@dataclass(eq=False)
 class WatchdogShare(Share):
     """No cgroup: the memory of the sandbox's processes (``RssAnon`` and ``RssShmem``, and the
     memfds they hold) summed every ``INTERVAL``; the sandbox ended past its budget."""
+
+    #: (when, the processor seconds of its processes) over the last ``CPU_WINDOW``
+    times: list[tuple[float, float]] = field(default_factory=list)
+    #: the processes set to idle priority since it was demoted
+    idled: set[int] = field(default_factory=set)
 
     def poll(self) -> bool:
         if self.pid is None or self.over:
@@ -256,11 +294,54 @@ class WatchdogShare(Share):
             self.over = True
         return self.over
 
+    def pace(self) -> None:
+        """The CPU seconds of its processes over the last ``CPU_WINDOW``, against its share:
+        past it, every thread of the sandbox goes to ``SCHED_IDLE`` and every session it made
+        to the lowest autogroup priority, then each process it starts later too. A process
+        that ended takes its seconds with it: a weaker bound than a quota."""
+        if self.pid is None or self.over:
+            return
+        tree = descendants_cpu(self.pid)
+        if self.demoted:
+            for pid in tree.keys() - self.idled:
+                idle(pid)
+            self.idled = set(tree)
+            return
+        now = time.monotonic()
+        self.times.append((now, sum(tree.values())))
+        while len(self.times) > 2 and now - self.times[1][0] >= CPU_WINDOW:
+            self.times.pop(0)
+        (then, before), (_, after) = self.times[0], self.times[-1]
+        if now - then < CPU_WINDOW or after - before <= self.budget.cpus * (now - then) * 1.1:
+            return
+        self.demoted, self.idled = True, set(tree)
+        for pid in tree:
+            idle(pid)
+
+
+def idle(pid: int) -> None:
+    """Every thread of ``pid`` at ``SCHED_IDLE``, and its session's autogroup (the kernel's
+    fairness between sessions, which would otherwise weigh an idle thread's session as any
+    other) at nice 19: both allowed to any user for their own processes."""
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(int(tid), os.SCHED_IDLE, os.sched_param(0))
+    with contextlib.suppress(OSError):
+        write(Path(f"/proc/{pid}/autogroup"), "19")
+
 
 def descendants(root: int) -> list[int]:
     """``root`` and every process below it (``/proc``'s parent links, one pass)."""
+    return list(descendants_cpu(root))
+
+
+def descendants_cpu(root: int) -> dict[int, float]:
+    """``root`` and every process below it, each with its processor seconds (user and
+    system, all its threads)."""
     uid = NOBODY if os.geteuid() == 0 else os.getuid()  # the sandbox's own user
     parents: dict[int, list[int]] = {}
+    seconds: dict[int, float] = {}
     with os.scandir("/proc") as entries:
         for entry in entries:
             if not entry.name.isdigit():
@@ -271,12 +352,13 @@ def descendants(root: int) -> list[int]:
                 stat = read(Path(entry.path, "stat"))
             except OSError:
                 continue
-            ppid = int(stat.rpartition(")")[2].split()[1])
-            parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [root]
+            fields = stat.rpartition(")")[2].split()  # (the name may hold spaces)
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+            seconds[int(entry.name)] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    found, todo = {}, [root]
     while todo:
         pid = todo.pop()
-        found.append(pid)
+        found[pid] = seconds.get(pid, 0.0)
         todo += parents.get(pid, [])
     return found
 
@@ -309,7 +391,8 @@ def sandbox_memory(root: int) -> int:
 
 
 class Confinement:
-    """The watchdog, the weakest: per-process limits plus a sum of memory, no CPU share."""
+    """The watchdog, the weakest: per-process limits plus a sum of memory; past its share of
+    the processor, idle priority (no quota)."""
 
     mode = "watchdog"
 
@@ -321,8 +404,9 @@ class Confinement:
         return (
             "no cgroup: each sandbox's memory (its processes' resident and shared memory and "
             "memfds) is summed every 20 ms and the sandbox ended past its budget, a weaker "
-            "bound than a cgroup's (a burst between two samples is not caught, and the CPU "
-            "a bot uses between moves is not capped)" + (f"; {self.why}" if self.why else "")
+            "bound than a cgroup's (a burst between two samples is not caught); a sandbox "
+            "past its share of the processor runs at idle priority, with no quota"
+            + (f"; {self.why}" if self.why else "")
         )
 
     def share(self, budget: Budget) -> Share:
@@ -564,6 +648,8 @@ class Monitor:
                 try:
                     if share.poll():
                         share.kill()
+                    else:
+                        share.pace()
                 except Exception:  # never let one share stop the others' watch
                     logger.exception("watching sandbox %s failed", share.name)
             for share, deadline in leftover.items():

@@ -10,6 +10,7 @@ no control takes more than about 1.6 GiB.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import statistics
 import threading
@@ -326,3 +327,74 @@ def test_it_chooses_the_strongest_backend_here():
     chosen = choose()
     assert chosen.mode == "cgroup1", chosen.words
     assert "cgroup v1" in chosen.words
+
+
+#: the opponent: a fixed piece of CPU work per move (about 20 ms), so its latency shows the
+#: processor it is left
+WORKER = """
+import json, sys
+for line in sys.stdin:
+    n = 0
+    for i in range(300_000):
+        n += i
+    print(json.dumps({"play": "0-0"}), flush=True)
+"""
+#: a bot spinning 8 processes (every core of this machine, and more) between its moves, each in
+#: a session of its own (the kernel's fairness between sessions, autogroup, weighs each alike)
+SPINNER = """
+import json, os, sys
+for _ in range(8):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+for line in sys.stdin:
+    print(json.dumps({"play": "0-0"}), flush=True)
+"""
+
+
+async def opponent_p95_ms(backend, *, spinning: bool, moves: int = 40) -> float:
+    """The worker's per-move latency p95 (ms) in a share of ``backend``, beside the spinner
+    (in another) or beside a quiet bot."""
+    from games import Context
+
+    message = TTT.observation(TTT.initial_state(seed=0), 0, Context())
+    worker = seat(WORKER, backend())
+    other = seat(SPINNER if spinning else hostile(), backend())
+    await worker.start()
+    await other.start()
+    try:
+        await other.exchange(message, timeout=5)  # (the spinner is spinning by now)
+        await worker.exchange(message, timeout=5)
+        await asyncio.sleep(0.3)  # (past the watchdog's window)
+        latencies = []
+        for _ in range(moves):
+            started = time.perf_counter()
+            await worker.exchange(message, timeout=5)
+            latencies.append(time.perf_counter() - started)
+    finally:
+        await worker.close()
+        await other.close()
+    return statistics.quantiles(latencies, n=20)[-1] * 1000
+
+
+async def spinner_ratio(backend, rounds: int = 5) -> float:
+    """The median over ``rounds`` of the worker's p95 beside the spinner over its p95 beside a
+    quiet bot, measured in turn (the machine's other work weighs on both alike)."""
+    quiet, spinning = [], []
+    for _ in range(rounds):
+        quiet.append(await opponent_p95_ms(backend, spinning=False))
+        spinning.append(await opponent_p95_ms(backend, spinning=True))
+    return statistics.median(spinning) / statistics.median(quiet)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+async def test_a_bot_spinning_between_moves_leaves_the_opponent_its_core(backend):
+    ratio = await spinner_ratio(BACKENDS[backend])
+    # It should keep the opponent's p95 within 1.2 times its p95 beside a quiet bot.
+    assert ratio <= 1.2, f"the opponent's p95 is {ratio:.2f} times its quiet p95"
+
+
+async def test_control_a_spinning_bot_without_a_share_slows_the_opponent():
+    ratio = await spinner_ratio(Unconfined, rounds=3)
+    assert ratio > 1.2, f"the opponent's p95 is only {ratio:.2f} times its quiet p95"

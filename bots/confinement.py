@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +139,8 @@ class Share:
     peak: int = 0
     #: it went past its share of the processor and runs at idle priority since (``pace``)
     demoted: bool = False
+    #: called (on the monitor's thread) with one line for the owner's log, when demoted
+    tell: Callable[[str], None] | None = None
     pid: int | None = None
     paths: list[Path] = field(default_factory=list)
 
@@ -155,9 +158,18 @@ class Share:
         return False
 
     def pace(self) -> None:
-        """Look at its processor time once: a sandbox past its share (``budget.cpus``) is
-        demoted for the rest of its seat to idle priority, so it runs only on time no one else
+        """The monitor's look at its processor time (the watchdog's: a cgroup needs none)."""
+
+    def wake(self) -> None:
+        """Its move begins: its share of the processor at the others' priority."""
+
+    def rest(self) -> None:
+        """Its move is over: until the next, it runs only on processor time no other seat
         wants (a bot spinning between its moves leaves its opponent the core)."""
+
+    def revive(self) -> None:
+        """Before its end: its processes at normal priority again, so that, killed, they get
+        the processor to die (an idle one waits behind every busy process of the machine)."""
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -179,6 +191,14 @@ class Share:
                 return False
             self.paths.remove(path)
         return True
+
+    def demote(self) -> None:
+        self.demoted = True
+        if self.tell is not None:
+            self.tell(
+                f"[sandbox] past its share of {self.budget.cpus:g} core(s) of the processor: "
+                "runs at idle priority from now on (only on time no other bot wants)"
+            )
 
     def summary(self) -> str:
         """The seat's figures for its owner's log, one line."""
@@ -203,7 +223,11 @@ class CgroupShare(Share):
                        "--", *command]  # fmt: skip
         return [SH, "-c", ENTER, "arena-enter", *enter, "--", *command]
 
+    def revive(self) -> None:
+        self.wake()
+
     def kill(self) -> None:
+        self.revive()
         super().kill()
         for path in self.paths:
             kill_all(path / "cgroup.procs")
@@ -219,21 +243,19 @@ class CgroupShare(Share):
             usec, nsec = counter(stat, "throttled_usec"), counter(stat, "throttled_time")
             self.throttled = usec / 1e6 if usec else nsec / 1e9
 
-    def pace(self) -> None:
-        """Held back by its quota at least once (``nr_throttled``): past its share, so its
-        cgroup becomes idle beside the others (``cpu.idle``; else the least weight)."""
-        if self.cpu is None or self.demoted:
-            return
-        with contextlib.suppress(OSError):
-            if counter(read(self.cpu / "cpu.stat"), "nr_throttled") == 0:
-                return
-            self.demoted = True
-            if (self.cpu / "cpu.idle").exists():
-                write(self.cpu / "cpu.idle", "1")
-            elif (self.cpu / "cpu.weight").exists():
-                write(self.cpu / "cpu.weight", "1")
-            else:
-                write(self.cpu / "cpu.shares", "2")
+    #: the file that makes its cgroup idle beside the others, with its idle and normal values
+    knob: tuple[Path, str, str] | None = None
+
+    def wake(self) -> None:
+        self._turn(2)
+
+    def rest(self) -> None:
+        self._turn(1)
+
+    def _turn(self, which: int) -> None:
+        if self.knob is not None:
+            with contextlib.suppress(OSError):
+                write(self.knob[0], self.knob[which])
 
     def summary(self) -> str:
         line = super().summary()
@@ -314,9 +336,22 @@ class WatchdogShare(Share):
         (then, before), (_, after) = self.times[0], self.times[-1]
         if now - then < CPU_WINDOW or after - before <= self.budget.cpus * (now - then) * 1.1:
             return
-        self.demoted, self.idled = True, set(tree)
+        self.idled = set(tree)
+        self.demote()
         for pid in tree:
             idle(pid)
+
+    def revive(self) -> None:
+        if self.demoted and os.geteuid() == 0:  # (only root may raise a priority)
+            for pid in self.idled:
+                with contextlib.suppress(OSError):
+                    for tid in os.listdir(f"/proc/{pid}/task"):
+                        with contextlib.suppress(OSError):
+                            os.sched_setscheduler(int(tid), os.SCHED_OTHER, os.sched_param(0))
+
+    def kill(self) -> None:
+        self.revive()
+        super().kill()
 
 
 def idle(pid: int) -> None:
@@ -438,11 +473,19 @@ class CgroupV1(Confinement):
                 if controller == "memory":
                     share.memory = path
                 elif controller == "cpu":
-                    share.cpu = path
+                    share.cpu, share.knob = path, idle_knob(path, "cpu.shares", "1024")
         except OSError:
             share.remove()
             raise
         return share
+
+
+def idle_knob(path: Path, weight: str, normal: str) -> tuple[Path, str, str]:
+    """``cpu.idle`` (Linux 5.15: the cgroup runs only on time its siblings leave), else the
+    least weight (v1 ``cpu.shares`` 2, v2 ``cpu.weight`` 1) against its usual one."""
+    if (path / "cpu.idle").exists():
+        return path / "cpu.idle", "1", "0"
+    return path / weight, "2" if weight == "cpu.shares" else "1", normal
 
 
 def setup_v1(controller: str, path: Path, budget: Budget) -> None:
@@ -487,7 +530,7 @@ class CgroupV2(Confinement):
             write(path / "memory.oom.group", "1")  # one process over: the whole sandbox ends
             write(path / "pids.max", str(budget.tasks))
             if "cpu" in self.controllers:
-                share.cpu = path
+                share.cpu, share.knob = path, idle_knob(path, "cpu.weight", "100")
                 quota = max(1000, int(budget.cpus * CPU_PERIOD_US))
                 write(path / "cpu.max", f"{quota} {CPU_PERIOD_US}")
         except OSError:

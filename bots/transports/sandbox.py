@@ -85,8 +85,15 @@ class SandboxTransport(ProcessTransport):
             close_code(self._code)  # bubblewrap has its copies
             self._code = []
         if self._proc is not None:
+            loop = asyncio.get_running_loop()
+            self._share.tell = lambda line: loop.call_soon_threadsafe(self._tell, line)
             self._share.started(self._proc.pid)
             MONITOR.watch(self._share)
+
+    def _tell(self, line: str) -> None:
+        """A line from the seat's share (the monitor's thread) into the owner's log."""
+        if not self.closed:
+            self._stderr.feed(line.encode() + b"\n")
 
     def _exec_options(self) -> dict:
         share = self._share
@@ -105,12 +112,16 @@ class SandboxTransport(ProcessTransport):
     async def _shutdown(self) -> None:
         if self._share is not None:
             MONITOR.unwatch(self._share)  # before the reaping: its process id may be reused
+            self._share.revive()
         try:
             await super()._shutdown()
         finally:
             self._release()
 
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
+        share = self._share
+        if share is not None:
+            share.wake()
         try:
             return await super().exchange(message, timeout=timeout)
         except BotFault as fault:
@@ -124,6 +135,9 @@ class SandboxTransport(ProcessTransport):
                 if how:
                     fault.detail = f"{fault.detail} ({how})"
             raise
+        finally:
+            if share is not None:
+                share.rest()
 
     def _memory_fault(self, share: Share, fault: BotFault) -> BotFault:
         detail = (

@@ -31,6 +31,7 @@ from bots.confinement import (
 )
 from bots.sandbox import Limits
 from bots.transports.sandbox import SandboxTransport
+from games import Context
 from tests.security.test_sandbox import (
     TTT,
     faults_of,
@@ -48,6 +49,7 @@ MIB = 1 << 20
 CAP = Limits().memory
 #: what the host may lose to one capped sandbox: the cap plus the sandbox's own overhead
 ALLOWANCE = CAP + 256 * MIB
+QUARTER = Limits(cpus=0.25)
 
 
 class Unconfined(Confinement):
@@ -356,8 +358,6 @@ for line in sys.stdin:
 async def opponent_p95_ms(backend, *, spinning: bool, moves: int = 40) -> float:
     """The worker's per-move latency p95 (ms) in a share of ``backend``, beside the spinner
     (in another) or beside a quiet bot."""
-    from games import Context
-
     message = TTT.observation(TTT.initial_state(seed=0), 0, Context())
     worker = seat(WORKER, backend())
     other = seat(SPINNER if spinning else hostile(), backend())
@@ -398,3 +398,43 @@ async def test_a_bot_spinning_between_moves_leaves_the_opponent_its_core(backend
 async def test_control_a_spinning_bot_without_a_share_slows_the_opponent():
     ratio = await spinner_ratio(Unconfined, rounds=3)
     assert ratio > 1.2, f"the opponent's p95 is only {ratio:.2f} times its quiet p95"
+
+
+#: on its first move, 8 spinning processes in sessions of their own, then a second's wait
+SPIN_ON_MOVE = """
+import time
+for _ in range(8):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+time.sleep(1)
+"""
+
+
+async def test_the_watchdog_tells_the_owner_its_spinning_bot_ran_at_idle_priority():
+    # (a quarter of a core, the operator's share: past it however busy the machine is)
+    transport = seat(hostile(on_move=SPIN_ON_MOVE), BACKENDS["watchdog"](), limits=QUARTER)
+    result, lines = await match(transport)
+    # It should play the match out and say in the owner's log what its share did.
+    assert finished_cleanly(result), faults_of(result)
+    told = "[sandbox] past its share of 0.25 core(s) of the processor: runs at idle priority"
+    assert any(line.startswith(told) for line in lines), lines[-3:]
+
+
+async def test_a_cgroup_seat_is_idle_between_its_moves_only():
+    transport = seat(hostile(on_move="import time; time.sleep(0.5)"), cgroup_v1())
+    message = TTT.observation(TTT.initial_state(seed=0), 0, Context())
+    await transport.start()
+    try:
+        knob = transport._share.knob[0]
+        move = asyncio.create_task(transport.exchange(message, timeout=5))
+        await asyncio.sleep(0.25)
+        during = knob.read_text().strip()
+        await move
+        after = knob.read_text().strip()
+    finally:
+        await transport.close()
+    # It should run its move at the others' priority, and be idle once it has replied.
+    assert knob.name == "cpu.idle", knob
+    assert (during, after) == ("0", "1")

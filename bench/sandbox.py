@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from bots.codebundle import read_upload  # noqa: E402
 from bots.confinement import MONITOR, confinement  # noqa: E402
+from bots.languages import LANGUAGES  # noqa: E402
 from bots.sandbox import (  # noqa: E402
     DEFAULT_LIMITS,
-    INTERPRETERS,
     bwrap_args,
     close_code,
     open_code,
@@ -53,7 +53,7 @@ def sandboxed():
 
 
 def plain():
-    command = [*INTERPRETERS["python"], str(STARTER), "--stdio"]
+    command = [part.replace("{entry}", str(STARTER)) for part in LANGUAGES["python"].run]
     return ProcessTransport(command, codec=GAME, cwd=str(STARTER.parent), env={})
 
 

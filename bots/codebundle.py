@@ -15,9 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from bots.languages import LANGUAGES as TABLE
+from bots.languages import SUFFIXES
+
 logger = logging.getLogger(__name__)
 
-LANGUAGES = ("python", "javascript")
+LANGUAGES = tuple(TABLE)
 MAX_ARCHIVE_BYTES = 1 << 20
 MAX_UNPACKED_BYTES = 10 << 20
 MAX_FILES = 200
@@ -26,7 +29,11 @@ MAX_PATH_CHARS = 255
 CHUNK = 64 * 1024
 
 #: a single source file's suffix -> its language
-SOURCE_SUFFIXES = {".py": "python", ".js": "javascript", ".mjs": "javascript"}
+SOURCE_SUFFIXES = SUFFIXES
+#: the languages and their files, as a sentence names them
+ACCEPTED = ", ".join(
+    f"{language.title} ({' or '.join(language.suffixes)})" for language in TABLE.values()
+)
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 
 
@@ -36,7 +43,7 @@ class UploadError(ValueError):
 
 @dataclass(frozen=True)
 class CodeBundle:
-    language: str  # "python" | "javascript"
+    language: str  # a key of ``bots.languages.LANGUAGES``
     entry: str  # relative path of the entry file inside `files`
     files: Mapping[str, bytes]  # relative POSIX path -> content
 
@@ -46,8 +53,9 @@ class CodeBundle:
 
 
 def read_upload(filename: str, data: bytes) -> CodeBundle:
-    """A ``.py``, ``.js``/``.mjs`` file, or a ``.zip``/``.tar.gz`` archive with an ``arena.json``
-    manifest (``{"language": "python", "entry": "bot.py"}``). Raises UploadError."""
+    """One source file (its language by its suffix, ``bots.languages``), or a ``.zip``/``.tar.gz``
+    archive with an ``arena.json`` manifest (``{"language": "python", "entry": "bot.py"}``).
+    Raises UploadError."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise UploadError("The upload is not a file.")
     if len(data) > MAX_ARCHIVE_BYTES:
@@ -68,8 +76,8 @@ def read_upload(filename: str, data: bytes) -> CodeBundle:
         files = _read_tar(bytes(data))
     else:
         raise UploadError(
-            "Upload a Python file (.py), a JavaScript file (.js or .mjs), or a .zip or .tar.gz "
-            f"archive with an {MANIFEST} manifest; {name or 'this file'!r} is none of these."
+            f"Upload one source file in {ACCEPTED}, or a .zip or .tar.gz archive with an "
+            f"{MANIFEST} manifest; {name or 'this file'!r} is none of these."
         )
     return _from_manifest(files)
 
@@ -264,9 +272,8 @@ def _from_manifest(files: dict[str, bytes]) -> CodeBundle:
         )
     language, entry = manifest.get("language"), manifest.get("entry")
     if language not in LANGUAGES:
-        raise UploadError(
-            f'The manifest {MANIFEST} must name the language: "python" or "javascript".'
-        )
+        named = ", ".join(f'"{slug}"' for slug in LANGUAGES)
+        raise UploadError(f"The manifest {MANIFEST} must name the language, one of {named}.")
     if not isinstance(entry, str) or not entry:
         raise UploadError(f'The manifest {MANIFEST} must name the entry file ("entry": "bot.py").')
     entry = _clean_path(entry)

@@ -17,17 +17,13 @@ from pathlib import Path
 
 from bots.codebundle import CodeBundle
 from bots.confinement import Budget
+from bots.languages import LANGUAGES
 
 logger = logging.getLogger(__name__)
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
 NOBODY = 65534
-#: the interpreter of each language, inside /usr (the only program tree the sandbox sees)
-INTERPRETERS = {
-    "python": ("/usr/bin/python3", "-u", "-B", "-s", "-E"),
-    "javascript": ("/usr/bin/node", "--max-old-space-size=512"),
-}
 #: the environment inside the sandbox, per language (nothing of the server's)
 #: the server's folders bound into every sandbox (read-only): nothing of the server's data may
 #: lie under them (``competition.production.exposed_data`` refuses to start otherwise)
@@ -44,9 +40,6 @@ def bound_folder(path: Path) -> str | None:
 
 
 BASE_ENV = {"PATH": "/usr/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
-LANGUAGE_ENV: dict[str, dict[str, str]] = {"python": {}, "javascript": {}}
-#: the entry's arguments: the starter bots' switch to JSON lines (a host gets none)
-ENTRY_ARGS = ("--stdio",)
 BOT_DIR = "/bot"
 HOST_DIR = "/host"
 STATUS_TIMEOUT = 10.0
@@ -78,7 +71,11 @@ class Limits:
     tmp_bytes: int = 16 << 20
 
     def prlimit(self, language: str) -> list[str]:
-        space = self.javascript_address_space if language == "javascript" else self.address_space
+        space = self.address_space
+        if language == "javascript":
+            space = self.javascript_address_space
+        elif language in LANGUAGES:  # (the JVM and Go reserve far more than they touch)
+            space = max(space, LANGUAGES[language].address_space)
         return [
             PRLIMIT,
             f"--as={space}",
@@ -98,9 +95,16 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Limits) -> list[str]:
+def bwrap_args(
+    *,
+    code: Sequence[tuple[int, str]],
+    host: Path | None,
+    limits: Limits,
+    extra: Sequence[str] = (),
+) -> list[str]:
     """bubblewrap's arguments up to the program; ``code`` is the bundle's files as ``(fd,
-    path)``, copied into ``/bot`` (an absolute path, the host's or ``/proc``'s, as it is)."""
+    path)``, copied into ``/bot`` (an absolute path, the host's or ``/proc``'s, as it is);
+    ``extra`` goes before them (the compile's build folder)."""
     args = [
         BWRAP,
         "--unshare-all",
@@ -121,6 +125,7 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
         "--remount-ro", "/dev",  # its devices still work; /dev/shm is no uncapped tmpfs
         "--size", str(limits.tmp_bytes),
         "--tmpfs", "/tmp",
+        *extra,
     ]  # fmt: skip
     for fd, path in code:
         if path == SECCOMP_ENTRY:
@@ -128,7 +133,8 @@ def bwrap_args(*, code: Sequence[tuple[int, str]], host: Path | None, limits: Li
         elif path.startswith("/"):  # a file over the sandbox's own (``proc_files``)
             args += ["--perms", "0444", "--ro-bind-data", str(fd), path]
         else:
-            args += ["--perms", "0444", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
+            # (read and run: a compiled bot's program is one of them)
+            args += ["--perms", "0555", "--ro-bind-data", str(fd), f"{BOT_DIR}/{path}"]
     args += ["--remount-ro", "/", "--chdir", BOT_DIR]
     return args
 
@@ -141,14 +147,17 @@ def command_for(
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
     """bubblewrap, the environment, prlimit and the program; ``host`` runs the entry."""
-    env = {**BASE_ENV, **LANGUAGE_ENV.get(bundle.language, {})}
-    args = bwrap_args(code=code, host=host, limits=limits)
+    language = LANGUAGES[bundle.language]
+    share = {"bot": BOT_DIR, "memory": limits.memory, "cpus": limits.cpus}
+    env = {**BASE_ENV, **language.run_environment(bundle.entry, **share)}
+    args = bwrap_args(code=code, host=host, limits=limits, extra=language.bind_args())
     for key, value in env.items():
         args += ["--setenv", key, value]
-    entry = f"{BOT_DIR}/{bundle.entry}"  # absolute: an entry named "-c.py" is no option
-    program = [*INTERPRETERS[bundle.language], entry, *ENTRY_ARGS]
-    if host is not None:
-        program = [*INTERPRETERS[bundle.language], f"{HOST_DIR}/{host.name}", entry]
+    # (the entry's path is absolute: an entry named "-c.py" is no option)
+    program = language.run_command(bundle.entry, **share)
+    if host is not None:  # the host program runs the entry: [interpreter, host, entry]
+        at = language.run.index("{entry}")
+        program = [*program[:at], f"{HOST_DIR}/{host.name}", f"{BOT_DIR}/{bundle.entry}"]
     return [*args, *limits.prlimit(bundle.language), *program]
 
 
@@ -314,31 +323,24 @@ def sandbox_status() -> tuple[bool, str]:
     return True, ""
 
 
-#: a tiny program per language, run in the sandbox when a runner starts (``language_status``)
-PROBES = {
-    "python": ("probe.py", b"import json, sys\nprint(json.dumps({'ok': sys.version_info[0]}))\n"),
-    "javascript": (
-        "probe.js",
-        b"console.log(JSON.stringify({ ok: Number(process.versions.node.split('.')[0]) > 0 ? 3 : 0 }))\n",
-    ),
-}
 #: each language as people read its name
-LANGUAGE_TITLES = {"python": "Python", "javascript": "JavaScript"}
+LANGUAGE_TITLES = {slug: language.title for slug, language in LANGUAGES.items()}
 LANGUAGE_BROKEN = (
     "Bots in {language} cannot run on this server: its {language} runtime is missing or "
     "does not start in the sandbox, so the upload is refused rather than failing in a match."
 )
+LANGUAGE_MISSING = (
+    "Bots in {language} cannot be built on this server: its toolchain is not installed "
+    "(the server's operator can add it with the Debian package {package})."
+)
 
 
-def probe_language(language: str, host: Path | None = None) -> bool:
-    """The language's tiny program (with ``host``, a game's host program running it) starts in
-    the sandbox and prints its line."""
-    entry, source = PROBES[language]
-    bundle = CodeBundle(language, entry, {entry: source})
+def run_probe(bundle: CodeBundle, host: Path | None = None) -> subprocess.CompletedProcess | None:
+    """``bundle`` run once in the sandbox with no input (None if it could not start)."""
     code: list[tuple[int, str]] = []
     try:
         code = open_code(bundle, host=host)
-        done = subprocess.run(
+        return subprocess.run(
             command_for(bundle, code=code, host=host),
             input=b"",
             capture_output=True,
@@ -347,10 +349,56 @@ def probe_language(language: str, host: Path | None = None) -> bool:
             **spawn_options(code),
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        logger.warning("the %s probe failed: %r", language, exc)
-        return False
+        logger.warning("the %s probe failed: %r", bundle.language, exc)
+        return None
     finally:
         close_code(code)
+
+
+def toolchain_version(language: str) -> str | None:
+    """The first line the language's toolchain prints of its version, run in the sandbox
+    (None when it does not run there)."""
+    version = LANGUAGES[language].version
+    if not os.access(version[0], os.X_OK):
+        return None
+    probe = CodeBundle("python", "probe.py", {"probe.py": b""})
+    code: list[tuple[int, str]] = []
+    try:
+        code = open_code(probe)
+        found = LANGUAGES[language]
+        args = bwrap_args(code=code, host=None, limits=DEFAULT_LIMITS, extra=found.bind_args())
+        for key, value in {**BASE_ENV, **found.build_env}.items():
+            args += ["--setenv", key, value]
+        done = subprocess.run(
+            [*args, *Limits(address_space=16 << 30).prlimit(language), *found.version_command()],
+            capture_output=True,
+            timeout=STATUS_TIMEOUT,
+            check=False,
+            **spawn_options(code),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        logger.warning("the %s toolchain does not start in the sandbox: %r", language, exc)
+        return None
+    finally:
+        close_code(code)
+    text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
+    if done.returncode != 0 or not text:
+        logger.warning("%s exited %s: %s", " ".join(version), done.returncode, text[-300:])
+        return None
+    return text.splitlines()[0][:200]
+
+
+def probe_language(language: str, host: Path | None = None) -> bool:
+    """The language's tiny program (with ``host``, a game's host program running it) starts in
+    the sandbox and prints its line; for a compiled language, its toolchain starts there (the
+    compile itself is each version's, ``bots.compiler``)."""
+    found = LANGUAGES[language]
+    if found.compiled and host is None:
+        return toolchain_version(language) is not None
+    entry, source = found.probe
+    done = run_probe(CodeBundle(language, entry, {entry: source}), host)
+    if done is None:
+        return False
     ok = done.returncode == 0 and (host is not None or done.stdout.strip().startswith(b'{"ok'))
     if not ok:
         logger.warning(
@@ -367,18 +415,21 @@ def language_status() -> dict[str, str]:
     """Each language: "" when its probe runs in the sandbox here (checked once, while the
     sandbox works), else the sentence that refuses its uploads."""
     if not sandbox_status()[0]:
-        return {language: UNAVAILABLE for language in PROBES}
+        return {language: UNAVAILABLE for language in LANGUAGES}
     return probed_languages()
 
 
 @functools.cache
 def probed_languages() -> dict[str, str]:
-    return {
-        language: ""
-        if probe_language(language)
-        else LANGUAGE_BROKEN.format(language=LANGUAGE_TITLES.get(language, language))
-        for language in PROBES
-    }
+    found = {}
+    for slug, language in LANGUAGES.items():
+        if probe_language(slug):
+            found[slug] = ""
+        elif language.compiled and not os.access(language.version[0], os.X_OK):
+            found[slug] = LANGUAGE_MISSING.format(language=language.title, package=language.package)
+        else:
+            found[slug] = LANGUAGE_BROKEN.format(language=language.title)
+    return found
 
 
 def host_status() -> dict[str, str]:
@@ -393,7 +444,7 @@ def probed_hosts() -> dict[str, str]:
 
     found = {}
     for game in all_games():
-        for language in PROBES:
+        for language in LANGUAGES:
             host = game.upload_host(language)
             if host is not None and not language_status()[language]:
                 works = probe_language(language, host)

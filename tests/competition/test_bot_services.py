@@ -149,7 +149,10 @@ def test_it_refuses_a_bad_upload_with_the_same_sentence_from_the_form_the_api_an
     assert [web.status_code, api_create.status_code, api_version.status_code] == [200, 400, 400]
     assert admin.status_code == 200
     assert len({tuple(sentences) for sentences in said.values()}) == 1, said
-    assert said["web"][0].startswith("Upload a Python file (.py)") and "bot.exe" in said["web"][0]
+    assert (
+        said["web"][0].startswith("Upload one source file in Python (.py)")
+        and "bot.exe" in said["web"][0]
+    )
     # It should store nothing: no other bot, no other version.
     assert list(Bot.objects.values_list("name", flat=True)) == ["coded"]
     assert list(BotVersion.objects.values_list("number", flat=True)) == [1]

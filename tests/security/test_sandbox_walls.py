@@ -5,6 +5,7 @@ where it succeeds)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bots.codebundle import read_upload
+from bots.languages import LANGUAGES
 from bots.sandbox import DEFAULT_LIMITS
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.sandbox import SandboxTransport
@@ -159,8 +161,8 @@ def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test
 
     # node missing on this server (its path names no file): the self-test finds it out.
     missing = os.path.join("/usr/bin", "no-such-node")  # a path, not a program the suite starts
-    broken = dict(fresh_self_test.INTERPRETERS, javascript=(missing,))
-    monkeypatch.setattr(fresh_self_test, "INTERPRETERS", broken)
+    broken = dataclasses.replace(LANGUAGES["javascript"], run=(missing, "{entry}"))
+    monkeypatch.setitem(LANGUAGES, "javascript", broken)
     with pytest.raises(ValidationError) as refused:
         read_code("bot.js", b"console.log('hi')\n")
     [sentence] = refused.value.message_dict["file"]

@@ -225,6 +225,8 @@ RUST = Language(
         "2021",
         "-C",
         "linker={gcc}",
+        "-C",
+        "strip=symbols",
         "-o",
         "{out}/bot",
         "{entry}",

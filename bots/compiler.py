@@ -142,13 +142,14 @@ def compile_bundle(
     try:
         out, log, why = collect(process, limits, started)
     finally:
+        share.kill()  # whatever it left behind (and all of it, past a limit)
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
-        share.kill() if process.poll() is None else None
         process.wait()
+        over = share.poll()  # (the kernel's OOM kill may end it before the monitor looked)
         MONITOR.release(share)
     seconds = time.monotonic() - started
-    if not why and share.over:
+    if over:
         why = f"The compile went past its memory cap of {mib(limits.memory)}."
     if not why and process.returncode != 0:
         why = f"The compiler failed (exit status {process.returncode})."

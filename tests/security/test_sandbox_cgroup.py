@@ -11,6 +11,7 @@ no control takes more than about 1.6 GiB.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import statistics
 import threading
@@ -22,6 +23,7 @@ import pytest
 from bots.codebundle import read_upload
 from bots.confinement import (
     CgroupV1,
+    CgroupV2,
     Confinement,
     Share,
     cgroup_mounts,
@@ -38,6 +40,7 @@ from tests.security.test_sandbox import (
     finished_cleanly,
     hostile,
     match,
+    processes_with,
     results,
 )
 
@@ -438,3 +441,55 @@ async def test_a_cgroup_seat_is_idle_between_its_moves_only():
     # It should run its move at the others' priority, and be idle once it has replied.
     assert knob.name == "cpu.idle", knob
     assert (during, after) == ("0", "1")
+
+
+#: a bot that starts a child in a session of its own, sleeping, marked by its arguments
+LEAVER = """
+import subprocess
+subprocess.Popen(["/usr/bin/sleep", "3599"], start_new_session=True)
+"""
+ON_MOVE_WAIT = "import time; time.sleep(1)"
+
+
+def own_cgroup2() -> Path:
+    base = cgroup_mounts()[""] / own_cgroups()[""].lstrip("/")
+    assert (base / "cgroup.procs").exists(), f"no cgroup2 hierarchy here: {base}"
+    return base
+
+
+def cgroup2_of(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return line[3:]
+    return ""
+
+
+async def test_the_v2_backend_enters_and_removes_a_seat_on_a_real_cgroup2_mount():
+    # (this machine's kernel binds memory, pids and cpu to v1: its cgroup2 mount has none of
+    # them, so this drives the v2 backend's cgroup itself, its entering and its removal, not
+    # its limits)
+    base = own_cgroup2()
+    available = (base / "cgroup.controllers").read_text().split()
+    backend = CgroupV2(base, [c for c in ("memory", "pids", "cpu") if c in available])
+    transport = seat(hostile(attack=LEAVER, on_move=ON_MOVE_WAIT), backend)
+    playing = asyncio.create_task(match(transport))
+    seen: set[str] = set()
+    while not playing.done():
+        seen |= {cgroup2_of(pid) for pid in processes_with("3599")}
+        await asyncio.sleep(0.05)
+    result, _lines = await playing
+    # It should play the match with every process of the bot, the one in a session of its
+    # own too, in a cgroup of its own under this process's ...
+    assert finished_cleanly(result), faults_of(result)
+    [where] = seen - {""}
+    assert where.startswith(f"{own_cgroups()[''].rstrip('/')}/arena-{os.getpid()}-"), where
+    # ... and remove it after the seat (a moment later, while its last processes die).
+    assert removed(base / where.rsplit("/", 1)[-1])
+
+
+def removed(path: Path, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not path.exists()

@@ -178,12 +178,12 @@ def read_code(filename: str, data: bytes):
 
 def check_language(language: str) -> None:
     """``ValidationError`` on ``file`` when this server's sandbox cannot run ``language`` (its
-    self-test, ``bots.sandbox.language_status``): refused at upload, not lost in a match."""
-    from bots.sandbox import language_status, sandbox_status
+    self-test, ``bots.sandbox.language_problem``): refused at upload, not lost in a match."""
+    from bots.sandbox import language_problem, sandbox_status
 
     if not sandbox_status()[0]:
         return  # no sandbox at all: ``check_sandbox`` says so on the bot's kind
-    why = language_status().get(language, "")
+    why = language_problem(language)
     if why:
         raise ValidationError({"file": why})
 

@@ -414,22 +414,25 @@ def probe_language(language: str, host: Path | None = None) -> bool:
 def language_status() -> dict[str, str]:
     """Each language: "" when its probe runs in the sandbox here (checked once, while the
     sandbox works), else the sentence that refuses its uploads."""
+    return {slug: language_problem(slug) for slug in LANGUAGES}
+
+
+def language_problem(slug: str) -> str:
+    """ "" when ``slug``'s probe runs in the sandbox here, else the sentence that refuses its
+    uploads (each language probed once, when first asked: an upload asks only its own)."""
     if not sandbox_status()[0]:
-        return {language: UNAVAILABLE for language in LANGUAGES}
-    return probed_languages()
+        return UNAVAILABLE
+    return probed_language(slug)
 
 
 @functools.cache
-def probed_languages() -> dict[str, str]:
-    found = {}
-    for slug, language in LANGUAGES.items():
-        if probe_language(slug):
-            found[slug] = ""
-        elif language.compiled and not os.access(language.version[0], os.X_OK):
-            found[slug] = LANGUAGE_MISSING.format(language=language.title, package=language.package)
-        else:
-            found[slug] = LANGUAGE_BROKEN.format(language=language.title)
-    return found
+def probed_language(slug: str) -> str:
+    language = LANGUAGES[slug]
+    if probe_language(slug):
+        return ""
+    if language.compiled and not os.access(language.version[0], os.X_OK):
+        return LANGUAGE_MISSING.format(language=language.title, package=language.package)
+    return LANGUAGE_BROKEN.format(language=language.title)
 
 
 def host_status() -> dict[str, str]:
@@ -446,7 +449,7 @@ def probed_hosts() -> dict[str, str]:
     for game in all_games():
         for language in LANGUAGES:
             host = game.upload_host(language)
-            if host is not None and not language_status()[language]:
+            if host is not None and not language_problem(language):
                 works = probe_language(language, host)
                 found[f"{game.slug} {language}"] = (
                     ""

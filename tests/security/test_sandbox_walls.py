@@ -146,7 +146,7 @@ async def test_a_game_host_runs_from_a_folder_the_sandbox_user_cannot_enter(tmp_
 def fresh_self_test():
     from bots import sandbox
 
-    caches = (sandbox.sandbox_status, sandbox.probed_languages, sandbox.probed_hosts)
+    caches = (sandbox.sandbox_status, sandbox.probed_language, sandbox.probed_hosts)
     for cache in caches:
         cache.cache_clear()
     yield sandbox

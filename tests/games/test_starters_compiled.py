@@ -54,8 +54,6 @@ def build(source: Path, out: Path) -> list[str]:
             **os.environ,
             "GOCACHE": str(out / "gocache"),
             "GOPATH": str(out / "gopath"),
-            "GO111MODULE": "off",
-            "GOFLAGS": "",
         }
         commands = [[GO, "build", "-o", str(binary), str(source)]]
         run = [str(binary)]
@@ -116,9 +114,7 @@ def test_it_has_a_cpp_and_a_java_starter_for_every_game():
 
 
 @pytest.mark.parametrize(("slug", "language"), STARTERS)
-async def test_it_plays_a_whole_match_with_every_seat_a_compiled_starter(
-    slug, language, compiled
-):
+async def test_it_plays_a_whole_match_with_every_seat_a_compiled_starter(slug, language, compiled):
     game = GAMES[slug]
     command = compiled(slug, language)
     seats = [ProcessTransport(command, codec=game) for _ in range(game.num_players)]

@@ -17,6 +17,8 @@ from bots.transports.process import ProcessTransport
 from competition.matches.loop import play
 from games.registry import all_games
 
+pytestmark = pytest.mark.slow  # seventeen builds and 34 matches: about three minutes here
+
 GPP = "/usr/bin/g++"
 GCC = "/usr/bin/gcc"
 JAVAC = "/usr/bin/javac"

@@ -96,6 +96,7 @@ async def _close_egress_session():
 #: 2026-11-27 on the 2-core machine); the others follow in collection order
 COSTLIEST = (
     "test_bench_smoke.py",
+    "games/test_starters_compiled.py",
     "arena_site",
     "e2e/test_screen_browser.py",
     "games/test_botsarena_replay.py",

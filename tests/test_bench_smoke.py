@@ -222,3 +222,12 @@ def test_it_runs_the_database_thread_benchmark_in_smoke_mode():
     # It should break the database thread's CPU a match down by call (claim, end, commits).
     calls = next(line for line in out.splitlines() if line.startswith("database thread, ms"))
     assert all(f" {name} " in calls for name in ("claim_and_load", "store_end", "transaction"))
+
+
+def test_it_runs_the_compile_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/compile.py"), "--quick", timeout=300)
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:6]}
+    # It should time a build in each language and the C++ starter's move against Python's.
+    for title in ("C", "C++", "Java", "Go", "Rust"):
+        assert float(rows[title][1]) > 0 and float(rows[title][2]) > 0, out
+    assert "per move (median of 50, sandboxed): Python starter" in out

@@ -1,30 +1,21 @@
 """The compiled-language starter bots of issue 49 (``games/<slug>/starters/``): each one is
-built with the host's toolchain (Debian's, by absolute path: ``scripts/system-deps``
-installs them) and plays whole matches on the game's line protocol through the ``process``
-transport, like the Python starters in ``test_starters_stdio.py``: every seat that starter,
-then one match of it against a built-in bot."""
+built by the compile stage (``bots.compiler``, Debian's toolchains: ``scripts/system-deps``
+installs them) and plays whole matches on the game's line protocol in the sandbox, like the
+Python starters in ``test_starters_stdio.py``: every seat that starter, then one match of it
+against a built-in bot."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
+from bots.codebundle import CodeBundle, read_upload
+from bots.compiler import compile_bundle, runnable
 from bots.transports.builtin import BuiltinTransport
-from bots.transports.process import ProcessTransport
+from bots.transports.sandbox import SandboxTransport
 from competition.matches.loop import play
 from games.registry import all_games
 
 pytestmark = pytest.mark.slow  # seventeen builds and 34 matches: about three minutes here
-
-GPP = "/usr/bin/g++"
-GCC = "/usr/bin/gcc"
-JAVAC = "/usr/bin/javac"
-JAVA = "/usr/bin/java"
-GO = "/usr/bin/go"
-RUSTC = "/usr/bin/rustc"  # Debian's, not a rustup one earlier on PATH
 
 #: language -> the starter's file name in games/<slug>/starters/
 SOURCES = {
@@ -43,49 +34,26 @@ STARTERS = sorted(
 )
 
 
-def build(source: Path, out: Path) -> list[str]:
-    """Compile one starter into ``out``; the command that runs it."""
-    out.mkdir(parents=True, exist_ok=True)
-    binary = out / "bot"
-    env = None
-    if source.suffix == ".java":
-        commands = [[JAVAC, "-d", str(out), str(source)]]
-        run = [JAVA, "-XX:+UseSerialGC", "-cp", str(out), "Main"]
-    elif source.suffix == ".go":
-        env = {
-            **os.environ,
-            "GOCACHE": str(out / "gocache"),
-            "GOPATH": str(out / "gopath"),
-        }
-        commands = [[GO, "build", "-o", str(binary), str(source)]]
-        run = [str(binary)]
-    else:
-        commands = [
-            {
-                ".c": [GCC, "-std=c17", "-O2", "-o", str(binary), str(source)],
-                ".cpp": [GPP, "-std=c++20", "-O2", "-o", str(binary), str(source)],
-                ".rs": [RUSTC, "-O", "--edition", "2021", "-o", str(binary), str(source)],
-            }[source.suffix]
-        ]
-        run = [str(binary)]
-    for command in commands:
-        done = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True)
-        assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}"
-    return run
-
-
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory):
-    """(slug, language) -> the command of that starter, built once for the module."""
-    built: dict[tuple[str, str], list[str]] = {}
+def compiled():
+    """(slug, language) -> that starter as a seat runs it, built once for the module by the
+    platform's compile stage (its own sandbox, the languages table's commands)."""
+    built: dict[tuple[str, str], CodeBundle] = {}
 
-    def command(slug: str, language: str) -> list[str]:
+    def runnable_starter(slug: str, language: str) -> CodeBundle:
         if (slug, language) not in built:
-            source = GAMES[slug].part(f"starters/{SOURCES[language]}")
-            built[slug, language] = build(source, tmp_path_factory.mktemp(f"{slug}-{language}"))
+            name = SOURCES[language]
+            bundle = read_upload(name, GAMES[slug].part(f"starters/{name}").read_bytes())
+            result = compile_bundle(bundle)
+            assert result.ok, result.log
+            built[slug, language] = runnable(bundle, result.artefact)
         return built[slug, language]
 
-    return command
+    return runnable_starter
+
+
+def seat(game, bundle: CodeBundle, s: int) -> SandboxTransport:
+    return SandboxTransport(bundle, game=game, seat=s)
 
 
 def builtin_name(game) -> str:
@@ -118,8 +86,8 @@ def test_it_has_a_cpp_and_a_java_starter_for_every_game():
 @pytest.mark.parametrize(("slug", "language"), STARTERS)
 async def test_it_plays_a_whole_match_with_every_seat_a_compiled_starter(slug, language, compiled):
     game = GAMES[slug]
-    command = compiled(slug, language)
-    seats = [ProcessTransport(command, codec=game) for _ in range(game.num_players)]
+    bundle = compiled(slug, language)
+    seats = [seat(game, bundle, s) for s in range(game.num_players)]
     result = await play(game, seats, seed=7)
     # It should play the match to its end by the game's rules, no seat ever at fault.
     assert_clean(result, range(game.num_players))
@@ -128,12 +96,12 @@ async def test_it_plays_a_whole_match_with_every_seat_a_compiled_starter(slug, l
 @pytest.mark.parametrize(("slug", "language"), STARTERS)
 async def test_it_plays_a_compiled_starter_against_a_builtin_bot(slug, language, compiled):
     game = GAMES[slug]
-    command = compiled(slug, language)
+    bundle = compiled(slug, language)
     others = [
         BuiltinTransport(game, builtin_name(game), seed=3, seat=s)
         for s in range(1, game.num_players)
     ]
-    result = await play(game, [ProcessTransport(command, codec=game), *others], seed=3)
+    result = await play(game, [seat(game, bundle, 0), *others], seed=3)
     # It should play a whole match against the game's built-in bot, the starter never at
     # fault (and the built-in bot neither).
     assert_clean(result, range(game.num_players))

@@ -56,8 +56,8 @@ def main() -> None:
 
 async def play(limit: int) -> dict[str, int]:
     from bots import egress
-    from competition.dbthreads import run_db
     from competition.models import Match, MatchStatus
+    from competition.plumbing.dbthreads import run_db
     from competition.runners.play import run_match
 
     played: dict[str, int] = {}

@@ -33,7 +33,7 @@ from competition.models import (
     SeatResult,
 )
 from competition.models.matches import practice_match
-from competition.ratelimit import Limit, hit
+from competition.plumbing.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome

@@ -14,10 +14,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db.models import Count, Max
 
-from competition.live import broadcast, frames
+from competition.live import broadcast
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
-from competition.prepared import Prepared
+from competition.plumbing import frames
+from competition.plumbing.prepared import Prepared
 from games import all_games
 
 logger = logging.getLogger(__name__)

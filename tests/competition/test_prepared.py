@@ -1,4 +1,4 @@
-"""``competition.prepared``: a query compiled once gives the rows the queryset gives."""
+"""``competition.plumbing.prepared``: a query compiled once gives the rows the queryset gives."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot, EndpointKind
 from competition.models import Event, Match, MatchStatus, Participant
-from competition.prepared import LIST_STEP, Prepared
+from competition.plumbing.prepared import LIST_STEP, Prepared
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from bots.models import Bot, EndpointKind, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
-from competition.production import (
+from competition.plumbing.production import (
     DEV_DEMO_PASSWORD,
     production_demo_password,
     retire_for_production,

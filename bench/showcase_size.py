@@ -42,7 +42,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("demo", stdout=open(os.devnull, "w"))
     from competition.events import showcase
-    from competition.management.commands.demo import DEMO_PACE_MS
+    from competition.events.demo import DEMO_PACE_MS
     from competition.models import Event, Match
 
     Event.objects.update(pace_ms=0)

@@ -32,7 +32,7 @@ migrate: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
 ## Behind ARENA_NUM_PROXIES reverse proxies (default one, e.g. nginx): the client's address is
-## the X-Forwarded-For entry that many hops from the end (competition/ratelimit.py).
+## the X-Forwarded-For entry that many hops from the end (competition/plumbing/ratelimit.py).
 ARENA_NUM_PROXIES ?= 1
 web: $(STAMP)
 	ARENA_PROXY_HEADERS=true ARENA_NUM_PROXIES=$(ARENA_NUM_PROXIES) $(BIN)/python manage.py serve --no-demo --no-migrate --proxy-headers --host $(HOST) --port $(PORT)

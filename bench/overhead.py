@@ -69,7 +69,7 @@ def setup_django(data_dir: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from competition.dbthreads import share_the_gil
+    from competition.plumbing.dbthreads import share_the_gil
 
     share_the_gil()  # this process plays matches, as a runner process does
 

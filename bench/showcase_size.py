@@ -42,7 +42,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("demo", stdout=open(os.devnull, "w"))
     from competition.events import showcase
-    from competition.management.commands.demo import DEMO_PACE_MS
+    from competition.events.demo import DEMO_PACE_MS
     from competition.models import Event, Match
 
     Event.objects.update(pace_ms=0)
@@ -56,8 +56,8 @@ def main() -> None:
 
 async def play(limit: int) -> dict[str, int]:
     from bots import egress
-    from competition.dbthreads import run_db
     from competition.models import Match, MatchStatus
+    from competition.plumbing.dbthreads import run_db
     from competition.runners.play import run_match
 
     played: dict[str, int] = {}

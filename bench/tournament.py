@@ -83,8 +83,8 @@ async def play_everything(concurrency: int, event_id: int) -> int:
     """Play the event's matches on ``concurrency`` tasks until it is over: a task that finds
     nothing queued waits for the round its fellows are finishing (rounds on a schedule)."""
     from bots import egress
-    from competition.dbthreads import run_db
     from competition.models import Event, EventStatus
+    from competition.plumbing.dbthreads import run_db
     from competition.runners.play import run_match
 
     def over() -> bool:

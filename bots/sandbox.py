@@ -26,7 +26,7 @@ PRLIMIT = "/usr/bin/prlimit"
 NOBODY = 65534
 #: the environment inside the sandbox, per language (nothing of the server's)
 #: the server's folders bound into every sandbox (read-only): nothing of the server's data may
-#: lie under them (``competition.production.exposed_data`` refuses to start otherwise)
+#: lie under them (``competition.plumbing.production.exposed_data`` refuses to start otherwise)
 SYSTEM_BINDS = ("/usr",)
 
 

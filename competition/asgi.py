@@ -1,5 +1,5 @@
 """ASGI entry point: HTTP through Django, read-only websockets through Channels. Whatever server
-imports it (``serve``, daphne, uvicorn) gets the same start guard (``competition.production``).
+imports it (``serve``, daphne, uvicorn) gets the same start guard (``competition.plumbing.production``).
 
 Channels' ``AllowedHostsOriginValidator`` compares host names only, so a service on another port of
 the host could open sockets as the visitor: the socket's origin must be the page's own."""
@@ -8,7 +8,7 @@ import os
 import sys
 from urllib.parse import urlparse
 
-from competition.handlers import get_asgi_application
+from competition.plumbing.handlers import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "competition.settings")
 django_asgi_app = get_asgi_application()
@@ -19,8 +19,8 @@ from channels.security.websocket import OriginValidator, WebsocketDenier  # noqa
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
-from competition import production  # noqa: E402
-from competition.admission import BodyCap  # noqa: E402
+from competition.plumbing import production  # noqa: E402
+from competition.plumbing.admission import BodyCap  # noqa: E402
 from competition.runners import embedded  # noqa: E402
 from competition.web.routing import websocket_urlpatterns  # noqa: E402
 
@@ -78,7 +78,7 @@ class SameOriginValidator(OriginValidator):
 
 router = ProtocolTypeRouter(
     {
-        "http": BodyCap(django_asgi_app),  # bodies capped per route (competition/admission.py)
+        "http": BodyCap(django_asgi_app),  # bodies capped per route (plumbing/admission.py)
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -129,8 +129,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # the site's 404 page with DEBUG=true as well (competition/sitepages.py)
-    "competition.sitepages.NotFoundPageMiddleware",
+    # the site's 404 page with DEBUG=true as well (competition/web/sitepages.py)
+    "competition.web.sitepages.NotFoundPageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -152,9 +152,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15, minimum
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
-AXES_LOCKOUT_CALLABLE = "competition.sitepages.locked_out"  # a page in the site's layout
+AXES_LOCKOUT_CALLABLE = "competition.web.sitepages.locked_out"  # a page in the site's layout
 # the address the sign-up and reset limits and the API throttles use too (not ipware's guess)
-AXES_CLIENT_IP_CALLABLE = "competition.ratelimit.axes_client_address"
+AXES_CLIENT_IP_CALLABLE = "competition.plumbing.ratelimit.axes_client_address"
 
 # Content Security Policy (django-csp): everything from this origin, no inline code, no
 # third party. Websockets go to this origin too ('self' covers ws:/wss: of the same host).
@@ -250,7 +250,7 @@ STATIC_URL = "static/"
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "competition.staticfiles.GameRendererFinder",
+    "competition.plumbing.staticfiles.GameRendererFinder",
 ]
 STATIC_ROOT = DATA_DIR / "static"
 
@@ -299,7 +299,7 @@ ARENA_SANDBOX_MEMORY_MB = envint("ARENA_SANDBOX_MEMORY_MB", 1024, minimum=64)
 ARENA_SANDBOX_CPU_PERCENT = envint("ARENA_SANDBOX_CPU_PERCENT", 100, minimum=1)
 ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
-# request bodies, refused before they are read (competition/admission.py: per route)
+# request bodies, refused before they are read (competition/plumbing/admission.py: per route)
 ARENA_MAX_BODY_BYTES = envint("ARENA_MAX_BODY_BYTES", 2_621_440, minimum=1024)
 ARENA_MAX_UPLOAD_BYTES = envint("ARENA_MAX_UPLOAD_BYTES", 2_097_152, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = ARENA_MAX_BODY_BYTES
@@ -311,9 +311,10 @@ ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 #: runner processes ``manage.py serve`` starts beside the web process (0: it plays matches)
 ARENA_RUNNER_PROCESSES = envint("ARENA_RUNNER_PROCESSES", max(1, os.cpu_count() or 1), minimum=0)
 ARENA_RUNNER_NICE = min(19, envint("ARENA_RUNNER_NICE", 5, minimum=0))
+#: serve bench/naive_fanout.py at ws/naive/matches/<id>/ (bench/fanout.py only: not shipped)
 ARENA_BENCH_NAIVE_FANOUT = envbool("ARENA_BENCH_NAIVE_FANOUT", False)
 #: how far a spectator's websocket may fall behind (bytes written while its buffer is full)
-#: before it is dropped; its page reconnects and gets a fresh snapshot (competition/live/frames.py)
+#: before it is dropped; its page reconnects and gets a fresh snapshot (competition/plumbing/frames.py)
 ARENA_SPECTATOR_BACKLOG_BYTES = envint(
     "ARENA_SPECTATOR_BACKLOG_BYTES", 4 * 1024 * 1024, minimum=65536
 )
@@ -345,7 +346,7 @@ ARENA_LADDER_EXPLORE_MATCHES = envint("ARENA_LADDER_EXPLORE_MATCHES", 5, minimum
 ARENA_LADDER_EXPLORE_PERCENT = min(100, envint("ARENA_LADDER_EXPLORE_PERCENT", 10, minimum=0))
 ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 
-# Sign-up and password-reset limits (competition/ratelimit.py) count in this cache: Redis
+# Sign-up and password-reset limits (competition/plumbing/ratelimit.py) count in this cache: Redis
 # when configured (shared by every web node), else this process's memory (the embedded
 # default is one process).
 CACHES = {
@@ -381,7 +382,7 @@ ARENA_CODE_BYTES_PER_USER = envint("ARENA_CODE_BYTES_PER_USER", 50 * 1024 * 1024
 # seconds between two test calls of one bot (competition.bots.services.claim_test_call)
 ARENA_TEST_CALL_INTERVAL = envint("ARENA_TEST_CALL_INTERVAL", 2, minimum=1)
 # Reverse proxies in front of the web nodes: a client's address (sign-up, reset and API
-# limits, log-in lock-out: competition.ratelimit.client_address) is the X-Forwarded-For entry
+# limits, log-in lock-out: competition.plumbing.ratelimit.client_address) is the X-Forwarded-For entry
 # this many hops from the end (the one our proxy wrote); 0 (the embedded default, no proxy)
 # ignores the header, which any client can write.
 ARENA_NUM_PROXIES = envint("ARENA_NUM_PROXIES", 0, minimum=0)

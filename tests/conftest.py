@@ -76,7 +76,7 @@ def _strict_egress_default(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
-    """Sign-up, password-reset and challenge counters (competition/ratelimit.py) start at zero."""
+    """Sign-up, password-reset and challenge counters (competition/plumbing/ratelimit.py) start at zero."""
     from django.core.cache import caches
 
     caches["ratelimit"].clear()

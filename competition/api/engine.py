@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from competition.pool import (
+from competition.plumbing.pool import (
     SIMULATE_CPU_SECONDS,
     SIMULATE_WALL_SECONDS,
     SimulationRefused,

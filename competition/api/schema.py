@@ -131,7 +131,7 @@ class ArenaAutoSchema(AutoSchema):
             )
             self.registry.register_on_missing(component)
             return component.ref
-        from competition.api.serializers import ErrorSerializer
+        from competition.api.serializers.common import ErrorSerializer
 
         return self.resolve_serializer(ErrorSerializer, "response").ref
 

@@ -18,7 +18,7 @@ import rest_framework.views  # noqa: F401  isort: skip
 from rest_framework.exceptions import ParseError
 
 from competition.api.parsers import LimitedJSONParser
-from competition.api.serializers import SimulateRequestSerializer
+from competition.api.serializers.games import SimulateRequestSerializer
 
 
 def read(raw: bytes, encoding: str) -> tuple[str, Any]:

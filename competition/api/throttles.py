@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import ScopedRateThrottle
 
-from competition.ratelimit import client_address
+from competition.plumbing.ratelimit import client_address
 
 
 class AddressScopedRateThrottle(ScopedRateThrottle):

@@ -9,20 +9,27 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from competition.api import live, views
+from competition.api import live
+from competition.api.views.bots import BotViewSet
+from competition.api.views.events import EventViewSet
+from competition.api.views.games import GameViewSet
+from competition.api.views.matches import MatchViewSet
+from competition.api.views.notifications import NotificationViewSet
+from competition.api.views.ratings import LeaderboardView
+from competition.api.views.users import MeView
 
 app_name = "api"
 
 router = DefaultRouter()
-router.register("games", views.GameViewSet, basename="game")
-router.register("bots", views.BotViewSet, basename="bot")
-router.register("matches", views.MatchViewSet, basename="match")
-router.register("events", views.EventViewSet, basename="event")
-router.register("notifications", views.NotificationViewSet, basename="notification")
+router.register("games", GameViewSet, basename="game")
+router.register("bots", BotViewSet, basename="bot")
+router.register("matches", MatchViewSet, basename="match")
+router.register("events", EventViewSet, basename="event")
+router.register("notifications", NotificationViewSet, basename="notification")
 
 urlpatterns = [
-    path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
-    path("me/", views.MeView.as_view(), name="me"),
+    path("leaderboard/<str:game>/", LeaderboardView.as_view(), name="leaderboard"),
+    path("me/", MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # the live protocol (websocket messages) as JSON Schemas, and its docs page
     path("schema/live/", live.schema_index, name="live-schemas"),

@@ -30,7 +30,7 @@ from competition.bots.signals import bot_activated, test_call_passed
 from competition.live import notify
 from competition.models import Entry, MatchStatus, NotificationKind, Participant
 from competition.models.matches import judges_health
-from competition.ratelimit import Limit, hit
+from competition.plumbing.ratelimit import Limit, hit
 from games import get_game
 from games.base import Context, IllegalAction
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from competition.events import formats
 from competition.models import Event, EventSeries, EventTally
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 
 #: an event's latest round (the unique (event, round, key) index read backwards)
 _LATEST_ROUND = Prepared(

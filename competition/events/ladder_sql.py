@@ -1,20 +1,18 @@
-"""The standing ladder's hot statements, compiled from the ORM once per vendor and shape.
-
-Building a queryset costs more CPU than SQLite takes to answer these index reads: each is a
-queryset built with stand-ins (``Marks``) and compiled once, and a call binds the real values.
-"""
+"""The standing ladder's hot statements, compiled from the ORM once per vendor and shape
+(``competition.plumbing.prepared``): building a queryset costs more CPU than SQLite takes to
+answer these index reads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from datetime import datetime
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, Count, F, PositiveIntegerField, When
 from django.db.models.sql import UpdateQuery
 
 from competition.models import LadderSpot
+from competition.plumbing.prepared import Marks, Statement
 
 #: the columns ``front`` and ``near`` read, in this order (``Row`` names them)
 COLUMNS = (
@@ -28,93 +26,6 @@ COLUMNS = (
     "bot__game",
     "bot__kind",
 )
-
-_INT = -1_700_000_000  # far below any id a table holds
-_FLOAT = -1.2345678e300
-_WHEN = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
-
-
-class Marks:
-    """Stand-ins for a statement's values, one per name (lists: one per item)."""
-
-    def __init__(self):
-        self.names: dict = {}
-
-    def _new(self, name: str, value, index: int | None = None):
-        self.names[value] = (name, index)
-        return value
-
-    def int(self, name: str) -> int:
-        return self._new(name, _INT - 1000 * len(self.names))
-
-    def float(self, name: str) -> float:
-        return self._new(name, _FLOAT * (1 + len(self.names) / 1000))
-
-    def when(self, name: str) -> datetime:
-        return self._new(name, _WHEN + timedelta(seconds=len(self.names)))
-
-    def ints(self, name: str, size: int) -> list[int]:
-        base = _INT - 1000 * len(self.names) - 500_000
-        return [self._new(name, base - i, i) for i in range(size)]
-
-
-class Statement:
-    """``stmt(shape, **values)``: the rows of a SELECT or the count of an UPDATE; ``build(marks,
-    *shape)`` gives a query, or a tuple run as one ``UNION ALL``."""
-
-    def __init__(self, build: Callable, *, update: bool = False):
-        self.build = build
-        self.update = update
-        self._compiled: dict[tuple, tuple] = {}
-
-    def __call__(self, shape: tuple = (), using: str = DEFAULT_DB_ALIAS, **values):
-        connection = connections[using]
-        key = (using, connection.vendor, *shape)
-        compiled = self._compiled.get(key)
-        if compiled is None:
-            compiled = self._compiled[key] = self._compile(connection, shape)
-        sql, slots = compiled
-        params = [_bound(connection, values, slot, p) for slot, p in slots]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.rowcount if self.update else cursor.fetchall()
-
-    def _compile(self, connection, shape: tuple) -> tuple[str, tuple]:
-        marks = Marks()
-        built = self.build(marks, *shape)
-        parts = [q.get_compiler(connection.alias).as_sql() for q in _tuple(built)]
-        sql = " UNION ALL ".join(
-            f"SELECT * FROM ({part}) AS part{i}" for i, (part, _) in enumerate(parts)
-        )
-        params = [p for _, part_params in parts for p in part_params]
-        if len(parts) == 1:
-            sql = parts[0][0]
-        adapt = connection.ops.adapt_datetimefield_value
-        where = {}
-        for value, slot in marks.names.items():
-            where[adapt(value) if isinstance(value, datetime) else value] = slot
-        slots = tuple((where.get(p) if _markable(p) else None, p) for p in params)
-        if len({s for s, _ in slots if s is not None}) != len(where):
-            raise ValueError(f"{self.build.__name__}: a value is not a parameter of its SQL")
-        return sql, slots
-
-
-def _tuple(built) -> tuple:
-    return built if isinstance(built, tuple) else (built,)
-
-
-def _markable(param) -> bool:
-    return isinstance(param, (int, float, str, datetime)) and not isinstance(param, bool)
-
-
-def _bound(connection, values: dict, slot, param):
-    if slot is None:
-        return param
-    name, index = slot
-    value = values[name] if index is None else values[name][index]
-    if isinstance(value, datetime):
-        return connection.ops.adapt_datetimefield_value(value)
-    return value
 
 
 def _capped(marks: Marks):

@@ -40,7 +40,7 @@ from competition.models import (
     RatingChange,
 )
 from competition.models.matches import hidden
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from games import get_game
 

@@ -20,7 +20,7 @@ from competition.models import (
     MatchStatus,
     SeriesState,
 )
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 
 #: additive per-bot fields of ``EventStanding``
 SUMS = ("points", "score", "wins", "draws", "losses", "games", "series", "byes", "played", "busy")

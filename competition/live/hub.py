@@ -11,8 +11,8 @@ from typing import Protocol
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from competition.live.frames import Frame
-from competition.loops import call_on
+from competition.plumbing.frames import Frame
+from competition.plumbing.loops import call_on
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from competition.models import (
     NotificationPreference,
 )
 from competition.models.notifications import EMAIL_DEFAULTS
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import json
 import logging
 import struct
 
-from competition.loops import call_on
+from competition.plumbing.loops import call_on
 
 logger = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db import DatabaseError, transaction
 
-from competition.dbthreads import run_db
 from competition.live import broadcast
 from competition.matches import history
+from competition.plumbing.dbthreads import run_db
 
 
 @dataclass

@@ -10,7 +10,7 @@ from competition.matches import history as turn_history
 from competition.matches.lifecycle import TooManyMatches, charge_challenge, create_user_match
 from competition.models import Match, MatchStatus
 from competition.models.matches import hidden
-from competition.pool import SIMULATE_CPU_SECONDS, SimulationRefused, rebuild_in_worker
+from competition.plumbing.pool import SIMULATE_CPU_SECONDS, SimulationRefused, rebuild_in_worker
 from games import get_game
 from games.base import State
 

@@ -33,7 +33,7 @@ from competition.models import (
     SeatResult,
 )
 from competition.models.matches import practice_match
-from competition.ratelimit import Limit, hit
+from competition.plumbing.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome
@@ -541,21 +541,6 @@ def _requeue_or_error(match: Match, error: str) -> str:
         match.finished = timezone.now()
         summary = match_json(match)
         _announce_end(match, summary)
-        # an errored match holds its event's round (an organiser may requeue it), but a
-        # round robin whose last pending match errored is over
-        if match.event_id:
-            match.save(
-                update_fields=[
-                    "status",
-                    "platform_failures",
-                    "lease_token",
-                    "lease_expires",
-                    "error",
-                    "finished",
-                    "queued_at",
-                ]
-            )
-            _ended(match)
     else:
         match.status = MatchStatus.QUEUED
         match.queued_at = timezone.now()
@@ -571,6 +556,10 @@ def _requeue_or_error(match: Match, error: str) -> str:
             "queued_at",
         ]
     )
+    if match.status == MatchStatus.ERRORED and match.event_id:
+        # an errored match holds its event's round (an organiser may requeue it), but a
+        # round robin whose last pending match errored is over
+        _ended(match)
     return match.status
 
 

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from bots.faults import seen as fault_text
 from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 from games import get_game
 from games.base import COMMON_REASONS
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from django.db.models import Exists, F, OuterRef, Value
@@ -13,13 +12,8 @@ from django.db.models.sql import UpdateQuery
 
 from bots.models import Bot, EndpointKind
 from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn, TurnArchive
-
-#: stand-ins compiled into the claim's statements, replaced by the values of each call
-_NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
-_EXPIRES = datetime(2002, 3, 4, 5, 6, 7, tzinfo=UTC)
-_WORKER = "\x00worker"
-_TOKEN = uuid.UUID(int=0x5EED)
-_ID = -424_242
+from competition.plumbing import prepared
+from competition.plumbing.prepared import Marks, prepare
 
 
 def token_param(token: uuid.UUID, db) -> Any:
@@ -27,47 +21,55 @@ def token_param(token: uuid.UUID, db) -> Any:
     return Match._meta.get_field("lease_token").get_db_prep_save(token, db)
 
 
-@functools.cache
-def claim_sql(db, humans: bool | None = None) -> tuple[str, tuple, str, tuple]:
-    """``(pick, pick_slots, take, take_slots)``: pick up to 20 due ids, take one if still due
-    (``bind`` fills the slots); ``humans`` keeps matches with (True) or without a human seat."""
-    due = Match.objects.using(db.alias).due(_NOW)
+def _due(db, humans: bool | None, now):
+    due = Match.objects.using(db.alias).due(now)
     if humans is not None:
         human = Exists(
             Participant.objects.filter(match=OuterRef("pk"), bot__kind=EndpointKind.HUMAN)
         )
         due = due.filter(human) if humans else due.exclude(human)
-    pick = due.order_by("id").values_list("id", flat=True)[:20].query
-    query = due.filter(pk=_ID).query.chain(UpdateQuery)
+    return due
+
+
+def _pick(marks: Marks, db, humans: bool | None):
+    return (
+        _due(db, humans, marks.when("now")).order_by("id").values_list("id", flat=True)[:20].query
+    )
+
+
+def _take(marks: Marks, db, humans: bool | None):
+    now = marks.when("now")  # the due time, also the start of a match first started
+    due = _due(db, humans, now)
+    query = due.filter(pk=marks.int("id")).query.chain(UpdateQuery)
     query.add_update_values(
         {
             "status": MatchStatus.RUNNING.value,
-            "lease_token": _TOKEN,
-            "lease_expires": _EXPIRES,
-            "worker": _WORKER,
+            "lease_token": marks.uuid("token"),
+            "lease_expires": marks.when("expires"),
+            "worker": marks.text("worker"),
             "attempts": F("attempts") + 1,
-            "started": Coalesce(F("started"), Value(_NOW)),
+            "started": Coalesce(F("started"), Value(now)),
         }
     )
-    pick_sql, pick_params = pick.get_compiler(db.alias).as_sql()
-    take_sql, take_params = query.get_compiler(db.alias).as_sql()
-    return pick_sql, _slots(db, pick_params), take_sql, _slots(db, take_params)
+    return query
 
 
-def _slots(db, params) -> tuple:
-    names = {
-        db.ops.adapt_datetimefield_value(_NOW): "now",
-        db.ops.adapt_datetimefield_value(_EXPIRES): "expires",
-        _WORKER: "worker",
-        token_param(_TOKEN, db): "token",
-        _ID: "id",
-    }
-    return tuple((names.get(p), p) for p in params)
+@functools.cache
+def claim_sql(db, humans: bool | None = None) -> tuple[str, tuple, str, tuple]:
+    """``(pick, pick_slots, take, take_slots)``: pick up to 20 due ids, take one if still due
+    (``bind`` fills the slots); ``humans`` keeps matches with (True) or without a human seat."""
+    compiled = []
+    for build in (_pick, _take):
+        marks = Marks()
+        sql, slots, _ = prepare(db, marks, build(marks, db, humans), what=build.__name__)
+        compiled += [sql, slots]
+    return tuple(compiled)
 
 
 def bind(slots: tuple, **values) -> list:
-    """The parameters of one call: each stand-in replaced by its value."""
-    return [value if name is None else values[name] for name, value in slots]
+    """The parameters of one call: each stand-in replaced by its value (as the connection
+    binds it: the caller adapts dates and the token)."""
+    return prepared.bind(slots, values)
 
 
 _TURN_COLUMNS = ("match_id", *TURN_VALUES, "created")

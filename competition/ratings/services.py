@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 
 from competition.models import LadderSpot, Match, MatchStatus, Participant, Rating, RatingChange
 from competition.models.matches import hidden, practice, practice_match
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 

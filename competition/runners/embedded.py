@@ -9,8 +9,8 @@ import threading
 
 from django.conf import settings
 
-from competition.dbthreads import share_the_gil
-from competition.loops import call_on
+from competition.plumbing.dbthreads import share_the_gil
+from competition.plumbing.loops import call_on
 
 logger = logging.getLogger(__name__)
 

@@ -11,12 +11,12 @@ from competition.celery import app
 
 async def _run(match_id: int) -> None:
     from bots import egress
-    from competition.dbthreads import share_the_gil
+    from competition.plumbing.dbthreads import share_the_gil
     from competition.runners.play import run_match
 
     share_the_gil()  # this worker process plays matches
 
-    # ORM work runs on the process's database threads (competition.dbthreads), which drop
+    # ORM work runs on the process's database threads (competition.plumbing.dbthreads), which drop
     # dead connections (a database restart) before each call.
     try:
         await run_match(match_id)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from bots.models import Bot
-from competition.ratelimit import Limit, client_address, refused
+from competition.plumbing.ratelimit import Limit, client_address, refused
 from competition.web.forms import SignUpForm
 
 #: sign-up attempts per client address

@@ -32,7 +32,7 @@ from competition.models import (
     SeatResult,
 )
 from competition.models.matches import sees_hidden
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
 from competition.web.rows import link_maker

@@ -14,10 +14,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db.models import Count, Max
 
-from competition.live import broadcast, frames
+from competition.live import broadcast
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
-from competition.prepared import Prepared
+from competition.plumbing import frames
+from competition.plumbing.prepared import Prepared
 from games import all_games
 
 logger = logging.getLogger(__name__)
@@ -534,18 +535,3 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
-
-
-class NaiveMatchConsumer(AsyncWebsocketConsumer):
-    """Channels' textbook fan-out, routed only for ``bench/fanout.py`` to compare against."""
-
-    async def connect(self):
-        self.group = broadcast.match_group(int(self.scope["url_route"]["kwargs"]["pk"]))
-        await broadcast.join(self.group, self.channel_name)
-        await self.accept()
-
-    async def disconnect(self, code):
-        await broadcast.leave(self.group, self.channel_name)
-
-    async def relay(self, message):
-        await self.send(text_data=message["text"])

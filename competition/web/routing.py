@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.urls import path
+from django.utils.module_loading import import_string
 
 from competition.web import consumers
 
@@ -12,6 +13,5 @@ websocket_urlpatterns = [
 ]
 
 if settings.ARENA_BENCH_NAIVE_FANOUT:  # benchmark comparison only (bench/fanout.py)
-    websocket_urlpatterns.append(
-        path("ws/naive/matches/<int:pk>/", consumers.NaiveMatchConsumer.as_asgi())
-    )
+    naive = import_string("bench.naive_fanout.NaiveMatchConsumer")  # not shipped: bench/ only
+    websocket_urlpatterns.append(path("ws/naive/matches/<int:pk>/", naive.as_asgi()))

@@ -13,7 +13,7 @@ from django.urls import reverse
 from bots.models import PLATFORM_OWNER, EndpointKind
 from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 
 #: a value no route can hold otherwise, replaced by each row's own
 _MARK = "2147483647"

@@ -24,7 +24,7 @@ from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
 from competition.models.matches import sees_hidden
-from competition.prepared import Prepared
+from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web import share
 from competition.web.notifications import registration_context

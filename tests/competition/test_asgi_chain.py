@@ -1,4 +1,4 @@
-"""``competition.handlers.SyncChainASGIHandler``: under ASGI a page's request enters a thread
+"""``competition.plumbing.handlers.SyncChainASGIHandler``: under ASGI a page's request enters a thread
 once for the whole middleware chain and its view, not once per middleware hook, and answers
 as Django's own handler does (pages, the site's 404, CSRF refusals, the async view)."""
 
@@ -9,7 +9,7 @@ from asgiref import sync
 from asgiref.testing import ApplicationCommunicator
 from django.core.handlers.asgi import ASGIHandler
 
-from competition.handlers import SyncChainASGIHandler
+from competition.plumbing.handlers import SyncChainASGIHandler
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -63,7 +63,7 @@ def api_upload(client: APIClient, bot: Bot, data: bytes, filename: str = "next.p
 
 
 def window() -> int:
-    """The upload rate's current fixed window (a minute: ``competition.ratelimit.hit``)."""
+    """The upload rate's current fixed window (a minute: ``competition.plumbing.ratelimit.hit``)."""
     return int(time.time()) // 60
 
 

@@ -1,5 +1,5 @@
 """Processes that play matches shorten the interpreter's switch interval
-(``competition.dbthreads.share_the_gil``): their event loop gets the GIL back from a database
+(``competition.plumbing.dbthreads.share_the_gil``): their event loop gets the GIL back from a database
 thread storing turns within ``ARENA_GIL_SWITCH_US`` rather than CPython's 5 ms."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def collector():
 def test_it_tunes_the_collector_for_a_process_that_plays_matches(
     settings, interval, collector, monkeypatch
 ):
-    from competition import dbthreads
+    from competition.plumbing import dbthreads
 
     monkeypatch.setattr(dbthreads, "_tuned", False, raising=False)  # as if just started
     settings.ARENA_GIL_SWITCH_US = 1000

@@ -288,3 +288,69 @@ def test_it_resumes_a_crashed_match_from_its_stored_turns(bots, monkeypatch):
         assert game.frame(state) == turn.frame
     # The resumed result equals an uninterrupted play of the same match.
     assert [turn.number for turn in history.turns(match)] == list(range(1, 13))
+
+
+def _match_saves(queries) -> int:
+    """The UPDATEs of a match row that store its lease fields (one per ``save``)."""
+    return sum(
+        1
+        for q in queries.captured_queries
+        if q["sql"].startswith('UPDATE "competition_match"') and '"platform_failures"' in q["sql"]
+    )
+
+
+def test_it_requeues_a_released_match_in_one_save_with_every_field(bots, settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.ARENA_MAX_PLATFORM_FAILURES = 2
+    match = svc.create_match("tictactoe", [bots["perfect"], bots["random"]], dispatch_now=False)
+    queued_at = Match.objects.get(pk=match.pk).queued_at
+    _, token = svc.claim(match.pk, worker="w1")
+    with CaptureQueriesContext(connection) as queries:
+        assert svc.release(match.pk, token, "platform failure") == MatchStatus.QUEUED
+    # It should store the requeued match in one save, every field of it.
+    assert _match_saves(queries) == 1
+    match.refresh_from_db()
+    assert (match.status, match.platform_failures, match.error) == (
+        MatchStatus.QUEUED,
+        1,
+        "platform failure",
+    )
+    assert match.lease_token is None and match.lease_expires is None and match.finished is None
+    assert match.queued_at > queued_at
+
+
+def test_it_errors_a_released_event_match_in_one_save_before_its_event_hears(settings):
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from competition.events.services import start_event
+    from competition.models import Event, EventFormat, EventStatus
+    from tests import factories
+
+    settings.ARENA_MAX_PLATFORM_FAILURES = 1
+    owner = get_user_model().objects.create_user("organiser")
+    event = factories.event(
+        bots=factories.entrants(owner, 2, ["random"]),
+        format=EventFormat.ROUND_ROBIN,
+        created_by=owner,
+    )
+    start_event(event)
+    (match,) = Match.objects.filter(event=event)
+    _, token = svc.claim(match.pk, worker="w1")
+    with CaptureQueriesContext(connection) as queries:
+        assert svc.release(match.pk, token, "platform failure") == MatchStatus.ERRORED
+    # It should store the errored match in one save, every field of it…
+    assert _match_saves(queries) == 1
+    match.refresh_from_db()
+    assert (match.status, match.platform_failures, match.error) == (
+        MatchStatus.ERRORED,
+        1,
+        "platform failure",
+    )
+    assert match.lease_token is None and match.lease_expires is None
+    assert match.finished is not None
+    # …before its event hears of it: a round robin whose last pending match errored is over.
+    assert Event.objects.get(pk=event.pk).status == EventStatus.FINISHED

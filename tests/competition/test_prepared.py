@@ -1,4 +1,4 @@
-"""``competition.prepared``: a query compiled once gives the rows the queryset gives."""
+"""``competition.plumbing.prepared``: a query compiled once gives the rows the queryset gives."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot, EndpointKind
 from competition.models import Event, Match, MatchStatus, Participant
-from competition.prepared import LIST_STEP, Prepared
+from competition.plumbing.prepared import LIST_STEP, Prepared, Statement
 
 pytestmark = pytest.mark.django_db
 
@@ -89,6 +89,55 @@ def test_it_refuses_a_query_that_drops_an_argument():
         query(1)
 
 
+def _kinds(*, score, now, seeds, worker):
+    return (
+        Participant.objects.filter(score__gte=score, match__created__lte=now, match__seed__in=seeds)
+        .exclude(match__worker=worker)
+        .order_by("id")
+        .values_list("id", "match__seed")
+    )
+
+
+def test_it_binds_each_kind_of_stand_in_by_name(matches):
+    # It should bind an int list, a float, a date and a text in their places, by name, and give
+    # the rows the queryset gives for every value.
+    from django.utils import timezone
+
+    def build(marks):
+        values = dict(score=marks.float("score"), now=marks.when("now"))
+        values.update(seeds=marks.ints("seeds", 3), worker=marks.text("worker"))
+        return _kinds(**values).query
+
+    statement = Statement(build)
+    Match.objects.filter(seed=4).update(worker="busy")
+    for score, seeds in ((0.0, [1, 2, 4]), (0.5, [4, 5, 7]), (1.0, [1, 5, 7])):
+        values = {"score": score, "now": timezone.now(), "seeds": seeds, "worker": "busy"}
+        expected = [tuple(row) for row in _kinds(**values)]
+        assert statement(**values) == expected and expected
+    assert statement(score=0.0, now=timezone.now(), seeds=[1, 2, 4], worker="x") != expected
+
+
+def test_it_counts_an_update_that_sets_a_uuid(matches):
+    # It should set a uuid as the database stores it (text on SQLite) and count the rows.
+    import uuid
+
+    from django.db.models.sql import UpdateQuery
+
+    def build(marks):
+        query = Match.objects.filter(pk=marks.int("id")).query.chain(UpdateQuery)
+        query.add_update_values({"lease_token": marks.uuid("token")})
+        return query
+
+    statement = Statement(build, update=True)
+    first, second = matches["matches"][:2]
+    token = uuid.uuid4()
+    assert statement(id=first.pk, token=token) == 1
+    assert statement(id=0, token=uuid.uuid4()) == 0
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.lease_token == token and second.lease_token is None
+
+
 @pytest.mark.slow
 def test_it_gives_the_querysets_rows_on_postgresql(tmp_path):
     # It should give the same rows on PostgreSQL (its own converters: JSON, aware dates):
@@ -111,4 +160,4 @@ def test_it_gives_the_querysets_rows_on_postgresql(tmp_path):
             timeout=300,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "3 passed" in done.stdout, done.stdout[-1000:]
+    assert "5 passed" in done.stdout, done.stdout[-1000:]

@@ -19,7 +19,7 @@ from django.db.models import Sum
 from bots import egress
 from competition.events import showcase
 from competition.events import standings as stored
-from competition.management.commands.demo import DEMO_PACE_MS, ensure_showcase
+from competition.events.demo import DEMO_PACE_MS, ensure_showcase
 from competition.models import (
     Event,
     EventFormat,

@@ -1,7 +1,7 @@
 """A spectator that stops reading on a served platform (``manage.py serve``: daphne): the
 others get every turn in order and on time, and the slow one is dropped once it is
 ``ARENA_SPECTATOR_BACKLOG_BYTES`` behind instead of being buffered without end
-(``competition/live/frames.py``)."""
+(``competition/plumbing/frames.py``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Against the real server (``manage.py serve``: daphne in the web process) over ra
 a declared length over the cap is refused at once without a byte of the body, a chunked body
 is cut at the cap, nothing is spooled to disk and the process does not grow; ``simulate``
 requests beyond what its pool runs are refused before their body, per address and in all.
-The ASGI middleware (``competition.admission.BodyCap``, for other servers) is driven through
+The ASGI middleware (``competition.plumbing.admission.BodyCap``, for other servers) is driven through
 the project's ASGI application.
 """
 
@@ -253,7 +253,7 @@ def asgi_request(path: str, headers: list, chunks: list[bytes]) -> list[dict]:
     return asyncio.run(run())
 
 
-@pytest.mark.django_db  # the application's start reads the accounts (competition/production.py)
+@pytest.mark.django_db  # the application's start reads the accounts (competition/plumbing/production.py)
 def test_it_caps_bodies_in_the_asgi_application_for_any_server(settings):
     settings.ARENA_MAX_UPLOAD_BYTES = 1000
     # It should refuse a declared length over the route's cap before the application runs.

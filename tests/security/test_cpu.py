@@ -266,8 +266,8 @@ def test_it_still_simulates_in_its_worker():
 def test_it_decodes_and_validates_a_simulate_body_in_the_worker_not_the_web_process(
     monkeypatch,
 ):
-    from competition.api import serializers
-    from competition.api.views import LimitedJSONParser  # the views first: no import cycle
+    from competition.api.serializers import games as serializers
+    from competition.api.views.common import LimitedJSONParser  # the views first: no import cycle
 
     def refused(*args, **kwargs):
         raise AssertionError("the web process decoded or validated a simulate body")

@@ -20,7 +20,7 @@ import requests
 import websocket
 from django.test import Client, RequestFactory
 
-from competition.ratelimit import client_address
+from competition.plumbing.ratelimit import client_address
 from tests.conftest import REPO, free_port
 from tests.processes import manage, project_env, running
 

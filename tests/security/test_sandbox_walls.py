@@ -184,7 +184,7 @@ def test_the_runner_start_says_the_confinement_and_tests_each_language(fresh_sel
 
 def test_check_deploy_warns_without_a_cgroup(monkeypatch):
     from bots import confinement
-    from competition.checks import check_sandbox_confinement
+    from competition.plumbing.checks import check_sandbox_confinement
 
     # This machine: cgroup v1 as root, no warning.
     assert check_sandbox_confinement(None) == []

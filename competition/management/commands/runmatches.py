@@ -8,10 +8,10 @@ import asyncio
 from django.core.management.base import BaseCommand
 
 from bots import egress
-from competition.dbthreads import share_the_gil
 from competition.events.services import start_due_rounds
 from competition.matches import batch
 from competition.matches.lifecycle import reap
+from competition.plumbing.dbthreads import share_the_gil
 from competition.runners.embedded import REAP_SECONDS, ROUNDS_SECONDS
 from competition.runners.play import claim_and_load, play_claimed
 

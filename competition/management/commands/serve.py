@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from competition.production import StartRefused, exposed_data, guard_start
+from competition.plumbing.production import StartRefused, exposed_data, guard_start
 
 
 class Command(BaseCommand):
@@ -63,8 +63,8 @@ class Command(BaseCommand):
         from daphne.endpoints import build_endpoint_description_strings
 
         from competition.asgi import application
+        from competition.plumbing.serving import Server  # daphne's, admits before the body
         from competition.runners import embedded
-        from competition.serving import Server  # daphne's, admitting requests before their body
 
         def ready() -> None:
             asyncio.get_event_loop().call_soon(embedded.start, runners)

@@ -13,14 +13,14 @@ from daphne.server import Server as DaphneServer
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet import reactor
 
-from competition.admission import (
+from competition.plumbing.admission import (
     InFlight,
     Refusal,
     route_for,
     too_large,
 )
-from competition.live.frames import EXTENSION, SocketWriter
-from competition.ratelimit import address_from
+from competition.plumbing.frames import EXTENSION, SocketWriter
+from competition.plumbing.ratelimit import address_from
 
 #: how long a refused connection's remaining body is read and dropped
 LINGER_SECONDS = 2.0
@@ -32,7 +32,7 @@ IN_FLIGHT = InFlight()
 
 
 class AdmittedRequest(WebRequest):
-    """Daphne's request, admitted by ``competition.admission`` before its body is read."""
+    """Daphne's request, admitted by ``competition.plumbing.admission`` before its body is read."""
 
     route = None
     address = ""

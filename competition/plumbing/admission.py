@@ -15,7 +15,7 @@ from http import HTTPStatus
 
 from django.conf import settings
 
-from competition.pool import SIMULATE_QUEUE, SIMULATE_WORKERS
+from competition.plumbing.pool import SIMULATE_QUEUE, SIMULATE_WORKERS
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Route:
 
 #: the routes with a cap or a bound of their own; the first that matches wins
 ROUTES: tuple[Route, ...] = (
-    # a simulation runs in the web process's small pool (competition/pool.py): as many
+    # a simulation runs in the web process's small pool (competition/plumbing/pool.py): as many
     # as it runs and queues, one per address; the others are refused before their body
     Route(
         r"^/api/games/[^/]+/simulate/$",

@@ -13,7 +13,7 @@ from twisted.internet import tcp
 
 logger = logging.getLogger(__name__)
 
-#: the scope extension ``competition.serving`` sets on a websocket's scope
+#: the scope extension ``competition.plumbing.serving`` sets on a websocket's scope
 EXTENSION = "arena.socket_writer"
 
 

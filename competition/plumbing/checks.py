@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
-from competition.production import development_leftovers, exposed_data
+from competition.plumbing.production import development_leftovers, exposed_data
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,300 @@
+"""Bots: a bot (with its first version for a code bot), its versions, its secret and its place
+in the standing ladder."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import exceptions, serializers
+from rest_framework.reverse import reverse
+
+from bots.models import (
+    STAFF_ONLY_KINDS,
+    Bot,
+    BotVersion,
+    EndpointKind,
+    registrable_kinds,
+    validate_endpoint,
+    validate_printable_name,
+)
+from competition.api.serializers.common import (
+    StrictBooleanField,
+    StrictCharField,
+    django_errors,
+    game_choices,
+)
+from competition.api.serializers.ratings import RatingSerializer, rating_json
+from competition.bots import services as bot_services
+
+
+def upload_errors(exc: DjangoValidationError) -> exceptions.APIException:
+    """An upload's refusal: 429 past the upload rate, else a 400 on ``file`` (``django_errors``)."""
+    if isinstance(exc, bot_services.UploadThrottled):
+        return exceptions.Throttled(wait=exc.retry_after, detail=exc.messages[0])
+    return django_errors(exc)
+
+
+class LadderChoiceSerializer(serializers.Serializer):
+    enrolled = StrictBooleanField(
+        help_text="false takes the bot out of its game's standing ladder, true puts it back."
+    )
+
+
+class LadderStatusSerializer(serializers.Serializer):
+    """A bot's place in its game's standing ladder."""
+
+    in_ladder = serializers.BooleanField(
+        allow_null=True, help_text="null: not yet in it (it enters once it passes a test call)."
+    )
+    state = serializers.CharField(help_text="The same sentence as on the bot page.")
+    house = serializers.BooleanField(help_text="A built-in strategy of the platform.")
+    played = serializers.IntegerField(help_text="Ladder matches made for it so far.")
+    next_match = serializers.IntegerField(
+        allow_null=True, help_text="The ladder match it is in now (queued or running)."
+    )
+    next_after = serializers.DateTimeField(
+        allow_null=True, help_text="Otherwise: it is not paired before this time."
+    )
+    last_matches = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Its latest ended ladder matches, newest first."
+    )
+
+
+def ladder_json(status: dict) -> dict:
+    """``events.ladder.status`` as the API answers it."""
+    spot = status["spot"]
+    return LadderStatusSerializer(
+        {
+            "in_ladder": None if spot is None else spot.enrolled,
+            "state": status["state"],
+            "house": bool(spot and spot.house),
+            "played": spot.played if spot else 0,
+            "next_match": spot.playing_id if spot else None,
+            "next_after": status.get("next_after") if spot and spot.enrolled else None,
+            "last_matches": [m.pk for m in status.get("last", ())],
+        }
+    ).data
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens);
+    ``secret`` (the HMAC key of its requests) to its owner once, in the answer that creates
+    the bot, and never again (``rotate-secret`` makes and shows a new one)."""
+
+    owner = serializers.CharField(source="owner_name", read_only=True)
+    game = serializers.ChoiceField(choices=game_choices())
+    name = StrictCharField(max_length=80, validators=[validate_printable_name])
+    target = StrictCharField(
+        max_length=2000,
+        required=False,
+        help_text="URL, built-in strategy, command or HOST:PORT (required for those kinds); "
+        "for a code bot, the file name of its latest version (set by the platform). Owner "
+        "and staff only.",
+    )
+    file = serializers.FileField(
+        write_only=True,
+        required=False,
+        help_text="A code bot's first version (kind code, creation only, as "
+        "multipart/form-data): a .py or .js file, or a .zip/.tar.gz with an arena.json "
+        "manifest. Later versions: POST /api/bots/{id}/versions/.",
+    )
+    secret = serializers.CharField(
+        read_only=True,
+        required=False,
+        help_text="Signs requests to the bot. Only in the answer that creates the bot (then: rotate-secret).",
+    )
+    status_reason = StrictCharField(max_length=300, required=False, allow_blank=True)
+    rating = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = (
+            "id",
+            "name",
+            "game",
+            "owner",
+            "kind",
+            "target",
+            "secret",
+            "status",
+            "status_reason",
+            "public_debug",
+            "source_public",
+            "file",
+            "rating",
+            "created",
+            "updated",
+        )
+        read_only_fields = ("id", "owner", "secret", "created", "updated")
+
+    @extend_schema_field(RatingSerializer)
+    def get_rating(self, bot: Bot) -> dict:
+        return rating_json(bot)
+
+    def _user(self):
+        request = self.context.get("request")
+        return getattr(request, "user", None)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        user = self._user()
+        instance = self.instance if isinstance(self.instance, Bot) else None
+        if (
+            user is not None
+            and user.is_staff
+            and instance is not None
+            and instance.owner_id != user.pk
+        ):
+            # staff acting on another user's bot: status (and why) only
+            for name, field in fields.items():
+                if name not in ("status", "status_reason"):
+                    field.read_only = True
+        return fields
+
+    def to_representation(self, bot: Bot) -> dict:
+        data = super().to_representation(bot)
+        user = self._user()
+        owner = bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
+        view = self.context.get("view")
+        if not (owner and getattr(view, "action", None) == "create"):
+            data.pop("secret", None)
+        if not owner and not (user is not None and user.is_staff):
+            data.pop("target", None)
+        return data
+
+    @staticmethod
+    def _refused_kind(kind: str, user) -> str:
+        if kind == EndpointKind.HUMAN:
+            return "Human seats are made by the play page, not registered."
+        if kind == EndpointKind.BUILTIN:
+            return "Built-in strategies are the platform's seats: play them on the bench."
+        if kind in STAFF_ONLY_KINDS and user.is_staff:
+            return "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."
+        if kind in STAFF_ONLY_KINDS:
+            return "Only staff may create process or TCP bots."
+        return "You may only register a bot by URL (kind http) or by uploading code (kind code)."
+
+    def validate(self, attrs: dict) -> dict:
+        user = self._user()
+        bot = self.instance
+        if bot is not None and "game" in attrs and attrs["game"] != bot.game:
+            raise serializers.ValidationError({"game": "A bot's game cannot change."})
+        game = attrs.get("game", bot.game if bot else None)
+        kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
+        target = attrs.get("target", bot.target if bot else "")
+        name = attrs.get("name", bot.name if bot else "")
+        self._check_code(attrs, bot, kind, user)
+        if kind == EndpointKind.CODE:
+            target = attrs.get("file", (target,))[0]
+        elif bot is None and not target:
+            raise serializers.ValidationError({"target": "This field is required."})
+        if (bot is None or "kind" in attrs) and kind not in registrable_kinds(
+            staff=bool(user.is_staff)
+        ):
+            if bot is None or kind != bot.kind:
+                raise serializers.ValidationError({"kind": self._refused_kind(kind, user)})
+        if bot is None or "kind" in attrs or "target" in attrs:
+            owner = bot.owner if bot else user
+            try:
+                validate_endpoint(game, kind, target, staff=bool(owner.is_staff))
+            except DjangoValidationError as exc:
+                raise django_errors(exc) from None
+        owner_id = bot.owner_id if bot else user.pk
+        clash = Bot.objects.filter(owner_id=owner_id, game=game, name=name)
+        if bot is not None:
+            clash = clash.exclude(pk=bot.pk)
+        if clash.exists():
+            raise serializers.ValidationError(
+                {"name": "You already have a bot of this name for this game."}
+            )
+        return attrs
+
+    @staticmethod
+    def _check_code(attrs: dict, bot: Bot | None, kind: str, user) -> None:
+        """A code bot is created with its first ``file``; a kind never changes to or from code."""
+        if (
+            bot is not None
+            and "kind" in attrs
+            and (kind == EndpointKind.CODE) != (bot.kind == EndpointKind.CODE)
+        ):
+            raise serializers.ValidationError(
+                {"kind": "A bot cannot change to or from uploaded code: register a new bot."}
+            )
+        if kind == EndpointKind.CODE:
+            attrs.pop("target", None)  # the platform's: its latest version's file name
+        upload = attrs.pop("file", None)
+        if upload is None:
+            if bot is None and kind == EndpointKind.CODE:
+                raise serializers.ValidationError({"file": "A code bot needs a file."})
+            return
+        if bot is not None:
+            raise serializers.ValidationError(
+                {"file": f"Upload a new version with POST /api/bots/{bot.pk}/versions/."}
+            )
+        if kind != EndpointKind.CODE:
+            raise serializers.ValidationError({"file": "Only a code bot (kind code) takes a file."})
+        try:
+            attrs["file"] = bot_services.read_upload(user, upload, Bot(owner=user))
+        except DjangoValidationError as exc:
+            raise upload_errors(exc) from None
+
+    def create(self, validated_data: dict) -> Bot:
+        upload = validated_data.pop("file", None)
+        if upload is not None:
+            validated_data["target"] = upload[0]
+        with transaction.atomic():
+            bot = super().create(validated_data)
+            if upload is not None:
+                bot_services.store_version(bot, *upload)
+        return bot
+
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """One uploaded version of a code bot (its code: ``download``, for those allowed)."""
+
+    download = serializers.SerializerMethodField(
+        help_text="Where to download its code: its owner, or anyone if the bot's source is "
+        "public; null otherwise."
+    )
+
+    class Meta:
+        model = BotVersion
+        fields = ("number", "filename", "language", "size", "sha256", "created", "download")
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_download(self, version: BotVersion) -> str | None:
+        request = self.context.get("request")
+        if request is None or not version.bot.source_visible_to(request.user):
+            return None
+        return reverse(
+            "api:bot-version-download",
+            kwargs={"pk": version.bot_id, "number": version.number},
+            request=request,
+        )
+
+
+class CodeBotCreateSerializer(serializers.Serializer):
+    """``POST /api/bots/`` as multipart/form-data: a code bot and its first version (any
+    other bot is created with JSON)."""
+
+    game = serializers.ChoiceField(choices=game_choices())
+    name = serializers.CharField(max_length=80)
+    kind = serializers.ChoiceField(choices=[EndpointKind.CODE.value])
+    file = serializers.FileField(
+        help_text="A .py or .js file, or a .zip/.tar.gz with an arena.json manifest."
+    )
+    public_debug = serializers.BooleanField(required=False)
+    source_public = serializers.BooleanField(required=False)
+
+
+class VersionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="The new version (multipart/form-data): a .py or .js file, or a "
+        ".zip/.tar.gz with an arena.json manifest."
+    )
+
+
+class SecretSerializer(serializers.Serializer):
+    secret = serializers.CharField()

@@ -1,0 +1,55 @@
+"""The leaderboard of a game."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, permissions
+
+from competition.api.serializers import ratings as s
+from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
+from competition.ratings import services as ratings
+
+
+class LeaderboardView(JSONOnly, generics.ListAPIView):
+    """Active bots of a game with rated games, ranked by rating ordinal (mu - 3 sigma), best
+    first; ``unranked`` lists those without a rated game yet (``services.ratings.leaderboard``,
+    as the leaderboard page)."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = s.LeaderboardRowSerializer
+
+    def get_queryset(self):
+        return ratings.leaderboard(self.kwargs["game"])[0]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS)
+        ]
+    )
+    def get(self, request, game: str):
+        game_or_404(game)
+        page = self.paginate_queryset(self.get_queryset())
+        start = self.paginator.page.start_index()
+        rows = [
+            {
+                "rank": start + i,
+                "bot": bot.pk,
+                "name": bot.name,
+                "owner": bot.owner_name,
+                "builtin": bot.is_platform,
+                "mu": bot.r_mu,
+                "sigma": bot.r_sigma,
+                "ordinal": bot.r_ordinal,
+                "games": bot.r_games,
+                "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
+            }
+            for i, bot in enumerate(page)
+        ]
+        response = self.get_paginated_response(rows)
+        unranked = ratings.leaderboard(game)[1][: ratings.UNRANKED_SHOWN]
+        response.data["unranked"] = [
+            {"bot": bot.pk, "name": bot.name, "owner": bot.owner_name, "builtin": bot.is_platform}
+            for bot in unranked
+        ]
+        return response

@@ -32,12 +32,6 @@ from rest_framework.views import APIView
 
 from bots.models import Bot, BotStatus, BotVersion, EndpointKind
 from competition.api import serializers as s
-from competition.api.engine import (
-    BadBody,
-    SimulationError,
-    SimulationRefused,
-    simulate_in_worker,
-)
 from competition.api.pagination import KeysetPagination
 from competition.api.parsers import CodeBotParser, LimitedJSONParser, RawJSON, RawJSONParser
 from competition.api.permissions import (
@@ -45,6 +39,12 @@ from competition.api.permissions import (
     IsBotOwner,
     is_owner,
     may_read_seat_logs,
+)
+from competition.api.simulation import (
+    BadBody,
+    SimulationError,
+    SimulationRefused,
+    simulate_in_worker,
 )
 from competition.api.throttles import AddressScopedRateThrottle, WriteScopedRateThrottle
 from competition.bots import services as bot_services

@@ -53,9 +53,9 @@ from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.live import notify
 from competition.matches import history
+from competition.matches.challenges import TooManyMatches
+from competition.matches.challenges import challenge as create_challenge
 from competition.matches.fork import create_fork
-from competition.matches.lifecycle import TooManyMatches
-from competition.matches.lifecycle import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Entry, Event, EventStatus, Match, Notification, Participant
 from competition.models.filters import PARAMS as MATCH_PARAMS

@@ -234,7 +234,7 @@ def test_it_keeps_each_users_choices_per_kind_and_sends_nothing_for_practice(set
     bad = client.post("/notifications/", {**form, "email-challenged": "fax"})
     assert bad.status_code == 400 and "Choose how" in bad.content.decode()
     # It should tell the challenged owner (at once by mail: ann's choice), not the challenger.
-    from competition.matches.lifecycle import challenge
+    from competition.matches.challenges import challenge
 
     mine, theirs = bot(ann, "ann-bot"), bot(bob, "bob-bot", "perfect")
     challenge(bob, GAME, [theirs.pk, mine.pk])

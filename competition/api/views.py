@@ -51,7 +51,6 @@ from competition.bots import services as bot_services
 from competition.events import ladder, registration
 from competition.events import services as event_services
 from competition.events.standings import event_counts
-from competition.live import notify
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches
 from competition.matches.challenges import challenge as create_challenge
@@ -61,6 +60,7 @@ from competition.models import Entry, Event, EventStatus, Match, Notification, P
 from competition.models.filters import PARAMS as MATCH_PARAMS
 from competition.models.filters import BadFilter, MatchFilters, parse_id
 from competition.models.matches import sees_hidden
+from competition.notifications import notify
 from competition.ratings import services as ratings
 from games import all_games, get_game
 

@@ -1,5 +1,5 @@
-"""User challenges: a match a user starts (a challenge, a fork, the bench), under the per-user
-limits, and who is told (a challenged bot's owner)."""
+"""User challenges: a match a user starts (a challenge, a fork, the bench) under the per-user
+limits; a challenged bot's owner is told (``notifications.match_notices``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.live import notify
 from competition.matches.lifecycle import create_match
-from competition.models import Match, MatchStatus, NotificationKind
+from competition.models import Match, MatchStatus
+from competition.notifications import match_notices
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
 from games import get_game
@@ -104,23 +104,8 @@ def challenge(
         match = create_user_match(
             user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms
         )
-        _tell_challenged(user, bots, match)
+        match_notices.challenged(user, bots, match)
     return match
-
-
-def _tell_challenged(user, bots: list[Bot], match: Match) -> None:
-    """Tell the owner of each challenged bot (not the challenger's own) who challenged it."""
-    told = set()
-    for bot in bots:
-        if bot.owner_id in (None, user.pk) or bot.pk in told:
-            continue
-        told.add(bot.pk)
-        notify.notify(
-            bot.owner_id,
-            NotificationKind.CHALLENGED,
-            f"{user.username} challenged {bot.name} ({match.game}).",
-            f"/matches/{match.pk}/",
-        )
 
 
 def charge_challenge(user) -> None:

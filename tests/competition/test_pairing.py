@@ -35,7 +35,7 @@ from competition.events.pairing import (
     table_sizes,
 )
 
-PAIRING = Path(__file__).resolve().parents[2] / "competition" / "events" / "pairing.py"
+PAIRING = Path(__file__).resolve().parents[2] / "competition" / "events" / "pairing" / "__init__.py"
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

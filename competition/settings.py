@@ -368,7 +368,7 @@ CACHES = {
 # -- REST API (competition/api) ---------------------------------------------------------
 
 ARENA_API_THROTTLE_SCALE = envint("ARENA_API_THROTTLE_SCALE", 1, minimum=1)
-# web and API challenges alike (competition.matches.lifecycle.challenge)
+# web and API challenges alike (competition.matches.challenges.challenge)
 ARENA_CHALLENGES_PER_MINUTE = envint(
     "ARENA_CHALLENGES_PER_MINUTE", 30 * ARENA_API_THROTTLE_SCALE, minimum=1
 )

@@ -1,5 +1,5 @@
 """Every websocket message the tests receive is checked against the live protocol's published
-JSON Schemas (``competition/api/live.py``, served at ``/api/schema/live/``).
+JSON Schemas (``competition/api/websocket_schemas.py``, served at ``/api/schema/live/``).
 
 ``check(stream, message)`` validates one decoded message (``stream``: ``match``, ``event``,
 ``home``, ``notifications``, ``play`` for what a server sends, ``play-move`` for what a human seat sends) and raises
@@ -17,7 +17,7 @@ import re
 from channels.testing import WebsocketCommunicator
 from jsonschema import Draft202012Validator
 
-from competition.api.live import SCHEMAS
+from competition.api.websocket_schemas import SCHEMAS
 
 _STREAMS = [
     (re.compile(r"/ws/matches/\d+/"), "match"),

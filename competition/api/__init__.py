@@ -1,1 +1,3 @@
-"""The REST API at ``/api/``: querysets decide visibility, serializers validate, services act."""
+"""The REST API at ``/api/`` (DRF): ``views``, ``serializers``, ``permissions``, ``pagination``,
+``parsers``, ``throttles``, ``exceptions``, the OpenAPI ``schema``, ``simulation`` (the engine
+endpoint's replay) and ``websocket_schemas`` (the live protocol's JSON Schemas)."""

@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
-from competition.api import live
+from competition.api import websocket_schemas
 from competition.api.views.bots import BotViewSet
 from competition.api.views.events import EventViewSet
 from competition.api.views.games import GameViewSet
@@ -32,9 +32,9 @@ urlpatterns = [
     path("me/", MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # the live protocol (websocket messages) as JSON Schemas, and its docs page
-    path("schema/live/", live.schema_index, name="live-schemas"),
-    path("schema/live/<slug:name>.json", live.schema, name="live-schema"),
-    path("docs/live/", live.docs, name="live-docs"),
+    path("schema/live/", websocket_schemas.schema_index, name="live-schemas"),
+    path("schema/live/<slug:name>.json", websocket_schemas.schema, name="live-schema"),
+    path("docs/live/", websocket_schemas.docs, name="live-docs"),
     # The documentation pages run third-party UI code that styles elements inline (and
     # ReDoc asks for web fonts): their CSP is relaxed for styles only; scripts stay 'self'.
     path(

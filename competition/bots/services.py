@@ -27,9 +27,9 @@ from bots.models import (
 from bots.transports import TESTABLE_KINDS
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.live import notify
-from competition.models import Entry, MatchStatus, NotificationKind, Participant
+from competition.models import Entry, MatchStatus, Participant
 from competition.models.matches import judges_health
+from competition.notifications import bot_notices
 from competition.plumbing.ratelimit import Limit, hit
 from games import get_game
 from games.base import Context, IllegalAction
@@ -61,22 +61,11 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
             .update(status=status, status_reason=reason, updated=timezone.now())
         )
         if changed and before != status:
-            _status_notice(bot, before, status, reason)
+            bot_notices.status_changed(bot, before, status, reason)
         if changed and status == BotStatus.ACTIVE:
             bot_activated.send(sender=Bot, bot=bot)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
     return bool(changed)
-
-
-def _status_notice(bot: Bot, before: str, status: str, reason: str) -> None:
-    """Tell the owner their bot was paused (and why) or plays again."""
-    why = f": {reason}" if reason else ""
-    if status == BotStatus.PAUSED:
-        text = f"{bot.name} was paused{why}."
-        notify.notify(bot.owner_id, NotificationKind.BOT_PAUSED, text, f"/bots/{bot.pk}/")
-    elif status == BotStatus.ACTIVE and before == BotStatus.PAUSED:
-        text = f"{bot.name} was resumed and plays again{why}."
-        notify.notify(bot.owner_id, NotificationKind.BOT_RESUMED, text, f"/bots/{bot.pk}/")
 
 
 def resume_bot(bot: Bot) -> bool:
@@ -116,13 +105,7 @@ def check_bot_health(participants: list[Participant]) -> list[int]:
         bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
         bot.save(update_fields=["status", "status_reason", "updated"])
         paused.append(bot_id)
-        notify.notify(
-            bot.owner_id,
-            NotificationKind.BOT_PAUSED,
-            f"{bot.name} was {bot.status_reason}: it plays no new match until you resume it "
-            "from its page (check that its server answers first).",
-            f"/bots/{bot.pk}/",
-        )
+        bot_notices.paused_for_health(bot)
         logger.warning("bot %s %s", bot_id, bot.status_reason)
     return paused
 

@@ -7,10 +7,11 @@ from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.events import ladder, notices, standings
+from competition.events import ladder, standings
 from competition.events.services import announce_ended, on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 from competition.models import Event, EventStatus
+from competition.notifications import match_notices
 
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
@@ -28,7 +29,7 @@ def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kw
             transaction.on_commit(lambda: announce_ended(event_id))
     if match.ladder_id:
         ladder.release(match)
-    notices.match_result(match, participants)
+    match_notices.match_result(match, participants)
 
 
 @receiver(match_requeued, dispatch_uid="competition.events.match_requeued")

@@ -12,8 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.events import notices, services
-from competition.live import notify
+from competition.events import services
 from competition.models import (
     Entry,
     EntryStatus,
@@ -23,6 +22,7 @@ from competition.models import (
     NotificationKind,
     Rating,
 )
+from competition.notifications import event_notices, notify
 
 logger = logging.getLogger(__name__)
 
@@ -104,14 +104,7 @@ def decide(entry: Entry, approve: bool) -> bool:
         changed = Entry.objects.filter(pk=entry.pk).exclude(status=status).update(status=status)
         if changed:
             entry = Entry.objects.select_related("bot", "event").get(pk=entry.pk)
-            verb = "approved" if approve else "refused"
-            kind = NotificationKind.ENTRY_APPROVED if approve else NotificationKind.ENTRY_REFUSED
-            notify.notify(
-                entry.bot.owner_id,
-                kind,
-                f"Your entry of {entry.bot.name} in {entry.event.name} was {verb}.",
-                notices.event_link(entry.event),
-            )
+            event_notices.entry_decided(entry, approve)
     return bool(changed)
 
 
@@ -154,17 +147,7 @@ def announce_opened(now: datetime) -> int:
                 .order_by("owner_id", "name")
                 .values_list("owner_id", "name")
             )
-            closes = closes_at(event)
-            until = f" until {closes:%Y-%m-%d %H:%M} UTC" if closes else ""
-            for owner_id, names in notices.by_owner(bots).items():
-                notify.notify(
-                    owner_id,
-                    NotificationKind.EVENT_OPENED,
-                    f"{event.name} is open for entries{until}. "
-                    f"Your bot{'s' if len(names) > 1 else ''} of its game: "
-                    f"{notices.bot_names(names)}.",
-                    notices.event_link(event),
-                )
+            event_notices.registration_opened(event, bots, closes_at(event))
             announced += 1
     return announced
 
@@ -202,7 +185,7 @@ def _start_one(event_id: int) -> int:
         else:
             text = _start_or_cancel(event)
         if text:  # a start tells the entrants itself (services.start_event)
-            notices.tell_entrants(event, NotificationKind.EVENT_STARTED, text)
+            event_notices.tell_entrants(event, NotificationKind.EVENT_STARTED, text)
     logger.info("event %s at its start time: %s", event_id, text or "started")
     return 1
 

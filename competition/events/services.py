@@ -13,7 +13,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
-from competition.events import formats, header, notices, pairing, scheduling
+from competition.events import formats, header, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.scheduling import eligible
@@ -40,6 +40,7 @@ from competition.models import (
     RatingChange,
 )
 from competition.models.matches import hidden
+from competition.notifications import event_notices
 from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from games import get_game
@@ -103,7 +104,7 @@ def start_event(event: Event) -> int:
         _broadcast_standings(event)
         playing = sum(1 for e in entries if eligible(e))
         # the entrants are told however the event started (its start time, the organiser)
-        notices.tell_entrants(
+        event_notices.tell_entrants(
             event, NotificationKind.EVENT_STARTED, f"{event.name} started with {playing} entries."
         )
     logger.info("event %s (%s) started with %s matches", event.pk, event.format, created)
@@ -291,7 +292,7 @@ def entered_late(event: Event, bots: list[Bot]) -> None:
     if bots and event.status == EventStatus.RUNNING:
         freeze_versions(event)  # a ladder's newcomer plays what it has on entering
         _advance(event)
-        notices.entered_late(event, bots)
+        event_notices.entered_late(event, bots)
 
 
 # -- a bot made active -----------------------------------------------------------------------
@@ -374,7 +375,7 @@ def announce_ended(event_id: int) -> int:
     the commit that finished it); nothing while a result is not public. Owners told."""
     event = Event.objects.get(pk=event_id)
     table = placings(event)
-    return 0 if table is None else notices.event_ended(event, table)
+    return 0 if table is None else event_notices.event_ended(event, table)
 
 
 def _broadcast_standings(event: Event) -> None:

@@ -1,1 +1,3 @@
-"""Live updates: the hub, the broadcasts, the websocket consumers and their routing."""
+"""The live fan-out: ``broadcast`` (groups and messages), ``publisher`` (how they leave), ``hub``
+(per-process fan-out), ``frames`` (websocket frames written once) and ``relay`` (runner
+processes to the web process). The websocket consumers are the web's (``web.consumers``)."""

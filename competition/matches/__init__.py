@@ -1,1 +1,4 @@
-"""Matches: the loop, the lifecycle, the turn writer, the presenters, the dispatch seam."""
+"""Matches: the ``loop`` (pure), the ``lifecycle`` (create, claim, finish, reap) and its ``sql``,
+``challenges`` (matches users start), ``fork``, ``turns`` (the turn writer), ``batch``,
+``history`` and ``packing`` (turns read and archived), ``seatlogs``, ``debug``, ``presenters``,
+``dispatch`` and ``signals`` (the seams)."""

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history as turn_history
-from competition.matches.lifecycle import TooManyMatches, charge_challenge, create_user_match
+from competition.matches.challenges import TooManyMatches, charge_challenge, create_user_match
 from competition.models import Match, MatchStatus
 from competition.models.matches import hidden
 from competition.plumbing.pool import SIMULATE_CPU_SECONDS, SimulationRefused, rebuild_in_worker

@@ -1,4 +1,6 @@
-"""Competition models: events, matches, seats, turns, ratings (docs/architecture.md)."""
+"""The app's models, re-exported here: events and entries, matches, seats and turns, the standing
+ladder, stored standings, ratings, notifications; ``choices`` (the vocabularies) and
+``filters`` (the match list's filters) beside them (docs/architecture.md)."""
 
 from competition.models.choices import (
     EntryStatus,

@@ -1,5 +1,5 @@
 """What a user is told: a ``Notification`` per notice and a ``NotificationPreference`` per kind;
-``competition.live.notify`` makes them and decides where they go."""
+``competition.notifications.notify`` makes them and decides where they go."""
 
 from __future__ import annotations
 

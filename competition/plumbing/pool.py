@@ -45,7 +45,7 @@ class SimulationRefused(Exception):
 
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload(
-    ["games.registry", __name__, "competition.api.engine", "competition.api.simulate_body"]
+    ["games.registry", __name__, "competition.api.simulation", "competition.api.simulate_body"]
 )
 _slots = threading.BoundedSemaphore(SIMULATE_WORKERS)
 #: the requests running or waiting for a worker

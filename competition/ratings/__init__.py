@@ -1,1 +1,1 @@
-"""Ratings: openskill updates and the leaderboards (``services``)."""
+"""Ratings: ``services`` (openskill updates per match, the leaderboards, who is rated)."""

@@ -1,1 +1,2 @@
-"""What runs matches: the embedded scheduler, the Celery task, and ``play``, which they share."""
+"""What runs matches: ``embedded`` (the scheduler), ``fleet`` (the runner processes of ``manage.py
+serve``), ``tasks`` (Celery) and ``play`` (claim, play, record, finish: the path they share)."""

@@ -31,8 +31,8 @@ def run_match_task(match_id: int) -> None:
 
 @app.task(ignore_result=True, name="competition.runners.tasks.send_notification_mails")
 def send_notification_mails(ids: list[int]) -> None:
-    """Instant notification mails (``competition.live.notify``), off the request path."""
-    from competition.live import notify
+    """Instant notification mails (``competition.notifications.notify``), off the request path."""
+    from competition.notifications import notify
 
     notify.send_mails(ids)
 

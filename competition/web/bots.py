@@ -22,7 +22,7 @@ from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder
 from competition.matches import history
-from competition.matches.lifecycle import TooManyMatches, challenge
+from competition.matches.challenges import TooManyMatches, challenge
 from competition.models import (
     Match,
     MatchStatus,
@@ -444,7 +444,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
 @login_required
 @require_POST
 def bot_challenge(request, pk: int):
-    """POST: challenge this bot with one of yours (``lifecycle.challenge``); 429 over a limit."""
+    """POST: challenge this bot with one of yours (``challenges.challenge``); 429 over a limit."""
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     if not challengeable(bot):
         raise Http404("This bot cannot be challenged")

@@ -407,7 +407,7 @@ class NotificationConsumer(_RelayConsumer):
         return broadcast.user_group(self.object_id)
 
     def snapshot(self) -> dict | None:
-        from competition.live import notify
+        from competition.notifications import notify
 
         return {"type": "snapshot", "unread": notify.unread_count(self.object_id)}
 

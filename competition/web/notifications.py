@@ -12,7 +12,6 @@ from django.views.decorators.http import require_POST
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import registration
-from competition.live import notify
 from competition.models import (
     EmailChoice,
     EntryStatus,
@@ -22,6 +21,7 @@ from competition.models import (
     NotificationKind,
 )
 from competition.models.filters import parse_id
+from competition.notifications import notify
 
 PAGE = 50
 

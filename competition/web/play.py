@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from bots.models import Bot, BotStatus, EndpointKind, platform_seat, validate_endpoint
-from competition.matches.lifecycle import create_user_match
+from competition.matches.challenges import create_user_match
 from competition.models import Match
 from competition.web.forms import PACES, BenchForm
 from games import all_games, get_game

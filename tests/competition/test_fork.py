@@ -21,7 +21,7 @@ from django.test import Client
 
 from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
-from competition.api.engine import SimulationRefused, simulate_in_worker
+from competition.api.simulation import SimulationRefused, simulate_in_worker
 from competition.matches import fork as fork_module
 from competition.matches import history
 from competition.matches import lifecycle as services

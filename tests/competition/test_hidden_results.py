@@ -17,7 +17,6 @@ import pytest
 
 from bots.models import EndpointKind
 from competition.events import services as events
-from competition.live import notify
 from competition.models import (
     Event,
     EventFormat,
@@ -26,6 +25,7 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
+from competition.notifications import notify
 from tests import factories
 from tests.competition.test_presenter import play_everything
 from tests.conftest import free_port

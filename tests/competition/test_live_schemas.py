@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
 from bots.models import Bot, EndpointKind
-from competition.api.live import SCHEMAS
+from competition.api.websocket_schemas import SCHEMAS
 from competition.matches.lifecycle import create_match
 from competition.web.consumers import match_snapshot
 from tests.live_protocol import check

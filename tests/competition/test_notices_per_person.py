@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from competition.events import registration
 from competition.events import services as events
-from competition.live import notify
 from competition.models import (
     EmailChoice,
     Event,
@@ -23,6 +22,7 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
+from competition.notifications import notify
 from tests import factories
 from tests.competition.test_events import play_all
 

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from competition.live import notify
 from competition.models import EmailChoice, Notification, NotificationKind
+from competition.notifications import notify
 
 
 def told(user, kind, text) -> None:

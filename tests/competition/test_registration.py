@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import registration
-from competition.live import notify
 from competition.models import (
     EmailChoice,
     Entry,
@@ -29,6 +28,7 @@ from competition.models import (
     NotificationKind,
     NotificationPreference,
 )
+from competition.notifications import notify
 from tests import factories
 from tests.competition.test_events import GAME, play_all
 from tests.competition.test_web_human import as_user
@@ -234,7 +234,7 @@ def test_it_keeps_each_users_choices_per_kind_and_sends_nothing_for_practice(set
     bad = client.post("/notifications/", {**form, "email-challenged": "fax"})
     assert bad.status_code == 400 and "Choose how" in bad.content.decode()
     # It should tell the challenged owner (at once by mail: ann's choice), not the challenger.
-    from competition.matches.lifecycle import challenge
+    from competition.matches.challenges import challenge
 
     mine, theirs = bot(ann, "ann-bot"), bot(bob, "bob-bot", "perfect")
     challenge(bob, GAME, [theirs.pk, mine.pk])

@@ -1,6 +1,6 @@
 """Challenging another user's bot from its page (issue 25, part 2), through the Django test
 client: the form offers only your active bots of its game, the match is created by the
-API's own service (``lifecycle.challenge``: its checks, its per-minute budget, its limits)
+API's own service (``challenges.challenge``: its checks, its per-minute budget, its limits)
 and you land on its live viewer."""
 
 from __future__ import annotations

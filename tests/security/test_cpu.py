@@ -19,7 +19,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
-from competition.api.engine import SIMULATE_CPU_SECONDS, simulate
+from competition.api.simulation import SIMULATE_CPU_SECONDS, simulate
 from competition.matches.loop import play
 from games import all_games
 from games.gconway import GAME as GCONWAY

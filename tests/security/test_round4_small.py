@@ -13,8 +13,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots.models import Bot, EndpointKind
-from competition.live import notify
 from competition.models import EmailChoice, Notification, NotificationKind
+from competition.notifications import notify
 from tests.factories import bot, logged_in, user
 
 pytestmark = pytest.mark.django_db

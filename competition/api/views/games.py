@@ -8,7 +8,7 @@ from rest_framework import exceptions, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from competition.api.engine import BadBody, SimulationError, SimulationRefused, simulate_in_worker
+from competition.api.simulation import BadBody, SimulationError, SimulationRefused, simulate_in_worker
 from competition.api.parsers import RawJSON, RawJSONParser
 from competition.api.serializers import games as s
 from competition.api.throttles import AddressScopedRateThrottle
@@ -77,7 +77,7 @@ class GameViewSet(JSONOnly, viewsets.ViewSet):
         # interpreter lock for a quarter of a second, so the worker does it (simulate_body)
         raw = request.data
         body = (bytes(raw), raw.encoding) if isinstance(raw, RawJSON) and raw else (b"{}", "utf-8")
-        try:  # in a worker process with a CPU-time budget (competition/api/engine.py)
+        try:  # in a worker process with a CPU-time budget (competition/api/simulation.py)
             result = simulate_in_worker(game, body)
         except BadBody as exc:
             if exc.kind == "parse":

@@ -28,8 +28,8 @@ from competition.api.serializers.common import MAX_PLAYERS
 from competition.api.views.common import IdLookup, JSONDownload, JSONOnly, int_param, int_schema
 from competition.matches import history
 from competition.matches.fork import create_fork
-from competition.matches.lifecycle import TooManyMatches
-from competition.matches.lifecycle import challenge as create_challenge
+from competition.matches.challenges import TooManyMatches
+from competition.matches.challenges import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Match, Participant
 from competition.models.filters import PARAMS as MATCH_PARAMS
@@ -41,7 +41,7 @@ TURNS_LIMIT = 500
 LOGS_LIMIT = 100
 #: seats are numbered from 0 (``seat`` of ``logs/``)
 MAX_SEAT = MAX_PLAYERS - 1
-#: the refusal a challenge and a fork share (``lifecycle.challenge``'s budget and limits)
+#: the refusal a challenge and a fork share (``challenges.challenge``'s budget and limits)
 TOO_MANY_MATCHES = OpenApiResponse(
     description="Too many challenges, or too many of your matches queued or running."
 )

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from competition.api.pagination import KeysetPagination
 from competition.api.serializers import notifications as s
 from competition.api.views.common import JSONOnly
-from competition.live import notify
+from competition.notifications import notify
 from competition.models import Notification
 from competition.models.filters import ID_MAX, ID_MIN, parse_id
 

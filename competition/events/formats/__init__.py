@@ -4,8 +4,8 @@ format: a module with a ``Format`` subclass and one line in ``FORMATS``."""
 from __future__ import annotations
 
 from competition.events.formats.base import Format
+from competition.events.formats.continuous_ladder import ContinuousLadder
 from competition.events.formats.free_for_all import FreeForAll
-from competition.events.formats.ladder import Ladder
 from competition.events.formats.round_robin import DoubleRoundRobin, RoundRobin
 from competition.events.formats.single_elimination import SingleElimination
 from competition.events.formats.swiss import Swiss
@@ -14,7 +14,14 @@ from competition.models import Event
 #: ``Event.format`` -> its class
 FORMATS: dict[str, type[Format]] = {
     cls.key: cls
-    for cls in (RoundRobin, DoubleRoundRobin, Swiss, SingleElimination, Ladder, FreeForAll)
+    for cls in (
+        RoundRobin,
+        DoubleRoundRobin,
+        Swiss,
+        SingleElimination,
+        ContinuousLadder,
+        FreeForAll,
+    )
 }
 
 

@@ -1,19 +1,12 @@
-"""What owners are told: when a challenge or ladder match ends (practice tells nobody), and of
-their events, one notice per owner per event and kind naming the owner's bots."""
+"""What owners are told of their events: one notice per owner per event and kind naming the
+owner's bots (opened, entry approved or refused, started, entered late, ended)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from competition.live import notify
-from competition.models import (
-    EntryStatus,
-    Event,
-    Match,
-    MatchStatus,
-    NotificationKind,
-    Participant,
-)
+from competition.models import Entry, EntryStatus, Event, NotificationKind
+from competition.notifications import notify
 
 #: the bots an event notice names at most (the rest are counted: "and 3 more")
 NAMED_BOTS = 10
@@ -52,6 +45,35 @@ def entrants(event: Event) -> dict[int, list[str]]:
     """The owners of the event's approved entries of users' bots, with their bots' names."""
     rows = event.entries.filter(status=EntryStatus.APPROVED, bot__owner__isnull=False)
     return by_owner(rows.order_by("seed", "id").values_list("bot__owner_id", "bot__name"))
+
+
+def registration_opened(event: Event, bots: Iterable[tuple[int | None, str]], closes) -> int:
+    """Tell each owner of ``bots`` (``(owner id, name)`` pairs) that ``event`` is open for
+    entries (until ``closes``, if set), naming their bots; returns the owners told."""
+    until = f" until {closes:%Y-%m-%d %H:%M} UTC" if closes else ""
+    owners = by_owner(bots)
+    for owner_id, names in owners.items():
+        notify.notify(
+            owner_id,
+            NotificationKind.EVENT_OPENED,
+            f"{event.name} is open for entries{until}. "
+            f"Your bot{'s' if len(names) > 1 else ''} of its game: "
+            f"{bot_names(names)}.",
+            event_link(event),
+        )
+    return len(owners)
+
+
+def entry_decided(entry: Entry, approved: bool) -> None:
+    """Tell the entry's owner that the organiser approved or refused it."""
+    verb = "approved" if approved else "refused"
+    kind = NotificationKind.ENTRY_APPROVED if approved else NotificationKind.ENTRY_REFUSED
+    notify.notify(
+        entry.bot.owner_id,
+        kind,
+        f"Your entry of {entry.bot.name} in {entry.event.name} was {verb}.",
+        event_link(entry.event),
+    )
 
 
 def tell_entrants(
@@ -99,38 +121,3 @@ def event_ended(event: Event, table: list[dict]) -> int:
             event_link(event),
         )
     return len(owners)
-
-
-def _outcome(p: Participant) -> str:
-    return {"win": "won", "draw": "drew", "loss": "lost"}.get(p.result, "ended")
-
-
-def match_result(match: Match, participants: list[Participant] | None = None) -> None:
-    """Inside the finish: tell each owner how its bot did (``participants``: seats already held)."""
-    if match.status not in MatchStatus.with_result() or match.event_id:
-        return
-    if match.ladder_id:
-        kind = NotificationKind.LADDER_RESULT
-    elif match.created_by_id:
-        kind = NotificationKind.CHALLENGE_RESULT
-    else:
-        return
-    if participants is None:
-        participants = Participant.objects.filter(match=match).select_related("bot")
-    seats = sorted(participants, key=lambda p: p.seat)
-    owners = {p.bot.owner_id for p in seats}
-    if kind == NotificationKind.CHALLENGE_RESULT and (None in owners or len(owners) < 2):
-        return  # practice: a platform seat, or one owner's bots
-    names = " vs ".join(p.bot.name for p in seats)
-    where = "ladder match" if match.ladder_id else "challenge"
-    told = set()
-    for p in seats:
-        if p.bot.owner_id is None or (p.bot.owner_id, p.bot_id) in told:
-            continue
-        told.add((p.bot.owner_id, p.bot_id))
-        notify.notify(
-            p.bot.owner_id,
-            kind,
-            f"{p.bot.name} {_outcome(p)} its {where} {names}.",
-            f"/matches/{match.pk}/",
-        )

@@ -15,7 +15,7 @@ from competition.ratings import services as ratings
 MAX_CONCURRENT_PER_BOT = 1
 
 
-class Ladder(Format):
+class ContinuousLadder(Format):
     key = EventFormat.LADDER
     late_entries = True
     ranks_by_rating = True

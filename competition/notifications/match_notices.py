@@ -1,0 +1,58 @@
+"""What owners are told of matches: a challenge of their bot, and a challenge's or a ladder
+match's result (practice tells nobody)."""
+
+from __future__ import annotations
+
+from bots.models import Bot
+from competition.models import Match, MatchStatus, NotificationKind, Participant
+from competition.notifications import notify
+
+
+def challenged(user, bots: list[Bot], match: Match) -> None:
+    """Tell the owner of each challenged bot (not the challenger's own) who challenged it."""
+    told = set()
+    for bot in bots:
+        if bot.owner_id in (None, user.pk) or bot.pk in told:
+            continue
+        told.add(bot.pk)
+        notify.notify(
+            bot.owner_id,
+            NotificationKind.CHALLENGED,
+            f"{user.username} challenged {bot.name} ({match.game}).",
+            f"/matches/{match.pk}/",
+        )
+
+
+def _outcome(p: Participant) -> str:
+    return {"win": "won", "draw": "drew", "loss": "lost"}.get(p.result, "ended")
+
+
+def match_result(match: Match, participants: list[Participant] | None = None) -> None:
+    """Inside the finish: tell each owner how its bot did (``participants``: seats already held)."""
+    if match.status not in MatchStatus.with_result() or match.event_id:
+        return
+    if match.ladder_id:
+        kind = NotificationKind.LADDER_RESULT
+    elif match.created_by_id:
+        kind = NotificationKind.CHALLENGE_RESULT
+    else:
+        return
+    if participants is None:
+        participants = Participant.objects.filter(match=match).select_related("bot")
+    seats = sorted(participants, key=lambda p: p.seat)
+    owners = {p.bot.owner_id for p in seats}
+    if kind == NotificationKind.CHALLENGE_RESULT and (None in owners or len(owners) < 2):
+        return  # practice: a platform seat, or one owner's bots
+    names = " vs ".join(p.bot.name for p in seats)
+    where = "ladder match" if match.ladder_id else "challenge"
+    told = set()
+    for p in seats:
+        if p.bot.owner_id is None or (p.bot.owner_id, p.bot_id) in told:
+            continue
+        told.add((p.bot.owner_id, p.bot_id))
+        notify.notify(
+            p.bot.owner_id,
+            kind,
+            f"{p.bot.name} {_outcome(p)} its {where} {names}.",
+            f"/matches/{match.pk}/",
+        )

@@ -8,9 +8,14 @@ from rest_framework import exceptions, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from competition.api.simulation import BadBody, SimulationError, SimulationRefused, simulate_in_worker
 from competition.api.parsers import RawJSON, RawJSONParser
 from competition.api.serializers import games as s
+from competition.api.simulation import (
+    BadBody,
+    SimulationError,
+    SimulationRefused,
+    simulate_in_worker,
+)
 from competition.api.throttles import AddressScopedRateThrottle
 from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
 from games import all_games

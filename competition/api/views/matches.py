@@ -27,9 +27,9 @@ from competition.api.serializers import matches as s
 from competition.api.serializers.common import MAX_PLAYERS
 from competition.api.views.common import IdLookup, JSONDownload, JSONOnly, int_param, int_schema
 from competition.matches import history
-from competition.matches.fork import create_fork
 from competition.matches.challenges import TooManyMatches
 from competition.matches.challenges import challenge as create_challenge
+from competition.matches.fork import create_fork
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Match, Participant
 from competition.models.filters import PARAMS as MATCH_PARAMS

@@ -10,9 +10,9 @@ from rest_framework.response import Response
 from competition.api.pagination import KeysetPagination
 from competition.api.serializers import notifications as s
 from competition.api.views.common import JSONOnly
-from competition.notifications import notify
 from competition.models import Notification
 from competition.models.filters import ID_MAX, ID_MIN, parse_id
+from competition.notifications import notify
 
 
 class NotificationViewSet(JSONOnly, viewsets.GenericViewSet):

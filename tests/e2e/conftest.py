@@ -41,7 +41,7 @@ def served(data: Path, *options: str, **settings: str):
     ``manage("shell", "-c", ..., env=site["env"])``). The standing ladder is off: a bot that
     passes a test call in one module would otherwise play ladder matches on the shared
     runner under every other module's live matches and pages (the ladder is tested from
-    outside on a server of its own, tests/competition/test_standing_ladder_live.py)."""
+    outside on a server of its own, tests/competition/events/test_standing_ladder_live.py)."""
     env = project_env(
         ARENA_DATA_DIR=str(data),
         ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,

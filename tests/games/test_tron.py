@@ -1,7 +1,7 @@
 """Tron: options, lap rules, edges, result, frames and the built-in bots (games/tron/README.md).
 
 The recordings of the original replay over real HTTP in
-``tests/competition/test_tron_vectors.py``.
+``tests/competition/matches/test_tron_vectors.py``.
 """
 
 import json

@@ -21,7 +21,7 @@ from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, Rating, RatingChange
 from competition.ratings import services as ratings
-from tests.competition.test_events import decide, make_event, play_all
+from tests.competition.events.test_events import decide, make_event, play_all
 
 pytestmark = pytest.mark.django_db
 

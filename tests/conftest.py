@@ -59,6 +59,16 @@ def smtp(settings):
         yield inbox
 
 
+@pytest.fixture
+def users(request, db):
+    """The users of a permission test by role (``tests.factories.users``): ``owner``,
+    ``other`` and ``staff``. A module that needs them otherwise says how in ``USERS_OPTIONS``,
+    the keyword arguments of ``factories.users`` (no passwords, other roles, more fields)."""
+    from tests import factories
+
+    return factories.users(**getattr(request.module, "USERS_OPTIONS", {}))
+
+
 @pytest.fixture(autouse=True)
 def _fast_hasher(settings):
     """MD5 password hashing in the test process (the default hasher takes a fifth of a CPU

@@ -38,7 +38,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
-from tests.competition.matches.test_history_queries import measure
+from tests.helpers import measure
 
 pytestmark = pytest.mark.django_db
 

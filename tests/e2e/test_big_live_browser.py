@@ -11,8 +11,8 @@ import urllib.request
 
 import pytest
 
-from tests.competition.live.test_big_live import BIG
 from tests.conftest import LOOPBACK, REPO, free_port
+from tests.helpers import BIG
 from tests.processes import manage, project_env, running
 
 PACED = f"""

@@ -5,11 +5,6 @@ decoder)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -21,14 +16,10 @@ from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, Rating, RatingChange
 from competition.ratings import services as ratings
-from tests.competition.events.test_events import decide, make_event, play_all
+from tests.factories import builtin_of, decide, make_event, play_all
+from tests.helpers import silent_bot
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def mallory():
-    return get_user_model().objects.create_user("mallory")
 
 
 def test_it_refuses_a_site_local_ipv6_bot_at_registration(mallory):
@@ -90,37 +81,6 @@ def test_it_refuses_deeply_nested_challenge_options_with_a_form_error(mallory, o
 
 
 # -- M4: two bots of one owner ----------------------------------------------------------------
-
-
-@contextmanager
-def silent_bot() -> Iterator[str]:
-    """An HTTP bot on loopback that answers every request with nothing (an empty 200)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-
-
-def builtin_of(owner, name: str, target: str = "perfect") -> Bot:
-    return Bot.objects.create(
-        owner=owner, game="tictactoe", name=name, kind=EndpointKind.BUILTIN, target=target
-    )
 
 
 @pytest.mark.django_db(transaction=True)

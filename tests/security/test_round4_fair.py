@@ -29,8 +29,8 @@ from competition.models import (
 from competition.ratings import services as ratings
 from competition.web.forms import PRACTICE_NOTE
 from tests import factories
-from tests.competition.events.test_events import GAME, play_all
-from tests.security.test_round3_small import builtin_of, silent_bot
+from tests.factories import GAME, builtin_of, play_all
+from tests.helpers import silent_bot
 
 User = get_user_model()
 

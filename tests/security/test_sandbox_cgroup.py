@@ -30,14 +30,7 @@ from bots.confinement import (
 )
 from bots.sandbox import Limits
 from bots.transports.sandbox import SandboxTransport
-from tests.security.test_sandbox import (
-    TTT,
-    faults_of,
-    finished_cleanly,
-    hostile,
-    match,
-    results,
-)
+from tests.security.conftest import TTT, faults_of, finished_cleanly, hostile, match, results
 
 # They measure the host's memory: run by make test on their own, before the parallel run, with no
 # other test beside them (another worker's allocations moved the figure by hundreds of MiB).

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
@@ -23,42 +22,21 @@ from competition.ratings import services as ratings
 from games import all_games, get_game
 from games.base import Context, Outcome
 from games.testing import bot_reply
-from tests import factories
+from tests.factories import CLIENT_ROLES as ROLES
 from tests.factories import bot as make_bot
+from tests.factories import client_as
+from tests.helpers import results
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_throttles")]
 
-ROLES = ("anon", "owner", "other", "staff")
+#: the ``users`` fixture's (tests/conftest.py): no passwords (the clients log in directly, and
+#: hashing would slow every test)
+USERS_OPTIONS = {"password": False}
+
 SECRET_URL = "https://bots.example.org/ttt?token=s3cret-in-url"
 
 
 # -- factories --------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles():
-    # It should start every test with empty throttle counters (they live in the cache).
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def users():
-    # no passwords: the clients log in directly (and hashing would slow every test)
-    return factories.users(password=False)
-
-
-def client_as(users, role: str) -> APIClient:
-    client = APIClient()
-    if role != "anon":
-        client.force_login(users[role])
-    return client
-
-
-@pytest.fixture
-def clients(users):
-    return {role: client_as(users, role) for role in ROLES}
 
 
 @pytest.fixture
@@ -69,11 +47,6 @@ def bots(users):
         "paused": make_bot(users["owner"], "owned-paused", status=BotStatus.PAUSED),
         "others": make_bot(users["other"], "others-random"),
     }
-
-
-def results(response) -> list:
-    data = response.json()
-    return data["results"] if isinstance(data, dict) and "results" in data else data
 
 
 # -- games ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from competition.events import services as events
 from competition.models import EventFormat
-from tests.competition.events.test_events import make_bots, make_event, make_owner, play_all
+from tests.factories import make_bots, make_event, make_owner, play_all
 
 
 @pytest.mark.django_db(transaction=True)

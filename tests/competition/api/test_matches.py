@@ -13,12 +13,14 @@ from competition.matches import lifecycle as services
 from competition.matches.presenters import match_json
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating, Turn
 from competition.runners.play import run_match
-from tests.competition.api.test_api import ROLES, _fresh_throttles, clients, results, users
+from tests.factories import CLIENT_ROLES as ROLES
 from tests.factories import bot as make_bot
+from tests.helpers import results
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_throttles")]
 
-__all__ = ["_fresh_throttles", "clients", "users"]  # fixtures shared with test_api
+#: the ``users`` fixture's (tests/conftest.py): no passwords, as the API tests' users
+USERS_OPTIONS = {"password": False}
 
 
 @pytest.fixture
@@ -371,7 +373,7 @@ def test_it_throttles_challenges(clients, bots, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_it_serves_a_real_match_played_by_builtin_bots(users):
-    from tests.competition.api.test_api import client_as
+    from tests.factories import client_as
 
     perfect = make_bot(users["owner"], "perfect", target="perfect")
     rand = make_bot(users["other"], "random", kind=EndpointKind.BUILTIN, target="random")

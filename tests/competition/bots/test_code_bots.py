@@ -11,7 +11,6 @@ import asyncio
 import hashlib
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
@@ -24,6 +23,9 @@ from competition.models import Entry, Event, EventFormat, Match, Participant
 from competition.runners.play import run_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"password": "pw", "staff": {"is_superuser": True}}
 
 #: a tic-tac-toe bot speaking one JSON line per message on stdin/stdout; it says on stderr
 #: what it thinks (the per-turn log of its owner)
@@ -52,16 +54,6 @@ def run(coro):
             await egress.close_session()
 
     return asyncio.run(main())
-
-
-@pytest.fixture
-def users():
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", password="pw"),
-        "other": User.objects.create_user("other", password="pw"),
-        "staff": User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True),
-    }
 
 
 def api(user=None) -> APIClient:
@@ -415,7 +407,7 @@ def test_it_plays_a_round_robin_of_2018_drones_bots_uploaded_as_files_like_proce
     from competition.matches.loop import play
     from games import get_game
     from games.drones import JS_HOST
-    from tests.bots.test_drones_host import CLASS_BOT, FACTORY_BOT, NODE, TEMPLATE_BOT
+    from tests.helpers import CLASS_BOT, FACTORY_BOT, NODE, TEMPLATE_BOT
 
     sources = {"template": TEMPLATE_BOT, "closure": FACTORY_BOT, "counter": CLASS_BOT}
     ids = {}

@@ -8,14 +8,12 @@ can be asserted exactly.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections import Counter
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from bots import egress
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import services as events
 from competition.matches.lifecycle import claim, finish
@@ -28,93 +26,22 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
-from competition.runners.play import run_match
 from games.base import Outcome
-from tests import factories
-
-GAME = "tictactoe"
-
+from tests.factories import (
+    GAME,
+    decide,
+    draw,
+    make_bots,
+    make_event,
+    make_owner,
+    play_all,
+    play_rounds,
+    refreshed,
+    series_of,
+    win,
+)
 
 # -- factories ----------------------------------------------------------------------------------
-
-
-def make_owner(username: str = "organiser"):
-    return factories.user(username, password=False)  # no password: nothing to hash
-
-
-def make_bots(owner, n: int = 8, strategies=("perfect", "random")) -> list[Bot]:
-    """``n`` built-in tic-tac-toe bots of as many entrants (``factories.entrants``)."""
-    return factories.entrants(owner, n, strategies, game=GAME)
-
-
-def make_event(owner, bots, fmt, **fields) -> Event:
-    """An event of ``fmt`` by ``owner`` with ``bots`` entered (seeds 1, 2...)."""
-    return factories.event(
-        f"{fmt} test", game=GAME, bots=bots, format=fmt, created_by=owner, **fields
-    )
-
-
-def play_all(limit: int = 1000) -> int:
-    """Play queued matches one after another (and those they schedule) until none is left."""
-
-    async def drain() -> int:
-        played = 0
-        try:
-            while played < limit and await run_match() is not None:
-                played += 1
-        finally:
-            await egress.close_session()
-        return played
-
-    return asyncio.run(drain())
-
-
-def decide(match: Match, first_seat_score: float) -> None:
-    """Finish a queued match with a chosen result (seat 0 scores ``first_seat_score``)."""
-    claimed = claim(match.pk)
-    assert claimed is not None
-    assert finish(match.pk, None, Outcome((first_seat_score, 1.0 - first_seat_score), "scripted"))
-
-
-def series_of(event: Event, rnd: int | None = None) -> dict[frozenset, list[Match]]:
-    found: dict[frozenset, list[Match]] = {}
-    qs = event.matches.all() if rnd is None else event.matches.filter(round=rnd)
-    for m in qs.prefetch_related("participants").order_by("round", "pairing", "game_in_series"):
-        found.setdefault(frozenset(p.bot_id for p in m.participants.all()), []).append(m)
-    return found
-
-
-def win(event: Event, winner: Bot, loser: Bot, rnd: int | None = None) -> None:
-    """Decide every queued game between two bots for ``winner``."""
-    for m in series_of(event, rnd)[frozenset((winner.pk, loser.pk))]:
-        decide(m, 1.0 if m.participants.get(seat=0).bot_id == winner.pk else 0.0)
-
-
-def play_rounds(event: Event, results: list[tuple[Bot, Bot]]) -> None:
-    """Play a round-by-round event to its end: each queued series, round after round, won
-    by the winner ``results`` names for its pair ((winner, loser) pairs)."""
-    winners = {frozenset((w.pk, loser.pk)): (w, loser) for w, loser in results}
-    for _ in range(len(results)):
-        queued = series_of(event)
-        pending = {
-            pair
-            for pair, games in queued.items()
-            if any(m.status == MatchStatus.QUEUED for m in games)
-        }
-        if not pending:
-            return
-        for pair in pending:
-            win(event, *winners[pair], rnd=max(m.round for m in queued[pair]))
-
-
-def draw(event: Event, a: Bot, b: Bot, rnd: int | None = None) -> None:
-    for m in series_of(event, rnd)[frozenset((a.pk, b.pk))]:
-        decide(m, 0.5)
-
-
-def refreshed(event: Event) -> Event:
-    event.refresh_from_db()
-    return event
 
 
 # -- every format, played -------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from competition.events import formats, scheduling
 from competition.events import services as events
 from competition.events.formats.base import Format
 from competition.models import EventFormat, EventStatus
-from tests.competition.events.test_events import make_bots, make_event, make_owner, refreshed, win
 from tests.conftest import REPO
-from tests.test_repository import repository_files
+from tests.factories import make_bots, make_event, make_owner, refreshed, win
+from tests.helpers import repository_files
 
 pytestmark = pytest.mark.django_db
 

@@ -20,15 +20,8 @@ from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Participant
 from competition.runners.play import run_match
-from tests.competition.events.test_events import (
-    GAME,
-    decide,
-    make_bots,
-    make_event,
-    make_owner,
-    play_all,
-)
 from tests.conftest import free_port
+from tests.factories import GAME, decide, make_bots, make_event, make_owner, play_all
 from tests.helpers import http_bot
 
 

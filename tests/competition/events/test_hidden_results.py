@@ -27,8 +27,8 @@ from competition.models import (
     NotificationKind,
 )
 from tests import factories
-from tests.competition.web.test_presenter import play_everything
 from tests.conftest import free_port
+from tests.factories import play_everything
 
 PLAY_OVER = "Play over · results being revealed"
 NAMES = ("Ada", "Bea", "Cy-gone", "Zed")  # alphabetical; Cy-gone forfeits every game

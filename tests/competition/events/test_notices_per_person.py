@@ -24,7 +24,7 @@ from competition.models import (
     NotificationKind,
 )
 from tests import factories
-from tests.competition.events.test_events import play_all
+from tests.factories import play_all
 
 ANN_BOTS = [f"ann-{i}" for i in range(1, 6)]
 

@@ -30,8 +30,8 @@ from competition.models import (
     NotificationPreference,
 )
 from tests import factories
-from tests.competition.events.test_events import GAME, play_all
-from tests.competition.web.test_human import as_user
+from tests.factories import GAME, play_all
+from tests.helpers import as_user
 from tests.live_protocol import CheckedCommunicator
 
 User = get_user_model()

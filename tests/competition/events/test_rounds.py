@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
-from tests.competition.events.test_events import make_bots, make_event, make_owner, play_all
+from tests.factories import make_bots, make_event, make_owner, play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,7 +92,7 @@ def test_it_sets_the_round_gap_in_the_admin_with_a_default_for_a_hall():
     from django.test import Client
 
     from competition.admin import HALL_ROUND_GAP
-    from tests.competition.test_admin import event_form
+    from tests.factories import event_form
 
     staff = get_user_model().objects.create_superuser("staff")
     client = Client()

@@ -18,8 +18,8 @@ from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import ladder, pairing
 from competition.events.pairing import Contender
 from competition.models import Ladder, LadderSpot, Match, MatchStatus
-from tests.competition.events.test_events import GAME, decide, play_all
 from tests.conftest import free_port
+from tests.factories import GAME, decide, play_all
 
 pytestmark = pytest.mark.django_db
 

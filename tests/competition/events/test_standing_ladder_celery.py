@@ -9,10 +9,9 @@ import time
 
 import pytest
 
-from tests.competition.runners.test_scaleout import query, start_worker
 from tests.conftest import LOOPBACK
 from tests.processes import manage, project_env
-from tests.servers import postgres_server, redis_server
+from tests.servers import postgres_server, query, redis_server, start_worker
 
 pytestmark = pytest.mark.slow
 

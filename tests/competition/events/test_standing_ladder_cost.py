@@ -13,7 +13,7 @@ from django.utils import timezone
 from bots.models import Bot, EndpointKind
 from competition.events import ladder
 from competition.models import Ladder, LadderSpot
-from tests.competition.events.test_events import GAME
+from tests.factories import GAME
 
 pytestmark = pytest.mark.django_db
 

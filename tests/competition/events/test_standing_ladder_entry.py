@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import ladder
 from competition.models import LadderSpot, Match, MatchStatus
-from tests.competition.events.test_events import GAME, decide
+from tests.factories import GAME, decide
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from competition.events import standings
 from competition.matches.lifecycle import cancel, claim, finish, finish_limit, release, requeue
 from competition.models import EventFormat, EventStanding, EventStatus, Match, MatchStatus
 from games.base import Outcome
-from tests.competition.events.test_events import make_bots, make_event, make_owner
+from tests.factories import make_bots, make_event, make_owner
 
 FORMATS = [
     EventFormat.ROUND_ROBIN,

@@ -11,7 +11,7 @@ from django.test import Client
 
 from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus
-from tests.competition.events.test_events import decide, make_bots, make_event, make_owner, play_all
+from tests.factories import decide, make_bots, make_event, make_owner, play_all
 
 pytestmark = pytest.mark.django_db
 

@@ -17,12 +17,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.conftest import LOOPBACK, REPO, free_port
+from tests.helpers import BIG
 from tests.live_protocol import check
 from tests.processes import manage, project_env, running
 
 ARENA = REPO / ".venv" / "bin" / "arena"
-BIG = {"rows": 256, "cols": 256, "maxGameIterations": 60, "timerMs": 5000}
-
 SETUP = f"""
 from django.contrib.auth import get_user_model
 from bots.models import Bot, EndpointKind

@@ -18,7 +18,7 @@ from competition.models import EventFormat
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
 from games import all_games
-from tests.competition.events.test_events import GAME, make_bots, make_event, make_owner
+from tests.factories import GAME, make_bots, make_event, make_owner
 from tests.live_protocol import CheckedCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -27,12 +27,13 @@ from competition.models import Match, MatchStatus, Participant, RatingChange, Tu
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games.base import Outcome
-from tests.competition.matches.test_compaction import SLUGS, play, users
-from tests.competition.matches.test_services import record
+from tests.factories import SLUGS, play, record
 
 pytestmark = pytest.mark.django_db(transaction=True)  # batches commit as the runner's do
 
-__all__ = ["users"]  # a fixture shared with test_api
+#: the ``users`` fixture's (tests/conftest.py): no passwords, as the API tests' users
+USERS_OPTIONS = {"password": False}
+
 
 WIN = Outcome((1.0, 0.0), "three_in_a_row")
 

@@ -9,7 +9,6 @@ are captured from the rows, the match is compacted, and all of them are read aga
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 
@@ -17,112 +16,20 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from competition.live import broadcast
 from competition.matches import history
 from competition.matches import lifecycle as svc
 from competition.matches.loop import TurnRecord
 from competition.matches.turns import record_turns
 from competition.models import Match, MatchStatus, Turn, TurnArchive
-from competition.runners.play import run_match
-from competition.web.consumers import match_snapshot
-from games import all_games, get_game
-from tests.competition.api.test_api import client_as, users
+from games import get_game
+from tests.factories import SHORT, SLUGS, client_as, play
 from tests.factories import bot as make_bot
+from tests.helpers import body, capture
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a real match commits as it goes
 
-__all__ = ["users"]  # a fixture shared with test_api
-
-SLUGS = [game.slug for game in all_games()]
-
-
-#: shorter matches of the long games (every turn is still a real one)
-SHORT = {"gconway": {"maxGameIterations": 40}, "tiles": {"max_moves": 60}}
-
-
-def play(users, slug: str, seed: int = 3) -> Match:
-    """A real match of ``slug`` between the owner's built-in bots, played to its end."""
-    game = get_game(slug)
-    options = {**game.default_options, **SHORT.get(slug, {})}
-    names = list(game.builtin_bots)
-    seats = game.seats[0]
-    bots = [
-        make_bot(
-            users["owner"], f"{slug}-{seed}-{seat}", game=slug, target=names[-1 - seat % len(names)]
-        )
-        for seat in range(seats)
-    ]
-    match = svc.create_match(slug, bots, seed=seed, options=options, dispatch_now=False)
-    assert asyncio.run(run_match(match.pk)) == match.pk
-    match.refresh_from_db()
-    assert match.status in history.FINAL and match.turn_count >= 2
-    return match
-
-
-def body(response) -> bytes:
-    assert response.status_code == 200, (response.status_code, response.content[:300])
-    if response.streaming:
-        return b"".join(response.streaming_content)
-    return response.content
-
-
-def pages(client, url: str, size: int) -> list[bytes]:
-    """Every page of a ``since``/``more`` API by ``size`` turns, then the default page."""
-    out, since = [], 0
-    while True:
-        page = body(client.get(url, {"since": since, "limit": size}))
-        out.append(page)
-        data = json.loads(page)
-        if not data["more"]:
-            break
-        since = data["next_since"]
-    out.append(body(client.get(url)))
-    return out
-
-
-def log_pages(client, url: str, seat: int) -> list[bytes]:
-    out, since = [], 0
-    while True:
-        page = body(client.get(url, {"seat": seat, "since": since}))
-        out.append(page)
-        data = json.loads(page)
-        if not data["more"]:
-            return out
-        since = data["next_since"]
-
-
-CSRF = re.compile(rb'name="csrfmiddlewaretoken" value="[^"]*"|csrftoken=[^;"]*')
-
-
-def capture(users, match: Match) -> dict:
-    """Everything that shows the match's turns, as bytes (and the runner's reads)."""
-    anon, owner = client_as(users, "anon"), client_as(users, "owner")
-    seats = [p.seat for p in match.participants.order_by("seat")]
-    bot = match.participants.get(seat=0).bot
-    n = match.turn_count // 2
-    size = min(match.turn_count // 3 + 1, 500)  # three pages or four (500: the API's most)
-    seen = {
-        "replay anon": body(anon.get(f"/api/matches/{match.pk}/replay/")),
-        "replay owner": body(owner.get(f"/api/matches/{match.pk}/replay/")),
-        "turns anon": pages(anon, f"/api/matches/{match.pk}/turns/", size),
-        "turns owner": pages(owner, f"/api/matches/{match.pk}/turns/", size),
-        "snapshot": broadcast.encode(match_snapshot(match.pk)),
-        "snapshot debug": broadcast.encode(match_snapshot(match.pk, set(seats))),
-        "viewer.json": body(anon.get(f"/matches/{match.pk}/viewer.json")),
-        "match page": body(anon.get(f"/matches/{match.pk}/")),
-        "bot log page": CSRF.sub(b"", body(owner.get(f"/bots/{bot.pk}/matches/{match.pk}/log"))),
-        "resume": history.turns_upto(match.pk),
-        "fork": history.turns_upto(match, n),
-        "faults": history.fault_codes(match),
-        "last": history.last_number(match),
-    }
-    if match.turn_count > 250:  # a page of the bot's log in the middle of a long match
-        seen["bot log page 3"] = CSRF.sub(
-            b"", body(owner.get(f"/bots/{bot.pk}/matches/{match.pk}/log", {"page": 3}))
-        )
-    for seat in seats:
-        seen[f"logs {seat}"] = log_pages(owner, f"/api/matches/{match.pk}/logs/", seat)
-    return seen
+#: the ``users`` fixture's (tests/conftest.py): no passwords, as the API tests' users
+USERS_OPTIONS = {"password": False}
 
 
 @pytest.mark.parametrize("slug", SLUGS)

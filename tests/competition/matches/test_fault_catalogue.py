@@ -19,7 +19,6 @@ from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
 from competition.runners.play import run_match
 from games import get_game
-from tests import factories
 from tests.conftest import LOOPBACK, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,11 +68,6 @@ async def garbage_http(reader, writer):
     writer.write(b"THIS IS NOT HTTP\r\n\r\n")
     await writer.drain()
     writer.close()
-
-
-@pytest.fixture
-def users():
-    return factories.users()
 
 
 async def play_against(url_or_target, users, *, kind=EndpointKind.HTTP, settings=None):

@@ -29,11 +29,14 @@ from competition.models import Match, MatchStatus, Turn
 from competition.runners.play import run_match
 from games import all_games, get_game
 from games.base import Game
-from tests.competition.api.test_api import _fresh_throttles, client_as, clients, users
 from tests.factories import bot as make_bot
+from tests.factories import client_as
 from tests.helpers import http_bot
 
-__all__ = ["_fresh_throttles", "clients", "users"]  # fixtures shared with test_api
+pytestmark = pytest.mark.usefixtures("_fresh_throttles")
+
+#: the ``users`` fixture's (tests/conftest.py): no passwords, as the API tests' users
+USERS_OPTIONS = {"password": False}
 
 #: smaller boards where the defaults play long (the rules are the same)
 SHORT = {"tron": {"width": 16, "height": 16}, "gconway": {"maxGameIterations": 60}}

@@ -34,12 +34,11 @@ from competition.models import (
     Participant,
     RatingChange,
 )
+from tests.helpers import measure
 
 pytestmark = pytest.mark.django_db
 
 SMALL, LARGE = 150, 1500
-#: tables whose full scan means a page reads the whole history
-HISTORY_TABLES = ("competition_match", "competition_participant", "competition_ratingchange")
 
 
 class History:
@@ -149,42 +148,6 @@ class History:
 def label(url: str) -> str:
     """The page a URL stands for (a deep keyset page's position differs between sizes)."""
     return url.split("&before=")[0] + ("&before=<middle>" if "&before=" in url else "")
-
-
-def measure(client: Client, url: str) -> tuple[int, int, list[str]]:
-    """(queries, SQLite VM steps, full scans of history tables) of one request."""
-    raw = connection.connection
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    client.get(url)  # warm caches (sessions, content types)
-    with CaptureQueriesContext(connection) as captured:
-        raw.set_progress_handler(count, 100)
-        try:
-            response = client.get(url)
-        finally:
-            raw.set_progress_handler(None, 100)
-    assert response.status_code == 200, (url, response.status_code)
-    scans = []
-    with connection.cursor() as cursor:
-        for q in captured.captured_queries:
-            sql = q["sql"]
-            if not sql.lstrip().upper().startswith("SELECT"):
-                continue
-            cursor.execute("EXPLAIN QUERY PLAN " + sql)
-            plan = [row[-1] for row in cursor.fetchall()]
-            # a scan in index order that stops at a LIMIT (the newest rows) is fine
-            stops = " LIMIT " in sql and not any("TEMP B-TREE" in d for d in plan)
-            for detail in plan:
-                if not stops and any(
-                    detail.startswith(f"SCAN {t}") and "COVERING" not in detail
-                    for t in HISTORY_TABLES
-                ):
-                    scans.append(f"{detail}: {sql[:300]}")
-    return len(captured.captured_queries), steps[0] * 100, scans
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="EXPLAIN QUERY PLAN is SQLite's")

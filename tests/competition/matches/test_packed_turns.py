@@ -19,13 +19,18 @@ from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Turn, TurnArchive
 from competition.runners.play import run_match
 from games.gconway import Gconway
-from tests.competition.api.test_api import _fresh_throttles, client_as, clients, users
-from tests.competition.matches.test_compaction import capture
 from tests.factories import bot as make_bot
+from tests.factories import client_as
+from tests.helpers import capture
 
-pytestmark = pytest.mark.django_db(transaction=True)  # a real match commits as it goes
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("_fresh_throttles"),
+]  # a real match commits as it goes
 
-__all__ = ["_fresh_throttles", "clients", "users"]  # fixtures shared with test_api
+#: the ``users`` fixture's (tests/conftest.py): no passwords, as the API tests' users
+USERS_OPTIONS = {"password": False}
+
 
 #: the goal: a full gconway match between built-ins stored in this many bytes at most
 MATCH_BYTES = 60_000

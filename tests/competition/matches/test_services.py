@@ -22,6 +22,7 @@ from competition.models import Match, MatchStatus, Participant, Rating, RatingCh
 from competition.runners.play import run_match
 from games import get_game
 from games.base import Outcome
+from tests.factories import record
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,19 +42,6 @@ def bots():
         "random": make("random", "random"),
         "grower": make("grower", "grower", "gconway"),
     }
-
-
-def record(number: int, actions=("0-0", None)) -> TurnRecord:
-    return TurnRecord(
-        number=number,
-        seats=(0,),
-        actions=list(actions),
-        faults=["ok", None],
-        details=[None, None],
-        latencies_ms=[1, None],
-        frame={"n": number},
-        logs=[None, None],
-    )
 
 
 def test_it_validates_a_new_match(bots):

@@ -24,16 +24,13 @@ from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games import all_games
 from games.base import Outcome
-from tests import factories
 from tests.conftest import free_port
 from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users():
-    return factories.users(staff={"is_superuser": True})
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"staff": {"is_superuser": True}}
 
 
 def url_bot(owner, name: str, game: str = "tictactoe") -> Bot:

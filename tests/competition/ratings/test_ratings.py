@@ -16,14 +16,7 @@ from competition.models import EventFormat, EventStatus, Match, MatchStatus, Rat
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome
-from tests.competition.events.test_events import (
-    GAME,
-    decide,
-    make_bots,
-    make_event,
-    make_owner,
-    play_all,
-)
+from tests.factories import GAME, decide, make_bots, make_event, make_owner, play_all
 
 
 def recompute_output(*args) -> str:

@@ -12,9 +12,9 @@ import json
 import pytest
 
 from competition.matches import history
-from tests.competition.runners.test_scaleout import query, stack, wait_done  # noqa: F401 (the fixture)
 from tests.conftest import REPO
 from tests.processes import manage
+from tests.servers import query, wait_done
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +44,7 @@ print(json.dumps([create_match("tictactoe", bots, seed=seed).pk for seed in rang
 """
 
 
-def test_it_plays_uploaded_bots_on_celery_workers_from_the_code_in_the_database(stack):  # noqa: F811
+def test_it_plays_uploaded_bots_on_celery_workers_from_the_code_in_the_database(stack):
     done = manage("shell", "-c", SETUP % str(STARTER), env=stack["env"])
     assert done.returncode == 0, done.stderr
     ids = json.loads(done.stdout.strip().splitlines()[-1])

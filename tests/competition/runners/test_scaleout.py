@@ -10,103 +10,23 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
-import psycopg
 import pytest
 
 from competition.matches import history
 from games import get_game
-from tests.conftest import LOOPBACK, REPO
-from tests.processes import manage, project_env
-from tests.servers import postgres_server, redis_server
+from tests.competition.conftest import LEASE_SECONDS
+from tests.processes import manage
+from tests.servers import query, start_worker, wait_done
 
 pytestmark = pytest.mark.slow
-LEASE_SECONDS = 3
-
-
-@pytest.fixture(scope="module")
-def stack():
-    with postgres_server() as pg, redis_server() as redis_url:
-        env = project_env(
-            DATABASE_URL=pg.url,
-            REDIS_URL=redis_url,
-            ARENA_RUNNER="celery",
-            ARENA_LEASE_SECONDS=str(LEASE_SECONDS),
-            ARENA_MAX_PLATFORM_FAILURES="5",
-            ARENA_BOT_ALLOW_NETWORKS=LOOPBACK,
-        )
-        done = manage("migrate", "--noinput", env=env)
-        assert done.returncode == 0, done.stderr
-        workers = [start_worker(env, f"w{i}") for i in (1, 2)]
-        try:
-            yield {"env": env, "db": pg.url, "workers": workers, "pg": pg}
-        finally:
-            for proc in workers:
-                if proc.poll() is None:
-                    proc.terminate()
-            for proc in workers:
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-
-
-def start_worker(env: dict, name: str) -> subprocess.Popen:
-    argv = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "competition",
-        "worker",
-        "-P",
-        "threads",
-        "-c",
-        "8",
-        "-n",
-        f"{name}@%h",
-        "--without-gossip",
-        "--without-mingle",
-        "--loglevel=WARNING",
-    ]
-    return subprocess.Popen(
-        argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
 
 
 def enqueue(env, *args) -> list[int]:
     done = manage("enqueue", *args, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
-
-
-def query(url: str, sql: str, params=()) -> list[tuple]:
-    with psycopg.connect(url) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
-def wait_done(url: str, ids: list[int], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pending = query(
-            url,
-            "select count(*) from competition_match where id = any(%s) and status in ('queued','running')",
-            (ids,),
-        )[0][0]
-        if pending == 0:
-            return
-        time.sleep(0.25)
-    rows = query(
-        url,
-        "select id, status, worker, attempts, error from competition_match where id = any(%s)",
-        (ids,),
-    )
-    raise AssertionError(
-        f"matches not done after {timeout} s: {[r for r in rows if r[1] in ('queued', 'running')]}"
-    )
 
 
 REPLAYED = ("number", "seats", "actions", "frame", "forfeited")

@@ -11,15 +11,7 @@ from django.test import Client
 
 from competition.events import services as events
 from competition.models import EventFormat
-from tests.competition.events.test_events import (
-    decide,
-    draw,
-    make_bots,
-    make_event,
-    make_owner,
-    series_of,
-    win,
-)
+from tests.factories import decide, draw, make_bots, make_event, make_owner, series_of, win
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,6 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.routing import URLRouter
 from django.contrib.auth import get_user_model
 
 from bots.faults import BotFault, FaultCode
@@ -17,22 +16,12 @@ from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
-from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context
+from tests.helpers import as_user
 from tests.live_protocol import CheckedCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def as_user(user):
-    """The routing with ``scope["user"]`` set (what AuthMiddlewareStack does from the session)."""
-    router = URLRouter(websocket_urlpatterns)
-
-    async def app(scope, receive, send):
-        return await router({**scope, "user": user}, receive, send)
-
-    return app
 
 
 @pytest.fixture

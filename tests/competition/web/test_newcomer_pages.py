@@ -13,16 +13,13 @@ from django.test import Client, RequestFactory
 
 from bots.models import Bot, EndpointKind, platform_seat
 from competition.models import Entry, Event, EventFormat, EventStatus
-from tests import factories
 from tests.conftest import REPO, free_port
 from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users():
-    return factories.users(staff={"is_superuser": True})
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"staff": {"is_superuser": True}}
 
 
 def register(client, target: str) -> str:

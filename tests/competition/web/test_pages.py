@@ -19,15 +19,12 @@ from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
 from games import all_games, get_game
 from games.base import Context
-from tests import factories
 from tests.factories import logged_in
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users():
-    return factories.users(owner={"email": "owner@example.org"})
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"owner": {"email": "owner@example.org"}}
 
 
 # -- accounts -----------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from bots import egress
 from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.models import (
@@ -33,8 +32,8 @@ from competition.models import (
     RatingChange,
 )
 from competition.ratings import services as ratings
-from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
+from tests.factories import play_everything
 from tests.live_protocol import CheckedCommunicator
 
 GAME = "tictactoe"
@@ -82,15 +81,6 @@ def setup_final(fmt=EventFormat.SINGLE_ELIMINATION, entries: int = 4, series_len
     )
     events.start_event(event)
     return {"entrant": entrant, "staff": staff, "bots": bots, "event": event}
-
-
-async def play_everything() -> None:
-    """The runner plays every queued match (and those they schedule) until none is left."""
-    try:
-        while await run_match() is not None:
-            pass
-    finally:
-        await egress.close_session()
 
 
 def client_of(user=None) -> Client:

@@ -13,7 +13,7 @@ from django.test import Client
 
 from competition.events import services as events
 from competition.models import EventFormat, Match
-from tests.competition.events.test_events import draw, make_bots, make_event, make_owner, win
+from tests.factories import draw, make_bots, make_event, make_owner, win
 
 pytestmark = pytest.mark.django_db
 

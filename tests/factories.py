@@ -84,6 +84,13 @@ def client_as(users, role: str) -> APIClient:
     return client
 
 
+def signed_in_api(who) -> APIClient:
+    """An API client logged in as ``who``."""
+    api = APIClient()
+    api.force_login(who)
+    return api
+
+
 def bot(
     owner,
     name: str,

@@ -1,86 +1,38 @@
-"""Issue 35 (round 3 of the hostile review), the small rows, through the real entry points:
-M4 (rating farming with two bots of one owner), L3 (IPv6 site-local addresses judged
-public) and M5 (the web challenge form's options nested deeply enough to break the JSON
-decoder)."""
+"""Rating farming, through the real entry points: two bots of one owner (issue 35, M4) and two
+accounts whose challenges would pass an event's "minimum rated games" gate (issue 46, R4)
+farm nothing: only the matches the platform pairs are rated."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
+from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from bots import egress
-from bots.models import Bot, EndpointKind, platform_seat
+from bots.models import EndpointKind, platform_seat
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
-from competition.models import EventFormat, EventStatus, Match, Rating, RatingChange
+from competition.models import (
+    EventAdmission,
+    EventFormat,
+    EventStatus,
+    Match,
+    Rating,
+    RatingChange,
+)
 from competition.ratings import services as ratings
-from tests.factories import builtin_of, decide, make_event, play_all
+from competition.web.forms import PRACTICE_NOTE
+from tests import factories
+from tests.factories import GAME, builtin_of, decide, make_event, play_all, signed_in_api
 from tests.helpers import silent_bot
 
 pytestmark = pytest.mark.django_db
 
-
-def test_it_refuses_a_site_local_ipv6_bot_at_registration(mallory):
-    api = APIClient()
-    api.force_login(mallory)
-    for host in ("[fec0::1]", "[fec0:1:2::3]", "[feff:ffff::1]"):
-        response = api.post(
-            "/api/bots/",
-            {
-                "game": "tictactoe",
-                "name": "probe",
-                "kind": "http",
-                "target": f"http://{host}:8850/",
-            },
-            format="json",
-        )
-        # It should refuse the URL with a reason a person can read, and store nothing.
-        assert response.status_code == 400, (host, response.content)
-        assert "not a public address" in str(response.json()["target"]), host
-    assert not Bot.objects.exists()
-    # It should judge the addresses themselves so at the connector too (every socket's peer).
-    policy = egress.EgressPolicy()
-    assert policy.address_refusal("fec0::1") and policy.address_refusal("feff::1")
-    assert policy.address_refusal("fe80::1")  # link-local: refused before, still refused
-    assert policy.address_refusal("2606:4700::1111") is None  # a public address still passes
-    # It should still let an operator allow-list such a network on purpose.
-    listed = egress.EgressPolicy(allow_networks=egress.parse_networks("fec0::/10"))
-    assert listed.address_refusal("fec0::1") is None
-
-
-@pytest.mark.parametrize(
-    "options",
-    ["[" * 1500, "[" * 1999 + "]" * 1999, '{"":' * 790 + "1" + "}" * 790, "[" * 65 + "]" * 65],
-    ids=["unclosed-1500", "closed-1999", "objects-790", "closed-65"],
-)
-def test_it_refuses_deeply_nested_challenge_options_with_a_form_error(mallory, options):
-    theirs = Bot.objects.create(
-        owner=get_user_model().objects.create_user("victim"),
-        game="tictactoe",
-        name="theirs",
-        kind=EndpointKind.BUILTIN,
-        target="random",
-    )
-    mine = Bot.objects.create(
-        owner=mallory, game="tictactoe", name="mine", kind=EndpointKind.BUILTIN, target="random"
-    )
-    web = Client(raise_request_exception=False)
-    web.force_login(mallory)
-    response = web.post(
-        f"/bots/{theirs.pk}/challenge",
-        {"mine": mine.pk, "seat": 0, "pace_ms": 0, "options": options},
-    )
-    # It should answer the form again with a sentence on the options field, never a 500.
-    assert response.status_code == 400, response.status_code
-    errors = response.context["challenge"].errors["options"]
-    assert errors == ["Options must be JSON, e.g. {} (nested deeper than 64 levels)."], errors
-    # It should create nothing.
-    assert not Match.objects.exists()
-
-
-# -- M4: two bots of one owner ----------------------------------------------------------------
+User = get_user_model()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -190,3 +142,83 @@ def test_it_refuses_to_rate_a_stored_rated_match_of_one_owner(mallory):
     assert platform.rated
     decide(platform, 1.0)
     assert RatingChange.objects.filter(match=platform).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_rates_no_challenge_so_two_accounts_farm_nothing_and_the_gate_stays_shut(
+    allow_loopback,
+):
+    mallory, puppet = User.objects.create_user("mallory"), User.objects.create_user("puppet")
+    star = builtin_of(mallory, "star")
+    gated = factories.open_event(
+        name="Rated cup", admission=EventAdmission.RATED, min_rated_games=2
+    )
+    api = signed_in_api(mallory)
+    web = Client()
+    web.force_login(mallory)
+    with silent_bot() as url:  # the second account's bot: it forfeits every game on purpose
+        loser = factories.bot(puppet, "loser", kind=EndpointKind.HTTP, target=url)
+        # It should say on the challenge form, before the match is made, that it is practice.
+        form = web.get(f"/bots/{loser.pk}/").content.decode()
+        assert escape(PRACTICE_NOTE) in form
+        answers = []
+        for seats in ([star.pk, loser.pk], [loser.pk, star.pk]):
+            answers.append(
+                api.post("/api/matches/challenge/", {"game": GAME, "bots": seats}, format="json")
+            )
+            assert play_all() == 1
+    # It should make each match, unrated, and say why in the answer (the CLI prints it).
+    for answer in answers:
+        assert answer.status_code == 201, answer.content
+        assert answer.json()["rated"] is False
+        assert answer.json()["unrated_reason"] == ratings.PRACTICE
+    won = Match.objects.filter(participants__bot=star, status__in=("finished", "forfeited"))
+    assert won.count() == 2
+    # It should rate neither: no step, no rated game, the default mu, nobody ranked.
+    assert not RatingChange.objects.exists()
+    assert ratings.for_bots([star.pk])[star.pk] == ratings.summary()
+    assert Rating.objects.filter(bot=star, games__gt=0).count() == 0
+    board = APIClient().get(f"/api/leaderboard/{GAME}/").json()
+    assert board["results"] == [], board["results"]
+    # It should say on the match page that the match is unrated practice.
+    page = web.get(f"/matches/{answers[0].json()['id']}/").content.decode()
+    assert 'id="unrated-badge"' in page and "a challenge, a fork or the bench is practice" in page
+    # It should keep the gated event shut: 0 rated games of the 2 it asks.
+    refused = api.post(f"/api/events/{gated.pk}/enter/", {"bot": star.pk}, format="json")
+    assert refused.status_code == 400, refused.content
+    assert "at least 2 rated games; star has 0" in refused.content.decode()
+    assert not gated.entries.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_recomputes_without_the_challenges_rated_before_the_rule():
+    mallory, victim = User.objects.create_user("mallory"), User.objects.create_user("victim")
+    star, other = builtin_of(mallory, "star"), builtin_of(victim, "other", "random")
+    # A challenge rated as the code before this rule rated it: its step and its rating row.
+    old = create_match(GAME, [star, other], created_by=mallory, dispatch_now=False)
+    Match.objects.filter(pk=old.pk).update(rated=True, status="finished")
+    old.participants.filter(seat=0).update(score=1.0)
+    old.participants.filter(seat=1).update(score=0.0)
+    default = (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA)
+    after = ratings.step([default, default], [1.0, 0.0])
+    for bot, (mu, sigma) in zip((star, other), after, strict=True):
+        Rating.objects.create(bot=bot, game=GAME, mu=mu, sigma=sigma, games=1)
+        RatingChange.objects.create(
+            match=old,
+            bot=bot,
+            mu_before=default[0],
+            sigma_before=default[1],
+            mu_after=mu,
+            sigma_after=sigma,
+        )
+    # It should find the stored ratings no longer reproduced (the challenge does not count) ...
+    report = ratings.verify(GAME)
+    assert not report.ok and len(report.ratings) == 2 and report.unrated == []
+    # ... and put them back to no rated game, leaving the append-only steps as they are.
+    out = io.StringIO()
+    call_command("recomputeratings", stdout=out)
+    assert "2 ratings rewritten" in out.getvalue()
+    stored = Rating.objects.filter(bot__in=(star, other)).values_list("mu", "sigma", "games")
+    assert set(stored) == {(*default, 0)}
+    assert RatingChange.objects.filter(match=old).count() == 2
+    assert ratings.verify(GAME).ok

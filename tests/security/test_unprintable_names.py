@@ -1,23 +1,20 @@
-"""Issue 46 (round 4 of the hostile review), the small rows of R9 through the real entry points:
-names with control or text-direction characters, a mail no name can break, ids validated
-before the query (400 or 404, never 500), the digest's size."""
+"""Names with control or text-direction characters are refused (issue 46, R9) by the bot form
+and the API; a name in any script with emoji is still a name, and a name stored before the
+rule cannot lose its owner's mail."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.core import mail
-from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots.models import Bot, EndpointKind
 from competition.live import notify
-from competition.models import EmailChoice, Notification, NotificationKind
+from competition.models import NotificationKind
 from tests.factories import bot, logged_in, user
 
 pytestmark = pytest.mark.django_db
+
 
 #: what a hostile name was made of: line breaks (a header), ESC (a terminal), a C1 control,
 #: the bidirectional overrides and isolates (a name that reads backwards)
@@ -95,72 +92,3 @@ def test_a_name_stored_before_the_rule_cannot_lose_its_owners_mail(
     headers = sent.message().as_string().split("\n\n", 1)[0].splitlines()
     assert sent.bcc == [] and not [h for h in headers if h.lower().startswith("bcc:")], headers
     assert "evil" in sent.subject
-
-
-HUGE = "9" * 30  # past any database's integer
-
-
-def test_a_huge_notification_id_is_a_clear_refusal_not_a_server_error():
-    someone = user("ann", password=False)
-    web = logged_in(someone)
-    web.raise_request_exception = False
-    response = web.post("/notifications/", {"action": "read", "id": [HUGE]})
-    assert response.status_code == 400, response.status_code
-    assert "notification" in response.content.decode().lower()
-    api = APIClient(raise_request_exception=False)
-    api.force_login(someone)
-    response = api.post("/api/notifications/read/", {"ids": [int(HUGE)]}, format="json")
-    assert response.status_code == 400, response.content
-    response = api.get(f"/api/notifications/?before={HUGE}")
-    assert response.status_code == 400, response.content
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        f"/bots/{HUGE}/",
-        f"/matches/{HUGE}/",
-        f"/matches/{HUGE}/viewer.json",
-        f"/events/{HUGE}/",
-        f"/events/{HUGE}/screen.json",
-        f"/m/{HUGE}",
-        f"/api/bots/{HUGE}/",
-        f"/api/bots/{HUGE}/versions/",
-        f"/api/matches/{HUGE}/",
-        f"/api/events/{HUGE}/",
-    ],
-)
-def test_a_huge_id_in_a_path_is_not_found_not_a_server_error(path):
-    client = Client(raise_request_exception=False)
-    client.force_login(user("ann", password=False))
-    response = client.get(path)
-    assert response.status_code == 404, (path, response.status_code)
-
-
-def test_the_digest_has_a_size_cap_with_a_count_and_a_link(settings):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    someone = user("ann", password=False, email="ann@example.test")
-    long_ago = timezone.now() - timedelta(days=2)
-    Notification.objects.bulk_create(
-        Notification(
-            user=someone,
-            kind=NotificationKind.LADDER_RESULT,
-            text=f"bot-{i} won its ladder match bot-{i} vs someone-else's-bot-{i}. " + "x" * 400,
-            link=f"/matches/{i}/",
-            email=EmailChoice.DIGEST,
-            created=long_ago,
-        )
-        for i in range(3000)
-    )
-    Notification.objects.update(created=long_ago)
-    assert notify.send_digests() == 1
-    (digest,) = mail.outbox
-    # It should stay a small mail (3,000 notices were one 1.58 MB mail), list the newest up
-    # to the cap, say how many more there are and link to all of them.
-    assert len(digest.body.encode()) <= notify.DIGEST_MAX_BYTES
-    assert digest.body.count("\n- ") <= notify.DIGEST_MAX_LINES
-    assert "3000 notices" in digest.subject.replace(",", "")
-    assert "earlier ones" in digest.body and "/notifications/" in digest.body
-    assert "bot-2999 " in digest.body  # the newest is in it
-    # Every one of them counts as mailed: the next digest does not send them again.
-    assert not Notification.objects.filter(email=EmailChoice.DIGEST, emailed__isnull=True).exists()

@@ -2,7 +2,7 @@
 
 Every endpoint is checked with three users in explicit roles (the owner, another user,
 staff) and an anonymous caller, for reading and for writing. Matches (turns, replays,
-logs, challenges) are in ``test_api_matches.py``.
+logs, challenges) are in ``test_matches.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 two uploaded bots, reading the code from PostgreSQL (no disk shared with the web side: the
 upload exists only as a ``BotVersion`` row), each in the sandbox.
 
-PostgreSQL, Redis and two workers are started by ``test_scaleout``'s ``stack`` fixture.
+PostgreSQL, Redis and two workers are started by the ``stack`` fixture (tests/competition/conftest.py).
 """
 
 from __future__ import annotations

@@ -71,6 +71,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
+	$(BIN)/python bench/moves.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/aggregate.py
 

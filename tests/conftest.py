@@ -59,6 +59,16 @@ def smtp(settings):
         yield inbox
 
 
+@pytest.fixture
+def users(request, db):
+    """The users of a permission test by role (``tests.factories.users``): ``owner``,
+    ``other`` and ``staff``. A module that needs them otherwise says how in ``USERS_OPTIONS``,
+    the keyword arguments of ``factories.users`` (no passwords, other roles, more fields)."""
+    from tests import factories
+
+    return factories.users(**getattr(request.module, "USERS_OPTIONS", {}))
+
+
 @pytest.fixture(autouse=True)
 def _fast_hasher(settings):
     """MD5 password hashing in the test process (the default hasher takes a fifth of a CPU
@@ -108,23 +118,23 @@ COSTLIEST = (
     "games/test_battleship.py",
     "games/test_tiles_greedy.py",
     "e2e/test_api_fuzz.py",
-    "competition/test_tron_matches.py",
+    "competition/matches/test_tron_matches.py",
     "games/test_starters_stdio.py",
     "security/test_proxies.py",
-    "competition/test_big_live.py",
+    "competition/live/test_big_live.py",
     "test_package.py",
-    "competition/test_scaleout.py",
+    "competition/runners/test_scaleout.py",
     "security/test_accounts_and_misc.py",
     "e2e/test_serve.py",
     "e2e/test_live.py",
-    "competition/test_compaction.py",
-    "competition/test_big_live_browser.py",
+    "competition/matches/test_compaction.py",
+    "e2e/test_big_live_browser.py",
     "e2e/test_registration_browser.py",
-    "competition/test_standing_ladder_celery.py",
-    "competition/test_tron_vectors.py",
+    "competition/events/test_standing_ladder_celery.py",
+    "competition/matches/test_tron_vectors.py",
     "games/test_connectfour.py",
-    "competition/test_code_bots_scaleout.py",
-    "competition/test_shared_logs.py",
+    "competition/runners/test_code_bots_scaleout.py",
+    "competition/matches/test_shared_logs.py",
 )
 
 #: modules whose every test is a unit of work of its own (no module fixture: each runs a

@@ -99,3 +99,48 @@ def running(
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+
+
+# -- the arena command-line client ---------------------------------------------------------------
+ARENA = Path(sys.executable).with_name("arena")
+
+
+SETUP_USER = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+user, _ = get_user_model().objects.get_or_create(username="carol")
+print(Token.objects.get_or_create(user=user)[0].key)
+"""
+
+
+def arena(
+    home: Path, *args: str, stdin: str = "", timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    env = project_env(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"))
+    for name in ("ARENA_SERVER", "ARENA_TOKEN", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    return subprocess.run(
+        [str(ARENA), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=cwd or home,
+    )
+
+
+def ok(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    return done.stdout
+
+
+def failed(done: subprocess.CompletedProcess) -> str:
+    """The one-line error of a failed command."""
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    # It should say what went wrong in one line, never with a traceback.
+    assert len(lines) == 1 and lines[0].startswith("arena: "), done.stderr
+    assert "Traceback" not in done.stderr
+    return lines[0]

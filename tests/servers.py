@@ -11,12 +11,13 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conftest import free_port
+from tests.conftest import REPO, free_port
 
 
 def _pg_bin(name: str) -> str:
@@ -194,3 +195,55 @@ def mail_catcher():
         yield inbox, port
     finally:
         controller.stop()
+
+
+# -- Celery workers and PostgreSQL reads ---------------------------------------------------------
+def start_worker(env: dict, name: str) -> subprocess.Popen:
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "competition",
+        "worker",
+        "-P",
+        "threads",
+        "-c",
+        "8",
+        "-n",
+        f"{name}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
+    return subprocess.Popen(
+        argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def query(url: str, sql: str, params=()) -> list[tuple]:
+    import psycopg  # (bench/ imports this module without it)
+
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def wait_done(url: str, ids: list[int], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = query(
+            url,
+            "select count(*) from competition_match where id = any(%s) and status in ('queued','running')",
+            (ids,),
+        )[0][0]
+        if pending == 0:
+            return
+        time.sleep(0.25)
+    rows = query(
+        url,
+        "select id, status, worker, attempts, error from competition_match where id = any(%s)",
+        (ids,),
+    )
+    raise AssertionError(
+        f"matches not done after {timeout} s: {[r for r in rows if r[1] in ('queued', 'running')]}"
+    )

@@ -29,6 +29,17 @@ def test_it_runs_the_engine_benchmark_in_smoke_mode():
     assert rate(out, "gconway", "transitions, grower v random (ours)") > 0
 
 
+def test_it_runs_the_move_time_benchmark_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/moves.py"), "--quick")
+    rows = [line.split() for line in out.splitlines() if not line.startswith(("#", "game "))]
+    # It should time tron's survivor, every gconway built-in and connect four's solver ...
+    assert {row[0] for row in rows} == {"tron", "gconway", "connectfour"}
+    # ... with moves counted and times printed (never judged: the machine's speed).
+    for row in rows:
+        moves, mean, worst = int(row[-3]), float(row[-2]), float(row[-1])
+        assert moves > 0 and 0 < mean <= worst, row
+
+
 def test_it_runs_the_overhead_benchmark_in_smoke_mode():
     out = run_bench(str(REPO / "bench/overhead.py"), "--quick")
     rows = {

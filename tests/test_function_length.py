@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from tests.conftest import REPO
-from tests.test_repository import repository_files
+from tests.helpers import repository_files
 
 MAX_LINES = 80
 

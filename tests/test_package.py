@@ -25,8 +25,8 @@ import pytest
 
 from games import all_games
 from tests.conftest import REPO, free_port
+from tests.helpers import repository_files
 from tests.processes import project_env, running
-from tests.test_repository import repository_files
 
 pytestmark = pytest.mark.slow
 

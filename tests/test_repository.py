@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,41 +23,12 @@ from games import all_games
 from games.registry import game_packages
 from games.testing import check_game
 from tests.conftest import REPO
+from tests.helpers import repository_files
 
 PLATFORM = ("competition", "bots")
-SKIP_DIRS = {
-    ".git",
-    ".venv",
-    "var",
-    "screenshots",
-    "node_modules",
-    "__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    "arena.egg-info",
-    "build",
-    "dist",
-}
 MANIFEST = REPO / "tests" / "vectors" / "MANIFEST.sha256"
 # written so that this file does not match itself
 OUTSIDE = re.compile(r"\.\./" + r"shared|parents\[\d+\]\." + r"parent\b")
-
-
-def repository_files(root: Path) -> list[Path]:
-    """The files of the repository under ``root``: what git tracks or would add (ignored
-    files such as ``.venv`` left out); every file under ``root`` outside a git checkout."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return [
-            p for p in sorted(root.rglob("*")) if not SKIP_DIRS & set(p.relative_to(root).parts)
-        ]
-    return sorted(root / name for name in listed.decode().split("\0") if name)
 
 
 def text_files(root: Path):

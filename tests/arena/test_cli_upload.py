@@ -11,9 +11,8 @@ import time
 import pytest
 import requests
 
-from tests.arena.test_cli import SETUP_USER, arena, failed, ok
 from tests.conftest import REPO, free_port
-from tests.processes import manage, project_env, running
+from tests.processes import SETUP_USER, arena, failed, manage, ok, project_env, running
 
 STARTER = REPO / "games" / "tictactoe" / "starter_bot.py"
 #: the site's bytes of uploaded code a user (``ARENA_CODE_BYTES_PER_USER``)

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -27,11 +26,11 @@ from bots.transports.process import ProcessTransport
 from competition.matches.loop import play
 from games.base import Context
 from games.drones import GAME, JS_HOST, js_json, produce
+from tests.helpers import CLASS_BOT, FACTORY_BOT, NODE, TEMPLATE_BOT
 from tests.helpers import http_bot as handler_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = JS_HOST
-NODE = shutil.which("node") or "/usr/bin/node"
 CTX = Context(match_id="t")
 
 FIRST = (
@@ -65,83 +64,6 @@ ROUND_END = json.dumps(
 FINAL = (
     '{"calls":[["onRoundEnd",{"outcome":"WIN","turnsPlayed":2,"you":{},"them":{}}]],"final":true}'
 )
-
-# The class template of 2018 (bot.class.template.js), filled in with the Adaptive Defender's
-# strategy; the default export is the template's getPlayer() factory.
-TEMPLATE_BOT = """\
-class ExamplePlayer {
-
-  /**
-   * Constructor. Will always be called by the framework with no arguments!
-   */
-  constructor() {
-    this.meta = {
-      name: 'Template Defender',
-      author: 'Your Name'
-    };
-    this.lastObservedAttack = null;
-  }
-
-  onMatchStart(matchRules) { this.rounds = matchRules.rounds; };
-
-  onRoundStart(roundRules) {
-    this.currentTurn = 0;
-    this.turnToBuildSoldiersOn = this.lastObservedAttack || roundRules.turns;
-  };
-
-  playTurn(playerState) {
-    let productionCapacity = playerState.producers;
-    this.currentTurn++;
-    console.log('turn', this.currentTurn, 'of round');   // must not reach stdout
-    return (this.currentTurn >= this.turnToBuildSoldiersOn)
-      ? { newSoldiers: productionCapacity }
-      : { newProducers: productionCapacity };
-  }
-
-  onRoundEnd(roundResult) {
-    this.lastObservedAttack = roundResult.them.launchedAttack ? roundResult.turnsPlayed : null;
-  };
-
-}
-
-function getPlayer() {
-  return new ExamplePlayer();
-}
-
-export default getPlayer;
-"""
-
-# A class exported directly (new D()), counting turns across requests.
-CLASS_BOT = """\
-export default class Counter {
-  constructor() { this.meta = { name: 'Counter', author: 'Tests' }; this.turns = 0; }
-  onRoundStart(roundRules) { this.bonus = roundRules.defenderBonus; }
-  playTurn(state) {
-    this.turns += 1;
-    return { newProducers: this.turns, newSoldiers: state.producers / 4, launchAttack: this.bonus === 1 };
-  }
-}
-"""
-
-# The closure template style: a factory returning a plain object of functions.
-FACTORY_BOT = """\
-function createPlayer() {
-  let seen = [];
-  function onMatchStart(matchRules) { seen.push('match:' + matchRules.rounds); }
-  function onRoundStart(roundRules) { seen.push('round:' + roundRules.turns); }
-  function playTurn(playerState) { seen.push('turn:' + playerState.producers); return { seen }; }
-  function onRoundEnd(roundResult) { seen.push('end:' + roundResult.outcome); }
-  return {
-    meta: { name: 'Closure', author: 'Tests' },
-    onMatchStart,
-    onRoundStart,
-    playTurn,
-    onRoundEnd
-  };
-}
-
-export default createPlayer;
-"""
 
 # A plain object as the default export: `this` is the object itself.
 OBJECT_BOT = """\

@@ -5,43 +5,17 @@ stub where DNS matters)."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import ssl
 import subprocess
 
 import aiohttp
 import pytest
 from aiohttp import web
-from aiohttp.abc import AbstractResolver
 
 from bots import egress
 from bots.faults import BotFault, FaultCode
-from tests.helpers import http_bot
+from tests.helpers import StubResolver, http_bot
 from tests.security.spellings import SPELLINGS, bot_url
-
-
-class StubResolver(AbstractResolver):
-    """Answers chosen addresses for chosen names (and nothing for the rest)."""
-
-    table: dict[str, list[str]] = {}
-
-    async def resolve(self, host, port=0, family=socket.AF_INET):
-        if host not in self.table:
-            raise OSError(f"stub: no such host {host}")
-        return [
-            {
-                "hostname": host,
-                "host": addr,
-                "port": port,
-                "family": socket.AF_INET6 if ":" in addr else socket.AF_INET,
-                "proto": 0,
-                "flags": socket.AI_NUMERICHOST,
-            }
-            for addr in self.table[host]
-        ]
-
-    async def close(self):
-        pass
 
 
 @pytest.fixture

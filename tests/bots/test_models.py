@@ -6,14 +6,11 @@ from django.core.exceptions import ValidationError
 from bots.models import Bot, EndpointKind, validate_endpoint
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
-from tests import factories
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users():
-    return factories.users(roles=("owner", "staff"))
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"roles": ("owner", "staff")}
 
 
 @pytest.mark.parametrize("kind", [EndpointKind.PROCESS, EndpointKind.TCP])

@@ -21,7 +21,7 @@ from bots.transports.sandbox import SandboxTransport
 from competition.matches.loop import play
 from games import Context, get_game
 from games.drones import GAME as DRONES
-from tests.bots.test_drones_host import TEMPLATE_BOT
+from tests.helpers import TEMPLATE_BOT
 
 TTT = get_game("tictactoe")
 MESSAGE = TTT.observation(TTT.initial_state(seed=0), 0, Context())

@@ -6,7 +6,6 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 
 from bots.models import Bot, BotStatus, EndpointKind, platform_seat
@@ -26,18 +25,13 @@ from competition.models import (
     Turn,
 )
 from tests import factories
+from tests.factories import event_form
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def users():
-    made = factories.users(password=False)
-    # an organiser: staff with the competition's and bots' model permissions
-    made["staff"].user_permissions.set(
-        Permission.objects.filter(content_type__app_label__in=("competition", "bots"))
-    )
-    return made
+#: the ``users`` fixture's (tests/conftest.py): no passwords; staff an organiser (the
+#: competition's and bots' model permissions)
+USERS_OPTIONS = {"password": False, "app_permissions": {"staff": ("competition", "bots")}}
 
 
 @pytest.fixture
@@ -133,24 +127,6 @@ def test_it_keeps_the_admin_to_staff(users):
 
 
 # -- the event form ---------------------------------------------------------------------
-
-
-def event_form(**overrides) -> dict:
-    data = {
-        "name": "Open",
-        "game": "tictactoe",
-        "options": "{}",
-        "format": "round_robin",
-        "series_length": "1",
-        "rounds": "",
-        "pace_ms": "0",
-        "entries-TOTAL_FORMS": "0",
-        "entries-INITIAL_FORMS": "0",
-        "entries-MIN_NUM_FORMS": "0",
-        "entries-MAX_NUM_FORMS": "1000",
-    }
-    data.update(overrides)
-    return data
 
 
 @pytest.mark.parametrize("options", ['{"move_timeout_ms": 0}', '{"nope": 1}', "[1, 2]"])

@@ -6,7 +6,7 @@ filter (the first choice past "All") and a searched page where it has search fie
 database is grown tenfold between two measures (bots with owners, matches with their seats
 and rating steps, ratings, events with entries, ladder spots, users). At both sizes a page
 must run the same number of queries and, on SQLite, never sort or scan a whole history table
-(``tests/competition/test_history_queries.py`` measures the public pages the same way).
+(``tests/competition/matches/test_history_queries.py`` measures the public pages the same way).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
-from tests.competition.test_history_queries import measure
+from tests.helpers import measure
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.test import Client
 from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
-from tests.competition.test_events import play_all
+from tests.factories import play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENTRIES = 8

@@ -14,30 +14,22 @@ import json
 import re
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import LOOPBACK, REPO, free_port
-from tests.live_protocol import check_text, stream_of
+from tests.e2e.conftest import UI, cell_point, match_id, shot, start_match, wait_done
+from tests.live_protocol import stream_of
 from tests.processes import manage, project_env, running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE = {"width": 390, "height": 844}
-PROJECTOR = {"width": 1920, "height": 1080}
-SHOTS = REPO / "screenshots"
 USER, PASSWORD = "alice", "alice-pass-phrase-42"
 SEEN: dict = {}  # what one test leaves for the next (ids of the bot and the matches)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """Headless Chromium for the module (tests/e2e/conftest.py)."""
+    return chromium
 
 
 @pytest.fixture(autouse=True)
@@ -78,121 +70,11 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    SHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-class UI:
-    """A projector page and a phone page sharing one signed-in user (after sign-up)."""
-
-    def __init__(self, browser, base: str, log: Path | None = None):
-        self.browser, self.base, self.log = browser, base, log
-        self.errors: list[str] = []
-        self.websockets: list[str] = []  # every websocket a page opened (checked frames)
-        self.desktop = self.page(PROJECTOR)
-        self.phone = self.page(PHONE)
-
-    def page(self, viewport, storage_state=None):
-        context = self.browser.new_context(viewport=viewport, storage_state=storage_state)
-        context.set_default_timeout(20_000)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
-        page.on("websocket", self.check_websocket)
-        return page
-
-    def check_websocket(self, ws) -> None:
-        """Every frame of the page's websockets keeps to the live protocol's schemas (the
-        server's messages, and the moves a human seat sends); a violation fails the module."""
-        stream = stream_of(ws.url)
-        if stream is None:
-            self.errors.append(f"a websocket without a published schema: {ws.url}")
-            return
-        self.websockets.append(ws.url)
-
-        def checked(name: str, payload) -> None:
-            try:
-                check_text(name, payload)
-            except (AssertionError, ValueError) as exc:
-                self.errors.append(f"{ws.url}: {exc}")
-
-        ws.on("framereceived", lambda payload: checked(stream, payload))
-        if stream == "play":
-            ws.on("framesent", lambda payload: checked("play-move", payload))
-
-    def share_login(self) -> None:
-        """Give the phone the desktop's session."""
-        state = self.desktop.context.storage_state()
-        self.phone.context.close()
-        self.phone = self.page(PHONE, storage_state=state)
-
-    def url(self, path: str) -> str:
-        return self.base + path
-
-    def both(self, path: str, name: str, ready: str | None = None) -> None:
-        for page in (self.desktop, self.phone):
-            page.goto(self.url(path))
-            if ready:
-                page.wait_for_function(ready)
-            shot(page, name)
-
-
-@pytest.fixture(scope="module")
 def ui(browser, site):
     ui = UI(browser, site["base"], site["log"])
     yield ui
     # It should never have thrown in a page.
     assert ui.errors == []
-
-
-def shot(page, name: str) -> None:
-    size = page.viewport_size
-    page.screenshot(path=str(SHOTS / f"{name}-{size['width']}x{size['height']}.png"))
-    # It should fit the width of the screen: no page scrolls sideways.
-    wide = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 1, f"{name} at {size['width']}px is {wide}px too wide"
-
-
-def cell_point(page, cell):
-    """Page coordinates of a board cell's centre, from the renderer's own layout."""
-    return page.evaluate(
-        """([a, b]) => {
-            const r = window.arenaViewer.renderer;
-            const box = document.getElementById('board').getBoundingClientRect();
-            const L = r.L || r.B;
-            const x0 = L.x0, y0 = L.y0, cell = L.cell;
-            return [box.left + x0 + (b + 0.5) * cell, box.top + y0 + (a + 0.5) * cell];
-        }""",
-        list(cell),
-    )
-
-
-def match_id(page) -> int:
-    return int(re.search(r"/matches/(\d+)/", page.url).group(1))
-
-
-def start_match(ui, slug: str, p1: str, p2: str) -> int:
-    """Play p1 against p2 through /games/<slug>/play (GET shows them, the button POSTs)."""
-    page = ui.desktop
-    page.goto(ui.url(f"/games/{slug}/play?p1={p1}&p2={p2}"))
-    with page.expect_navigation() as navigation:
-        page.click("#play-button")
-    errors = page.locator("ul.errors").all_inner_texts()
-    assert not errors, errors
-    response = navigation.value
-    assert re.search(r"/matches/\d+/$", page.url), (
-        page.url,
-        response and response.status,
-        ui.log.read_text()[-4000:] if ui.log else "",
-    )
-    return match_id(page)
-
-
-def wait_done(page, timeout: float = 60_000) -> None:
-    page.wait_for_function("() => document.body.dataset.matchDone === '1'", timeout=timeout)
 
 
 # -- 1. accounts and a bot ---------------------------------------------------------------------

@@ -13,19 +13,25 @@ import time
 from collections import deque
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from competition.web.consumers import HumanSeatConsumer
-from tests.e2e.test_browser import (  # noqa: F401  (fixtures used by name)
-    UI,
-    _close_egress_session,
-    browser,
-    shot,
-    start_match,
-    wait_done,
-)
+from tests.e2e.conftest import UI, shot, start_match, wait_done
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
+
+
+@pytest.fixture(autouse=True)
+def _close_egress_session():
+    """Overrides the conftest's async fixture (Playwright's sync API owns this thread's loop)."""
+    yield
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """Headless Chromium for the module (tests/e2e/conftest.py)."""
+    return chromium
+
 
 WAIT_TURN = (
     "() => document.body.dataset.matchDone === '1'"
@@ -54,7 +60,7 @@ class PersonsPace:
 
 
 @pytest.fixture(scope="module")
-def ui(browser, arena_site):  # noqa: F811
+def ui(browser, arena_site):
     ui = UI(browser, arena_site["base"], arena_site["log"])
     page = ui.desktop
     page.goto(ui.url("/accounts/signup/"))

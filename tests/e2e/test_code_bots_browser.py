@@ -14,12 +14,12 @@ import re
 import sys
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
-from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS, match_id
+from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS, match_id
 from tests.processes import running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WIDE = {"width": 1280, "height": 900}

@@ -13,12 +13,12 @@ import time
 import urllib.request
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
 from tests.live_protocol import check_text, stream_of
 from tests.processes import manage, running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 CHROMIUM = "/usr/bin/chromium"

@@ -11,10 +11,7 @@ import json
 
 import pytest
 
-from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
-from tests.e2e.test_screen_browser import Site, mode
-
-playwright_api = pytest.importorskip("playwright.sync_api")
+from tests.e2e.conftest import PROJECTOR, SHOTS, Site, mode, projector_page
 
 GAP_S = 5
 HOLD_S = 3
@@ -36,20 +33,6 @@ def site(tmp_path_factory):
     site.start()
     yield site
     site.stop()
-
-
-def projector_page():
-    """One page at 1920x1080 for a module; no page may have thrown by its end."""
-    SHOTS.mkdir(exist_ok=True)
-    errors: list[str] = []
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_context(viewport=PROJECTOR).new_page()
-        page.set_default_timeout(60_000)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-    assert errors == []
 
 
 @pytest.fixture(scope="module")

@@ -15,13 +15,13 @@ import time
 
 import pytest
 import requests
+from playwright import sync_api as playwright_api
 
 from bots.faults import SEEN, FaultCode
-from tests.arena.test_cli import arena, ok
 from tests.conftest import REPO
-from tests.e2e.test_browser import ARGS, CHROMIUM
+from tests.e2e.conftest import ARGS, CHROMIUM
+from tests.processes import arena, ok
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 WORDS = SEEN[FaultCode.BAD_JSON]

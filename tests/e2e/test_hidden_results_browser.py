@@ -15,13 +15,12 @@ import time
 import urllib.request
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
 from tests.e2e.conftest import served
 from tests.processes import manage
 from tests.servers import mail_catcher
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

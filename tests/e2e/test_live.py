@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import LOOPBACK, REPO, free_port
+from tests.e2e.conftest import SETUP_USER, api
 from tests.live_protocol import check
 from tests.processes import manage, project_env, running
 
@@ -55,25 +56,6 @@ def site(tmp_path_factory):
             "token": token,
             "urls": [f"http://127.0.0.1:{p}/" for p in bot_ports],
         }
-
-
-SETUP_USER = """
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
-user, _ = get_user_model().objects.get_or_create(username="alice")
-user.set_password("alice-password-123"); user.save()
-print(Token.objects.get_or_create(user=user)[0].key)
-"""
-
-
-async def api(session, site, method, path, **kw):
-    headers = {"Authorization": f"Token {site['token']}"}
-    async with session.request(
-        method, f"http://127.0.0.1:{site['port']}{path}", headers=headers, **kw
-    ) as r:
-        body = await r.json(content_type=None)
-        assert r.status < 300, (r.status, body)
-        return body
 
 
 async def create_http_match(session, site, *, pace_ms: int = 0, seed: int = 3) -> int:

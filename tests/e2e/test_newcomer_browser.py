@@ -14,12 +14,12 @@ import re
 import sys
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
-from tests.e2e.test_browser import ARGS, CHROMIUM, PHONE, PROJECTOR, SHOTS, cell_point, match_id
+from tests.e2e.conftest import ARGS, CHROMIUM, PHONE, PROJECTOR, SHOTS, cell_point, match_id
 from tests.processes import running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 USER, PASSWORD = "newbie", "newbie-pass-phrase-42"

@@ -11,11 +11,11 @@ import json
 import urllib.request
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO
 from tests.processes import manage
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 CHROMIUM = "/usr/bin/chromium"

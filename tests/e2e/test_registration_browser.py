@@ -15,13 +15,11 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
-from tests.e2e.conftest import served
-from tests.e2e.test_browser import ARGS, CHROMIUM, SHOTS
+from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS, served
 from tests.processes import manage, running
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 SETUP = """
 from django.contrib.auth import get_user_model

@@ -13,20 +13,13 @@ Screens are photographed into ``screenshots/`` (``screen-*``), to be looked at.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import json
 import re
-import subprocess
-import sys
 
 import pytest
+from playwright import sync_api as playwright_api
 
-from tests.conftest import LOOPBACK, REPO, free_port
-from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
-from tests.processes import project_env, running
-
-playwright_api = pytest.importorskip("playwright.sync_api")
+from tests.e2e.conftest import ARGS, CHROMIUM, PROJECTOR, SHOTS, Site, mode
 
 UHD = {"width": 3840, "height": 2160}
 #: a turn lasts this long: a tic-tac-toe game takes a few seconds, a round as long
@@ -51,70 +44,6 @@ ROWS_SHOWN = """() => {
 def _close_egress_session():
     """Overrides the conftest's async fixture (Playwright's sync API owns this thread's loop)."""
     yield
-
-
-class Site:
-    """The server, which a test may stop and start again on the same port and database (one
-    of its own: the shared ones of tests/e2e/conftest.py must stay up)."""
-
-    def __init__(self, data):
-        self.env = project_env(ARENA_DATA_DIR=str(data), ARENA_BOT_ALLOW_NETWORKS=LOOPBACK)
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = data / "server.log"
-        self.stack: contextlib.ExitStack | None = None
-
-    def start(self) -> None:
-        argv = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo"]
-        self.stack = contextlib.ExitStack()
-        self.stack.enter_context(
-            running([*argv, "--port", str(self.port)], self.port, env=self.env, log=self.log)
-        )
-
-    def stop(self) -> None:
-        if self.stack is not None:
-            self.stack.close()
-            self.stack = None
-
-    def shell(self, code: str) -> str:
-        """Run ``code`` in ``manage.py shell`` on the site's database; its last printed line."""
-        done = subprocess.run(
-            [sys.executable, str(REPO / "manage.py"), "shell", "-c", code],
-            env=self.env, cwd=REPO, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-3000:]
-        lines = done.stdout.strip().splitlines()
-        return lines[-1] if lines else ""
-
-    def events(self, specs: dict[str, tuple[str, list[str], int]]) -> dict[str, int]:
-        """Draft events of built-in bots, made in one shell (a Django start-up takes seconds
-        on a busy machine): ``{name: (format, strategies, pace_ms)}``, one bot per strategy
-        listed, seeded in that order; their ids by name."""
-        return json.loads(
-            self.shell(
-                "import json\n"
-                "from django.contrib.auth import get_user_model\n"
-                "from bots.models import Bot\n"
-                "from competition.models import Entry, Event\n"
-                "o, _ = get_user_model().objects.get_or_create(username='organiser')\n"
-                "ids = {}\n"
-                f"for name, (fmt, strategies, pace) in {specs!r}.items():\n"
-                "    e = Event.objects.create(name=name, game='tictactoe', format=fmt,"
-                " pace_ms=pace, created_by=o)\n"
-                "    ids[name] = e.pk\n"
-                "    for i, s in enumerate(strategies, 1):\n"
-                "        b = Bot.objects.create(owner=o, game='tictactoe', name=f'{s}-{e.pk}-{i}',"
-                " kind='builtin', target=s)\n"
-                "        Entry.objects.create(event=e, bot=b, seed=i)\n"
-                "print(json.dumps(ids))\n"
-            )
-        )
-
-    def start_event(self, event: int) -> None:
-        self.shell(
-            "from competition.events.services import start_event\n"
-            f"from competition.models import Event\nstart_event(Event.objects.get(pk={event}))\n"
-        )
 
 
 @pytest.fixture(scope="module")
@@ -180,10 +109,6 @@ def shot(page, name: str) -> None:
     # It should show every standings row.
     shown = page.evaluate(ROWS_SHOWN)
     assert shown and all(shown), f"{name} at {size['width']}px hides standings rows: {shown}"
-
-
-def mode(page, wanted: str, timeout: float = 60_000) -> None:
-    page.wait_for_function(f"() => document.body.dataset.mode === '{wanted}'", timeout=timeout)
 
 
 def test_it_shows_the_wall_a_round_summary_and_the_podium(site, events, screens):

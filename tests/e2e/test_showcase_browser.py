@@ -15,13 +15,13 @@ import sys
 import time
 
 import pytest
+from playwright import sync_api as playwright_api
 
 from games import all_games
 from tests.conftest import REPO, free_port
-from tests.e2e.test_browser import ARGS, CHROMIUM, PROJECTOR, SHOTS
+from tests.e2e.conftest import ARGS, CHROMIUM, PROJECTOR, SHOTS
 from tests.processes import project_env, running
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 LIVE_WITHIN_S = 10

@@ -22,8 +22,7 @@ import pytest
 
 from games import get_game
 from tests.conftest import REPO, free_port
-from tests.e2e.test_live import SETUP_USER, api
-from tests.e2e.test_wall_browser import CANCEL
+from tests.e2e.conftest import CANCEL, SETUP_USER, api
 from tests.live_protocol import check
 from tests.processes import manage, running
 

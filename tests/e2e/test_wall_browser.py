@@ -9,17 +9,12 @@ shared server). Screens are photographed into ``screenshots/`` (``wall-*``), to 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.conftest import REPO
-from tests.e2e.test_browser import SHOTS
-from tests.e2e.test_event_day_browser import projector_page
+from tests.e2e.conftest import CANCEL, SHOTS, WALL, projector_page, shell
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
 
 #: every visible text of the page: its start and its computed font size in px
@@ -41,16 +36,6 @@ TEXTS = """() => {
   return out;
 }"""
 
-#: the wall's box and each pane's: match id, status, names, box
-WALL = """() => ({
-  wall: document.getElementById('wall').getBoundingClientRect().toJSON(),
-  pages: document.getElementById('wall-pages').textContent,
-  panes: [...document.querySelectorAll('#wall .pane')].map((t) => ({
-    id: Number(t.dataset.match), status: t.dataset.status,
-    names: [t.querySelector('.n0').textContent, t.querySelector('.n1').textContent],
-    box: t.getBoundingClientRect().toJSON() })),
-})"""
-
 
 @pytest.fixture(autouse=True)
 def _close_egress_session():
@@ -61,28 +46,6 @@ def _close_egress_session():
 @pytest.fixture(scope="module")
 def page():
     yield from projector_page()
-
-
-#: cancel event ``{event}``: its queued matches, and its running ones (``cancel_event`` leaves
-#: those to end by themselves)
-CANCEL = """
-from competition.events.services import cancel_event
-from competition.matches.lifecycle import cancel
-from competition.models import Event, Match
-cancel_event(Event.objects.get(pk={event}))
-for m in Match.objects.filter(event_id={event}, status="running"):
-    cancel(m.pk, "event cancelled", advance=False)
-"""
-
-
-def shell(site: dict, code: str) -> str:
-    """Run ``code`` in ``manage.py shell`` on ``site``'s database; its last printed line."""
-    done = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "shell", "-c", code],
-        env=site["env"], cwd=REPO, capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    lines = done.stdout.strip().splitlines()
-    return lines[-1] if lines else ""
 
 
 def small_texts(page) -> list[dict]:

@@ -10,11 +10,8 @@ import time
 
 import pytest
 
-from tests.e2e.test_browser import SHOTS
-from tests.e2e.test_event_day_browser import projector_page
-from tests.e2e.test_wall_browser import WALL, shell
+from tests.e2e.conftest import SHOTS, WALL, projector_page, shell
 
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
 

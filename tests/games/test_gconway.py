@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -862,14 +861,14 @@ def test_it_has_a_dummy_that_never_plays():
     assert GAME.builtin_bots["dummy"]()(message, rng_for(0, 0)) == {"cells": []}
 
 
-def test_it_answers_quickly_with_built_ins():
-    # It should answer well within the first-move bank (1.5 s), even with a full budget.
+def test_it_answers_with_every_built_in_even_with_a_full_budget():
+    # It should answer a legal move with every built-in, even with a full budget (the time an
+    # answer takes, this machine's speed, is measured by bench/moves.py).
     state = GAME.initial_state(seed=0, options={"startingCells": 15})
     message = GAME.observation(state, 0, Context())
     for name in GAME.builtin_bots:
-        started = time.perf_counter()
-        GAME.builtin_bots[name]()(message, rng_for(0, 0))
-        assert time.perf_counter() - started < 0.15, name
+        reply = GAME.builtin_bots[name]()(message, rng_for(0, 0))
+        GAME.parse_action(state, 0, reply)  # (raises IllegalAction if it is not)
 
 
 # -- the generic harness and strength ---------------------------------------------------
@@ -922,19 +921,12 @@ def test_it_lets_grower_beat_random():
     assert wins >= 45, wins
 
 
-def test_it_steps_fast():
-    # It should run well over 5,000 transitions/s on the default board (a mid-game position).
+def test_it_steps_a_recorded_mid_game_again_to_the_same_states():
+    # It should step each mid-game position of a played game to the state that followed it
+    # (the transitions a second, this machine's speed: bench/engines.py gconway).
     states, history, _ = play_builtin(GAME, 0, ["grower", "random"])
-    pairs = list(zip(states, history, strict=False))[100:300]
-
-    def rate() -> float:  # this thread's CPU time: a busy machine's other work is not counted
-        started = time.thread_time()
-        for state, actions in pairs:
-            GAME.apply(state, actions)
-        return len(pairs) / max(time.thread_time() - started, 1e-9)
-
-    best = max(rate() for _ in range(3))
-    assert best > 5_000, f"{best:.0f} transitions/s"
+    for i in range(100, 300):
+        assert GAME.apply(states[i], history[i]) == states[i + 1], i
 
 
 def test_it_refuses_boards_and_games_beyond_the_platform_limits():

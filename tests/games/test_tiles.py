@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from games import Context, IllegalAction, Outcome, Policy, get_game, rng_for
 from games.testing import check_game, play_builtin
 from games.tiles import GAME, TilesState, board_string, board_text, click
+from tests.games.conftest import model_click, near, wire_board
 
 CTX = Context()
 VALUE = {".": "", "R": "r", "B": "b", "d": "d", "n": "n"}
@@ -65,10 +66,6 @@ def red_touches_blue(board: list[list[str]]) -> bool:
                     if 0 <= u < 24 and 0 <= v < 12 and board[u][v] == "b":
                         return True
     return False
-
-
-def wire_board(state: TilesState) -> list[list[str]]:
-    return json.loads(GAME.observation(state, 0, CTX)["board"])
 
 
 # -- registration, options and policy ------------------------------------------------
@@ -561,51 +558,6 @@ def test_it_alternates_seats_and_rejects_wrong_actions():
 
 
 # -- the invariant, checked against a plain model of the rules ------------------------
-
-
-def near(x, y):
-    return [
-        (u, v)
-        for u, v in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1))
-        if 0 <= u < 24 and 0 <= v < 12
-    ]
-
-
-def model_click(board, seat, x, y):
-    """Spec §4.3-4.5 written out plainly on board[x][y] lists."""
-    board = [column[:] for column in board]
-    color, enemy = ("r", "b") if seat == 0 else ("b", "r")
-
-    def group(x, y):
-        seen, todo = {(x, y)}, [(x, y)]
-        while todo:
-            for u, v in near(*todo.pop()):
-                if (u, v) not in seen and board[u][v] == board[x][y]:
-                    seen.add((u, v))
-                    todo.append((u, v))
-        return seen
-
-    if not (0 <= x < 24 and 0 <= y < 12):
-        return board, "pass"
-    if board[x][y] == "":
-        board[x][y] = color
-        defenders = [(u, v) for u, v in near(x, y) if board[u][v] == enemy]
-        if not defenders:
-            return board, "paint"
-        a = len(group(x, y))
-        if all(a > len(group(u, v)) for u, v in defenders):
-            for u, v in defenders:
-                board[u][v] = ""
-            return board, "capture"
-        board[x][y] = ""
-        return board, "repelled"
-    if board[x][y] == color:
-        board[x][y] = "n"
-        for u, v in near(x, y):
-            if board[u][v] != "n":
-                board[u][v] = "d"
-        return board, "nuke"
-    return board, "pass"
 
 
 @settings(max_examples=60, deadline=None)

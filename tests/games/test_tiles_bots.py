@@ -16,7 +16,7 @@ from games.tiles import (
     strategy_for_query,
 )
 from tests.conftest import game_vectors
-from tests.games.test_tiles import model_click, wire_board
+from tests.games.conftest import model_click, wire_board
 
 VECTORS = game_vectors("tiles") / "sample-ai-vectors.json"
 

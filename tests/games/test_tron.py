@@ -1,11 +1,10 @@
 """Tron: options, lap rules, edges, result, frames and the built-in bots (games/tron/README.md).
 
 The recordings of the original replay over real HTTP in
-``tests/competition/test_tron_vectors.py``.
+``tests/competition/matches/test_tron_vectors.py``.
 """
 
 import json
-import time
 
 import pytest
 
@@ -298,7 +297,7 @@ def test_it_passes_the_engine_contract():
 # -- built-in bots --------------------------------------------------------------------------
 
 
-def play(names, seed, timed=None):
+def play(names, seed):
     opts = GAME.options_for_seats(GAME.resolve_options({}), len(names))
     state = GAME.initial_state(seed=seed, options=opts)
     bots = [GAME.builtin_bots[n]() for n in names]
@@ -307,11 +306,8 @@ def play(names, seed, timed=None):
         acts = {}
         for s in GAME.to_move(state):
             message = GAME.observation(state, s, CTX)
-            started = time.thread_time()
             reply = bots[s](message, rngs[s])
-            if timed is not None and names[s] == "survivor":
-                timed.append(time.thread_time() - started)
-            acts[s] = GAME.parse_action(state, s, reply)
+            acts[s] = GAME.parse_action(state, s, reply)  # (a legal move, or it raises)
         state = GAME.apply(state, acts)
     return GAME.outcome(state)
 
@@ -328,17 +324,12 @@ def test_it_has_random_avoid_walls_and_trails():
 @pytest.mark.slow
 def test_it_has_survivor_outlive_random_and_win_four_snake_games():
     # It should have survivor outlive random in >= 95% of 200 two-snake games and win >= 60%
-    # of 100 four-snake games against three randoms, each move under 50 ms (CPU time).
-    timed: list[float] = []
-    duels = sum(play(["survivor", "random"], seed, timed).scores[0] == 1.0 for seed in range(200))
+    # of 100 four-snake games against three randoms, every move legal (its time a move, this
+    # machine's speed, is measured by bench/moves.py).
+    duels = sum(play(["survivor", "random"], seed).scores[0] == 1.0 for seed in range(200))
     fours = sum(
-        play(["survivor", "random", "random", "random"], 1000 + seed, timed).scores[0] == 3.0
+        play(["survivor", "random", "random", "random"], 1000 + seed).scores[0] == 3.0
         for seed in range(100)
     )
-    worst, mean = max(timed) * 1000, sum(timed) / len(timed) * 1000
-    print(
-        f"survivor: outlived random in {duels}/200 duels, won {fours}/100 four-snake games; "
-        f"{len(timed)} moves, mean {mean:.1f} ms, worst {worst:.1f} ms (CPU)"
-    )
+    print(f"survivor: outlived random in {duels}/200 duels, won {fours}/100 four-snake games")
     assert duels >= 190 and fours >= 60
-    assert worst < 50

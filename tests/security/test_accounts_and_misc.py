@@ -33,17 +33,13 @@ from tests.processes import manage, project_env, running
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "s" * 30 + "-a-real-production-secret-key-0123456789"}
 PASSWORD = "a-long-pass-phrase-42"
 
-
-@pytest.fixture
-def users(db):
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", "owner@example.org", PASSWORD),
-        "other": User.objects.create_user("other", "other@example.org", PASSWORD),
-        "staff": User.objects.create_user(
-            "staff", "staff@example.org", PASSWORD, is_staff=True, is_superuser=True
-        ),
-    }
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {
+    "password": PASSWORD,
+    "owner": {"email": "owner@example.org"},
+    "other": {"email": "other@example.org"},
+    "staff": {"email": "staff@example.org", "is_superuser": True},
+}
 
 
 def api(user=None) -> APIClient:

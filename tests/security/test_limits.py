@@ -16,7 +16,6 @@ import warnings
 import pytest
 from aiohttp import web
 from channels.routing import URLRouter
-from django.contrib.auth import get_user_model
 from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
@@ -33,6 +32,9 @@ from tests.live_protocol import CheckedCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {"roles": ("attacker", "victim"), "password": False}
+
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
@@ -40,15 +42,6 @@ def _fresh_cache():
     from django.core.cache import cache
 
     cache.clear()
-
-
-@pytest.fixture
-def users():
-    User = get_user_model()
-    return {
-        "attacker": User.objects.create_user("attacker"),
-        "victim": User.objects.create_user("victim"),
-    }
 
 
 def api_as(user) -> APIClient:

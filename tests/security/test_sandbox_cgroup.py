@@ -34,7 +34,7 @@ from bots.confinement import (
 from bots.sandbox import Limits
 from bots.transports.sandbox import SandboxTransport
 from games import Context
-from tests.security.test_sandbox import (
+from tests.security.conftest import (
     TTT,
     faults_of,
     finished_cleanly,

@@ -19,14 +19,7 @@ from bots.transports.builtin import BuiltinTransport
 from bots.transports.sandbox import SandboxTransport
 from competition.matches.loop import play
 from games import get_game
-from tests.security.test_sandbox import (
-    faults_of,
-    finished_cleanly,
-    hostile,
-    match,
-    results,
-    seat,
-)
+from tests.security.conftest import faults_of, finished_cleanly, hostile, match, results, seat
 
 #: every address family number Linux knows (AF_UNIX is 1; AF_VSOCK 40, AF_MCTP 45)
 FAMILIES = """
@@ -120,7 +113,7 @@ async def test_stderr_written_during_init_reaches_the_owner_log(dies):
 
 
 async def test_a_game_host_runs_from_a_folder_the_sandbox_user_cannot_enter(tmp_path):
-    from tests.bots.test_drones_host import TEMPLATE_BOT
+    from tests.helpers import TEMPLATE_BOT
 
     drones = get_game("drones")
     installed = drones.upload_host("javascript")

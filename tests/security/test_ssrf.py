@@ -30,7 +30,7 @@ from bots.models import Bot, EndpointKind
 from competition.matches import history
 from competition.models import Match, Turn
 from competition.runners.play import run_match
-from tests.bots.test_egress_battery import StubResolver
+from tests.helpers import StubResolver
 from tests.security.spellings import SPELLINGS, bot_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 PASSWORD = "a-long-pass-phrase-42"
 
-
-@pytest.fixture
-def users(db):
-    User = get_user_model()
-    return {
-        "owner": User.objects.create_user("owner", "owner@example.org", PASSWORD),
-        "other": User.objects.create_user("other", "other@example.org", PASSWORD),
-        "staff": User.objects.create_user(
-            "staff", "staff@example.org", PASSWORD, is_staff=True, is_superuser=True
-        ),
-    }
+#: the ``users`` fixture's (tests/conftest.py) for this module
+USERS_OPTIONS = {
+    "password": PASSWORD,
+    "owner": {"email": "owner@example.org"},
+    "other": {"email": "other@example.org"},
+    "staff": {"email": "staff@example.org", "is_superuser": True},
+}
 
 
 def signed_in(user) -> Client:

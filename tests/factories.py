@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
+from competition.models.bots import Bot, BotStatus, EndpointKind
 
 #: the roles of ``users``, in order
 ROLES = ("owner", "other", "staff")

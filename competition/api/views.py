@@ -30,7 +30,6 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotStatus, BotVersion, EndpointKind
 from competition.api import serializers as s
 from competition.api.engine import (
     BadBody,
@@ -58,6 +57,7 @@ from competition.matches.lifecycle import TooManyMatches
 from competition.matches.lifecycle import challenge as create_challenge
 from competition.matches.presenters import SUMMARY_FIELDS, summaries
 from competition.models import Entry, Event, EventStatus, Match, Notification, Participant
+from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.filters import PARAMS as MATCH_PARAMS
 from competition.models.filters import BadFilter, MatchFilters, parse_id
 from competition.models.matches import sees_hidden
@@ -274,7 +274,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         user = self.request.user
         bots = (
             Bot.objects.select_related("owner", "rating")
-            .exclude(kind=EndpointKind.HUMAN)  # a person's seat on the bench, not a bot
+            .exclude(kind__in=EndpointKind.people())  # a person's seat on the bench, not a bot
             .order_by("game", "name", "id")
         )
         if not user.is_staff:

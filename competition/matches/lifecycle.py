@@ -17,7 +17,6 @@ from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot, BotStatus, BotVersion, EndpointKind
 from competition.live import broadcast, notify
 from competition.matches import history
 from competition.matches.dispatch import dispatch
@@ -32,6 +31,7 @@ from competition.models import (
     Participant,
     SeatResult,
 )
+from competition.models.bots import Bot, BotStatus, BotVersion
 from competition.models.matches import practice_match
 from competition.ratelimit import Limit, hit
 from competition.ratings import services as ratings
@@ -79,7 +79,7 @@ def lease_duration() -> timedelta:
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
     """The version each code bot plays: frozen on its entry once ``event`` started, else latest."""
-    code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
+    code = {bot.pk for bot in bots if bot.endpoint_kind.takes_uploads}
     if not code:
         return {}
     chosen: dict[int, int] = {}
@@ -277,7 +277,7 @@ def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
         bot = found.get(bot_id)
         if (
             bot is None
-            or bot.kind == EndpointKind.HUMAN
+            or bot.endpoint_kind.is_person
             or not (user.is_staff or bot.status == BotStatus.ACTIVE or bot.owner_id == user.pk)
         ):
             errors.append(f"Bot {bot_id} does not exist or is not available.")

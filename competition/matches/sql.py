@@ -11,8 +11,8 @@ from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
-from bots.models import Bot, EndpointKind
 from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn, TurnArchive
+from competition.models.bots import Bot, EndpointKind
 
 #: stand-ins compiled into the claim's statements, replaced by the values of each call
 _NOW = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)

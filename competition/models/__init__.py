@@ -1,5 +1,6 @@
-"""Competition models: events, matches, seats, turns, ratings (docs/architecture.md)."""
+"""Competition models: bots, events, matches, seats, turns, ratings (docs/architecture.md)."""
 
+from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
     EntryStatus,
     EventAdmission,
@@ -29,7 +30,11 @@ from competition.models.standings import (
 
 __all__ = [
     "TURN_VALUES",
+    "Bot",
+    "BotStatus",
+    "BotVersion",
     "EmailChoice",
+    "EndpointKind",
     "Entry",
     "EntryStatus",
     "Event",

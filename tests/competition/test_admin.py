@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
 from competition.events import services as event_services
 from competition.matches import lifecycle as services
 from competition.models import (
@@ -25,6 +24,7 @@ from competition.models import (
     RatingChange,
     Turn,
 )
+from competition.models.bots import Bot, BotStatus, EndpointKind, platform_seat
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -25,7 +25,7 @@ BIG = {"rows": 256, "cols": 256, "maxGameIterations": 60, "timerMs": 5000}
 
 SETUP = f"""
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.matches import lifecycle
 user = get_user_model().objects.create_user("gardener", password="gardener-password-1")
 bots = [
@@ -129,11 +129,11 @@ def debug_match(turns: int = 50) -> int:
     with every seat's log as the runner keeps it (a 16 KB message sent, an overlay)."""
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot, EndpointKind
     from competition.matches import lifecycle
     from competition.matches.loop import SeatLog, TurnRecord
     from competition.matches.turns import stored_values
     from competition.models import TURN_VALUES, Match, MatchStatus, Turn
+    from competition.models.bots import Bot, EndpointKind
 
     owner = get_user_model().objects.create_user("watched", password="pw-watched-123")
     bots = [

@@ -15,7 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotVersion
+from competition.models.bots import Bot, BotVersion
 
 PASSWORD = "a-long-pass-phrase-42"
 

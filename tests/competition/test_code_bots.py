@@ -17,10 +17,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots.codebundle import MAX_ARCHIVE_BYTES
-from bots.models import Bot, BotVersion, EndpointKind, platform_seat
 from competition.events import services as events
 from competition.matches import lifecycle
 from competition.models import Entry, Event, EventFormat, Match, Participant
+from competition.models.bots import Bot, BotVersion, EndpointKind, platform_seat
 from competition.runners.play import run_match
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -25,7 +25,7 @@ STARTER = REPO / "games" / "tictactoe" / "starter_bot.py"
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.matches.lifecycle import create_match
 
 source = open(%r, "rb").read().replace(

@@ -17,8 +17,8 @@ from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from bots.codebundle import MAX_ARCHIVE_BYTES
-from bots.models import Bot, BotVersion, EndpointKind
 from competition.models import Entry, Participant
+from competition.models.bots import Bot, BotVersion, EndpointKind
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,6 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from bots import egress
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import services as events
 from competition.matches.lifecycle import claim, finish
 from competition.models import (
@@ -28,6 +27,7 @@ from competition.models import (
     MatchStatus,
     Participant,
 )
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from games.base import Outcome
 from tests import factories

@@ -14,11 +14,11 @@ import pytest
 from aiohttp import web
 from asgiref.sync import sync_to_async
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.bots.services import resume_bot
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Participant
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from tests.competition.test_events import GAME, decide, make_bots, make_event, make_owner, play_all
 from tests.conftest import free_port

@@ -15,7 +15,6 @@ import re
 
 import pytest
 
-from bots.models import EndpointKind
 from competition.events import services as events
 from competition.live import notify
 from competition.models import (
@@ -26,6 +25,7 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
+from competition.models.bots import EndpointKind
 from tests import factories
 from tests.competition.test_presenter import play_everything
 from tests.conftest import free_port

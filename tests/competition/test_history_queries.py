@@ -21,7 +21,6 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.events import standings
 from competition.models import (
@@ -34,6 +33,7 @@ from competition.models import (
     Participant,
     RatingChange,
 )
+from competition.models.bots import Bot, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

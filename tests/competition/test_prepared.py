@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from bots.models import Bot, EndpointKind
 from competition.models import Event, Match, MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from competition.prepared import LIST_STEP, Prepared
 
 pytestmark = pytest.mark.django_db

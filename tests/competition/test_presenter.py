@@ -21,7 +21,6 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
 from bots import egress
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.models import (
     Entry,
@@ -32,6 +31,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
+from competition.models.bots import Bot, EndpointKind
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns

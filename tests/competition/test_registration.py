@@ -14,7 +14,6 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import registration
 from competition.live import notify
 from competition.models import (
@@ -29,6 +28,7 @@ from competition.models import (
     NotificationKind,
     NotificationPreference,
 )
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from tests import factories
 from tests.competition.test_events import GAME, play_all
 from tests.competition.test_web_human import as_user

@@ -12,11 +12,11 @@ from channels.routing import URLRouter
 from django.contrib.auth import get_user_model
 
 from bots.faults import BotFault, FaultCode
-from bots.models import EndpointKind, platform_seat
 from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
+from competition.models.bots import EndpointKind, platform_seat
 from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context

@@ -187,7 +187,7 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
     event = shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from competition.models import Entry, Event\n"
         "o = get_user_model().objects.create_user('organiser')\n"
         "e = Event.objects.create(name='Live cup', game='tictactoe', format='single_elimination', pace_ms=150, created_by=o)\n"
@@ -270,7 +270,7 @@ def test_the_home_page_counts_live_matches_without_reload(browser):
     shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from competition.matches.lifecycle import create_match\n"
         "o = get_user_model().objects.create_user('home-watcher')\n"
         "a, b = (Bot.objects.create(owner=o, game='tictactoe', name=f'home-{i}', kind='builtin', target='random') for i in (1, 2))\n"

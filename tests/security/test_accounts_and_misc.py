@@ -20,11 +20,11 @@ from django.core import mail
 from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot
 from competition.live import broadcast
 from competition.matches import history
 from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
+from competition.models.bots import Bot
 from tests.conftest import REPO, free_port
 from tests.helpers import http_bot
 from tests.live_protocol import CheckedCommunicator, check

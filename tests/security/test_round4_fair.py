@@ -15,7 +15,6 @@ from django.test import Client
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from bots.models import EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import (
     Event,
@@ -26,6 +25,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
+from competition.models.bots import EndpointKind
 from competition.ratings import services as ratings
 from competition.web.forms import PRACTICE_NOTE
 from tests import factories
@@ -279,7 +279,7 @@ def test_it_keeps_the_organisers_admin_to_the_cap_too():
 #: two accounts, each with six slow bots (``str.format``: braces doubled) (every move answered 150 ms late) in the ladder
 ENROL_SLOW = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.events import ladder
 url = {url!r}
 for account in ("slow-a", "slow-b"):

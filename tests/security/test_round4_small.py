@@ -12,9 +12,9 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots.models import Bot, EndpointKind
 from competition.live import notify
 from competition.models import EmailChoice, Notification, NotificationKind
+from competition.models.bots import Bot, EndpointKind
 from tests.factories import bot, logged_in, user
 
 pytestmark = pytest.mark.django_db

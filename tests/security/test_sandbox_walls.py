@@ -155,7 +155,7 @@ def fresh_self_test():
 def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test, monkeypatch):
     from django.core.exceptions import ValidationError
 
-    from bots.models import read_code
+    from competition.models.bots import read_code
 
     # node missing on this server (its path names no file): the self-test finds it out.
     missing = os.path.join("/usr/bin", "no-such-node")  # a path, not a program the suite starts

@@ -342,7 +342,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from rest_framework.authtoken.models import Token
-from competition.models.bots import Bot
+from competition.bots.services import add_version
+from competition.models.bots import Bot, read_code
 source = open(%r, "rb").read()
 made = {}
 for route in ("web", "api", "cli"):
@@ -350,7 +351,7 @@ for route in ("web", "api", "cli"):
     bot = Bot.objects.create(
         owner=user, game="tictactoe", name="flood", kind="code", target="starter_bot.py"
     )
-    bot.add_version("starter_bot.py", source)
+    add_version(bot, read_code("starter_bot.py", source))
     session = SessionStore()
     session.update({"_auth_user_id": str(user.pk), "_auth_user_backend":
         "django.contrib.auth.backends.ModelBackend", "_auth_user_hash":
@@ -493,7 +494,8 @@ def upload_flood(base: str, env: dict) -> dict:
 CODE_SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from competition.models.bots import Bot
+from competition.bots.services import add_version
+from competition.models.bots import Bot, read_code
 source = open(%r, "rb").read()
 ids = []
 for name in ("coder-a", "coder-b"):
@@ -501,7 +503,7 @@ for name in ("coder-a", "coder-b"):
     bot = Bot.objects.create(
         owner=user, game="tictactoe", name="uploaded", kind="code", target="starter_bot.py"
     )
-    bot.add_version("starter_bot.py", source)
+    add_version(bot, read_code("starter_bot.py", source))
     ids.append(bot.pk)
 print(json.dumps(ids))
 """

@@ -776,7 +776,7 @@ class BotVersionInline(admin.TabularInline):
 
     @admin.display(description="Code")
     def download(self, version: BotVersion) -> str:
-        url = reverse("admin:bots_bot_version_download", args=(version.bot_id, version.number))
+        url = reverse("admin:competition_bot_version_download", args=(version.bot_id, version.number))
         return format_html('<a href="{}">download</a>', url)
 
     def get_queryset(self, request):
@@ -814,7 +814,7 @@ class BotAdmin(admin.ModelAdmin):
             path(
                 "<int:pk>/versions/<int:number>/download/",
                 view(self.download_view),
-                name="bots_bot_version_download",
+                name="competition_bot_version_download",
             ),
             *super().get_urls(),
         ]

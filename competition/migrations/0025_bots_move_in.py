@@ -2,10 +2,11 @@
 (``bots_bot``, ``bots_botversion``): state only, no SQL (issue 48). The bots app's 0007 then
 drops them from its state."""
 
-import bots.names
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+
+import bots.names
 
 
 class Migration(migrations.Migration):

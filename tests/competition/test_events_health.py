@@ -185,7 +185,7 @@ def test_it_reschedules_a_ladder_when_staff_reactivate_a_paused_bot_in_the_admin
     staff = get_user_model().objects.create_superuser("admin", password="pw-admin-1")
     client = Client()
     client.force_login(staff)
-    url = f"/admin/bots/bot/{paused.pk}/change/"
+    url = f"/admin/competition/bot/{paused.pk}/change/"
     form = client.get(url).context["adminform"].form
     data = {
         name: value

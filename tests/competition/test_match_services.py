@@ -190,7 +190,7 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
 
 
 def test_it_claims_human_seat_matches_only_where_asked(bots):
-    from competition.models.bots import platform_seat
+    from competition.bots.services import platform_seat
 
     human = platform_seat("tictactoe", EndpointKind.HUMAN, "")
     pair = [bots["perfect"], bots["random"]]

@@ -14,9 +14,10 @@ from django.contrib.auth import get_user_model
 from bots.faults import BotFault, FaultCode
 from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
+from competition.bots.services import platform_seat
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
-from competition.models.bots import EndpointKind, platform_seat
+from competition.models.bots import EndpointKind
 from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context

@@ -166,14 +166,16 @@ def test_it_shows_a_bots_secret_to_nobody_after_creation(users):
     assert bot.secret not in api(users["staff"]).get("/api/bots/").content.decode()
     admin = Client()
     admin.force_login(users["staff"])
-    page = admin.get(f"/admin/bots/bot/{bot.pk}/change/")
+    page = admin.get(f"/admin/competition/bot/{bot.pk}/change/")
     assert page.status_code == 200 and bot.secret not in page.content.decode()
     assert "hidden" in page.content.decode()
     # It should let the owner rotate it (the new one is shown once), and staff only replace it.
     rotated = api(users["owner"]).post(f"/api/bots/{bot.pk}/rotate-secret/").json()["secret"]
     bot.refresh_from_db()
     assert rotated == bot.secret
-    admin.post("/admin/bots/bot/", {"action": "rotate_secrets", "_selected_action": [bot.pk]})
+    admin.post(
+        "/admin/competition/bot/", {"action": "rotate_secrets", "_selected_action": [bot.pk]}
+    )
     bot.refresh_from_db()
     assert bot.secret != rotated
 

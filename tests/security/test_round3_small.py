@@ -16,10 +16,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots import egress
+from competition.bots.services import platform_seat
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, Rating, RatingChange
-from competition.models.bots import Bot, EndpointKind, platform_seat
+from competition.models.bots import Bot, EndpointKind
 from competition.ratings import services as ratings
 from tests.competition.test_events import decide, make_event, play_all
 

@@ -166,7 +166,7 @@ def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test
     [sentence] = refused.value.message_dict["file"]
     assert sentence.startswith("Bots in JavaScript cannot run on this server")
     # ... while the other language is still accepted.
-    assert read_code("bot.py", b"print('hi')\n")[1].language == "python"
+    assert read_code("bot.py", b"print('hi')\n").bundle.language == "python"
 
 
 def test_the_runner_start_says_the_confinement_and_tests_each_language(fresh_self_test, caplog):

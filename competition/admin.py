@@ -837,25 +837,25 @@ class BotAdmin(admin.ModelAdmin):
             queryset = queryset.exclude(kind__in=EndpointKind.people())
         return queryset, duplicates
 
-    def save_model(self, request, obj: Bot, form, change) -> None:
+    def save_model(self, request, bot: Bot, form, change) -> None:
         upload = getattr(form, "upload", None)
         status = None
         if change and {"status", "status_reason"} & set(form.changed_data):
-            status = obj.status, obj.status_reason
-            obj.status = form.initial.get("status", obj.status)
-            obj.status_reason = form.initial.get("status_reason", obj.status_reason)
+            status = bot.status, bot.status_reason
+            bot.status = form.initial.get("status", bot.status)
+            bot.status_reason = form.initial.get("status_reason", bot.status_reason)
         with transaction.atomic():
             if not change:
-                bot_services.create_bot(obj, upload=upload)
+                bot_services.create_bot(bot, upload=upload)
             else:
-                super().save_model(request, obj, form, change)
+                super().save_model(request, bot, form, change)
                 if upload is not None:
-                    bot_services.add_version(obj, upload)
+                    bot_services.add_version(bot, upload)
             if upload is not None:
-                number = obj.latest_version().number
-                messages.success(request, f"Stored version {number} of {obj.name}.")
+                number = bot.latest_version().number
+                messages.success(request, f"Stored version {number} of {bot.name}.")
             if status is not None:
-                bot_services.set_bot_status(obj, *status)
+                bot_services.set_bot_status(bot, *status)
 
     @admin.display(description="Secret")
     def signing_secret(self, bot: Bot) -> str:

@@ -776,7 +776,9 @@ class BotVersionInline(admin.TabularInline):
 
     @admin.display(description="Code")
     def download(self, version: BotVersion) -> str:
-        url = reverse("admin:competition_bot_version_download", args=(version.bot_id, version.number))
+        url = reverse(
+            "admin:competition_bot_version_download", args=(version.bot_id, version.number)
+        )
         return format_html('<a href="{}">download</a>', url)
 
     def get_queryset(self, request):

@@ -112,8 +112,8 @@ def _sync_make(url: str, first: int, count: int) -> list[int]:
     """Queue ``count`` matches between two HTTP bots at ``url`` (seeds from ``first``)."""
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot
     from competition.matches.lifecycle import create_match
+    from competition.models.bots import Bot
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
     bots = [

@@ -280,7 +280,7 @@ class Builder:
 
 
 def make_bots(owner, prefix: str, n: int) -> list:
-    from bots.models import Bot, EndpointKind
+    from competition.models.bots import Bot, EndpointKind
 
     return Bot.objects.bulk_create(
         [
@@ -516,9 +516,9 @@ def build(args) -> dict:
 
 
 def build_and_measure(args, report: dict) -> dict:
-    from bots.models import Bot
     from competition.events import standings
     from competition.models import Event
+    from competition.models.bots import Bot
 
     population = list(Bot.objects.filter(name__startswith="bot-"))
     ladder = Ladder.of(Event.objects.get(pk=report["build"]["ladder_id"]), args.seed)
@@ -817,7 +817,7 @@ def print_report(reports: dict[str, dict]) -> bool:
 LIVE_SETUP = (
     "import json, sys\n"
     "from django.contrib.auth import get_user_model\n"
-    "from bots.models import Bot, EndpointKind\n"
+    "from competition.models.bots import Bot, EndpointKind\n"
     "from competition.models import Entry, Event, EventFormat\n"
     "owner = get_user_model().objects.create_user('owner')\n"
     "event = Event.objects.create(name='live ladder', game='tictactoe',"

@@ -342,7 +342,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from rest_framework.authtoken.models import Token
-from bots.models import Bot
+from competition.bots.services import add_version
+from competition.models.bots import Bot, read_code
 source = open(%r, "rb").read()
 made = {}
 for route in ("web", "api", "cli"):
@@ -350,7 +351,7 @@ for route in ("web", "api", "cli"):
     bot = Bot.objects.create(
         owner=user, game="tictactoe", name="flood", kind="code", target="starter_bot.py"
     )
-    bot.add_version("starter_bot.py", source)
+    add_version(bot, read_code("starter_bot.py", source))
     session = SessionStore()
     session.update({"_auth_user_id": str(user.pk), "_auth_user_backend":
         "django.contrib.auth.backends.ModelBackend", "_auth_user_hash":
@@ -368,7 +369,7 @@ UPLOADS = {"web": 30, "api": 12, "cli": 10}
 UPLOAD_BYTES = 1_000_000
 STORED_BYTES = """
 import json
-from bots.models import code_bytes_used
+from competition.models.bots import code_bytes_used
 from django.contrib.auth import get_user_model
 print(json.dumps({u.username.split("-")[1]: code_bytes_used(u.pk) for u in
     get_user_model().objects.filter(username__startswith="uploader-")}))
@@ -493,7 +494,8 @@ def upload_flood(base: str, env: dict) -> dict:
 CODE_SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from bots.models import Bot
+from competition.bots.services import add_version
+from competition.models.bots import Bot, read_code
 source = open(%r, "rb").read()
 ids = []
 for name in ("coder-a", "coder-b"):
@@ -501,14 +503,14 @@ for name in ("coder-a", "coder-b"):
     bot = Bot.objects.create(
         owner=user, game="tictactoe", name="uploaded", kind="code", target="starter_bot.py"
     )
-    bot.add_version("starter_bot.py", source)
+    add_version(bot, read_code("starter_bot.py", source))
     ids.append(bot.pk)
 print(json.dumps(ids))
 """
 #: ``--code-bots``: queue one wave of matches between them (paced: each lasts a few seconds)
 CODE_WAVE = """
 import json
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.matches.lifecycle import create_match
 bots = list(Bot.objects.filter(pk__in=%r).order_by("pk"))
 print(json.dumps([create_match("tictactoe", bots, pace_ms=300).pk for _ in range(%d)]))

@@ -68,8 +68,8 @@ def grow(game: str, ladder, upto: int, rng: random.Random) -> None:
     """Users' bots (one owner each) in ``ladder`` until it holds ``upto``."""
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot, EndpointKind
     from competition.models import LadderSpot
+    from competition.models.bots import Bot, EndpointKind
 
     have = LadderSpot.objects.filter(ladder=ladder).count()
     if upto <= have:
@@ -193,10 +193,10 @@ def populate(game: str, bots: int, urls: list[str], event_bots: int) -> None:
     event of ``event_bots`` built-in bots, started."""
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot, EndpointKind
     from competition.events import ladder as ladders
     from competition.events import services as events
     from competition.models import Entry, Event, EventFormat
+    from competition.models.bots import Bot, EndpointKind
     from games import get_game
 
     User = get_user_model()
@@ -221,8 +221,8 @@ def populate(game: str, bots: int, urls: list[str], event_bots: int) -> None:
 def finished_counts() -> tuple[int, int, int, int, int]:
     """The ladder's and the event's finished matches; and what may slow the ladder down: its
     bots not active (paused by the health rules), the ladder's and the event's queues."""
-    from bots.models import BotStatus
     from competition.models import LadderSpot, Match, MatchStatus
+    from competition.models.bots import BotStatus
 
     ended = Match.objects.filter(status=MatchStatus.FINISHED)
     queued = Match.objects.filter(status=MatchStatus.QUEUED)

@@ -150,11 +150,11 @@ async def platform(
     from django.contrib.auth import get_user_model
 
     from bots import egress
-    from bots.models import Bot
     from competition.live import broadcast
     from competition.live.hub import hub
     from competition.matches import history
     from competition.matches.lifecycle import create_match
+    from competition.models.bots import Bot
     from competition.runners.play import run_match
 
     class Member:

@@ -53,7 +53,7 @@ def overlay(text: int, marks: int) -> dict:
 SETUP = """
 
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.matches import lifecycle
 url = {url!r}
 user = get_user_model().objects.create_user("watched", password="watched-password-1")

@@ -100,8 +100,8 @@ def table_bytes(table: str) -> tuple[int, int]:
 
 def play_game(slug: str, owner, count: int, seed0: int) -> list[int]:
     """``count`` real matches of ``slug`` between built-in bots, played to their end."""
-    from bots.models import Bot, EndpointKind
     from competition.matches import lifecycle
+    from competition.models.bots import Bot, EndpointKind
     from competition.runners.play import run_match
     from games import get_game
 

@@ -52,8 +52,8 @@ def setup_django(data_dir: str) -> None:
 def create_event(game_slug: str, bots: int, options: dict):
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot, EndpointKind
     from competition.models import Entry, Event, EventFormat
+    from competition.models.bots import Bot, EndpointKind
     from games import get_game
 
     game = get_game(game_slug)

@@ -4,16 +4,20 @@ work it limits (an archive's declared sizes are never trusted)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import logging
 import posixpath
 import tarfile
+import threading
 import zipfile
 import zlib
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from bots.languages import LANGUAGES as TABLE
 from bots.languages import SUFFIXES
@@ -50,6 +54,52 @@ class CodeBundle:
     @property
     def size(self) -> int:
         return sum(len(data) for data in self.files.values())
+
+
+class Upload(NamedTuple):
+    """An upload read once: its file name, its bytes as sent, and the bundle they hold."""
+
+    name: str
+    data: bytes
+    bundle: CodeBundle
+
+
+#: the unpacked bytes of the bundles ``bundle_of`` keeps (an upload unpacks to 10 MiB at most)
+MAX_KEPT_BYTES = 64 << 20
+_kept: OrderedDict[str, CodeBundle] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _key(filename: str, data: bytes) -> str:
+    return hashlib.sha256(filename.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
+
+
+def keep(upload: Upload) -> None:
+    """Keep ``upload``'s bundle for ``bundle_of`` (the least recently used go past the cap)."""
+    _keep(_key(upload.name, bytes(upload.data)), upload.bundle)
+
+
+def _keep(key: str, bundle: CodeBundle) -> None:
+    with _kept_lock:
+        _kept[key] = bundle
+        _kept.move_to_end(key)
+        while len(_kept) > 1 and sum(b.size for b in _kept.values()) > MAX_KEPT_BYTES:
+            _kept.popitem(last=False)
+
+
+def bundle_of(filename: str, data: bytes) -> CodeBundle:
+    """The bundle of a stored upload, parsed at most once in this process while it is kept
+    (by the upload that stored it, or by the first match that played it here)."""
+    data = bytes(data)
+    key = _key(filename, data)
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    bundle = read_upload(filename, data)
+    _keep(key, bundle)
+    return bundle
 
 
 def read_upload(filename: str, data: bytes) -> CodeBundle:

@@ -12,16 +12,17 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery, Sum
 from django.forms.models import BaseInlineFormSet
-from django.urls import reverse
+from django.http import Http404, HttpResponse
+from django.urls import path, reverse
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
+from django.utils.http import content_disposition_header
 from rest_framework.authtoken import admin as _token_admin  # noqa: F401  (registers TokenProxy)
 from rest_framework.authtoken.models import TokenProxy
 
-from bots.admin import BotAdmin as _BotAdmin
-from bots.models import Bot, BotVersion, EndpointKind, readable_bytes
 from competition.bots import services as bot_services
 from competition.events import ladder as ladders
 from competition.events import registration
@@ -42,6 +43,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
+from competition.models.bots import Bot, BotVersion, EndpointKind, readable_bytes
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -700,54 +702,179 @@ admin.site.unregister(TokenProxy)
 
 
 # -- bots: the status goes through the one service (competition/bots/services.py) -------------
+# a bot's signing secret is never shown, not even to staff (the "rotate" action replaces it; its
+# owner reads a new one by rotating it from the bot page or the API)
 
-admin.site.unregister(Bot)
+MASK = "•" * 12
 
 
-class BotAdminForm(_BotAdmin.form):
+class BotAdminForm(forms.ModelForm):
     """The bot form, its upload through the upload service (rate, checks, storage)."""
 
     uploader = None  # the staff member uploading (``BotAdmin.get_form``)
 
-    def read_upload(self, upload, bot: Bot) -> tuple[str, bytes]:
-        return bot_services.read_upload(self.uploader, upload, bot)
+    file = forms.FileField(
+        required=False,
+        label="Upload code",
+        help_text="A code bot's next version (required to create one): a .py or .js file, or "
+        "a .zip/.tar.gz with an arena.json manifest.",
+    )
+
+    class Meta:
+        model = Bot
+        fields = (
+            "owner",
+            "game",
+            "name",
+            "kind",
+            "target",
+            "status",
+            "status_reason",
+            "public_debug",
+            "source_public",
+        )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "target" in self.fields:
+            self.fields["target"].required = False  # a code bot's is its file's name
+
+    def clean(self):
+        cleaned = super().clean()
+        kind, upload = cleaned.get("kind"), cleaned.get("file")
+        code = bool(kind) and EndpointKind(kind).takes_uploads
+        self.upload = None
+        if code and upload:
+            bot = self.instance if self.instance.pk else None
+            try:
+                self.upload = bot_services.read_upload(
+                    self.uploader, upload, bot, owner=cleaned.get("owner")
+                )
+            except ValidationError as exc:
+                self.add_error("file", exc.message_dict["file"])
+            else:
+                cleaned["target"] = self.upload.name
+        elif code and not self.instance.pk:
+            self.add_error("file", "A code bot needs a file.")
+        elif upload:
+            self.add_error("file", "Only a code bot takes a file.")
+        elif kind and not cleaned.get("target") and "target" not in self.errors:
+            self.add_error("target", "This field is required.")
+        return cleaned
+
+
+class BotVersionInline(admin.TabularInline):
+    model = BotVersion
+    fields = ("number", "filename", "language", "size", "sha256", "created", "download")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("-number",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # through the form's "Upload code"
+
+    @admin.display(description="Code")
+    def download(self, version: BotVersion) -> str:
+        url = reverse(
+            "admin:competition_bot_version_download", args=(version.bot_id, version.number)
+        )
+        return format_html('<a href="{}">download</a>', url)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("data")
 
 
 @admin.register(Bot)
-class BotAdmin(_BotAdmin):
-    """The bots' admin; status changes go through ``set_bot_status``, uploads through the
-    upload service, as the web's and the API's."""
+class BotAdmin(admin.ModelAdmin):
+    """The bots' admin; status changes go through ``set_bot_status``, creation and uploads
+    through the bots' services, as the web's and the API's."""
 
     form = BotAdminForm
+    list_display = ("name", "game", "owner", "kind", "status", "created")
+    # the owner is nullable (platform seats have none): the admin's automatic join follows
+    # only non-null keys, so without this each row fetched its owner (a query per bot)
+    list_select_related = ("owner",)
     list_filter = (GameFilter, "kind", "status")
+    search_fields = ("name", "owner__username", "target")
+    readonly_fields = ("signing_secret", "created", "updated")
+    actions = ("rotate_secrets",)
+    inlines = (BotVersionInline,)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
         form.uploader = request.user  # a class made for this request
         return form
 
-    def store_upload(self, bot: Bot, upload: tuple[str, bytes]):
-        return bot_services.store_version(bot, *upload)
+    def get_inlines(self, request, obj):
+        """A code bot's versions; other kinds have none (their form posts no versions formset)."""
+        return self.inlines if obj is not None and obj.endpoint_kind.takes_uploads else ()
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path(
+                "<int:pk>/versions/<int:number>/download/",
+                view(self.download_view),
+                name="competition_bot_version_download",
+            ),
+            *super().get_urls(),
+        ]
+
+    def download_view(self, request, pk: int, number: int):
+        """A version's code as uploaded (staff who may view bots)."""
+        if not self.has_view_permission(request):
+            raise Http404("No such version")
+        version = BotVersion.objects.filter(bot_id=pk, number=number).first()
+        if version is None:
+            raise Http404("No such version")
+        response = HttpResponse(bytes(version.data), content_type="application/octet-stream")
+        response["Content-Disposition"] = content_disposition_header(True, version.filename)
+        return response
 
     def get_search_results(self, request, queryset, search_term):
         """An event entry's autocomplete (by bot name) never offers a human seat."""
         queryset, duplicates = super().get_search_results(request, queryset, search_term)
         if request.GET.get("model_name") == "entry":
-            queryset = queryset.exclude(kind=EndpointKind.HUMAN)
+            queryset = queryset.exclude(kind__in=EndpointKind.people())
         return queryset, duplicates
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request, bot: Bot, form, change) -> None:
+        upload = getattr(form, "upload", None)
+        status = None
         if change and {"status", "status_reason"} & set(form.changed_data):
-            status, reason = obj.status, obj.status_reason
-            obj.status = form.initial.get("status", obj.status)
-            obj.status_reason = form.initial.get("status_reason", obj.status_reason)
-            super().save_model(request, obj, form, change)
-            bot_services.set_bot_status(obj, status, reason)
-        else:
-            super().save_model(request, obj, form, change)
+            status = bot.status, bot.status_reason
+            bot.status = form.initial.get("status", bot.status)
+            bot.status_reason = form.initial.get("status_reason", bot.status_reason)
+        with transaction.atomic():
+            if not change:
+                bot_services.create_bot(bot, upload=upload)
+            else:
+                super().save_model(request, bot, form, change)
+                if upload is not None:
+                    bot_services.add_version(bot, upload)
+            if upload is not None:
+                number = bot.latest_version().number
+                messages.success(request, f"Stored version {number} of {bot.name}.")
+            if status is not None:
+                bot_services.set_bot_status(bot, *status)
+
+    @admin.display(description="Secret")
+    def signing_secret(self, bot: Bot) -> str:
+        return f"{MASK} (hidden; rotate to replace)" if bot.secret else "(none)"
+
+    @admin.action(description="Rotate the signing secret of the selected bots")
+    def rotate_secrets(self, request, queryset) -> None:
+        count = 0
+        for bot in queryset:
+            bot.rotate_secret()  # shown to nobody here
+            count += 1
+        messages.success(
+            request, f"Rotated {count} secret(s); their owners must rotate again to read one."
+        )
 
 
-# -- users: what each one's uploaded code uses of the caps (bots.models.check_storage) --------
+# -- users: what each one's uploaded code uses of the caps (competition.models.bots.check_storage) --------
 
 User = get_user_model()
 admin.site.unregister(User)

@@ -374,7 +374,7 @@ ARENA_CHALLENGES_PER_MINUTE = envint(
 )
 # uploaded code, on every upload route (web, API and the CLI, admin): a user's uploads a
 # minute (competition.bots.services.charge_upload), the versions a bot keeps and a user's
-# bytes of uploaded code (bots.models.check_storage); an old version no match played can be
+# bytes of uploaded code (competition.models.bots.check_storage); an old version no match played can be
 # deleted to make room
 ARENA_UPLOADS_PER_MINUTE = envint("ARENA_UPLOADS_PER_MINUTE", 10, minimum=1)
 ARENA_VERSIONS_PER_BOT = envint("ARENA_VERSIONS_PER_BOT", 20, minimum=1)
@@ -438,8 +438,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "competition.models.choices.MatchStatus",
         "EventStatusEnum": "competition.models.choices.EventStatus",
         "EventFormatEnum": "competition.models.choices.EventFormat",
-        "BotStatusEnum": "bots.models.BotStatus",
-        "EndpointKindEnum": "bots.models.EndpointKind",
+        "BotStatusEnum": "competition.models.bots.BotStatus",
+        "EndpointKindEnum": "competition.models.bots.EndpointKind",
     },
 }
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots import egress
-from bots.models import Bot, BotStatus, EndpointKind
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.matches import history, lifecycle
 from competition.matches.lifecycle import claim, finish
 from competition.matches.loop import TurnRecord
@@ -26,6 +26,8 @@ from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Pa
 from competition.runners.play import run_match
 from games import all_games, get_game
 from games.base import Outcome
+from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
+from competition.models.bots import Bot, BotStatus, EndpointKind
 
 #: the roles of ``users``, in order
 ROLES = ("owner", "other", "staff")

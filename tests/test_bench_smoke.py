@@ -167,7 +167,7 @@ def test_it_runs_the_history_benchmark_in_smoke_mode():
     assert any(row.startswith("| ladder finish at 1000 matches") for row in rows)
     assert "sqlite: " in out and "ladder finish at the last checkpoint" in out
     # It should measure every admin changelist, with as many queries as on the small database.
-    assert any(row.startswith("| /admin/bots/bot/ |") for row in rows)
+    assert any(row.startswith("| /admin/competition/bot/ |") for row in rows)
     assert any(row.startswith("| /admin/competition/ratingchange/?q=") for row in rows)
     assert not any("queries on the small database" in row for row in rows)
 

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import bots.models
+import bots.names
 
 
 class Migration(migrations.Migration):
@@ -54,7 +54,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "secret",
-                    models.CharField(default=bots.models.new_secret, editable=False, max_length=64),
+                    models.CharField(default=bots.names.new_secret, editable=False, max_length=64),
                 ),
                 (
                     "status",

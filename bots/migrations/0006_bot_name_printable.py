@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-import bots.models
+import bots.names
 
 
 class Migration(migrations.Migration):
@@ -14,6 +14,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="bot",
             name="name",
-            field=models.CharField(max_length=80, validators=[bots.models.validate_printable_name]),
+            field=models.CharField(max_length=80, validators=[bots.names.validate_printable_name]),
         ),
     ]

@@ -3,18 +3,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from datetime import timedelta
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
+from bots import codebundle
+from bots.codebundle import Upload
 from bots.faults import BotFault, FaultCode
-from bots.models import (
+from competition.bots.messages import as_json, readable, truncate
+from competition.bots.signals import bot_activated, test_call_passed
+from competition.notifications import notify
+from competition.models import Entry, MatchStatus, NotificationKind, Participant
+from competition.models.bots import (
     Bot,
     BotStatus,
     BotVersion,
@@ -45,6 +53,59 @@ TEST_CALL_TIMEOUT = 10.0
 TEST_CALL_PREVIEW = 2000
 #: seconds between two test calls of one bot (each is a real outbound request)
 TEST_CALL_INTERVAL = settings.ARENA_TEST_CALL_INTERVAL
+
+
+# -- creation -------------------------------------------------------------------------------
+
+#: the kinds of the platform's seats (registered by nobody: built-in strategies, human seats)
+PLATFORM_KINDS = frozenset(k for k in EndpointKind if k.row.register == "nobody")
+
+
+def create_bot(bot: Bot | None = None, /, *, upload: Upload | None = None, **fields) -> Bot:
+    """The one way a bot is made: ``bot`` (unsaved, as a form built it) or one of ``fields``,
+    saved with its first version ``upload`` (a code bot's, which names its target) in one
+    transaction. Nothing is stored when the version is refused (``add_version``)."""
+    if bot is None:
+        bot = Bot(**fields)
+    if upload is not None:
+        bot.target = upload.name
+    with transaction.atomic():
+        bot.save()
+        if upload is not None:
+            add_version(bot, upload)
+    return bot
+
+
+def get_or_create_bot(defaults: dict | None = None, **lookup) -> tuple[Bot, bool]:
+    """``get_or_create`` of a bot, made by ``create_bot``: (the bot, whether it was made)."""
+    found = Bot.objects.filter(**lookup).first()
+    if found is not None:
+        return found, False
+    try:
+        with transaction.atomic():
+            return create_bot(**lookup, **(defaults or {})), True
+    except IntegrityError:  # made by a concurrent request
+        return Bot.objects.get(**lookup), False
+
+
+def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
+    """The platform's seat of ``game_slug`` for a built-in strategy or a person in the browser:
+    owned by no user, made once (active), never in a user's bot list."""
+    if kind not in PLATFORM_KINDS:
+        raise ValueError(f"no platform seat of kind {kind!r}")
+    person = EndpointKind(kind).is_person
+    target = "browser" if person else target
+    name = "human" if person else f"builtin {target}"
+    bot = Bot.objects.platform().filter(game=game_slug, kind=kind, target=target).first()
+    if bot is None:
+        try:
+            with transaction.atomic():
+                bot = create_bot(owner=None, game=game_slug, kind=kind, target=target, name=name)
+        except IntegrityError:  # made by a concurrent request
+            bot = Bot.objects.platform().get(game=game_slug, kind=kind, target=target)
+    if bot.status != BotStatus.ACTIVE:
+        set_bot_status(bot, BotStatus.ACTIVE)
+    return bot
 
 
 # -- status and health ----------------------------------------------------------------------
@@ -158,30 +219,54 @@ def charge_upload(user) -> None:
         )
 
 
-def read_upload(user, upload, bot: Bot) -> tuple[str, bytes]:
-    """An upload charged to ``user``, read and checked, as ``(name, bytes)``, and checked
-    against the storage of ``bot`` (not saved yet when it is being made) and its owner:
-    ``ValidationError`` on ``file`` if refused. ``store_version`` checks again, locked."""
+def read_upload(user, upload, bot: Bot | None = None, *, owner=None) -> Upload:
+    """An upload charged to ``user``, then ``check_upload``'s."""
     charge_upload(user)
-    name, data = read_uploaded_code(upload)
-    check_storage(bot, len(data))
-    return name, data
+    return check_upload(upload, bot, owner=user if owner is None else owner)
 
 
-def store_version(bot: Bot, name: str, data: bytes) -> BotVersion:
-    """The one way an upload becomes a version (``Bot.add_version``: the storage checked under
-    the owner's lock)."""
-    return bot.add_version(name, data)
+def check_upload(upload, bot: Bot | None = None, *, owner=None) -> Upload:
+    """An uploaded file read once and checked, and against the storage of ``bot`` (None, or
+    not saved yet: a new bot of ``owner``'s) and its owner: ``ValidationError`` on ``file`` if
+    refused. ``add_version`` checks the storage again, locked."""
+    read = read_uploaded_code(upload)
+    check_storage(bot if bot is not None else Bot(owner=owner), len(read.data))
+    return read
+
+
+def add_version(bot: Bot, upload: Upload) -> BotVersion:
+    """The one way an upload becomes ``bot``'s next version: nothing is stored when it would
+    pass its owner's storage (``check_storage``, under the owner's row lock). Its bundle is
+    kept, so a match here starts without parsing it again."""
+    with transaction.atomic():
+        if bot.owner_id is not None:  # one owner's uploads, one at a time (any bot)
+            get_user_model().objects.select_for_update().filter(pk=bot.owner_id).exists()
+        Bot.objects.select_for_update().filter(pk=bot.pk).exists()
+        check_storage(bot, len(upload.data))
+        last = bot.versions.aggregate(n=models.Max("number"))["n"] or 0
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=last + 1,
+            filename=upload.name,
+            language=upload.bundle.language,
+            size=len(upload.data),
+            sha256=hashlib.sha256(upload.data).hexdigest(),
+            data=bytes(upload.data),
+        )
+        bot.target = upload.name
+        Bot.objects.filter(pk=bot.pk).update(target=upload.name, updated=timezone.now())
+    codebundle.keep(upload)
+    return version
 
 
 def upload_version(bot: Bot, upload, user) -> BotVersion:
     """Store ``user``'s upload as ``bot``'s next version; ``ValidationError`` on ``file`` if
     refused (``UploadThrottled`` past the rate)."""
-    if bot.kind != EndpointKind.CODE:
+    if not bot.endpoint_kind.takes_uploads:
         raise ValidationError(
             {"file": "Only a code bot takes uploads; this one is reached by its endpoint."}
         )
-    return store_version(bot, *read_upload(user, upload, bot))
+    return add_version(bot, read_upload(user, upload, bot))
 
 
 def code_usage(user) -> dict:
@@ -248,7 +333,7 @@ def claim_test_call(bot: Bot) -> bool:
 
 async def try_test_call(bot: Bot) -> dict:
     """The owner's test call (slot taken, one real request, slot freed), or ``TestCallRefused``."""
-    if bot.kind not in TESTABLE_KINDS:
+    if not bot.endpoint_kind.testable:
         raise NotTestable("Only URL, built-in and code bots can be test-called.")
     if not await sync_to_async(claim_test_call)(bot):
         raise TestCallTooSoon(f"One test call every {TEST_CALL_INTERVAL} seconds per bot, please.")
@@ -268,7 +353,7 @@ async def run_test_call(bot: Bot) -> dict:
     message = game.observation(state, 0, ctx)
     limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
     version = None
-    if bot.kind == EndpointKind.CODE:  # its latest upload, run in the sandbox
+    if bot.endpoint_kind.takes_uploads:  # its latest upload, run in the sandbox
         version = await bot.versions.order_by("-number").afirst()
     transport = bot.transport(seat=0, seed=0, match_id="test", options=options, version=version)
     result = {

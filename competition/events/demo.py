@@ -8,7 +8,8 @@ import os
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from bots.models import Bot, EndpointKind, platform_seat
+from competition.models.bots import Bot, EndpointKind
+from competition.bots.services import get_or_create_bot, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
@@ -74,7 +75,7 @@ def showcase_seats(game: Game, user) -> list:
     seats = [platform_seat(game.slug, EndpointKind.BUILTIN, name) for name in names]
     for i in range(max(0, showcase.MIN_ENTRIES - len(seats))):
         name = names[i % len(names)]
-        seat, _ = Bot.objects.get_or_create(
+        seat, _ = get_or_create_bot(
             owner=user,
             game=game.slug,
             name=f"demo {name} {i // len(names) + 2}",

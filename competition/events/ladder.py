@@ -18,10 +18,11 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.events import ladder_sql, pairing
 from competition.matches.lifecycle import create_match
 from competition.models import Ladder, LadderSpot, Match, MatchStatus, Rating
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.ratings.services import DEFAULT_MU
 from games import get_game
 

@@ -11,8 +11,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.events import services
+from competition.events import notices, services
+from competition.notifications import notify
 from competition.models import (
     Entry,
     EntryStatus,
@@ -23,6 +25,7 @@ from competition.models import (
     Rating,
 )
 from competition.notifications import event_notices, notify
+from competition.models.bots import Bot, BotStatus, EndpointKind
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +49,7 @@ def _check(event: Event, bot: Bot, user) -> None:
         raise ValidationError("You can only enter your own bots.")
     if bot.game != event.game:
         raise ValidationError(f"{bot.name} plays another game than this event.")
-    if bot.status != BotStatus.ACTIVE or bot.kind == EndpointKind.HUMAN:
+    if bot.status != BotStatus.ACTIVE or bot.endpoint_kind.is_person:
         raise ValidationError(f"{bot.name} is not active: resume it before entering it.")
     if event.admission == EventAdmission.RATED:
         games = Rating.objects.filter(bot=bot).values_list("games", flat=True).first() or 0
@@ -143,7 +146,7 @@ def announce_opened(now: datetime) -> int:
                 Bot.objects.active()
                 .for_game(event.game)
                 .of_users()
-                .exclude(kind=EndpointKind.HUMAN)  # a person's seat enters no event
+                .exclude(kind__in=EndpointKind.people())  # a person's seat enters no event
                 .order_by("owner_id", "name")
                 .values_list("owner_id", "name")
             )

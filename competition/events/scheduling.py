@@ -8,10 +8,10 @@ import math
 from django.db.models import Max
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus
 from competition.events import standings as stored
 from competition.events.series import PENDING, series_key, table_key
 from competition.models import Entry, Event, EventStatus, MatchStatus
+from competition.models.bots import Bot, BotStatus
 from competition.models.matches import hidden
 from competition.ratings import services as ratings
 

@@ -12,8 +12,11 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from bots.models import PLATFORM_OWNER, Bot, EndpointKind, platform_seat
+from competition.models.bots import PLATFORM_OWNER, Bot, EndpointKind
+from competition.bots.services import platform_seat
 from competition.events import formats, header, pairing, scheduling
+from competition.bots.services import platform_seat
+from competition.events import formats, header, notices, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.scheduling import eligible
@@ -39,6 +42,7 @@ from competition.models import (
     NotificationKind,
     RatingChange,
 )
+from competition.models.bots import PLATFORM_OWNER, Bot, EndpointKind
 from competition.models.matches import hidden
 from competition.notifications import event_notices
 from competition.plumbing.prepared import Prepared
@@ -116,7 +120,7 @@ def freeze_versions(event: Event) -> int:
     if not event.freeze_versions:
         return 0
     entries = Entry.objects.filter(
-        event=event, version__isnull=True, bot__kind=EndpointKind.CODE
+        event=event, version__isnull=True, bot__kind__in=EndpointKind.with_uploads()
     ).select_related("bot")
     from competition.matches.lifecycle import seat_versions
 
@@ -270,7 +274,7 @@ def add_all_active_bots(event: Event, builtins: Iterable[str] = ()) -> int:
         seed = (locked.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
         new = []
         candidates = Bot.objects.active().for_game(locked.game).exclude(pk__in=present)
-        users = candidates.of_users().exclude(kind=EndpointKind.HUMAN)
+        users = candidates.of_users().exclude(kind__in=EndpointKind.people())
         named = candidates.platform().filter(kind=EndpointKind.BUILTIN, target__in=builtins)
         users = list(users.order_by("id"))
         held = owner_entries(locked, {bot.owner_id for bot in users})

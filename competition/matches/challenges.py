@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
 from competition.notifications import match_notices
@@ -128,7 +128,7 @@ def challenge_bots(user, bot_ids: list[int]) -> list[Bot]:
         bot = found.get(bot_id)
         if (
             bot is None
-            or bot.kind == EndpointKind.HUMAN
+            or bot.endpoint_kind.is_person
             or not (user.is_staff or bot.status == BotStatus.ACTIVE or bot.owner_id == user.pk)
         ):
             errors.append(f"Bot {bot_id} does not exist or is not available.")

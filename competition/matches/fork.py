@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history as turn_history
 from competition.matches.challenges import TooManyMatches, charge_challenge, create_user_match
 from competition.models import Match, MatchStatus
+from competition.models.bots import Bot, BotStatus
 from competition.models.matches import hidden
 from competition.plumbing.pool import SIMULATE_CPU_SECONDS, SimulationRefused, rebuild_in_worker
 from games import get_game
@@ -152,7 +152,7 @@ def fork_bots(user, origin: Match, bot_ids: list[int]) -> list[Bot]:
         mine = bot is not None and user.is_authenticated and bot.owner_id == user.pk
         if (
             bot is None
-            or bot.kind == EndpointKind.HUMAN
+            or bot.endpoint_kind.is_person
             or bot.game != origin.game
             or not (user.is_staff or bot.status == BotStatus.ACTIVE or mine)
         ):

@@ -16,8 +16,9 @@ from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import Bot, BotVersion, EndpointKind
+from competition.models.bots import Bot, BotVersion, EndpointKind
 from competition.live import broadcast
+from competition.live import broadcast, notify
 from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
@@ -30,6 +31,7 @@ from competition.models import (
     Participant,
     SeatResult,
 )
+from competition.models.bots import Bot, BotStatus, BotVersion
 from competition.models.matches import practice_match
 from competition.ratings import services as ratings
 from games import get_game
@@ -68,7 +70,7 @@ def lease_duration() -> timedelta:
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
     """The version each code bot plays: frozen on its entry once ``event`` started, else latest."""
-    code = {bot.pk for bot in bots if bot.kind == EndpointKind.CODE}
+    code = {bot.pk for bot in bots if bot.endpoint_kind.takes_uploads}
     if not code:
         return {}
     chosen: dict[int, int] = {}

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from bots.faults import seen as fault_text
-from bots.models import PLATFORM_OWNER
 from competition.models import Match, MatchStatus, Participant
+from competition.plumbing.prepared import Prepared
+from competition.models.bots import PLATFORM_OWNER
 from competition.plumbing.prepared import Prepared
 from games import get_game
 from games.base import COMMON_REASONS

@@ -10,8 +10,8 @@ from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.db.models.sql import UpdateQuery
 
-from bots.models import Bot, EndpointKind
 from competition.models import TURN_VALUES, Match, MatchStatus, Participant, Turn, TurnArchive
+from competition.models.bots import Bot, EndpointKind
 from competition.plumbing import prepared
 from competition.plumbing.prepared import Marks, prepare
 

@@ -17,7 +17,10 @@ DEFAULT_MU = 25.0
 
 def enter_test_called_bots(apps, schema_editor) -> int:
     """Spots for the users' bots test-called before the ladder; the count made."""
-    Bot = apps.get_model("bots", "Bot")
+    try:
+        Bot = apps.get_model("bots", "Bot")  # the migration's state
+    except LookupError:  # the live models, where Bot is competition's since 0025 (issue 48)
+        Bot = apps.get_model("competition", "Bot")
     Ladder = apps.get_model("competition", "Ladder")
     LadderSpot = apps.get_model("competition", "LadderSpot")
     Rating = apps.get_model("competition", "Rating")

@@ -1,7 +1,9 @@
-"""The app's models, re-exported here: events and entries, matches, seats and turns, the standing
-ladder, stored standings, ratings, notifications; ``choices`` (the vocabularies) and
-``filters`` (the match list's filters) beside them (docs/architecture.md)."""
+"""The app's models, re-exported here: bots and their versions, events and entries, matches,
+seats and turns, the standing ladder, stored standings, ratings, notifications; ``choices``
+(the vocabularies) and ``filters`` (the match list's filters) beside them
+(docs/architecture.md)."""
 
+from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
     EntryStatus,
     EventAdmission,
@@ -31,7 +33,11 @@ from competition.models.standings import (
 
 __all__ = [
     "TURN_VALUES",
+    "Bot",
+    "BotStatus",
+    "BotVersion",
     "EmailChoice",
+    "EndpointKind",
     "Entry",
     "EntryStatus",
     "Event",

@@ -122,7 +122,7 @@ class Event(models.Model):
 
 class Entry(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="entries")
     seed = models.PositiveIntegerField(default=0, help_text="Initial order (1 = top seed).")
     active = models.BooleanField(default=True)
     status = models.CharField(
@@ -136,7 +136,7 @@ class Entry(models.Model):
         help_text="The user who entered it through registration (empty: the organiser).",
     )
     version = models.ForeignKey(
-        "bots.BotVersion",
+        "competition.BotVersion",
         null=True,
         blank=True,
         on_delete=models.RESTRICT,  # kept while an entry holds it (deleted with its bot)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 
 from django.db.models import Q
 
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.models.choices import MatchStatus
 from games import all_games
 

@@ -25,7 +25,9 @@ class Ladder(models.Model):
 
 class LadderSpot(models.Model):
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="spots")
-    bot = models.OneToOneField("bots.Bot", on_delete=models.CASCADE, related_name="ladder_spot")
+    bot = models.OneToOneField(
+        "competition.Bot", on_delete=models.CASCADE, related_name="ladder_spot"
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

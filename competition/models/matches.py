@@ -259,9 +259,11 @@ class ParticipantQuerySet(models.QuerySet):
 class Participant(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
     seat = models.PositiveSmallIntegerField()
-    bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="participations")
+    bot = models.ForeignKey(
+        "competition.Bot", on_delete=models.PROTECT, related_name="participations"
+    )
     version = models.ForeignKey(
-        "bots.BotVersion",
+        "competition.BotVersion",
         null=True,
         blank=True,
         on_delete=models.PROTECT,

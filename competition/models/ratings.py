@@ -4,7 +4,7 @@ from django.db import models
 class Rating(models.Model):
     """A bot's current rating for its game (openskill mu and sigma)."""
 
-    bot = models.OneToOneField("bots.Bot", on_delete=models.CASCADE, related_name="rating")
+    bot = models.OneToOneField("competition.Bot", on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=32, db_index=True)
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -29,7 +29,9 @@ class RatingChange(models.Model):
     match = models.ForeignKey(
         "competition.Match", on_delete=models.CASCADE, related_name="rating_changes"
     )
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
+    bot = models.ForeignKey(
+        "competition.Bot", on_delete=models.CASCADE, related_name="rating_changes"
+    )
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
     mu_after = models.FloatField()

@@ -17,9 +17,11 @@ class EventSeries(models.Model):
     event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="series")
     round = models.PositiveIntegerField()
     key = models.CharField(max_length=200)
-    a = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
-    b = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
-    bye = models.ForeignKey("bots.Bot", null=True, on_delete=models.CASCADE, related_name="+")
+    a = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="+")
+    b = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="+")
+    bye = models.ForeignKey(
+        "competition.Bot", null=True, on_delete=models.CASCADE, related_name="+"
+    )
     state = models.CharField(
         max_length=10, choices=SeriesState.choices, default=SeriesState.PENDING
     )
@@ -54,7 +56,7 @@ class EventStanding(models.Model):
     event = models.ForeignKey(
         "competition.Event", on_delete=models.CASCADE, related_name="stored_standings"
     )
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="+")
     points = models.FloatField(default=0.0)
     score = models.FloatField(default=0.0)
     wins = models.PositiveIntegerField(default=0)
@@ -68,7 +70,7 @@ class EventStanding(models.Model):
     last_played = models.DateTimeField(null=True, help_text="Its latest series end.")
     last_round = models.PositiveIntegerField(default=0)
     last_opponent = models.ForeignKey(
-        "bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+"
+        "competition.Bot", null=True, on_delete=models.SET_NULL, related_name="+"
     )
 
     class Meta:
@@ -96,8 +98,8 @@ class EventTally(models.Model):
 
 class HeadToHead(models.Model):
     event = models.ForeignKey("competition.Event", on_delete=models.CASCADE, related_name="+")
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
-    opponent = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey("competition.Bot", on_delete=models.CASCADE, related_name="+")
     points = models.FloatField(default=0.0)
 
     class Meta:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bots.models import Bot, BotStatus
+from competition.models.bots import Bot, BotStatus
 from competition.models import NotificationKind
 from competition.notifications import notify
 

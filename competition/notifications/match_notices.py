@@ -3,7 +3,7 @@ match's result (practice tells nobody)."""
 
 from __future__ import annotations
 
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.models import Match, MatchStatus, NotificationKind, Participant
 from competition.notifications import notify
 

@@ -16,7 +16,6 @@ from django.db import transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from bots.models import unprintable
 from competition.live import broadcast
 from competition.models import (
     EmailChoice,
@@ -24,6 +23,7 @@ from competition.models import (
     NotificationKind,
     NotificationPreference,
 )
+from competition.models.bots import unprintable
 from competition.models.notifications import EMAIL_DEFAULTS
 from competition.plumbing.prepared import Prepared
 

@@ -48,7 +48,7 @@ ROUTES: tuple[Route, ...] = (
     # creation of a code bot and its new versions, the web form, the admin's bot form)
     Route(r"^/api/bots/([0-9]+/versions/)?$", "ARENA_MAX_UPLOAD_BYTES"),
     Route(r"^/bots/(new|[0-9]+/edit)/$", "ARENA_MAX_UPLOAD_BYTES"),
-    Route(r"^/admin/bots/bot/(add|[0-9]+/change)/$", "ARENA_MAX_UPLOAD_BYTES"),
+    Route(r"^/admin/competition/bot/(add|[0-9]+/change)/$", "ARENA_MAX_UPLOAD_BYTES"),
 )
 #: every other path
 DEFAULT = Route(r"", "ARENA_MAX_BODY_BYTES")

@@ -170,12 +170,12 @@ def leaderboard(game: str):
     from django.db.models import F, FloatField, IntegerField, Value
     from django.db.models.functions import Coalesce
 
-    from bots.models import Bot, EndpointKind
+    from competition.models.bots import Bot, EndpointKind
 
     bots = (
         Bot.objects.active()
         .for_game(game)
-        .exclude(kind=EndpointKind.HUMAN)
+        .exclude(kind__in=EndpointKind.people())
         .select_related("owner")
         .annotate(
             r_mu=Coalesce("rating__mu", Value(DEFAULT_MU), output_field=FloatField()),

@@ -14,7 +14,6 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from bots.models import BotVersion, EndpointKind
 from competition.live import broadcast
 from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
@@ -37,6 +36,7 @@ from competition.matches.loop import (
 from competition.matches.presenters import match_json
 from competition.matches.turns import End, TurnWriter, stored_values
 from competition.models import TURN_VALUES
+from competition.models.bots import BotVersion
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def _load(match_id: int) -> dict[str, Any]:
 
 def _versions(participants) -> dict[int, BotVersion]:
     """Each code bot seat's version (the one recorded, else the latest), with its bytes."""
-    code = [p for p in participants if p.bot.kind == EndpointKind.CODE]
+    code = [p for p in participants if p.bot.endpoint_kind.takes_uploads]
     if not code:
         return {}
     recorded = BotVersion.objects.in_bulk([p.version_id for p in code if p.version_id])

@@ -13,7 +13,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
-from bots.models import Bot
+from competition.models.bots import Bot
+from competition.plumbing.ratelimit import Limit, client_address, refused
+from competition.models.bots import Bot
 from competition.plumbing.ratelimit import Limit, client_address, refused
 from competition.web.forms import SignUpForm
 

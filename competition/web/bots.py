@@ -16,8 +16,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
-from bots.models import PLATFORM_OWNER, Bot, BotStatus, BotVersion, EndpointKind
-from bots.transports import TESTABLE_KINDS
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder
@@ -31,6 +29,7 @@ from competition.models import (
     RatingChange,
     SeatResult,
 )
+from competition.models.bots import PLATFORM_OWNER, Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.matches import sees_hidden
 from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
@@ -57,7 +56,7 @@ def _owned_or_404(request, pk: int) -> Bot:
 def bot_list(request):
     bots = (
         Bot.objects.filter(owner=request.user)
-        .exclude(kind=EndpointKind.HUMAN)
+        .exclude(kind__in=EndpointKind.people())
         .select_related("rating")
         .order_by("game", "name")
     )
@@ -101,7 +100,7 @@ def _status(form: BotForm) -> int:
 @login_required
 def bot_edit(request, pk: int):
     bot = _owned_or_404(request, pk)
-    if bot.kind == EndpointKind.HUMAN:
+    if bot.endpoint_kind.is_person:
         raise Http404("A human seat has nothing to edit")
     form = BotForm(request.POST or None, request.FILES or None, instance=bot, user=request.user)
     if request.method == "POST" and form.is_valid():
@@ -357,7 +356,7 @@ def opponents_context(bot: Bot) -> dict:
 
 def challengeable(bot: Bot) -> bool:
     """Whether a bot can be challenged: an active bot, never a human seat."""
-    return bot.status == BotStatus.ACTIVE and bot.kind != EndpointKind.HUMAN
+    return bot.status == BotStatus.ACTIVE and not bot.endpoint_kind.is_person
 
 
 #: the rating chart's last 500 steps (match, mu and sigma before and after), newest first
@@ -377,7 +376,7 @@ MAX_VERSION = 2**31 - 1
 def code_context(request, bot: Bot) -> dict:
     """A code bot's versions (every one it keeps) for those who may see them, with download
     links for those who may read its source."""
-    if bot.kind != EndpointKind.CODE or not bot.versions_visible_to(request.user):
+    if not bot.endpoint_kind.takes_uploads or not bot.versions_visible_to(request.user):
         return {}
     context = {
         "versions": bot_services.versions(bot, settings.ARENA_VERSIONS_PER_BOT),
@@ -429,7 +428,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "recent": recent,
         **opponents_context(bot),
         "test_result": test_result,
-        "testable": bot.kind in TESTABLE_KINDS,
+        "testable": bot.endpoint_kind.testable,
         "new_secret": new_secret_shown,
         "challengeable": challengeable(bot),
         **code_context(request, bot),

@@ -442,7 +442,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "hello", "match": self.match_id, "seat": self.seat})
 
     def may_play(self, user) -> bool:
-        from bots.models import EndpointKind
+        from competition.models.bots import EndpointKind
 
         if user is None or not user.is_authenticated:
             return False
@@ -450,7 +450,7 @@ class HumanSeatConsumer(AsyncWebsocketConsumer):
             Match.objects.filter(
                 pk=self.match_id,
                 participants__seat=self.seat,
-                participants__bot__kind=EndpointKind.HUMAN,
+                participants__bot__kind__in=EndpointKind.people(),
                 created_by_id=user.pk,
             )
             .exclude(status__in=MatchStatus.done())

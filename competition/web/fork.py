@@ -8,9 +8,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches.fork import create_fork
 from competition.models import Match
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from games import get_game
 
 
@@ -24,7 +24,7 @@ class ForkForm(forms.Form):
         seated = [p.bot for p in participants]
         mine = (
             Bot.objects.filter(owner_id=user.pk, game=origin.game, status=BotStatus.ACTIVE)
-            .exclude(kind=EndpointKind.HUMAN)
+            .exclude(kind__in=EndpointKind.people())
             .exclude(pk__in=[b.pk for b in seated])
             .order_by("name")
         )

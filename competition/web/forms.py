@@ -11,13 +11,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bots.codec import decode_bounded
-from bots.models import (
+from competition.bots import services as bot_services
+from competition.models.bots import (
     Bot,
     EndpointKind,
     registrable_kinds,
     validate_endpoint,
 )
-from competition.bots import services as bot_services
 from games import all_games
 
 
@@ -82,7 +82,7 @@ class BotForm(forms.ModelForm):
             # a bot's game never changes (its matches and rating belong to that game)
             self.fields["game"].disabled = True
             self.fields["game"].initial = self.instance.game
-            if self.instance.kind == EndpointKind.CODE:
+            if self.instance.endpoint_kind.takes_uploads:
                 del self.fields["target"]
                 self.fields["file"].label = "New version"
                 self.fields[
@@ -97,8 +97,8 @@ class BotForm(forms.ModelForm):
         if self.instance.pk:
             if self.instance.kind not in kinds:
                 kinds = (*kinds, EndpointKind(self.instance.kind))  # stays (see clean_kind)
-            is_code = self.instance.kind == EndpointKind.CODE
-            kinds = tuple(k for k in kinds if (k == EndpointKind.CODE) == is_code)
+            is_code = self.instance.endpoint_kind.takes_uploads
+            kinds = tuple(k for k in kinds if k.takes_uploads == is_code)
         field = self.fields["kind"]
         field.choices = [(k.value, KIND_LABELS.get(k, k.label)) for k in kinds]
         field.initial = EndpointKind.HTTP
@@ -114,8 +114,8 @@ class BotForm(forms.ModelForm):
         allowed = registrable_kinds(staff=self.user.is_staff)
         if self.instance.pk and self.instance.kind not in allowed:
             return self.instance.kind  # e.g. a staff-made bot: its kind stays
-        if self.instance.pk and (kind == EndpointKind.CODE) != (
-            self.instance.kind == EndpointKind.CODE
+        if self.instance.pk and (
+            EndpointKind(kind).takes_uploads != self.instance.endpoint_kind.takes_uploads
         ):
             raise ValidationError(
                 "A bot cannot change to or from uploaded code: register a new bot."
@@ -134,12 +134,13 @@ class BotForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         game, kind, name = data.get("game"), data.get("kind"), data.get("name")
-        if kind == EndpointKind.CODE:
+        code = bool(kind) and EndpointKind(kind).takes_uploads
+        if code:
             self._clean_upload(data)
         elif kind and not data.get("target") and "target" not in self.errors:
             self.add_error("target", "A URL bot needs its URL.")
         target = data.get("target")
-        if game and kind and (target or kind == EndpointKind.CODE):
+        if game and kind and (target or code):
             try:
                 validate_endpoint(game, kind, target or "", staff=self.user.is_staff)
             except ValidationError as exc:
@@ -155,7 +156,7 @@ class BotForm(forms.ModelForm):
         return data
 
     def _clean_upload(self, data: dict) -> None:
-        """A code bot's file, read and checked, kept as (name, bytes) for ``save``."""
+        """A code bot's file, read once and checked, kept (an ``Upload``) for ``save``."""
         upload = data.get("file")
         self.upload = None
         if not upload:
@@ -163,16 +164,15 @@ class BotForm(forms.ModelForm):
                 self.add_error("file", "Choose the file of your bot's code.")
             return
         try:
-            name, raw = bot_services.read_upload(self.user, upload, self.instance)
+            self.upload = bot_services.read_upload(self.user, upload, self.instance)
         except ValidationError as exc:
             self.throttled = isinstance(exc, bot_services.UploadThrottled)
             for errors in exc.message_dict.values():
                 self.add_error("file", errors)
             return
-        self.upload = (name, raw)
-        data["target"] = name
+        data["target"] = self.upload.name
         if "target" in self.fields:
-            self.instance.target = name
+            self.instance.target = self.upload.name
 
     def save(self, commit: bool = True) -> Bot:
         bot = super().save(commit=False)
@@ -180,12 +180,14 @@ class BotForm(forms.ModelForm):
             bot.owner = self.user
         upload = getattr(self, "upload", None)
         if upload is not None and not bot.pk:
-            bot.target = upload[0]
-        if commit:
+            bot.target = upload.name
+        if commit and not bot.pk:
+            bot = bot_services.create_bot(bot, upload=upload)
+        elif commit:
             with transaction.atomic():
                 bot.save()
                 if upload is not None:
-                    bot_services.store_version(bot, *upload)
+                    bot_services.add_version(bot, upload)
         return bot
 
 
@@ -216,7 +218,7 @@ class BenchForm(forms.Form):
         bots = (
             Bot.objects.filter(owner=user, game=game.slug)
             .active()
-            .exclude(kind=EndpointKind.HUMAN)
+            .exclude(kind__in=EndpointKind.people())
             .order_by("name")
         )
         mine = [(f"bot:{bot.pk}", bot.name) for bot in bots]
@@ -286,7 +288,7 @@ class ChallengeForm(forms.Form):
         bots = (
             Bot.objects.filter(owner=user, game=game.slug)
             .active()
-            .exclude(kind=EndpointKind.HUMAN)
+            .exclude(kind__in=EndpointKind.people())
             .exclude(pk=target.pk)
             .order_by("name")
         )

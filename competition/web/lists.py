@@ -8,9 +8,9 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.events.standings import event_counts
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from competition.models.filters import SHOWCASE, USER_BOTS, BadFilter, MatchFilters
 from competition.ratings import services as ratings
 from competition.web.rows import match_rows
@@ -102,7 +102,7 @@ def user_detail(request, username: str):
     owner = get_object_or_404(get_user_model(), username=username, is_active=True)
     bots = list(
         Bot.objects.filter(owner=owner)
-        .exclude(kind=EndpointKind.HUMAN)
+        .exclude(kind__in=EndpointKind.people())
         .select_related("rating")
         .order_by("game", "name")[:USER_BOTS]
     )

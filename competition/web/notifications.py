@@ -10,7 +10,6 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import registration
 from competition.models import (
     EmailChoice,
@@ -20,6 +19,7 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.models.filters import parse_id
 from competition.notifications import notify
 
@@ -84,7 +84,7 @@ def registration_context(request, event: Event) -> dict:
             for b in Bot.objects.filter(
                 owner=request.user, game=event.game, status=BotStatus.ACTIVE
             )
-            .exclude(kind=EndpointKind.HUMAN)
+            .exclude(kind__in=EndpointKind.people())
             .order_by("name")
             if b.pk not in entered
         ]

@@ -14,9 +14,13 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat, validate_endpoint
+from competition.models.bots import Bot, BotStatus, EndpointKind, validate_endpoint
+from competition.bots.services import platform_seat
+from competition.matches.challenges import create_user_match
+from competition.bots.services import PLATFORM_KINDS, create_bot, platform_seat, set_bot_status
 from competition.matches.challenges import create_user_match
 from competition.models import Match
+from competition.models.bots import Bot, BotStatus, EndpointKind, validate_endpoint
 from competition.web.forms import PACES, BenchForm
 from games import all_games, get_game
 
@@ -52,15 +56,12 @@ def _own_bot(user, game: str, kind: str, target: str, name: str) -> Bot:
             unique = _unique_name(user, game, name)
             try:
                 with transaction.atomic():
-                    return Bot.objects.create(
-                        owner=user, game=game, kind=kind, target=target, name=unique
-                    )
+                    return create_bot(owner=user, game=game, kind=kind, target=target, name=unique)
             except IntegrityError:  # a concurrent request took the name
                 continue
         raise ValidationError("Could not create a bot for this endpoint; try again.")
     if bot.status != BotStatus.ACTIVE:
-        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
-        bot.save(update_fields=["status", "status_reason", "updated"])
+        set_bot_status(bot, BotStatus.ACTIVE)
     return bot
 
 
@@ -101,7 +102,7 @@ def bot_for_spec(user, game, spec: str) -> Bot:
     kind, target, _label = check_spec(user, game, spec)
     if kind == "bot":
         return Bot.objects.get(pk=int(target))
-    if kind in (EndpointKind.HUMAN, EndpointKind.BUILTIN):
+    if kind in PLATFORM_KINDS:
         return platform_seat(game.slug, kind, target)
     parts = urlsplit(target)
     label = (parts.netloc + parts.path).rstrip("/") or target
@@ -116,7 +117,7 @@ def start_match(user, game, specs: list[str], *, pace_ms: int = 0) -> Match:
         check_spec(user, game, spec)
     bots = [bot_for_spec(user, game, spec) for spec in specs]
     options = None
-    if any(bot.kind == EndpointKind.HUMAN for bot in bots):
+    if any(bot.endpoint_kind.is_person for bot in bots):
         options = human_options(game)
         pace_ms = 0  # a person sets the pace
     return create_user_match(user, game.slug, bots, options=options, pace_ms=pace_ms, practice=True)

@@ -10,9 +10,10 @@ from django.db.models import QuerySet
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
-from bots.models import PLATFORM_OWNER, EndpointKind
 from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
+from competition.plumbing.prepared import Prepared
+from competition.models.bots import PLATFORM_OWNER, EndpointKind
 from competition.plumbing.prepared import Prepared
 
 #: a value no route can hold otherwise, replaced by each row's own

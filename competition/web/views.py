@@ -15,7 +15,6 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from bots.faults import SEEN
-from bots.models import Bot, EndpointKind
 from competition.events import formats
 from competition.events import header as event_header
 from competition.events import services as event_services
@@ -23,6 +22,7 @@ from competition.events.standings import event_counts
 from competition.matches import fork
 from competition.matches.presenters import match_json
 from competition.models import Event, EventStatus, Match, MatchStatus
+from competition.models.bots import Bot, EndpointKind
 from competition.models.matches import sees_hidden
 from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
@@ -104,7 +104,7 @@ def game_detail(request, slug: str):
     bots = (
         Bot.objects.for_game(slug)
         .active()
-        .exclude(kind=EndpointKind.HUMAN)
+        .exclude(kind__in=EndpointKind.people())
         .select_related("owner")
         .order_by("name")[:200]
     )
@@ -184,11 +184,11 @@ def match_detail(request, pk: int):
     human = [
         p.seat
         for p in participants
-        if player and p.bot.kind == EndpointKind.HUMAN and not match.is_done
+        if player and p.bot.endpoint_kind.is_person and not match.is_done
     ]
     config["human"] = [{"seat": seat, "ws": f"/ws/play/{match.pk}/{seat}/"} for seat in human]
     config["me"] = sorted({p.seat for p in mine} | set(human))
-    logs = [{"seat": p.seat, "bot": p.bot} for p in mine if p.bot.kind != EndpointKind.HUMAN]
+    logs = [{"seat": p.seat, "bot": p.bot} for p in mine if not p.bot.endpoint_kind.is_person]
     return render(
         request,
         "match.html",

@@ -149,7 +149,7 @@ def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_i
 
 SETUP_EVENT = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.models import Entry, Event
 from competition.events.services import start_event
 from games import all_games
@@ -186,7 +186,7 @@ def test_it_follows_an_event_with_a_progress_bar_to_its_standings(logged_in, hom
 
 SETUP_BUILTINS = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 user = get_user_model().objects.get(username="carol")
 for name in ("random", "grower"):
     print(Bot.objects.create(owner=user, name=f"long-{name}", game="gconway",

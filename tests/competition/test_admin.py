@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.events import services as event_services
 from competition.matches import lifecycle as services
 from competition.models import (
@@ -24,6 +24,7 @@ from competition.models import (
     RatingChange,
     Turn,
 )
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from tests import factories
 from tests.factories import event_form
 
@@ -102,8 +103,8 @@ def test_it_opens_every_page_for_staff(staff, users):
         f"/admin/competition/rating/{rating.pk}/change/",
         "/admin/competition/ratingchange/",
         f"/admin/competition/ratingchange/{change.pk}/change/",
-        "/admin/bots/bot/",
-        f"/admin/bots/bot/{bot.pk}/change/",
+        "/admin/competition/bot/",
+        f"/admin/competition/bot/{bot.pk}/change/",
     ]
     for url in pages:
         assert staff.get(url).status_code == 200, url
@@ -318,7 +319,11 @@ def test_it_filters_by_game_from_the_registry_without_reading_every_row(staff, u
     c4 = builtin_bots(users["owner"], 2, game="connectfour", target="first")
     kept = services.create_match("connectfour", c4, dispatch_now=False)
     other = services.create_match("tictactoe", ttt, dispatch_now=False)
-    for url in ("/admin/competition/match/", "/admin/bots/bot/", "/admin/competition/event/"):
+    for url in (
+        "/admin/competition/match/",
+        "/admin/competition/bot/",
+        "/admin/competition/event/",
+    ):
         with CaptureQueriesContext(connection) as captured:
             page = staff.get(url).content.decode()
         # It should offer every game of the registry, without a DISTINCT over the table.

@@ -24,7 +24,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.admin import CappedPaginator
 from competition.models import (
     Entry,
@@ -39,6 +38,8 @@ from competition.models import (
     RatingChange,
 )
 from tests.helpers import measure
+from competition.models.bots import Bot, EndpointKind
+from tests.competition.test_history_queries import measure
 
 pytestmark = pytest.mark.django_db
 

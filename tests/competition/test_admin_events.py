@@ -11,10 +11,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
 from tests.factories import play_all
+from competition.models.bots import Bot, EndpointKind
+from tests.competition.test_events import play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENTRIES = 8

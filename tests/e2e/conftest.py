@@ -274,7 +274,7 @@ class Site:
             self.shell(
                 "import json\n"
                 "from django.contrib.auth import get_user_model\n"
-                "from bots.models import Bot\n"
+                "from competition.models.bots import Bot\n"
                 "from competition.models import Entry, Event\n"
                 "o, _ = get_user_model().objects.get_or_create(username='organiser')\n"
                 "ids = {}\n"

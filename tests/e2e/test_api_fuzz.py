@@ -37,7 +37,7 @@ MAX_EXAMPLES = int(os.environ.get("ARENA_FUZZ_MAX_EXAMPLES", "10"))
 SETUP = """
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.models import Entry, Event
 User = get_user_model()
 fuzzer = User.objects.create_user("fuzzer")

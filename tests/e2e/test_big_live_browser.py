@@ -17,7 +17,7 @@ from tests.processes import manage, project_env, running
 
 PACED = f"""
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.matches import lifecycle
 user = get_user_model().objects.create_user("gardener", password="gardener-password-1")
 bots = [

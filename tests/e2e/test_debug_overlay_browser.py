@@ -57,7 +57,7 @@ BOT = textwrap.dedent(
 )
 
 SETUP = """
-from bots.models import Bot
+from competition.models.bots import Bot
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 User = get_user_model()

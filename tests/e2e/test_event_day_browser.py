@@ -160,7 +160,7 @@ def test_it_shows_every_free_for_all_table_with_one_colour_per_bot(site, page):
     event = int(
         site.shell(
             "from django.contrib.auth import get_user_model\n"
-            "from bots.models import Bot\n"
+            "from competition.models.bots import Bot\n"
             "from competition.models import Entry, Event\n"
             "o, _ = get_user_model().objects.get_or_create(username='organiser')\n"
             "e = Event.objects.create(name='Day tron', game='tron', format='free_for_all',"

@@ -66,7 +66,8 @@ def faulted(arena_site, garbage_bot) -> dict:
     """A match the garbage bot lost by forfeit: its API summary, once over."""
     code = (
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot, EndpointKind, platform_seat\n"
+        "from competition.bots.services import platform_seat\n"
+        "from competition.models.bots import Bot, EndpointKind\n"
         "from competition.matches.lifecycle import create_match\n"
         "u, _ = get_user_model().objects.get_or_create(username='fault-words')\n"
         "b, _ = Bot.objects.get_or_create(owner=u, game='tictactoe', name='garbage',"

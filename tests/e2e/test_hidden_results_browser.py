@@ -30,7 +30,7 @@ PLAY_OVER = "Play over · results being revealed"
 
 SETUP = """
 import time
-from bots.models import Bot
+from competition.models.bots import Bot
 from django.contrib.auth import get_user_model
 from competition.events import services
 from competition.models import Entry, Event, MatchStatus

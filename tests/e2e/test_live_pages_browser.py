@@ -49,7 +49,7 @@ READ = """() => ({
 
 EVENT = (
     "from django.contrib.auth import get_user_model\n"
-    "from bots.models import Bot\n"
+    "from competition.models.bots import Bot\n"
     "from competition.models import Entry, Event\n"
     "o, _ = get_user_model().objects.get_or_create(username='live-organiser')\n"
     "e = Event.objects.create(name='{name}', game='tictactoe', format='{format}', pace_ms=60, created_by=o)\n"
@@ -137,7 +137,7 @@ def test_it_shows_on_the_home_page_a_match_that_starts_after_it_was_opened(brows
     match = shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from competition.matches.lifecycle import create_match\n"
         "o = get_user_model().objects.create_user('home-live')\n"
         "a, b = (Bot.objects.create(owner=o, game='tictactoe', name=f'homelive-{i}', kind='builtin', target='random') for i in (1, 2))\n"
@@ -167,7 +167,7 @@ def test_it_shows_on_the_home_page_a_match_that_starts_after_it_was_opened(brows
     shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from games import all_games\n"
         "u = get_user_model().objects.create_user('phone-owner', password='phone-pass-phrase-42')\n"
         "for g in all_games(): Bot.objects.create(owner=u, game=g.slug, name=f'a-rather-long-bot-name-{g.slug}', kind='builtin', target=sorted(g.builtin_bots)[0])\n",
@@ -189,7 +189,7 @@ def test_the_event_page_shows_results_live_and_the_bracket(browser):
     event = shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from competition.models import Entry, Event\n"
         "o = get_user_model().objects.create_user('organiser')\n"
         "e = Event.objects.create(name='Live cup', game='tictactoe', format='single_elimination', pace_ms=150, created_by=o)\n"
@@ -272,7 +272,7 @@ def test_the_home_page_counts_live_matches_without_reload(browser):
     shell(
         site,
         "from django.contrib.auth import get_user_model\n"
-        "from bots.models import Bot\n"
+        "from competition.models.bots import Bot\n"
         "from competition.matches.lifecycle import create_match\n"
         "o = get_user_model().objects.create_user('home-watcher')\n"
         "a, b = (Bot.objects.create(owner=o, game='tictactoe', name=f'home-{i}', kind='builtin', target='random') for i in (1, 2))\n"

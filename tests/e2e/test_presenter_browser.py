@@ -25,7 +25,7 @@ PASSWORD = "pw-presenter-42"
 
 SETUP = """
 import asyncio, time
-from bots.models import Bot
+from competition.models.bots import Bot
 from django.contrib.auth import get_user_model
 from competition.events import services
 from competition.models import Entry, Event, MatchStatus

@@ -220,7 +220,7 @@ def test_a_late_joiner_and_a_scrubbed_replay_show_exactly_the_board_of_lap_k(sit
 #: a free-for-all event of 13 built-in snakes at one table, started (prints its id)
 SCREEN_EVENT = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.events.services import start_event
 from competition.models import Entry, Event
 o = get_user_model().objects.get(username="alice")

@@ -61,7 +61,7 @@ def test_it_shows_no_text_under_24_px_live_between_rounds_and_on_the_podium(aren
         shell(
             arena_site,
             "from django.contrib.auth import get_user_model\n"
-            "from bots.models import Bot\n"
+            "from competition.models.bots import Bot\n"
             "from competition.models import Entry, Event\n"
             "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
             "e = Event.objects.create(name='Wall cup with a long name for the header',"
@@ -108,7 +108,7 @@ def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
         shell(
             arena_site,
             "from django.contrib.auth import get_user_model\n"
-            "from bots.models import Bot\n"
+            "from competition.models.bots import Bot\n"
             "from competition.models import Entry, Event\n"
             "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
             "e = Event.objects.create(name='Wall tron', game='tron', format='free_for_all',"
@@ -167,7 +167,7 @@ def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):
         shell(
             arena_site,
             "from django.contrib.auth import get_user_model\n"
-            "from bots.models import Bot\n"
+            "from competition.models.bots import Bot\n"
             "from competition.models import Entry, Event\n"
             "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
             "e = Event.objects.create(name='Wall crowd', game='tictactoe', format='round_robin',"

@@ -20,11 +20,11 @@ from django.core import mail
 from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot
 from competition.live import broadcast
 from competition.matches import history
 from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
+from competition.models.bots import Bot
 from tests.conftest import REPO, free_port
 from tests.helpers import http_bot
 from tests.live_protocol import CheckedCommunicator, check
@@ -162,14 +162,16 @@ def test_it_shows_a_bots_secret_to_nobody_after_creation(users):
     assert bot.secret not in api(users["staff"]).get("/api/bots/").content.decode()
     admin = Client()
     admin.force_login(users["staff"])
-    page = admin.get(f"/admin/bots/bot/{bot.pk}/change/")
+    page = admin.get(f"/admin/competition/bot/{bot.pk}/change/")
     assert page.status_code == 200 and bot.secret not in page.content.decode()
     assert "hidden" in page.content.decode()
     # It should let the owner rotate it (the new one is shown once), and staff only replace it.
     rotated = api(users["owner"]).post(f"/api/bots/{bot.pk}/rotate-secret/").json()["secret"]
     bot.refresh_from_db()
     assert rotated == bot.secret
-    admin.post("/admin/bots/bot/", {"action": "rotate_secrets", "_selected_action": [bot.pk]})
+    admin.post(
+        "/admin/competition/bot/", {"action": "rotate_secrets", "_selected_action": [bot.pk]}
+    )
     bot.refresh_from_db()
     assert bot.secret != rotated
 

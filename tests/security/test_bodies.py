@@ -156,8 +156,8 @@ def test_it_caps_each_route_with_its_own_cap_and_serves_bodies_under_them(server
         "/api/bots/7/versions/",
         "/bots/new/",
         "/bots/7/edit/",
-        "/admin/bots/bot/add/",
-        "/admin/bots/bot/7/change/",
+        "/admin/competition/bot/add/",
+        "/admin/competition/bot/7/change/",
     ):
         with connect(server) as sock:
             sock.sendall(head(path, f"Content-Length: {UPLOAD_CAP + 1}"))

@@ -21,7 +21,7 @@ User = get_user_model()
 #: two accounts, each with six slow bots (``str.format``: braces doubled) (every move answered 150 ms late) in the ladder
 ENROL_SLOW = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.events import ladder
 url = {url!r}
 for account in ("slow-a", "slow-b"):

@@ -20,10 +20,10 @@ from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
 from bots import egress
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches import history
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
 from tests.factories import bot

@@ -150,7 +150,7 @@ def fresh_self_test():
 def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test, monkeypatch):
     from django.core.exceptions import ValidationError
 
-    from bots.models import read_code
+    from competition.models.bots import read_code
 
     # node missing on this server (its path names no file): the self-test finds it out.
     missing = os.path.join("/usr/bin", "no-such-node")  # a path, not a program the suite starts
@@ -161,7 +161,7 @@ def test_a_language_whose_runtime_is_broken_is_refused_at_upload(fresh_self_test
     [sentence] = refused.value.message_dict["file"]
     assert sentence.startswith("Bots in JavaScript cannot run on this server")
     # ... while the other language is still accepted.
-    assert read_code("bot.py", b"print('hi')\n")[1].language == "python"
+    assert read_code("bot.py", b"print('hi')\n").bundle.language == "python"
 
 
 def test_the_runner_start_says_the_confinement_and_tests_each_language(fresh_self_test, caplog):

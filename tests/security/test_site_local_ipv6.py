@@ -7,7 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from bots import egress
-from bots.models import Bot
+from competition.models.bots import Bot
 
 pytestmark = pytest.mark.django_db
 

@@ -26,9 +26,9 @@ from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
 from bots import egress
-from bots.models import Bot, EndpointKind
 from competition.matches import history
 from competition.models import Match, Turn
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from tests.helpers import StubResolver
 from tests.security.spellings import SPELLINGS, bot_url

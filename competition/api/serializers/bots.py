@@ -9,15 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.reverse import reverse
 
-from bots.models import (
-    STAFF_ONLY_KINDS,
-    Bot,
-    BotVersion,
-    EndpointKind,
-    registrable_kinds,
-    validate_endpoint,
-    validate_printable_name,
-)
+from competition.models.bots import STAFF_ONLY_KINDS, Bot, BotVersion, EndpointKind, registrable_kinds, validate_endpoint
+from bots.names import validate_printable_name
 from competition.api.serializers.common import (
     StrictBooleanField,
     StrictCharField,
@@ -184,9 +177,10 @@ class BotSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", bot.kind if bot else EndpointKind.HTTP)
         target = attrs.get("target", bot.target if bot else "")
         name = attrs.get("name", bot.name if bot else "")
-        self._check_code(attrs, bot, kind, user)
-        if kind == EndpointKind.CODE:
-            target = attrs.get("file", (target,))[0]
+        code = EndpointKind(kind).takes_uploads
+        self._check_code(attrs, bot, code, user)
+        if code:
+            target = attrs["file"].name if "file" in attrs else target
         elif bot is None and not target:
             raise serializers.ValidationError({"target": "This field is required."})
         if (bot is None or "kind" in attrs) and kind not in registrable_kinds(
@@ -211,43 +205,33 @@ class BotSerializer(serializers.ModelSerializer):
         return attrs
 
     @staticmethod
-    def _check_code(attrs: dict, bot: Bot | None, kind: str, user) -> None:
+    def _check_code(attrs: dict, bot: Bot | None, code: bool, user) -> None:
         """A code bot is created with its first ``file``; a kind never changes to or from code."""
-        if (
-            bot is not None
-            and "kind" in attrs
-            and (kind == EndpointKind.CODE) != (bot.kind == EndpointKind.CODE)
-        ):
+        if bot is not None and "kind" in attrs and code != bot.endpoint_kind.takes_uploads:
             raise serializers.ValidationError(
                 {"kind": "A bot cannot change to or from uploaded code: register a new bot."}
             )
-        if kind == EndpointKind.CODE:
+        if code:
             attrs.pop("target", None)  # the platform's: its latest version's file name
         upload = attrs.pop("file", None)
         if upload is None:
-            if bot is None and kind == EndpointKind.CODE:
+            if bot is None and code:
                 raise serializers.ValidationError({"file": "A code bot needs a file."})
             return
         if bot is not None:
             raise serializers.ValidationError(
                 {"file": f"Upload a new version with POST /api/bots/{bot.pk}/versions/."}
             )
-        if kind != EndpointKind.CODE:
+        if not code:
             raise serializers.ValidationError({"file": "Only a code bot (kind code) takes a file."})
         try:
-            attrs["file"] = bot_services.read_upload(user, upload, Bot(owner=user))
+            attrs["file"] = bot_services.read_upload(user, upload)
         except DjangoValidationError as exc:
             raise upload_errors(exc) from None
 
     def create(self, validated_data: dict) -> Bot:
         upload = validated_data.pop("file", None)
-        if upload is not None:
-            validated_data["target"] = upload[0]
-        with transaction.atomic():
-            bot = super().create(validated_data)
-            if upload is not None:
-                bot_services.store_version(bot, *upload)
-        return bot
+        return bot_services.create_bot(upload=upload, **validated_data)
 
 
 class BotVersionSerializer(serializers.ModelSerializer):

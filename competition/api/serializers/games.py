@@ -6,7 +6,7 @@ import dataclasses
 
 from rest_framework import serializers
 
-from bots.models import EndpointKind
+from competition.models.bots import EndpointKind
 from competition.api.serializers.common import SEED_MAX, SEED_MIN, StrictIntegerField
 from games.base import Game
 

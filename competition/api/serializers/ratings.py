@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.ratings import services as ratings
 
 

@@ -19,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
-from bots.models import Bot, BotStatus, BotVersion, EndpointKind
+from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.api.parsers import CodeBotParser, LimitedJSONParser
 from competition.api.permissions import BotPermission, IsBotOwner, is_owner
 from competition.api.serializers import bots as s
@@ -74,7 +74,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         user = self.request.user
         bots = (
             Bot.objects.select_related("owner", "rating")
-            .exclude(kind=EndpointKind.HUMAN)  # a person's seat on the bench, not a bot
+            .exclude(kind__in=EndpointKind.people())  # a person's seat on the bench, not a bot
             .order_by("game", "name", "id")
         )
         if not user.is_staff:

@@ -9,7 +9,7 @@ from rest_framework import exceptions, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.api.serializers import events as s
 from competition.api.views.common import GAME_SLUGS, IdLookup, JSONOnly, choice_param
 from competition.events import registration

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from bots.models import EndpointKind, platform_seat
+from competition.models.bots import EndpointKind
+from competition.bots.services import platform_seat
 from competition.events.demo import DEMO_EVENT_NAME, DEMO_PACE_MS, demo_user, ensure_showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat

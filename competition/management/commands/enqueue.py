@@ -13,9 +13,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind, platform_seat, validate_endpoint
 from bots.transports import split_endpoint
+from competition.bots.services import get_or_create_bot, platform_seat
 from competition.matches.lifecycle import create_match
+from competition.models.bots import EndpointKind, validate_endpoint
 from games import get_game
 
 
@@ -54,7 +55,7 @@ class Command(BaseCommand):
                 if kind == EndpointKind.BUILTIN:  # the platform's own seat: nobody's bot
                     bots.append(platform_seat(game.slug, kind, target))
                     continue
-                bot, _ = Bot.objects.get_or_create(
+                bot, _ = get_or_create_bot(
                     owner=user,
                     game=game.slug,
                     kind=kind,

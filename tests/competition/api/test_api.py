@@ -14,10 +14,10 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events.services import start_event
 from competition.matches.lifecycle import claim, create_match, finish
 from competition.models import Entry, Event, Rating
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.ratings import services as ratings
 from games import all_games, get_game
 from games.base import Context, Outcome

@@ -12,9 +12,11 @@ from django.core.cache import cache
 from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
+from competition.api.websocket_schemas import SCHEMAS
 from competition.api.websocket_schemas import SCHEMAS
 from competition.matches.lifecycle import create_match
+from competition.models.bots import Bot, EndpointKind
 from competition.web.consumers import match_snapshot
 from tests.live_protocol import check
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from bots.models import BotStatus, EndpointKind
 from competition.matches import lifecycle as services
 from competition.matches.presenters import match_json
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating, Turn
+from competition.models.bots import BotStatus, EndpointKind
 from competition.runners.play import run_match
 from tests.factories import CLIENT_ROLES as ROLES
 from tests.factories import bot as make_bot

@@ -16,10 +16,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots.codebundle import MAX_ARCHIVE_BYTES
-from bots.models import Bot, BotVersion, EndpointKind, platform_seat
+from competition.bots.services import add_version, platform_seat
 from competition.events import services as events
 from competition.matches import lifecycle
 from competition.models import Entry, Event, EventFormat, Match, Participant
+from competition.models.bots import Bot, BotVersion, EndpointKind, read_code
 from competition.runners.play import run_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -304,7 +305,7 @@ def test_it_lets_staff_make_a_code_bot_in_the_admin_and_download_its_versions(us
     page = Client()
     page.force_login(users["staff"])
     made = page.post(
-        "/admin/bots/bot/add/",
+        "/admin/competition/bot/add/",
         {
             "owner": users["owner"].pk,
             "game": "tictactoe",
@@ -322,8 +323,8 @@ def test_it_lets_staff_make_a_code_bot_in_the_admin_and_download_its_versions(us
     bot = Bot.objects.get(name="admin-made")
     assert bot.kind == EndpointKind.CODE and bot.versions.count() == 1
     # It should list the versions inline, each with a download link that serves its bytes.
-    change = page.get(f"/admin/bots/bot/{bot.pk}/change/").content.decode()
-    link = f"/admin/bots/bot/{bot.pk}/versions/1/download/"
+    change = page.get(f"/admin/competition/bot/{bot.pk}/change/").content.decode()
+    link = f"/admin/competition/bot/{bot.pk}/versions/1/download/"
     assert link in change
     assert page.get(link).content == BOT
 
@@ -363,7 +364,7 @@ def test_it_refuses_code_bots_everywhere_when_no_sandbox_can_be_made(users, no_s
     assert form.status_code == 200 and no_sandbox in form.content.decode()
     page.force_login(users["staff"])
     admin = page.post(
-        "/admin/bots/bot/add/",
+        "/admin/competition/bot/add/",
         {
             "owner": users["owner"].pk,
             "game": "tictactoe",
@@ -382,7 +383,7 @@ def test_it_refuses_code_bots_everywhere_when_no_sandbox_can_be_made(users, no_s
     bot = Bot.objects.create(
         owner=users["owner"], game="tictactoe", name="old", kind=EndpointKind.CODE, target="bot.py"
     )
-    bot.add_version("bot.py", BOT)
+    add_version(bot, read_code("bot.py", BOT))
     builtin = platform_seat("tictactoe", EndpointKind.BUILTIN, "random")
     match = lifecycle.create_match("tictactoe", [bot, builtin], seed=1, dispatch_now=False)
     from competition.runners.play import sandbox_report

@@ -17,8 +17,9 @@ from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from bots.codebundle import MAX_ARCHIVE_BYTES
-from bots.models import Bot, BotVersion, EndpointKind
+from competition.bots.services import add_version
 from competition.models import Entry, Participant
+from competition.models.bots import Bot, BotVersion, EndpointKind, read_code
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,7 @@ def code_bot(owner, name: str = "coded", versions: int = 1, size: int = len(BOT)
     """A code bot of ``owner`` with ``versions`` uploads of ``size`` bytes (v1, v2, ...)."""
     made = factories.bot(owner, name, kind=EndpointKind.CODE, target="bot.py")
     for _ in range(versions):
-        made.add_version("bot.py", code(size))
+        add_version(made, read_code("bot.py", code(size)))
     return made
 
 
@@ -165,7 +166,7 @@ def test_it_caps_a_users_bytes_of_code_on_every_route(settings):
     )
     assert made.status_code == 400 and made.json() == {"file": [sentence]}
     made = factories.logged_in(people["staff"]).post(
-        "/admin/bots/bot/add/",
+        "/admin/competition/bot/add/",
         {
             **fields,
             "owner": owner.pk,

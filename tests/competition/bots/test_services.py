@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotVersion
+from competition.models.bots import Bot, BotVersion
 
 PASSWORD = "a-long-pass-phrase-42"
 
@@ -78,7 +78,7 @@ def test_it_rotates_a_secret_through_one_model_method_from_the_web_the_api_and_t
     # It should rotate it from the admin's action and show it to nobody there.
     admin = signed_in(users["staff"])
     done = admin.post(
-        "/admin/bots/bot/",
+        "/admin/competition/bot/",
         {"action": "rotate_secrets", "_selected_action": [bot.pk]},
         follow=True,
     )
@@ -87,7 +87,7 @@ def test_it_rotates_a_secret_through_one_model_method_from_the_web_the_api_and_t
     assert bot.secret not in (first, from_web, from_api)
     assert rotations == [bot.pk, bot.pk, bot.pk]
     assert bot.secret not in done.content.decode()
-    assert bot.secret not in admin.get(f"/admin/bots/bot/{bot.pk}/change/").content.decode()
+    assert bot.secret not in admin.get(f"/admin/competition/bot/{bot.pk}/change/").content.decode()
     # It should never show the admin's new secret on the owner's page either.
     assert bot.secret not in page.get(f"/bots/{bot.pk}/").content.decode()
 
@@ -131,7 +131,7 @@ def test_it_refuses_a_bad_upload_with_the_same_sentence_from_the_form_the_api_an
     api_create = owner.post("/api/bots/", {**fields, "file": bad()}, format="multipart")
     api_version = owner.post(f"/api/bots/{bot.pk}/versions/", {"file": bad()}, format="multipart")
     admin = signed_in(users["staff"]).post(
-        "/admin/bots/bot/add/",
+        "/admin/competition/bot/add/",
         {**fields, "owner": users["owner"].pk, "target": "", "status": "active", "file": bad()},
     )
     said = {

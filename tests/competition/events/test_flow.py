@@ -4,10 +4,10 @@ releases them, a cancelled match moves the event on."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.matches import lifecycle as matches
 from competition.models import Entry, Event, EventFormat, EventStatus, Match, MatchStatus
+from competition.models.bots import Bot, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

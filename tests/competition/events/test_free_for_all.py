@@ -16,7 +16,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots import egress
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
+from competition.plumbing.dbthreads import run_db
 from competition.events import pairing, standings
 from competition.events import services as events
 from competition.models import (
@@ -29,6 +30,7 @@ from competition.models import (
     RatingChange,
 )
 from competition.plumbing.dbthreads import run_db
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.embedded import Scheduler
 from tests.conftest import LOOPBACK, REPO, free_port
 from tests.processes import project_env, running

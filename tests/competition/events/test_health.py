@@ -14,11 +14,11 @@ import pytest
 from aiohttp import web
 from asgiref.sync import sync_to_async
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.bots.services import resume_bot
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Participant
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from tests.conftest import free_port
 from tests.factories import GAME, decide, make_bots, make_event, make_owner, play_all
@@ -185,7 +185,7 @@ def test_it_reschedules_a_ladder_when_staff_reactivate_a_paused_bot_in_the_admin
     staff = get_user_model().objects.create_superuser("admin", password="pw-admin-1")
     client = Client()
     client.force_login(staff)
-    url = f"/admin/bots/bot/{paused.pk}/change/"
+    url = f"/admin/competition/bot/{paused.pk}/change/"
     form = client.get(url).context["adminform"].form
     data = {
         name: value

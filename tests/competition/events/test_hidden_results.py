@@ -15,7 +15,6 @@ import re
 
 import pytest
 
-from bots.models import EndpointKind
 from competition.events import services as events
 from competition.models import (
     Event,
@@ -26,6 +25,7 @@ from competition.models import (
     NotificationKind,
 )
 from competition.notifications import notify
+from competition.models.bots import EndpointKind
 from tests import factories
 from tests.conftest import free_port
 from tests.factories import play_everything

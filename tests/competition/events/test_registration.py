@@ -14,7 +14,6 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import registration
 from competition.models import (
     EmailChoice,
@@ -29,6 +28,7 @@ from competition.models import (
     NotificationPreference,
 )
 from competition.notifications import notify
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from tests import factories
 from tests.factories import GAME, play_all
 from tests.helpers import as_user

@@ -14,10 +14,11 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import ladder, pairing
 from competition.events.pairing import Contender
 from competition.models import Ladder, LadderSpot, Match, MatchStatus
+from competition.models.bots import Bot, BotStatus, EndpointKind
+from tests.competition.test_events import GAME, decide, play_all
 from tests.conftest import free_port
 from tests.factories import GAME, decide, play_all
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 ENROL = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.events import ladder
 for i in range(6):
     owner = get_user_model().objects.create_user(f"celery-{i}")

@@ -10,10 +10,11 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.events import ladder
 from competition.models import Ladder, LadderSpot
 from tests.factories import GAME
+from competition.models.bots import Bot, EndpointKind
+from tests.competition.test_events import GAME
 
 pytestmark = pytest.mark.django_db
 

@@ -17,10 +17,11 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.events import ladder
 from competition.models import LadderSpot, Match, MatchStatus
 from tests.factories import GAME, decide
+from competition.models.bots import Bot, BotStatus, EndpointKind
+from tests.competition.test_events import GAME, decide
 
 pytestmark = pytest.mark.django_db
 

@@ -15,12 +15,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.bots.services import set_bot_status
 from competition.events import services as events
 from competition.events import standings
 from competition.matches.lifecycle import cancel, claim, finish, finish_limit, release, requeue
 from competition.models import EventFormat, EventStanding, EventStatus, Match, MatchStatus
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from games.base import Outcome
 from tests.factories import make_bots, make_event, make_owner
 

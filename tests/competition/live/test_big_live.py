@@ -24,7 +24,7 @@ from tests.processes import manage, project_env, running
 ARENA = REPO / ".venv" / "bin" / "arena"
 SETUP = f"""
 from django.contrib.auth import get_user_model
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
 from competition.matches import lifecycle
 user = get_user_model().objects.create_user("gardener", password="gardener-password-1")
 bots = [
@@ -128,11 +128,11 @@ def debug_match(turns: int = 50) -> int:
     with every seat's log as the runner keeps it (a 16 KB message sent, an overlay)."""
     from django.contrib.auth import get_user_model
 
-    from bots.models import Bot, EndpointKind
     from competition.matches import lifecycle
     from competition.matches.loop import SeatLog, TurnRecord
     from competition.matches.turns import stored_values
     from competition.models import TURN_VALUES, Match, MatchStatus, Turn
+    from competition.models.bots import Bot, EndpointKind
 
     owner = get_user_model().objects.create_user("watched", password="pw-watched-123")
     bots = [

@@ -16,7 +16,6 @@ from django.core.management import call_command
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
-from bots.models import Bot, EndpointKind
 from competition.live import broadcast
 from competition.live.hub import hub
 from competition.matches import batch, history, sql
@@ -24,6 +23,7 @@ from competition.matches import lifecycle as svc
 from competition.matches.loop import SeatLog
 from competition.matches.turns import End, TurnWriter, record_turns, store_end, stored_values
 from competition.models import Match, MatchStatus, Participant, RatingChange, Turn, TurnArchive
+from competition.models.bots import Bot, EndpointKind
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games.base import Outcome

@@ -19,13 +19,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
 from bots import egress
-from bots.models import Bot, EndpointKind
 from bots.transports import for_endpoint
 from competition.matches import history
 from competition.matches.debug import MAX_BYTES, split
 from competition.matches.lifecycle import create_match
 from competition.matches.loop import play as play_loop
 from competition.models import Match, MatchStatus
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from competition.web.routing import websocket_urlpatterns
 from games import get_game

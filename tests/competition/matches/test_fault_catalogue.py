@@ -13,10 +13,10 @@ from aiohttp import web
 from rest_framework.test import APIClient
 
 from bots.egress import parse_networks
-from bots.models import Bot, EndpointKind
 from competition.matches import history
 from competition.matches import lifecycle as svc
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import LOOPBACK, free_port

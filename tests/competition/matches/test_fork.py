@@ -20,12 +20,14 @@ from aiohttp import web
 from django.test import Client
 
 from bots import egress
-from bots.models import Bot, BotStatus, EndpointKind
+from competition.models.bots import Bot, BotStatus, EndpointKind
+from competition.api.simulation import SimulationRefused, simulate_in_worker
 from competition.api.simulation import SimulationRefused, simulate_in_worker
 from competition.matches import fork as fork_module
 from competition.matches import history
 from competition.matches import lifecycle as services
 from competition.models import Match, MatchStatus, Turn
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from games import all_games, get_game
 from games.base import Game

@@ -21,7 +21,6 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.events import standings
 from competition.models import (
@@ -35,6 +34,7 @@ from competition.models import (
     RatingChange,
 )
 from tests.helpers import measure
+from competition.models.bots import Bot, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

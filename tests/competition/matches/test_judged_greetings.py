@@ -14,9 +14,9 @@ import pytest
 from aiohttp import web
 from django.contrib.auth import get_user_model
 
-from bots.models import Bot, EndpointKind
 from competition.matches import history, lifecycle
 from competition.models import MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from tests.helpers import http_bot
 

@@ -15,9 +15,9 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.cli import _result_text
-from bots.models import Bot, EndpointKind
 from competition.matches import loop
 from competition.models import Event, Match, MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from games import all_games
 from games.base import COMMON_REASONS
 from games.testing import _bot_names, play_builtin

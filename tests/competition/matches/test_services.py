@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.live import broadcast
 from competition.live.hub import hub
 from competition.matches import history, turns
@@ -19,6 +18,7 @@ from competition.matches import lifecycle as svc
 from competition.matches.loop import TurnRecord
 from competition.matches.presenters import match_json
 from competition.models import Match, MatchStatus, Participant, Rating, RatingChange, Turn
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from games import get_game
 from games.base import Outcome
@@ -178,7 +178,7 @@ def test_claim_takes_exactly_the_matches_the_due_query_names(bots):
 
 
 def test_it_claims_human_seat_matches_only_where_asked(bots):
-    from bots.models import platform_seat
+    from competition.bots.services import platform_seat
 
     human = platform_seat("tictactoe", EndpointKind.HUMAN, "")
     pair = [bots["perfect"], bots["random"]]

@@ -12,11 +12,11 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots.models import Bot, EndpointKind
 from competition.matches import history, seatlogs
 from competition.matches import lifecycle as svc
 from competition.matches.loop import SeatLog
 from competition.models import Match, MatchStatus
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import free_port

@@ -14,13 +14,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from openskill.models import PlackettLuce
 
-from bots.models import Bot, EndpointKind
 from bots.transports.http import HttpTransport
 from competition.matches import history
 from competition.matches import lifecycle as svc
 from competition.matches.loop import play
 from competition.matches.presenters import match_json
 from competition.models import Match, MatchStatus, Participant, RatingChange
+from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from games import get_game
 from tests.conftest import LOOPBACK, REPO, free_port

@@ -13,9 +13,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from bots.models import Bot, EndpointKind
 from competition.api.pagination import KeysetPagination
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from competition.models.filters import PARAMS
 from competition.web import lists
 

@@ -7,9 +7,10 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from bots.models import Bot, EndpointKind
 from competition.models import Event, Match, MatchStatus, Participant
 from competition.plumbing.prepared import LIST_STEP, Prepared, Statement
+from competition.models.bots import Bot, EndpointKind
+from competition.plumbing.prepared import LIST_STEP, Prepared
 
 pytestmark = pytest.mark.django_db
 

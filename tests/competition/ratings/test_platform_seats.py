@@ -17,9 +17,10 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.matches.lifecycle import create_match, finish
 from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Rating
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.ratings import services as ratings
 from competition.runners.play import run_match
 from games import all_games

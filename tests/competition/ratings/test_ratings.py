@@ -9,10 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import F
 
-from bots.models import Bot, EndpointKind
 from competition.events import services as events
 from competition.matches.lifecycle import cancel, create_match, finish
 from competition.models import EventFormat, EventStatus, Match, MatchStatus, Rating, RatingChange
+from competition.models.bots import Bot, EndpointKind
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome

@@ -25,7 +25,8 @@ STARTER = REPO / "games" / "tictactoe" / "starter_bot.py"
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from bots.models import Bot
+from competition.bots.services import add_version
+from competition.models.bots import Bot, read_code
 from competition.matches.lifecycle import create_match
 
 source = open(%r, "rb").read().replace(
@@ -38,7 +39,7 @@ for name in ("coder-a", "coder-b"):
     bot = Bot.objects.create(
         owner=user, game="tictactoe", name="uploaded", kind="code", target="starter_bot.py"
     )
-    bot.add_version("starter_bot.py", source)
+    add_version(bot, read_code("starter_bot.py", source))
     bots.append(bot)
 print(json.dumps([create_match("tictactoe", bots, seed=seed).pk for seed in range(4)]))
 """

@@ -148,7 +148,7 @@ def test_it_resumes_a_match_whose_worker_was_killed(stack):
 
 EVENT_SCRIPT = """
 from django.contrib.auth import get_user_model
-from bots.models import Bot
+from competition.models.bots import Bot
 from competition.models import Entry, Event, EventFormat
 from competition.events.services import start_event
 user, _ = get_user_model().objects.get_or_create(username="organiser", defaults={"is_staff": True})

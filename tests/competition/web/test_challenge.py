@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots.models import Bot, BotStatus, EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.models import Match
+from competition.models.bots import Bot, BotStatus, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

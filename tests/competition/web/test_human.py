@@ -11,11 +11,13 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 
 from bots.faults import BotFault, FaultCode
-from bots.models import EndpointKind, platform_seat
 from bots.transports import for_endpoint
 from bots.transports.human import HumanTransport
+from competition.bots.services import platform_seat
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
+from competition.models.bots import EndpointKind
+from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context
 from tests.helpers import as_user

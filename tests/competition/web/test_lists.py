@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots.models import Bot, EndpointKind
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
+from competition.models.bots import Bot, EndpointKind
 from competition.web import lists
 from tests import factories
 from tests.factories import bot

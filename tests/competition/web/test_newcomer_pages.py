@@ -11,8 +11,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
 
-from bots.models import Bot, EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.models import Entry, Event, EventFormat, EventStatus
+from competition.models.bots import Bot, EndpointKind
+from tests import factories
 from tests.conftest import REPO, free_port
 from tests.factories import logged_in
 

@@ -14,9 +14,9 @@ from django.core import mail
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from games import all_games, get_game
 from games.base import Context
 from tests.factories import logged_in

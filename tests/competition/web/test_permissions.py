@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from bots.models import Bot, BotStatus, EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import Match, Turn
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from bots.models import Bot, EndpointKind
+from competition.models.bots import Bot, EndpointKind
+from bots import egress
 from competition.events import services as events
 from competition.models import (
     Entry,
@@ -31,6 +32,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
+from competition.models.bots import Bot, EndpointKind
 from competition.ratings import services as ratings
 from competition.web.routing import websocket_urlpatterns
 from tests.factories import play_everything

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from bots.models import Bot, EndpointKind
 from competition.models import Match
+from competition.models.bots import Bot, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

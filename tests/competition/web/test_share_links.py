@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from bots.models import EndpointKind, platform_seat
+from competition.bots.services import platform_seat
 from competition.matches.lifecycle import create_match
 from competition.models import Event, EventFormat
+from competition.models.bots import EndpointKind
 
 pytestmark = pytest.mark.django_db
 

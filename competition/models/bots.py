@@ -1,61 +1,90 @@
+"""Bots and their uploaded versions (the tables of the ``bots`` app, whose history they keep:
+``bots_bot``, ``bots_botversion``), and the checks of what a bot may be and hold."""
+
 from __future__ import annotations
 
-import hashlib
-import secrets
-import unicodedata
 from datetime import timedelta
 from pathlib import PurePosixPath
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import models
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from bots import egress
+from bots import codebundle, egress
 from bots.faults import BotFault
-from bots.transports import LOCAL_KINDS, TRANSPORTS, Transport, for_endpoint
+from bots.names import new_secret, unprintable, validate_printable_name
+from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
 from games import get_game
 
-#: bidirectional formatting characters (Unicode's Bidi_Control): they reorder the text around a
-#: name on a page or in a mail subject (Trojan Source)
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e") | frozenset(
-    "\u2066\u2067\u2068\u2069"
-)
+__all__ = [
+    "PLATFORM_OWNER",
+    "Bot",
+    "BotQuerySet",
+    "BotStatus",
+    "BotVersion",
+    "EndpointKind",
+    "check_storage",
+    "code_bytes_used",
+    "read_code",
+    "read_uploaded_code",
+    "readable_bytes",
+    "registrable_kinds",
+    "unprintable",
+    "validate_endpoint",
+    "validate_printable_name",
+]
 
 
-def unprintable(char: str) -> bool:
-    """A control character (line breaks, ESC, C1), a line or paragraph separator or a
-    bidirectional formatting character: nothing a name shown to people may hold."""
-    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
+class _Kind(models.TextChoices):
+    """A kind answers what is asked of it from its row of ``bots.transports.TRANSPORTS``."""
+
+    @property
+    def row(self) -> TransportKind:
+        return KINDS[self.value]
+
+    @property
+    def takes_uploads(self) -> bool:
+        """A code bot: played from its uploaded versions, in the sandbox."""
+        return self.row.uploads
+
+    @property
+    def signed(self) -> bool:
+        """Its requests carry ``X-Arena-Signature`` (it has a secret to check)."""
+        return self.row.signed
+
+    @property
+    def is_person(self) -> bool:
+        """A person in the browser: no program, no event, no ladder, nothing to edit."""
+        return self.row.person
+
+    @property
+    def staff_only(self) -> bool:
+        """Run on this server (a command, a port it opens): staff only, when allowed."""
+        return self.row.local
+
+    @property
+    def testable(self) -> bool:
+        return self.row.testable
+
+    @classmethod
+    def people(cls) -> list[str]:
+        """The kinds of a person's seat (``exclude(kind__in=...)``: programs only)."""
+        return [k.value for k in cls if k.is_person]
+
+    @classmethod
+    def with_uploads(cls) -> list[str]:
+        """The kinds played from uploaded versions (``filter(kind__in=...)``: code bots)."""
+        return [k.value for k in cls if k.takes_uploads]
 
 
-def validate_printable_name(name: str) -> None:
-    """A name people read on pages, in mail and in terminals (``unprintable``)."""
-    for char in name:
-        if unprintable(char):
-            code = f"U+{ord(char):04X}"
-            raise ValidationError(
-                f"A name cannot hold control or text-direction characters ({code} "
-                f"{unicodedata.name(char, 'control character').lower()}): use letters, digits, "
-                "spaces and punctuation.",
-                code="unprintable",
-            )
-
-
-def new_secret() -> str:
-    return secrets.token_urlsafe(32)
-
-
-#: ``Bot.kind``'s choices (HTTP, BUILTIN, PROCESS, TCP, HUMAN), derived from the transports
-#: table (``bots.transports.TRANSPORTS``, which documents each kind)
-EndpointKind = models.TextChoices(
-    "EndpointKind", [(t.kind.upper(), (t.kind, t.label)) for t in TRANSPORTS]
-)
+#: ``Bot.kind``'s choices (HTTP, BUILTIN, PROCESS, TCP, HUMAN, CODE), derived from the
+#: transports table (``bots.transports.TRANSPORTS``, which documents each kind)
+EndpointKind = _Kind("EndpointKind", [(t.kind.upper(), (t.kind, t.label)) for t in TRANSPORTS])
 
 #: local bots: a command run on this server, or a port it opens
-STAFF_ONLY_KINDS = frozenset(EndpointKind(k) for k in LOCAL_KINDS)
+STAFF_ONLY_KINDS = frozenset(k for k in EndpointKind if k.staff_only)
 
 
 def local_bots_allowed() -> bool:
@@ -101,34 +130,39 @@ def validate_endpoint(game_slug: str, kind: str, target: str, *, staff: bool) ->
         raise ValidationError(
             {"kind": "Process and TCP bots are disabled on this server (ARENA_ALLOW_LOCAL_BOTS)."}
         )
-    if kind == EndpointKind.HTTP:
-        if target and "://" not in target:
-            raise ValidationError(
-                {
-                    "target": f"A bot URL starts with http:// or https://: did you mean "
-                    f"{guess_scheme(target)}://{target[:200]}?"
-                }
+    if kind in STAFF_ONLY_KINDS:
+        if not target.strip():
+            raise ValidationError({"target": "A command or HOST:PORT is required."})
+    elif kind in _TARGET_CHECKS:
+        _TARGET_CHECKS[kind](game, target)
+
+
+def _check_url(game, target: str) -> None:
+    if target and "://" not in target:
+        raise ValidationError(
+            {
+                "target": f"A bot URL starts with http:// or https://: did you mean "
+                f"{guess_scheme(target)}://{target[:200]}?"
+            }
+        )
+    try:
+        egress.check_url(target, egress.current_policy())
+    except BotFault as fault:
+        hint = ""
+        if settings.DEBUG and "not a public address" in fault.detail:
+            hint = (
+                " Running the platform yourself? Allow local addresses with "
+                "ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8,::1/128 (development only)."
             )
-        try:
-            egress.check_url(target, egress.current_policy())
-        except BotFault as fault:
-            hint = ""
-            if settings.DEBUG and "not a public address" in fault.detail:
-                hint = (
-                    " Running the platform yourself? Allow local addresses with "
-                    "ARENA_BOT_ALLOW_NETWORKS=127.0.0.0/8,::1/128 (development only)."
-                )
-            raise ValidationError(
-                {"target": f"This URL cannot be used: {fault.detail}.{hint}"}
-            ) from None
-    elif kind == EndpointKind.BUILTIN:
-        if target not in game.builtin_bots:
-            known = ", ".join(sorted(game.builtin_bots))
-            raise ValidationError({"target": f"No built-in bot {target!r} (known: {known})."})
-    elif kind in STAFF_ONLY_KINDS and not target.strip():
-        raise ValidationError({"target": "A command or HOST:PORT is required."})
-    elif kind == EndpointKind.CODE:
-        check_sandbox()
+        raise ValidationError(
+            {"target": f"This URL cannot be used: {fault.detail}.{hint}"}
+        ) from None
+
+
+def _check_builtin(game, target: str) -> None:
+    if target not in game.builtin_bots:
+        known = ", ".join(sorted(game.builtin_bots))
+        raise ValidationError({"target": f"No built-in bot {target!r} (known: {known})."})
 
 
 def check_sandbox() -> None:
@@ -140,40 +174,44 @@ def check_sandbox() -> None:
         raise ValidationError({"kind": why})
 
 
+#: each kind's check of its target (a local kind's is only that it has one; a human seat's none)
+_TARGET_CHECKS = {
+    EndpointKind.HTTP: _check_url,
+    EndpointKind.BUILTIN: _check_builtin,
+    EndpointKind.CODE: lambda game, target: check_sandbox(),
+}
+
+
 #: the longest file name a version keeps (its extension says what it holds)
 MAX_FILENAME = 255
 
 
 def uploaded_bytes(upload) -> bytes:
     """An upload's bytes, read at most one byte past the cap so ``read_upload`` can refuse it."""
-    from bots.codebundle import MAX_ARCHIVE_BYTES
-
     upload.seek(0)
-    return upload.read(MAX_ARCHIVE_BYTES + 1)
+    return upload.read(codebundle.MAX_ARCHIVE_BYTES + 1)
 
 
-def read_uploaded_code(upload) -> tuple[str, bytes]:
-    """An upload read and checked, as ``(name, bytes)``: the form's, the API's and the admin's."""
-    data = uploaded_bytes(upload)
-    name, _bundle = read_code(upload.name, data)
-    return name, data
+def read_uploaded_code(upload) -> codebundle.Upload:
+    """An uploaded file read once and checked (``read_code``): the form's, the API's and the
+    admin's."""
+    return read_code(upload.name, uploaded_bytes(upload))
 
 
-def read_code(filename: str, data: bytes):
-    """The ``CodeBundle`` of an upload, or ``ValidationError`` on ``file`` with its sentence."""
-    from bots.codebundle import UploadError, read_upload
-
+def read_code(filename: str, data: bytes) -> codebundle.Upload:
+    """An upload parsed once (``read_upload``) and checked, or ``ValidationError`` on ``file``
+    with its sentence."""
     name = PurePosixPath((filename or "").replace("\\", "/")).name
     if not name:
         raise ValidationError({"file": "The upload has no file name."})
     if len(name) > MAX_FILENAME:
         raise ValidationError({"file": f"The file name is longer than {MAX_FILENAME} characters."})
     try:
-        bundle = read_upload(name, data)
-    except UploadError as exc:
+        bundle = codebundle.read_upload(name, data)
+    except codebundle.UploadError as exc:
         raise ValidationError({"file": str(exc)}) from None
     check_language(bundle.language)
-    return name, bundle
+    return codebundle.Upload(name, bytes(data), bundle)
 
 
 def check_language(language: str) -> None:
@@ -252,28 +290,6 @@ class BotQuerySet(models.QuerySet):
         return self.filter(game=slug)
 
 
-def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
-    """The platform's seat of ``game_slug`` for a built-in strategy or a person in the browser:
-    owned by no user, made once, never in a user's bot list."""
-    if kind not in (EndpointKind.BUILTIN, EndpointKind.HUMAN):
-        raise ValueError(f"no platform seat of kind {kind!r}")
-    target = "browser" if kind == EndpointKind.HUMAN else target
-    name = "human" if kind == EndpointKind.HUMAN else f"builtin {target}"
-    bot = Bot.objects.platform().filter(game=game_slug, kind=kind, target=target).first()
-    if bot is None:
-        try:
-            with transaction.atomic():
-                bot = Bot.objects.create(
-                    owner=None, game=game_slug, kind=kind, target=target, name=name
-                )
-        except IntegrityError:  # made by a concurrent request
-            bot = Bot.objects.platform().get(game=game_slug, kind=kind, target=target)
-    if bot.status != BotStatus.ACTIVE:
-        bot.status, bot.status_reason = BotStatus.ACTIVE, ""
-        bot.save(update_fields=["status", "status_reason", "updated"])
-    return bot
-
-
 class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -312,6 +328,7 @@ class Bot(models.Model):
     objects = BotQuerySet.as_manager()
 
     class Meta:
+        db_table = "bots_bot"  # made by the ``bots`` app, whose migrations keep its history
         ordering = ("game", "name")
         constraints = [
             models.UniqueConstraint(
@@ -326,6 +343,11 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
+
+    @property
+    def endpoint_kind(self) -> _Kind:
+        """Its kind, which answers what is asked of it (``takes_uploads``, ``is_person``...)."""
+        return EndpointKind(self.kind)
 
     @property
     def is_platform(self) -> bool:
@@ -380,30 +402,7 @@ class Bot(models.Model):
 
     @property
     def endpoint(self) -> str:
-        return self.target if self.kind == EndpointKind.HTTP else f"{self.kind}:{self.target}"
-
-    def add_version(self, filename: str, data: bytes) -> BotVersion:
-        """Store an upload as the next version; nothing is stored when ``read_code`` refuses it
-        or it would pass its owner's storage (``check_storage``, under the owner's row lock)."""
-        filename, bundle = read_code(filename, data)
-        with transaction.atomic():
-            if self.owner_id is not None:  # one owner's uploads, one at a time (any bot)
-                get_user_model().objects.select_for_update().filter(pk=self.owner_id).exists()
-            Bot.objects.select_for_update().filter(pk=self.pk).exists()
-            check_storage(self, len(data))
-            last = self.versions.aggregate(n=models.Max("number"))["n"] or 0
-            version = BotVersion.objects.create(
-                bot=self,
-                number=last + 1,
-                filename=filename,
-                language=bundle.language,
-                size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-                data=bytes(data),
-            )
-            self.target = filename
-            Bot.objects.filter(pk=self.pk).update(target=filename, updated=timezone.now())
-        return version
+        return self.target if self.endpoint_kind.row.bare else f"{self.kind}:{self.target}"
 
     def latest_version(self) -> BotVersion | None:
         return self.versions.order_by("-number").first()
@@ -418,7 +417,7 @@ class Bot(models.Model):
         version: BotVersion | None = None,
     ) -> Transport:
         """The transport of one seat; a code bot plays its seat's version, in the sandbox."""
-        if self.kind == EndpointKind.CODE:
+        if self.endpoint_kind.takes_uploads:
             if version is None:
                 raise ValueError(f"bot {self.pk} is code: a version to play is needed")
             return version.transport(game=get_game(self.game), seat=seat)
@@ -446,6 +445,7 @@ class BotVersion(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "bots_botversion"
         ordering = ("bot", "-number")
         constraints = [
             models.UniqueConstraint(fields=("bot", "number"), name="botversion_unique_number")
@@ -455,11 +455,11 @@ class BotVersion(models.Model):
         return f"{self.bot} v{self.number}"
 
     def transport(self, *, game, seat: int) -> Transport:
-        from bots.codebundle import read_upload
+        """Its sandbox; its bundle parsed once in this process (``codebundle.bundle_of``)."""
         from bots.sandbox import Limits
         from bots.transports.sandbox import SandboxTransport
 
-        bundle = read_upload(self.filename, bytes(self.data))
+        bundle = codebundle.bundle_of(self.filename, bytes(self.data))
         limits = Limits(
             memory=settings.ARENA_SANDBOX_MEMORY_MB << 20,
             cpus=settings.ARENA_SANDBOX_CPU_PERCENT / 100,

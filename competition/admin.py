@@ -782,7 +782,7 @@ class BotVersionInline(admin.TabularInline):
         return format_html('<a href="{}">download</a>', url)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("data")
+        return super().get_queryset(request).defer("data", "artefact")
 
 
 @admin.register(Bot)

@@ -297,6 +297,9 @@ except ValueError as exc:
 #: what one uploaded bot's sandbox may use in all (its cgroup: bots/confinement.py)
 ARENA_SANDBOX_MEMORY_MB = envint("ARENA_SANDBOX_MEMORY_MB", 1024, minimum=64)
 ARENA_SANDBOX_CPU_PERCENT = envint("ARENA_SANDBOX_CPU_PERCENT", 100, minimum=1)
+#: a version's compile (bots/compiler.py): its sandbox's memory and its wall-clock (and CPU) limit
+ARENA_COMPILE_MEMORY_MB = envint("ARENA_COMPILE_MEMORY_MB", 2048, minimum=256)
+ARENA_COMPILE_SECONDS = envint("ARENA_COMPILE_SECONDS", 60, minimum=5)
 ARENA_BOT_CA_BUNDLE = os.environ.get("ARENA_BOT_CA_BUNDLE", "")
 ARENA_BOT_MAX_REPLY_BYTES = envint("ARENA_BOT_MAX_REPLY_BYTES", 1_048_576, minimum=1)
 # request bodies, refused before they are read (competition/plumbing/admission.py: per route)

@@ -13,21 +13,20 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots import egress
-from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.matches import history, lifecycle
 from competition.matches.lifecycle import claim, finish
 from competition.matches.loop import TurnRecord
 from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
+from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from games import all_games, get_game
 from games.base import Outcome
-from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
-from competition.models.bots import Bot, BotStatus, EndpointKind
 
 #: the roles of ``users``, in order
 ROLES = ("owner", "other", "staff")
@@ -318,4 +317,50 @@ def event_form(**overrides) -> dict:
 def builtin_of(owner, name: str, target: str = "perfect") -> Bot:
     return Bot.objects.create(
         owner=owner, game="tictactoe", name=name, kind=EndpointKind.BUILTIN, target=target
+    )
+
+
+# -- code bots through the API (tests/competition/bots/test_code_bots.py and others) --------
+
+#: a tic-tac-toe bot speaking one JSON line per message on stdin/stdout; it says on stderr
+#: what it thinks (the per-turn log of its owner)
+CODE_BOT = b"""import json, sys
+PREFERENCE = ["1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1"]
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("action") == "init":
+        print(json.dumps({"name": "coded"}), flush=True)
+        continue
+    board = message.get("board") or {}
+    move = next(cell for cell in PREFERENCE if board.get(cell, "") == "")
+    print("VERSION-MARK thinking: I take " + move, file=sys.stderr, flush=True)
+    print(json.dumps({"play": move}), flush=True)
+"""
+
+
+def run_fresh(coro):
+    """Run a coroutine on a fresh loop, closing that loop's egress session at the end."""
+    from bots import egress
+
+    async def main():
+        try:
+            return await coro
+        finally:
+            await egress.close_session()
+
+    return asyncio.run(main())
+
+
+def code_api(user=None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def upload_version(client: APIClient, bot_id: int, filename: str, data: bytes):
+    return client.post(
+        f"/api/bots/{bot_id}/versions/",
+        {"file": SimpleUploadedFile(filename, data)},
+        format="multipart",
     )

@@ -18,10 +18,11 @@ from django.utils import timezone
 from bots import codebundle
 from bots.codebundle import Upload
 from bots.faults import BotFault, FaultCode
+from competition.bots import builds
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed
-from competition.notifications import notify
-from competition.models import Entry, MatchStatus, NotificationKind, Participant
+from competition.matches.dispatch import dispatch_build
+from competition.models import BuildStatus, Entry, MatchStatus, Participant
 from competition.models.bots import (
     Bot,
     BotStatus,
@@ -32,10 +33,6 @@ from competition.models.bots import (
     read_uploaded_code,
     readable_bytes,
 )
-from bots.transports import TESTABLE_KINDS
-from competition.bots.messages import as_json, readable, truncate
-from competition.bots.signals import bot_activated, test_call_passed
-from competition.models import Entry, MatchStatus, Participant
 from competition.models.matches import judges_health
 from competition.notifications import bot_notices
 from competition.plumbing.ratelimit import Limit, hit
@@ -190,7 +187,7 @@ def versions(bot: Bot, limit: int) -> list[BotVersion]:
     """A code bot's latest ``limit`` versions, newest first, without their bytes; each with
     ``played`` (a match or a frozen event entry holds it: kept for good)."""
     found = list(
-        bot.versions.defer("data")
+        bot.versions.defer("data", "artefact")
         .annotate(played=_played(models.OuterRef("pk")))
         .order_by("-number")[:limit]
     )
@@ -252,9 +249,12 @@ def add_version(bot: Bot, upload: Upload) -> BotVersion:
             size=len(upload.data),
             sha256=hashlib.sha256(upload.data).hexdigest(),
             data=bytes(upload.data),
+            build=builds.initial_status(upload.bundle.language),
         )
         bot.target = upload.name
         Bot.objects.filter(pk=bot.pk).update(target=upload.name, updated=timezone.now())
+        if version.build == BuildStatus.QUEUED:  # compiled as soon as it is stored
+            transaction.on_commit(dispatch_build)
     codebundle.keep(upload)
     return version
 
@@ -284,9 +284,9 @@ def delete_version(bot: Bot, number: int) -> None:
     it), ``BotVersion.DoesNotExist`` when there is none."""
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).exists()
-        version = (bot.versions.defer("data").annotate(played=_played(models.OuterRef("pk")))).get(
-            number=number
-        )
+        version = (
+            bot.versions.defer("data", "artefact").annotate(played=_played(models.OuterRef("pk")))
+        ).get(number=number)
         latest = bot.versions.aggregate(n=models.Max("number"))["n"]
         if version.number == latest:
             raise VersionKept(
@@ -317,6 +317,10 @@ class TestCallRefused(Exception):
 
 class NotTestable(TestCallRefused):
     """The bot's kind cannot be test-called (a human seat, a local bot)."""
+
+
+class NotBuilt(TestCallRefused):
+    """No version of the code bot is built yet (or none compiled)."""
 
 
 class TestCallTooSoon(TestCallRefused):
@@ -353,8 +357,15 @@ async def run_test_call(bot: Bot) -> dict:
     message = game.observation(state, 0, ctx)
     limit = min(TEST_CALL_TIMEOUT, (policy.move_timeout_ms or TEST_CALL_TIMEOUT * 1000) / 1000)
     version = None
-    if bot.endpoint_kind.takes_uploads:  # its latest upload, run in the sandbox
-        version = await bot.versions.order_by("-number").afirst()
+    if bot.endpoint_kind.takes_uploads:  # its latest playable upload, run in the sandbox
+        version = (
+            await bot.versions.filter(build__in=BuildStatus.playable()).order_by("-number").afirst()
+        )
+        if version is None:
+            raise NotBuilt(
+                "No version of this bot can play yet: its upload is still being compiled, or "
+                "did not compile (its page shows the compiler's output)."
+            )
     transport = bot.transport(seat=0, seed=0, match_id="test", options=options, version=version)
     result = {
         "fault": FaultCode.OK.value,

@@ -8,11 +8,11 @@ import os
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from competition.models.bots import Bot, EndpointKind
 from competition.bots.services import get_or_create_bot, platform_seat
 from competition.events import showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
+from competition.models.bots import EndpointKind
 from competition.plumbing.production import (
     DEV_DEMO_PASSWORD,
     production_demo_password,

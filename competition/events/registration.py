@@ -11,10 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.events import services
-from competition.events import notices, services
-from competition.notifications import notify
 from competition.models import (
     Entry,
     EntryStatus,
@@ -24,8 +21,8 @@ from competition.models import (
     NotificationKind,
     Rating,
 )
-from competition.notifications import event_notices, notify
 from competition.models.bots import Bot, BotStatus, EndpointKind
+from competition.notifications import event_notices, notify
 
 logger = logging.getLogger(__name__)
 

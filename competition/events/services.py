@@ -12,11 +12,8 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from competition.models.bots import PLATFORM_OWNER, Bot, EndpointKind
 from competition.bots.services import platform_seat
 from competition.events import formats, header, pairing, scheduling
-from competition.bots.services import platform_seat
-from competition.events import formats, header, notices, pairing, scheduling
 from competition.events import standings as stored
 from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.scheduling import eligible

@@ -11,9 +11,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 
-from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
+from competition.models.bots import Bot, BotStatus
 from competition.notifications import match_notices
 from competition.plumbing.ratelimit import Limit, hit
 from competition.ratings import services as ratings

@@ -32,3 +32,12 @@ def dispatch(match_id: int) -> None:
         backend().dispatch(match_id)
     except Exception:
         logger.exception("dispatch of match %s failed; it stays queued", match_id)
+
+
+def dispatch_build() -> None:
+    """Tell a runner that a version waits to be compiled; best effort (the runners look for
+    waiting builds on their own too)."""
+    try:
+        backend().dispatch_build()
+    except Exception:
+        logger.exception("dispatch of a build failed; it stays queued")

@@ -16,22 +16,21 @@ from django.db import DEFAULT_DB_ALIAS, connections, models, transaction
 from django.utils import timezone
 
 from bots.faults import FaultCode
-from competition.models.bots import Bot, BotVersion, EndpointKind
 from competition.live import broadcast
-from competition.live import broadcast, notify
 from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, renew_sql, token_param
 from competition.models import (
+    BuildStatus,
     Entry,
     Match,
     MatchStatus,
     Participant,
     SeatResult,
 )
-from competition.models.bots import Bot, BotStatus, BotVersion
+from competition.models.bots import Bot, BotVersion
 from competition.models.matches import practice_match
 from competition.ratings import services as ratings
 from games import get_game
@@ -78,7 +77,9 @@ def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
         frozen = Entry.objects.filter(event=event, bot_id__in=code, version__isnull=False)
         chosen.update(frozen.values_list("bot_id", "version_id"))
     newest = (
-        BotVersion.objects.filter(bot_id=models.OuterRef("pk")).order_by("-number").values("id")[:1]
+        BotVersion.objects.filter(bot_id=models.OuterRef("pk"), build__in=BuildStatus.playable())
+        .order_by("-number")
+        .values("id")[:1]
     )
     rest = Bot.objects.filter(pk__in=code - chosen.keys()).annotate(v=models.Subquery(newest))
     chosen.update((pk, v) for pk, v in rest.values_list("pk", "v") if v is not None)

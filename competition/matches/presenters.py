@@ -6,7 +6,6 @@ from django.db.models import QuerySet
 
 from bots.faults import seen as fault_text
 from competition.models import Match, MatchStatus, Participant
-from competition.plumbing.prepared import Prepared
 from competition.models.bots import PLATFORM_OWNER
 from competition.plumbing.prepared import Prepared
 from games import get_game

@@ -5,6 +5,7 @@ seats and turns, the standing ladder, stored standings, ratings, notifications; 
 
 from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
+    BuildStatus,
     EntryStatus,
     EventAdmission,
     EventFormat,
@@ -36,6 +37,7 @@ __all__ = [
     "Bot",
     "BotStatus",
     "BotVersion",
+    "BuildStatus",
     "EmailChoice",
     "EndpointKind",
     "Entry",

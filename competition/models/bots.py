@@ -13,9 +13,11 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 
 from bots import codebundle, egress
+from bots.compiler import runnable
 from bots.faults import BotFault
 from bots.names import new_secret, unprintable, validate_printable_name
 from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
+from competition.models.choices import BuildStatus
 from games import get_game
 
 __all__ = [
@@ -405,7 +407,8 @@ class Bot(models.Model):
         return self.target if self.endpoint_kind.row.bare else f"{self.kind}:{self.target}"
 
     def latest_version(self) -> BotVersion | None:
-        return self.versions.order_by("-number").first()
+        """The newest version that can play (built, or needing no build)."""
+        return self.versions.filter(build__in=BuildStatus.playable()).order_by("-number").first()
 
     def transport(
         self,
@@ -443,6 +446,16 @@ class BotVersion(models.Model):
     sha256 = models.CharField(max_length=64)
     data = models.BinaryField(help_text="The upload as sent (a file or an archive).")
     created = models.DateTimeField(auto_now_add=True)
+    #: its compile stage (``competition.bots.builds``): a version plays once built, or at once
+    #: in an interpreted language
+    build = models.CharField(max_length=10, choices=BuildStatus.choices, default=BuildStatus.NONE)
+    build_log = models.TextField(blank=True, help_text="The compiler's output, bounded.")
+    build_seconds = models.FloatField(null=True, blank=True)
+    #: a building version's lease: past it, another runner builds it again
+    build_until = models.DateTimeField(null=True, blank=True)
+    artefact = models.BinaryField(
+        null=True, blank=True, editable=False, help_text="What its compile built (a tar)."
+    )
 
     class Meta:
         db_table = "bots_botversion"
@@ -460,6 +473,10 @@ class BotVersion(models.Model):
         from bots.transports.sandbox import SandboxTransport
 
         bundle = codebundle.bundle_of(self.filename, bytes(self.data))
+        if self.build != BuildStatus.NONE:  # a compiled language: its artefact is what runs
+            if self.build != BuildStatus.BUILT or self.artefact is None:
+                raise ValueError(f"version {self.pk} is not built ({self.build})")
+            bundle = runnable(bundle, bytes(self.artefact))
         limits = Limits(
             memory=settings.ARENA_SANDBOX_MEMORY_MB << 20,
             cpus=settings.ARENA_SANDBOX_CPU_PERCENT / 100,

@@ -98,3 +98,18 @@ class EntryStatus(models.TextChoices):
     """Entered an event that admits by approval; the organiser decides."""
     REFUSED = "refused", "Refused"
     """Refused by the organiser; never plays."""
+
+
+class BuildStatus(models.TextChoices):
+    """Where a code bot's version stands with its compile stage (``competition.bots.builds``)."""
+
+    NONE = "none", "Runs as uploaded"
+    """An interpreted language: nothing to build."""
+    QUEUED = "queued", "Waiting to be compiled"
+    BUILDING = "building", "Compiling"
+    BUILT = "built", "Compiled"
+    FAILED = "failed", "Did not compile"
+
+    @classmethod
+    def playable(cls) -> tuple[str, ...]:
+        return (cls.NONE, cls.BUILT)

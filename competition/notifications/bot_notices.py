@@ -1,9 +1,10 @@
-"""What owners are told of their bots: paused (and why), paused by its health, resumed."""
+"""What owners are told of their bots: paused (and why), paused by its health, resumed, a
+version that did not compile."""
 
 from __future__ import annotations
 
-from competition.models.bots import Bot, BotStatus
 from competition.models import NotificationKind
+from competition.models.bots import Bot, BotStatus
 from competition.notifications import notify
 
 
@@ -26,4 +27,18 @@ def paused_for_health(bot: Bot) -> None:
         f"{bot.name} was {bot.status_reason}: it plays no new match until you resume it "
         "from its page (check that its server answers first).",
         f"/bots/{bot.pk}/",
+    )
+
+
+def build_failed(bot: Bot, number: int, log: str) -> None:
+    """Tell the owner version ``number`` of ``bot`` did not compile, with the compiler's first
+    error (all of its output is on the bot's page); the bot plays its last good version."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    first = next((line for line in lines if "error" in line.lower()), lines[-1] if lines else "")
+    text = (
+        f"Version {number} of {bot.name} did not compile ({first[:200]}); "
+        "it keeps playing its last good version."
+    )
+    notify.notify(
+        bot.owner_id, NotificationKind.BUILD_FAILED, text[:500], f"/bots/{bot.pk}/#versions"
     )

@@ -3,8 +3,8 @@ match's result (practice tells nobody)."""
 
 from __future__ import annotations
 
-from competition.models.bots import Bot
 from competition.models import Match, MatchStatus, NotificationKind, Participant
+from competition.models.bots import Bot
 from competition.notifications import notify
 
 

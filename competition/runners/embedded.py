@@ -35,6 +35,8 @@ class Scheduler:
         self.event: asyncio.Event | None = None
         self.tasks: set[asyncio.Task] = set()
         self.main: asyncio.Task | None = None
+        #: the version this process is compiling, if any (one at a time)
+        self.building: asyncio.Task | None = None
 
     def start(self) -> None:
         share_the_gil()  # this process plays matches
@@ -59,6 +61,27 @@ class Scheduler:
             self._launch(*claimed)
             launched = True
         return launched
+
+    async def build(self) -> bool:
+        """Claim and compile waiting versions, one after another; True if it built any."""
+        from competition.bots import builds
+        from competition.matches import batch
+
+        built = False
+        while (version := await batch.call(builds.claim)) is not None:
+            result = await asyncio.to_thread(builds.compile_version, version)
+            await batch.call(builds.store, version, result)
+            built = True
+        return built
+
+    def _start_building(self) -> None:
+        if self.building is None or self.building.done():
+            self.building = asyncio.ensure_future(self.build())
+            self.building.add_done_callback(self._built)
+
+    def _built(self, task: asyncio.Task) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("building versions failed", exc_info=task.exception())
 
     def _launch(self, match_id: int, token, loaded: dict | None = None) -> None:
         from competition.runners.play import play_claimed
@@ -102,6 +125,7 @@ class Scheduler:
                 if self.statistics and now - last_notify >= settings.ARENA_NOTIFY_INTERVAL:
                     last_notify = now  # events at their start time, digests: once per site
                     await batch.call(registration.tick)
+                self._start_building()
                 await self.step()
             except asyncio.CancelledError:
                 raise
@@ -199,4 +223,7 @@ class EmbeddedBackend:
     """The embedded runner's backend: a queued match wakes this process's scheduler, if any."""
 
     def dispatch(self, match_id: int) -> None:
+        wake()
+
+    def dispatch_build(self) -> None:
         wake()

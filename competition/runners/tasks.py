@@ -29,6 +29,14 @@ def run_match_task(match_id: int) -> None:
     asyncio.run(_run(match_id))
 
 
+@app.task(acks_late=True, ignore_result=True)
+def build_versions_task() -> None:
+    """Compile the versions waiting for it (``competition.bots.builds``), one after another."""
+    from competition.bots import builds
+
+    builds.build_all()
+
+
 @app.task(ignore_result=True, name="competition.runners.tasks.send_notification_mails")
 def send_notification_mails(ids: list[int]) -> None:
     """Instant notification mails (``competition.notifications.notify``), off the request path."""
@@ -50,3 +58,6 @@ class CeleryBackend:
 
     def dispatch(self, match_id: int) -> None:
         run_match_task.delay(match_id)
+
+    def dispatch_build(self) -> None:
+        build_versions_task.delay()

@@ -15,8 +15,6 @@ from rest_framework.authtoken.models import Token
 
 from competition.models.bots import Bot
 from competition.plumbing.ratelimit import Limit, client_address, refused
-from competition.models.bots import Bot
-from competition.plumbing.ratelimit import Limit, client_address, refused
 from competition.web.forms import SignUpForm
 
 #: sign-up attempts per client address

@@ -14,9 +14,6 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from competition.models.bots import Bot, BotStatus, EndpointKind, validate_endpoint
-from competition.bots.services import platform_seat
-from competition.matches.challenges import create_user_match
 from competition.bots.services import PLATFORM_KINDS, create_bot, platform_seat, set_bot_status
 from competition.matches.challenges import create_user_match
 from competition.models import Match

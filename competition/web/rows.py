@@ -12,7 +12,6 @@ from django.urls import reverse
 
 from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
-from competition.plumbing.prepared import Prepared
 from competition.models.bots import PLATFORM_OWNER, EndpointKind
 from competition.plumbing.prepared import Prepared
 

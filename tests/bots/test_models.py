@@ -6,7 +6,6 @@ from django.core.exceptions import ValidationError
 from bots.transports.builtin import BuiltinTransport
 from bots.transports.http import HttpTransport
 from competition.models.bots import Bot, EndpointKind, validate_endpoint
-from tests import factories
 
 pytestmark = pytest.mark.django_db
 

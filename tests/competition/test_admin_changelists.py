@@ -37,9 +37,8 @@ from competition.models import (
     Rating,
     RatingChange,
 )
-from tests.helpers import measure
 from competition.models.bots import Bot, EndpointKind
-from tests.competition.test_history_queries import measure
+from tests.helpers import measure
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,8 @@ from django.test import Client
 
 from competition.events import services as events
 from competition.models import Event, EventFormat, EventStatus, MatchStatus
-from tests.factories import play_all
 from competition.models.bots import Bot, EndpointKind
-from tests.competition.test_events import play_all
+from tests.factories import play_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENTRIES = 8

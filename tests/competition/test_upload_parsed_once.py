@@ -18,7 +18,10 @@ from competition.models import Match
 from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from tests import factories
-from tests.competition.test_code_bots import BOT, api, run, upload
+from tests.factories import CODE_BOT as BOT
+from tests.factories import code_api as api
+from tests.factories import run_fresh as run
+from tests.factories import upload_version as upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

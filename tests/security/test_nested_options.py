@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from competition.models.bots import Bot, EndpointKind
 from competition.models import Match
+from competition.models.bots import Bot, EndpointKind
 
 pytestmark = pytest.mark.django_db
 

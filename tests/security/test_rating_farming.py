@@ -13,7 +13,6 @@ from django.test import Client
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from competition.models.bots import EndpointKind
 from competition.bots.services import platform_seat
 from competition.events import services as events
 from competition.matches.lifecycle import create_match
@@ -25,12 +24,7 @@ from competition.models import (
     Rating,
     RatingChange,
 )
-from bots import egress
-from competition.bots.services import platform_seat
-from competition.events import services as events
-from competition.matches.lifecycle import create_match
-from competition.models import EventFormat, EventStatus, Match, Rating, RatingChange
-from competition.models.bots import Bot, EndpointKind
+from competition.models.bots import EndpointKind
 from competition.ratings import services as ratings
 from competition.web.forms import PRACTICE_NOTE
 from tests import factories

@@ -8,12 +8,9 @@ import pytest
 from django.core import mail
 from rest_framework.test import APIClient
 
-from competition.models.bots import Bot, EndpointKind
 from competition.models import NotificationKind
-from competition.notifications import notify
-from competition.notifications import notify
-from competition.models import EmailChoice, Notification, NotificationKind
 from competition.models.bots import Bot, EndpointKind
+from competition.notifications import notify
 from tests.factories import bot, logged_in, user
 
 pytestmark = pytest.mark.django_db

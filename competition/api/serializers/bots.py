@@ -4,12 +4,10 @@ in the standing ladder."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.reverse import reverse
 
-from competition.models.bots import STAFF_ONLY_KINDS, Bot, BotVersion, EndpointKind, registrable_kinds, validate_endpoint
 from bots.names import validate_printable_name
 from competition.api.serializers.common import (
     StrictBooleanField,
@@ -19,6 +17,14 @@ from competition.api.serializers.common import (
 )
 from competition.api.serializers.ratings import RatingSerializer, rating_json
 from competition.bots import services as bot_services
+from competition.models.bots import (
+    STAFF_ONLY_KINDS,
+    Bot,
+    BotVersion,
+    EndpointKind,
+    registrable_kinds,
+    validate_endpoint,
+)
 
 
 def upload_errors(exc: DjangoValidationError) -> exceptions.APIException:
@@ -242,10 +248,38 @@ class BotVersionSerializer(serializers.ModelSerializer):
         "public; null otherwise."
     )
 
+    build_log = serializers.SerializerMethodField(
+        help_text="What its compiler wrote (plain text, bounded), for its owner; null for others "
+        "and for a version that needs no compile."
+    )
+
     class Meta:
         model = BotVersion
-        fields = ("number", "filename", "language", "size", "sha256", "created", "download")
+        fields = (
+            "number",
+            "filename",
+            "language",
+            "size",
+            "sha256",
+            "created",
+            "download",
+            "build",
+            "build_seconds",
+            "build_log",
+        )
         read_only_fields = fields
+        extra_kwargs = {
+            "build": {"help_text": "Its compile stage: none (runs as uploaded), queued, "
+                      "building, built (plays) or failed (never plays)."},
+            "build_seconds": {"help_text": "How long its compile took, in seconds."},
+        }  # fmt: skip
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_build_log(self, version: BotVersion) -> str | None:
+        request = self.context.get("request")
+        if version.build == "none" or request is None or request.user.pk != version.bot.owner_id:
+            return None
+        return version.build_log
 
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_download(self, version: BotVersion) -> str | None:

@@ -6,8 +6,8 @@ import dataclasses
 
 from rest_framework import serializers
 
-from competition.models.bots import EndpointKind
 from competition.api.serializers.common import SEED_MAX, SEED_MIN, StrictIntegerField
+from competition.models.bots import EndpointKind
 from games.base import Game
 
 #: at most this many turns in one ``simulate`` request

@@ -19,7 +19,6 @@ from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
-from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 from competition.api.parsers import CodeBotParser, LimitedJSONParser
 from competition.api.permissions import BotPermission, IsBotOwner, is_owner
 from competition.api.serializers import bots as s
@@ -36,6 +35,7 @@ from competition.api.views.common import (
 from competition.bots import services as bot_services
 from competition.events import ladder
 from competition.models import Participant
+from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 
 #: versions listed by ``GET /api/bots/<id>/versions/`` (the newest)
 VERSIONS_LISTED = 100
@@ -193,6 +193,8 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
             return Response(async_to_sync(bot_services.try_test_call)(bot))
         except bot_services.NotTestable as refused:
             raise exceptions.ValidationError({"kind": str(refused)}) from None
+        except bot_services.NotBuilt as refused:
+            raise exceptions.ValidationError({"version": str(refused)}) from None
         except bot_services.TestCallTooSoon as refused:
             raise exceptions.Throttled(
                 wait=bot_services.TEST_CALL_INTERVAL, detail=str(refused)

@@ -9,13 +9,13 @@ from rest_framework import exceptions, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from competition.models.bots import Bot
 from competition.api.serializers import events as s
 from competition.api.views.common import GAME_SLUGS, IdLookup, JSONOnly, choice_param
 from competition.events import registration
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.models import Entry, Event, EventStatus
+from competition.models.bots import Bot
 from competition.models.matches import sees_hidden
 
 

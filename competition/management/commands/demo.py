@@ -6,11 +6,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from competition.models.bots import EndpointKind
 from competition.bots.services import platform_seat
 from competition.events.demo import DEMO_EVENT_NAME, DEMO_PACE_MS, demo_user, ensure_showcase
 from competition.events.services import start_event
 from competition.models import Entry, Event, EventFormat
+from competition.models.bots import EndpointKind
 from games import all_games
 
 

@@ -12,8 +12,6 @@ from django.core.cache import cache
 from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
-from competition.models.bots import Bot, EndpointKind
-from competition.api.websocket_schemas import SCHEMAS
 from competition.api.websocket_schemas import SCHEMAS
 from competition.matches.lifecycle import create_match
 from competition.models.bots import Bot, EndpointKind

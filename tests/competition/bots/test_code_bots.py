@@ -7,7 +7,6 @@ API and the bot's log page. Three users with roles: the owner, another user, sta
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 
 import pytest
@@ -22,46 +21,15 @@ from competition.matches import lifecycle
 from competition.models import Entry, Event, EventFormat, Match, Participant
 from competition.models.bots import Bot, BotVersion, EndpointKind, read_code
 from competition.runners.play import run_match
+from tests.factories import CODE_BOT as BOT
+from tests.factories import code_api as api
+from tests.factories import run_fresh as run
+from tests.factories import upload_version as upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: the ``users`` fixture's (tests/conftest.py) for this module
 USERS_OPTIONS = {"password": "pw", "staff": {"is_superuser": True}}
-
-#: a tic-tac-toe bot speaking one JSON line per message on stdin/stdout; it says on stderr
-#: what it thinks (the per-turn log of its owner)
-BOT = b"""import json, sys
-PREFERENCE = ["1-1", "0-0", "0-2", "2-0", "2-2", "0-1", "1-0", "1-2", "2-1"]
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("action") == "init":
-        print(json.dumps({"name": "coded"}), flush=True)
-        continue
-    board = message.get("board") or {}
-    move = next(cell for cell in PREFERENCE if board.get(cell, "") == "")
-    print("VERSION-MARK thinking: I take " + move, file=sys.stderr, flush=True)
-    print(json.dumps({"play": move}), flush=True)
-"""
-
-
-def run(coro):
-    """Run a coroutine on a fresh loop, closing that loop's egress session at the end."""
-    from bots import egress
-
-    async def main():
-        try:
-            return await coro
-        finally:
-            await egress.close_session()
-
-    return asyncio.run(main())
-
-
-def api(user=None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
 
 
 def create_code_bot(client: APIClient, name: str = "coded", source: bytes = BOT, **extra):
@@ -74,14 +42,6 @@ def create_code_bot(client: APIClient, name: str = "coded", source: bytes = BOT,
             "file": SimpleUploadedFile("bot.py", source),
             **extra,
         },
-        format="multipart",
-    )
-
-
-def upload(client: APIClient, bot_id: int, filename: str, data: bytes):
-    return client.post(
-        f"/api/bots/{bot_id}/versions/",
-        {"file": SimpleUploadedFile(filename, data)},
         format="multipart",
     )
 

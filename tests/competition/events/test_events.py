@@ -14,8 +14,6 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 
-from competition.models.bots import Bot, BotStatus, EndpointKind
-from bots import egress
 from competition.events import services as events
 from competition.matches.lifecycle import claim, finish
 from competition.models import (
@@ -28,7 +26,6 @@ from competition.models import (
     Participant,
 )
 from competition.models.bots import Bot, BotStatus, EndpointKind
-from competition.runners.play import run_match
 from games.base import Outcome
 from tests.factories import (
     GAME,

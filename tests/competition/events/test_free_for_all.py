@@ -16,8 +16,6 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from bots import egress
-from competition.models.bots import Bot, EndpointKind
-from competition.plumbing.dbthreads import run_db
 from competition.events import pairing, standings
 from competition.events import services as events
 from competition.models import (
@@ -29,8 +27,8 @@ from competition.models import (
     Rating,
     RatingChange,
 )
-from competition.plumbing.dbthreads import run_db
 from competition.models.bots import Bot, EndpointKind
+from competition.plumbing.dbthreads import run_db
 from competition.runners.embedded import Scheduler
 from tests.conftest import LOOPBACK, REPO, free_port
 from tests.processes import project_env, running

@@ -24,8 +24,8 @@ from competition.models import (
     Notification,
     NotificationKind,
 )
-from competition.notifications import notify
 from competition.models.bots import EndpointKind
+from competition.notifications import notify
 from tests import factories
 from tests.conftest import free_port
 from tests.factories import play_everything

@@ -27,8 +27,8 @@ from competition.models import (
     NotificationKind,
     NotificationPreference,
 )
-from competition.notifications import notify
 from competition.models.bots import Bot, BotStatus, EndpointKind
+from competition.notifications import notify
 from tests import factories
 from tests.factories import GAME, play_all
 from tests.helpers import as_user

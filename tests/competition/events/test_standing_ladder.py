@@ -18,7 +18,6 @@ from competition.events import ladder, pairing
 from competition.events.pairing import Contender
 from competition.models import Ladder, LadderSpot, Match, MatchStatus
 from competition.models.bots import Bot, BotStatus, EndpointKind
-from tests.competition.test_events import GAME, decide, play_all
 from tests.conftest import free_port
 from tests.factories import GAME, decide, play_all
 

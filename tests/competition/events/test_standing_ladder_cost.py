@@ -12,9 +12,8 @@ from django.utils import timezone
 
 from competition.events import ladder
 from competition.models import Ladder, LadderSpot
-from tests.factories import GAME
 from competition.models.bots import Bot, EndpointKind
-from tests.competition.test_events import GAME
+from tests.factories import GAME
 
 pytestmark = pytest.mark.django_db
 

@@ -19,9 +19,8 @@ from rest_framework.test import APIClient
 
 from competition.events import ladder
 from competition.models import LadderSpot, Match, MatchStatus
-from tests.factories import GAME, decide
 from competition.models.bots import Bot, BotStatus, EndpointKind
-from tests.competition.test_events import GAME, decide
+from tests.factories import GAME, decide
 
 pytestmark = pytest.mark.django_db
 

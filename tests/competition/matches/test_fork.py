@@ -20,8 +20,6 @@ from aiohttp import web
 from django.test import Client
 
 from bots import egress
-from competition.models.bots import Bot, BotStatus, EndpointKind
-from competition.api.simulation import SimulationRefused, simulate_in_worker
 from competition.api.simulation import SimulationRefused, simulate_in_worker
 from competition.matches import fork as fork_module
 from competition.matches import history

@@ -33,8 +33,8 @@ from competition.models import (
     Participant,
     RatingChange,
 )
-from tests.helpers import measure
 from competition.models.bots import Bot, EndpointKind
+from tests.helpers import measure
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from competition.models import Event, Match, MatchStatus, Participant
-from competition.plumbing.prepared import LIST_STEP, Prepared, Statement
 from competition.models.bots import Bot, EndpointKind
-from competition.plumbing.prepared import LIST_STEP, Prepared
+from competition.plumbing.prepared import LIST_STEP, Prepared, Statement
 
 pytestmark = pytest.mark.django_db
 

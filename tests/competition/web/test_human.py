@@ -17,7 +17,6 @@ from competition.bots.services import platform_seat
 from competition.matches.lifecycle import create_match
 from competition.models import Match, MatchStatus
 from competition.models.bots import EndpointKind
-from competition.web.routing import websocket_urlpatterns
 from games import get_game
 from games.base import Context
 from tests.helpers import as_user

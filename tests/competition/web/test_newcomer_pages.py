@@ -14,7 +14,6 @@ from django.test import Client, RequestFactory
 from competition.bots.services import platform_seat
 from competition.models import Entry, Event, EventFormat, EventStatus
 from competition.models.bots import Bot, EndpointKind
-from tests import factories
 from tests.conftest import REPO, free_port
 from tests.factories import logged_in
 

@@ -20,8 +20,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from competition.models.bots import Bot, EndpointKind
-from bots import egress
 from competition.events import services as events
 from competition.models import (
     Entry,

@@ -854,7 +854,8 @@ class BotAdmin(admin.ModelAdmin):
                 if upload is not None:
                     bot_services.add_version(bot, upload)
             if upload is not None:
-                number = bot.latest_version().number
+                # (the newest, built or not: ``latest_version`` is the newest that can play)
+                number = bot.versions.order_by("-number").values_list("number", flat=True)[0]
                 messages.success(request, f"Stored version {number} of {bot.name}.")
             if status is not None:
                 bot_services.set_bot_status(bot, *status)

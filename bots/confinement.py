@@ -34,6 +34,11 @@ REMOVE_SECONDS = 10.0
 CPU_PERIOD_US = 100_000
 #: the window over which the watchdog compares a sandbox's CPU time with its share
 CPU_WINDOW = 0.2
+#: processor seconds a seat may use between its reply and its next message before its cgroup
+#: is made idle (a reply's last writes and a collection of garbage stay below it)
+REST_CPU = 0.01
+#: a held cgroup's quota per period (the kernel's least: 1% of a core)
+REST_QUOTA_US = 1000
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MIB = 1 << 20
 #: enter the cgroups named before ``--`` (``0`` is the writer itself), then run the rest with
@@ -75,7 +80,7 @@ def cgroup_mounts(mountinfo: str | None = None) -> dict[str, Path]:
             found.setdefault("", point)
         elif rest[0] == "cgroup":
             for option in rest[2].split(","):
-                if option in ("memory", "pids", "cpu"):
+                if option in ("memory", "pids", "cpu", "cpuacct"):
                     found.setdefault(option, point)
     return found
 
@@ -100,6 +105,13 @@ def write(path: Path, value: str) -> None:
 def read(path: Path) -> str:
     with open(path) as f:
         return f.read()
+
+
+def counter_value(path: Path) -> float:
+    """A processor-time counter: ``cpuacct.usage`` (one number) or v2's ``cpu.stat``
+    (``usage_usec``)."""
+    text = read(path)
+    return counter(text, "usage_usec") if path.name == "cpu.stat" else int(text)
 
 
 def counter(text: str, key: str) -> int:
@@ -147,6 +159,9 @@ class Share:
     #: the command enters the share itself (as root before dropping to 65534)
     enters_itself = False
 
+    def __post_init__(self) -> None:
+        self._knob_lock = threading.Lock()
+
     def command(self, command: list[str]) -> list[str]:
         return command
 
@@ -158,18 +173,68 @@ class Share:
         return False
 
     def pace(self) -> None:
-        """The monitor's look at its processor time (the watchdog's: a cgroup needs none)."""
+        """The monitor's look at its processor time (``watch_rest``; the watchdog's window)."""
+
+    #: between its reply and its next message (``rest``, ``wake``)
+    resting: bool = False
+    #: its processor seconds at the monitor's first look since its reply
+    rest_mark: float | None = None
+    #: held (``hold``) since it used the processor after its reply, until its next message
+    held: bool = False
+    #: how many times it was held
+    holds: int = 0
+    #: what a hold does, for its owner's log
+    hold_words = "held"
 
     def wake(self) -> None:
-        """Its move begins: its share of the processor at the others' priority."""
+        """Its move begins: let go if it was held (a bot that computed nothing since its reply
+        costs no write: a move costs what it costs without a share)."""
+        with self._knob_lock:
+            self.resting, self.rest_mark = False, None
+            if self.held:
+                self.held = False
+                self.unhold()
 
     def rest(self) -> None:
-        """Its move is over: until the next, it runs only on processor time no other seat
-        wants (a bot spinning between its moves leaves its opponent the core)."""
+        """Its move is over: the monitor watches its processor time until the next one."""
+        with self._knob_lock:
+            self.resting, self.rest_mark = True, None
+
+    def watch_rest(self, used: float) -> None:
+        """The monitor's look while it rests, given its processor seconds so far: past
+        ``REST_CPU`` since its reply, it is held until its next message (a bot thinks on its
+        own time; one spinning between its moves would take its opponent's)."""
+        with self._knob_lock:
+            if not self.resting or self.held:
+                return
+            if self.rest_mark is None:
+                self.rest_mark = used
+                return
+            if used - self.rest_mark <= REST_CPU:
+                return
+            self.held = True
+            self.holds += 1
+            self.hold()
+        if self.holds == 1 and self.tell is not None:
+            self.tell(
+                f"[sandbox] computed after its reply: {self.hold_words} until each next "
+                "message (a bot thinks on its own time, not its opponent's)"
+            )
+
+    def hold(self) -> None:
+        """Resting, it computed: it gets (almost) no processor until ``unhold``."""
+
+    def unhold(self) -> None:
+        """Its next message: its share of the processor back."""
 
     def revive(self) -> None:
-        """Before its end: its processes at normal priority again, so that, killed, they get
-        the processor to die (an idle one waits behind every busy process of the machine)."""
+        """Before its end: let go if held, so that, killed, its processes get the processor to
+        die (a held one waits)."""
+        with self._knob_lock:
+            self.resting, self.rest_mark = False, None
+            if self.held:
+                self.held = False
+                self.unhold()
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -208,6 +273,8 @@ class Share:
                 f", CPU past its share of {self.budget.cpus:g} core(s): "
                 "ran at idle priority from then on"
             )
+        if self.holds:
+            line += f", {self.hold_words} {self.holds} time(s) for computing after its reply"
         return line
 
 
@@ -222,9 +289,6 @@ class CgroupShare(Share):
             command = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                        "--", *command]  # fmt: skip
         return [SH, "-c", ENTER, "arena-enter", *enter, "--", *command]
-
-    def revive(self) -> None:
-        self.wake()
 
     def kill(self) -> None:
         self.revive()
@@ -243,14 +307,26 @@ class CgroupShare(Share):
             usec, nsec = counter(stat, "throttled_usec"), counter(stat, "throttled_time")
             self.throttled = usec / 1e6 if usec else nsec / 1e9
 
-    #: the file that makes its cgroup idle beside the others, with its idle and normal values
+    #: its CPU quota's file, with the value that holds it and its usual one
     knob: tuple[Path, str, str] | None = None
+    #: where its processor time is counted: the file, and its unit in seconds
+    usage: tuple[Path, float] | None = None
+    hold_words = f"held to {REST_QUOTA_US * 100 // CPU_PERIOD_US}% of a core"
 
-    def wake(self) -> None:
-        self._turn(2)
+    def pace(self) -> None:
+        if not self.resting or self.held or self.knob is None or self.usage is None:
+            return
+        try:
+            used = counter_value(self.usage[0]) * self.usage[1]
+        except (OSError, ValueError):
+            return
+        self.watch_rest(used)
 
-    def rest(self) -> None:
+    def hold(self) -> None:
         self._turn(1)
+
+    def unhold(self) -> None:
+        self._turn(2)
 
     def _turn(self, which: int) -> None:
         if self.knob is not None:
@@ -306,6 +382,10 @@ class WatchdogShare(Share):
     times: list[tuple[float, float]] = field(default_factory=list)
     #: the processes set to idle priority since it was demoted
     idled: set[int] = field(default_factory=set)
+    #: its processes at the monitor's last look, and those stopped while it is held
+    tree: dict[int, float] = field(default_factory=dict)
+    stopped: set[int] = field(default_factory=set)
+    hold_words = "stopped"
 
     def poll(self) -> bool:
         if self.pid is None or self.over:
@@ -323,7 +403,12 @@ class WatchdogShare(Share):
         that ended takes its seconds with it: a weaker bound than a quota."""
         if self.pid is None or self.over:
             return
-        tree = descendants_cpu(self.pid)
+        tree = self.tree = descendants_cpu(self.pid)
+        if self.resting:
+            self.watch_rest(sum(tree.values()))
+            with self._knob_lock:
+                if self.held:  # (those it started since the last look)
+                    self.hold()
         if self.demoted:
             for pid in tree.keys() - self.idled:
                 idle(pid)
@@ -341,7 +426,20 @@ class WatchdogShare(Share):
         for pid in tree:
             idle(pid)
 
+    def hold(self) -> None:
+        for pid in self.tree.keys() - self.stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+            self.stopped.add(pid)
+
+    def unhold(self) -> None:
+        for pid in self.stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        self.stopped = set()
+
     def revive(self) -> None:
+        super().revive()
         if self.demoted and os.geteuid() == 0:  # (only root may raise a priority)
             for pid in self.idled:
                 with contextlib.suppress(OSError):
@@ -467,25 +565,26 @@ class CgroupV1(Confinement):
         try:
             for controller, base in self.bases.items():
                 path = base / share.name
-                path.mkdir()
-                share.paths.append(path)
+                if path not in share.paths:  # (controllers mounted together: one folder)
+                    path.mkdir()
+                    share.paths.append(path)
                 setup_v1(controller, path, budget)
                 if controller == "memory":
                     share.memory = path
                 elif controller == "cpu":
-                    share.cpu, share.knob = path, idle_knob(path, "cpu.shares", "1024")
+                    share.cpu = path
+                    share.knob = path / "cpu.cfs_quota_us", str(REST_QUOTA_US), str(quota(budget))
+                elif controller == "cpuacct":
+                    share.usage = path / "cpuacct.usage", 1e-9
         except OSError:
             share.remove()
             raise
         return share
 
 
-def idle_knob(path: Path, weight: str, normal: str) -> tuple[Path, str, str]:
-    """``cpu.idle`` (Linux 5.15: the cgroup runs only on time its siblings leave), else the
-    least weight (v1 ``cpu.shares`` 2, v2 ``cpu.weight`` 1) against its usual one."""
-    if (path / "cpu.idle").exists():
-        return path / "cpu.idle", "1", "0"
-    return path / weight, "2" if weight == "cpu.shares" else "1", normal
+def quota(budget: Budget) -> int:
+    """Its CPU quota per ``CPU_PERIOD_US``, in microseconds (the kernel's least is 1 ms)."""
+    return max(1000, int(budget.cpus * CPU_PERIOD_US))
 
 
 def setup_v1(controller: str, path: Path, budget: Budget) -> None:
@@ -499,7 +598,7 @@ def setup_v1(controller: str, path: Path, budget: Budget) -> None:
         write(path / "pids.max", str(budget.tasks))
     elif controller == "cpu":
         write(path / "cpu.cfs_period_us", str(CPU_PERIOD_US))
-        write(path / "cpu.cfs_quota_us", str(max(1000, int(budget.cpus * CPU_PERIOD_US))))
+        write(path / "cpu.cfs_quota_us", str(quota(budget)))
 
 
 class CgroupV2(Confinement):
@@ -534,9 +633,10 @@ class CgroupV2(Confinement):
             if "pids" in self.controllers:
                 write(path / "pids.max", str(budget.tasks))
             if "cpu" in self.controllers:
-                share.cpu, share.knob = path, idle_knob(path, "cpu.weight", "100")
-                quota = max(1000, int(budget.cpus * CPU_PERIOD_US))
-                write(path / "cpu.max", f"{quota} {CPU_PERIOD_US}")
+                usual = f"{quota(budget)} {CPU_PERIOD_US}"
+                write(path / "cpu.max", usual)
+                share.cpu, share.usage = path, (path / "cpu.stat", 1e-6)
+                share.knob = path / "cpu.max", f"{REST_QUOTA_US} {CPU_PERIOD_US}", usual
         except OSError:
             share.remove()
             raise
@@ -550,7 +650,7 @@ def v1_bases(mounts: dict[str, Path], own: dict[str, str]) -> tuple[dict[str, Pa
     if os.geteuid() == 0 and not os.access(SETPRIV, os.X_OK):
         return {}, f"{SETPRIV} is missing"
     bases = {}
-    for controller in ("memory", "pids", "cpu"):
+    for controller in ("memory", "pids", "cpu", "cpuacct"):
         if controller in mounts and controller in own:
             base = mounts[controller] / own[controller].lstrip("/")
             if probe(base):

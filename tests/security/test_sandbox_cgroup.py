@@ -425,22 +425,90 @@ async def test_the_watchdog_tells_the_owner_its_spinning_bot_ran_at_idle_priorit
     assert any(line.startswith(told) for line in lines), lines[-3:]
 
 
-async def test_a_cgroup_seat_is_idle_between_its_moves_only():
-    transport = seat(hostile(on_move="import time; time.sleep(0.5)"), cgroup_v1())
+#: a bot whose child spins from its start; each move after the first takes half a second
+SPIN_AFTER_REPLY = """
+import json, os, sys, time
+if os.fork() == 0:
+    while True:
+        pass
+for n, line in enumerate(sys.stdin):
+    if n:
+        time.sleep(0.5)
+    print(json.dumps({"play": "0-0"}), flush=True)
+"""
+
+
+async def knob_readings(source: str) -> tuple[str, list[str]]:
+    """The seat's CPU quota (``held`` or ``usual``) read 0.3 s after its first reply, during
+    its second move and 0.3 s after it."""
+    transport = seat(source, cgroup_v1())
     message = TTT.observation(TTT.initial_state(seed=0), 0, Context())
     await transport.start()
     try:
-        knob = transport._share.knob[0]
+        knob, held, usual = transport._share.knob
+        words = {held: "held", usual: "usual"}
+        readings = []
+        await transport.exchange(message, timeout=5)
+        await asyncio.sleep(0.3)
+        readings.append(words.get(knob.read_text().strip(), knob.read_text()))
         move = asyncio.create_task(transport.exchange(message, timeout=5))
         await asyncio.sleep(0.25)
-        during = knob.read_text().strip()
+        readings.append(words.get(knob.read_text().strip(), knob.read_text()))
         await move
-        after = knob.read_text().strip()
+        await asyncio.sleep(0.3)
+        readings.append(words.get(knob.read_text().strip(), knob.read_text()))
     finally:
         await transport.close()
-    # It should run its move at the others' priority, and be idle once it has replied.
-    assert knob.name == "cpu.idle", knob
-    assert (during, after) == ("0", "1")
+    return f"{knob.name} {held}", readings
+
+
+async def test_a_cgroup_seat_computing_after_its_reply_is_held_until_its_next_move():
+    name, readings = await knob_readings(SPIN_AFTER_REPLY)
+    assert name == "cpu.cfs_quota_us 1000", name
+    # It should be held to 1% of a core once it spins past its reply, its share during its move.
+    assert readings == ["held", "usual", "held"], readings
+
+
+async def test_a_quiet_cgroup_seat_is_never_held():
+    _name, readings = await knob_readings(hostile(on_move="import time; time.sleep(0.5)"))
+    # (no write at all for a bot that computes nothing between its moves: a move costs none)
+    assert readings == ["usual", "usual", "usual"], readings
+
+
+def states(pid: int) -> set[str]:
+    """The states (``R`` running, ``T`` stopped...) of the processes below ``pid``."""
+    from bots.confinement import descendants
+
+    found = set()
+    for child in descendants(pid)[1:]:
+        with contextlib.suppress(OSError):
+            found.add(Path(f"/proc/{child}/stat").read_text().rpartition(")")[2].split()[0])
+    return found
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+async def test_a_bot_computing_after_its_reply_is_held_and_its_owner_told(backend):
+    transport = seat(SPIN_AFTER_REPLY, BACKENDS[backend]())
+    message = TTT.observation(TTT.initial_state(seed=0), 0, Context())
+    await transport.start()
+    try:
+        pid = transport._share.pid
+        await transport.exchange(message, timeout=5)
+        await asyncio.sleep(0.3)
+        resting = states(pid)
+        move = asyncio.create_task(transport.exchange(message, timeout=5))
+        await asyncio.sleep(0.25)
+        moving = states(pid)
+        await move
+        lines = transport._stderr.take()
+    finally:
+        await transport.close()
+    words = {"cgroup1": "held to 1% of a core", "watchdog": "stopped"}[backend]
+    told = f"[sandbox] computed after its reply: {words} until each next message"
+    assert any(line.startswith(told) for line in lines), lines[-3:]
+    # The watchdog has no quota: it should stop the sandbox's processes until the next message.
+    if backend == "watchdog":
+        assert ("T" in resting, "T" in moving) == (True, False), (resting, moving)
 
 
 #: a bot that starts a child in a session of its own, sleeping, marked by its arguments

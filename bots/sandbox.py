@@ -435,6 +435,47 @@ def probed_language(slug: str) -> str:
     return LANGUAGE_BROKEN.format(language=language.title)
 
 
+@dataclass(frozen=True)
+class Offered:
+    """One language as this server offers it: its toolchain's version (from the sandbox's
+    self-test), or the sentence that refuses its uploads."""
+
+    slug: str
+    title: str
+    suffixes: tuple[str, ...]
+    compiled: bool
+    version: str | None
+    problem: str
+
+    @property
+    def accepted(self) -> bool:
+        return not self.problem
+
+
+@functools.cache
+def probed_version(slug: str) -> str | None:
+    return toolchain_version(slug)
+
+
+def languages_offered() -> list[Offered]:
+    """Every language of the table, in its order, with what this server makes of it (each
+    probed once per process, when first asked)."""
+    found = []
+    for slug, language in LANGUAGES.items():
+        problem = language_problem(slug)
+        found.append(
+            Offered(
+                slug=slug,
+                title=language.title,
+                suffixes=language.suffixes,
+                compiled=language.compiled,
+                version=None if problem else probed_version(slug),
+                problem=problem,
+            )
+        )
+    return found
+
+
 def host_status() -> dict[str, str]:
     """Each game host program (``Game.upload_host``) as ``"game language"``: "" when it starts
     in the sandbox here with a tiny bot (checked once, while the sandbox works), else why not."""

@@ -15,6 +15,7 @@ from django.utils import timezone
 from bots import codebundle, egress
 from bots.compiler import runnable
 from bots.faults import BotFault
+from bots.languages import title as language_title
 from bots.names import new_secret, unprintable, validate_printable_name
 from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
 from competition.models.choices import BuildStatus
@@ -466,6 +467,22 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+    @property
+    def playable(self) -> bool:
+        return self.build in BuildStatus.playable()
+
+    @property
+    def language_title(self) -> str:
+        """Its language as people write it ("C++")."""
+        return language_title(self.language)
+
+    @property
+    def build_words(self) -> str:
+        """Its compile stage as its page says it: "compiled in 2.4 s", "did not compile"."""
+        if self.build == BuildStatus.BUILT and self.build_seconds is not None:
+            return f"compiled in {self.build_seconds:.1f} s"
+        return BuildStatus(self.build).label.lower()
 
     def transport(self, *, game, seat: int) -> Transport:
         """Its sandbox; its bundle parsed once in this process (``codebundle.bundle_of``)."""

@@ -22,6 +22,7 @@ from competition.events import ladder
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge
 from competition.models import (
+    BuildStatus,
     Match,
     MatchStatus,
     Participant,
@@ -85,11 +86,27 @@ def bot_new(request):
     if request.method == "POST" and form.is_valid():
         bot = form.save()
         request.session[f"secret:{bot.pk}"] = bot.secret  # shown once, on the next page
+        said = compiling_words(bot, form.version)
         messages.success(
-            request, f"Registered {bot.name}. Try a test call to check that it answers."
+            request,
+            f"Registered {bot.name}. "
+            + (said or "Try a test call to check that it answers.")
+            + (" Once it is compiled, try a test call." if said else ""),
         )
         return redirect("bot-detail", pk=bot.pk)
     return render(request, "bots/form.html", {"form": form, "creating": True}, status=_status(form))
+
+
+def compiling_words(bot: Bot, version: BotVersion | None) -> str:
+    """What an upload in a compiled language is told ("" when it plays as uploaded)."""
+    if version is None or version.playable:
+        return ""
+    playing = bot.latest_version()
+    then = f"the bot plays v{playing.number} until then" if playing else "it plays once compiled"
+    return (
+        f"Uploaded v{version.number} ({version.language_title}): it is being compiled, and this "
+        f"page shows the compiler's output when it is done; {then}."
+    )
 
 
 def _status(form: BotForm) -> int:
@@ -105,7 +122,7 @@ def bot_edit(request, pk: int):
     form = BotForm(request.POST or None, request.FILES or None, instance=bot, user=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
-        messages.success(request, "Saved.")
+        messages.success(request, compiling_words(bot, form.version) or "Saved.")
         return redirect("bot-detail", pk=bot.pk)
     context = {"form": form, "bot": bot, "creating": False}
     return render(request, "bots/form.html", context, status=_status(form))
@@ -378,9 +395,16 @@ def code_context(request, bot: Bot) -> dict:
     links for those who may read its source."""
     if not bot.endpoint_kind.takes_uploads or not bot.versions_visible_to(request.user):
         return {}
+    listed = bot_services.versions(bot, settings.ARENA_VERSIONS_PER_BOT)
+    playing = next((version for version in listed if version.playable), None)
     context = {
-        "versions": bot_services.versions(bot, settings.ARENA_VERSIONS_PER_BOT),
+        "versions": listed,
         "source_visible": bot.source_visible_to(request.user),
+        # the version the next matches play (the newest built), and whether one compiles now
+        "playing_number": playing.number if playing else None,
+        "compiling": any(
+            version.build in (BuildStatus.QUEUED, BuildStatus.BUILDING) for version in listed
+        ),
     }
     if request.user.is_authenticated and bot.owner_id == request.user.pk:
         context["code_usage"] = bot_services.code_usage(request.user)

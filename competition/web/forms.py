@@ -181,13 +181,17 @@ class BotForm(forms.ModelForm):
         upload = getattr(self, "upload", None)
         if upload is not None and not bot.pk:
             bot.target = upload.name
+        #: the version this upload made (None without an upload)
+        self.version = None
         if commit and not bot.pk:
             bot = bot_services.create_bot(bot, upload=upload)
+            if upload is not None:
+                self.version = bot.versions.order_by("-number").first()
         elif commit:
             with transaction.atomic():
                 bot.save()
                 if upload is not None:
-                    bot_services.add_version(bot, upload)
+                    self.version = bot_services.add_version(bot, upload)
         return bot
 
 

@@ -95,3 +95,34 @@ def test_a_python_upload_needs_no_build():
     # It should play the upload as it is, with nothing to compile.
     assert bot.latest_version().build == BuildStatus.NONE
     assert builds.build_all() == 0
+
+
+def test_the_bot_page_shows_the_build_and_the_compilers_output_to_its_owner_only():
+    from django.test import Client
+
+    owner = factories.user("owner", password=False)
+    other = factories.user("other", password=False)
+    client = code_api(owner)
+    bot = make_cpp_bot(client)
+    Bot.objects.filter(pk=bot.pk).update(source_public=True)  # (its versions listed to all)
+    page = Client()
+    page.force_login(owner)
+    # While it compiles, the page should say so and refresh itself, and nothing plays yet.
+    waiting = page.get(f"/bots/{bot.pk}/").content.decode()
+    assert 'id="compiling"' in waiting and 'http-equiv="refresh"' in waiting
+    assert "no version can play yet" in waiting and "Waiting to be compiled" in waiting
+    builds.build_all()
+    upload_version(client, bot.pk, "bot.cpp", BROKEN)
+    builds.build_all()
+    shown = page.get(f"/bots/{bot.pk}/").content.decode()
+    # Built and failed, it should name each build, v1 playing, and open the failed log.
+    assert 'http-equiv="refresh"' not in shown
+    assert "the next matches play v1" in shown
+    assert "Did not compile" in shown and "Compiled in" in shown
+    assert '<details class="build-log" id="build-log-2" open>' in shown
+    assert "bot.cpp:2:11: error: expected \N{LEFT SINGLE QUOTATION MARK};" in shown, shown[-3000:]
+    assert "<td>C++</td>" in shown
+    # Another user should see the builds, never the compiler's output.
+    page.force_login(other)
+    theirs = page.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Did not compile" in theirs and "build-log" not in theirs

@@ -51,6 +51,11 @@ PARTICIPANT = _obj(
         "bot": _ID,
         "name": _STR,
         "owner": _STR,
+        "version": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "description": "the uploaded version the seat played (null: not uploaded code)",
+        },
         "score": _NUM_OR_NULL,
         "result": _STR,
         "cause": _STR,

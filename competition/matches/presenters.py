@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from bots.faults import seen as fault_text
 from competition.models import Match, MatchStatus, Participant
-from competition.models.bots import PLATFORM_OWNER
+from competition.models.bots import PLATFORM_OWNER, BotVersion
 from competition.plumbing.prepared import Prepared
 from games import get_game
 from games.base import COMMON_REASONS
@@ -22,10 +22,26 @@ def reason_text(game: str, code: str) -> str:
         return COMMON_REASONS.get(code) or code.replace("_", " ")
 
 
+def version_numbers(participants: list[Participant]) -> dict[int, int]:
+    """Each seat's version id -> its number (the versions a seat already holds, the others in
+    one query of their numbers alone, never their code)."""
+    found = {
+        p.version_id: getattr(p, "version_number", None) or p.version.number
+        for p in participants
+        if p.version_id is not None
+        and (getattr(p, "version_number", None) or Participant.version.is_cached(p))
+    }
+    missing = {p.version_id for p in participants if p.version_id is not None} - found.keys()
+    if missing:
+        found |= dict(BotVersion.objects.filter(pk__in=missing).values_list("pk", "number"))
+    return found
+
+
 def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
     """The public summary of a match (API and broadcasts)."""
     if participants is None:
         participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    numbers = version_numbers(participants)
     return {
         "id": match.pk,
         "game": match.game,
@@ -49,6 +65,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
                 "bot": p.bot_id,
                 "name": p.bot.name,
                 "owner": p.bot.owner_name,
+                "version": numbers.get(p.version_id),
                 "score": p.score,
                 "result": p.result,
                 "cause": p.cause,
@@ -85,6 +102,7 @@ SEAT_VALUES = (
     "bot_id",
     "bot__name",
     "bot__owner__username",
+    "version__number",
     "score",
     "result",
     "cause",
@@ -108,13 +126,16 @@ def summaries(*lists: list[tuple]) -> list[list[dict]]:
     """``match_json`` of matches read as ``SUMMARY_FIELDS`` tuples, their seats in one query."""
     lists = [[dict(zip(SUMMARY_FIELDS, row, strict=True)) for row in rows] for rows in lists]
     seats: dict[int, list[dict]] = {row["id"]: [] for rows in lists for row in rows}
-    for match_id, seat, bot, name, owner, score, result, cause, faults in _SEATS(list(seats)):
+    for match_id, seat, bot, name, owner, version, score, result, cause, faults in _SEATS(
+        list(seats)
+    ):
         seats[match_id].append(
             {
                 "seat": seat,
                 "bot": bot,
                 "name": name,
                 "owner": owner or PLATFORM_OWNER,
+                "version": version,
                 "score": score,
                 "result": result,
                 "cause": cause,

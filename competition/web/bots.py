@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
+from django.db.models import F
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -21,6 +22,7 @@ from competition.bots.messages import readable, truncate
 from competition.events import ladder
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge
+from competition.matches.presenters import reason_text
 from competition.models import (
     BuildStatus,
     Match,
@@ -303,7 +305,7 @@ def _recent_seats(everything: bool) -> Prepared:
         seats = Participant.objects.filter(bot_id=bot)
         seats = seats if everything else seats.public()
         return seats.order_by("-match_id").values_list(
-            "match_id", "seat", "result", "cause", "faults", "match__status"
+            "match_id", "seat", "result", "cause", "faults", "match__status", "version__number"
         )[:RECENT_MATCHES]
 
     return Prepared(build)
@@ -313,7 +315,9 @@ _SEATS_OF = Prepared(
     lambda ids: (
         Participant.objects.filter(match_id__in=ids)
         .order_by("seat")
-        .values_list("match_id", "seat", "bot_id", "bot__name", "bot__owner__username")
+        .values_list(
+            "match_id", "seat", "bot_id", "bot__name", "bot__owner__username", "version__number"
+        )
     )
 )
 
@@ -325,12 +329,13 @@ def recent_matches(request, bot: Bot) -> list[dict]:
         link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
     )
     seats: dict[int, list[tuple[int, dict]]] = {}
-    for match_id, seat, other, name, owner in _SEATS_OF([m[0] for m in mine]):
+    for match_id, seat, other, name, owner, version in _SEATS_OF([m[0] for m in mine]):
         seats.setdefault(match_id, []).append(
             (
                 seat,
                 {
                     "name": name,
+                    "version": f"v{version}" if version else "",
                     "url": bot_url(other),
                     "owner": owner or PLATFORM_OWNER,
                     "owner_url": user_url(owner) if owner else "",
@@ -351,9 +356,10 @@ def recent_matches(request, bot: Bot) -> list[dict]:
             "faults": faults,
             "status": status,
             "status_label": statuses.get(status, status),
+            "version": f"v{version}" if version else "",
             "others": [o for s, o in seats.get(match_id, []) if s != seat],
         }
-        for match_id, seat, result, cause, faults, status in mine
+        for match_id, seat, result, cause, faults, status, version in mine
     ]
 
 
@@ -498,7 +504,11 @@ def bot_log(request, pk: int, match_id: int):
     """The per-turn log of the owner's bot in one match (404 for anyone else)."""
     bot = _owned_or_404(request, pk)
     match = get_object_or_404(Match.objects.visible_to(request.user), pk=match_id)
-    participants = list(match.participants.select_related("bot").order_by("seat"))
+    participants = list(
+        match.participants.select_related("bot")
+        .annotate(version_number=F("version__number"))
+        .order_by("seat")
+    )
     seats = [p.seat for p in participants if p.bot_id == bot.pk]
     if not seats:
         raise Http404("This bot did not play that match")
@@ -534,6 +544,7 @@ def bot_log(request, pk: int, match_id: int):
         "bots/log.html",
         {
             "bot": bot,
+            "reason_text": reason_text(match.game, match.reason),
             "match": match,
             "participants": participants,
             "seats": seats,

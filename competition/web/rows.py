@@ -69,7 +69,14 @@ _ROW_SEATS = Prepared(
         Participant.objects.filter(match_id__in=ids)
         .order_by("seat")
         .values_list(
-            "match_id", "seat", "score", "bot_id", "bot__name", "bot__kind", "bot__owner__username"
+            "match_id",
+            "seat",
+            "score",
+            "bot_id",
+            "bot__name",
+            "bot__kind",
+            "bot__owner__username",
+            "version__number",
         )
     )
 )
@@ -106,11 +113,12 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
         row["seats"] = []
         by_id[row["id"]] = row
     seats = _ROW_SEATS(list(by_id))
-    for match_id, seat, score, bot_id, name, kind, owner in seats:
+    for match_id, seat, score, bot_id, name, kind, owner, version in seats:
         by_id[match_id]["seats"].append(
             {
                 "seat": str(seat),
                 "name": name,
+                "version": f"v{version}" if version else "",
                 "url": bot_url(bot_id),
                 "owner": owner or "",
                 "owner_url": user_url(owner) if owner else "",

@@ -6,7 +6,7 @@ import functools
 import logging
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Max
+from django.db.models import Count, F, Max
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -174,7 +174,11 @@ def viewer_config(match: Match, participants) -> dict:
 
 def match_detail(request, pk: int):
     match = get_object_or_404(Match.objects.visible_to(request.user).select_related("event"), pk=pk)
-    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    participants = list(
+        match.participants.select_related("bot", "bot__owner")
+        .annotate(version_number=F("version__number"))
+        .order_by("seat")
+    )
     game = get_game(match.game)
     config = viewer_config(match, participants)
     user = request.user
@@ -209,7 +213,11 @@ def match_detail(request, pk: int):
 def match_viewer_json(request, pk: int):
     """What a viewer needs besides the turns (used by the big screen when it switches)."""
     match = get_object_or_404(Match.objects.visible_to(request.user), pk=pk)
-    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    participants = list(
+        match.participants.select_related("bot", "bot__owner")
+        .annotate(version_number=F("version__number"))
+        .order_by("seat")
+    )
     return JsonResponse(viewer_config(match, participants))
 
 

@@ -25,6 +25,11 @@ class ParticipantSerializer(serializers.Serializer):
     bot = serializers.IntegerField()
     name = serializers.CharField()
     owner = serializers.CharField(allow_null=True)
+    version = serializers.IntegerField(
+        allow_null=True,
+        help_text="The number of the uploaded version this seat played (v2 is 2); null for a "
+        "bot that is not uploaded code.",
+    )
     score = serializers.FloatField(allow_null=True)
     result = serializers.CharField(help_text="win, draw, loss, or empty while undecided.")
     cause = serializers.CharField(

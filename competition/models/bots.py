@@ -457,6 +457,21 @@ class BotVersion(models.Model):
     artefact = models.BinaryField(
         null=True, blank=True, editable=False, help_text="What its compile built (a tar)."
     )
+    #: its record in rated matches, kept up to date by each rated finish
+    #: (``competition.ratings.services.apply_match``), never counted from the history
+    rated_games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    first_match = models.ForeignKey(
+        "competition.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_match = models.ForeignKey(
+        "competition.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    #: its bot's rating after this version's latest rated match
+    mu = models.FloatField(null=True, blank=True)
+    sigma = models.FloatField(null=True, blank=True)
 
     class Meta:
         db_table = "bots_botversion"
@@ -471,6 +486,11 @@ class BotVersion(models.Model):
     @property
     def playable(self) -> bool:
         return self.build in BuildStatus.playable()
+
+    @property
+    def ordinal(self) -> float | None:
+        """Its rating as the leaderboard ranks (mu - 3 sigma), after its latest rated match."""
+        return None if self.mu is None else self.mu - 3 * self.sigma
 
     @property
     def language_title(self) -> str:

@@ -15,7 +15,16 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from competition.models import LadderSpot, Match, MatchStatus, Participant, Rating, RatingChange
+from competition.models import (
+    LadderSpot,
+    Match,
+    MatchStatus,
+    Participant,
+    Rating,
+    RatingChange,
+    SeatResult,
+)
+from competition.models.bots import BotVersion
 from competition.models.matches import hidden, practice, practice_match
 from competition.plumbing.prepared import Prepared
 
@@ -116,6 +125,18 @@ def _rating_sql(db, bots: int) -> tuple[str, str, str]:
     )
 
 
+@functools.cache
+def _version_sql() -> str:
+    """One version's record after a rated match: its counts, its first and last match, and
+    its bot's rating then (a statement per seat that played a version)."""
+    v = BotVersion._meta.db_table
+    return (
+        f"UPDATE {v} SET rated_games = rated_games + 1, wins = wins + %s, draws = draws + %s, "
+        "losses = losses + %s, first_match_id = COALESCE(first_match_id, %s), "
+        "last_match_id = %s, mu = %s, sigma = %s WHERE id = %s"
+    )
+
+
 def apply_match(match: Match, participants: list[Participant]) -> None:
     """Rate a finished match inside the caller's finish transaction."""
     if not rateable(match, participants):
@@ -156,6 +177,22 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
                 for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True)
             ],
         )
+        versions = [
+            [
+                int(p.result == SeatResult.WIN),
+                int(p.result == SeatResult.DRAW),
+                int(p.result == SeatResult.LOSS),
+                match.pk,
+                match.pk,
+                mu,
+                sigma,
+                p.version_id,
+            ]
+            for p, (mu, sigma) in zip(seated, after, strict=True)
+            if p.version_id is not None
+        ]
+        if versions:
+            cursor.executemany(_version_sql(), versions)
 
 
 # -- leaderboards ---------------------------------------------------------------------------

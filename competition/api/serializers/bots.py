@@ -266,12 +266,30 @@ class BotVersionSerializer(serializers.ModelSerializer):
             "build",
             "build_seconds",
             "build_log",
+            "rated_games",
+            "wins",
+            "draws",
+            "losses",
+            "first_match",
+            "last_match",
+            "mu",
+            "sigma",
         )
         read_only_fields = fields
         extra_kwargs = {
             "build": {"help_text": "Its compile stage: none (runs as uploaded), queued, "
                       "building, built (plays) or failed (never plays)."},
             "build_seconds": {"help_text": "How long its compile took, in seconds."},
+            "rated_games": {"help_text": "Rated matches this version played (the standing "
+                            "ladder's and events')."},
+            "wins": {"help_text": "Of its rated matches, those it won."},
+            "draws": {"help_text": "Of its rated matches, those it drew."},
+            "losses": {"help_text": "Of its rated matches, those it lost."},
+            "first_match": {"help_text": "The id of its first rated match, or null."},
+            "last_match": {"help_text": "The id of its latest rated match, or null."},
+            "mu": {"help_text": "Its bot's rating (mu) after this version's latest rated "
+                   "match, or null before its first."},
+            "sigma": {"help_text": "The uncertainty of that rating, or null."},
         }  # fmt: skip
 
     @extend_schema_field(serializers.CharField(allow_null=True))

@@ -347,6 +347,9 @@ ARENA_LADDER_HOUSE_BOTS = envbool("ARENA_LADDER_HOUSE_BOTS", True)
 ARENA_LADDER_HOUSE_RANKED = envbool("ARENA_LADDER_HOUSE_RANKED", True)
 ARENA_LADDER_EXPLORE_MATCHES = envint("ARENA_LADDER_EXPLORE_MATCHES", 5, minimum=0)
 ARENA_LADDER_EXPLORE_PERCENT = min(100, envint("ARENA_LADDER_EXPLORE_PERCENT", 10, minimum=0))
+# a new bot's, and each new version's, first ladder matches: played one after the other, before
+# the hourly cap (competition.events.ladder.place)
+ARENA_LADDER_PLACEMENT_MATCHES = envint("ARENA_LADDER_PLACEMENT_MATCHES", 5, minimum=0)
 ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 
 # Sign-up and password-reset limits (competition/plumbing/ratelimit.py) count in this cache: Redis

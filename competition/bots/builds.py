@@ -17,7 +17,9 @@ from django.utils import timezone
 from bots import codebundle
 from bots.compiler import Compiled, CompileLimits, compile_bundle
 from bots.languages import LANGUAGES
+from competition.bots.signals import version_ready
 from competition.models import BotVersion, BuildStatus
+from competition.models.bots import Bot
 from competition.notifications import bot_notices
 
 logger = logging.getLogger(__name__)
@@ -75,6 +77,8 @@ def store(version: BotVersion, result: Compiled) -> bool:
         )
         if stored and not result.ok and version.bot.owner_id is not None:
             bot_notices.build_failed(version.bot, version.number, result.log)
+        elif stored and result.ok:  # it plays from the next match: placed again on the ladder
+            version_ready.send(sender=Bot, bot=version.bot)
     if not stored:
         logger.warning("build of version %s outlived its lease; its result is dropped", version.pk)
     else:

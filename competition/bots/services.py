@@ -20,7 +20,7 @@ from bots.codebundle import Upload
 from bots.faults import BotFault, FaultCode
 from competition.bots import builds
 from competition.bots.messages import as_json, readable, truncate
-from competition.bots.signals import bot_activated, test_call_passed
+from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.matches.dispatch import dispatch_build
 from competition.models import BuildStatus, Entry, MatchStatus, Participant
 from competition.models.bots import (
@@ -255,6 +255,8 @@ def add_version(bot: Bot, upload: Upload) -> BotVersion:
         Bot.objects.filter(pk=bot.pk).update(target=upload.name, updated=timezone.now())
         if version.build == BuildStatus.QUEUED:  # compiled as soon as it is stored
             transaction.on_commit(dispatch_build)
+        elif version.number > 1:  # it plays from the next match: placed again on the ladder
+            version_ready.send(sender=Bot, bot=bot)
     codebundle.keep(upload)
     return version
 

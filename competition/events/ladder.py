@@ -16,6 +16,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from competition.bots.services import platform_seat
@@ -76,9 +78,19 @@ def _place(ladder: Ladder, bot: Bot, *, house: bool = False) -> LadderSpot:
             "owner_id": bot.owner_id,
             "house": house,
             "mu": DEFAULT_MU if rating is None else rating,
+            "placement": 0 if house else settings.ARENA_LADDER_PLACEMENT_MATCHES,
         },
     )
     return spot
+
+
+def place(bot: Bot) -> int:
+    """A new version of ``bot`` can play: its next ladder matches are placement matches again,
+    the first due now (how many spots it changed: 0 if the bot is not in the ladder)."""
+    return LadderSpot.objects.filter(bot=bot, house=False).update(
+        placement=settings.ARENA_LADDER_PLACEMENT_MATCHES,
+        due=Least(F("due"), Value(timezone.now())),
+    )
 
 
 def enrol(bot: Bot) -> LadderSpot | None:
@@ -285,7 +297,8 @@ def _claim(ladder: Ladder, spots: list, now) -> Match | None:
         with transaction.atomic():
             _lock_owners({s.owner_id for s in spots} - {None})
             match = create_match(ladder.game, [s.bot for s in spots], ladder=ladder)
-            if ladder_sql.claim(ids, match.pk, now, now + gap) != len(ids):
+            rest = now + timedelta(seconds=settings.ARENA_LADDER_INTERVAL)
+            if ladder_sql.claim(ids, match.pk, now, now + gap, rest) != len(ids):
                 raise _Lost
     except _Lost:
         return None

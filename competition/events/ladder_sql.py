@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Case, Count, F, PositiveIntegerField, When
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    PositiveIntegerField,
+    PositiveSmallIntegerField,
+    When,
+)
 from django.db.models.sql import UpdateQuery
 
 from competition.models import LadderSpot
@@ -55,7 +62,9 @@ def _free(marks: Marks, house: bool):
 
 
 def _front(marks: Marks, house: bool, size: int):
-    return _free(marks, house).order_by("due", "id").values_list(*COLUMNS)[:size].query
+    # the longest waiting first; among bots due alike, the one that played least (so the house
+    # bots take turns)
+    return _free(marks, house).order_by("due", "played", "id").values_list(*COLUMNS)[:size].query
 
 
 def _near(marks: Marks, house: bool, owned: bool, size: int):
@@ -83,10 +92,22 @@ def _claim(marks: Marks, seats: int):
         pk__in=ids, enrolled=True, playing__isnull=True, due__lte=marks.when("now")
     ).exclude(owner_id__in=_capped(marks))
     query = booked.query.chain(UpdateQuery)
+    now = marks.when("now")
     query.add_update_values(
         {
             "playing": marks.int("match"),
-            "due": marks.when("due"),
+            # one with placement matches left after this one is due again as soon as this match
+            # ends; a house bot one step later (``rest``: the house bots take turns)
+            "due": Case(
+                When(house=True, then=marks.when("rest")),
+                When(placement__gt=1, then=now),
+                default=marks.when("due"),
+            ),
+            "placement": Case(
+                When(placement__gt=0, then=F("placement") - 1),
+                default=0,
+                output_field=PositiveSmallIntegerField(),
+            ),
             "played": F("played") + 1,
             "first_seats": Case(
                 When(pk=marks.int("first"), then=F("first_seats") + 1),
@@ -130,9 +151,16 @@ def edges(ladder_id: int, now: datetime, *, house: bool) -> tuple[float, float] 
     return (rows[0][0], rows[1][0]) if len(rows) == 2 else None
 
 
-def claim(ids: Sequence[int], match_id: int, now: datetime, due: datetime) -> int:
-    """Book each bot of ``ids`` still enrolled, free, due and of an owner under the cap; the
-    count booked."""
+def claim(ids: Sequence[int], match_id: int, now: datetime, due: datetime, rest: datetime) -> int:
+    """Book each bot of ``ids`` still enrolled, free, due and of an owner under the cap (due
+    again at ``due``, a house bot at ``rest``, one still placing at once); the count booked."""
     return _CLAIM(
-        (len(ids),), ids=list(ids), match=match_id, now=now, due=due, first=ids[0], cap=_cap()
+        (len(ids),),
+        ids=list(ids),
+        match=match_id,
+        now=now,
+        due=due,
+        rest=rest,
+        first=ids[0],
+        cap=_cap(),
     )

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
-from competition.bots.signals import bot_activated, test_call_passed
+from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.events import ladder, standings
 from competition.events.services import announce_ended, on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
@@ -48,3 +48,9 @@ def bot_activated_in_events(sender, *, bot, **kwargs) -> None:
 def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
     """A bot passing a test call enters its standing ladder once: an owner's opt-out stands."""
     ladder.enrol(bot)
+
+
+@receiver(version_ready, dispatch_uid="competition.events.version_ready")
+def version_ready_places_again(sender, *, bot, **kwargs) -> None:
+    """A new version that can play: its first ladder matches are placement matches."""
+    ladder.place(bot)

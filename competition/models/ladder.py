@@ -60,15 +60,20 @@ class LadderSpot(models.Model):
     )
     last_played = models.DateTimeField(null=True, blank=True)
     joined = models.DateTimeField(default=timezone.now)
+    placement = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Placement matches left (a new bot's or version's first ones): each is due "
+        "as soon as the one before ends, before the hourly cap.",
+    )
 
     class Meta:
         ordering = ("ladder", "-mu")
         indexes = [
             # the longest-waiting free bot (who is paired next)
             models.Index(
-                fields=("ladder", "due"),
+                fields=("ladder", "due", "played"),
                 condition=Q(enrolled=True, playing__isnull=True),
-                name="ladderspot_free_due",
+                name="ladderspot_free_due_played",
             ),
             # free bots near a rating (its opponents)
             models.Index(

@@ -192,6 +192,9 @@ def test_it_pairs_every_free_bot_without_one_owners_bots_together(no_house):
 
 @pytest.mark.django_db(transaction=True)
 def test_it_caps_each_bot_per_hour_and_keeps_to_the_budget_and_the_queue(no_house, settings):
+    # (bots already placed: their placement matches, before the cap, are tested in
+    # test_ladder_placement.py)
+    settings.ARENA_LADDER_PLACEMENT_MATCHES = 0
     enrolled(8)
     settings.ARENA_LADDER_MATCHES_PER_HOUR = 1
     # It should keep at most ARENA_LADDER_MAX_QUEUED matches waiting.

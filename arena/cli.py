@@ -1,7 +1,8 @@
 """``arena``: the command line client of an Arena server, and a local match runner.
 
     arena [--server URL] login [--token TOKEN]   store the API token (read from stdin if absent)
-    arena logout | whoami | games | bots | register | test | challenge
+    arena logout | whoami | games | languages | bots | register | upload | versions | test
+    arena challenge | enter | withdraw | notifications
     arena matches | match | watch | replay | events | event
     arena play GAME SEAT... [--seed N] [--json]  a match on this machine, no server
 
@@ -21,6 +22,7 @@ import time
 from arena import config
 from arena.client import DONE_STATUSES, ArenaError, Client
 from bots.faults import seen
+from bots.languages import title as language_title
 
 #: networks ``arena play`` lets HTTP bots use when ``ARENA_BOT_ALLOW_NETWORKS`` is unset:
 #: the author's own machine (the match runs there, not on a server)
@@ -96,6 +98,14 @@ def table(rows: list[list], headers: list[str]) -> None:
             out("  ".join("-" * w for w in widths))
 
 
+class CompileFailed(ArenaError):
+    """A version that did not compile: its one line, then the compiler's output as it is."""
+
+    def __init__(self, message: str, log: str):
+        super().__init__(message)
+        self.log = log
+
+
 def parse_json_option(text: str | None, name: str):
     if text is None:
         return None
@@ -154,6 +164,34 @@ def cmd_games(args) -> None:
     )
 
 
+def cmd_languages(args) -> None:
+    languages = client_for(args, token=False).languages()
+    table(
+        [[lang["name"], " ".join(lang["extensions"]), _toolchain(lang)] for lang in languages],
+        ["language", "extensions", "toolchain here"],
+    )
+    limits = next((lang["limits"] for lang in languages), None)
+    if limits:
+        cores = limits["cpu_cores"]
+        out(
+            f"A bot runs with {limits['memory_mb']:,} MB of memory and {cores:g} "
+            f"core{'' if cores == 1 else 's'} while it computes its move."
+        )
+    built = next((lang["limits"] for lang in languages if lang["compiled"]), None)
+    if built and built.get("compile_seconds") is not None:
+        out(
+            "A version in a compiled language is compiled once after its upload, in at most "
+            f"{built['compile_seconds']:,} s and {built['compile_memory_mb']:,} MB."
+        )
+
+
+def _toolchain(lang: dict) -> str:
+    """A language's toolchain here: its version, or why the server refuses uploads in it."""
+    if not lang.get("accepted", True):
+        return f"refused: {lang.get('refused_because') or 'not offered on this server'}"
+    return lang.get("version") or "accepted (its version is not known)"
+
+
 def _rating(bot: dict) -> str:
     rating = bot.get("rating") or {}
     if rating.get("mu") is None:
@@ -186,22 +224,125 @@ def cmd_register(args) -> None:
     out(f"registered bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']})")
     if bot.get("secret") and bot["kind"] != "code":  # a code bot is called by no one
         out(f"signing secret (shown once): {bot['secret']}")
+    if bot["kind"] == "code":
+        first = next((v for v in client.versions(bot["id"]) if v["number"] == 1), None)
+        if first is not None:
+            follow_build(client, bot["id"], first, args)
 
 
 def cmd_upload(args) -> None:
-    version = client_for(args).upload_version(args.bot, args.file)
+    client = client_for(args)
+    version = client.upload_version(args.bot, args.file)
     out(
         f"bot {args.bot}: version {version['number']} stored ({version['filename']}, "
-        f"{version['language']}, {version['size']} bytes, sha256 {version['sha256'][:12]}…)"
+        f"{language_title(version['language'])}, {version['size']:,} bytes, "
+        f"sha256 {version['sha256'][:12]}…)"
     )
+    follow_build(client, args.bot, version, args)
+
+
+#: a version's compile stage (``build``) while its compile is still to come or under way
+COMPILING = ("queued", "building")
+#: the stages of a version that can play: the bot plays the newest of them
+PLAYABLE = ("none", "built")
+#: seconds between two looks at a compiling version
+POLL_SECONDS = 1.0
+
+
+def build_words(version: dict) -> str:
+    """A version's compile stage as a person reads it."""
+    build = version.get("build")
+    seconds = version.get("build_seconds")
+    if build == "built":
+        return f"compiled in {seconds:.1f} s" if seconds is not None else "compiled"
+    words = {
+        "none": "runs as uploaded",
+        "queued": "queued to compile",
+        "building": "compiling",
+        "failed": "did not compile",
+    }
+    return words.get(build, str(build or "").replace("_", " "))
+
+
+def playing(versions: list[dict]) -> dict | None:
+    """The version new matches play: the newest that runs (as uploaded, or compiled)."""
+    found = [v for v in versions if v.get("build", "none") in PLAYABLE]
+    return max(found, key=lambda v: v["number"]) if found else None
+
+
+def follow_build(client: Client, bot_id: int, version: dict, args) -> None:
+    """After an upload: wait for its compile (``--wait``), or say it is ahead (``--no-wait``)."""
+    if version.get("build") not in COMPILING:
+        return
+    if args.no_wait:
+        out(
+            f"v{version['number']} is {build_words(version)}: `arena versions {bot_id}` shows "
+            "how it ends"
+        )
+        return
+    wait_for_build(client, bot_id, version, args.wait)
+
+
+def wait_for_build(client: Client, bot_id: int, version: dict, wait: float) -> None:
+    """Follow a version's compile to its end (at most ``wait`` seconds) and say how it went:
+    ``CompileFailed`` with the compiler's output when it did not compile."""
+    if version.get("build") not in COMPILING:
+        return
+    number = version["number"]
+    out(f"compiling v{number} ({language_title(version['language'])})…", err=True)
+    deadline = time.monotonic() + wait
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ArenaError(
+                f"gave up waiting after {wait:g} s: v{number} is still "
+                f"{'compiling' if version['build'] == 'building' else 'queued to compile'} on the "
+                f"server, which goes on with it; `arena versions {bot_id}` shows how it ends"
+            )
+        time.sleep(min(POLL_SECONDS, left))
+        versions = client.versions(bot_id)
+        found = next((v for v in versions if v["number"] == number), None)
+        if found is None:
+            raise ArenaError(f"v{number} is no longer among bot {bot_id}'s versions (deleted?)")
+        version = found
+        if version.get("build") not in COMPILING:
+            break
+    if version["build"] == "built":
+        out(f"v{number} {build_words(version)}: it plays from the next match")
+        return
+    if version["build"] == "failed":
+        kept = playing([v for v in versions if v["number"] != number])
+        raise CompileFailed(
+            f"v{number} did not compile: "
+            + (
+                f"the bot keeps playing v{kept['number']}"
+                if kept
+                else "the bot has no version that plays yet"
+            ),
+            version.get("build_log") or "",
+        )
+    out(f"v{number}: {build_words(version)}")
 
 
 def cmd_versions(args) -> None:
     versions = client_for(args).versions(args.bot)
     table(
-        [[v["number"], v["filename"], v["language"], v["size"], v["created"]] for v in versions],
-        ["version", "file", "language", "bytes", "uploaded"],
+        [
+            [
+                v["number"],
+                v["filename"],
+                language_title(v["language"]),
+                f"{v['size']:,}",
+                v["created"][:16].replace("T", " "),
+                build_words(v),
+            ]
+            for v in versions
+        ],
+        ["version", "file", "language", "bytes", "uploaded", "build"],
     )
+    if versions:
+        plays = playing(versions)
+        out(f"new matches play v{plays['number']}" if plays else "no version plays yet")
 
 
 def cmd_test(args) -> None:
@@ -551,11 +692,44 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0")
+    return value
+
+
+def wait_options(p: argparse.ArgumentParser) -> None:
+    """``--wait SECONDS`` and ``--no-wait``: whether to follow a new version's compile."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--wait",
+        type=positive_number,
+        default=120.0,
+        metavar="SECONDS",
+        help="wait this long at most for the compile of a compiled language (default: 120)",
+    )
+    group.add_argument(
+        "--no-wait",
+        action="store_true",
+        dest="no_wait",
+        help="return once the file is stored (`arena versions BOT` shows the build)",
+    )
+
+
 def code_commands(command) -> None:
     """``upload`` and ``versions``: a code bot's versions (``register --kind code`` makes one)."""
     p = command("upload", cmd_upload, "upload a new version of your code bot")
     p.add_argument("bot", type=positive_int)
-    p.add_argument("file", help="a .py or .js file, or a .zip/.tar.gz with an arena.json manifest")
+    p.add_argument(
+        "file",
+        help="a source file (`arena languages` lists them), or a .zip/.tar.gz with an "
+        "arena.json manifest",
+    )
+    wait_options(p)
     p = command("versions", cmd_versions, "the uploaded versions of a code bot")
     p.add_argument("bot", type=positive_int)
 
@@ -593,6 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")
+    command("languages", cmd_languages, "the languages a code bot may be written in here")
     p = command("bots", cmd_bots, "list bots")
     p.add_argument("--game")
     p.add_argument("--owner")
@@ -603,6 +778,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("target", help="the bot's URL; with --kind code, the file of its code")
     p.add_argument("--kind", default="http", help="http (default), code; staff: process, tcp")
+    wait_options(p)
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
@@ -660,6 +836,8 @@ def main(argv: list[str] | None = None) -> int:
         args.handler(args)
     except ArenaError as exc:
         out(f"arena: {printable(exc, one_line=True)}", err=True)
+        if isinstance(exc, CompileFailed) and exc.log:
+            out(exc.log.rstrip("\n"), err=True)  # the compiler's own lines, as it wrote them
         return 1
     except KeyboardInterrupt:
         out("arena: interrupted", err=True)

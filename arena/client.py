@@ -202,6 +202,9 @@ class Client:
     def game(self, slug: str) -> dict:
         return self.get(f"/api/games/{slug}/", what=f"game {slug!r}")
 
+    def languages(self) -> list[dict]:
+        return self.get("/api/languages/", what="the list of languages")
+
     def bots(self, *, limit: int = 50, **filters) -> list[dict]:
         return self.pages("/api/bots/", limit=limit, **filters)
 

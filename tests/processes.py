@@ -116,7 +116,8 @@ print(Token.objects.get_or_create(user=user)[0].key)
 def arena(
     home: Path, *args: str, stdin: str = "", timeout: float = 120, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
-    env = project_env(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"))
+    # PYTHONPATH: this checkout's client, wherever the venv's editable install points
+    env = project_env(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), PYTHONPATH=str(REPO))
     for name in ("ARENA_SERVER", "ARENA_TOKEN", "DJANGO_SETTINGS_MODULE"):
         env.pop(name, None)
     return subprocess.run(

@@ -13,6 +13,7 @@ from competition.api import websocket_schemas
 from competition.api.views.bots import BotViewSet
 from competition.api.views.events import EventViewSet
 from competition.api.views.games import GameViewSet
+from competition.api.views.languages import LanguageViewSet
 from competition.api.views.matches import MatchViewSet
 from competition.api.views.notifications import NotificationViewSet
 from competition.api.views.ratings import LeaderboardView
@@ -22,6 +23,7 @@ app_name = "api"
 
 router = DefaultRouter()
 router.register("games", GameViewSet, basename="game")
+router.register("languages", LanguageViewSet, basename="language")
 router.register("bots", BotViewSet, basename="bot")
 router.register("matches", MatchViewSet, basename="match")
 router.register("events", EventViewSet, basename="event")

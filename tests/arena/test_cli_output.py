@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.conftest import REPO
 from tests.processes import project_env
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -77,7 +78,11 @@ def serving(routes: Callable[[str], tuple[int, object]]) -> Iterator[Recorder]:
 
 def arena(home: Path, server: str, *args: str) -> subprocess.CompletedProcess:
     env = project_env(
-        HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), ARENA_TOKEN=TOKEN, NO_COLOR="1"
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        ARENA_TOKEN=TOKEN,
+        NO_COLOR="1",
+        PYTHONPATH=str(REPO),  # this checkout's client, wherever the editable install points
     )
     env.pop("ARENA_SERVER", None)
     return subprocess.run(
@@ -201,6 +206,48 @@ def test_it_follows_next_links_on_its_own_server_only(tmp_path):
     # It should never have sent a request, let alone the token, to the other server.
     assert other.seen == []
     assert TOKEN not in listed.stderr + listed.stdout
+
+
+def language_row(slug: str, name: str, version: str | None, refused: str | None) -> dict:
+    """One row of ``GET /api/languages/`` (``competition.api.serializers.languages``)."""
+    compiled = slug != "python"
+    return {
+        "slug": slug,
+        "name": name,
+        "extensions": [".py" if slug == "python" else f".{slug}"],
+        "compiled": compiled,
+        "version": version,
+        "accepted": refused is None,
+        "refused_because": refused,
+        "limits": {
+            "memory_mb": 512,
+            "cpu_cores": 1.5,
+            "compile_seconds": 60 if compiled else None,
+            "compile_memory_mb": 2048 if compiled else None,
+        },
+    }
+
+
+def test_it_says_why_a_server_refuses_a_language(tmp_path):
+    from bots.sandbox import LANGUAGE_MISSING
+
+    missing = LANGUAGE_MISSING.format(language="Go", package="golang-go")
+    rows = [
+        language_row("python", "Python", "Python 3.11.2", None),
+        language_row("go", "Go", None, missing + "\x1b[2J"),
+    ]
+    with serving(lambda path: (200, rows) if path == "/api/languages/" else (404, {})) as server:
+        done = arena(tmp_path, server.url, "languages")
+    assert done.returncode == 0, done.stderr
+    assert_clean(done)
+    lines = done.stdout.splitlines()
+    # It should give each language's version, or the server's sentence refusing it ...
+    assert lines[2].split() == ["Python", ".py", "Python", "3.11.2"]
+    assert lines[3].startswith("Go ") and lines[3].endswith(f"refused: {missing}"), lines[3]
+    # ... and the limits in words, from what the server says.
+    assert "A bot runs with 512 MB of memory and 1.5 cores while it computes its move." in lines
+    assert "in at most 60 s and 2,048 MB." in lines[-1]
+    assert "None" not in done.stdout
 
 
 def test_it_calls_a_bot_without_a_rated_game_unranked_as_the_web_does():

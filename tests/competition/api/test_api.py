@@ -757,6 +757,7 @@ def test_it_serves_a_valid_openapi_schema(clients):
         "/api/games/",
         "/api/games/{slug}/",
         "/api/games/{slug}/simulate/",
+        "/api/languages/",
         "/api/bots/",
         "/api/bots/{id}/",
         "/api/bots/{id}/rotate-secret/",

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from bots import codebundle, egress
+from bots import codebundle, egress, languages
 from bots.compiler import runnable
 from bots.faults import BotFault
 from bots.names import new_secret, unprintable, validate_printable_name
@@ -466,6 +466,11 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+    @property
+    def language_title(self) -> str:
+        """Its language as people write it (``C++`` for ``cpp``)."""
+        return languages.title(self.language)
 
     def transport(self, *, game, seat: int) -> Transport:
         """Its sandbox; its bundle parsed once in this process (``codebundle.bundle_of``)."""

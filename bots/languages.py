@@ -6,12 +6,19 @@ Adding a language is a row here, a starter in ``games/<slug>/starters/`` and its
 ``scripts/system-deps``. Every program path lies under ``/usr`` (the only program tree a
 sandbox sees). In a command, ``{entry}`` is the entry file, ``{sources}`` every source file of
 the language (sorted), ``{main}`` the entry's name without its suffix (Java's main class),
-``{out}`` the compile's output folder and ``{bot}`` the folder the artefact is run from."""
+``{out}`` the compile's output folder and ``{bot}`` the folder the artefact is run from.
+
+Each row also says how a person builds and runs a bot on their own machine (``local_build``,
+``local_run``: the docs show them): the sandbox's commands with the program's plain name, the
+file in the current folder and none of the sandbox's caps and switches (each is the sandbox's
+command with words left out, tests/bots/test_languages.py checks)."""
 
 from __future__ import annotations
 
 import math
 import os
+import re
+import shlex
 from dataclasses import dataclass, field
 
 MIB = 1 << 20
@@ -44,6 +51,14 @@ class Language:
     probe: tuple[str, bytes] = ("", b"")
     #: system folders outside ``/usr`` its toolchain reads (bound read-only where they exist)
     binds: tuple[str, ...] = ()
+    #: its compile as a person types it in the file's folder (``{entry}``, ``{main}``), or None
+    local_build: tuple[str, ...] | None = None
+    #: its run as a person types it there (the bot reads and writes JSON lines)
+    local_run: tuple[str, ...] = ()
+    #: the program named beside its version when it is not the language's title (``g++``)
+    toolchain: str = ""
+    #: what its runtime makes of the bot's memory, in words (``run_words``' placeholders)
+    memory_note: str = ""
 
     def bind_args(self) -> list[str]:
         return [
@@ -77,6 +92,27 @@ class Language:
     def version_command(self) -> list[str]:
         return resolved(list(self.version))
 
+    def local_commands(self, entry: str) -> list[str]:
+        """The lines that build (when compiled) and run ``entry`` in its own folder."""
+        words = {"entry": entry, "main": main_name(entry)}
+        steps = [self.local_build] if self.local_build else []
+        return [
+            shlex.join(part.format(**words) for part in step) for step in [*steps, self.local_run]
+        ]
+
+    def memory_words(self, memory: int) -> str:
+        """``memory_note`` for a bot that may use ``memory`` bytes ("" when it has none)."""
+        return self.memory_note.format(**run_words("", bot="", memory=memory, cpus=1.0))
+
+    def version_words(self, line: str) -> str:
+        """A toolchain's version line as people say it: ``g++ 12.2``, ``Python 3.11``."""
+        found = VERSION_NUMBER.search(line)
+        return f"{self.toolchain or self.title} {found[0] if found else line}"
+
+
+#: a version's major and minor numbers (``go1.19.8`` -> ``1.19``)
+VERSION_NUMBER = re.compile(r"\d+\.\d+")
+
 
 def real_program(path: str) -> str:
     """``path`` with its links followed while it stays under ``/usr``: Debian's alternatives
@@ -96,6 +132,8 @@ def run_words(entry: str, *, bot: str, memory: int, cpus: float) -> dict[str, st
         "main": main_name(entry),
         "heap_mib": str(max(64, memory * 3 // 5 // MIB)),  # the JVM's heap: 60% of the cap
         "go_memory": str(memory * 4 // 5),
+        "go_memory_mib": str(memory * 4 // 5 // MIB),
+        "node_heap_mib": str(NODE_HEAP_MIB),
         "cores": str(max(1, math.ceil(cpus))),
     }
 
@@ -105,6 +143,8 @@ def main_name(entry: str) -> str:
     return entry.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
+#: node's heap (V8's old space), whatever the share's cap
+NODE_HEAP_MIB = 512
 #: the share's Go runtime: its soft memory limit and its threads from the cap
 GO_RUN_ENV = {"GOMEMLIMIT": "{go_memory}", "GOMAXPROCS": "{cores}"}
 #: Go's build caches inside the compile's own folder; never a module fetched
@@ -124,6 +164,7 @@ PYTHON = Language(
     version=("/usr/bin/python3", "--version"),
     run=("/usr/bin/python3", "-u", "-B", "-s", "-E", "{entry}", "--stdio"),
     probe=("probe.py", b"import json, sys\nprint(json.dumps({'ok': sys.version_info[0]}))\n"),
+    local_run=("python3", "{entry}", "--stdio"),
 )
 JAVASCRIPT = Language(
     slug="javascript",
@@ -131,13 +172,16 @@ JAVASCRIPT = Language(
     suffixes=(".js", ".mjs"),
     package="nodejs",
     version=("/usr/bin/node", "--version"),
-    run=("/usr/bin/node", "--max-old-space-size=512", "{entry}", "--stdio"),
+    run=("/usr/bin/node", "--max-old-space-size={node_heap_mib}", "{entry}", "--stdio"),
     # node's V8 reserves address space it never touches (its code range, a loader thread)
     address_space=3 << 30,
     probe=(
         "probe.js",
         b"console.log(JSON.stringify({ ok: Number(process.versions.node.split('.')[0]) }))\n",
     ),
+    local_run=("node", "{entry}", "--stdio"),
+    toolchain="Node.js",
+    memory_note="the JavaScript heap is at most {node_heap_mib} MiB of it",
 )
 C = Language(
     slug="c",
@@ -148,6 +192,9 @@ C = Language(
     build=("/usr/bin/gcc", "-std=c17", "-O2", "-pipe", "-o", "{out}/bot", "{sources}", "-lm"),
     run=("{bot}/bot",),
     probe=("probe.c", b'#include <stdio.h>\nint main(void) { puts("{\\"ok\\": 1}"); }\n'),
+    local_build=("gcc", "-std=c17", "-O2", "-o", "bot", "{entry}", "-lm"),
+    local_run=("./bot",),
+    toolchain="gcc",
 )
 CPP = Language(
     slug="cpp",
@@ -161,6 +208,9 @@ CPP = Language(
         "probe.cpp",
         b'#include <iostream>\nint main() { std::cout << "{\\"ok\\": 1}" << std::endl; }\n',
     ),
+    local_build=("g++", "-std=c++20", "-O2", "-o", "bot", "{entry}"),
+    local_run=("./bot",),
+    toolchain="g++",
 )
 JAVA = Language(
     slug="java",
@@ -196,6 +246,10 @@ JAVA = Language(
         "Main.java",
         b'public class Main { public static void main(String[] a) { System.out.println("{\\"ok\\": 1}"); } }\n',
     ),
+    local_build=("javac", "{entry}"),
+    local_run=("java", "-cp", ".", "{main}"),
+    toolchain="javac",
+    memory_note="the Java heap is at most {heap_mib} MiB of it (60%), the rest for the JVM itself",
 )
 GO = Language(
     slug="go",
@@ -211,6 +265,9 @@ GO = Language(
     run_env=GO_RUN_ENV,
     address_space=16 << 30,
     probe=("main.go", b'package main\nimport "fmt"\nfunc main() { fmt.Println(`{"ok": 1}`) }\n'),
+    local_build=("go", "build", "-o", "bot", "{entry}"),
+    local_run=("./bot",),
+    memory_note="Go's garbage collector works harder past {go_memory_mib} MiB of it (80%)",
 )
 RUST = Language(
     slug="rust",
@@ -233,6 +290,8 @@ RUST = Language(
     ),
     run=("{bot}/bot",),
     probe=("main.rs", b'fn main() { println!("{{\\"ok\\": 1}}"); }\n'),
+    local_build=("rustc", "-O", "--edition", "2021", "-o", "bot", "{entry}"),
+    local_run=("./bot",),
 )
 
 LANGUAGES: dict[str, Language] = {

@@ -18,6 +18,7 @@ from competition.models.bots import (
     registrable_kinds,
     validate_endpoint,
 )
+from competition.web.languages import upload_help
 from games import all_games
 
 
@@ -42,8 +43,6 @@ class BotForm(forms.ModelForm):
     file = forms.FileField(
         required=False,
         label="Code file",
-        help_text="For uploaded code: a .py or .js file, or a .zip/.tar.gz with an "
-        "arena.json manifest. The platform runs it in a sandbox; each upload is a new version.",
     )
 
     class Meta:
@@ -85,11 +84,14 @@ class BotForm(forms.ModelForm):
             if self.instance.endpoint_kind.takes_uploads:
                 del self.fields["target"]
                 self.fields["file"].label = "New version"
-                self.fields[
-                    "file"
-                ].help_text = "Upload a new version (optional): the next matches play it."
             else:
                 del self.fields["file"], self.fields["source_public"]
+        if "file" in self.fields:  # the languages accepted here, probed once per process
+            self.fields["file"].help_text = upload_help(
+                "Upload a new version (optional; the next matches play it):"
+                if self.instance.pk
+                else "Only for uploaded code:"
+            )
 
     def _kind_field(self, user) -> None:
         """The kinds this user may pick; a bot never becomes or stops being code."""

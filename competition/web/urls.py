@@ -66,6 +66,12 @@ urlpatterns = [
     path("s/<int:pk>", share.screen, name="share-screen"),
     # docs for bot authors
     path("docs/", web_docs.docs_index, name="docs-index"),
+    path("docs/languages/", web_docs.docs_languages, name="docs-languages"),
     path("docs/<slug:slug>/", web_docs.docs_game, name="docs-game"),
     path("docs/<slug:slug>/starter.py", web_docs.docs_starter, name="docs-starter"),
+    path(
+        "docs/<slug:slug>/starters/<str:filename>",
+        web_docs.docs_starter_file,
+        name="docs-starter-file",
+    ),
 ]

@@ -102,7 +102,7 @@ def test_a_user_uploads_the_starter_file_as_a_code_bot(browser):
     SEEN["code_bot"] = int(re.search(r"/bots/(\d+)/", page.url).group(1))
     # It should list version 1 with its file and a download link for its owner.
     versions = page.inner_text("#code-versions")
-    assert "v1" in versions and "starter_bot.py" in versions and "python" in versions
+    assert "v1" in versions and "starter_bot.py" in versions and "Python" in versions
     assert page.locator("#code-versions a[download]").count() == 1
     # It should test-call it in the sandbox like any bot: the starter's first move.
     page.click("#test-call")

@@ -203,5 +203,5 @@ def test_the_admin_ladder_health_page_says_the_confinement(client):
 def test_the_game_docs_say_the_limits_of_an_uploaded_bot(client):
     page = client.get("/docs/tictactoe/").content.decode()
     assert 'id="limits"' in page
-    assert "1024 MiB of memory" in page and "<code>memory</code>" in page
+    assert "1,024 MiB of memory" in page and "<code>memory</code>" in page
     assert "in a cgroup of its own (cgroup1)" in page

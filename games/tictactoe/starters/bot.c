@@ -1,7 +1,7 @@
 /* A starter bot for Arena's Tic-tac-toe, in C17 (standard library only).
  *
  * Build and run (the platform does the same with the file you upload):
- *     gcc -O2 -o bot bot.c
+ *     gcc -std=c17 -O2 -o bot bot.c -lm
  *     ./bot          # JSON lines: one message per line on stdin, one reply per line on stdout
  *
  * The protocol (games/tictactoe/README.md): `init` comes once per match (the reply is

@@ -2,7 +2,7 @@
 //
 // Run it (the platform does the same with the file you upload):
 //
-//	node bot.js    # JSON lines: one message per line on stdin, one reply per line on stdout
+//	node bot.js --stdio    # JSON lines: one message per line on stdin, one reply per line on stdout
 //
 // The protocol (games/tictactoe/README.md): `init` comes once per match (the reply is
 // ignored); `play-turn` asks for a move: `board` maps "r-c" keys to "", "X" or "O", `you`

@@ -3,6 +3,9 @@ runner's claim, the compiler's words to the owner when it fails, the last good v
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 from competition.bots import builds
@@ -74,6 +77,28 @@ def test_a_version_that_does_not_compile_never_plays_and_its_owner_is_told():
     listed = {v["number"]: v for v in client.get(f"/api/bots/{bot.pk}/versions/").json()}
     assert listed[2]["build"] == "failed" and "error:" in listed[2]["build_log"]
     assert listed[1]["build"] == "built"
+
+
+def test_the_bot_page_shows_its_owner_the_compilers_output():
+    owner = factories.user("owner", password=False)
+    client = code_api(owner)
+    bot = make_cpp_bot(client)
+    builds.build_all()
+    upload_version(client, bot.pk, "bot.cpp", BROKEN)
+    builds.build_all()
+    page = factories.logged_in(owner).get(f"/bots/{bot.pk}/").content.decode()
+    # It should name each version's language and compile as people say them ...
+    assert re.search(r'<td>C\+\+</td>\s*<td class="build failed">Did not compile</td>', page)
+    assert re.search(r'<td>C\+\+</td>\s*<td class="build built">Compiled in [\d.]+ s', page)
+    # ... and show its owner what the compiler said of the failed one, open ...
+    failed = bot.versions.get(number=2).build_log
+    assert '<details class="build-log" id="build-log-2" open>' in page
+    assert html.escape(failed) in page and "bot.cpp:2:11: error:" in failed
+    # ... and nobody else, though its versions are public.
+    Bot.objects.filter(pk=bot.pk).update(source_public=True)
+    other = factories.logged_in(factories.user("other", password=False))
+    seen = other.get(f"/bots/{bot.pk}/").content.decode()
+    assert 'id="code-versions"' in seen and "Did not compile" in seen and "build-log" not in seen
 
 
 def test_a_python_upload_needs_no_build():

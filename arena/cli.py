@@ -721,7 +721,8 @@ def wait_options(p: argparse.ArgumentParser) -> None:
 
 
 def code_commands(command) -> None:
-    """``upload`` and ``versions``: a code bot's versions (``register --kind code`` makes one)."""
+    """``languages``, ``upload`` and ``versions``: a code bot's (``register --kind code`` makes one)."""
+    command("languages", cmd_languages, "the languages a code bot may be written in here")
     p = command("upload", cmd_upload, "upload a new version of your code bot")
     p.add_argument("bot", type=positive_int)
     p.add_argument(
@@ -767,7 +768,6 @@ def build_parser() -> argparse.ArgumentParser:
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")
-    command("languages", cmd_languages, "the languages a code bot may be written in here")
     p = command("bots", cmd_bots, "list bots")
     p.add_argument("--game")
     p.add_argument("--owner")

@@ -364,3 +364,15 @@ def upload_version(client: APIClient, bot_id: int, filename: str, data: bytes):
         {"file": SimpleUploadedFile(filename, data)},
         format="multipart",
     )
+
+
+def code_bot(client: APIClient, name: str, filename: str, data: bytes, *, game: str = "tictactoe"):
+    """A code bot made through ``POST /api/bots/`` by ``client``'s user, ``data`` its first
+    version."""
+    made = client.post(
+        "/api/bots/",
+        {"game": game, "name": name, "kind": "code", "file": SimpleUploadedFile(filename, data)},
+        format="multipart",
+    )
+    assert made.status_code == 201, made.content
+    return Bot.objects.get(pk=made.json()["id"])

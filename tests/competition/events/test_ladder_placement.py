@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competition.events import ladder
@@ -16,7 +15,7 @@ from competition.models import LadderSpot, Match, MatchStatus, Participant, Rati
 from competition.models.bots import Bot
 from games import get_game
 from tests import factories
-from tests.factories import code_api, play_all, upload_version
+from tests.factories import code_api, code_bot, play_all, upload_version
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,13 +40,7 @@ def steps(clock: list, seconds: float, every: float) -> None:
 def test_a_new_bot_and_a_new_version_play_their_placement_matches_at_once(settings):
     owner = factories.user("author")
     client = code_api(owner)
-    made = client.post(
-        "/api/bots/",
-        {"game": "tictactoe", "name": "placed", "kind": "code",
-         "file": SimpleUploadedFile("bot.py", STARTER)},
-        format="multipart",
-    )  # fmt: skip
-    bot = Bot.objects.get(pk=made.json()["id"])
+    bot = code_bot(client, "placed", "bot.py", STARTER)
     # On the default settings: 12 an hour per bot, a step every 5 seconds.
     assert settings.ARENA_LADDER_MATCHES_PER_HOUR == 12 and settings.ARENA_LADDER_INTERVAL == 5
     assert client.post(f"/api/bots/{bot.pk}/test/").json()["fault"] == "ok"

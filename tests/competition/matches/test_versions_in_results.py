@@ -5,14 +5,12 @@ per-turn log."""
 from __future__ import annotations
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.matches.lifecycle import create_match
 from competition.models import Participant
-from competition.models.bots import Bot
 from games import get_game
 from tests import factories
-from tests.factories import code_api, play_all, upload_version
+from tests.factories import code_api, code_bot, play_all, upload_version
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,14 +20,7 @@ STARTER = get_game("tictactoe").part("starter_bot.py").read_bytes()
 def test_every_result_names_the_version_each_seat_played():
     owner = factories.user("author")
     client = code_api(owner)
-    made = client.post(
-        "/api/bots/",
-        {"game": "tictactoe", "name": "versioned", "kind": "code",
-         "file": SimpleUploadedFile("bot.py", STARTER)},
-        format="multipart",
-    )  # fmt: skip
-    assert made.status_code == 201, made.content
-    bot = Bot.objects.get(pk=made.json()["id"])
+    bot = code_bot(client, "versioned", "bot.py", STARTER)
     builtin = factories.builtin_of(owner, "house", "random")
     first = create_match("tictactoe", [bot, builtin], seed=1)
     play_all()
@@ -75,13 +66,7 @@ def test_each_version_keeps_its_own_record_of_rated_matches(settings):
     settings.ARENA_LADDER_MATCHES_PER_HOUR = 3600
     author, rival = factories.user("author"), factories.user("rival")
     client = code_api(author)
-    made = client.post(
-        "/api/bots/",
-        {"game": "tictactoe", "name": "versioned", "kind": "code",
-         "file": SimpleUploadedFile("bot.py", STARTER)},
-        format="multipart",
-    )  # fmt: skip
-    bot = Bot.objects.get(pk=made.json()["id"])
+    bot = code_bot(client, "versioned", "bot.py", STARTER)
     opponent = factories.builtin_of(rival, "opponent", "random")
     ladder.enrol(bot)
     ladder.enrol(opponent)

@@ -35,7 +35,7 @@ CPU_PERIOD_US = 100_000
 #: the window over which the watchdog compares a sandbox's CPU time with its share
 CPU_WINDOW = 0.2
 #: processor seconds a seat may use between its reply and its next message before its cgroup
-#: is made idle (a reply's last writes and a collection of garbage stay below it)
+#: is held (a reply's last writes and a collection of garbage stay below it)
 REST_CPU = 0.01
 #: a held cgroup's quota per period (the kernel's least: 1% of a core)
 REST_QUOTA_US = 1000
@@ -230,11 +230,7 @@ class Share:
     def revive(self) -> None:
         """Before its end: let go if held, so that, killed, its processes get the processor to
         die (a held one waits)."""
-        with self._knob_lock:
-            self.resting, self.rest_mark = False, None
-            if self.held:
-                self.held = False
-                self.unhold()
+        self.wake()
 
     def kill(self) -> None:
         if self.pid is not None:

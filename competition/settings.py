@@ -351,6 +351,11 @@ ARENA_LADDER_EXPLORE_PERCENT = min(100, envint("ARENA_LADDER_EXPLORE_PERCENT", 1
 # the hourly cap (competition.events.ladder.place)
 ARENA_LADDER_PLACEMENT_MATCHES = envint("ARENA_LADDER_PLACEMENT_MATCHES", 5, minimum=0)
 ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
+# a new start widens a rated bot's uncertainty (sigma; variances add, never past a new bot's
+# 8.33): a new version by this (competition.ratings.services.begin_version), a new season of
+# the standing ladder by the season's own figure
+ARENA_RATING_VERSION_WIDEN = envint("ARENA_RATING_VERSION_WIDEN_TENTHS", 20, minimum=0) / 10
+ARENA_RATING_SEASON_WIDEN = envint("ARENA_RATING_SEASON_WIDEN_TENTHS", 30, minimum=0) / 10
 
 # Sign-up and password-reset limits (competition/plumbing/ratelimit.py) count in this cache: Redis
 # when configured (shared by every web node), else this process's memory (the embedded

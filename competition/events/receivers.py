@@ -12,6 +12,7 @@ from competition.events.services import announce_ended, on_bot_activated, on_mat
 from competition.matches.signals import match_ended, match_requeued
 from competition.models import Event, EventStatus
 from competition.notifications import match_notices
+from competition.ratings import services as ratings
 
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
@@ -52,5 +53,8 @@ def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
 
 @receiver(version_ready, dispatch_uid="competition.events.version_ready")
 def version_ready_places_again(sender, *, bot, **kwargs) -> None:
-    """A new version that can play: its first ladder matches are placement matches."""
+    """A new version that can play: it starts from its bot's rating, uncertainty widened, and
+    its first ladder matches are placement matches."""
+    if (version := bot.latest_version()) is not None:
+        ratings.begin_version(version)
     ladder.place(bot)

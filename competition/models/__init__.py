@@ -23,7 +23,7 @@ from competition.models.notifications import (
     NotificationKind,
     NotificationPreference,
 )
-from competition.models.ratings import Rating, RatingChange
+from competition.models.ratings import Rating, RatingChange, StepKind
 from competition.models.standings import (
     EventSeries,
     EventStanding,
@@ -63,6 +63,7 @@ __all__ = [
     "RatingChange",
     "SeatResult",
     "SeriesState",
+    "StepKind",
     "Turn",
     "TurnArchive",
 ]

@@ -185,6 +185,9 @@ _TARGET_CHECKS = {
 }
 
 
+#: the longest version label a URL bot declares
+MAX_LABEL = 40
+
 #: the longest file name a version keeps (its extension says what it holds)
 MAX_FILENAME = 255
 
@@ -441,6 +444,9 @@ class BotVersion(models.Model):
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
+    #: a URL bot's declared version (its profile's label, or the ``X-Bot-Version`` its server
+    #: sends): such a version holds no code
+    label = models.CharField(max_length=MAX_LABEL, blank=True)
     filename = models.CharField(max_length=MAX_FILENAME)
     language = models.CharField(max_length=16)
     size = models.PositiveIntegerField(help_text="Bytes of the upload as sent.")

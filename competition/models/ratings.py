@@ -23,14 +23,36 @@ class Rating(models.Model):
         return self.mu - 3 * self.sigma
 
 
+class StepKind(models.TextChoices):
+    """What made a rating step: a rated match, or a new start (the uncertainty widened)."""
+
+    MATCH = "match", "A rated match"
+    VERSION = "version", "A new version began"
+    SEASON = "season", "A new season began"
+
+
 class RatingChange(models.Model):
-    """One rating step (append-only): one row per (match, bot)."""
+    """One rating step (append-only): one row per (match, bot), or one per new start of a bot
+    (a new version, a new season: no match, the same mean, a wider uncertainty)."""
 
     match = models.ForeignKey(
-        "competition.Match", on_delete=models.CASCADE, related_name="rating_changes"
+        "competition.Match",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
     )
     bot = models.ForeignKey(
         "competition.Bot", on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    kind = models.CharField(max_length=8, choices=StepKind.choices, default=StepKind.MATCH)
+    #: the version that began (a ``VERSION`` step)
+    version = models.ForeignKey(
+        "competition.BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
@@ -43,4 +65,10 @@ class RatingChange(models.Model):
         constraints = [models.UniqueConstraint(fields=("match", "bot"), name="ratingchange_unique")]
 
     def __str__(self) -> str:
-        return f"{self.bot} in match {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+        where = f"match {self.match_id}" if self.match_id else StepKind(self.kind).label.lower()
+        return f"{self.bot} in {where}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+
+    @property
+    def ordinal_change(self) -> float:
+        """What the step changed of the headline number (the ordinal, mu - 3 sigma)."""
+        return (self.mu_after - 3 * self.sigma_after) - (self.mu_before - 3 * self.sigma_before)

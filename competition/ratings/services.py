@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -23,8 +24,10 @@ from competition.models import (
     Rating,
     RatingChange,
     SeatResult,
+    StepKind,
 )
 from competition.models.bots import BotVersion
+from competition.models.choices import BuildStatus
 from competition.models.matches import hidden, practice, practice_match
 from competition.plumbing.prepared import Prepared
 
@@ -120,8 +123,8 @@ def _rating_sql(db, bots: int) -> tuple[str, str, str]:
     return (
         f"SELECT bot_id, mu, sigma, games FROM {r} WHERE bot_id IN ({marks}) ORDER BY bot_id{lock}",
         f"UPDATE {r} SET mu = %s, sigma = %s, games = %s, updated = %s WHERE bot_id = %s",
-        f"INSERT INTO {c} (match_id, bot_id, mu_before, sigma_before, mu_after, sigma_after, created) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        f"INSERT INTO {c} (match_id, bot_id, kind, mu_before, sigma_before, mu_after, sigma_after, "
+        f"created) VALUES (%s, %s, '{StepKind.MATCH.value}', %s, %s, %s, %s, %s)",
     )
 
 
@@ -135,6 +138,66 @@ def _version_sql() -> str:
         "losses = losses + %s, first_match_id = COALESCE(first_match_id, %s), "
         "last_match_id = %s, mu = %s, sigma = %s WHERE id = %s"
     )
+
+
+def widened(sigma: float, by: float) -> float:
+    """Pure: an uncertainty widened for a new start (variances add), never past a new bot's."""
+    return min(DEFAULT_SIGMA, math.hypot(sigma, by))
+
+
+def begin_version(version: BotVersion) -> bool:
+    """A new version that can play starts from its bot's rating with the uncertainty widened
+    by ``ARENA_RATING_VERSION_WIDEN`` (a ``VERSION`` step): the bot's rating is then its
+    latest version's. Once per version, and only for a rated bot whose newest playable
+    version this is; True if a step was taken."""
+    with transaction.atomic():
+        rating = Rating.objects.select_for_update().filter(bot_id=version.bot_id).first()
+        if rating is None or rating.games == 0:
+            return False
+        newest = (
+            BotVersion.objects.filter(bot_id=version.bot_id, build__in=BuildStatus.playable())
+            .order_by("-number")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if newest != version.pk or RatingChange.objects.filter(version=version).exists():
+            return False
+        _restart([rating], StepKind.VERSION, settings.ARENA_RATING_VERSION_WIDEN, version)
+        BotVersion.objects.filter(pk=version.pk).update(mu=rating.mu, sigma=rating.sigma)
+    return True
+
+
+def restart(bot_ids: Iterable[int], kind: StepKind, by: float) -> int:
+    """Widen the uncertainty of each rated bot of ``bot_ids`` by ``by`` (a new season: the
+    means carried, a step each); how many were widened."""
+    with transaction.atomic():
+        found = list(
+            Rating.objects.select_for_update()
+            .filter(bot_id__in=list(bot_ids), games__gt=0)
+            .order_by("bot_id")
+        )
+        _restart(found, kind, by, None)
+    return len(found)
+
+
+def _restart(found: list[Rating], kind: StepKind, by: float, version: BotVersion | None) -> None:
+    steps = []
+    for rating in found:
+        sigma = widened(rating.sigma, by)
+        steps.append(
+            RatingChange(
+                bot_id=rating.bot_id,
+                kind=kind,
+                version=version,
+                mu_before=rating.mu,
+                sigma_before=rating.sigma,
+                mu_after=rating.mu,
+                sigma_after=sigma,
+            )
+        )
+        rating.sigma = sigma
+        rating.save(update_fields=["sigma", "updated"])
+    RatingChange.objects.bulk_create(steps)
 
 
 def apply_match(match: Match, participants: list[Participant]) -> None:
@@ -241,22 +304,42 @@ def games_rated(game: str | None = None) -> list[str]:
     return sorted(set(qs.values_list("match__game", flat=True)))
 
 
+def _steps(game: str) -> list[list[RatingChange]]:
+    """``game``'s rating steps in order, a match's together: its rated matches' (not practice:
+    challenges rated before only the platform's pairings were) and its bots' new starts."""
+    matches = RatingChange.objects.filter(match__game=game).exclude(practice("match__"))
+    starts = RatingChange.objects.filter(match__isnull=True, bot__game=game)
+    grouped: list[list[RatingChange]] = []
+    for change in sorted([*matches, *starts], key=lambda c: c.id):
+        if grouped and change.match_id is not None and grouped[-1][0].match_id == change.match_id:
+            grouped[-1].append(change)
+        else:
+            grouped.append([change])
+    return grouped
+
+
 def _replay(game: str):
-    """Replay ``game`` in rating order from the defaults: final ratings and each match's steps.
-    The steps of practice (challenges rated before only the platform's pairings were) are left
-    out, as ``rateable`` leaves them out now."""
+    """Replay ``game`` in rating order from the defaults: final ratings and each step's
+    before and after. A new start (no match) is taken as stored: its before is checked
+    against the replay like a match's, its after carried on."""
     state: dict[int, tuple[float, float, int]] = {}
-    steps: dict[int, list[RatingChange]] = {}
-    changes = RatingChange.objects.filter(match__game=game).exclude(practice("match__"))
-    for change in changes.order_by("id"):
-        steps.setdefault(change.match_id, []).append(change)
+    grouped = _steps(game)
+    rated = [changes[0].match_id for changes in grouped if changes[0].match_id is not None]
     seats: dict[int, dict[int, Participant]] = {}
-    for p in Participant.objects.filter(match_id__in=list(steps)).only(
+    for p in Participant.objects.filter(match_id__in=rated).only(
         "match_id", "bot_id", "seat", "score"
     ):
         seats.setdefault(p.match_id, {})[p.bot_id] = p
     replayed = []
-    for match_id, changes in steps.items():
+    for changes in grouped:
+        match_id = changes[0].match_id
+        if match_id is None:  # a new start
+            (change,) = changes
+            mu, sigma, games = state.get(change.bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))
+            state[change.bot_id] = (change.mu_after, change.sigma_after, games)
+            after = (change.mu_after, change.sigma_after)
+            replayed.append((None, [(change, (mu, sigma), after)]))
+            continue
         by_bot = seats.get(match_id, {})
         ordered = sorted(changes, key=lambda c: by_bot[c.bot_id].seat)
         before = [state.get(c.bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))[:2] for c in ordered]
@@ -294,7 +377,7 @@ class Verification:
 def verify(game: str) -> Verification:
     """Recompute ``game`` from its history and compare, exactly, with what is stored."""
     state, replayed = _replay(game)
-    report = Verification(game=game, matches=len(replayed))
+    report = Verification(game=game, matches=sum(m is not None for m, _rows in replayed))
     for match_id, rows in replayed:
         for change, (mu0, s0), (mu1, s1) in rows:
             stored = (change.mu_before, change.sigma_before, change.mu_after, change.sigma_after)
@@ -306,7 +389,7 @@ def verify(game: str) -> Verification:
         expected = state.get(bot_id, (DEFAULT_MU, DEFAULT_SIGMA, 0))
         if stored.get(bot_id) != expected:
             report.ratings.append((bot_id, stored.get(bot_id), expected))
-    rated = {match_id for match_id, _rows in replayed}
+    rated = {match_id for match_id, _rows in replayed if match_id is not None}
     with_result = Match.objects.filter(game=game, status__in=MatchStatus.with_result())
     # a match hidden until its reveal (presenter mode) is rated at the reveal
     for match in (

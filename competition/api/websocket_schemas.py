@@ -61,6 +61,11 @@ PARTICIPANT = _obj(
         "cause": _STR,
         "cause_text": {**_STR, "description": "the fault in words (the fault catalogue)"},
         "faults": _INT,
+        "rating_change": {
+            **_NUM_OR_NULL,
+            "description": "what the match changed of the bot's rating (null: unrated)",
+        },
+        "rating_change_text": {**_STR, "description": 'that change in words: "+1.4 vs bob-ttt"'},
     }
 )
 

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from bots.faults import seen as fault_text
 from competition.models import Match, MatchStatus, Participant
 from competition.models.bots import PLATFORM_OWNER, BotVersion
+from competition.models.ratings import RatingChange, change_text, ordinal_change
 from competition.plumbing.prepared import Prepared
 from games import get_game
 from games.base import COMMON_REASONS
@@ -37,11 +38,36 @@ def version_numbers(participants: list[Participant]) -> dict[int, int]:
     return found
 
 
+def rating_changes(match: Match, participants: list[Participant]) -> dict[int, float]:
+    """Each bot's rating step in ``match`` (what it changed of the ordinal): the seats' own
+    (``ratings.apply_match`` sets them in the finish, the annotated reads carry them), else one
+    read of the match's steps when it may have any."""
+    known = {p.bot_id: p.rating_change for p in participants if hasattr(p, "rating_change")}
+    if len(known) == len(participants) or not match.rated:
+        return {bot: change for bot, change in known.items() if change is not None}
+    if match.status not in MatchStatus.with_result():
+        return {}
+    steps = RatingChange.objects.filter(match=match).values_list(
+        "bot_id", "mu_before", "sigma_before", "mu_after", "sigma_after"
+    )
+    return {bot: (mu1 - 3 * s1) - (mu0 - 3 * s0) for bot, mu0, s0, mu1, s1 in steps}
+
+
+def _against(seats: list[tuple[int, str]], bot: int) -> list[str]:
+    return [name for other, name in seats if other != bot]
+
+
 def match_json(match: Match, participants: list[Participant] | None = None) -> dict:
     """The public summary of a match (API and broadcasts)."""
     if participants is None:
-        participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+        participants = list(
+            match.participants.select_related("bot", "bot__owner")
+            .annotate(rating_change=ordinal_change())
+            .order_by("seat")
+        )
     numbers = version_numbers(participants)
+    changes = rating_changes(match, participants)
+    names = [(p.bot_id, p.bot.name) for p in participants]
     return {
         "id": match.pk,
         "game": match.game,
@@ -71,6 +97,8 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
                 "cause": p.cause,
                 "cause_text": fault_text(p.cause),
                 "faults": p.faults,
+                "rating_change": _rounded(changes.get(p.bot_id)),
+                "rating_change_text": change_text(changes.get(p.bot_id), _against(names, p.bot_id)),
             }
             for p in participants
         ],
@@ -107,7 +135,12 @@ SEAT_VALUES = (
     "result",
     "cause",
     "faults",
+    "rating_change",
 )
+
+
+def _rounded(change: float | None) -> float | None:
+    return None if change is None else round(change, 3)
 
 
 def match_jsons(matches: QuerySet) -> list[dict]:
@@ -117,7 +150,10 @@ def match_jsons(matches: QuerySet) -> list[dict]:
 
 _SEATS = Prepared(
     lambda ids: (
-        Participant.objects.filter(match_id__in=ids).order_by("seat").values_list(*SEAT_VALUES)
+        Participant.objects.filter(match_id__in=ids)
+        .annotate(rating_change=ordinal_change())
+        .order_by("seat")
+        .values_list(*SEAT_VALUES)
     )
 )
 
@@ -126,7 +162,7 @@ def summaries(*lists: list[tuple]) -> list[list[dict]]:
     """``match_json`` of matches read as ``SUMMARY_FIELDS`` tuples, their seats in one query."""
     lists = [[dict(zip(SUMMARY_FIELDS, row, strict=True)) for row in rows] for rows in lists]
     seats: dict[int, list[dict]] = {row["id"]: [] for rows in lists for row in rows}
-    for match_id, seat, bot, name, owner, version, score, result, cause, faults in _SEATS(
+    for match_id, seat, bot, name, owner, version, score, result, cause, faults, change in _SEATS(
         list(seats)
     ):
         seats[match_id].append(
@@ -141,8 +177,15 @@ def summaries(*lists: list[tuple]) -> list[list[dict]]:
                 "cause": cause,
                 "cause_text": fault_text(cause),
                 "faults": faults,
+                "rating_change": _rounded(change),
             }
         )
+    for match_seats in seats.values():
+        names = [(seat["bot"], seat["name"]) for seat in match_seats]
+        for seat in match_seats:
+            seat["rating_change_text"] = change_text(
+                seat["rating_change"], _against(names, seat["bot"])
+            )
     return [[_summary(row, seats[row["id"]]) for row in rows] for rows in lists]
 
 

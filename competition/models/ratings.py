@@ -1,4 +1,5 @@
 from django.db import models
+from django.db.models import F, FloatField, OuterRef, Subquery
 
 
 class Rating(models.Model):
@@ -72,3 +73,24 @@ class RatingChange(models.Model):
     def ordinal_change(self) -> float:
         """What the step changed of the headline number (the ordinal, mu - 3 sigma)."""
         return (self.mu_after - 3 * self.sigma_after) - (self.mu_before - 3 * self.sigma_before)
+
+
+def ordinal_change(match: str = "match_id", bot: str = "bot_id") -> Subquery:
+    """A seat's rating step as a column: what its match changed of its bot's headline number
+    (the ordinal), null for a match that changed no rating (one row, by the unique index)."""
+    steps = RatingChange.objects.filter(match_id=OuterRef(match), bot_id=OuterRef(bot))
+    change = (F("mu_after") - 3 * F("sigma_after")) - (F("mu_before") - 3 * F("sigma_before"))
+    return Subquery(steps.values(change=change)[:1], output_field=FloatField())
+
+
+def change_text(change: float | None, against: list[str] | None = None) -> str:
+    """A rating step in words for a result: "+1.4 vs bob-ttt" ("" for none)."""
+    if change is None:
+        return ""
+    said = "\N{PLUS-MINUS SIGN}0.0" if round(change, 1) == 0 else f"{change:+.1f}"
+    said = said.replace("-", "\N{MINUS SIGN}")
+    if not against:
+        return said
+    if len(against) == 1:
+        return f"{said} vs {against[0]}"
+    return f"{said} vs {len(against)} others"

@@ -201,7 +201,10 @@ def _restart(found: list[Rating], kind: StepKind, by: float, version: BotVersion
 
 
 def apply_match(match: Match, participants: list[Participant]) -> None:
-    """Rate a finished match inside the caller's finish transaction."""
+    """Rate a finished match inside the caller's finish transaction; each seat's
+    ``rating_change`` is then what it changed of its bot's ordinal (None: unrated)."""
+    for p in participants:
+        p.rating_change = None
     if not rateable(match, participants):
         return
     db = connections[DEFAULT_DB_ALIAS]
@@ -240,6 +243,8 @@ def apply_match(match: Match, participants: list[Participant]) -> None:
                 for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True)
             ],
         )
+        for p, (mu, sigma), (mu0, sigma0, _games) in zip(seated, after, before, strict=True):
+            p.rating_change = ordinal(mu, sigma) - ordinal(mu0, sigma0)
         versions = [
             [
                 int(p.result == SeatResult.WIN),

@@ -31,6 +31,7 @@ from competition.models import (
     Rating,
     RatingChange,
     SeatResult,
+    StepKind,
 )
 from competition.models.bots import PLATFORM_OWNER, Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.matches import sees_hidden
@@ -382,14 +383,41 @@ def challengeable(bot: Bot) -> bool:
     return bot.status == BotStatus.ACTIVE and not bot.endpoint_kind.is_person
 
 
-#: the rating chart's last 500 steps (match, mu and sigma before and after), newest first
+#: the rating chart's last 500 steps (match, mu and sigma before and after, and what a step
+#: without a match began: a version's number, or a season), newest first
 _RATING_STEPS = Prepared(
     lambda bot: (
         RatingChange.objects.filter(bot_id=bot)
         .order_by("-id")
-        .values_list("match_id", "mu_before", "sigma_before", "mu_after", "sigma_after")[:500]
+        .values_list(
+            "match_id",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+            "kind",
+            "version__number",
+        )[:500]
     )
 )
+
+
+def rating_history(bot: Bot) -> list[dict]:
+    """The chart's points, oldest first: the start, then each step's rating after it; a step
+    without a match (a new version, a new season) carries the words of what ``began``."""
+    changes = _RATING_STEPS(bot.pk)
+    changes.reverse()
+    history = []
+    if changes:
+        history.append(
+            {"match": None, "mu": round(changes[0][1], 3), "sigma": round(changes[0][2], 3)}
+        )
+    for match_id, _, _, mu, sigma, kind, number in changes:
+        point = {"match": match_id, "mu": round(mu, 3), "sigma": round(sigma, 3)}
+        if match_id is None:
+            point["began"] = f"v{number} began" if number else StepKind(kind).label
+        history.append(point)
+    return history
 
 
 #: the largest version number (``BotVersion.number``'s column holds it)
@@ -423,18 +451,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     game = get_game(bot.game)
     rating = Rating.objects.filter(bot=bot).first()
     games_played = rating.games if rating else 0
-    # the chart's points (mu, sigma and the match of each step), oldest first
-    changes = _RATING_STEPS(bot.pk)
-    changes.reverse()
-    history = []
-    if changes:
-        history.append(
-            {"match": None, "mu": round(changes[0][1], 3), "sigma": round(changes[0][2], 3)}
-        )
-    history += [
-        {"match": match_id, "mu": round(mu, 3), "sigma": round(sigma, 3)}
-        for match_id, _, _, mu, sigma in changes
-    ]
+    history = rating_history(bot)
     recent = recent_matches(request, bot)
     test_result = new_secret_shown = None
     if is_owner:

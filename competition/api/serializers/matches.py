@@ -39,6 +39,14 @@ class ParticipantSerializer(serializers.Serializer):
         help_text="That fault in words, from the fault catalogue: what a person reads."
     )
     faults = serializers.IntegerField()
+    rating_change = serializers.FloatField(
+        allow_null=True,
+        help_text="What this match changed of the bot's rating, the ordinal the leaderboard "
+        "ranks by (+1.4: up); null for a match that changed no rating.",
+    )
+    rating_change_text = serializers.CharField(
+        help_text='That change in words, against whom: "+1.4 vs bob-ttt" (empty for none).'
+    )
 
 
 class MatchSerializer(serializers.Serializer):

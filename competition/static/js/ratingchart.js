@@ -1,5 +1,6 @@
 // The rating history of a bot as an SVG: mu with its ±sigma band, and the ordinal
-// (mu - 3 sigma) dashed. `history` is [{match, mu, sigma, at}, ...], oldest first.
+// (mu - 3 sigma) dashed. `history` is [{match, mu, sigma, began}, ...], oldest first: a point
+// with `began` (a new version, a new season: its uncertainty widened) is marked by a line.
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -23,7 +24,8 @@ export function drawRatingChart(container, history) {
   const x = (i) => pad.l + (n > 1 ? (i / (n - 1)) * (W - pad.l - pad.r) : (W - pad.l - pad.r) / 2);
   const y = (v) => pad.t + (1 - (v - lo) / (hi - lo)) * (H - pad.t - pad.b);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Rating history" });
-  svg.append(el("title", {}, `Rating over ${n - 1} rated game(s)`));
+  const games = history.filter((p) => p.match).length;
+  svg.append(el("title", {}, `Rating over ${games} rated game${games === 1 ? "" : "s"}`));
   // grid and axis labels
   const ticks = 4;
   for (let k = 0; k <= ticks; k += 1) {
@@ -32,7 +34,13 @@ export function drawRatingChart(container, history) {
     svg.append(el("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", fill: "#9aa4c0", "font-size": 12 }, v.toFixed(1)));
   }
   svg.append(el("text", { x: pad.l, y: H - 6, fill: "#9aa4c0", "font-size": 12 }, "start"));
-  svg.append(el("text", { x: W - pad.r, y: H - 6, fill: "#9aa4c0", "font-size": 12, "text-anchor": "end" }, `${n - 1} game${n === 2 ? "" : "s"}`));
+  svg.append(el("text", { x: W - pad.r, y: H - 6, fill: "#9aa4c0", "font-size": 12, "text-anchor": "end" }, `${games} game${games === 1 ? "" : "s"}`));
+  // where each version (or season) began: a vertical line and its words
+  history.forEach((p, i) => {
+    if (!p.began) return;
+    svg.append(el("line", { x1: x(i), x2: x(i), y1: pad.t, y2: H - pad.b, stroke: "#7ee2b8", "stroke-width": 1.5, "stroke-dasharray": "3 3", class: "began" }));
+    svg.append(el("text", { x: x(i) + 4, y: H - pad.b - 6, fill: "#7ee2b8", "font-size": 12, class: "began" }, p.began));
+  });
   // the ±sigma band
   const upper = history.map((p, i) => `${x(i)},${y(p.mu + p.sigma)}`);
   const lower = history.map((p, i) => `${x(i)},${y(p.mu - p.sigma)}`).reverse();
@@ -43,7 +51,7 @@ export function drawRatingChart(container, history) {
   if (n <= 120) {
     history.forEach((p, i) => {
       const dot = el("circle", { cx: x(i), cy: y(p.mu), r: 3, fill: "#ffb347" });
-      dot.append(el("title", {}, `${p.match ? "match " + p.match + ": " : "start: "}μ ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}, ordinal ${(p.mu - 3 * p.sigma).toFixed(2)}`));
+      dot.append(el("title", {}, `${p.match ? "match " + p.match + ": " : (p.began ? p.began + ": " : "start: ")}μ ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}, ordinal ${(p.mu - 3 * p.sigma).toFixed(2)}`));
       svg.append(dot);
     });
   }

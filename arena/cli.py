@@ -198,7 +198,11 @@ def _rating(bot: dict) -> str:
         return ""
     if rating.get("ranked") is False or rating.get("games") == 0:  # as the web says it
         return "unranked"
-    return f"{rating['mu']:.1f} ± {rating.get('sigma', 0):.1f}"
+    # the headline number the leaderboard ranks by (mu - 3 sigma), its uncertainty beside it
+    headline = rating.get(
+        "rating", rating.get("ordinal", rating["mu"] - 3 * rating.get("sigma", 0))
+    )
+    return f"{headline:.1f} ± {rating.get('sigma', 0):.1f}"
 
 
 def cmd_bots(args) -> None:

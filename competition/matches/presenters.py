@@ -177,15 +177,15 @@ def summaries(*lists: list[tuple]) -> list[list[dict]]:
                 "cause": cause,
                 "cause_text": fault_text(cause),
                 "faults": faults,
-                "rating_change": _rounded(change),
+                "rating_change": change,
             }
         )
     for match_seats in seats.values():
         names = [(seat["bot"], seat["name"]) for seat in match_seats]
         for seat in match_seats:
-            seat["rating_change_text"] = change_text(
-                seat["rating_change"], _against(names, seat["bot"])
-            )
+            change = seat["rating_change"]
+            seat["rating_change"] = _rounded(change)
+            seat["rating_change_text"] = change_text(change, _against(names, seat["bot"]))
     return [[_summary(row, seats[row["id"]]) for row in rows] for rows in lists]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from competition.models import Match, MatchStatus, NotificationKind, Participant
 from competition.models.bots import Bot
+from competition.models.ratings import change_text
 from competition.notifications import notify
 
 
@@ -50,9 +51,13 @@ def match_result(match: Match, participants: list[Participant] | None = None) ->
         if p.bot.owner_id is None or (p.bot.owner_id, p.bot_id) in told:
             continue
         told.add((p.bot.owner_id, p.bot_id))
+        change = change_text(
+            getattr(p, "rating_change", None), [o.bot.name for o in seats if o.bot_id != p.bot_id]
+        )
+        said = f" Rating {change}." if change else ""
         notify.notify(
             p.bot.owner_id,
             kind,
-            f"{p.bot.name} {_outcome(p)} its {where} {names}.",
+            f"{p.bot.name} {_outcome(p)} its {where} {names}.{said}",
             f"/matches/{match.pk}/",
         )

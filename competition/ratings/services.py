@@ -49,6 +49,8 @@ def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0
         "mu": mu,
         "sigma": sigma,
         "ordinal": ordinal(mu, sigma),
+        "rating": ordinal(mu, sigma),  # the headline number, as the leaderboard says it
+        "uncertainty": sigma,
         "games": games,
         "provisional": games < PROVISIONAL_GAMES,
         "ranked": games > 0,  # before the first rated game: the defaults, listed apart

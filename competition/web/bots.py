@@ -35,6 +35,7 @@ from competition.models import (
 )
 from competition.models.bots import PLATFORM_OWNER, Bot, BotStatus, BotVersion, EndpointKind
 from competition.models.matches import sees_hidden
+from competition.models.ratings import change_text, ordinal_change
 from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web.forms import BotForm, ChallengeForm
@@ -305,9 +306,20 @@ def _recent_seats(everything: bool) -> Prepared:
     def build(bot):
         seats = Participant.objects.filter(bot_id=bot)
         seats = seats if everything else seats.public()
-        return seats.order_by("-match_id").values_list(
-            "match_id", "seat", "result", "cause", "faults", "match__status", "version__number"
-        )[:RECENT_MATCHES]
+        return (
+            seats.annotate(rating_change=ordinal_change())
+            .order_by("-match_id")
+            .values_list(
+                "match_id",
+                "seat",
+                "result",
+                "cause",
+                "faults",
+                "match__status",
+                "version__number",
+                "rating_change",
+            )[:RECENT_MATCHES]
+        )
 
     return Prepared(build)
 
@@ -359,8 +371,9 @@ def recent_matches(request, bot: Bot) -> list[dict]:
             "status_label": statuses.get(status, status),
             "version": f"v{version}" if version else "",
             "others": [o for s, o in seats.get(match_id, []) if s != seat],
+            "change": change_text(change),
         }
-        for match_id, seat, result, cause, faults, status, version in mine
+        for match_id, seat, result, cause, faults, status, version, change in mine
     ]
 
 

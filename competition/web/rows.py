@@ -13,6 +13,7 @@ from django.urls import reverse
 from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
 from competition.models.bots import PLATFORM_OWNER, EndpointKind
+from competition.models.ratings import change_text, ordinal_change
 from competition.plumbing.prepared import Prepared
 
 #: a value no route can hold otherwise, replaced by each row's own
@@ -67,6 +68,7 @@ def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int =
 _ROW_SEATS = Prepared(
     lambda ids: (
         Participant.objects.filter(match_id__in=ids)
+        .annotate(rating_change=ordinal_change())
         .order_by("seat")
         .values_list(
             "match_id",
@@ -77,6 +79,7 @@ _ROW_SEATS = Prepared(
             "bot__kind",
             "bot__owner__username",
             "version__number",
+            "rating_change",
         )
     )
 )
@@ -113,7 +116,7 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
         row["seats"] = []
         by_id[row["id"]] = row
     seats = _ROW_SEATS(list(by_id))
-    for match_id, seat, score, bot_id, name, kind, owner, version in seats:
+    for match_id, seat, score, bot_id, name, kind, owner, version, change in seats:
         by_id[match_id]["seats"].append(
             {
                 "seat": str(seat),
@@ -124,6 +127,7 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
                 "owner_url": user_url(owner) if owner else "",
                 "builtin": kind == EndpointKind.BUILTIN,
                 "score": None if score is None else score_text(score),
+                "change": change_text(change),
             }
         )
     return rows

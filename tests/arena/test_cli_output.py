@@ -257,4 +257,5 @@ def test_it_calls_a_bot_without_a_rated_game_unranked_as_the_web_does():
     rated = {"rating": {"mu": 27.31, "sigma": 4.02, "ordinal": 15.2, "games": 9, "ranked": True}}
     # It should not print the default 25.0 ± 8.3 for a bot the web lists apart, unranked.
     assert _rating(fresh) == "unranked"
-    assert _rating(rated) == "27.3 ± 4.0"
+    # A rated one leads with the leaderboard's headline number (mu - 3 sigma), sigma beside it.
+    assert _rating(rated) == "15.2 ± 4.0"

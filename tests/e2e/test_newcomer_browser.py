@@ -214,7 +214,7 @@ def test_tables_fit_a_phone_and_unknown_pages_are_the_sites(pages):
     )
     for path, name, headers in (
         ("/bots/", "bots", ("Bot", "Game", "Rating")),
-        ("/games/tictactoe/leaderboard", "leaderboard", ("#", "Bot", "Ordinal", "Games")),
+        ("/games/tictactoe/leaderboard", "leaderboard", ("#", "Bot", "Rating", "Games")),
     ):
         page.goto(base + path)
         # It should fit the important columns in the screen: nothing clipped, no scroll.

@@ -12,6 +12,10 @@ class RatingSerializer(serializers.Serializer):
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the conservative estimate ranked on.")
+    rating = serializers.FloatField(
+        help_text="The headline number: the ordinal (mu - 3 sigma), as the leaderboard shows it."
+    )
+    uncertainty = serializers.FloatField(help_text="sigma, shown beside the rating.")
     games = serializers.IntegerField()
     provisional = serializers.BooleanField(
         help_text=f"Fewer than {ratings.PROVISIONAL_GAMES} rated games."
@@ -39,5 +43,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     ordinal = serializers.FloatField()
+    rating = serializers.FloatField(
+        help_text="The headline number the leaderboard ranks by: the ordinal (mu - 3 sigma)."
+    )
+    uncertainty = serializers.FloatField(help_text="sigma, shown beside the rating.")
     games = serializers.IntegerField()
     provisional = serializers.BooleanField()

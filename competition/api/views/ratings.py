@@ -41,6 +41,8 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
                 "mu": bot.r_mu,
                 "sigma": bot.r_sigma,
                 "ordinal": bot.r_ordinal,
+                "rating": bot.r_ordinal,
+                "uncertainty": bot.r_sigma,
                 "games": bot.r_games,
                 "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
             }

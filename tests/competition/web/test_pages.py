@@ -515,7 +515,9 @@ def test_it_ranks_the_leaderboard_by_ordinal(users):
     page = Client().get("/games/tictactoe/leaderboard").content.decode()
     # steady (ordinal 24) ranks above lucky (ordinal 16, provisional); inactive bots are left out.
     assert page.index("steady") < page.index("lucky") and "retired" not in page
-    assert "30.00 ± 2.00" in page and "24.00" in page and "16.00" in page
+    # It should lead with the rating (the ordinal), its uncertainty beside it, mu in the title.
+    assert '<b class="headline">24.00</b> <span class="muted small">± 2.00</span>' in page
+    assert "μ 30.00, σ 2.00" in page and '<b class="headline">16.00</b>' in page
     assert page.count("badge provisional") == 2  # the legend and lucky
     assert Client().get("/games/nope/leaderboard").status_code == 404
 

@@ -85,10 +85,6 @@ def _registrations(interval: float) -> None:
 def start_reaper(**kwargs) -> None:
     from django.conf import settings
 
-    from competition.runners.heartbeat import beat_in_thread
-
-    beat_in_thread("worker", _stop)  # what /readyz reads: this worker is alive
-
     interval = max(settings.ARENA_LEASE_SECONDS / 3, 1.0)
     threading.Thread(target=_reaper, args=(interval,), name="arena-reaper", daemon=True).start()
     if settings.ARENA_LADDER:

@@ -3,14 +3,19 @@ named in words, 503 naming the runners when their newest heartbeat is stale."""
 
 from __future__ import annotations
 
+import sys
+import time
 from datetime import timedelta
 
 import pytest
+import requests
 from django.test import Client
 from django.utils import timezone
 
 from competition.models import RunnerHeartbeat
 from competition.runners import heartbeat
+from tests.conftest import REPO, free_port
+from tests.processes import project_env, running
 
 PARTS = {"database", "channel layer", "runners", "sandbox", "disk"}
 
@@ -78,3 +83,19 @@ def test_it_forgets_runners_silent_for_a_day_as_another_beats():
     heartbeat.beat(heartbeat.process_name("worker"))
     assert not RunnerHeartbeat.objects.filter(pk=old.pk).exists()
     assert heartbeat.newest().name == heartbeat.process_name("worker")
+
+
+def test_a_served_site_is_ready_once_its_runner_processes_beat(tmp_path):
+    # ``make run``'s server on SQLite: its runner process beats, so /readyz turns 200.
+    port = free_port()
+    env = project_env(ARENA_DATA_DIR=str(tmp_path), ARENA_HEARTBEAT_SECONDS="1")
+    argv = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--runners", "1"]
+    with running([*argv, "--port", str(port)], port, env=env):
+        deadline = time.monotonic() + 60
+        while True:
+            answer = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=30)
+            if answer.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["parts"]["runners"]["state"].startswith("a runner's heartbeat ")

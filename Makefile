@@ -24,7 +24,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 ## Serve the platform on http://$(HOST):$(PORT) (migrates, creates the demo, starts daphne).
+## First the sandbox of uploaded code bots (bubblewrap), installed as `make test` installs its
+## programs (as root or with passwordless sudo); otherwise it says what to install, and serves.
 run: $(STAMP)
+	scripts/system-deps --for run
 	$(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
 ## Scale-out components (configure with DATABASE_URL, REDIS_URL, ARENA_RUNNER=celery, ...).

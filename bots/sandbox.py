@@ -291,6 +291,26 @@ def spawn_options(code: Sequence[tuple[int, str]] = (), *, drop: bool = True) ->
     return options
 
 
+#: the Debian package of each program the sandbox needs (scripts/system-deps --for run)
+PACKAGES = {BWRAP: "bubblewrap", PRLIMIT: "util-linux"}
+
+
+def what_to_install() -> str:
+    """The sentence saying which packages uploaded code needs here, or "" when none is missing
+    (checked by their files only: cheap, at start and on every upload form)."""
+    missing = sorted(
+        {package for program, package in PACKAGES.items() if not os.access(program, os.X_OK)}
+    )
+    if not missing:
+        return ""
+    names = " and ".join(missing)
+    return (
+        f"Uploaded code bots cannot run on this server until {names} "
+        f"{'is' if len(missing) == 1 else 'are'} installed: run make run as root (it installs "
+        f"{'it' if len(missing) == 1 else 'them'}), or sudo apt-get install {' '.join(missing)}."
+    )
+
+
 @functools.cache
 def sandbox_status() -> tuple[bool, str]:
     """``(True, "")`` when bwrap works here (checked once), else ``(False, why)``."""

@@ -307,6 +307,11 @@ ARENA_MAX_BODY_BYTES = envint("ARENA_MAX_BODY_BYTES", 2_621_440, minimum=1024)
 ARENA_MAX_UPLOAD_BYTES = envint("ARENA_MAX_UPLOAD_BYTES", 2_097_152, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = ARENA_MAX_BODY_BYTES
 ARENA_LEASE_SECONDS = envint("ARENA_LEASE_SECONDS", 30, minimum=1)
+#: how often each runner process and Celery worker renews its heartbeat row; /readyz says
+#: "not ready" when the newest is older than three of these (competition/web/health.py)
+ARENA_HEARTBEAT_SECONDS = envint("ARENA_HEARTBEAT_SECONDS", 10, minimum=1)
+#: /readyz says "not ready" when the data directory's disk has less free space than this
+ARENA_MIN_FREE_MB = envint("ARENA_MIN_FREE_MB", 200, minimum=0)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
 ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
 ARENA_GIL_SWITCH_US = envint("ARENA_GIL_SWITCH_US", 1000, minimum=100)

@@ -129,3 +129,79 @@ def test_it_names_the_exact_command_when_it_cannot_install(tmp_path):
     assert done.returncode == 1
     assert "apt-get install -y --no-install-recommends" in done.stderr and "chromium" in done.stderr
     assert os.path.exists(SCRIPT)
+
+
+def bare_path(tmp_path: Path, uid: int) -> Path:
+    """A PATH of bash's basics without ``bwrap``, whose ``id`` says ``uid``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "awk", "sort", "printf", "cat", "prlimit", "python3", "chmod"):
+        real = subprocess.run(
+            ["bash", "-c", f"command -v {tool}"], capture_output=True, text=True
+        ).stdout.strip()
+        if real.startswith("/"):
+            (bin_dir / tool).symlink_to(real)
+    (bin_dir / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+    (bin_dir / "id").chmod(0o755)
+    return bin_dir
+
+
+def test_make_run_installs_bubblewrap_as_root_where_it_is_missing(tmp_path):
+    # A fresh machine without bubblewrap, as root: an apt-get stand-in (on the fake PATH only;
+    # the machine's own bubblewrap is left alone) records what it is asked and installs a bwrap.
+    bin_dir = bare_path(tmp_path, 0)
+    calls = tmp_path / "apt-get.calls"
+    (bin_dir / "apt-get").write_text(
+        f'#!{bin_dir}/bash\necho "$*" >> {calls}\n'
+        f'if [ "$1" = install ]; then printf "#!/bin/sh\\n" > {bin_dir}/bwrap; '
+        f"chmod 755 {bin_dir}/bwrap; fi\n"
+    )
+    (bin_dir / "apt-get").chmod(0o755)
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    # It should install exactly bubblewrap, and say so.
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "installing system packages: bubblewrap"
+    assert calls.read_text().splitlines() == [
+        "update -qq",
+        "install -y -qq --no-install-recommends bubblewrap",
+    ]
+    # It should do nothing the second time (installed).
+    again = subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert len(calls.read_text().splitlines()) == 2
+
+
+def test_make_run_says_once_what_to_install_and_serves_when_it_cannot(tmp_path):
+    # Not root, no sudo: it should name the package and the command, and let make run go on.
+    bin_dir = bare_path(tmp_path, 1000)
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        "Code bots (uploaded code) cannot run until these are installed: bubblewrap",
+        "Arena serves HTTP and built-in bots meanwhile. Install them once with:  "
+        "sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends bubblewrap'",
+    ]
+
+
+def test_make_run_calls_it_before_it_serves():
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\nrun: $(STAMP)\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert recipe[0].strip() == "scripts/system-deps --for run"
+    assert "manage.py serve" in recipe[1]

@@ -24,6 +24,7 @@ from competition.models.notifications import (
     NotificationPreference,
 )
 from competition.models.ratings import Rating, RatingChange, StepKind
+from competition.models.runners import RunnerHeartbeat
 from competition.models.standings import (
     EventSeries,
     EventStanding,
@@ -61,6 +62,7 @@ __all__ = [
     "Participant",
     "Rating",
     "RatingChange",
+    "RunnerHeartbeat",
     "SeatResult",
     "SeriesState",
     "StepKind",

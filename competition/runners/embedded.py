@@ -103,13 +103,21 @@ class Scheduler:
         from competition.events.standings import refresh_statistics
         from competition.matches import batch
         from competition.matches.lifecycle import reap
+        from competition.runners import heartbeat
 
         last_reap = last_ladder = last_notify = 0.0
+        last_beat = -float(settings.ARENA_HEARTBEAT_SECONDS)
+        # a scheduler that plays the matches without a human seat is a runner: it beats
+        # (the web process's, beside runner processes, plays only those with one)
+        name = heartbeat.process_name("runner") if self.humans is not True else None
         last_rounds = -ROUNDS_SECONDS
         last_statistics = -STATISTICS_SECONDS
         while True:
             try:
                 now = asyncio.get_running_loop().time()
+                if name and now - last_beat >= settings.ARENA_HEARTBEAT_SECONDS:
+                    last_beat = now
+                    await batch.call(heartbeat.beat, name)
                 if now - last_reap > REAP_SECONDS:
                     last_reap = now
                     await batch.call(reap)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
-from celery.signals import worker_ready
+from celery.signals import worker_ready, worker_shutdown
 
 from competition.celery import app
 
@@ -51,6 +52,22 @@ def check_sandbox(**kwargs) -> None:
     from competition.runners.play import sandbox_report
 
     sandbox_report()
+
+
+_stop_beating = threading.Event()
+
+
+@worker_ready.connect
+def start_heartbeat(**kwargs) -> None:
+    """Record that this worker is alive, every ``ARENA_HEARTBEAT_SECONDS`` (``/readyz``)."""
+    from competition.runners.heartbeat import beat_in_thread
+
+    beat_in_thread("worker", _stop_beating)
+
+
+@worker_shutdown.connect
+def stop_heartbeat(**kwargs) -> None:
+    _stop_beating.set()
 
 
 class CeleryBackend:

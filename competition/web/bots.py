@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
+from bots.sandbox import what_to_install
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder
@@ -98,7 +99,8 @@ def bot_new(request):
             + (" Once it is compiled, try a test call." if said else ""),
         )
         return redirect("bot-detail", pk=bot.pk)
-    return render(request, "bots/form.html", {"form": form, "creating": True}, status=_status(form))
+    context = {"form": form, "creating": True, "sandbox_advice": what_to_install()}
+    return render(request, "bots/form.html", context, status=_status(form))
 
 
 def compiling_words(bot: Bot, version: BotVersion | None) -> str:
@@ -129,6 +131,8 @@ def bot_edit(request, pk: int):
         messages.success(request, compiling_words(bot, form.version) or "Saved.")
         return redirect("bot-detail", pk=bot.pk)
     context = {"form": form, "bot": bot, "creating": False}
+    if bot.kind == EndpointKind.CODE:
+        context["sandbox_advice"] = what_to_install()
     return render(request, "bots/form.html", context, status=_status(form))
 
 

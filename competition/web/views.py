@@ -330,7 +330,3 @@ def event_screen_json(request, pk: int):
     total = event_rounds(event, len(snapshot["standings"]), bracket)["total"]
     snapshot["show"] = screen.show(request, event, snapshot["standings"], bracket, total)
     return JsonResponse(snapshot)
-
-
-def healthz(request):
-    return JsonResponse({"ok": True})

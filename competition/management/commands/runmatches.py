@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from bots import egress
@@ -12,6 +13,7 @@ from competition.events.services import start_due_rounds
 from competition.matches import batch
 from competition.matches.lifecycle import reap
 from competition.plumbing.dbthreads import share_the_gil
+from competition.runners import heartbeat
 from competition.runners.embedded import REAP_SECONDS, ROUNDS_SECONDS
 from competition.runners.play import claim_and_load, play_claimed
 
@@ -42,7 +44,8 @@ class Command(BaseCommand):
         tasks: set[asyncio.Task] = set()
         played = 0
         loop = asyncio.get_running_loop()
-        last_reap = last_rounds = -REAP_SECONDS
+        last_reap = last_rounds = last_beat = -REAP_SECONDS
+        name = heartbeat.process_name("runner")
         final = False  # --once with nothing left: a last look before it exits
         try:
             while True:
@@ -57,6 +60,9 @@ class Command(BaseCommand):
                 if final or now - last_rounds >= ROUNDS_SECONDS:
                     last_rounds = now
                     periodic.append(batch.call(start_due_rounds))
+                if now - last_beat >= settings.ARENA_HEARTBEAT_SECONDS:
+                    last_beat = now
+                    periodic.append(batch.call(heartbeat.beat, name))
                 answers = await asyncio.gather(
                     *periodic,
                     *(batch.call(claim_and_load) for _ in range(concurrency - len(tasks))),

@@ -47,6 +47,10 @@ class Command(BaseCommand):
         if not opts["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
         self.secure_start()
+        from bots.sandbox import what_to_install
+
+        if advice := what_to_install():  # said once, here and on the upload form
+            self.stdout.write(f"serve: {advice}")
         if opts["no_demo"]:
             pass
         elif settings.DEBUG or opts["demo"]:

@@ -24,6 +24,7 @@ from competition.bots.signals import bot_activated, test_call_passed, version_re
 from competition.matches.dispatch import dispatch_build
 from competition.models import BuildStatus, Entry, MatchStatus, Participant
 from competition.models.bots import (
+    MAX_LABEL,
     Bot,
     BotStatus,
     BotVersion,
@@ -32,6 +33,7 @@ from competition.models.bots import (
     code_bytes_used,
     read_uploaded_code,
     readable_bytes,
+    unprintable,
 )
 from competition.models.matches import judges_health
 from competition.notifications import bot_notices
@@ -258,6 +260,41 @@ def add_version(bot: Bot, upload: Upload) -> BotVersion:
         elif version.number > 1:  # it plays from the next match: placed again on the ladder
             version_ready.send(sender=Bot, bot=bot)
     codebundle.keep(upload)
+    return version
+
+
+def declare_version(bot: Bot, label: str) -> BotVersion | None:
+    """A URL bot's owner declares the version its server now plays (a label: "2.1", "minimax
+    depth 4"): its next matches record it, and it has its own record and a new start as an
+    uploaded version has. None when it is the version already declared."""
+    label = (label or "").strip()
+    if not label:
+        return None
+    if len(label) > MAX_LABEL or any(unprintable(char) for char in label):
+        raise ValidationError(
+            {"version_label": f"A version label is at most {MAX_LABEL} printable characters."}
+        )
+    if bot.endpoint_kind.takes_uploads or bot.endpoint_kind.is_person:
+        raise ValidationError(
+            {"version_label": "Only a URL bot declares its version: a code bot's is its upload."}
+        )
+    with transaction.atomic():
+        Bot.objects.select_for_update().filter(pk=bot.pk).exists()
+        latest = bot.versions.order_by("-number").first()
+        if latest is not None and latest.label == label:
+            return None
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=(latest.number if latest else 0) + 1,
+            label=label,
+            filename="",
+            language="",
+            size=0,
+            sha256="",
+            data=b"",
+            build=BuildStatus.NONE,
+        )
+        version_ready.send(sender=Bot, bot=bot)  # a new start, placed again on the ladder
     return version
 
 

@@ -30,7 +30,7 @@ from competition.models import (
     Participant,
     SeatResult,
 )
-from competition.models.bots import Bot, BotVersion
+from competition.models.bots import Bot, BotVersion, EndpointKind
 from competition.models.matches import practice_match
 from competition.ratings import services as ratings
 from games import get_game
@@ -68,9 +68,11 @@ def lease_duration() -> timedelta:
 
 
 def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
-    """The version each code bot plays: frozen on its entry once ``event`` started, else latest."""
+    """The version each bot plays: a code bot's frozen on its entry once ``event`` started, else
+    the latest (a URL bot's: the one its owner declared, if any)."""
     code = {bot.pk for bot in bots if bot.endpoint_kind.takes_uploads}
-    if not code:
+    declared = {bot.pk for bot in bots if bot.kind == EndpointKind.HTTP}
+    if not code and not declared:
         return {}
     chosen: dict[int, int] = {}
     if event is not None:
@@ -81,7 +83,8 @@ def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
         .order_by("-number")
         .values("id")[:1]
     )
-    rest = Bot.objects.filter(pk__in=code - chosen.keys()).annotate(v=models.Subquery(newest))
+    rest = Bot.objects.filter(pk__in=(code | declared) - chosen.keys())
+    rest = rest.annotate(v=models.Subquery(newest))
     chosen.update((pk, v) for pk, v in rest.values_list("pk", "v") if v is not None)
     return chosen
 

@@ -499,9 +499,22 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "ladder": ladder.status(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
     }
+    # each version's record: a code bot's uploads, a URL bot's declared versions (public)
+    context["record_versions"] = context.get("versions") or declared_versions(bot)
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)
     return context
+
+
+def declared_versions(bot: Bot) -> list[BotVersion]:
+    """A URL bot's declared versions, newest first (none for the other kinds)."""
+    if bot.kind != EndpointKind.HTTP:
+        return []
+    return list(
+        bot.versions.defer("data", "artefact").order_by("-number")[
+            : settings.ARENA_VERSIONS_PER_BOT
+        ]
+    )
 
 
 @login_required

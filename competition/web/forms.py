@@ -13,10 +13,12 @@ from django.db import transaction
 from bots.codec import decode_bounded
 from competition.bots import services as bot_services
 from competition.models.bots import (
+    MAX_LABEL,
     Bot,
     EndpointKind,
     registrable_kinds,
     validate_endpoint,
+    validate_printable_name,
 )
 from competition.web.languages import upload_help
 from games import all_games
@@ -43,6 +45,13 @@ class BotForm(forms.ModelForm):
     file = forms.FileField(
         required=False,
         label="Code file",
+    )
+    version_label = forms.CharField(
+        required=False,
+        max_length=MAX_LABEL,
+        label="Version (a URL bot's, optional)",
+        help_text='Say which version your server now plays ("2.1"): a new label starts a new '
+        "version, with its own record and a new start of its rating.",
     )
 
     class Meta:
@@ -176,7 +185,13 @@ class BotForm(forms.ModelForm):
         if "target" in self.fields:
             self.instance.target = self.upload.name
 
+    def clean_version_label(self) -> str:
+        label = self.cleaned_data.get("version_label", "").strip()
+        validate_printable_name(label)
+        return label
+
     def save(self, commit: bool = True) -> Bot:
+        label = self.cleaned_data.get("version_label", "")
         bot = super().save(commit=False)
         if not bot.pk:
             bot.owner = self.user
@@ -194,6 +209,8 @@ class BotForm(forms.ModelForm):
                 bot.save()
                 if upload is not None:
                     self.version = bot_services.add_version(bot, upload)
+        if commit and label and bot.kind == EndpointKind.HTTP:
+            self.version = bot_services.declare_version(bot, label) or self.version
         return bot
 
 

@@ -18,6 +18,7 @@ from competition.api.serializers.common import (
 from competition.api.serializers.ratings import RatingSerializer, rating_json
 from competition.bots import services as bot_services
 from competition.models.bots import (
+    MAX_LABEL,
     STAFF_ONLY_KINDS,
     Bot,
     BotVersion,
@@ -105,6 +106,15 @@ class BotSerializer(serializers.ModelSerializer):
     )
     status_reason = StrictCharField(max_length=300, required=False, allow_blank=True)
     rating = serializers.SerializerMethodField()
+    version_label = StrictCharField(
+        max_length=MAX_LABEL,
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        help_text='A URL bot\'s declared version ("2.1", "minimax depth 4"): setting a new '
+        "one starts a new version, with its own record and a new start of its rating, "
+        "recorded on every match it plays from then on. A code bot's versions are its uploads.",
+    )
 
     class Meta:
         model = Bot
@@ -122,6 +132,7 @@ class BotSerializer(serializers.ModelSerializer):
             "source_public",
             "file",
             "rating",
+            "version_label",
             "created",
             "updated",
         )
@@ -237,7 +248,23 @@ class BotSerializer(serializers.ModelSerializer):
 
     def create(self, validated_data: dict) -> Bot:
         upload = validated_data.pop("file", None)
-        return bot_services.create_bot(upload=upload, **validated_data)
+        label = validated_data.pop("version_label", "")
+        bot = bot_services.create_bot(upload=upload, **validated_data)
+        self._declare(bot, label)
+        return bot
+
+    def update(self, bot: Bot, validated_data: dict) -> Bot:
+        label = validated_data.pop("version_label", "")
+        bot = super().update(bot, validated_data)
+        self._declare(bot, label)
+        return bot
+
+    @staticmethod
+    def _declare(bot: Bot, label: str) -> None:
+        try:
+            bot_services.declare_version(bot, label)
+        except DjangoValidationError as exc:
+            raise django_errors(exc) from None
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
@@ -257,6 +284,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
         model = BotVersion
         fields = (
             "number",
+            "label",
             "filename",
             "language",
             "size",

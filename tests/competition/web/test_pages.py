@@ -517,7 +517,10 @@ def test_it_ranks_the_leaderboard_by_ordinal(users):
     assert page.index("steady") < page.index("lucky") and "retired" not in page
     # It should lead with the rating (the ordinal), its uncertainty beside it, mu in the title.
     assert '<b class="headline">24.00</b> <span class="muted small">± 2.00</span>' in page
-    assert "μ 30.00, σ 2.00" in page and '<b class="headline">16.00</b>' in page
+    assert (
+        "μ 30.00, \N{GREEK SMALL LETTER SIGMA} 2.00" in page
+        and '<b class="headline">16.00</b>' in page
+    )
     assert page.count("badge provisional") == 2  # the legend and lucky
     assert Client().get("/games/nope/leaderboard").status_code == 404
 

@@ -33,10 +33,19 @@ class Migration(migrations.Migration):
             name="version",
             field=models.ForeignKey(
                 blank=True,
+                db_index=False,
                 null=True,
                 on_delete=django.db.models.deletion.SET_NULL,
                 related_name="+",
                 to="competition.botversion",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="ratingchange",
+            index=models.Index(
+                condition=models.Q(("version__isnull", False)),
+                fields=["version"],
+                name="ratingchange_version",
             ),
         ),
         migrations.AlterField(

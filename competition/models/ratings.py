@@ -54,6 +54,7 @@ class RatingChange(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        db_index=False,  # the partial index below: only the new starts hold one
     )
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
@@ -64,6 +65,13 @@ class RatingChange(models.Model):
     class Meta:
         ordering = ("id",)
         constraints = [models.UniqueConstraint(fields=("match", "bot"), name="ratingchange_unique")]
+        indexes = [
+            models.Index(
+                fields=["version"],
+                condition=models.Q(version__isnull=False),
+                name="ratingchange_version",
+            )
+        ]
 
     def __str__(self) -> str:
         where = f"match {self.match_id}" if self.match_id else StepKind(self.kind).label.lower()

@@ -131,7 +131,7 @@ def bot_edit(request, pk: int):
         messages.success(request, compiling_words(bot, form.version) or "Saved.")
         return redirect("bot-detail", pk=bot.pk)
     context = {"form": form, "bot": bot, "creating": False}
-    if bot.kind == EndpointKind.CODE:
+    if bot.endpoint_kind.takes_uploads:
         context["sandbox_advice"] = what_to_install()
     return render(request, "bots/form.html", context, status=_status(form))
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from bots.faults import explain, seen
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
-from competition.events import ladder
+from competition.events import ladder, replays
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge
 from competition.matches.presenters import reason_text
@@ -463,6 +463,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "challengeable": challengeable(bot),
         **code_context(request, bot),
         "ladder": ladder.status(bot),
+        "report": replays.latest_report(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
     }
     if request.user.is_authenticated and context["challengeable"]:

@@ -7,7 +7,9 @@ only; the bot page, the API and the CLI say what the new version did with them."
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from competition.bots.services import platform_seat
@@ -116,6 +118,11 @@ def test_it_replays_the_latest_ladder_losses_and_draws_with_the_new_version(sett
     assert api.status_code == 200, api.content
     assert api.json()["sentence"] == done.sentence and len(api.json()["rows"]) == 3
     assert code_api().get(f"/api/bots/{subject.pk}/versions/9/report/").status_code == 404
+    # It should read the report in three queries (its previous version, at most N replays with
+    # their originals, their seats), however long the history.
+    with CaptureQueriesContext(connection) as queries:
+        replays.report(v2)
+    assert len(queries) == 3, [q["sql"] for q in queries]
     page = Client().get(f"/bots/{subject.pk}/").content.decode()  # anyone: results are public
     assert done.sentence in page and f"/matches/{m5.pk}/" in page
     assert f"/matches/{made[0].pk}/" in page

@@ -28,12 +28,6 @@ CANDIDATES = 4
 #: the opponents a replay may meet: the platform runs their code, nobody's server is called
 REPLAY_KINDS = (EndpointKind.CODE.value, EndpointKind.BUILTIN.value)
 
-#: why a replay is unrated, as the match's page and the API say it
-UNRATED_WORDS = (
-    "Unrated: a replay of a lost or drawn ladder match with a new version in its bot's seat, "
-    "for that version's report; off the ladder."
-)
-
 
 def report_size() -> int:
     """How many replays a new version's report holds (0: no reports)."""

@@ -126,6 +126,10 @@ def test_it_replays_the_latest_ladder_losses_and_draws_with_the_new_version(sett
     page = Client().get(f"/bots/{subject.pk}/").content.decode()  # anyone: results are public
     assert done.sentence in page and f"/matches/{m5.pk}/" in page
     assert f"/matches/{made[0].pk}/" in page
+    # It should say on the replay's own page what it replays, and that it is unrated.
+    shown = Client().get(f"/matches/{made[0].pk}/").content.decode()
+    assert f'a replay of <a href="/matches/{m5.pk}/">match #{m5.pk}</a>' in shown
+    assert "unrated, off the ladder" in shown
 
 
 def test_it_makes_no_report_when_turned_off_or_for_a_first_version(settings):

@@ -170,11 +170,12 @@ def test_it_reports_a_new_versions_replays_of_the_old_ones_losses(site, tmp_path
     for row in report["rows"]:
         line = next(ln for ln in said.splitlines() if f"#{row['replay']['match']}" in ln)
         assert f"#{row['original']['match']}" in line and row["replay"]["result"] in line
-    shots(site, alice)
+    shots(site, alice, report["rows"][0]["replay"]["match"])
 
 
-def shots(site, bot: int) -> None:
-    """The bot page with its report at 1280 and 390 wide (in ``screenshots/``)."""
+def shots(site, bot: int, replay: int) -> None:
+    """The bot page with its report, and a replay's page, at 1280 and 390 wide (in
+    ``screenshots/``)."""
     folder = Path(os.environ.get("ARENA_SHOTS", REPO / "screenshots"))
     folder.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as pw:
@@ -186,6 +187,9 @@ def shots(site, bot: int) -> None:
                 page.screenshot(path=str(folder / f"version-report-{width}.png"), full_page=True)
                 section = page.locator("#version-report")
                 section.screenshot(path=str(folder / f"version-report-section-{width}.png"))
+                page.goto(f"{site['server']}/matches/{replay}/")
+                assert page.locator("#replay-of").is_visible()
+                page.screenshot(path=str(folder / f"version-replay-match-{width}.png"))
                 page.close()
         finally:
             browser.close()

@@ -1,7 +1,7 @@
 """``arena``: the command line client of an Arena server, and a local match runner.
 
     arena [--server URL] login [--token TOKEN]   store the API token (read from stdin if absent)
-    arena logout | whoami | games | languages | bots | register | upload | versions | test
+    arena logout | whoami | games | languages | bots | register | upload | versions | report | test
     arena challenge | enter | withdraw | notifications
     arena matches | match | watch | replay | events | event
     arena play GAME SEAT... [--seed N] [--json]  a match on this machine, no server
@@ -347,6 +347,43 @@ def cmd_versions(args) -> None:
     if versions:
         plays = playing(versions)
         out(f"new matches play v{plays['number']}" if plays else "no version plays yet")
+
+
+def report_opponents(original: dict | None) -> str:
+    """The opponents of a replayed match as the bot page names them."""
+    if original is None:
+        return "(deleted)"
+    return ", ".join(
+        o["name"] + (f" {o['version']}" if o["version"] else " (house bot)" if o["house"] else "")
+        for o in original["opponents"]
+    )
+
+
+def cmd_report(args) -> None:
+    client = client_for(args)
+    number = args.version
+    if number is None:
+        plays = playing(client.versions(args.bot))
+        if plays is None:
+            raise ArenaError(f"bot {args.bot} has no version that plays yet")
+        number = plays["number"]
+    report = client.version_report(args.bot, number)
+    out(report["sentence"])
+    if report["rows"]:
+        previous, mine = f"v{report['previous']}", f"v{report['version']}"
+        table(
+            [
+                [
+                    f"#{r['original']['match']}" if r["original"] else "",
+                    report_opponents(r["original"]),
+                    r["original"]["result"] if r["original"] else "",
+                    f"#{r['replay']['match']}",
+                    r["replay"]["result"],
+                ]
+                for r in report["rows"]
+            ],
+            ["original", "opponent", previous, "replay", mine],
+        )
 
 
 def cmd_test(args) -> None:
@@ -737,6 +774,11 @@ def code_commands(command) -> None:
     wait_options(p)
     p = command("versions", cmd_versions, "the uploaded versions of a code bot")
     p.add_argument("bot", type=positive_int)
+    p = command("report", cmd_report, "a new version's replays of its predecessor's losses")
+    p.add_argument("bot", type=positive_int)
+    p.add_argument(
+        "version", type=positive_int, nargs="?", help="its number (default: the one that plays)"
+    )
 
 
 def entry_commands(command) -> None:

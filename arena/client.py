@@ -234,6 +234,12 @@ class Client:
     def versions(self, bot_id: int) -> list[dict]:
         return self.get(f"/api/bots/{int(bot_id)}/versions/", what=f"bot {bot_id}")
 
+    def version_report(self, bot_id: int, number: int) -> dict:
+        return self.get(
+            f"/api/bots/{int(bot_id)}/versions/{int(number)}/report/",
+            what=f"bot {bot_id} v{number}",
+        )
+
     def test_bot(self, bot_id: int) -> dict:
         return self.post(f"/api/bots/{int(bot_id)}/test/", what=f"bot {bot_id}")
 

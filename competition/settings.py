@@ -355,6 +355,9 @@ ARENA_LADDER_EXPLORE_PERCENT = min(100, envint("ARENA_LADDER_EXPLORE_PERCENT", 1
 # a new bot's, and each new version's, first ladder matches: played one after the other, before
 # the hourly cap (competition.events.ladder.place)
 ARENA_LADDER_PLACEMENT_MATCHES = envint("ARENA_LADDER_PLACEMENT_MATCHES", 5, minimum=0)
+# a new version's report: the previous version's latest lost and drawn ladder matches replayed
+# with the new one in its seat, unrated (competition.events.replays; 0 turns it off)
+ARENA_VERSION_REPORT_MATCHES = min(50, envint("ARENA_VERSION_REPORT_MATCHES", 10, minimum=0))
 ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 # a new start widens a rated bot's uncertainty (sigma; variances add, never past a new bot's
 # 8.33): a new version by this (competition.ratings.services.begin_version), a new season of

@@ -7,7 +7,7 @@ from django.dispatch import receiver
 
 from competition.bots.services import check_bot_health
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
-from competition.events import ladder, standings
+from competition.events import ladder, replays, standings
 from competition.events.services import announce_ended, on_bot_activated, on_match_finished
 from competition.matches.signals import match_ended, match_requeued
 from competition.models import Event, EventStatus
@@ -54,7 +54,10 @@ def test_call_passed_enters_ladder(sender, *, bot, **kwargs) -> None:
 @receiver(version_ready, dispatch_uid="competition.events.version_ready")
 def version_ready_places_again(sender, *, bot, **kwargs) -> None:
     """A new version that can play: it starts from its bot's rating, uncertainty widened, and
-    its first ladder matches are placement matches."""
+    its first ladder matches are placement matches; its report replays its predecessor's latest
+    ladder losses and draws (``replays.make_report``)."""
     if (version := bot.latest_version()) is not None:
         ratings.begin_version(version)
     ladder.place(bot)
+    if version is not None:
+        replays.make_report(version)

@@ -106,10 +106,15 @@ def create_match(
     rated: bool = True,
     ladder=None,
     friendly: bool = False,
+    versions: dict[int, int] | None = None,
+    replay_of: Match | None = None,
+    report_version: BotVersion | None = None,
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
     ``rated`` is decided last here, so no caller can rate one owner's bots against each other, nor
-    a match a user made (``practice``: only an event's or the ladder's matches are rated)."""
+    a match a user made (``practice``: only an event's or the ladder's matches are rated).
+    ``versions`` pins a code bot's version per seat (a replay plays the versions that played);
+    the other code seats play ``seat_versions``'s."""
     try:
         game = get_game(game_slug)
     except KeyError:
@@ -141,14 +146,22 @@ def create_match(
             not_before=not_before,
             ladder=ladder,
             friendly=friendly,
+            replay_of=replay_of,
+            report_version=report_version,
             rated=rated
             and not practice_match(getattr(created_by, "pk", None), event, ladder)
             and not ratings.one_owner(bot.owner_id for bot in bots),
         )
-        versions = seat_versions(bots, event)
+        chosen = seat_versions(bots, event)
+        pinned = versions or {}
         Participant.objects.bulk_create(
             [
-                Participant(match=match, seat=seat, bot=bot, version_id=versions.get(bot.pk))
+                Participant(
+                    match=match,
+                    seat=seat,
+                    bot=bot,
+                    version_id=pinned.get(seat, chosen.get(bot.pk)),
+                )
                 for seat, bot in enumerate(bots)
             ]
         )

@@ -191,6 +191,25 @@ class Match(models.Model):
         help_text="The standing ladder that made it (None for every other match).",
     )
 
+    #: a new version's report (``competition.events.replays``): the lost or drawn ladder match
+    #: this one replays with ``report_version`` in its bot's seat (unrated, off the ladder)
+    replay_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="replays",
+        help_text="The ladder match this one replays with a new version in its bot's seat.",
+    )
+    report_version = models.ForeignKey(
+        "competition.BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="report_matches",
+        help_text="The new version whose report this replay is part of.",
+    )
+
     objects = MatchQuerySet.as_manager()
 
     class Meta:
@@ -288,7 +307,11 @@ class Participant(models.Model):
             models.UniqueConstraint(fields=("match", "seat"), name="participant_unique_seat")
         ]
         # a bot's matches newest first without reading its whole history
-        indexes = [models.Index(fields=("bot", "match"), name="participant_bot_match")]
+        indexes = [
+            models.Index(fields=("bot", "match"), name="participant_bot_match"),
+            # a version's latest losses (or draws), the replays of its successor's report
+            models.Index(fields=("version", "result", "match"), name="participant_version_result"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.match_id}#{self.seat} {self.bot}"

@@ -362,3 +362,48 @@ class VersionUploadSerializer(serializers.Serializer):
 
 class SecretSerializer(serializers.Serializer):
     secret = serializers.CharField()
+
+
+class ReportOpponentSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    version = serializers.CharField(help_text='The version it played ("v2"); empty: not code.')
+    house = serializers.BooleanField(help_text="A house bot of the platform.")
+
+
+class ReportOriginalSerializer(serializers.Serializer):
+    match = serializers.IntegerField(help_text="The standing-ladder match replayed.")
+    result = serializers.CharField(help_text='What the old version did: "lost" or "drew".')
+    seat = serializers.IntegerField(allow_null=True)
+    opponents = ReportOpponentSerializer(many=True)
+
+
+class ReportReplaySerializer(serializers.Serializer):
+    match = serializers.IntegerField(help_text="The replay (unrated, off the ladder).")
+    result = serializers.CharField(
+        help_text='What the new version did: "won", "drew", "lost", "playing", "waiting" or '
+        '"no result".'
+    )
+
+
+class ReportRowSerializer(serializers.Serializer):
+    original = ReportOriginalSerializer(allow_null=True)
+    replay = ReportReplaySerializer()
+
+
+class VersionReportSerializer(serializers.Serializer):
+    """A new version's report (``competition.events.replays.Report``)."""
+
+    version = serializers.IntegerField()
+    previous = serializers.IntegerField(allow_null=True, help_text="The version it follows.")
+    sentence = serializers.CharField(
+        help_text='As the bot page says it: "v3 wins 6 of the 10 games v2 lost or drew, draws 2."'
+    )
+    games = serializers.IntegerField(help_text="Replays in the report.")
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    pending = serializers.IntegerField(help_text="Replays waiting or playing.")
+    no_result = serializers.IntegerField(help_text="Replays that ended without a result.")
+    rows = ReportRowSerializer(many=True)

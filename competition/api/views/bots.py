@@ -33,7 +33,7 @@ from competition.api.views.common import (
     parse_int,
 )
 from competition.bots import services as bot_services
-from competition.events import ladder
+from competition.events import ladder, replays
 from competition.models import Participant
 from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 
@@ -314,3 +314,33 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         response = HttpResponse(bytes(version.data), content_type="application/octet-stream")
         response["Content-Disposition"] = content_disposition_header(True, version.filename)
         return response
+
+    @extend_schema(
+        request=None,
+        parameters=[VERSION_PARAM],
+        responses={
+            200: s.VersionReportSerializer,
+            404: OpenApiResponse(description="No such version."),
+        },
+        description="A new version's report, public as results are: the previous version's "
+        "latest lost and drawn standing-ladder matches (at most `ARENA_VERSION_REPORT_MATCHES`, "
+        "10 by default) replayed with this version in its seat, against the same opponents at "
+        "the versions they played, with the same seats, options and seed; unrated and off the "
+        "ladder. `sentence` says it as the bot page does; each row puts the original beside its "
+        "replay.",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"versions/(?P<number>[^/]+)/report",
+        url_name="version-report",
+    )
+    def report(self, request, pk=None, number=None):
+        bot = self.get_object()
+        number = parse_int(number, 1, MAX_VERSION)
+        version = bot.versions.filter(number=number).first() if number else None
+        if version is None or not bot.endpoint_kind.takes_uploads:
+            raise exceptions.NotFound("No such version.")
+        found = replays.report(version)
+        data = {**vars(found), "sentence": found.sentence}
+        return Response(s.VersionReportSerializer(data).data)

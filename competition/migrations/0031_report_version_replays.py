@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0029_versions_rating_steps"),
+        ("competition", "0030_ready_runnerheartbeat"),
     ]
 
     operations = [

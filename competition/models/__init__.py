@@ -1,5 +1,5 @@
 """The app's models, re-exported here: bots and their versions, events and entries, matches,
-seats and turns, the standing ladder, stored standings, ratings, notifications; ``choices``
+seats and turns, the standing ladder and its seasons, stored standings, ratings, notifications; ``choices``
 (the vocabularies) and ``filters`` (the match list's filters) beside them
 (docs/architecture.md)."""
 
@@ -24,6 +24,7 @@ from competition.models.notifications import (
     NotificationPreference,
 )
 from competition.models.ratings import Rating, RatingChange, StepKind
+from competition.models.seasons import Season, SeasonStanding, SeasonStatus
 from competition.models.standings import (
     EventSeries,
     EventStanding,
@@ -61,6 +62,9 @@ __all__ = [
     "Participant",
     "Rating",
     "RatingChange",
+    "Season",
+    "SeasonStanding",
+    "SeasonStatus",
     "SeatResult",
     "SeriesState",
     "StepKind",

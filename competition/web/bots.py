@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from bots.faults import explain, seen
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
-from competition.events import ladder
+from competition.events import ladder, seasons
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge
 from competition.matches.presenters import reason_text
@@ -464,6 +464,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         **code_context(request, bot),
         "ladder": ladder.status(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
+        "season_badges": seasons.badges(bot_id=bot.pk),
     }
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)

@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from competition.bots import services as bot_services
 from competition.events import ladder as ladders
-from competition.events import registration
+from competition.events import registration, seasons
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -42,6 +42,8 @@ from competition.models import (
     Participant,
     Rating,
     RatingChange,
+    Season,
+    SeasonStatus,
 )
 from competition.models.bots import Bot, BotVersion, EndpointKind, readable_bytes
 from games import all_games, get_game
@@ -641,6 +643,84 @@ class LadderSpotAdmin(ReadOnlyAdmin):
     list_filter = ("ladder", "enrolled", "house")
     list_select_related = ("bot", "ladder")
     search_fields = ("bot__name",)
+
+
+class SeasonForm(forms.ModelForm):
+    game = forms.ChoiceField(choices=_game_choices)
+
+    class Meta:
+        model = Season
+        fields = ("game", "name", "starts", "ends")
+
+    def clean(self):
+        data = super().clean()
+        starts, ends = data.get("starts"), data.get("ends")
+        if self.instance.pk and self.instance.status == SeasonStatus.CURRENT:
+            starts = self.instance.starts  # when it started
+        if starts and ends and ends <= starts:
+            raise ValidationError({"ends": "A season ends after it starts."})
+        return data
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    """The seasons of each game's standing ladder: an upcoming season starts at its start, a
+    current one ends at its end (README, "Seasons"), or now, by the actions."""
+
+    form = SeasonForm
+    list_display = ("__str__", "name", "status", "starts", "ends", "ended_at", "ranked")
+    list_filter = (GameFilter, "status")
+    actions = ("end_now", "start_now")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ("status",)
+        fixed = ["game", "number", "status", "ended_at", "ranked"]
+        if obj.status != SeasonStatus.UPCOMING:
+            fixed.append("starts")
+        if obj.status == SeasonStatus.ENDED:
+            fixed += ["name", "ends"]
+        return fixed
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("game", "name", "starts", "ends")
+        return ("game", "number", "name", "status", "starts", "ends", "ended_at", "ranked")
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.number = seasons.next_number(obj.game)
+        super().save_model(request, obj, form, change)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return obj is None or obj.status == SeasonStatus.UPCOMING
+
+    @admin.action(description="End this season now", permissions=["change"])
+    def end_now(self, request, queryset):
+        for season in queryset.order_by("game", "number"):
+            if season.status != SeasonStatus.CURRENT:
+                self.message_user(request, f"{season} is not current.", messages.WARNING)
+                continue
+            following = seasons.end_season(season)
+            if following is None:
+                self.message_user(request, f"{season} had already ended.", messages.WARNING)
+                continue
+            season.refresh_from_db()
+            self.message_user(
+                request,
+                f"{season} ended: {season.ranked} bots ranked, their owners told; "
+                f"{following} started.",
+            )
+
+    @admin.action(description="Start a season", permissions=["change"])
+    def start_now(self, request, queryset):
+        for game in sorted(set(queryset.values_list("game", flat=True))):
+            try:
+                started = seasons.start_season(game)
+            except ValidationError as exc:
+                self.message_user(request, " ".join(exc.messages), messages.WARNING)
+            else:
+                self.message_user(request, f"{started} started.")
 
 
 # -- ratings (append-only history) ------------------------------------------------------

@@ -364,6 +364,9 @@ ARENA_PROXY_HEADERS = envbool("ARENA_PROXY_HEADERS", False)
 # the standing ladder by the season's own figure
 ARENA_RATING_VERSION_WIDEN = envint("ARENA_RATING_VERSION_WIDEN_TENTHS", 20, minimum=0) / 10
 ARENA_RATING_SEASON_WIDEN = envint("ARENA_RATING_SEASON_WIDEN_TENTHS", 30, minimum=0) / 10
+# Seasons of the standing ladder (competition/events/seasons.py): the top places of an ended
+# season earn a badge on the bot's and its owner's pages
+ARENA_SEASON_BADGES = envint("ARENA_SEASON_BADGES", 3, minimum=0)
 
 # Sign-up and password-reset limits (competition/plumbing/ratelimit.py) count in this cache: Redis
 # when configured (shared by every web node), else this process's memory (the embedded

@@ -376,3 +376,18 @@ def code_bot(client: APIClient, name: str, filename: str, data: bytes, *, game: 
     )
     assert made.status_code == 201, made.content
     return Bot.objects.get(pk=made.json()["id"])
+
+
+def ladder_result(a: Bot, b: Bot, first_seat_score: float = 1.0) -> Match:
+    """A rated standing-ladder match of ``a`` (first seat) against ``b``, finished with a
+    chosen result through the real finish (so rated: ``ratings.apply_match``)."""
+    from competition.events.ladder import ladder_of
+
+    made = Match.objects.create(
+        game=a.game, status=MatchStatus.QUEUED, ladder=ladder_of(a.game), rated=True
+    )
+    Participant.objects.bulk_create(
+        [Participant(match=made, bot=a, seat=0), Participant(match=made, bot=b, seat=1)]
+    )
+    decide(made, first_seat_score)
+    return made

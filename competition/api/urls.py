@@ -17,6 +17,7 @@ from competition.api.views.languages import LanguageViewSet
 from competition.api.views.matches import MatchViewSet
 from competition.api.views.notifications import NotificationViewSet
 from competition.api.views.ratings import LeaderboardView
+from competition.api.views.seasons import SeasonDetailView, SeasonListView
 from competition.api.views.users import MeView
 
 app_name = "api"
@@ -31,6 +32,12 @@ router.register("notifications", NotificationViewSet, basename="notification")
 
 urlpatterns = [
     path("leaderboard/<str:game>/", LeaderboardView.as_view(), name="leaderboard"),
+    path("games/<str:game>/seasons/", SeasonListView.as_view(), name="season-list"),
+    path(
+        "games/<str:game>/seasons/<int:number>/",
+        SeasonDetailView.as_view(),
+        name="season-detail",
+    ),
     path("me/", MeView.as_view(), name="me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # the live protocol (websocket messages) as JSON Schemas, and its docs page

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from competition.events import services
+from competition.events import seasons, services
 from competition.models import (
     Entry,
     EntryStatus,
@@ -112,9 +112,11 @@ def decide(entry: Entry, approve: bool) -> bool:
 
 
 def tick(now: datetime | None = None) -> int:
-    """One step of the periodic job; returns what it did (announcements, starts, mails)."""
+    """One step of the periodic job; returns what it did (announcements, starts, mails, the
+    ladders' seasons ended or started at their dates)."""
     now = now or timezone.now()
     done = announce_opened(now)
+    done += seasons.tick(now)
     done += start_due(now)
     done += notify.send_digests(now)
     return done

@@ -1,5 +1,5 @@
 """The app's models, re-exported here: bots and their versions, events and entries, matches,
-seats and turns, the standing ladder, stored standings, ratings, notifications; ``choices``
+seats and turns, the standing ladder and its seasons, stored standings, ratings, notifications; ``choices``
 (the vocabularies) and ``filters`` (the match list's filters) beside them
 (docs/architecture.md)."""
 
@@ -25,6 +25,7 @@ from competition.models.notifications import (
 )
 from competition.models.ratings import Rating, RatingChange, StepKind
 from competition.models.runners import RunnerHeartbeat
+from competition.models.seasons import Season, SeasonStanding, SeasonStatus
 from competition.models.standings import (
     EventSeries,
     EventStanding,
@@ -63,6 +64,9 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RunnerHeartbeat",
+    "Season",
+    "SeasonStanding",
+    "SeasonStatus",
     "SeatResult",
     "SeriesState",
     "StepKind",

@@ -29,6 +29,8 @@ class NotificationKind(models.TextChoices):
     """The organiser approved an entry of the user's bot."""
     ENTRY_REFUSED = "entry_refused", "Entry refused"
     """The organiser refused an entry of the user's bot."""
+    SEASON_ENDED = "season_ended", "Season ended"
+    """A season of a game's standing ladder ended: the final place of each of the user's bots."""
     BUILD_FAILED = "build_failed", "Version did not compile"
     """A version the user uploaded failed its compile: the compiler's words on the bot page."""
 

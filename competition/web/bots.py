@@ -20,7 +20,7 @@ from bots.faults import explain, seen
 from bots.sandbox import what_to_install
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
-from competition.events import ladder, replays
+from competition.events import ladder, replays, seasons
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge
 from competition.matches.presenters import reason_text
@@ -499,6 +499,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "ladder": ladder.status(bot),
         "report": replays.latest_report(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
+        "season_badges": seasons.badges(bot_id=bot.pk),
     }
     # each version's record: a code bot's uploads, a URL bot's declared versions (public)
     context["record_versions"] = context.get("versions") or declared_versions(bot)

@@ -8,6 +8,7 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
+from competition.events import seasons
 from competition.events.standings import event_counts
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
 from competition.models.bots import Bot, EndpointKind
@@ -125,5 +126,11 @@ def user_detail(request, username: str):
     return render(
         request,
         "user.html",
-        {"person": owner, "rows": rows, "recent": recent, "more": len(ids) >= USER_MATCHES},
+        {
+            "person": owner,
+            "rows": rows,
+            "recent": recent,
+            "more": len(ids) >= USER_MATCHES,
+            "season_badges": seasons.badges(owner_id=owner.pk),
+        },
     )

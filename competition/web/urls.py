@@ -10,6 +10,7 @@ from competition.web import lists as web_lists
 from competition.web import notifications as web_notifications
 from competition.web import play as web_play
 from competition.web import presenter as web_presenter
+from competition.web import seasons as web_seasons
 from competition.web import share, views
 
 urlpatterns = [
@@ -39,6 +40,12 @@ urlpatterns = [
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
     # games, matches, events
     path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),
+    path("games/<slug:slug>/seasons/", web_seasons.season_list, name="season-list"),
+    path(
+        "games/<slug:slug>/seasons/<int:number>/",
+        web_seasons.season_detail,
+        name="season-detail",
+    ),
     path("games/<slug:slug>/play", web_play.play, name="game-play"),
     path("matches/", web_lists.match_list, name="match-list"),
     path("events/", web_lists.event_list, name="event-list"),

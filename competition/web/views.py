@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from bots.faults import SEEN
-from competition.events import formats
+from competition.events import formats, seasons
 from competition.events import header as event_header
 from competition.events import services as event_services
 from competition.events.standings import event_counts
@@ -140,6 +140,8 @@ def leaderboard(request, slug: str):
             "page": page,
             "unranked": bot_rows(unranked[: ratings.UNRANKED_SHOWN]),
             "provisional_games": ratings.PROVISIONAL_GAMES,
+            "season": seasons.current(slug),
+            "past_seasons": seasons.any_ended(slug),
         },
     )
 

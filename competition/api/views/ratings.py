@@ -7,14 +7,16 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions
 
 from competition.api.serializers import ratings as s
+from competition.api.serializers.seasons import season_json
 from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
+from competition.events import seasons
 from competition.ratings import services as ratings
 
 
 class LeaderboardView(JSONOnly, generics.ListAPIView):
     """Active bots of a game with rated games, ranked by rating ordinal (mu - 3 sigma), best
     first; ``unranked`` lists those without a rated game yet (``services.ratings.leaderboard``,
-    as the leaderboard page)."""
+    as the leaderboard page); ``season`` is the standing ladder's current season, or null."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = s.LeaderboardRowSerializer
@@ -49,6 +51,8 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
             for i, bot in enumerate(page)
         ]
         response = self.get_paginated_response(rows)
+        # the season it is (null: none yet); the ranking is the rating carried across seasons
+        response.data["season"] = season_json(seasons.current(game))
         unranked = ratings.leaderboard(game)[1][: ratings.UNRANKED_SHOWN]
         response.data["unranked"] = [
             {"bot": bot.pk, "name": bot.name, "owner": bot.owner_name, "builtin": bot.is_platform}

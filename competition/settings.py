@@ -104,6 +104,18 @@ def default_data_dir(code: Path = BASE_DIR) -> Path:
 
 
 DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or default_data_dir())
+# Metrics (competition/plumbing/metrics.py): every process of this machine writes its values
+# to files here (prometheus-client's multiprocess mode, chosen before the client is imported);
+# a served platform's start removes those of dead processes. /metrics answers staff, or
+# ``Authorization: Bearer $ARENA_METRICS_TOKEN`` (no token: staff only); anyone else a 404.
+ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", "") or DATA_DIR / "metrics")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ARENA_METRICS_DIR)
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+if ARENA_METRICS_TOKEN and len(ARENA_METRICS_TOKEN) < 16:
+    raise ImproperlyConfigured("ARENA_METRICS_TOKEN must be at least 16 characters")
+# a runner or Celery worker's own exporter (another machine than the web's): its port, or 0
+ARENA_METRICS_PORT = envint("ARENA_METRICS_PORT", 0, minimum=0)
+ARENA_METRICS_ADDRESS = os.environ.get("ARENA_METRICS_ADDRESS", "127.0.0.1")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -127,6 +139,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # requests and latencies (django-prometheus), first and last
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # the site's 404 page with DEBUG=true as well (competition/web/sitepages.py)
@@ -139,6 +153,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # last: it locks out repeated failed log-ins (django-axes)
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [

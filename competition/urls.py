@@ -1,12 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from competition.web import metrics as web_metrics
 from competition.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("games/<slug:slug>/", views.game_detail, name="game-detail"),
     path("healthz", views.healthz, name="healthz"),
+    path("metrics", web_metrics.metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("", include("competition.web.urls")),
     path("api/", include("competition.api.urls")),

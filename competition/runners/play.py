@@ -37,6 +37,7 @@ from competition.matches.presenters import match_json
 from competition.matches.turns import End, TurnWriter, stored_values
 from competition.models import TURN_VALUES
 from competition.models.bots import BotVersion
+from competition.plumbing import metrics
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -143,6 +144,14 @@ async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = No
         await _release_quietly(mid, token, f"unexpected platform failure ({type(exc).__name__})")
 
 
+def _count_start(match, participants) -> None:
+    kind = metrics.process_kind()
+    metrics.MATCHES_STARTED.labels(kind, match.game, match.kind).inc()
+    sandboxed = sum(1 for p in participants if p.bot.endpoint_kind.takes_uploads)
+    if sandboxed:
+        metrics.SANDBOX_STARTS.labels(kind, match.game).inc(sandboxed)
+
+
 async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
     """Release after a platform failure; failing that, the lease expires and the reaper requeues."""
     try:
@@ -161,6 +170,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     if time_left is None:
         return
     versions = data.get("versions", {})
+    _count_start(match, participants)
     transports = [
         p.bot.transport(
             seat=p.seat,

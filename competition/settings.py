@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from bots.egress import parse_networks, parse_ports
 from bots.sandbox import bound_folder
+from competition.plumbing.logs import logging_config
 
 # the package's own files (templates/, static/) live inside it, so that an installed wheel
 # (package data, pyproject.toml) serves the same pages as a checkout
@@ -134,6 +135,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_structlog",
     "bots",
     "competition",
 ]
@@ -148,6 +150,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # binds the request's id and user to every log line of the request (django-structlog)
+    "django_structlog.middlewares.RequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -493,10 +497,8 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# JSON lines in production, readable ones in development; a request's id (X-Request-ID or a
+# new one) and user, a match's id in the runners (competition/plumbing/logs.py)
+LOGGING = logging_config(json=not DEBUG, level=os.environ.get("LOG_LEVEL", "INFO"))
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # the address is ratelimit's to judge, not ipware's
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # a proxy's X-Request-ID, else a new one

@@ -37,7 +37,7 @@ from competition.matches.presenters import match_json
 from competition.matches.turns import End, TurnWriter, stored_values
 from competition.models import TURN_VALUES
 from competition.models.bots import BotVersion
-from competition.plumbing import metrics
+from competition.plumbing import logs, metrics
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -128,8 +128,14 @@ async def run_match(match_id: int | None = None, *, worker: str | None = None) -
 async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
     """Play a claimed match; a lost lease or platform failure is handled here, never raised."""
     mid = match_id
+    with logs.bound(match_id=mid):
+        await _play_logged(mid, token, loaded)
+
+
+async def _play_logged(mid: int, token: uuid.UUID, loaded: dict | None) -> None:
     try:
         await _play_claimed(mid, token, loaded)
+        logger.info("match %s played", mid)
     except LeaseLost as exc:
         logger.warning("%s", exc)
     except PlatformError as exc:

@@ -481,6 +481,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# the worker logs through LOGGING (structured, a match's id on its lines), not Celery's format
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # -- Production hardening (DEBUG=false) --------------------------------------------------
 

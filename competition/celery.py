@@ -85,6 +85,12 @@ def _registrations(interval: float) -> None:
 def start_reaper(**kwargs) -> None:
     from django.conf import settings
 
+    from competition.plumbing import metrics
+
+    metrics.set_process_kind(metrics.WORKER)
+    metrics.sweep()
+    metrics.serve_exporter()
+
     interval = max(settings.ARENA_LEASE_SECONDS / 3, 1.0)
     threading.Thread(target=_reaper, args=(interval,), name="arena-reaper", daemon=True).start()
     if settings.ARENA_LADDER:

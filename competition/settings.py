@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from bots.egress import parse_networks, parse_ports
 from bots.sandbox import bound_folder
+from competition.plumbing.logs import logging_config
 
 # the package's own files (templates/, static/) live inside it, so that an installed wheel
 # (package data, pyproject.toml) serves the same pages as a checkout
@@ -104,6 +105,18 @@ def default_data_dir(code: Path = BASE_DIR) -> Path:
 
 
 DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or default_data_dir())
+# Metrics (competition/plumbing/metrics.py): every process of this machine writes its values
+# to files here (prometheus-client's multiprocess mode, chosen before the client is imported);
+# a served platform's start removes those of dead processes. /metrics answers staff, or
+# ``Authorization: Bearer $ARENA_METRICS_TOKEN`` (no token: staff only); anyone else a 404.
+ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", "") or DATA_DIR / "metrics")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ARENA_METRICS_DIR)
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+if ARENA_METRICS_TOKEN and len(ARENA_METRICS_TOKEN) < 16:
+    raise ImproperlyConfigured("ARENA_METRICS_TOKEN must be at least 16 characters")
+# a runner or Celery worker's own exporter (another machine than the web's): its port, or 0
+ARENA_METRICS_PORT = envint("ARENA_METRICS_PORT", 0, minimum=0)
+ARENA_METRICS_ADDRESS = os.environ.get("ARENA_METRICS_ADDRESS", "127.0.0.1")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -122,11 +135,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_structlog",
     "bots",
     "competition",
 ]
 
 MIDDLEWARE = [
+    # requests and latencies (django-prometheus), first and last
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # the site's 404 page with DEBUG=true as well (competition/web/sitepages.py)
@@ -134,11 +150,14 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # binds the request's id and user to every log line of the request (django-structlog)
+    "django_structlog.middlewares.RequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     # last: it locks out repeated failed log-ins (django-axes)
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -473,6 +492,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# the worker logs through LOGGING (structured, a match's id on its lines), not Celery's format
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # -- Production hardening (DEBUG=false) --------------------------------------------------
 
@@ -489,10 +510,8 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# JSON lines in production, readable ones in development; a request's id (X-Request-ID or a
+# new one) and user, a match's id in the runners (competition/plumbing/logs.py)
+LOGGING = logging_config(json=not DEBUG, level=os.environ.get("LOG_LEVEL", "INFO"))
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # the address is ratelimit's to judge, not ipware's
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # a proxy's X-Request-ID, else a new one

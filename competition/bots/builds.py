@@ -21,6 +21,7 @@ from competition.bots.signals import version_ready
 from competition.models import BotVersion, BuildStatus
 from competition.models.bots import Bot
 from competition.notifications import bot_notices
+from competition.plumbing import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,9 @@ def store(version: BotVersion, result: Compiled) -> bool:
             bot_notices.build_failed(version.bot, version.number, result.log)
         elif stored and result.ok:  # it plays from the next match: placed again on the ladder
             version_ready.send(sender=Bot, bot=version.bot)
+    if stored:
+        metrics.COMPILES.labels(metrics.process_kind(), status.value).inc()
+        metrics.COMPILE_SECONDS.labels(metrics.process_kind()).observe(result.seconds)
     if not stored:
         logger.warning("build of version %s outlived its lease; its result is dropped", version.pk)
     else:

@@ -32,6 +32,7 @@ from competition.models import (
 )
 from competition.models.bots import Bot, BotVersion, EndpointKind
 from competition.models.matches import practice_match
+from competition.plumbing import metrics
 from competition.ratings import services as ratings
 from games import get_game
 from games.base import Outcome
@@ -302,11 +303,13 @@ def finish(
             match.turn_count = len(turn_faults)
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
         last_fault: dict[int, str] = {}
+        by_code: dict[str, int] = {}
         for faults in turn_faults:
             for seat, code in enumerate(faults):
                 if code not in (None, FaultCode.OK.value, FaultCode.PLATFORM.value):
                     charged[seat] = charged.get(seat, 0) + 1
                     last_fault[seat] = code
+                    by_code[code] = by_code.get(code, 0) + 1
         results = seat_results(outcome.scores)
         for p in participants:
             p.score = outcome.scores[p.seat]
@@ -320,7 +323,7 @@ def finish(
             ratings.apply_match(match, participants)
         _ended(match, participants, forfeited)
         summary = match_json(match, participants)
-        _announce_end(match, summary)
+        _announce_end(match, summary, by_code)
         if archive is not None:
             history.archive_in_place(match_id, archive, archive_rows, game=match.game)
         else:
@@ -352,10 +355,18 @@ def release(match_id: int, token: uuid.UUID, error: str) -> str | None:
         return _requeue_or_error(match, error)
 
 
-def _announce_end(match: Match, summary: dict) -> None:
-    """Publish the end after commit (not to a hidden match's event group)."""
+def _announce_end(match: Match, summary: dict, faults: dict | None = None) -> None:
+    """Publish the end after commit (not to a hidden match's event group), and count it."""
     public = not match.results_hidden()
-    transaction.on_commit(lambda: announce_end(summary, public=public))
+    labels = (metrics.process_kind(), match.game, match.kind, str(match.status))
+
+    def committed() -> None:
+        metrics.MATCHES_ENDED.labels(*labels).inc()
+        for code, n in (faults or {}).items():
+            metrics.FAULTS.labels(labels[0], match.game, code).inc(n)
+        announce_end(summary, public=public)
+
+    transaction.on_commit(committed)
 
 
 def announce_end(summary: dict, *, public: bool = True) -> None:

@@ -48,6 +48,16 @@ def sees_hidden(user) -> bool:
     return bool(user is not None and getattr(user, "is_staff", False))
 
 
+#: a match's kind in a query (the metrics' ``kind`` label; ``Match.kind`` for one in memory)
+MATCH_KIND = models.Case(
+    models.When(event__isnull=False, then=models.Value("event")),
+    models.When(ladder__isnull=False, then=models.Value("ladder")),
+    models.When(created_by__isnull=False, then=models.Value("challenge")),
+    default=models.Value("other"),
+    output_field=models.CharField(),
+)
+
+
 class MatchQuerySet(models.QuerySet):
     def public(self):
         """What anyone may see: every match but the hidden ones (``hidden``)."""
@@ -237,6 +247,15 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def kind(self) -> str:
+        """What made it: ``event``, ``ladder``, ``challenge`` (a user) or ``other`` (MATCH_KIND)."""
+        if self.event_id:
+            return "event"
+        if self.ladder_id:
+            return "ladder"
+        return "challenge" if self.created_by_id else "other"
 
     @property
     def is_done(self) -> bool:

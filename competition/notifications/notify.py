@@ -25,6 +25,7 @@ from competition.models import (
 )
 from competition.models.bots import unprintable
 from competition.models.notifications import EMAIL_DEFAULTS
+from competition.plumbing import metrics
 from competition.plumbing.prepared import Prepared
 
 logger = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ def notify(user_id: int | None, kind: NotificationKind, text: str, link: str = "
 
 
 def _after_commit(note: Notification, site: bool) -> None:
+    metrics.NOTIFICATIONS.labels(metrics.process_kind(), str(note.kind)).inc()
     if site:
         broadcast.notified(note.user_id, as_json(note), unread_count(note.user_id))
     if note.email == EmailChoice.INSTANT:
@@ -204,8 +206,18 @@ def plain(text: str) -> str:
 
 
 def deliver(messages: list[EmailMessage]) -> int:
-    """Send through ``EMAIL_BACKEND`` (one connection); returns the mails sent."""
-    return (get_connection().send_messages(messages) or 0) if messages else 0
+    """Send through ``EMAIL_BACKEND`` (one connection); returns the mails sent (counted)."""
+    if not messages:
+        return 0
+    try:
+        sent = get_connection().send_messages(messages) or 0
+    except Exception:
+        metrics.MAILS.labels(metrics.process_kind(), "failed").inc(len(messages))
+        raise
+    metrics.MAILS.labels(metrics.process_kind(), "sent").inc(sent)
+    if sent < len(messages):
+        metrics.MAILS.labels(metrics.process_kind(), "failed").inc(len(messages) - sent)
+    return sent
 
 
 def send_mails(ids: list[int]) -> int:
@@ -250,4 +262,4 @@ def _digest_for(user_id: int, waiting, now: datetime) -> int:
         head, tail = f"Your Arena digest: {claimed:,} notices.", f"All of them: {everything}"
     body = f"{head}\n\n" + "\n".join(lines) + f"\n\n{tail}\n"
     mail = EmailMessage(f"[Arena] Your daily digest ({claimed:,} notices)", body, to=[user.email])
-    return get_connection().send_messages([mail]) or 0
+    return deliver([mail])

@@ -14,6 +14,7 @@ import time
 from django.conf import settings
 
 from competition.live.relay import RelayServer
+from competition.plumbing import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ class Fleet:
             if child is None:
                 return
             code = child.wait()
+            metrics.process_died(child.pid)
             if self.stopping.is_set():
                 return
             logger.warning("runner process %s exited (%s): starting it again", child.pid, code)
@@ -139,5 +141,6 @@ class Fleet:
                 except subprocess.TimeoutExpired:
                     child.kill()
                     child.wait()
+                metrics.process_died(child.pid)
         self.relay.close()
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -37,6 +37,7 @@ from competition.matches.presenters import match_json
 from competition.matches.turns import End, TurnWriter, stored_values
 from competition.models import TURN_VALUES
 from competition.models.bots import BotVersion
+from competition.plumbing import logs, metrics
 from games import get_game
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,14 @@ async def run_match(match_id: int | None = None, *, worker: str | None = None) -
 async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = None) -> None:
     """Play a claimed match; a lost lease or platform failure is handled here, never raised."""
     mid = match_id
+    with logs.bound(match_id=mid):
+        await _play_logged(mid, token, loaded)
+
+
+async def _play_logged(mid: int, token: uuid.UUID, loaded: dict | None) -> None:
     try:
         await _play_claimed(mid, token, loaded)
+        logger.info("match %s played", mid)
     except LeaseLost as exc:
         logger.warning("%s", exc)
     except PlatformError as exc:
@@ -141,6 +148,14 @@ async def play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = No
     except Exception as exc:
         logger.exception("match %s: unexpected failure", mid)
         await _release_quietly(mid, token, f"unexpected platform failure ({type(exc).__name__})")
+
+
+def _count_start(match, participants) -> None:
+    kind = metrics.process_kind()
+    metrics.MATCHES_STARTED.labels(kind, match.game, match.kind).inc()
+    sandboxed = sum(1 for p in participants if p.bot.endpoint_kind.takes_uploads)
+    if sandboxed:
+        metrics.SANDBOX_STARTS.labels(kind, match.game).inc(sandboxed)
 
 
 async def _release_quietly(match_id: int, token: uuid.UUID, error: str) -> None:
@@ -161,6 +176,7 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     if time_left is None:
         return
     versions = data.get("versions", {})
+    _count_start(match, participants)
     transports = [
         p.bot.transport(
             seat=p.seat,

@@ -17,7 +17,7 @@ from django.db.models import Count, Max
 from competition.live import broadcast
 from competition.live.hub import hub
 from competition.models import Event, EventTally, Match, MatchStatus, Participant
-from competition.plumbing import frames
+from competition.plumbing import frames, metrics
 from competition.plumbing.prepared import Prepared
 from games import all_games
 
@@ -209,7 +209,26 @@ def home_snapshot() -> dict:
     }
 
 
-class _RelayConsumer(AsyncWebsocketConsumer):
+class CountedConsumer(AsyncWebsocketConsumer):
+    """A websocket counted in ``arena_websocket_connections`` from its accept to its close."""
+
+    route = "other"
+    counted = False
+
+    async def accept(self, subprotocol=None, headers=None):
+        await super().accept(subprotocol, headers)
+        if not self.counted:
+            self.counted = True
+            metrics.WEBSOCKETS.labels(metrics.process_kind(), self.route).inc()
+
+    async def websocket_disconnect(self, message):
+        if self.counted:
+            self.counted = False
+            metrics.WEBSOCKETS.labels(metrics.process_kind(), self.route).dec()
+        await super().websocket_disconnect(message)
+
+
+class _RelayConsumer(CountedConsumer):
     """Join the hub, send a snapshot, relay hub messages newer than the snapshot."""
 
     group: str = ""
@@ -319,6 +338,8 @@ class _RelayConsumer(AsyncWebsocketConsumer):
 class MatchConsumer(_RelayConsumer):
     """A match's turns, with the overlays of the seats the user may see (``debug_visible_to``)."""
 
+    route = "match"
+
     def exists(self) -> bool:
         # a match hidden until its reveal: staff only (its turns would tell the result)
         user = self.scope.get("user")
@@ -361,6 +382,8 @@ class MatchConsumer(_RelayConsumer):
 
 
 class EventConsumer(_RelayConsumer):
+    route = "event"
+
     def exists(self) -> bool:
         return Event.objects.filter(pk=self.object_id).exists()
 
@@ -373,6 +396,8 @@ class EventConsumer(_RelayConsumer):
 
 class HomeConsumer(_RelayConsumer):
     """``ws/home/``: the home page's "live now" counts."""
+
+    route = "home"
 
     def route_id(self) -> int:
         return 0
@@ -389,6 +414,8 @@ class HomeConsumer(_RelayConsumer):
 
 class NotificationConsumer(_RelayConsumer):
     """``ws/notifications/``: the user's new notifications and unread count; visitors get 4401."""
+
+    route = "notifications"
 
     async def connect(self):
         user = self.scope.get("user")
@@ -412,9 +439,11 @@ class NotificationConsumer(_RelayConsumer):
         return {"type": "snapshot", "unread": notify.unread_count(self.object_id)}
 
 
-class HumanSeatConsumer(AsyncWebsocketConsumer):
+class HumanSeatConsumer(CountedConsumer):
     """``ws/play/<match>/<seat>/``: a human seat, the only consumer that takes input; the move
     goes to the channel the pending request named (kept here, never taken from the client)."""
+
+    route = "seat"
 
     MAX_MESSAGE = 16_384
     #: at most this many client messages per RATE_WINDOW seconds, then the socket is closed

@@ -12,6 +12,7 @@ from bots import egress
 from competition.events.services import start_due_rounds
 from competition.matches import batch
 from competition.matches.lifecycle import reap
+from competition.plumbing import metrics
 from competition.plumbing.dbthreads import share_the_gil
 from competition.runners import heartbeat
 from competition.runners.embedded import REAP_SECONDS, ROUNDS_SECONDS
@@ -32,6 +33,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         share_the_gil()
+        metrics.set_process_kind(metrics.RUNNER)
+        if not opts["relay"]:  # serve's runners are read by the web process itself
+            metrics.sweep()
+            metrics.serve_exporter()
         if opts["relay"]:
             from competition.runners.embedded import run_relayed
 

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from competition.plumbing import metrics
 from competition.plumbing.production import StartRefused, exposed_data, guard_start
 
 
@@ -44,6 +45,7 @@ class Command(BaseCommand):
         if exposed := exposed_data():  # before the first file is made there
             raise CommandError("Arena refuses to start: " + "; ".join(exposed) + ".")
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        metrics.sweep()  # the values of a previous start's processes (counters from zero)
         if not opts["no_migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
         self.secure_start()

@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
+from competition.bots import health
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder
@@ -60,7 +61,7 @@ def bot_list(request):
     bots = (
         Bot.objects.filter(owner=request.user)
         .exclude(kind__in=EndpointKind.people())
-        .select_related("rating")
+        .select_related("rating", "health_row")
         .order_by("game", "name")
     )
     rows = []
@@ -72,6 +73,7 @@ def bot_list(request):
                 "game": get_game(bot.game),
                 "rating": rating,
                 "provisional": (rating.games if rating else 0) < ratings.PROVISIONAL_GAMES,
+                "health": health.of(bot, owner=True),
             }
         )
     return render(request, "bots/list.html", {"rows": rows})
@@ -293,7 +295,7 @@ def results_by_opponent(
 
 
 def bot_detail(request, pk: int):
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    bot = get_object_or_404(Bot.objects.select_related("owner", "health_row"), pk=pk)
     return render(request, "bots/detail.html", detail_context(request, bot))
 
 
@@ -464,6 +466,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         **code_context(request, bot),
         "ladder": ladder.status(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
+        "health": health.of(bot, owner=is_owner),
     }
     if request.user.is_authenticated and context["challengeable"]:
         context["challenge"] = challenge or ChallengeForm(user=request.user, target=bot, game=game)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, F, Max
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
@@ -140,6 +141,7 @@ def leaderboard(request, slug: str):
             "page": page,
             "unranked": bot_rows(unranked[: ratings.UNRANKED_SHOWN]),
             "provisional_games": ratings.PROVISIONAL_GAMES,
+            "health_forfeits": settings.ARENA_BOT_HEALTH_FORFEITS,
         },
     )
 

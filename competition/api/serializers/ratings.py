@@ -41,3 +41,4 @@ class LeaderboardRowSerializer(serializers.Serializer):
     ordinal = serializers.FloatField()
     games = serializers.IntegerField()
     provisional = serializers.BooleanField()
+    health = serializers.DictField(help_text="The bot's health, as on the bot payload.")

@@ -8,6 +8,7 @@ from rest_framework import generics, permissions
 
 from competition.api.serializers import ratings as s
 from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
+from competition.bots import health
 from competition.ratings import services as ratings
 
 
@@ -43,13 +44,20 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
                 "ordinal": bot.r_ordinal,
                 "games": bot.r_games,
                 "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
+                "health": health.of(bot).as_json(),
             }
             for i, bot in enumerate(page)
         ]
         response = self.get_paginated_response(rows)
         unranked = ratings.leaderboard(game)[1][: ratings.UNRANKED_SHOWN]
         response.data["unranked"] = [
-            {"bot": bot.pk, "name": bot.name, "owner": bot.owner_name, "builtin": bot.is_platform}
+            {
+                "bot": bot.pk,
+                "name": bot.name,
+                "owner": bot.owner_name,
+                "builtin": bot.is_platform,
+                "health": health.of(bot).as_json(),
+            }
             for bot in unranked
         ]
         return response

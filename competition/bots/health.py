@@ -17,6 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from bots.faults import DISCONNECTED, FaultCode, seen
+from competition.bots.services import set_bot_status
 from competition.matches.replies import SeatReplies
 from competition.models import Participant
 from competition.models.bots import Bot, BotHealth, BotStatus
@@ -76,8 +77,6 @@ class Health:
 def record(participants: list[Participant], replies: dict[int, SeatReplies], now=None) -> list:
     """Count a finished match (one that judges health) in its bots' rows, inside the finish;
     pause each bot absent or late ``ARENA_BOT_HEALTH_FORFEITS`` times in a row: the ids paused."""
-    from competition.bots.services import set_bot_status
-
     now = now or timezone.now()
     k = settings.ARENA_BOT_HEALTH_FORFEITS
     paused = []
@@ -109,11 +108,6 @@ def _counted(p: Participant, seat: SeatReplies, now) -> BotHealth:
         row.failing_since, row.streak = None, 0
     row.save()
     return row
-
-
-def restart_count(bot: Bot) -> None:
-    """A bot made active again: its pause count starts again (it may still be failing)."""
-    BotHealth.objects.filter(bot_id=bot.pk).update(streak=0)
 
 
 def _resume_hint(bot: Bot, row: BotHealth) -> str:

@@ -18,13 +18,14 @@ from django.utils import timezone
 from bots import codebundle
 from bots.codebundle import Upload
 from bots.faults import BotFault, FaultCode
-from competition.bots import builds, health
+from competition.bots import builds
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.matches.dispatch import dispatch_build
 from competition.models import BuildStatus, Entry, Participant
 from competition.models.bots import (
     Bot,
+    BotHealth,
     BotStatus,
     BotVersion,
     EndpointKind,
@@ -107,7 +108,7 @@ def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
 def set_bot_status(bot: Bot, status: BotStatus, reason: str = "", *, detail: str = "") -> bool:
     """The one way a bot's status changes; True if it changed. Its owner is told (``detail``:
     more for them than the public ``reason``). A bot made active starts its forfeit count again
-    (``health.restart_count``) and sends ``bot_activated`` in this transaction."""
+    (``BotHealth.streak``) and sends ``bot_activated`` in this transaction."""
     with transaction.atomic():
         before = Bot.objects.filter(pk=bot.pk).values_list("status", flat=True).first()
         changed = (
@@ -118,7 +119,7 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "", *, detail: str
         if changed and before != status:
             bot_notices.status_changed(bot, before, status, reason, detail)
         if changed and status == BotStatus.ACTIVE:
-            health.restart_count(bot)
+            BotHealth.objects.filter(bot_id=bot.pk).update(streak=0)  # it may still fail
             bot_activated.send(sender=Bot, bot=bot)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
     return bool(changed)

@@ -745,6 +745,14 @@ def wait_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def bot_commands(command) -> None:
+    """``bot`` (one bot, its health in words) and ``resume`` (a paused bot of yours)."""
+    p = command("bot", cmd_bot, "one bot: its status, rating and health")
+    p.add_argument("bot", type=positive_int)
+    p = command("resume", cmd_resume, "resume your paused bot (make it active again)")
+    p.add_argument("bot", type=positive_int)
+
+
 def code_commands(command) -> None:
     """``languages``, ``upload`` and ``versions``: a code bot's (``register --kind code`` makes one)."""
     command("languages", cmd_languages, "the languages a code bot may be written in here")
@@ -798,10 +806,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--owner")
     p.add_argument("--mine", action="store_true", help="my bots only")
     p.add_argument("--limit", type=positive_int, default=50)
-    p = command("bot", cmd_bot, "one bot: its status, rating and health")
-    p.add_argument("bot", type=positive_int)
-    p = command("resume", cmd_resume, "resume your paused bot (make it active again)")
-    p.add_argument("bot", type=positive_int)
+    bot_commands(command)
     p = command("register", cmd_register, "register a bot")
     p.add_argument("game")
     p.add_argument("name")

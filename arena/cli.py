@@ -746,7 +746,12 @@ def wait_options(p: argparse.ArgumentParser) -> None:
 
 
 def bot_commands(command) -> None:
-    """``bot`` (one bot, its health in words) and ``resume`` (a paused bot of yours)."""
+    """``bots`` (a list), ``bot`` (one, its health in words) and ``resume`` (a paused bot)."""
+    p = command("bots", cmd_bots, "list bots")
+    p.add_argument("--game")
+    p.add_argument("--owner")
+    p.add_argument("--mine", action="store_true", help="my bots only")
+    p.add_argument("--limit", type=positive_int, default=50)
     p = command("bot", cmd_bot, "one bot: its status, rating and health")
     p.add_argument("bot", type=positive_int)
     p = command("resume", cmd_resume, "resume your paused bot (make it active again)")
@@ -801,11 +806,6 @@ def build_parser() -> argparse.ArgumentParser:
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")
-    p = command("bots", cmd_bots, "list bots")
-    p.add_argument("--game")
-    p.add_argument("--owner")
-    p.add_argument("--mine", action="store_true", help="my bots only")
-    p.add_argument("--limit", type=positive_int, default=50)
     bot_commands(command)
     p = command("register", cmd_register, "register a bot")
     p.add_argument("game")

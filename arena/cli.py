@@ -214,9 +214,34 @@ def cmd_bots(args) -> None:
         owner = client.me()["username"]
     bots = client.bots(limit=args.limit, game=args.game, owner=owner)
     table(
-        [[b["id"], b["game"], b["name"], b["owner"], b["status"], _rating(b)] for b in bots],
-        ["id", "game", "name", "owner", "status", "rating"],
+        [
+            [b["id"], b["game"], b["name"], b["owner"], b["status"], _rating(b), _health(b)]
+            for b in bots
+        ],
+        ["id", "game", "name", "owner", "status", "rating", "health"],
     )
+
+
+def _health(bot: dict) -> str:
+    """A bot's health in words, as the server says it (the leaderboard's short form)."""
+    return (bot.get("health") or {}).get("words", "")
+
+
+def cmd_bot(args) -> None:
+    client = client_for(args)
+    bot = client.get(f"/api/bots/{args.bot}/", what=f"bot {args.bot}")
+    out(f"bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']}, by {bot['owner']})")
+    out(f"status: {bot['status']}")
+    rating = _rating(bot)
+    if rating:
+        out(f"rating: {rating}")
+    out(f"health: {(bot.get('health') or {}).get('sentence', 'not known')}")
+
+
+def cmd_resume(args) -> None:
+    client = client_for(args)
+    bot = client.patch(f"/api/bots/{args.bot}/", {"status": "active"}, what=f"bot {args.bot}")
+    out(f"bot {bot['id']}: {bot['name']} is {bot['status']}: it plays again")
 
 
 def cmd_register(args) -> None:
@@ -761,6 +786,19 @@ def wait_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def bot_commands(command) -> None:
+    """``bots`` (a list), ``bot`` (one, its health in words) and ``resume`` (a paused bot)."""
+    p = command("bots", cmd_bots, "list bots")
+    p.add_argument("--game")
+    p.add_argument("--owner")
+    p.add_argument("--mine", action="store_true", help="my bots only")
+    p.add_argument("--limit", type=positive_int, default=50)
+    p = command("bot", cmd_bot, "one bot: its status, rating and health")
+    p.add_argument("bot", type=positive_int)
+    p = command("resume", cmd_resume, "resume your paused bot (make it active again)")
+    p.add_argument("bot", type=positive_int)
+
+
 def code_commands(command) -> None:
     """``languages``, ``upload`` and ``versions``: a code bot's (``register --kind code`` makes one)."""
     command("languages", cmd_languages, "the languages a code bot may be written in here")
@@ -814,11 +852,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")
-    p = command("bots", cmd_bots, "list bots")
-    p.add_argument("--game")
-    p.add_argument("--owner")
-    p.add_argument("--mine", action="store_true", help="my bots only")
-    p.add_argument("--limit", type=positive_int, default=50)
+    bot_commands(command)
     p = command("register", cmd_register, "register a bot")
     p.add_argument("game")
     p.add_argument("name")

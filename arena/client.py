@@ -169,6 +169,9 @@ class Client:
     def post(self, path: str, body: dict | None = None, *, what: str = ""):
         return self._json(self.request("POST", path, json=body, what=what))
 
+    def patch(self, path: str, body: dict, *, what: str = ""):
+        return self._json(self.request("PATCH", path, json=body, what=what))
+
     def _json(self, response: requests.Response):
         try:
             return response.json()

@@ -22,10 +22,11 @@ from competition.bots import builds
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.matches.dispatch import dispatch_build
-from competition.models import BuildStatus, Entry, MatchStatus, Participant
+from competition.models import BuildStatus, Entry, Participant
 from competition.models.bots import (
     MAX_LABEL,
     Bot,
+    BotHealth,
     BotStatus,
     BotVersion,
     EndpointKind,
@@ -35,16 +36,12 @@ from competition.models.bots import (
     readable_bytes,
     unprintable,
 )
-from competition.models.matches import judges_health
 from competition.notifications import bot_notices
 from competition.plumbing.ratelimit import Limit, hit
 from games import get_game
 from games.base import Context, IllegalAction
 
 logger = logging.getLogger(__name__)
-
-#: the faults that count towards a bot's health (the bot was not there)
-HEALTH_CAUSES = (FaultCode.CONNECT.value, FaultCode.TIMEOUT.value)
 
 #: a test call waits at most this long (seconds), whatever the game's own limit
 TEST_CALL_TIMEOUT = 10.0
@@ -110,9 +107,10 @@ def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
 # -- status and health ----------------------------------------------------------------------
 
 
-def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
-    """The one way a bot's status changes; True if it changed. A bot made active starts its
-    forfeit count again and sends ``bot_activated`` in this transaction."""
+def set_bot_status(bot: Bot, status: BotStatus, reason: str = "", *, detail: str = "") -> bool:
+    """The one way a bot's status changes; True if it changed. Its owner is told (``detail``:
+    more for them than the public ``reason``). A bot made active starts its forfeit count again
+    (``BotHealth.streak``) and sends ``bot_activated`` in this transaction."""
     with transaction.atomic():
         before = Bot.objects.filter(pk=bot.pk).values_list("status", flat=True).first()
         changed = (
@@ -121,8 +119,9 @@ def set_bot_status(bot: Bot, status: BotStatus, reason: str = "") -> bool:
             .update(status=status, status_reason=reason, updated=timezone.now())
         )
         if changed and before != status:
-            bot_notices.status_changed(bot, before, status, reason)
+            bot_notices.status_changed(bot, before, status, reason, detail)
         if changed and status == BotStatus.ACTIVE:
+            BotHealth.objects.filter(bot_id=bot.pk).update(streak=0)  # it may still fail
             bot_activated.send(sender=Bot, bot=bot)
     bot.refresh_from_db(fields=["status", "status_reason", "updated"])
     return bool(changed)
@@ -134,40 +133,6 @@ def resume_bot(bot: Bot) -> bool:
         if not Bot.objects.select_for_update().filter(pk=bot.pk, status=BotStatus.PAUSED).exists():
             return False
         return set_bot_status(bot, BotStatus.ACTIVE)
-
-
-def check_bot_health(participants: list[Participant]) -> list[int]:
-    """Pause (inside the finish) each bot whose last ``ARENA_BOT_HEALTH_FORFEITS`` matches that
-    count (rated ones, and practice under the game's own conditions: not ``friendly``) since its
-    last change all forfeited for ``connect`` or ``timeout``; the ids paused."""
-    k = settings.ARENA_BOT_HEALTH_FORFEITS
-    paused = []
-    if k <= 0:
-        return paused
-    for bot_id in sorted({p.bot_id for p in participants if p.cause in HEALTH_CAUSES}):
-        bot = Bot.objects.select_for_update().get(pk=bot_id)
-        if bot.status != BotStatus.ACTIVE:
-            continue
-        causes = list(
-            Participant.objects.filter(
-                judges_health("match__"),
-                bot_id=bot_id,
-                match__status__in=MatchStatus.with_result(),
-                match__finished__gte=bot.updated,
-            )
-            .order_by("-match__finished", "-match_id")
-            .values_list("cause", flat=True)[:k]
-        )
-        if len(causes) < k or any(c not in HEALTH_CAUSES for c in causes):
-            continue
-        why = ", ".join(sorted(set(causes)))
-        bot.status = BotStatus.PAUSED
-        bot.status_reason = f"paused after {k} consecutive forfeits ({why})"
-        bot.save(update_fields=["status", "status_reason", "updated"])
-        paused.append(bot_id)
-        bot_notices.paused_for_health(bot)
-        logger.warning("bot %s %s", bot_id, bot.status_reason)
-    return paused
 
 
 # -- versions -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.dispatch import receiver
 
-from competition.bots.services import check_bot_health
+from competition.bots import health
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.events import ladder, replays, standings
 from competition.events.services import announce_ended, on_bot_activated, on_match_finished
@@ -16,11 +16,14 @@ from competition.ratings import services as ratings
 
 
 @receiver(match_ended, dispatch_uid="competition.events.match_ended")
-def match_ended_in_event(sender, *, match, participants=None, forfeited=(), **kwargs) -> None:
-    """A forfeit counts to the bots' health first (``Match.judges_health``); then the event moves
-    on, a ladder match frees its bots."""
-    if forfeited and match.judges_health and participants:
-        check_bot_health(participants)
+def match_ended_in_event(
+    sender, *, match, participants=None, forfeited=(), replies=None, **kwargs
+) -> None:
+    """The result counts to the bots' health first (``Match.judges_health``: a bot failing too
+    often is paused before any new pairing); then the event moves on, a ladder match frees its
+    bots."""
+    if match.judges_health and participants:
+        health.record(participants, replies or {}, match.finished)
     if match.event_id:
         ended = Event.objects.filter(pk=match.event_id, status=EventStatus.FINISHED)
         was_over = ended.exists()

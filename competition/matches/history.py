@@ -389,6 +389,16 @@ def fault_codes(match: Match | int) -> list[Any]:
     )
 
 
+def replies(match: Match | int) -> list[tuple]:
+    """Each turn's ``(faults, details, latencies_ms)``: what ``replies.seat_replies`` reads."""
+    match_id = _id(match)
+    return _either(
+        match_id,
+        lambda archive: [(t.faults, t.details, t.latencies_ms) for t in archive.window()],
+        lambda: list(_rows(match_id).values_list("faults", "details", "latencies_ms")),
+    )
+
+
 def turns_upto(match: Match | int, n: int | None = None) -> list[dict[str, Any]]:
     """Turns 1..``n`` (all when None) as dicts of ``REPLAYED``: what a resume or a fork replays."""
     match_id = _id(match)

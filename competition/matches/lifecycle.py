@@ -20,6 +20,7 @@ from competition.live import broadcast
 from competition.matches import history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
+from competition.matches.replies import seat_replies
 from competition.matches.signals import match_ended, match_requeued
 from competition.matches.sql import bind, claim_sql, finish_sql, renew_sql, token_param
 from competition.models import (
@@ -276,9 +277,11 @@ def finish(
     archive: list | None = None,
     archive_rows: int | None = None,
     counted: tuple[int, int] | None = None,
+    turns: list[tuple] | None = None,
 ) -> bool:
     """Store the result, rate it, progress the event; False if already done (``token=None``: no
-    lease check). ``counted``, (turns, bytes) of the last turns, moves in the ending statement."""
+    lease check). ``counted``, (turns, bytes) of the last turns, moves in the ending statement;
+    ``turns``, each turn's ``(faults, details, latencies_ms)`` (the seats' health), if held."""
     db = connections[DEFAULT_DB_ALIAS]
     seat_sql = finish_sql(db)[2]
     now = timezone.now()
@@ -297,8 +300,12 @@ def finish(
             match, participants = loaded["match"], loaded["participants"]
             match.status, match.reason, match.finished = status, outcome.reason, now
             match.lease_token = match.lease_expires = None
+        if turns is None and archive is not None:  # TURN_VALUES: faults, details, latencies
+            turns = [(t[3], t[4], t[5]) for t in archive]
+        if turns is None:
+            turns = history.replies(match_id)
         if turn_faults is None:
-            turn_faults = history.fault_codes(match_id)
+            turn_faults = [faults for faults, _details, _latencies in turns]
         else:
             match.turn_count = len(turn_faults)
         charged: dict[int, int] = dict.fromkeys(range(len(participants)), 0)
@@ -321,7 +328,7 @@ def finish(
         )
         if not match.results_hidden():  # a hidden match is rated at its reveal
             ratings.apply_match(match, participants)
-        _ended(match, participants, forfeited)
+        _ended(match, participants, forfeited, seat_replies(turns, len(participants)))
         summary = match_json(match, participants)
         _announce_end(match, summary, by_code)
         if archive is not None:
@@ -384,9 +391,18 @@ def announce_running(game_slug: str, summary: dict | None = None) -> None:
         broadcast.running_changed(game_slug, count, watch=watch, match=summary)
 
 
-def _ended(match: Match, participants: list[Participant] | None = None, forfeited=()) -> None:
-    """Send ``signals.match_ended`` inside the transaction that ended ``match``."""
-    match_ended.send(Match, match=match, participants=participants, forfeited=tuple(forfeited))
+def _ended(
+    match: Match, participants: list[Participant] | None = None, forfeited=(), replies=None
+) -> None:
+    """Send ``signals.match_ended`` inside the transaction that ended ``match`` (``replies``: each
+    seat's ``SeatReplies``, when it has a result)."""
+    match_ended.send(
+        Match,
+        match=match,
+        participants=participants,
+        forfeited=tuple(forfeited),
+        replies=replies or {},
+    )
 
 
 def _compact_on_commit(match_id: int) -> None:

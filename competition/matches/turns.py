@@ -154,6 +154,7 @@ class End:
     loaded: dict | None = None
     turn_faults: list | None = None
     archive: list | None = None
+    turns: list | None = None  # each turn's (faults, details, latencies_ms), when all are held
 
     def ended_by(self, limit: str) -> End:
         """This end, or ``limit`` stopped the match unless another limit already had."""
@@ -201,6 +202,7 @@ def store_end(
             loaded=end.loaded,
             turn_faults=end.turn_faults,
             archive=end.archive,
+            turns=end.turns,
             archive_rows=len(end.archive) - len(left) if archived else None,
             counted=counted,
         )

@@ -3,7 +3,7 @@ seats and turns, the standing ladder and its seasons, stored standings, ratings,
 (the vocabularies) and ``filters`` (the match list's filters) beside them
 (docs/architecture.md)."""
 
-from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
+from competition.models.bots import Bot, BotHealth, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
     BuildStatus,
     EntryStatus,
@@ -37,6 +37,7 @@ from competition.models.standings import (
 __all__ = [
     "TURN_VALUES",
     "Bot",
+    "BotHealth",
     "BotStatus",
     "BotVersion",
     "BuildStatus",

@@ -525,3 +525,32 @@ class BotVersion(models.Model):
             cpus=settings.ARENA_SANDBOX_CPU_PERCENT / 100,
         )
         return SandboxTransport(bundle, game=game, seat=seat, limits=limits)
+
+
+class BotHealth(models.Model):
+    """A bot's health as its last counted matches left it, kept up to date at each finish
+    (``competition.bots.health.record``): one row a bot, so reading it costs the same whatever
+    its history. ``replies_ms`` holds the reply times of its last matches (a bounded sample)."""
+
+    bot = models.OneToOneField(
+        Bot, primary_key=True, on_delete=models.CASCADE, related_name="health_row"
+    )
+    played = models.DateTimeField(null=True, blank=True, help_text="Its last counted match's end.")
+    replies_ms = models.JSONField(
+        default=list, help_text="Reply times (ms) of its last matches, one list a match."
+    )
+    failing_since = models.DateTimeField(
+        null=True, blank=True, help_text="The end of the first of the forfeits it is failing with."
+    )
+    streak = models.PositiveIntegerField(
+        default=0,
+        help_text="Its last matches forfeited in a row (absent or too late) since resumed.",
+    )
+    fault = models.CharField(max_length=16, blank=True, help_text="Its last forfeit's fault.")
+    fault_detail = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        verbose_name_plural = "bot health"
+
+    def __str__(self) -> str:
+        return f"health of bot {self.bot_id}"

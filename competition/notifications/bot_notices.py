@@ -1,5 +1,5 @@
-"""What owners are told of their bots: paused (and why), paused by its health, resumed, a
-version that did not compile."""
+"""What owners are told of their bots: paused (and why: by its owner, staff or its health),
+resumed, a version that did not compile."""
 
 from __future__ import annotations
 
@@ -8,26 +8,15 @@ from competition.models.bots import Bot, BotStatus
 from competition.notifications import notify
 
 
-def status_changed(bot: Bot, before: str, status: str, reason: str) -> None:
-    """Tell the owner their bot was paused (and why) or plays again."""
+def status_changed(bot: Bot, before: str, status: str, reason: str, detail: str = "") -> None:
+    """Tell the owner their bot was paused (and why, ``detail`` for them only) or plays again."""
     why = f": {reason}" if reason else ""
     if status == BotStatus.PAUSED:
-        text = f"{bot.name} was paused{why}."
+        text = f"{bot.name} was paused{why}." + (f" {detail}" if detail else "")
         notify.notify(bot.owner_id, NotificationKind.BOT_PAUSED, text, f"/bots/{bot.pk}/")
     elif status == BotStatus.ACTIVE and before == BotStatus.PAUSED:
         text = f"{bot.name} was resumed and plays again{why}."
         notify.notify(bot.owner_id, NotificationKind.BOT_RESUMED, text, f"/bots/{bot.pk}/")
-
-
-def paused_for_health(bot: Bot) -> None:
-    """Tell the owner that ``bot`` was paused by its forfeits (its ``status_reason`` says why)."""
-    notify.notify(
-        bot.owner_id,
-        NotificationKind.BOT_PAUSED,
-        f"{bot.name} was {bot.status_reason}: it plays no new match until you resume it "
-        "from its page (check that its server answers first).",
-        f"/bots/{bot.pk}/",
-    )
 
 
 def build_failed(bot: Bot, number: int, log: str) -> None:

@@ -273,8 +273,11 @@ UNRANKED_SHOWN = 200
 
 def leaderboard(game: str):
     """``(ranked, unranked)`` querysets of a game's leaderboard: ranked by ordinal (``r_*``); the
-    unranked by name, since the default rating would rank them above bots that lost."""
-    from django.db.models import F, FloatField, IntegerField, Value
+    unranked by name, since the default rating would rank them above bots that lost. A bot
+    failing now (its last counted match forfeited: ``BotHealth.failing_since``) is unranked
+    until it answers again; a paused one is not listed (not active). Each bot comes with its
+    ``health_row`` (one join)."""
+    from django.db.models import F, FloatField, IntegerField, Q, Value
     from django.db.models.functions import Coalesce
 
     from competition.models.bots import Bot, EndpointKind
@@ -283,7 +286,7 @@ def leaderboard(game: str):
         Bot.objects.active()
         .for_game(game)
         .exclude(kind__in=EndpointKind.people())
-        .select_related("owner")
+        .select_related("owner", "health_row")
         .annotate(
             r_mu=Coalesce("rating__mu", Value(DEFAULT_MU), output_field=FloatField()),
             r_sigma=Coalesce("rating__sigma", Value(DEFAULT_SIGMA), output_field=FloatField()),
@@ -296,8 +299,10 @@ def leaderboard(game: str):
     bots = bots.exclude(pk__in=LadderSpot.objects.filter(enrolled=False).values("bot_id"))
     if not settings.ARENA_LADDER_HOUSE_RANKED:
         bots = bots.exclude(owner__isnull=True)
-    ranked = bots.filter(r_games__gt=0).order_by("-r_ordinal", "-r_games", "name", "id")
-    unranked = bots.filter(r_games=0).order_by("name", "id")
+    failing = Q(health_row__failing_since__isnull=False)
+    ranked = bots.filter(r_games__gt=0).exclude(failing)
+    ranked = ranked.order_by("-r_ordinal", "-r_games", "name", "id")
+    unranked = bots.filter(Q(r_games=0) | failing).order_by("name", "id")
     return ranked, unranked
 
 

@@ -231,6 +231,10 @@ def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
         loaded=data,
         turn_faults=[t["faults"] for t in data["turns"]] + [r.faults for r in result.turns],
         archive=archive,
+        # played here from turn one: the seats' health from what it holds (else the finish reads)
+        turns=None
+        if data["turns"]
+        else [(r.faults, r.details, r.latencies_ms) for r in result.turns],
     )
 
 

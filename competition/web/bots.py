@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
 from bots.sandbox import what_to_install
+from competition.bots import health
 from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder, replays, seasons
@@ -63,7 +64,7 @@ def bot_list(request):
     bots = (
         Bot.objects.filter(owner=request.user)
         .exclude(kind__in=EndpointKind.people())
-        .select_related("rating")
+        .select_related("rating", "health_row")
         .order_by("game", "name")
     )
     rows = []
@@ -75,6 +76,7 @@ def bot_list(request):
                 "game": get_game(bot.game),
                 "rating": rating,
                 "provisional": (rating.games if rating else 0) < ratings.PROVISIONAL_GAMES,
+                "health": health.of(bot, owner=True),
             }
         )
     return render(request, "bots/list.html", {"rows": rows})
@@ -299,7 +301,7 @@ def results_by_opponent(
 
 
 def bot_detail(request, pk: int):
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    bot = get_object_or_404(Bot.objects.select_related("owner", "health_row"), pk=pk)
     return render(request, "bots/detail.html", detail_context(request, bot))
 
 
@@ -500,6 +502,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "report": replays.latest_report(bot),
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
         "season_badges": seasons.badges(bot_id=bot.pk),
+        "health": health.of(bot, owner=is_owner),
     }
     # each version's record: a code bot's uploads, a URL bot's declared versions (public)
     context["record_versions"] = context.get("versions") or declared_versions(bot)

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
+from competition.bots import health
 from competition.matches.presenters import reason_text
 from competition.models import Event, MatchStatus, Participant
 from competition.models.bots import PLATFORM_OWNER, EndpointKind
@@ -41,25 +42,28 @@ def two_places(value: float) -> str:
 
 
 def bot_rows(bots: QuerySet, *, rank_from: int | None = None, provisional: int = 0) -> list[dict]:
-    """Leaderboard rows of ``bots`` (annotated ``r_*``) as text, ranked from ``rank_from``."""
+    """Leaderboard rows of ``bots`` (annotated ``r_*``, with their ``health_row``) as text,
+    ranked from ``rank_from``; each with its health in words (``bots.health``)."""
     bot_url, user_url = link_maker("bot-detail"), link_maker("user-detail")
     rows = []
-    for i, (pk, name, owner, mu, sigma, games, ordinal) in enumerate(
-        bots.values_list("pk", "name", "owner__username", "r_mu", "r_sigma", "r_games", "r_ordinal")
-    ):
+    for i, bot in enumerate(bots):
+        owner = bot.owner.username if bot.owner_id else None
+        said = health.of(bot)
         rows.append(
             {
                 "rank": "" if rank_from is None else str(rank_from + i),
-                "name": name,
-                "url": bot_url(pk),
+                "name": bot.name,
+                "url": bot_url(bot.pk),
                 "owner": owner or PLATFORM_OWNER,
                 "owner_url": user_url(owner) if owner else "",
                 "platform": owner is None,
-                "mu": two_places(mu),
-                "sigma": two_places(sigma),
-                "ordinal": two_places(ordinal),
-                "games": str(games),
-                "provisional": games < provisional,
+                "mu": two_places(bot.r_mu),
+                "sigma": two_places(bot.r_sigma),
+                "ordinal": two_places(bot.r_ordinal),
+                "games": str(bot.r_games),
+                "provisional": bot.r_games < provisional,
+                "health": said,
+                "why_unranked": said.words if not said.ranked else "no rated game yet",
             }
         )
     return rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, F, Max
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
@@ -142,6 +143,7 @@ def leaderboard(request, slug: str):
             "provisional_games": ratings.PROVISIONAL_GAMES,
             "season": seasons.current(slug),
             "past_seasons": seasons.any_ended(slug),
+            "health_forfeits": settings.ARENA_BOT_HEALTH_FORFEITS,
         },
     )
 

@@ -104,7 +104,11 @@ def test_it_tells_the_owner_by_site_and_mail_when_a_stopped_bot_is_paused(tmp_pa
         kinds = [n["kind"] for n in notes["results"]]
         assert "bot_paused" in kinds, notes
         paused = next(n for n in notes["results"] if n["kind"] == "bot_paused")
-        assert "ann-bot was paused after 2 consecutive forfeits (connect)" in paused["text"]
+        assert (
+            "ann-bot was paused: it forfeited its last 2 matches in a row (could not be reached)."
+            in paused["text"]
+        )
+        assert "Its last fault: could not connect to http://127.0.0.1:" in paused["text"]
         _, theirs = call(base, tokens["bob"], "GET", "/api/notifications/")
         assert "bot_paused" not in [n["kind"] for n in theirs["results"]]
         # It should print the mail in the console backend's output, to ann.

@@ -16,6 +16,7 @@ from competition.api.serializers.common import (
     game_choices,
 )
 from competition.api.serializers.ratings import RatingSerializer, rating_json
+from competition.bots import health
 from competition.bots import services as bot_services
 from competition.models.bots import (
     MAX_LABEL,
@@ -77,6 +78,21 @@ def ladder_json(status: dict) -> dict:
     ).data
 
 
+class HealthSerializer(serializers.Serializer):
+    """A bot's health (``competition.bots.health``), as its page and the CLI say it."""
+
+    code = serializers.ChoiceField(
+        choices=["answering", "slow", "failing", "paused", "inactive", "not_played"],
+        help_text="answering, slow (p95 reply above half the game's time a move), failing "
+        "(its last counted match forfeited by its fault), paused, inactive, not_played.",
+    )
+    words = serializers.CharField(help_text="The short form, as the leaderboard's column says it.")
+    sentence = serializers.CharField(help_text="The full sentence, as the bot's page says it.")
+    since = serializers.DateTimeField(allow_null=True, help_text="When it started failing.")
+    typical_ms = serializers.IntegerField(allow_null=True, help_text="Its median reply time.")
+    p95_ms = serializers.IntegerField(allow_null=True, help_text="95% of its replies within.")
+
+
 class BotSerializer(serializers.ModelSerializer):
     """A bot. ``target`` is shown to its owner and staff only (URLs may embed tokens);
     ``secret`` (the HMAC key of its requests) to its owner once, in the answer that creates
@@ -115,6 +131,7 @@ class BotSerializer(serializers.ModelSerializer):
         "one starts a new version, with its own record and a new start of its rating, "
         "recorded on every match it plays from then on. A code bot's versions are its uploads.",
     )
+    health = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
@@ -133,6 +150,7 @@ class BotSerializer(serializers.ModelSerializer):
             "file",
             "rating",
             "version_label",
+            "health",
             "created",
             "updated",
         )
@@ -141,6 +159,12 @@ class BotSerializer(serializers.ModelSerializer):
     @extend_schema_field(RatingSerializer)
     def get_rating(self, bot: Bot) -> dict:
         return rating_json(bot)
+
+    @extend_schema_field(HealthSerializer)
+    def get_health(self, bot: Bot) -> dict:
+        user = self._user()
+        owner = bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
+        return health.of(bot, owner=owner).as_json()
 
     def _user(self):
         request = self.context.get("request")

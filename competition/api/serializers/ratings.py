@@ -49,3 +49,4 @@ class LeaderboardRowSerializer(serializers.Serializer):
     uncertainty = serializers.FloatField(help_text="sigma, shown beside the rating.")
     games = serializers.IntegerField()
     provisional = serializers.BooleanField()
+    health = serializers.DictField(help_text="The bot's health, as on the bot payload.")

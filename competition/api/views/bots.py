@@ -73,7 +73,7 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
     def get_queryset(self):
         user = self.request.user
         bots = (
-            Bot.objects.select_related("owner", "rating")
+            Bot.objects.select_related("owner", "rating", "health_row")
             .exclude(kind__in=EndpointKind.people())  # a person's seat on the bench, not a bot
             .order_by("game", "name", "id")
         )

@@ -9,6 +9,7 @@ from rest_framework import generics, permissions
 from competition.api.serializers import ratings as s
 from competition.api.serializers.seasons import season_json
 from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
+from competition.bots import health
 from competition.events import seasons
 from competition.ratings import services as ratings
 
@@ -47,6 +48,7 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
                 "uncertainty": bot.r_sigma,
                 "games": bot.r_games,
                 "provisional": bot.r_games < ratings.PROVISIONAL_GAMES,
+                "health": health.of(bot).as_json(),
             }
             for i, bot in enumerate(page)
         ]
@@ -55,7 +57,13 @@ class LeaderboardView(JSONOnly, generics.ListAPIView):
         response.data["season"] = season_json(seasons.current(game))
         unranked = ratings.leaderboard(game)[1][: ratings.UNRANKED_SHOWN]
         response.data["unranked"] = [
-            {"bot": bot.pk, "name": bot.name, "owner": bot.owner_name, "builtin": bot.is_platform}
+            {
+                "bot": bot.pk,
+                "name": bot.name,
+                "owner": bot.owner_name,
+                "builtin": bot.is_platform,
+                "health": health.of(bot).as_json(),
+            }
             for bot in unranked
         ]
         return response

@@ -693,8 +693,22 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
     # rated game apart, unranked (they ranked at the default before issue 25).
     assert [row["name"] for row in rows] == ["steady", "strong"]
     assert [row["rank"] for row in rows] == [1, 2]
+    not_played = {
+        "code": "not_played",
+        "words": "not played yet",
+        "sentence": "Not played yet.",
+        "since": None,
+        "typical_ms": None,
+        "p95_ms": None,
+    }
     assert response.json()["unranked"] == [
-        {"bot": newcomer.pk, "name": "newcomer", "owner": "other", "builtin": False}
+        {
+            "bot": newcomer.pk,
+            "name": "newcomer",
+            "owner": "other",
+            "builtin": False,
+            "health": not_played,
+        }
     ]
     assert rows[0] == {
         "rank": 1,
@@ -707,6 +721,7 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
         "ordinal": 25.0,
         "games": 3,
         "provisional": True,
+        "health": not_played,  # rated in the test's rows, never counted by a finish
     }
     assert rows[1]["provisional"] is False and rows[1]["ordinal"] == 23.0
     # It should answer 404 for an unknown game and refuse writes.

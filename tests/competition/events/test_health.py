@@ -66,7 +66,7 @@ def test_it_pauses_a_bot_after_k_consecutive_connect_forfeits_and_lets_the_owner
     dead.refresh_from_db()
     # It should pause it after the third forfeit in a row, and say why.
     assert dead.status == BotStatus.PAUSED
-    assert dead.status_reason == "paused after 3 consecutive forfeits (connect)"
+    assert dead.status_reason == "it forfeited its last 3 matches in a row (could not be reached)"
     # It should never pause the healthy opponent.
     alive.refresh_from_db()
     assert alive.status == BotStatus.ACTIVE
@@ -126,7 +126,7 @@ async def test_it_pauses_a_bot_that_keeps_timing_out(allow_loopback, settings):
     await sync_to_async(slow.refresh_from_db)()
     # It should pause it after two timeouts in a row.
     assert slow.status == BotStatus.PAUSED
-    assert slow.status_reason == "paused after 2 consecutive forfeits (timeout)"
+    assert slow.status_reason == "it forfeited its last 2 matches in a row (did not answer in time)"
 
 
 def _stalled_two_bot_ladder():

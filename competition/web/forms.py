@@ -47,17 +47,30 @@ class BotForm(forms.ModelForm):
 
     class Meta:
         model = Bot
-        fields = ("game", "name", "kind", "target", "file", "public_debug", "source_public")
+        fields = (
+            "game",
+            "name",
+            "kind",
+            "target",
+            "file",
+            "public_debug",
+            "source_public",
+            "challenges",
+        )
         labels = {
             "target": "Endpoint",
             "kind": "Kind",
             "public_debug": "Show debug overlays publicly",
             "source_public": "Source public (anyone may download the code)",
+            "challenges": "Challenges from others",
         }
         help_texts = {
             "target": "For a URL bot: the URL the platform POSTs to, exactly as your bot "
             "expects it (query string kept).",
             "name": "Unique among your bots for this game.",
+            "challenges": "Always: they play at once. Ask me: each waits for your accept "
+            "(declined, or a day unanswered, it never plays). Never: they are refused. Your "
+            "own bots may always challenge it.",
         }
         widgets = {
             "target": forms.TextInput(

@@ -179,26 +179,34 @@ def _requests_of(user, match_id: int) -> list[ChallengeRequest]:
 
 def accept(user, match_id: int) -> Match:
     """The owner accepts: once no asked owner's answer is missing the match is queued and
-    plays; ``ValidationError`` if it expired meanwhile (then it never plays)."""
+    plays; ``ValidationError`` if it expired meanwhile (then it is cancelled, never played)."""
     with transaction.atomic():
         rows = _requests_of(user, match_id)
         now = timezone.now()
-        if any(row.expires <= now for row in rows):
-            expire(now, match_ids=[match_id])
-            raise ValidationError(
-                f"This challenge expired unanswered (after {expiry_words()}): it will not play."
-            )
-        ChallengeRequest.objects.filter(pk__in=[r.pk for r in rows]).update(
-            answer=ChallengeAnswer.ACCEPTED, answered=now
+        late = any(row.expires <= now for row in rows)
+        if not late:
+            match = _accepted(match_id, rows, now)
+    if late:
+        expire(now, match_ids=[match_id])
+        raise ValidationError(
+            f"This challenge expired unanswered (after {expiry_words()}): it will not play."
         )
-        match = Match.objects.select_related("created_by").get(pk=match_id)
-        waiting = ChallengeRequest.objects.filter(match_id=match_id, answer=ChallengeAnswer.WAITING)
-        if not waiting.exists() and Match.objects.filter(
-            pk=match_id, status=MatchStatus.PENDING
-        ).update(status=MatchStatus.QUEUED, queued_at=now):
-            match.status = MatchStatus.QUEUED
-            transaction.on_commit(lambda: dispatch(match_id))
-        match_notices.answered(match, rows, ChallengeAnswer.ACCEPTED)
+    return match
+
+
+def _accepted(match_id: int, rows: list[ChallengeRequest], now) -> Match:
+    """``rows`` accepted; the match queued (and dispatched) once none waits."""
+    ChallengeRequest.objects.filter(pk__in=[r.pk for r in rows]).update(
+        answer=ChallengeAnswer.ACCEPTED, answered=now
+    )
+    match = Match.objects.select_related("created_by").get(pk=match_id)
+    waiting = ChallengeRequest.objects.filter(match_id=match_id, answer=ChallengeAnswer.WAITING)
+    if not waiting.exists() and Match.objects.filter(
+        pk=match_id, status=MatchStatus.PENDING
+    ).update(status=MatchStatus.QUEUED, queued_at=now):
+        match.status = MatchStatus.QUEUED
+        transaction.on_commit(lambda: dispatch(match_id))
+    match_notices.answered(match, rows, ChallengeAnswer.ACCEPTED)
     return match
 
 

@@ -82,6 +82,9 @@ class BotForm(forms.ModelForm):
             )
         }
 
+    def clean_challenges(self) -> str:
+        return self.cleaned_data.get("challenges") or self.instance.challenges
+
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
@@ -89,6 +92,7 @@ class BotForm(forms.ModelForm):
             self.instance.owner = user  # the model's clean judges the kind by its owner
         self.fields["game"].choices = game_choices()
         self.fields["target"].required = False  # a URL bot's (see clean)
+        self.fields["challenges"].required = False  # absent: unchanged (new: always)
         self._kind_field(user)
         if self.instance.pk:
             # a bot's game never changes (its matches and rating belong to that game)

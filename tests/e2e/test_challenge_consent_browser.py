@@ -86,7 +86,9 @@ def test_it_plays_an_asked_challenge_once_accepted_and_never_a_declined_one(tmp_
             bob, ann = sign_in(browser, base, "bob"), sign_in(browser, base, "ann")
             # It should hold bob's challenge pending and say whose answer it waits for.
             first = challenge(bob, base, asker)
-            assert "waits for ann's answer for asker" in bob.locator("#challenge-waiting").inner_text()
+            assert (
+                "waits for ann's answer for asker" in bob.locator("#challenge-waiting").inner_text()
+            )
             assert status_of(base, first) == "pending"
             bob.screenshot(path=str(SHOTS / "challenge-pending-1280.png"))
             # It should tell ann with accept and decline buttons in the notice.

@@ -435,6 +435,8 @@ def cmd_challenge(args) -> None:
     )
     names = " vs ".join(p["name"] for p in match["participants"])
     out(f"match {match['id']} {match['status']}: {names}")
+    if match["status"] == "pending":
+        out("its owner is asked to accept it: it plays once they do, never if they decline")
     if match.get("unrated_reason"):  # why it is not rated (a challenge is practice)
         out(match["unrated_reason"])
 
@@ -832,6 +834,94 @@ def entry_commands(command) -> None:
     p.add_argument("--read", action="store_true", help="then mark them all read")
 
 
+#: ``Bot.challenges``' values, as the API takes them
+CONSENTS = ("always", "ask", "never")
+
+
+def challenge_commands(command) -> None:
+    """``challenge``, the answers to challenges (``challenges``, ``accept``, ``decline``), a
+    bot's consent (``consent``) and two bots' history (``vs``)."""
+    p = command("challenge", cmd_challenge, "queue an unrated practice match (one bot yours)")
+    p.add_argument("game")
+    p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--options", help="game options as a JSON object (an unrated match)")
+    p.add_argument("--pace-ms", type=int, dest="pace_ms")
+    command("challenges", cmd_challenges, "the challenges of your bots waiting for your answer")
+    p = command("accept", cmd_accept, "accept a challenge of your bot: it plays now")
+    p.add_argument("match", type=positive_int, help="the challenge's match number")
+    p = command("decline", cmd_decline, "decline a challenge of your bot: it never plays")
+    p.add_argument("match", type=positive_int, help="the challenge's match number")
+    p = command(
+        "consent",
+        cmd_consent,
+        "whether your bot accepts challenges: always, ask (you accept each) or never",
+    )
+    p.add_argument("bot", type=positive_int)
+    p.add_argument("challenges", choices=CONSENTS)
+    p = command("vs", cmd_vs, "two bots' head to head: totals and their latest matches")
+    p.add_argument("bot", type=positive_int)
+    p.add_argument("other", type=positive_int)
+
+
+def cmd_challenges(args) -> None:
+    rows = client_for(args).waiting_challenges()
+    table(
+        [
+            [r["match"], r["game"], r["bot"], r["challenger"], r["expires"][:16].replace("T", " ")]
+            for r in rows
+        ],
+        ["match", "game", "your bot", "challenger", "expires (UTC)"],
+    )
+    if rows:
+        out("answer with `arena accept MATCH` or `arena decline MATCH`")
+
+
+def cmd_accept(args) -> None:
+    answer = client_for(args).accept(args.match)
+    out(f"challenge {answer['match']}: {answer['detail']}")
+
+
+def cmd_decline(args) -> None:
+    answer = client_for(args).decline(args.match)
+    out(f"challenge {answer['match']}: {answer['detail']}")
+
+
+#: what each consent means, as the bot's edit page says it
+CONSENT_WORDS = {
+    "always": "challenges of it play at once",
+    "ask": "each challenge of it waits for your accept (`arena challenges`)",
+    "never": "challenges of it are refused",
+}
+
+
+def cmd_consent(args) -> None:
+    bot = client_for(args).set_challenges(args.bot, args.challenges)
+    out(f"bot {bot['id']} ({bot['name']}): {CONSENT_WORDS[bot['challenges']]}")
+
+
+def cmd_vs(args) -> None:
+    h2h = client_for(args).head_to_head(args.bot, args.other)
+    mine, other, total = h2h["bot"], h2h["opponent"], h2h["totals"]["overall"]
+    out(
+        f"{mine['name']} vs {other['name']}: {total['wins']} won, {total['draws']} drawn, "
+        f"{total['losses']} lost of {total['games']}"
+    )
+    table(
+        [
+            [
+                m["match"],
+                f"{m['seat']} {m['version'] or ''}".strip(),
+                f"{m['opponent_seat']} {m['opponent_version'] or ''}".strip(),
+                m["result"],
+                "rated" if m["rated"] else "practice",
+            ]
+            for m in h2h["results"]
+        ],
+        ["match", "seat", "their seat", "result", "rated"],
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -862,12 +952,7 @@ def build_parser() -> argparse.ArgumentParser:
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
-    p = command("challenge", cmd_challenge, "queue an unrated practice match (one bot yours)")
-    p.add_argument("game")
-    p.add_argument("bots", type=positive_int, nargs="+", metavar="BOT")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--options", help="game options as a JSON object (an unrated match)")
-    p.add_argument("--pace-ms", type=int, dest="pace_ms")
+    challenge_commands(command)
     p = command("matches", cmd_matches, "list matches")
     p.add_argument("--game")
     p.add_argument("--bot", type=positive_int)

@@ -275,6 +275,29 @@ class Client:
             body["pace_ms"] = pace_ms
         return self.post("/api/matches/challenge/", body)
 
+    def waiting_challenges(self) -> list[dict]:
+        """The challenges of your bots waiting for your answer."""
+        return self.get("/api/challenges/")
+
+    def accept(self, match_id: int) -> dict:
+        return self.post(f"/api/challenges/{int(match_id)}/accept/", what=f"challenge {match_id}")
+
+    def decline(self, match_id: int) -> dict:
+        return self.post(f"/api/challenges/{int(match_id)}/decline/", what=f"challenge {match_id}")
+
+    def set_challenges(self, bot_id: int, consent: str) -> dict:
+        """Whether your bot accepts challenges: "always", "ask" or "never"."""
+        response = self.request(
+            "PATCH", f"/api/bots/{int(bot_id)}/", json={"challenges": consent}, what=f"bot {bot_id}"
+        )
+        return self._json(response)
+
+    def head_to_head(self, bot_id: int, other_id: int) -> dict:
+        return self.get(
+            f"/api/bots/{int(bot_id)}/head-to-head/{int(other_id)}/",
+            what=f"bots {bot_id} and {other_id}",
+        )
+
     def events(self, *, limit: int = 50, **filters) -> list[dict]:
         return self.pages("/api/events/", limit=limit, **filters)
 

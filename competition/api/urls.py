@@ -11,6 +11,7 @@ from rest_framework.routers import DefaultRouter
 
 from competition.api import websocket_schemas
 from competition.api.views.bots import BotViewSet
+from competition.api.views.challenges import ChallengeViewSet
 from competition.api.views.events import EventViewSet
 from competition.api.views.games import GameViewSet
 from competition.api.views.languages import LanguageViewSet
@@ -27,6 +28,7 @@ router.register("games", GameViewSet, basename="game")
 router.register("languages", LanguageViewSet, basename="language")
 router.register("bots", BotViewSet, basename="bot")
 router.register("matches", MatchViewSet, basename="match")
+router.register("challenges", ChallengeViewSet, basename="challenge")
 router.register("events", EventViewSet, basename="event")
 router.register("notifications", NotificationViewSet, basename="notification")
 

@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from competition.events import seasons, services
+from competition.matches import challenges
 from competition.models import (
     Entry,
     EntryStatus,
@@ -113,12 +114,13 @@ def decide(entry: Entry, approve: bool) -> bool:
 
 def tick(now: datetime | None = None) -> int:
     """One step of the periodic job; returns what it did (announcements, starts, mails, the
-    ladders' seasons ended or started at their dates)."""
+    ladders' seasons ended or started at their dates, challenges expired)."""
     now = now or timezone.now()
     done = announce_opened(now)
     done += seasons.tick(now)
     done += start_due(now)
     done += notify.send_digests(now)
+    done += challenges.expire(now)  # challenges unanswered in time: cancelled, challengers told
     return done
 
 

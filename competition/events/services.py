@@ -28,6 +28,7 @@ from competition.events.series import (  # noqa: F401 (services' public names)
     table_key,
 )
 from competition.live import broadcast
+from competition.matches import headtohead
 from competition.models import (
     Entry,
     EntryStatus,
@@ -340,6 +341,7 @@ def reveal(match_id: int) -> bool:
         participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
         if not RatingChange.objects.filter(match=match).exists():
             ratings.apply_match(match, participants)
+        headtohead.record(match, participants)  # its result public now: the pair's history
         summary = match_json(match, participants)
         transaction.on_commit(lambda: broadcast.match_finished(summary))
         event = Event.objects.select_for_update().get(pk=match.event_id)

@@ -1,5 +1,9 @@
 """User challenges: a match a user starts (a challenge, a fork, the bench) under the per-user
-limits; a challenged bot's owner is told (``notifications.match_notices``)."""
+limits; a challenged bot's owner is told (``notifications.match_notices``). An owner's consent
+(``Bot.challenges``): "always" plays at once, "never" refuses, "ask" holds the match
+``pending`` (no runner takes it) with a ``ChallengeRequest`` per asked bot until its owner
+accepts (then it is queued), declines or lets ``ARENA_CHALLENGE_EXPIRY`` pass (then it is
+cancelled and never plays); the challenger is told either way."""
 
 from __future__ import annotations
 
@@ -11,8 +15,15 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 
-from competition.matches.lifecycle import create_match
-from competition.models import Match, MatchStatus
+from competition.matches.dispatch import dispatch
+from competition.matches.lifecycle import cancel, create_match
+from competition.models import (
+    ChallengeAnswer,
+    ChallengeConsent,
+    ChallengeRequest,
+    Match,
+    MatchStatus,
+)
 from competition.models.bots import Bot, BotStatus
 from competition.notifications import match_notices
 from competition.plumbing.ratelimit import Limit, hit
@@ -37,9 +48,11 @@ def create_user_match(
     seed: int | None = None,
     pace_ms: int = 0,
     practice: bool = False,
+    pending: bool = False,
 ) -> Match:
     """A match a user starts, under the per-user limits (``TooManyMatches``): practice, never
-    rated (``unrated_reason`` says so), so no two accounts farm a rating between them."""
+    rated (``unrated_reason`` says so), so no two accounts farm a rating between them;
+    ``pending``: held for an owner's answer, not dispatched."""
     try:
         game = get_game(game_slug)
         resolved = game.resolve_options(options)
@@ -72,6 +85,7 @@ def create_user_match(
             seed=seed,
             created_by=user,
             pace_ms=pace_ms,
+            pending=pending,
             # the conditions the user chose: its forfeits are no sign of a bot's health
             friendly=practice or resolved != game.resolve_options(None),
         )
@@ -100,12 +114,153 @@ def challenge(
     """A user's challenge by seat (web or API): charged, its bots checked, then created."""
     charge_challenge(user)
     bots = challenge_bots(user, bot_ids)
+    asked = asked_bots(user, bots)
     with transaction.atomic():
         match = create_user_match(
-            user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms
+            user, game_slug, bots, options=options, seed=seed, pace_ms=pace_ms, pending=bool(asked)
         )
-        match_notices.challenged(user, bots, match)
+        if asked:
+            expires = timezone.now() + timedelta(seconds=settings.ARENA_CHALLENGE_EXPIRY)
+            ChallengeRequest.objects.bulk_create(
+                [
+                    ChallengeRequest(match=match, bot=bot, owner_id=bot.owner_id, expires=expires)
+                    for bot in asked
+                ]
+            )
+            match_notices.asked(user, asked, match)
+        match_notices.challenged(user, [b for b in bots if b not in asked], match)
     return match
+
+
+def asked_bots(user, bots: list[Bot]) -> list[Bot]:
+    """The bots of other owners whose answer the challenge waits for (one per bot); a
+    ``ValidationError`` naming each bot that accepts no challenges."""
+    others = [b for b in dict.fromkeys(bots) if b.owner_id not in (None, user.pk)]
+    refusing = [b for b in others if b.challenges == ChallengeConsent.NEVER]
+    if refusing:
+        raise ValidationError(
+            {
+                "bots": [
+                    f"{bot.name} does not accept challenges: its owner chose never to be "
+                    "challenged."
+                    for bot in refusing
+                ]
+            }
+        )
+    return [b for b in others if b.challenges == ChallengeConsent.ASK]
+
+
+class NotYours(ValidationError):
+    """An answer to a challenge that does not wait for this user (404 in the API)."""
+
+
+def waiting_for(user, limit: int = 100):
+    """The challenges waiting for ``user``'s answer (not expired), newest first."""
+    return (
+        ChallengeRequest.objects.filter(
+            owner=user, answer=ChallengeAnswer.WAITING, expires__gt=timezone.now()
+        )
+        .select_related("match", "match__created_by", "bot")
+        .order_by("-id")[:limit]
+    )
+
+
+def _requests_of(user, match_id: int) -> list[ChallengeRequest]:
+    """``user``'s waiting requests of the match, locked; ``NotYours`` when there is none."""
+    rows = list(
+        ChallengeRequest.objects.select_for_update()
+        .filter(match_id=match_id, owner=user, answer=ChallengeAnswer.WAITING)
+        .select_related("bot", "owner")
+    )
+    if not rows:
+        raise NotYours(f"No challenge waits for your answer in match {match_id}.")
+    return rows
+
+
+def accept(user, match_id: int) -> Match:
+    """The owner accepts: once no asked owner's answer is missing the match is queued and
+    plays; ``ValidationError`` if it expired meanwhile (then it is cancelled, never played)."""
+    with transaction.atomic():
+        rows = _requests_of(user, match_id)
+        now = timezone.now()
+        late = any(row.expires <= now for row in rows)
+        if not late:
+            match = _accepted(match_id, rows, now)
+    if late:
+        expire(now, match_ids=[match_id])
+        raise ValidationError(
+            f"This challenge expired unanswered (after {expiry_words()}): it will not play."
+        )
+    return match
+
+
+def _accepted(match_id: int, rows: list[ChallengeRequest], now) -> Match:
+    """``rows`` accepted; the match queued (and dispatched) once none waits."""
+    ChallengeRequest.objects.filter(pk__in=[r.pk for r in rows]).update(
+        answer=ChallengeAnswer.ACCEPTED, answered=now
+    )
+    match = Match.objects.select_related("created_by").get(pk=match_id)
+    waiting = ChallengeRequest.objects.filter(match_id=match_id, answer=ChallengeAnswer.WAITING)
+    if not waiting.exists() and Match.objects.filter(
+        pk=match_id, status=MatchStatus.PENDING
+    ).update(status=MatchStatus.QUEUED, queued_at=now):
+        match.status = MatchStatus.QUEUED
+        transaction.on_commit(lambda: dispatch(match_id))
+    match_notices.answered(match, rows, ChallengeAnswer.ACCEPTED)
+    return match
+
+
+def decline(user, match_id: int) -> Match:
+    """The owner declines: the match is cancelled and never plays; the challenger is told."""
+    with transaction.atomic():
+        rows = _requests_of(user, match_id)
+        now = timezone.now()
+        ChallengeRequest.objects.filter(match_id=match_id, answer=ChallengeAnswer.WAITING).update(
+            answer=ChallengeAnswer.DECLINED, answered=now
+        )
+        cancel(match_id, "Declined by the challenged bot's owner.")
+        match = Match.objects.select_related("created_by").get(pk=match_id)
+        match_notices.answered(match, rows, ChallengeAnswer.DECLINED)
+    return match
+
+
+def expiry_words() -> str:
+    """``ARENA_CHALLENGE_EXPIRY`` for people ("24 hours", "90 seconds")."""
+    seconds = settings.ARENA_CHALLENGE_EXPIRY
+    if seconds % 3600 == 0:
+        hours = seconds // 3600
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
+def expire(now=None, *, match_ids: list[int] | None = None, batch: int = 100) -> int:
+    """Cancel the challenges whose answer did not come in time (the periodic step); each
+    challenger told. The matches ended."""
+    now = now or timezone.now()
+    due = ChallengeRequest.objects.filter(answer=ChallengeAnswer.WAITING, expires__lte=now)
+    if match_ids is not None:
+        due = due.filter(match_id__in=match_ids)
+    ended = 0
+    for match_id in list(due.values_list("match_id", flat=True).distinct()[:batch]):
+        with transaction.atomic():
+            rows = list(
+                ChallengeRequest.objects.select_for_update()
+                .filter(match_id=match_id, answer=ChallengeAnswer.WAITING)
+                .select_related("bot", "owner")
+            )
+            if not rows:
+                continue
+            ChallengeRequest.objects.filter(pk__in=[r.pk for r in rows]).update(
+                answer=ChallengeAnswer.EXPIRED, answered=now
+            )
+            cancel(match_id, f"Expired: its owner did not answer within {expiry_words()}.")
+            match = Match.objects.select_related("created_by").get(pk=match_id)
+            match_notices.answered(match, rows, ChallengeAnswer.EXPIRED)
+            ended += 1
+    return ended
 
 
 def charge_challenge(user) -> None:

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from bots.faults import FaultCode
 from competition.live import broadcast
-from competition.matches import history
+from competition.matches import headtohead, history
 from competition.matches.dispatch import dispatch
 from competition.matches.presenters import match_json
 from competition.matches.replies import seat_replies
@@ -111,6 +111,7 @@ def create_match(
     versions: dict[int, int] | None = None,
     replay_of: Match | None = None,
     report_version: BotVersion | None = None,
+    pending: bool = False,
 ) -> Match:
     """A queued match, dispatched after commit; ``ValidationError`` for a bad game, options or bots.
     ``rated`` is decided last here, so no caller can rate one owner's bots against each other, nor
@@ -150,6 +151,7 @@ def create_match(
             friendly=friendly,
             replay_of=replay_of,
             report_version=report_version,
+            status=MatchStatus.PENDING if pending else MatchStatus.QUEUED,
             rated=rated
             and not practice_match(getattr(created_by, "pk", None), event, ladder)
             and not ratings.one_owner(bot.owner_id for bot in bots),
@@ -167,7 +169,7 @@ def create_match(
                 for seat, bot in enumerate(bots)
             ]
         )
-        if dispatch_now:
+        if dispatch_now and not pending:
             transaction.on_commit(lambda: dispatch(match.pk))
     return match
 
@@ -326,8 +328,9 @@ def finish(
         cursor.executemany(
             seat_sql, [[p.score, p.result, p.faults, p.cause, p.pk] for p in participants]
         )
-        if not match.results_hidden():  # a hidden match is rated at its reveal
+        if not match.results_hidden():  # a hidden match is rated (and counted) at its reveal
             ratings.apply_match(match, participants)
+            headtohead.record(match, participants)
         _ended(match, participants, forfeited, seat_replies(turns, len(participants)))
         summary = match_json(match, participants)
         _announce_end(match, summary, by_code)
@@ -462,11 +465,11 @@ def reap(now=None) -> list[int]:
 
 
 def cancel(match_id: int, reason: str = "cancelled", *, advance: bool = True) -> bool:
-    """Cancel a queued or running match; its event moves on unless ``advance`` is false."""
+    """Cancel a pending, queued or running match; its event moves on unless ``advance`` is
+    false."""
     with transaction.atomic():
-        updated = Match.objects.filter(
-            pk=match_id, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
-        ).update(
+        live = (MatchStatus.PENDING, MatchStatus.QUEUED, MatchStatus.RUNNING)
+        updated = Match.objects.filter(pk=match_id, status__in=live).update(
             status=MatchStatus.CANCELLED,
             lease_token=None,
             lease_expires=None,

@@ -6,6 +6,8 @@ seats and turns, the standing ladder and its seasons, stored standings, ratings,
 from competition.models.bots import Bot, BotHealth, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
     BuildStatus,
+    ChallengeAnswer,
+    ChallengeConsent,
     EntryStatus,
     EventAdmission,
     EventFormat,
@@ -15,6 +17,7 @@ from competition.models.choices import (
     SeatResult,
 )
 from competition.models.events import Entry, Event
+from competition.models.headtohead import ChallengeRequest, Meeting, PairRecord
 from competition.models.ladder import Ladder, LadderSpot
 from competition.models.matches import TURN_VALUES, Match, Participant, Turn, TurnArchive
 from competition.models.notifications import (
@@ -41,6 +44,9 @@ __all__ = [
     "BotStatus",
     "BotVersion",
     "BuildStatus",
+    "ChallengeAnswer",
+    "ChallengeConsent",
+    "ChallengeRequest",
     "EmailChoice",
     "EndpointKind",
     "Entry",
@@ -58,9 +64,11 @@ __all__ = [
     "LadderSpot",
     "Match",
     "MatchStatus",
+    "Meeting",
     "Notification",
     "NotificationKind",
     "NotificationPreference",
+    "PairRecord",
     "Participant",
     "Rating",
     "RatingChange",

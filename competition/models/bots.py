@@ -18,7 +18,7 @@ from bots.faults import BotFault
 from bots.languages import title as language_title
 from bots.names import new_secret, unprintable, validate_printable_name
 from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
-from competition.models.choices import BuildStatus
+from competition.models.choices import BuildStatus, ChallengeConsent
 from games import get_game
 
 __all__ = [
@@ -329,6 +329,13 @@ class Bot(models.Model):
     source_public = models.BooleanField(
         default=False,
         help_text="Let everyone download its uploaded code (otherwise its owner only).",
+    )
+    challenges = models.CharField(
+        max_length=8,
+        choices=ChallengeConsent.choices,
+        default=ChallengeConsent.ALWAYS,
+        help_text="Whether other users' challenges of it play at once, wait for its owner's "
+        "answer, or are refused.",
     )
 
     objects = BotQuerySet.as_manager()

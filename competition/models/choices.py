@@ -6,6 +6,9 @@ from bots.faults import FaultCode as _Fault
 
 
 class MatchStatus(models.TextChoices):
+    PENDING = "pending", "Waiting for the challenged owner's answer"
+    """A challenge of a bot whose owner is asked (``Bot.challenges``): no runner takes it
+    until they accept; declined or expired, it is cancelled and never plays."""
     QUEUED = "queued", "Queued"
     """Waiting for a worker to claim it."""
     RUNNING = "running", "Running"
@@ -29,6 +32,26 @@ class MatchStatus(models.TextChoices):
     @classmethod
     def with_result(cls) -> tuple[str, ...]:
         return (cls.FINISHED, cls.FORFEITED)
+
+
+class ChallengeConsent(models.TextChoices):
+    """Whether a bot accepts challenges from other users' bots (its owner's own always play)."""
+
+    ALWAYS = "always", "Always"
+    """Every challenge plays at once."""
+    ASK = "ask", "Ask me"
+    """A challenge waits until the owner accepts it (declined or a day unanswered: never plays)."""
+    NEVER = "never", "Never"
+    """Challenges are refused."""
+
+
+class ChallengeAnswer(models.TextChoices):
+    """Where a challenge that asked an owner stands."""
+
+    WAITING = "waiting", "Waiting for an answer"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+    EXPIRED = "expired", "Expired unanswered"
 
 
 class SeatResult(models.TextChoices):

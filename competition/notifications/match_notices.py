@@ -1,9 +1,17 @@
-"""What owners are told of matches: a challenge of their bot, and a challenge's or a ladder
-match's result (practice tells nobody)."""
+"""What owners are told of matches: a challenge of their bot (or one waiting for their answer),
+the answer to a challenge they made, and a challenge's or a ladder match's result (practice
+tells nobody)."""
 
 from __future__ import annotations
 
-from competition.models import Match, MatchStatus, NotificationKind, Participant
+from competition.models import (
+    ChallengeAnswer,
+    ChallengeRequest,
+    Match,
+    MatchStatus,
+    NotificationKind,
+    Participant,
+)
 from competition.models.bots import Bot
 from competition.models.ratings import change_text
 from competition.notifications import notify
@@ -22,6 +30,41 @@ def challenged(user, bots: list[Bot], match: Match) -> None:
             f"{user.username} challenged {bot.name} ({match.game}).",
             f"/matches/{match.pk}/",
         )
+
+
+def asked(user, bots: list[Bot], match: Match) -> None:
+    """Tell the owner of each bot set to ask that a challenge waits for their answer."""
+    for bot in bots:
+        notify.notify(
+            bot.owner_id,
+            NotificationKind.CHALLENGE_ASKED,
+            f"{user.username} challenged {bot.name} ({match.game}): accept or decline "
+            f"challenge {match.pk}.",
+            f"/matches/{match.pk}/",
+        )
+
+
+#: what the challenger is told of each answer
+_ANSWERED = {
+    ChallengeAnswer.ACCEPTED: "accepted your challenge {n} of {bot}: it plays now.",
+    ChallengeAnswer.DECLINED: "declined your challenge {n} of {bot}: it will not play.",
+    ChallengeAnswer.EXPIRED: "did not answer your challenge {n} of {bot} in time: it will not "
+    "play.",
+}
+
+
+def answered(match: Match, rows: list[ChallengeRequest], answer: ChallengeAnswer) -> None:
+    """Tell the challenger an owner's answer (or that none came in time)."""
+    if match.created_by_id is None:
+        return
+    names = ", ".join(row.bot.name for row in rows)
+    owner = rows[0].owner.username if rows else "The owner"
+    notify.notify(
+        match.created_by_id,
+        NotificationKind.CHALLENGE_ANSWERED,
+        f"{owner} " + _ANSWERED[answer].format(n=match.pk, bot=names),
+        f"/matches/{match.pk}/",
+    )
 
 
 def _outcome(p: Participant) -> str:

@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import F
 from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from bots.faults import explain, seen
@@ -23,7 +24,7 @@ from competition.bots import services as bot_services
 from competition.bots.messages import readable, truncate
 from competition.events import ladder, replays, seasons
 from competition.matches import history
-from competition.matches.challenges import TooManyMatches, challenge
+from competition.matches.challenges import TooManyMatches, challenge, expiry_words
 from competition.matches.presenters import reason_text
 from competition.models import (
     BuildStatus,
@@ -347,6 +348,11 @@ def recent_matches(request, bot: Bot) -> list[dict]:
     match_url, bot_url, user_url = (
         link_maker(name) for name in ("match-detail", "bot-detail", "user-detail")
     )
+    vs_head, _, vs_tail = reverse("bot-vs", args=[bot.pk, 999999999]).partition("999999999")
+
+    def vs_url(other: int) -> str:
+        return f"{vs_head}{other}{vs_tail}"
+
     seats: dict[int, list[tuple[int, dict]]] = {}
     for match_id, seat, other, name, owner, version in _SEATS_OF([m[0] for m in mine]):
         seats.setdefault(match_id, []).append(
@@ -358,6 +364,7 @@ def recent_matches(request, bot: Bot) -> list[dict]:
                     "url": bot_url(other),
                     "owner": owner or PLATFORM_OWNER,
                     "owner_url": user_url(owner) if owner else "",
+                    "vs_url": vs_url(other) if other != bot.pk else "",
                 },
             )
         )
@@ -386,8 +393,10 @@ def recent_matches(request, bot: Bot) -> list[dict]:
 def opponents_context(bot: Bot) -> dict:
     table, total = results_by_opponent(bot, top=BY_OPPONENT_ROWS)
     bot_url = link_maker("bot-detail")
+    vs_head, _, vs_tail = reverse("bot-vs", args=[bot.pk, 999999999]).partition("999999999")
     for row in table:
         row["url"] = bot_url(row["bot"])
+        row["vs_url"] = f"{vs_head}{row['bot']}{vs_tail}"
         for key in ("win", "draw", "loss", "games"):
             row[f"{key}_text"] = str(row[key])
     return {
@@ -503,6 +512,7 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "ladder_per_hour": settings.ARENA_LADDER_MATCHES_PER_HOUR,
         "season_badges": seasons.badges(bot_id=bot.pk),
         "health": health.of(bot, owner=is_owner),
+        "challenge_expiry": expiry_words(),
     }
     # each version's record: a code bot's uploads, a URL bot's declared versions (public)
     context["record_versions"] = context.get("versions") or declared_versions(bot)
@@ -545,7 +555,13 @@ def bot_challenge(request, pk: int):
             if isinstance(exc, TooManyMatches):
                 status = 429
         else:
-            if match.unrated_reason:  # on the viewer: why this match will not be rated
+            if match.status == MatchStatus.PENDING:
+                messages.info(
+                    request,
+                    f"{bot.owner_name} is asked to accept this challenge: it plays once they "
+                    f"do, and never if they decline or leave it {expiry_words()}.",
+                )
+            elif match.unrated_reason:  # on the viewer: why this match will not be rated
                 messages.info(request, match.unrated_reason)
             return redirect("match-detail", pk=match.pk)
     return render(request, "bots/detail.html", detail_context(request, bot, form), status=status)

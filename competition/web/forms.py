@@ -56,17 +56,30 @@ class BotForm(forms.ModelForm):
 
     class Meta:
         model = Bot
-        fields = ("game", "name", "kind", "target", "file", "public_debug", "source_public")
+        fields = (
+            "game",
+            "name",
+            "kind",
+            "target",
+            "file",
+            "public_debug",
+            "source_public",
+            "challenges",
+        )
         labels = {
             "target": "Endpoint",
             "kind": "Kind",
             "public_debug": "Show debug overlays publicly",
             "source_public": "Source public (anyone may download the code)",
+            "challenges": "Challenges from others",
         }
         help_texts = {
             "target": "For a URL bot: the URL the platform POSTs to, exactly as your bot "
             "expects it (query string kept).",
             "name": "Unique among your bots for this game.",
+            "challenges": "Always: they play at once. Ask me: each waits for your accept "
+            "(declined, or a day unanswered, it never plays). Never: they are refused. Your "
+            "own bots may always challenge it.",
         }
         widgets = {
             "target": forms.TextInput(
@@ -78,6 +91,9 @@ class BotForm(forms.ModelForm):
             )
         }
 
+    def clean_challenges(self) -> str:
+        return self.cleaned_data.get("challenges") or self.instance.challenges
+
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
@@ -85,6 +101,7 @@ class BotForm(forms.ModelForm):
             self.instance.owner = user  # the model's clean judges the kind by its owner
         self.fields["game"].choices = game_choices()
         self.fields["target"].required = False  # a URL bot's (see clean)
+        self.fields["challenges"].required = False  # absent: unchanged (new: always)
         self._kind_field(user)
         if self.instance.pk:
             # a bot's game never changes (its matches and rating belong to that game)

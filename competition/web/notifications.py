@@ -8,10 +8,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from competition.events import registration
 from competition.models import (
+    ChallengeAnswer,
+    ChallengeRequest,
     EmailChoice,
     EntryStatus,
     Event,
@@ -37,14 +40,39 @@ def bell(request) -> dict:
 def notification_list(request):
     if request.method == "POST":
         return _post(request)
-    notes = Notification.objects.filter(user=request.user).order_by("-created", "-id")[:PAGE]
+    notes = list(Notification.objects.filter(user=request.user).order_by("-created", "-id")[:PAGE])
     context = {
-        "notes": list(notes),
+        "notes": notes,
+        "answerable": answerable(request.user, notes),
         "prefs": notify.preferences(request.user),
         "email_choices": EmailChoice.choices,
         "has_email": bool(request.user.email),
     }
     return render(request, "notifications.html", context)
+
+
+def answerable(user, notes: list[Notification]) -> dict[int, int]:
+    """The notices of challenges still waiting for ``user``'s answer: notice id -> match id
+    (one query for the page's notices), for their accept and decline buttons."""
+    asked = {}
+    for note in notes:
+        head, _, rest = note.link.partition("/matches/")
+        match_id = (
+            parse_id(rest.rstrip("/")) if note.kind == NotificationKind.CHALLENGE_ASKED else None
+        )
+        if head == "" and match_id is not None:
+            asked[note.pk] = match_id
+    if not asked:
+        return {}
+    waiting = set(
+        ChallengeRequest.objects.filter(
+            owner=user,
+            answer=ChallengeAnswer.WAITING,
+            expires__gt=timezone.now(),
+            match_id__in=set(asked.values()),
+        ).values_list("match_id", flat=True)
+    )
+    return {note: match for note, match in asked.items() if match in waiting}
 
 
 def _post(request):

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from competition.web import accounts as web_accounts
 from competition.web import bots as web_bots
+from competition.web import challenges as web_challenges
 from competition.web import docs as web_docs
 from competition.web import fork as web_fork
 from competition.web import lists as web_lists
@@ -38,6 +39,18 @@ urlpatterns = [
         name="bot-delete-version",
     ),
     path("bots/<int:pk>/matches/<int:match_id>/log", web_bots.bot_log, name="bot-log"),
+    path("bots/<int:pk>/vs/<int:other>/", web_challenges.head_to_head, name="bot-vs"),
+    path("challenges/", web_challenges.challenge_list, name="challenge-list"),
+    path(
+        "challenges/<int:match_id>/accept",
+        web_challenges.challenge_accept,
+        name="challenge-accept",
+    ),
+    path(
+        "challenges/<int:match_id>/decline",
+        web_challenges.challenge_decline,
+        name="challenge-decline",
+    ),
     # games, matches, events
     path("games/<slug:slug>/leaderboard", views.leaderboard, name="leaderboard"),
     path("games/<slug:slug>/seasons/", web_seasons.season_list, name="season-list"),

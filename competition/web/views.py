@@ -28,6 +28,7 @@ from competition.models.matches import sees_hidden
 from competition.plumbing.prepared import Prepared
 from competition.ratings import services as ratings
 from competition.web import share
+from competition.web.challenges import pending_context
 from competition.web.notifications import registration_context
 from competition.web.rows import ROW_FIELDS, bot_rows, live_rows, match_rows, standing_rows
 from games import all_games, get_game
@@ -209,8 +210,16 @@ def match_detail(request, pk: int):
             "logs": logs,
             "human": human,
             "share": share.match_link(request, match.pk),
+            "vs": vs_link(participants),
+            **pending_context(request, match),
         },
     )
+
+
+def vs_link(participants) -> str:
+    """The head-to-head page of a match's two bots ("" for one bot, or more than two)."""
+    bots = list(dict.fromkeys(p.bot_id for p in participants))
+    return reverse("bot-vs", args=bots) if len(bots) == 2 else ""
 
 
 @never_cache

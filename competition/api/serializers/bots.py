@@ -18,6 +18,7 @@ from competition.api.serializers.common import (
 from competition.api.serializers.ratings import RatingSerializer, rating_json
 from competition.bots import health
 from competition.bots import services as bot_services
+from competition.models import SeatResult
 from competition.models.bots import (
     MAX_LABEL,
     STAFF_ONLY_KINDS,
@@ -147,6 +148,7 @@ class BotSerializer(serializers.ModelSerializer):
             "status_reason",
             "public_debug",
             "source_public",
+            "challenges",
             "file",
             "rating",
             "version_label",
@@ -431,3 +433,50 @@ class VersionReportSerializer(serializers.Serializer):
     pending = serializers.IntegerField(help_text="Replays waiting or playing.")
     no_result = serializers.IntegerField(help_text="Replays that ended without a result.")
     rows = ReportRowSerializer(many=True)
+
+
+class _PairBotSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+
+
+class _TallySerializer(serializers.Serializer):
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+
+
+class _SeatTallySerializer(_TallySerializer):
+    seat = serializers.IntegerField(help_text="The first bot's seat (from 0).")
+
+
+class _VersionsTallySerializer(_TallySerializer):
+    version = serializers.CharField(allow_null=True, help_text="The first bot's version.")
+    opponent_version = serializers.CharField(allow_null=True)
+
+
+class _PairTotalsSerializer(serializers.Serializer):
+    overall = _TallySerializer()
+    by_seat = _SeatTallySerializer(many=True)
+    by_versions = _VersionsTallySerializer(many=True)
+
+
+class _MeetingSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    finished = serializers.DateTimeField(allow_null=True)
+    seat = serializers.IntegerField()
+    opponent_seat = serializers.IntegerField()
+    version = serializers.CharField(allow_null=True)
+    opponent_version = serializers.CharField(allow_null=True)
+    result = serializers.ChoiceField(choices=SeatResult.choices, help_text="The first bot's.")
+    rated = serializers.BooleanField()
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    bot = _PairBotSerializer()
+    opponent = _PairBotSerializer()
+    totals = _PairTotalsSerializer()
+    next = serializers.URLField(allow_null=True)
+    results = _MeetingSerializer(many=True)

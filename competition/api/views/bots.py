@@ -18,6 +18,7 @@ from rest_framework import exceptions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 
 from competition.api.parsers import CodeBotParser, LimitedJSONParser
 from competition.api.permissions import BotPermission, IsBotOwner, is_owner
@@ -25,15 +26,18 @@ from competition.api.serializers import bots as s
 from competition.api.throttles import WriteScopedRateThrottle
 from competition.api.views.common import (
     GAME_SLUGS,
+    ID_SCHEMA,
     IdLookup,
     JSONDownload,
     JSONOnly,
     choice_param,
+    int_param,
     int_schema,
     parse_int,
 )
 from competition.bots import services as bot_services
 from competition.events import ladder, replays
+from competition.matches import headtohead
 from competition.models import Participant
 from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
 
@@ -344,3 +348,61 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         found = replays.report(version)
         data = {**vars(found), "sentence": found.sentence}
         return Response(s.VersionReportSerializer(data).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "opponent", ID_SCHEMA, OpenApiParameter.PATH, description="The other bot's id."
+            ),
+            OpenApiParameter(
+                "before",
+                ID_SCHEMA,
+                description="The next page: meetings of matches below this id (`next` gives it).",
+            ),
+        ],
+        responses={
+            200: s.HeadToHeadSerializer,
+            404: OpenApiResponse(description="No such bot."),
+        },
+        description="Two bots' history: every match with a result between them, newest first "
+        f"({headtohead.PAGE} a page, `next` for more), each with both seats, both versions, "
+        "the first bot's result and whether it was rated; and the totals from the first bot's "
+        "side (wins, draws and losses overall, by its seat, by version pair). Results an "
+        "event hides until their reveal are counted once revealed.",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"head-to-head/(?P<opponent>[^/]+)",
+        url_name="head-to-head",
+    )
+    def head_to_head(self, request, pk=None, opponent=None):
+        pair = []
+        for raw in (pk, opponent):
+            number = parse_int(raw, 1, 2**63 - 1)
+            bot = (
+                Bot.objects.select_related("owner")
+                .exclude(kind__in=EndpointKind.people())
+                .filter(pk=number)
+                .first()
+                if number
+                else None
+            )
+            if bot is None:
+                raise exceptions.NotFound(f"No bot {raw}.")
+            pair.append(bot)
+        bot, other = pair
+        before = int_param(request, "before", minimum=1)
+        rows, cursor = headtohead.meetings(bot.pk, other.pk, before, headtohead.PAGE)
+        following = None
+        if cursor is not None:
+            following = replace_query_param(request.build_absolute_uri(), "before", cursor)
+        return Response(
+            {
+                "bot": headtohead.bot_json(bot),
+                "opponent": headtohead.bot_json(other),
+                "totals": headtohead.totals_json(headtohead.totals(bot.pk, other.pk)),
+                "next": following,
+                "results": [headtohead.meeting_json(row) for row in rows],
+            }
+        )

@@ -3,6 +3,7 @@ removed when a new one is made."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ def issue_token(user, name: str, days: int | None = TOKEN_LIFETIMES[0]) -> tuple
     """A new token for ``user``: ``(token, key)``; the key is shown once and never stored."""
     with transaction.atomic():
         # the user's row locked: two requests at once cannot both pass the cap
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         ApiToken.objects.filter(user=user, expiry__lte=timezone.now()).delete()
         if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
             raise TooManyTokens(

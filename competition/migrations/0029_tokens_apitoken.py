@@ -16,14 +16,15 @@ def hash_old_tokens(apps, schema_editor):
     Token = apps.get_model("authtoken", "Token")
     ApiToken = apps.get_model("competition", "ApiToken")
     for old in Token.objects.all().iterator(chunk_size=500):
-        ApiToken.objects.create(
+        digest = hash_token(old.key)
+        ApiToken(
             user_id=old.user_id,
-            digest=hash_token(old.key),
+            digest=digest,
             token_key=old.key[: CONSTANTS.TOKEN_KEY_LENGTH],
             name=MOVED_NAME,
             expiry=None,
-        )
-        ApiToken.objects.filter(digest=hash_token(old.key)).update(created=old.created)
+        ).save()
+        ApiToken.objects.filter(digest=digest).update(created=old.created)
     Token.objects.all().delete()
 
 

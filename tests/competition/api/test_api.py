@@ -11,7 +11,6 @@ import json
 
 import pytest
 from django.core.management import call_command
-from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from competition.events.services import start_event
@@ -23,8 +22,8 @@ from games import all_games, get_game
 from games.base import Context, Outcome
 from games.testing import bot_reply
 from tests.factories import CLIENT_ROLES as ROLES
+from tests.factories import api_token, token_client
 from tests.factories import bot as make_bot
-from tests.factories import client_as
 from tests.helpers import results
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_fresh_throttles")]
@@ -505,9 +504,7 @@ def test_it_lets_only_the_owner_rotate_a_secret(clients, bots):
 
 
 def test_it_accepts_token_authentication(users, bots):
-    client = APIClient()
-    me = client_as(users, "owner").get("/api/me/").json()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {me['token']}")
+    client = token_client(api_token(users["owner"]))
     response = client.post(
         "/api/bots/",
         {

@@ -814,7 +814,12 @@ def test_it_documents_every_answer_an_operation_can_give(clients):
             expected = (
                 method == "get"
                 and path
-                not in ("/api/me/", "/api/matches/{id}/logs/", "/api/notifications/", "/api/tokens/")
+                not in (
+                    "/api/me/",
+                    "/api/matches/{id}/logs/",
+                    "/api/notifications/",
+                    "/api/tokens/",
+                )
             ) or path in ("/api/games/{slug}/simulate/", "/api/tokens/login/")
             assert public == expected, (path, method)
             # It should bound every id and integer parameter to what the database holds.

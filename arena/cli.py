@@ -808,6 +808,21 @@ def entry_commands(command) -> None:
     p.add_argument("--read", action="store_true", help="then mark them all read")
 
 
+def account_commands(command) -> None:
+    """``login`` (a new token from the user name and password) and ``token``."""
+    p = command("login", cmd_login, "log in: a new API token made with your user name and password")
+    p.add_argument("--user", help="your user name (default: asked for)")
+    p.add_argument("--name", help="the new token's name (default: arena CLI on this computer)")
+    p.add_argument("--days", type=positive_int, help="how many days it works (90, 30, 7, 365)")
+    p.add_argument("--token", help="store this token instead (from your profile page; or piped in)")
+    p = command("token", cmd_token, "your API tokens: list them, make one, revoke one")
+    p.add_argument("action", choices=("list", "create", "revoke"))
+    p.add_argument(
+        "what", nargs="?", help="create: the new token's name; revoke: its id (see token list)"
+    )
+    p.add_argument("--days", type=positive_int, help="create: how many days it works")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -823,17 +838,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    p = command("login", cmd_login, "log in: a new API token made with your user name and password")
-    p.add_argument("--user", help="your user name (default: asked for)")
-    p.add_argument("--name", help="the new token's name (default: arena CLI on this computer)")
-    p.add_argument("--days", type=positive_int, help="how many days it works (90, 30, 7, 365)")
-    p.add_argument("--token", help="store this token instead (from your profile page; or piped in)")
-    p = command("token", cmd_token, "your API tokens: list them, make one, revoke one")
-    p.add_argument("action", choices=("list", "create", "revoke"))
-    p.add_argument(
-        "what", nargs="?", help="create: the new token's name; revoke: its id (see token list)"
-    )
-    p.add_argument("--days", type=positive_int, help="create: how many days it works")
+    account_commands(command)
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")

@@ -1,6 +1,8 @@
 """``arena``: the command line client of an Arena server, and a local match runner.
 
-    arena [--server URL] login [--token TOKEN]   store the API token (read from stdin if absent)
+    arena [--server URL] login [--user NAME]    a new API token from your user name and password
+    arena login --token TOKEN                    store a token from the profile page instead
+    arena token list | create NAME | revoke ID   your API tokens
     arena logout | whoami | games | languages | bots | register | upload | versions | report | test
     arena challenge | enter | withdraw | notifications
     arena matches | match | watch | replay | events | event
@@ -16,6 +18,7 @@ import io
 import json
 import os
 import re
+import socket
 import sys
 import time
 
@@ -123,20 +126,77 @@ def client_for(args, *, token: bool = True) -> Client:
     return Client(server, config.token(server) if token else None, timeout=args.timeout)
 
 
+def default_token_name() -> str:
+    return f"arena CLI on {socket.gethostname() or 'this computer'}"[:60]
+
+
+def ask(prompt: str, *, secret: bool = False) -> str:
+    """One answer: asked on a terminal, else the next line of standard input."""
+    if sys.stdin.isatty():
+        return getpass.getpass(prompt) if secret else input(prompt)
+    return sys.stdin.readline().rstrip("\r\n")
+
+
 def cmd_login(args) -> None:
+    """A token pasted (``--token``, or standard input off a terminal), or a new named one
+    made from the user name and password."""
     server = config.server(args.server)
     token = args.token
+    if token is None and args.user is None and not sys.stdin.isatty():
+        token = sys.stdin.readline()  # as before: a token piped in
     if token is None:
-        if sys.stdin.isatty():
-            token = getpass.getpass(f"API token for {server} (see your profile page): ")
-        else:
-            token = sys.stdin.readline()
+        username = args.user or ask(f"User name on {server}: ").strip()
+        password = ask(f"Password of {username}: ", secret=True)
+        if not username or not password:
+            raise ArenaError("no user name or password given")
+        name = args.name or default_token_name()
+        made = Client(server, timeout=args.timeout).login(username, password, name, args.days)
+        token = made["token"]
+        note = f"a new token “{made['name']}”, expires {made['expiry'][:10]}"
+    else:
+        note = "the token given"
     token = token.strip()
     if not token:
         raise ArenaError("no token given")
     me = Client(server, token, timeout=args.timeout).me()
     path = config.remember(server, token)
-    out(f"logged in to {server} as {me['username']} (token stored in {path})")
+    out(f"logged in to {server} as {me['username']} ({note}, stored in {path})")
+
+
+def cmd_token(args) -> None:
+    client = client_for(args)
+    if not client.token:
+        raise ArenaError(f"not logged in to {client.server}: run `arena login`")
+    if args.action == "list":
+        table(
+            [
+                [
+                    t["id"],
+                    t["name"],
+                    _when(t["created"]),
+                    _when(t["expiry"]) or "never",
+                    _when(t["last_used"]) or "never",
+                ]
+                for t in client.tokens()
+            ],
+            ["id", "name", "created", "expires", "last used"],
+        )
+    elif args.action == "create":
+        if not args.what:
+            raise ArenaError("give the new token a name: arena token create NAME")
+        made = client.create_token(args.what, args.days)
+        out(f"token {made['id']} “{made['name']}”, expires {_when(made['expiry'])} UTC:")
+        out(made["token"])
+        out("copy it now: it is shown this once", err=True)
+    else:
+        if not (args.what or "").isdigit() or not 0 < int(args.what) < 2**63:
+            raise ArenaError("which token? arena token revoke ID (the id from arena token list)")
+        client.revoke_token(int(args.what))
+        out(f"token {args.what} revoked: it no longer works")
+
+
+def _when(stamp: str | None) -> str:
+    return stamp[:16].replace("T", " ") if stamp else ""
 
 
 def cmd_logout(args) -> None:
@@ -922,6 +982,21 @@ def cmd_vs(args) -> None:
     )
 
 
+def account_commands(command) -> None:
+    """``login`` (a new token from the user name and password) and ``token``."""
+    p = command("login", cmd_login, "log in: a new API token made with your user name and password")
+    p.add_argument("--user", help="your user name (default: asked for)")
+    p.add_argument("--name", help="the new token's name (default: arena CLI on this computer)")
+    p.add_argument("--days", type=positive_int, help="how many days it works (90, 30, 7, 365)")
+    p.add_argument("--token", help="store this token instead (from your profile page; or piped in)")
+    p = command("token", cmd_token, "your API tokens: list them, make one, revoke one")
+    p.add_argument("action", choices=("list", "create", "revoke"))
+    p.add_argument(
+        "what", nargs="?", help="create: the new token's name; revoke: its id (see token list)"
+    )
+    p.add_argument("--days", type=positive_int, help="create: how many days it works")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena", description="The Arena command line client (see `arena COMMAND -h`)."
@@ -937,8 +1012,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    p = command("login", cmd_login, "store an API token (from your profile page) for the server")
-    p.add_argument("--token", help="the token (default: asked for, or read from stdin)")
+    account_commands(command)
     command("logout", cmd_logout, "forget the server's token")
     command("whoami", cmd_whoami, "who the stored token belongs to")
     command("games", cmd_games, "the games")

@@ -144,8 +144,8 @@ class Client:
         detail = _one_line(detail)
         if code == 401:
             message = (
-                "not logged in, or the server refused the token (401): run `arena login` "
-                "with the token from your profile page"
+                "not logged in, or the server refused the token (401: wrong, revoked or "
+                "expired): run `arena login`"
             )
         elif code == 403:
             message = f"not allowed (403): {detail or 'permission denied'}"
@@ -319,6 +319,23 @@ class Client:
 
     def mark_read(self) -> dict:
         return self.post("/api/notifications/read/", {})
+
+    def login(self, username: str, password: str, name: str, days: int | None = None) -> dict:
+        """A new API token from a user name and password: the answer holds its key (once)."""
+        body = {"username": username, "password": password, "name": name}
+        if days is not None:
+            body["days"] = days
+        return self.post("/api/tokens/login/", body)
+
+    def tokens(self) -> list[dict]:
+        return self.get("/api/tokens/")
+
+    def create_token(self, name: str, days: int | None = None) -> dict:
+        body = {"name": name} if days is None else {"name": name, "days": days}
+        return self.post("/api/tokens/", body)
+
+    def revoke_token(self, token_id: int) -> None:
+        self.request("DELETE", f"/api/tokens/{int(token_id)}/", what=f"token {token_id}")
 
     def standings(self, event_id: int) -> list[dict]:
         return self.get(f"/api/events/{int(event_id)}/standings/", what=f"event {event_id}")

@@ -131,7 +131,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    # the old plain-text tokens' table: migration 0029 hashed each one into ApiToken and
+    # emptied it; no authentication class reads it
     "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
@@ -433,7 +436,7 @@ ARENA_NUM_PROXIES = envint("ARENA_NUM_PROXIES", 0, minimum=0)
 REST_FRAMEWORK = {
     # token first: an unauthenticated request gets 401 with ``WWW-Authenticate: Token``
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "competition.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -458,6 +461,11 @@ REST_FRAMEWORK = {
     },
 }
 
+# API tokens (competition.models.accounts.ApiToken): django-rest-knox keeps a SHA-512 digest
+# only; each token's lifetime is chosen when it is made (the TTL here is knox's default only)
+KNOX_TOKEN_MODEL = "competition.ApiToken"
+REST_KNOX = {"TOKEN_TTL": timedelta(days=90), "AUTH_HEADER_PREFIX": "Token"}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",
     "VERSION": "1.0.0",
@@ -465,7 +473,7 @@ SPECTACULAR_SETTINGS = {
         "Games (rules, options, protocol, and a stateless engine to test bots against the real "
         "rules), bots (owners manage their own), matches (turns since N, replays, owners' logs, "
         "challenges), events, standings and leaderboards. Session authentication for the site, "
-        "`Authorization: Token <key>` for scripts (your key: `GET /api/me/`)."
+        "`Authorization: Token <key>` for scripts (make one on your profile page, with `POST /api/tokens/login/`, or with `arena login`)."
     ),
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,

@@ -22,7 +22,7 @@ from bots import egress
 from competition.matches import history, lifecycle
 from competition.matches.lifecycle import claim, finish
 from competition.matches.loop import TurnRecord
-from competition.models import Entry, Event, EventFormat, Match, MatchStatus, Participant
+from competition.models import ApiToken, Entry, Event, EventFormat, Match, MatchStatus, Participant
 from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.runners.play import run_match
 from games import all_games, get_game
@@ -89,6 +89,18 @@ def signed_in_api(who) -> APIClient:
     """An API client logged in as ``who``."""
     api = APIClient()
     api.force_login(who)
+    return api
+
+
+def api_token(who, name: str = "tests", days: int | None = 90) -> str:
+    """A new API token of ``who``: its key (only its hash is stored)."""
+    return ApiToken.objects.issue(who, name, days)[1]
+
+
+def token_client(key: str) -> APIClient:
+    """An API client sending ``Authorization: Token <key>`` (no session)."""
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return api
 
 

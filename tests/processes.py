@@ -107,9 +107,9 @@ ARENA = Path(sys.executable).with_name("arena")
 
 SETUP_USER = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 user, _ = get_user_model().objects.get_or_create(username="carol")
-print(Token.objects.get_or_create(user=user)[0].key)
+print(ApiToken.objects.issue(user, "tests")[1])
 """
 
 

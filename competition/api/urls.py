@@ -19,7 +19,7 @@ from competition.api.views.matches import MatchViewSet
 from competition.api.views.notifications import NotificationViewSet
 from competition.api.views.ratings import LeaderboardView
 from competition.api.views.seasons import SeasonDetailView, SeasonListView
-from competition.api.views.users import MeView
+from competition.api.views.users import LoginView, MeView, TokenViewSet
 
 app_name = "api"
 
@@ -31,6 +31,7 @@ router.register("matches", MatchViewSet, basename="match")
 router.register("challenges", ChallengeViewSet, basename="challenge")
 router.register("events", EventViewSet, basename="event")
 router.register("notifications", NotificationViewSet, basename="notification")
+router.register("tokens", TokenViewSet, basename="token")
 
 urlpatterns = [
     path("leaderboard/<str:game>/", LeaderboardView.as_view(), name="leaderboard"),
@@ -41,6 +42,7 @@ urlpatterns = [
         name="season-detail",
     ),
     path("me/", MeView.as_view(), name="me"),
+    path("tokens/login/", LoginView.as_view(), name="token-login"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # the live protocol (websocket messages) as JSON Schemas, and its docs page
     path("schema/live/", websocket_schemas.schema_index, name="live-schemas"),

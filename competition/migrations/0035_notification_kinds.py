@@ -4,20 +4,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competition', '0034_h2h_meetings_and_consent'),
+        ("competition", "0034_h2h_meetings_and_consent"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('bot_paused', 'Bot paused'), ('bot_resumed', 'Bot resumed'), ('challenged', 'Bot challenged'), ('challenge_asked', 'Challenge to answer'), ('challenge_answered', 'Challenge answered'), ('challenge_result', 'Challenge result'), ('ladder_result', 'Ladder result'), ('event_opened', 'Registration opened'), ('event_started', 'Event started'), ('event_ended', 'Event ended'), ('entry_approved', 'Entry approved'), ('entry_refused', 'Entry refused'), ('season_ended', 'Season ended'), ('build_failed', 'Version did not compile')], max_length=32),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("bot_paused", "Bot paused"),
+                    ("bot_resumed", "Bot resumed"),
+                    ("challenged", "Bot challenged"),
+                    ("challenge_asked", "Challenge to answer"),
+                    ("challenge_answered", "Challenge answered"),
+                    ("challenge_result", "Challenge result"),
+                    ("ladder_result", "Ladder result"),
+                    ("event_opened", "Registration opened"),
+                    ("event_started", "Event started"),
+                    ("event_ended", "Event ended"),
+                    ("entry_approved", "Entry approved"),
+                    ("entry_refused", "Entry refused"),
+                    ("season_ended", "Season ended"),
+                    ("build_failed", "Version did not compile"),
+                ],
+                max_length=32,
+            ),
         ),
         migrations.AlterField(
-            model_name='notificationpreference',
-            name='kind',
-            field=models.CharField(choices=[('bot_paused', 'Bot paused'), ('bot_resumed', 'Bot resumed'), ('challenged', 'Bot challenged'), ('challenge_asked', 'Challenge to answer'), ('challenge_answered', 'Challenge answered'), ('challenge_result', 'Challenge result'), ('ladder_result', 'Ladder result'), ('event_opened', 'Registration opened'), ('event_started', 'Event started'), ('event_ended', 'Event ended'), ('entry_approved', 'Entry approved'), ('entry_refused', 'Entry refused'), ('season_ended', 'Season ended'), ('build_failed', 'Version did not compile')], max_length=32),
+            model_name="notificationpreference",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("bot_paused", "Bot paused"),
+                    ("bot_resumed", "Bot resumed"),
+                    ("challenged", "Bot challenged"),
+                    ("challenge_asked", "Challenge to answer"),
+                    ("challenge_answered", "Challenge answered"),
+                    ("challenge_result", "Challenge result"),
+                    ("ladder_result", "Ladder result"),
+                    ("event_opened", "Registration opened"),
+                    ("event_started", "Event started"),
+                    ("event_ended", "Event ended"),
+                    ("entry_approved", "Entry approved"),
+                    ("entry_refused", "Entry refused"),
+                    ("season_ended", "Season ended"),
+                    ("build_failed", "Version did not compile"),
+                ],
+                max_length=32,
+            ),
         ),
     ]

@@ -3,6 +3,7 @@ seats and turns, the standing ladder and its seasons, stored standings, ratings,
 (the vocabularies) and ``filters`` (the match list's filters) beside them
 (docs/architecture.md)."""
 
+from competition.models.accounts import ApiToken
 from competition.models.bots import Bot, BotHealth, BotStatus, BotVersion, EndpointKind
 from competition.models.choices import (
     BuildStatus,
@@ -39,6 +40,7 @@ from competition.models.standings import (
 
 __all__ = [
     "TURN_VALUES",
+    "ApiToken",
     "Bot",
     "BotHealth",
     "BotStatus",

@@ -1,4 +1,4 @@
-"""Forms of the web pages: sign-up, bots, the test bench."""
+"""Forms of the web pages: sign-up, API tokens, account deletion, bots, the test bench."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.db import transaction
 
 from bots.codec import decode_bounded
 from competition.bots import services as bot_services
+from competition.models.accounts import MAX_TOKEN_NAME, TOKEN_LIFETIMES
 from competition.models.bots import (
     MAX_LABEL,
     Bot,
@@ -361,3 +362,44 @@ class ChallengeForm(forms.Form):
     def seats(self) -> list[Bot]:
         mine = self.bots[self.cleaned_data["mine"]]
         return [mine, self.target] if self.cleaned_data["seat"] == 0 else [self.target, mine]
+
+
+class TokenForm(forms.Form):
+    """A new API token: its name and lifetime."""
+
+    name = forms.CharField(
+        max_length=MAX_TOKEN_NAME,
+        help_text="Where you use it, e.g. “laptop” or “CI”.",
+    )
+    days = forms.TypedChoiceField(
+        label="Expires after",
+        coerce=int,
+        choices=[(days, f"{days} days") for days in TOKEN_LIFETIMES],
+        initial=TOKEN_LIFETIMES[0],
+    )
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if not name or not name.isprintable():
+            raise ValidationError("Give the token a name of printable characters.")
+        return name
+
+
+class DeleteAccountForm(forms.Form):
+    """Deleting one's account, confirmed by the password."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise ValidationError("That is not your password: the account was not deleted.")
+        return password

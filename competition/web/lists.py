@@ -8,6 +8,7 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
+from competition.accounts import deletion
 from competition.events import seasons
 from competition.events.standings import event_counts
 from competition.models import Event, EventStatus, Match, MatchStatus, Participant
@@ -100,7 +101,9 @@ def event_list(request):
 
 
 def user_detail(request, username: str):
-    owner = get_object_or_404(get_user_model(), username=username, is_active=True)
+    # the one inactive account shown: the "deleted user" who owns deleted accounts' bots
+    shown = Q(is_active=True) | Q(username=deletion.DELETED_USERNAME)
+    owner = get_object_or_404(get_user_model().objects.filter(shown), username=username)
     bots = list(
         Bot.objects.filter(owner=owner)
         .exclude(kind__in=EndpointKind.people())
@@ -128,6 +131,7 @@ def user_detail(request, username: str):
         "user.html",
         {
             "person": owner,
+            "deleted": deletion.is_deleted_user(owner),
             "rows": rows,
             "recent": recent,
             "more": len(ids) >= USER_MATCHES,

@@ -4,6 +4,7 @@ also with ``DEBUG=true`` for the site's pages, and django-axes' lock-out page.""
 from __future__ import annotations
 
 from django.conf import settings
+from django.http import JsonResponse
 from django.shortcuts import render
 
 #: paths whose 404 answers are not the site's pages
@@ -30,9 +31,20 @@ class NotFoundPageMiddleware:
 
 
 def locked_out(request, credentials, *args, **kwargs):
-    """django-axes' answer once a user name is locked out from an address (429)."""
+    """django-axes' answer once a user name is locked out from an address (429): a page, or
+    for the API's log-in (``arena login``) a JSON body."""
     cool_off = settings.AXES_COOLOFF_TIME
     minutes = max(1, int(cool_off.total_seconds() + 59) // 60)
+    if request.path.startswith("/api/"):
+        response = JsonResponse(
+            {
+                "detail": f"Too many failed log-ins for this user name: try again in {minutes} "
+                f"minute{'s' if minutes != 1 else ''}."
+            },
+            status=429,
+        )
+        response["Retry-After"] = str(int(cool_off.total_seconds()))
+        return response
     return render(
         request,
         "registration/locked_out.html",

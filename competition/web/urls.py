@@ -18,7 +18,10 @@ urlpatterns = [
     # accounts: login, logout, password change and reset come from django.contrib.auth
     path("accounts/signup/", web_accounts.signup, name="signup"),
     path("accounts/profile/", web_accounts.profile, name="profile"),
-    path("accounts/profile/token", web_accounts.token_regenerate, name="token-regenerate"),
+    path("accounts/profile/tokens", web_accounts.token_create, name="token-create"),
+    path("accounts/profile/tokens/<int:pk>/revoke", web_accounts.token_revoke, name="token-revoke"),
+    path("accounts/profile/export.zip", web_accounts.account_export, name="account-export"),
+    path("accounts/profile/delete", web_accounts.account_delete, name="account-delete"),
     path(
         "accounts/password_reset/", web_accounts.password_reset, name="password_reset"
     ),  # rate-limited

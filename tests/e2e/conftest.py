@@ -336,10 +336,10 @@ def shell(site: dict, code: str) -> str:
 
 SETUP_USER = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 user, _ = get_user_model().objects.get_or_create(username="alice")
 user.set_password("alice-password-123"); user.save()
-print(Token.objects.get_or_create(user=user)[0].key)
+print(ApiToken.objects.issue(user, "tests")[1])
 """
 
 

@@ -36,7 +36,7 @@ MAX_EXAMPLES = int(os.environ.get("ARENA_FUZZ_MAX_EXAMPLES", "10"))
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 from competition.models.bots import Bot
 from competition.models import Entry, Event
 User = get_user_model()
@@ -52,7 +52,7 @@ mine = [Bot.objects.create(owner=fuzzer, game="tictactoe", name=f"mine-{name}", 
         for name in ("perfect", "random")]
 print(mine[0].pk)
 print(rivals[0].pk)
-print(Token.objects.create(user=fuzzer).key)
+print(ApiToken.objects.issue(fuzzer, "tests")[1])
 """
 
 # A body over the cap (``DATA_UPLOAD_MAX_MEMORY_SIZE``) is refused with a 413 before it is

@@ -59,13 +59,13 @@ BOT = textwrap.dedent(
 SETUP = """
 from competition.models.bots import Bot
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 User = get_user_model()
 owner = User.objects.create_user("owner", password="{pw}")
 User.objects.create_user("other", password="{pw}")
 bot = Bot.objects.create(owner=owner, game="tictactoe", name="marker", kind="http", target="{url}")
 rival = Bot.objects.create(owner=owner, game="tictactoe", name="rival", kind="builtin", target="random")
-print(Token.objects.get_or_create(user=owner)[0].key, bot.pk, rival.pk)
+print(ApiToken.objects.issue(owner, "tests")[1], bot.pk, rival.pk)
 """
 
 

@@ -19,11 +19,11 @@ from tests.processes import manage, running
 
 USERS = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 User = get_user_model()
 for name in ("ann", "bob"):
     user = User.objects.create_user(name, email=f"{name}@example.test", password=f"pw-{name}-1")
-    print(name, Token.objects.create(user=user).key)
+    print(name, ApiToken.objects.issue(user, "tests")[1])
 """
 
 

@@ -23,12 +23,12 @@ from tests.processes import manage, running
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 User = get_user_model()
 User.objects.create_superuser("org", email="org@example.test", password="pw-org-pass-1")
 for name in ("ann", "bob", "cat"):
     user = User.objects.create_user(name, email=f"{name}@example.test", password=f"pw-{name}-pass-1")
-    print(name, Token.objects.create(user=user).key)
+    print(name, ApiToken.objects.issue(user, "tests")[1])
 """
 
 

@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
@@ -82,16 +81,21 @@ def test_it_mails_a_password_reset_link(users):
     assert login.status_code == 302 and "_auth_user_id" in login.client.session
 
 
-def test_it_regenerates_the_api_token(users):
+def test_it_makes_an_api_token_on_the_profile(users):
     client = logged_in(users["owner"])
-    client.get("/accounts/profile/")
-    before = Token.objects.get(user=users["owner"]).key
-    assert client.get("/accounts/profile/token").status_code == 405
-    client.post("/accounts/profile/token")
-    after = Token.objects.get(user=users["owner"]).key
-    # It should replace the token: the old key no longer exists.
-    assert after != before and not Token.objects.filter(key=before).exists()
-    assert after in client.get("/accounts/profile/").content.decode()
+    assert client.get("/accounts/profile/tokens").status_code == 405
+    # It should refuse a token without a name, or with a lifetime it does not offer.
+    assert client.post("/accounts/profile/tokens", {"name": " ", "days": 90}).status_code == 400
+    assert client.post("/accounts/profile/tokens", {"name": "x", "days": 5}).status_code == 400
+    assert not users["owner"].auth_token_set.exists()
+    # It should make one, and show its key on the next visit only.
+    assert client.post("/accounts/profile/tokens", {"name": "laptop", "days": 7}).status_code == 302
+    page = client.get("/accounts/profile/").content.decode()
+    key = re.search(r'id="api-token"[^>]*value="([0-9a-f]{64})"', page).group(1)
+    assert "laptop" in page and key not in client.get("/accounts/profile/").content.decode()
+    token = users["owner"].auth_token_set.get()
+    lifetime = (token.expiry - token.created).total_seconds()
+    assert token.name == "laptop" and abs(lifetime - 7 * 86400) < 60
 
 
 # -- bots -------------------------------------------------------------------------------------

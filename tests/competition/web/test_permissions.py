@@ -159,14 +159,17 @@ def test_it_escapes_what_bots_send_in_the_owners_log(world):
     assert "<script>alert" not in page and "&lt;script&gt;alert" in page
 
 
-def test_it_shows_each_user_only_their_own_api_token(world):
-    from rest_framework.authtoken.models import Token
-
-    owner_page = client_for(world, "owner").get("/accounts/profile/").content.decode()
-    other_page = client_for(world, "other").get("/accounts/profile/").content.decode()
-    owner_token = Token.objects.get(user=world["users"]["owner"]).key
-    other_token = Token.objects.get(user=world["users"]["other"]).key
-    # It should create the token on demand and show it to its user only.
-    assert owner_token in owner_page and other_token not in owner_page
-    assert other_token in other_page and owner_token not in other_page
+def test_it_shows_each_user_only_their_own_api_tokens(world):
+    owner, other = client_for(world, "owner"), client_for(world, "other")
+    owner.post("/accounts/profile/tokens", {"name": "owner-laptop", "days": 30})
+    other.post("/accounts/profile/tokens", {"name": "other-ci", "days": 30})
+    owner_page = owner.get("/accounts/profile/").content.decode()
+    other_page = other.get("/accounts/profile/").content.decode()
+    # It should list each user's own tokens only.
+    assert "owner-laptop" in owner_page and "other-ci" not in owner_page
+    assert "other-ci" in other_page and "owner-laptop" not in other_page
+    # It should let no one revoke another's token (404), and leave it working.
+    theirs = world["users"]["other"].auth_token_set.get()
+    assert owner.post(f"/accounts/profile/tokens/{theirs.pk}/revoke").status_code == 404
+    assert world["users"]["other"].auth_token_set.filter(pk=theirs.pk).exists()
     assert Client().get("/accounts/profile/").status_code == 302

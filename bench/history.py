@@ -507,6 +507,9 @@ def build(args) -> dict:
     t2 = time.perf_counter()
     play_formats(owner, population[: args.bots // 2], rng)
     report["build"]["events_s"] = time.perf_counter() - t2
+    from competition.matches import headtohead
+
+    headtohead.rebuild()  # the pairs' tables, from the seats inserted behind the finish
     report["build"]["matches"] = Match.objects.count()
     report["build"]["ladder_matches"] = ladder.count()
     report["build"]["ladder_id"] = ladder.event.pk
@@ -573,10 +576,22 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
     """(label, url, staff, goal ms)."""
     from competition.models import Participant
 
+    from competition.models import Meeting
+
     seats = Participant.objects.filter(bot=top).order_by("match_id")
     middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page
     latest = seats.values_list("match_id", flat=True).last()
+    rival = (  # the busiest bot's latest opponent: the head-to-head pages of a long pair
+        Meeting.objects.filter(bot=top).order_by("-match_id").values_list("opponent_id", flat=True)
+    ).first()
     return [
+        ("/bots/<busiest>/vs/<rival>/", f"/bots/{top.pk}/vs/{rival}/", False, GOAL_MS),
+        (
+            "GET /api/bots/<busiest>/head-to-head/<rival>/",
+            f"/api/bots/{top.pk}/head-to-head/{rival}/",
+            False,
+            GOAL_MS,
+        ),
         (
             "GET /api/events/<ladder>/standings/",
             f"/api/events/{ladder_id}/standings/",

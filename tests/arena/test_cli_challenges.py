@@ -17,13 +17,13 @@ from tests.processes import arena, manage, ok, project_env, running
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 from competition.models.bots import Bot
 User = get_user_model()
 carol, dave = User.objects.create_user("carol"), User.objects.create_user("dave")
 mine = Bot.objects.create(owner=carol, game="tictactoe", name="carols", kind="builtin", target="random")
 theirs = Bot.objects.create(owner=dave, game="tictactoe", name="daves", kind="builtin", target="random")
-print(Token.objects.create(user=carol).key, Token.objects.create(user=dave).key, mine.pk, theirs.pk)
+print(ApiToken.objects.issue(carol, "tests")[1], ApiToken.objects.issue(dave, "tests")[1], mine.pk, theirs.pk)
 """
 
 

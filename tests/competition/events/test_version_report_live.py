@@ -25,10 +25,10 @@ STARTER = get_game(GAME).part("starter_bot.py").read_bytes()
 
 SETUP_USERS = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 for name in ("alice", "bob"):
     user, _ = get_user_model().objects.get_or_create(username=name)
-    print(name, Token.objects.get_or_create(user=user)[0].key)
+    print(name, ApiToken.objects.issue(user, "tests")[1])
 """
 
 

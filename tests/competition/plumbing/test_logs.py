@@ -13,9 +13,9 @@ from tests.processes import manage, project_env, running
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 user = get_user_model().objects.create_user("logan")
-print(user.pk, Token.objects.create(user=user).key)
+print(user.pk, ApiToken.objects.issue(user, "tests")[1])
 """
 
 

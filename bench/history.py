@@ -574,9 +574,7 @@ def admin_pages(search: str) -> list[tuple[str, str, bool, float]]:
 
 def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str, bool, float]]:
     """(label, url, staff, goal ms)."""
-    from competition.models import Participant
-
-    from competition.models import Meeting
+    from competition.models import Meeting, Participant
 
     seats = Participant.objects.filter(bot=top).order_by("match_id")
     middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page

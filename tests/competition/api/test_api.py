@@ -261,6 +261,8 @@ def test_it_lists_active_bots_without_target_or_secret_to_anonymous_callers(clie
         "mu": ratings.DEFAULT_MU,
         "sigma": ratings.DEFAULT_SIGMA,
         "ordinal": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
+        "rating": pytest.approx(ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA),
+        "uncertainty": ratings.DEFAULT_SIGMA,
         "games": 0,
         "provisional": True,
         "ranked": False,  # no rated game yet: the defaults, unranked
@@ -335,6 +337,8 @@ def test_it_shows_a_bots_rating(clients, bots):
         "mu": 30.0,
         "sigma": 2.0,
         "ordinal": 24.0,
+        "rating": 24.0,  # the headline number: the ordinal, its uncertainty beside it
+        "uncertainty": 2.0,
         "games": 12,
         "provisional": False,
         "ranked": True,
@@ -716,6 +720,8 @@ def test_it_ranks_active_bots_by_ordinal(clients, role, users):
         "mu": 28.0,
         "sigma": 1.0,
         "ordinal": 25.0,
+        "rating": 25.0,
+        "uncertainty": 1.0,
         "games": 3,
         "provisional": True,
         "health": not_played,  # rated in the test's rows, never counted by a finish

@@ -341,7 +341,7 @@ UPLOAD_SETUP = """
 import json
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.db import SessionStore
-from rest_framework.authtoken.models import Token
+from competition.models.accounts import ApiToken
 from competition.bots.services import add_version
 from competition.models.bots import Bot, read_code
 source = open(%r, "rb").read()
@@ -357,7 +357,7 @@ for route in ("web", "api", "cli"):
         "django.contrib.auth.backends.ModelBackend", "_auth_user_hash":
         user.get_session_auth_hash()})
     session.create()
-    token = Token.objects.create(user=user).key
+    token = ApiToken.objects.issue(user, "bench")[1]
     made[route] = {"bot": bot.pk, "session": session.session_key, "token": token}
 print(json.dumps(made))
 """

@@ -62,9 +62,9 @@ def enqueue(env: dict, count: int, moves: int, rate: float, start_in: float) -> 
 def token(env: dict) -> str:
     script = (
         "from django.contrib.auth import get_user_model\n"
-        "from rest_framework.authtoken.models import Token\n"
+        "from competition.models.accounts import ApiToken\n"
         "u, _ = get_user_model().objects.get_or_create(username='load')\n"
-        "print(Token.objects.get_or_create(user=u)[0].key)"
+        "print(ApiToken.objects.issue(u, 'bench')[1])"
     )
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "shell", "-c", script],

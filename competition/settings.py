@@ -4,6 +4,7 @@ stops start-up with a clear message; the variables are listed in the README."""
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -110,6 +111,10 @@ DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR", "") or default_data_dir())
 # a served platform's start removes those of dead processes. /metrics answers staff, or
 # ``Authorization: Bearer $ARENA_METRICS_TOKEN`` (no token: staff only); anyone else a 404.
 ARENA_METRICS_DIR = Path(os.environ.get("ARENA_METRICS_DIR", "") or DATA_DIR / "metrics")
+if bound_folder(ARENA_METRICS_DIR) is not None:
+    # a data directory every sandbox reads: the server refuses to start there and makes nothing
+    # in it (competition.plumbing.production.guard_start); its metrics go to a throwaway folder
+    ARENA_METRICS_DIR = Path(tempfile.mkdtemp(prefix="arena-metrics-"))
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ARENA_METRICS_DIR)
 ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
 if ARENA_METRICS_TOKEN and len(ARENA_METRICS_TOKEN) < 16:

@@ -37,7 +37,7 @@ urlpatterns = [
     path("leaderboard/<str:game>/", LeaderboardView.as_view(), name="leaderboard"),
     path("games/<str:game>/seasons/", SeasonListView.as_view(), name="season-list"),
     path(
-        "games/<str:game>/seasons/<int:number>/",
+        "games/<str:game>/seasons/<str:number>/",
         SeasonDetailView.as_view(),
         name="season-detail",
     ),

@@ -91,6 +91,26 @@ def seat_versions(bots: list[Bot], event=None) -> dict[int, int]:
     return chosen
 
 
+def _checked(game_slug: str, bots: list[Bot], options: dict | None):
+    """The game and its resolved options for ``bots``, or ``ValidationError`` in words."""
+    try:
+        game = get_game(game_slug)
+    except KeyError:
+        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
+    low, high = game.seats
+    if not low <= len(bots) <= high:
+        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise ValidationError({"bots": f"{game.title} needs {wanted} bots."})
+    try:
+        resolved = game.options_for_seats(game.resolve_options(options), len(bots))
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    for bot in bots:
+        if bot.game != game.slug:
+            raise ValidationError({"bots": f"{bot} does not play {game.title}."})
+    return game, resolved
+
+
 def create_match(
     game_slug: str,
     bots: list[Bot],
@@ -118,21 +138,7 @@ def create_match(
     a match a user made (``practice``: only an event's or the ladder's matches are rated).
     ``versions`` pins a code bot's version per seat (a replay plays the versions that played);
     the other code seats play ``seat_versions``'s."""
-    try:
-        game = get_game(game_slug)
-    except KeyError:
-        raise ValidationError({"game": f"Unknown game {game_slug!r}."}) from None
-    low, high = game.seats
-    if not low <= len(bots) <= high:
-        wanted = f"exactly {low}" if low == high else f"{low} to {high}"
-        raise ValidationError({"bots": f"{game.title} needs {wanted} bots."})
-    try:
-        resolved = game.options_for_seats(game.resolve_options(options), len(bots))
-    except ValueError as exc:
-        raise ValidationError({"options": str(exc)}) from None
-    for bot in bots:
-        if bot.game != game.slug:
-            raise ValidationError({"bots": f"{bot} does not play {game.title}."})
+    game, resolved = _checked(game_slug, bots, options)
     if seed is None:
         seed = secrets.randbits(31)
     with transaction.atomic():

@@ -100,7 +100,7 @@ def serve_exporter() -> bool:
     return True
 
 
-directory().mkdir(parents=True, exist_ok=True)
+directory().mkdir(parents=True, exist_ok=True)  # (never where a sandbox reads: the settings)
 
 # -- the platform's counters (README: "Metrics") -----------------------------------------------
 

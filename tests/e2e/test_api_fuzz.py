@@ -86,6 +86,8 @@ include-name = [
     "POST /api/bots/{id}/ladder/",
     "POST /api/events/{id}/enter/",
     "POST /api/events/{id}/withdraw/",
+    "POST /api/tokens/",
+    "DELETE /api/me/",
 ]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "413", "429", "5xx"]
 """

@@ -117,7 +117,13 @@ def test_it_signs_up_registers_a_bot_and_test_calls_it(ui, site):
     ui.phone.wait_for_selector("#test-result")
     shot(ui.phone, "bot-test-call")
     ui.both("/accounts/profile/", "profile")
-    assert re.search(r"[0-9a-f]{40}", ui.desktop.input_value("#api-token"))
+    # It should make a named API token on the profile and show it this once.
+    page.goto(ui.url("/accounts/profile/"))
+    page.fill("#token-form input[name=name]", "laptop")
+    with page.expect_navigation():
+        page.click("#token-form button[type=submit]")
+    assert re.search(r"[0-9a-f]{40}", page.input_value("#api-token"))
+    assert "laptop" in page.inner_text("#token-list")
 
 
 # -- 2. a match against a built-in bot, watched live -------------------------------------------------

@@ -52,6 +52,8 @@ class ChallengeViewSet(JSONOnly, viewsets.GenericViewSet):
 
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = WaitingChallengeSerializer
+    pagination_class = None  # the 100 newest, as one list
+    lookup_value_regex = r"[^/]+"  # any id reaches the view: a JSON 404, never a page
 
     @extend_schema(responses=WaitingChallengeSerializer(many=True))
     def list(self, request):

@@ -9,11 +9,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from competition.api.serializers import seasons as s
-from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404
+from competition.api.views.common import GAME_SLUGS, JSONOnly, game_or_404, int_schema, parse_int
 from competition.events import seasons
 from competition.models import Season, SeasonStanding
 
 GAME_PARAM = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, enum=GAME_SLUGS)
+#: the largest season number (``Season.number``'s column holds it)
+MAX_SEASON = 2**31 - 1
+NUMBER_PARAM = OpenApiParameter(
+    "number", int_schema(1, MAX_SEASON), OpenApiParameter.PATH, description="The season's number."
+)
 
 
 class SeasonListView(JSONOnly, APIView):
@@ -51,9 +56,12 @@ class SeasonDetailView(JSONOnly, generics.ListAPIView):
     def get_queryset(self):
         return SeasonStanding.objects.filter(season=self.season).order_by("place")
 
-    @extend_schema(parameters=[GAME_PARAM])
-    def get(self, request, game: str, number: int):
+    @extend_schema(parameters=[GAME_PARAM, NUMBER_PARAM])
+    def get(self, request, game: str, number: str):
         game_or_404(game)
+        number = parse_int(number, 1, MAX_SEASON)
+        if number is None:
+            raise exceptions.NotFound("No such season of this game.")
         self.season = Season.objects.filter(game=game, number=number).first()
         if self.season is None:
             raise exceptions.NotFound(f"No season {number} of this game.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,7 +31,13 @@ class MeView(JSONOnly, APIView):
             {"username": request.user.get_username(), "is_staff": request.user.is_staff}
         )
 
-    @extend_schema(request=s.DeleteMeSerializer, responses={204: None})
+    @extend_schema(
+        request=s.DeleteMeSerializer,
+        responses={
+            204: None,
+            400: OpenApiResponse(description="The password is missing or wrong: nothing deleted."),
+        },
+    )
     def delete(self, request):
         body = s.DeleteMeSerializer(data=request.data)
         body.is_valid(raise_exception=True)

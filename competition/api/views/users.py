@@ -14,8 +14,9 @@ from competition.accounts import deletion
 from competition.accounts.tokens import TooManyTokens, issue_token
 from competition.api.serializers import users as s
 from competition.api.throttles import WriteScopedRateThrottle
-from competition.api.views.common import IdLookup, JSONOnly
+from competition.api.views.common import IdLookup, JSONOnly, parse_int
 from competition.models.accounts import MAX_TOKENS_PER_USER, ApiToken
+from competition.models.filters import ID_MAX, ID_MIN
 
 
 class MeView(JSONOnly, APIView):
@@ -73,8 +74,8 @@ class TokenViewSet(
         return ApiToken.objects.filter(user=self.request.user)[: MAX_TOKENS_PER_USER * 2]
 
     def get_object(self):
-        raw = self.kwargs.get("pk")
-        token = ApiToken.objects.filter(user=self.request.user, pk=raw).first()
+        pk = parse_int(self.kwargs.get("pk"), ID_MIN, ID_MAX)  # anything else: a 404, no query
+        token = ApiToken.objects.filter(user=self.request.user, pk=pk).first() if pk else None
         if token is None:
             raise exceptions.NotFound("No such token of yours.")
         return token

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from competition.api.serializers.common import StrictCharField
 from competition.models.accounts import MAX_TOKEN_NAME, TOKEN_LIFETIMES, ApiToken
 
 
@@ -28,7 +29,7 @@ class TokenSerializer(serializers.ModelSerializer):
 
 
 class TokenCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=MAX_TOKEN_NAME, help_text="Where you use it.")
+    name = StrictCharField(max_length=MAX_TOKEN_NAME, help_text="Where you use it.")
     days = serializers.ChoiceField(
         choices=TOKEN_LIFETIMES,
         default=TOKEN_LIFETIMES[0],

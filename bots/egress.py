@@ -377,11 +377,18 @@ async def close_session() -> None:
         await session.close()
 
 
+#: the header a URL bot's server may send to declare the version it plays
+#: (``competition.bots.services.declare_version``); read up to this many characters
+VERSION_HEADER, VERSION_HEADER_BYTES = "X-Bot-Version", 256
+
+
 @dataclass(frozen=True)
 class HttpReply:
     status: int
     body: bytes
     content_type: str
+    #: the ``X-Bot-Version`` header the bot's server sent (its own label for what plays), as sent
+    version: str = ""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -519,6 +526,7 @@ async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> H
             status=response.status,
             body=body,
             content_type=response.headers.get("Content-Type", ""),
+            version=response.headers.get(VERSION_HEADER, "")[:VERSION_HEADER_BYTES],
         )
 
 

@@ -15,6 +15,10 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e") | 
 )
 
 
+#: the longest version label a URL bot declares (its profile, or its server's X-Bot-Version)
+MAX_LABEL = 40
+
+
 def unprintable(char: str) -> bool:
     """A control character (line breaks, ESC, C1), a line or paragraph separator or a
     bidirectional formatting character: nothing a name shown to people may hold."""

@@ -24,6 +24,9 @@ class Transport(abc.ABC):
     #: ``exchange`` ends by its ``timeout`` by construction (the HTTP transport: one deadline
     #: around the whole request); the match loop then adds no safety deadline of its own
     bounded: bool = False
+    #: the version label the bot announced itself (an HTTP bot's ``X-Bot-Version`` header), the
+    #: first valid one of the exchanges so far; "" if none
+    announced_version: str = ""
 
     async def start(self) -> None:
         """Prepare the seat (start a process, accept a TCP client...). Faults: BotFault."""

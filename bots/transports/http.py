@@ -11,12 +11,22 @@ from urllib.parse import urlencode
 from bots import egress
 from bots.codec import decode_reply, preview
 from bots.faults import BotFault, FaultCode
+from bots.names import MAX_LABEL, unprintable
 from bots.transports.base import Exchange, Transport
 from games.base import Game
 
 #: replies larger than this are decoded on a worker thread (a 1 MB reply takes milliseconds)
 DECODE_INLINE_BYTES = 65_536
 CONTENT_TYPES = {"json": "application/json", "form": "application/x-www-form-urlencoded"}
+
+
+def announced(header: str) -> str:
+    """The version label in an ``X-Bot-Version`` header, or "" if it is empty, too long or not
+    printable (ignored: a bad header never faults a move)."""
+    label = header.strip()
+    if len(label) > MAX_LABEL or any(unprintable(char) for char in label):
+        return ""
+    return label
 
 
 def encode_text(game: Game, message: Any) -> tuple[str, str]:
@@ -77,6 +87,8 @@ class HttpTransport(Transport):
         except UnicodeDecodeError:
             text = reply.body
         received = preview(text, 65_536)
+        if reply.version and not self.announced_version:
+            self.announced_version = announced(reply.version)
         if not (200 <= reply.status < 300) and not self.ignore_http_status:
             raise BotFault(
                 FaultCode.HTTP_STATUS,

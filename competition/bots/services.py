@@ -263,6 +263,18 @@ def declare_version(bot: Bot, label: str) -> BotVersion | None:
     return version
 
 
+def announce_versions(announced: dict[int, str]) -> None:
+    """The version labels URL bots' servers sent in a match (their ``X-Bot-Version`` header), by
+    bot id: each a new declared version (``declare_version``) when it changed, so the bot's next
+    matches record it; a label refused is logged and dropped (the header cannot fault a bot)."""
+    for bot in Bot.objects.filter(pk__in=announced, kind=EndpointKind.HTTP):
+        try:
+            if declare_version(bot, announced[bot.pk]) is not None:
+                logger.info("bot %s announced version %r", bot.pk, announced[bot.pk])
+        except ValidationError:
+            logger.info("bot %s announced a version label that was refused", bot.pk)
+
+
 def upload_version(bot: Bot, upload, user) -> BotVersion:
     """Store ``user``'s upload as ``bot``'s next version; ``ValidationError`` on ``file`` if
     refused (``UploadThrottled`` past the rate)."""
@@ -386,6 +398,9 @@ async def run_test_call(bot: Bot) -> dict:
         await transport.start()
         done = await transport.exchange(message, timeout=limit)
         result.update(status=done.status, sent=done.sent, reply=done.received)
+        if transport.announced_version:  # its server says which version it plays
+            result["version"] = transport.announced_version
+            await sync_to_async(announce_versions)({bot.pk: transport.announced_version})
         try:
             action = game.parse_action(state, 0, done.reply)
             result["verdict"] = f"accepted as the move {as_json(action)}"

@@ -16,7 +16,7 @@ from bots import codebundle, egress
 from bots.compiler import runnable
 from bots.faults import BotFault
 from bots.languages import title as language_title
-from bots.names import new_secret, unprintable, validate_printable_name
+from bots.names import MAX_LABEL, new_secret, unprintable, validate_printable_name
 from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
 from competition.models.choices import BuildStatus, ChallengeConsent
 from games import get_game
@@ -184,9 +184,6 @@ _TARGET_CHECKS = {
     EndpointKind.CODE: lambda game, target: check_sandbox(),
 }
 
-
-#: the longest version label a URL bot declares
-MAX_LABEL = 40
 
 #: the longest file name a version keeps (its extension says what it holds)
 MAX_FILENAME = 255

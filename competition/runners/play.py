@@ -14,6 +14,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
 from bots.faults import FaultCode
+from competition.bots import services as bot_services
 from competition.live import broadcast
 from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
@@ -211,11 +212,28 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     try:
         result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
         await writer.finish(_end(data, result, limit))
+        await _announced(match_id, participants, transports)
     finally:
         beat.cancel()
         with contextlib.suppress(asyncio.CancelledError, LeaseLost):
             await beat
         await writer.close()
+
+
+async def _announced(match_id: int, participants, transports) -> None:
+    """The versions URL bots' servers announced in this match (``X-Bot-Version``), declared for
+    their next matches; a failure here is logged, never the match's (it is finished)."""
+    announced = {
+        p.bot_id: t.announced_version
+        for p, t in zip(participants, transports, strict=True)
+        if t.announced_version
+    }
+    if not announced:
+        return
+    try:
+        await batch.call(bot_services.announce_versions, announced)
+    except Exception:
+        logger.exception("match %s: the versions its bots announced were not declared", match_id)
 
 
 def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:

@@ -72,3 +72,68 @@ def test_a_url_bot_declares_its_version_and_each_result_names_it(allow_loopback)
     )  # fmt: skip
     assert form.status_code == 302, form.content.decode()[:2000]
     assert BotVersion.objects.get(bot=bot, number=3).label == "3.0"
+
+
+async def test_a_url_bots_server_declares_its_version_by_a_header(allow_loopback):
+    # Its server's X-Bot-Version header: the test call shows and declares it; a match in which
+    # it changes declares the new one for the next match (which records and rates it); a label
+    # too long is ignored, never a fault.
+    import asyncio
+
+    from aiohttp import web
+
+    from competition.bots import services as bot_services
+    from competition.runners.play import run_match
+    from games.tictactoe.starter_bot import choose
+    from tests.helpers import http_bot
+
+    label = {"served": "2.1"}
+
+    async def handler(request: web.Request):
+        message = await request.json()
+        move = (
+            {}
+            if message.get("action") == "init"
+            else {"play": choose(message["board"], message["you"])}
+        )
+        return web.json_response(move, headers={"X-Bot-Version": label["served"]})
+
+    async with http_bot(handler) as base:
+
+        def made():
+            author = factories.user("header-author")
+            served = factories.bot(author, name="served", kind="http", target=base + "/")
+            rival = factories.user("header-rival")  # another owner's: the matches are rated
+            return served, factories.builtin_of(rival, "bob-ttt", "random")
+
+        bot, opponent = await asyncio.to_thread(made)
+        tested = await bot_services.run_test_call(bot)
+        assert tested["fault"] == "ok" and tested["version"] == "2.1"
+        v1 = await BotVersion.objects.aget(bot=bot)
+        assert (v1.number, v1.label) == (1, "2.1")
+
+        async def played(seed: int):
+            lad = await asyncio.to_thread(ladder.ladder_of, "tictactoe")
+            match = await asyncio.to_thread(
+                create_match,
+                "tictactoe",
+                [bot, opponent],
+                seed=seed,
+                dispatch_now=False,
+                ladder=lad,
+            )
+            assert await run_match(match.pk) == match.pk
+            return await Participant.objects.aget(match=match, bot=bot)
+
+        assert (await played(1)).version_id == v1.pk
+        label["served"] = "2.2"  # the server now plays 2.2: declared at this match's end
+        assert (await played(2)).version_id == v1.pk
+        v2 = await BotVersion.objects.aget(bot=bot, number=2)
+        assert v2.label == "2.2"
+        third = await played(3)
+        assert third.version_id == v2.pk
+        start = await RatingChange.objects.aget(bot=bot, match__isnull=True, version=v2)
+        assert start.kind == StepKind.VERSION
+        label["served"] = "x" * 41  # too long: ignored
+        assert (await played(4)).version_id == v2.pk
+        assert await BotVersion.objects.filter(bot=bot).acount() == 2

@@ -33,6 +33,8 @@ def match_ended_in_event(
             transaction.on_commit(lambda: announce_ended(event_id))
     if match.ladder_id:
         ladder.release(match)
+    if match.report_version_id:  # a new version's report: its owner is told when it is played
+        replays.replay_ended(match)
     match_notices.match_result(match, participants)
 
 

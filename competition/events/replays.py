@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef
 from competition.matches.lifecycle import create_match
 from competition.models import BuildStatus, Match, MatchStatus, Participant, SeatResult
 from competition.models.bots import Bot, BotStatus, BotVersion, EndpointKind
+from competition.notifications import bot_notices
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +126,28 @@ def make_report(version: BotVersion) -> list[Match]:
             "v%s of bot %s: %s replays for its report", version.number, version.bot_id, len(made)
         )
     return made
+
+
+def replay_ended(match: Match) -> bool:
+    """A replay of a report ended (inside its finish's transaction): when it was the last still
+    to play, the owner is told what the report says. Once: the version's row is locked first, so
+    of two last replays ending at once exactly one sees the other ended. True if told."""
+    version = (
+        BotVersion.objects.select_for_update()
+        .select_related("bot")
+        .filter(pk=match.report_version_id)
+        .first()
+    )
+    if version is None:
+        return False
+    playing = Match.objects.filter(
+        report_version=version, status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)
+    ).exclude(pk=match.pk)
+    if playing.exists():
+        return False
+    said = report(version)
+    bot_notices.report_ready(version.bot, said.version, said.sentence)
+    return True
 
 
 # -- what the report says -----------------------------------------------------------------------

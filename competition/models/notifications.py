@@ -37,6 +37,8 @@ class NotificationKind(models.TextChoices):
     """A season of a game's standing ladder ended: the final place of each of the user's bots."""
     BUILD_FAILED = "build_failed", "Version did not compile"
     """A version the user uploaded failed its compile: the compiler's words on the bot page."""
+    VERSION_REPORT = "version_report", "Version report"
+    """A new version's report was played: how it did in its predecessor's lost and drawn games."""
 
 
 class EmailChoice(models.TextChoices):

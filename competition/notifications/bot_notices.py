@@ -1,5 +1,5 @@
 """What owners are told of their bots: paused (and why: by its owner, staff or its health),
-resumed, a version that did not compile."""
+resumed, a version that did not compile, a new version's report played."""
 
 from __future__ import annotations
 
@@ -30,4 +30,12 @@ def build_failed(bot: Bot, number: int, log: str) -> None:
     )
     notify.notify(
         bot.owner_id, NotificationKind.BUILD_FAILED, text[:500], f"/bots/{bot.pk}/#versions"
+    )
+
+
+def report_ready(bot: Bot, version: int, sentence: str) -> None:
+    """Tell the owner the report of version ``version`` of ``bot`` was played: what it says."""
+    text = f"The report of v{version} of {bot.name} is ready: {sentence}"
+    notify.notify(
+        bot.owner_id, NotificationKind.VERSION_REPORT, text[:500], f"/bots/{bot.pk}/#version-report"
     )

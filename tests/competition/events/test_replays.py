@@ -15,7 +15,14 @@ from django.utils import timezone
 from competition.bots.services import platform_seat
 from competition.events import ladder, replays
 from competition.matches.lifecycle import create_match
-from competition.models import Match, MatchStatus, Participant, SeatResult
+from competition.models import (
+    Match,
+    MatchStatus,
+    Notification,
+    NotificationKind,
+    Participant,
+    SeatResult,
+)
 from competition.models.bots import Bot, EndpointKind
 from games import get_game
 from tests import factories
@@ -102,12 +109,18 @@ def test_it_replays_the_latest_ladder_losses_and_draws_with_the_new_version(sett
     assert waiting.games == 3 and waiting.pending == 3
     assert waiting.sentence == "v2 wins 0 of the 3 games v1 lost or drew, draws 0; 3 still to play."
     assert [r["replay"]["result"] for r in waiting.rows] == ["waiting"] * 3
+    notices = Notification.objects.filter(kind=NotificationKind.VERSION_REPORT)
+    assert not notices.exists()
 
     # ... then what v2 did, each beside the original, on the page, the API, with no rating.
     assert play_all() == 4  # with the rival's one
     done = replays.report(v2)
     assert done.pending == 0 and done.wins + done.draws + done.losses == 3
     assert done.sentence.startswith(f"v2 wins {done.wins} of the 3 games v1 lost or drew")
+    # Its owner is told once, when the last replay ended, what it says.
+    (told,) = notices.filter(user_id=subject.owner_id)  # (the rival's own report: its own)
+    assert told.link == f"/bots/{subject.pk}/#version-report"
+    assert told.text == f"The report of v2 of {subject.name} is ready: {done.sentence}"
     first = done.rows[0]
     assert first["original"]["match"] == m5.pk and first["original"]["result"] == "lost"
     assert first["original"]["opponents"][0]["version"] == "v1"

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from bots.faults import seen as fault_text
 from competition.models import Match, MatchStatus, Participant
 from competition.models.bots import PLATFORM_OWNER, BotVersion
-from competition.models.ratings import RatingChange, change_text, ordinal_change
+from competition.models.ratings import RatingChange, change_text, ordinal_change, step_change
 from competition.plumbing.prepared import Prepared
 from games import get_game
 from games.base import COMMON_REASONS
@@ -47,10 +47,8 @@ def rating_changes(match: Match, participants: list[Participant]) -> dict[int, f
         return {bot: change for bot, change in known.items() if change is not None}
     if match.status not in MatchStatus.with_result():
         return {}
-    steps = RatingChange.objects.filter(match=match).values_list(
-        "bot_id", "mu_before", "sigma_before", "mu_after", "sigma_after"
-    )
-    return {bot: (mu1 - 3 * s1) - (mu0 - 3 * s0) for bot, mu0, s0, mu1, s1 in steps}
+    steps = RatingChange.objects.filter(match=match).annotate(change=step_change())
+    return dict(steps.values_list("bot_id", "change"))
 
 
 def _against(seats: list[tuple[int, str]], bot: int) -> list[str]:

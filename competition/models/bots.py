@@ -19,6 +19,7 @@ from bots.languages import title as language_title
 from bots.names import MAX_LABEL, new_secret, unprintable, validate_printable_name
 from bots.transports import KINDS, TRANSPORTS, Transport, TransportKind, for_endpoint
 from competition.models.choices import BuildStatus, ChallengeConsent
+from competition.models.ratings import ordinal
 from games import get_game
 
 __all__ = [
@@ -500,7 +501,7 @@ class BotVersion(models.Model):
     @property
     def ordinal(self) -> float | None:
         """Its rating as the leaderboard ranks (mu - 3 sigma), after its latest rated match."""
-        return None if self.mu is None else self.mu - 3 * self.sigma
+        return None if self.mu is None else ordinal(self.mu, self.sigma)
 
     @property
     def language_title(self) -> str:

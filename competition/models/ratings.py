@@ -1,6 +1,15 @@
 from django.db import models
 from django.db.models import F, FloatField, OuterRef, Subquery
 
+#: how many standard deviations below the mean the headline number is
+ORDINAL_SIGMAS = 3
+
+
+def ordinal(mu, sigma):
+    """The headline number, a conservative estimate: mu - 3 sigma (of floats, or of columns as
+    ``F`` expressions in a query: one formula for both)."""
+    return mu - ORDINAL_SIGMAS * sigma
+
 
 class Rating(models.Model):
     """A bot's current rating for its game (openskill mu and sigma)."""
@@ -21,7 +30,7 @@ class Rating(models.Model):
     @property
     def ordinal(self) -> float:
         """The conservative estimate shown on leaderboards: mu - 3 sigma."""
-        return self.mu - 3 * self.sigma
+        return ordinal(self.mu, self.sigma)
 
 
 class StepKind(models.TextChoices):
@@ -80,15 +89,19 @@ class RatingChange(models.Model):
     @property
     def ordinal_change(self) -> float:
         """What the step changed of the headline number (the ordinal, mu - 3 sigma)."""
-        return (self.mu_after - 3 * self.sigma_after) - (self.mu_before - 3 * self.sigma_before)
+        return ordinal(self.mu_after, self.sigma_after) - ordinal(self.mu_before, self.sigma_before)
 
 
 def ordinal_change(match: str = "match_id", bot: str = "bot_id") -> Subquery:
     """A seat's rating step as a column: what its match changed of its bot's headline number
     (the ordinal), null for a match that changed no rating (one row, by the unique index)."""
     steps = RatingChange.objects.filter(match_id=OuterRef(match), bot_id=OuterRef(bot))
-    change = (F("mu_after") - 3 * F("sigma_after")) - (F("mu_before") - 3 * F("sigma_before"))
-    return Subquery(steps.values(change=change)[:1], output_field=FloatField())
+    return Subquery(steps.values(change=step_change())[:1], output_field=FloatField())
+
+
+def step_change():
+    """A rating step's change of the ordinal, as a query expression on ``RatingChange``."""
+    return ordinal(F("mu_after"), F("sigma_after")) - ordinal(F("mu_before"), F("sigma_before"))
 
 
 def change_text(change: float | None, against: list[str] | None = None) -> str:

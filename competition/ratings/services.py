@@ -29,6 +29,7 @@ from competition.models import (
 from competition.models.bots import BotVersion
 from competition.models.choices import BuildStatus
 from competition.models.matches import hidden, practice, practice_match
+from competition.models.ratings import ordinal
 from competition.plumbing.prepared import Prepared
 
 logger = logging.getLogger(__name__)
@@ -37,11 +38,6 @@ MODEL = PlackettLuce()
 DEFAULT_MU = MODEL.mu
 DEFAULT_SIGMA = MODEL.sigma
 PROVISIONAL_GAMES = 10
-
-
-def ordinal(mu: float, sigma: float) -> float:
-    """The conservative estimate: mu - 3 sigma."""
-    return mu - 3 * sigma
 
 
 def summary(mu: float = DEFAULT_MU, sigma: float = DEFAULT_SIGMA, games: int = 0) -> dict:
@@ -292,7 +288,7 @@ def leaderboard(game: str):
             r_sigma=Coalesce("rating__sigma", Value(DEFAULT_SIGMA), output_field=FloatField()),
             r_games=Coalesce("rating__games", Value(0), output_field=IntegerField()),
         )
-        .annotate(r_ordinal=F("r_mu") - 3 * F("r_sigma"))
+        .annotate(r_ordinal=ordinal(F("r_mu"), F("r_sigma")))
     )
     # the standing ladder's: not the bots their owners took out of it, nor the house bots
     # (the built-in strategies) unless the operator ranks them with users' bots

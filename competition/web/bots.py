@@ -496,7 +496,9 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
         "rating": rating,
         "mu": rating.mu if rating else ratings.DEFAULT_MU,
         "sigma": rating.sigma if rating else ratings.DEFAULT_SIGMA,
-        "ordinal": rating.ordinal if rating else ratings.DEFAULT_MU - 3 * ratings.DEFAULT_SIGMA,
+        "ordinal": rating.ordinal
+        if rating
+        else ratings.ordinal(ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA),
         "games_played": games_played,
         "provisional": games_played < ratings.PROVISIONAL_GAMES,
         "history": history,

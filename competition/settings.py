@@ -370,6 +370,8 @@ ARENA_MAX_ACTIVE_LADDER_MATCHES = envint("ARENA_MAX_ACTIVE_LADDER_MATCHES", 2, m
 ARENA_CHALLENGES_PER_TARGET_HOUR = envint("ARENA_CHALLENGES_PER_TARGET_HOUR", 10, minimum=0)
 # seconds a challenge of a bot whose owner is asked waits for the answer (then it never plays)
 ARENA_CHALLENGE_EXPIRY = envint("ARENA_CHALLENGE_EXPIRY", 24 * 3600, minimum=1)
+# challenges one user has waiting for their owners' answers at once (each may wait a day)
+ARENA_MAX_PENDING_CHALLENGES = envint("ARENA_MAX_PENDING_CHALLENGES", 10, minimum=1)
 ARENA_ALLOW_LOCAL_BOTS = envbool("ARENA_ALLOW_LOCAL_BOTS", False)
 # The standing ladder of each game (competition/events/ladder.py; README "The standing ladder")
 ARENA_LADDER = envbool("ARENA_LADDER", True)

@@ -76,6 +76,8 @@ def create_user_match(
                 f"You already have {active} matches queued or running "
                 f"(at most {settings.ARENA_MAX_ACTIVE_MATCHES}): wait for one to end."
             )
+        if pending:
+            _check_pending(user)
         _check_target_rate(user, bots)
         reason = unrated_reason(bots, bench=practice)
         match = create_match(
@@ -91,6 +93,17 @@ def create_user_match(
         )
     match.unrated_reason = reason
     return match
+
+
+def _check_pending(user) -> None:
+    """``TooManyMatches`` when ``user`` already has ``ARENA_MAX_PENDING_CHALLENGES`` challenges
+    waiting for an owner's answer (read on the creator and status index)."""
+    waiting = Match.objects.filter(created_by=user, status=MatchStatus.PENDING).count()
+    if waiting >= settings.ARENA_MAX_PENDING_CHALLENGES:
+        raise TooManyMatches(
+            f"You already have {waiting} challenges waiting for their owners' answers (at most "
+            f"{settings.ARENA_MAX_PENDING_CHALLENGES}): wait until one is answered or expires."
+        )
 
 
 def unrated_reason(bots: list[Bot], *, bench: bool = False) -> str:

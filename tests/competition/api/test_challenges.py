@@ -172,3 +172,17 @@ def test_it_cancels_the_expired_ones_in_the_periodic_step(pair, users):
     registration.tick()
     assert kinds_of(users["other"]).count(NotificationKind.CHALLENGE_ANSWERED) == 1
     assert factories.play_all() == 0
+
+
+def test_it_bounds_the_challenges_one_user_has_waiting_for_answers(pair, users, settings):
+    # Each may wait a day: one account cannot fill the database with unanswered challenges.
+    settings.ARENA_MAX_PENDING_CHALLENGES = 2
+    consent(pair, "ask")
+    ids = [challenge(pair).json()["id"] for _ in range(2)]
+    refused = challenge(pair)
+    assert refused.status_code == 429, refused.content
+    assert "2 challenges waiting for their owners' answers (at most 2)" in str(refused.json())
+    assert Match.objects.filter(created_by=users["other"]).count() == 2
+    # An answer frees a place.
+    assert pair["owner"].post(f"/api/challenges/{ids[0]}/decline/").status_code == 200
+    assert challenge(pair).status_code == 201

@@ -158,7 +158,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # binds the request's id and user to every log line of the request (django-structlog)
+    # binds the request's id and user to every log line of the request (django-structlog),
+    # a proxy's X-Request-ID only if it is a plain id (competition/plumbing/logs.py)
+    "competition.plumbing.logs.RequestIdMiddleware",
     "django_structlog.middlewares.RequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -535,4 +537,5 @@ if not DEBUG:
 # new one) and user, a match's id in the runners (competition/plumbing/logs.py)
 LOGGING = logging_config(json=not DEBUG, level=os.environ.get("LOG_LEVEL", "INFO"))
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # the address is ratelimit's to judge, not ipware's
-DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # a proxy's X-Request-ID, else a new one
+# a proxy's X-Request-ID if it is a plain id (plumbing.logs.RequestIdMiddleware), else a new one
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True

@@ -9,7 +9,10 @@ each record, so a line says which request or match it is about.
 
 from __future__ import annotations
 
+import re
+
 import structlog
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 
 #: what every record gets, structlog's and the standard library's
 _SHARED = [
@@ -59,3 +62,37 @@ def logging_config(*, json: bool, level: str) -> dict:
 def bound(**context):
     """``with bound(match_id=...)``: the context of every record logged inside (this task)."""
     return structlog.contextvars.bound_contextvars(**context)
+
+
+#: a request id a proxy may send: letters, digits, ".", "_" and "-", at most 64 (a UUID, a trace)
+REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
+
+
+class RequestIdMiddleware:
+    """Drop an ``X-Request-ID`` that is not a plain id (too long, or any other character), before
+    django-structlog's middleware reads it: it then makes a new one, so no request writes what it
+    likes into every log line of its own."""
+
+    sync_capable = async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        self._check(request)
+        return self.get_response(request)
+
+    async def _acall(self, request):
+        self._check(request)
+        return await self.get_response(request)
+
+    @staticmethod
+    def _check(request) -> None:
+        given = request.META.get("HTTP_X_REQUEST_ID")
+        if given is not None and not REQUEST_ID.match(given):
+            del request.META["HTTP_X_REQUEST_ID"]
+            request.__dict__.pop("headers", None)  # ``request.headers``, if read already

@@ -67,6 +67,22 @@ def test_it_logs_json_lines_with_the_request_user_and_match(tmp_path):
             lambda r: r.get("event") == "request_finished" and r.get("request_id") == "req-abc-123",
         )
         assert finished["user_id"] == int(user_id)
+        # ... but not an id that is no plain id (too long, or "=" and spaces): a new one.
+        for given in ("r" * 65, "a=b c"):
+            mark = f"mark={len(given)}"
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/me/?{mark}",
+                headers={"Authorization": f"Token {key}", "X-Request-ID": given},
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                assert answer.status == 200
+            other = _wait_for(
+                log,
+                lambda r, mark=mark: (
+                    r.get("event") == "request_finished" and mark in str(r.get("request", ""))
+                ),
+            )
+            assert other["request_id"] != given and len(other["request_id"]) == 36
         done = manage("enqueue", "tictactoe", "builtin:random", "builtin:random", env=env)
         assert done.returncode == 0, done.stderr
         (match_id,) = json.loads(done.stdout)

@@ -200,9 +200,18 @@ def _when(stamp: str | None) -> str:
 
 
 def cmd_logout(args) -> None:
-    server = config.server(args.server)
-    config.remember(server, None)
-    out(f"logged out of {server}")
+    """Revoke the token on the server (so a copy of it is no use either), then forget it; if
+    the server cannot be reached or already refuses it, it is forgotten all the same."""
+    client = client_for(args)
+    said = ""
+    if client.token:
+        try:
+            client.revoke_current_token()
+            said = " (its token revoked)"
+        except ArenaError as exc:
+            said = f" (the token was not revoked on the server: {exc})"
+    config.remember(client.server, None)
+    out(f"logged out of {client.server}{said}")
 
 
 def cmd_whoami(args) -> None:

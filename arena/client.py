@@ -337,6 +337,10 @@ class Client:
     def revoke_token(self, token_id: int) -> None:
         self.request("DELETE", f"/api/tokens/{int(token_id)}/", what=f"token {token_id}")
 
+    def revoke_current_token(self) -> None:
+        """Revoke the token this client signs with (``arena logout``)."""
+        self.request("DELETE", "/api/tokens/current/", what="the token")
+
     def standings(self, event_id: int) -> list[dict]:
         return self.get(f"/api/events/{int(event_id)}/standings/", what=f"event {event_id}")
 

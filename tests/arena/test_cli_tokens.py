@@ -64,3 +64,13 @@ def test_it_logs_in_with_a_password_and_manages_its_tokens(site, tmp_path):
     # It should answer a revoked token with 401, in one line.
     assert "401" in failed(arena(other, "bots", "--mine"))
     assert "ci box" in ok(arena(home, "token", "list"))
+    # It should revoke its token on the server when it logs out: a copy of it is refused after.
+    made = ok(arena(home, "token", "create", "desktop"))
+    key = re.search(r"^[0-9a-f]{64}$", made, re.M).group(0)
+    desktop, copy = tmp_path / "desktop", tmp_path / "copy"
+    desktop.mkdir()
+    copy.mkdir()
+    assert "as dora" in ok(arena(desktop, "--server", server, "login", "--token", key))
+    assert "its token revoked" in ok(arena(desktop, "logout"))
+    assert "401" in failed(arena(copy, "--server", server, "login", "--token", key))
+    assert "desktop" not in ok(arena(home, "token", "list"))

@@ -7,6 +7,7 @@ from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -85,6 +86,23 @@ class TokenViewSet(
         body = s.TokenCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         return _issued(request.user, body.validated_data)
+
+    @extend_schema(
+        request=None,
+        responses={
+            204: OpenApiResponse(description="The token of this request is revoked."),
+            400: OpenApiResponse(description="Signed in without a token: nothing to revoke."),
+        },
+    )
+    @action(detail=False, methods=["delete"], url_path="current")
+    def current(self, request):
+        """Revoke the token this request is signed with (``arena logout``)."""
+        if not isinstance(request.auth, ApiToken):
+            raise exceptions.ValidationError(
+                {"detail": "This request is signed in without a token: there is none to revoke."}
+            )
+        request.auth.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class LoginView(JSONOnly, APIView):

@@ -46,14 +46,27 @@ def test_it_answers_no_token_when_none_is_set(client, settings):
     assert client.get("/metrics", headers={"Authorization": "Bearer "}).status_code == 404
 
 
-def dashboard_metrics() -> set[str]:
-    exprs = [
+def dashboard_exprs() -> list[str]:
+    return [
         target["expr"]
         for panel in json.loads(DASHBOARD.read_text())["panels"]
         for target in panel["targets"]
     ]
+
+
+#: the dashboard's expressions over what the live test's matches and requests make
+DRAWN = (
+    "django_http_requests_total",
+    "django_http_requests_latency",
+    "arena_matches_ended_total",
+    "arena_matches_started_total",
+    "arena_ladder_budget_per_minute",
+)
+
+
+def dashboard_metrics() -> set[str]:
     names = set()
-    for expr in exprs:
+    for expr in dashboard_exprs():
         for name in re.findall(r"\b((?:arena|django)_[a-z_]+)\b", expr):
             names.add(re.sub(r"_(bucket|sum|count)$", "", name))
     return names
@@ -164,4 +177,13 @@ def test_it_is_scraped_by_prometheus_while_two_runner_processes_play(tmp_path):
         seen = {r["metric"]["__name__"] for r in names}
         assert {"arena_ladder_budget_per_minute", "arena_matches_ended_total"} <= seen
         assert "django_http_requests_total_by_view_transport_method_total" in seen
+        # The shipped dashboard draws from it: each expression is one Prometheus takes (a bad
+        # one is a 400), and those over what these matches and requests made have data.
+        exprs = dashboard_exprs()
+        for expr in exprs:
+            _prometheus_query(prom_port, expr)
+        drawn = [expr for expr in exprs if any(name in expr for name in DRAWN)]
+        assert len(drawn) >= 6
+        for expr in drawn:
+            _wait(lambda e=expr: _prometheus_query(prom_port, e), f"data for {expr}", timeout=60)
         print(f"finished matches: database {finished}, Prometheus {finished}; series {len(names)}")

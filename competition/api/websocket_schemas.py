@@ -7,6 +7,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from competition.models import MatchStatus
 from games import all_games
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -73,9 +74,8 @@ MATCH = _obj(
     {
         "id": _ID,
         "game": _STR,
-        "status": {
-            "enum": ["queued", "running", "finished", "forfeited", "errored", "cancelled", "limit"]
-        },
+        "status": {"enum": list(MatchStatus.values)},
+        "status_text": {**_STR, "description": "the status in words"},
         "reason": _STR,
         "reason_text": {**_STR, "description": "the reason in words (the game's catalogue)"},
         "rated": {"type": "boolean"},

@@ -70,6 +70,7 @@ def match_json(match: Match, participants: list[Participant] | None = None) -> d
         "id": match.pk,
         "game": match.game,
         "status": match.status,
+        "status_text": MatchStatus(match.status).label,
         "reason": match.reason,
         "reason_text": reason_text(match.game, match.reason),
         "rated": match.rated,

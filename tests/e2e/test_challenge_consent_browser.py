@@ -90,6 +90,11 @@ def test_it_plays_an_asked_challenge_once_accepted_and_never_a_declined_one(tmp_
                 "waits for ann's answer for asker" in bob.locator("#challenge-waiting").inner_text()
             )
             assert status_of(base, first) == "pending"
+            # ... in words, not as live (nothing plays yet), once the viewer has its snapshot.
+            bob.wait_for_function("document.getElementById('turn-label').textContent.endsWith('+')")
+            status = bob.locator("#match-status").inner_text()
+            assert status == "Waiting for the challenged owner's answer", status
+            assert bob.locator("#live-badge").is_hidden()
             bob.screenshot(path=str(SHOTS / "challenge-pending-1280.png"))
             # It should tell ann with accept and decline buttons in the notice.
             ann.goto(base + "/notifications/")

@@ -55,6 +55,7 @@ class MatchSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
+    status_text = serializers.CharField(help_text="The status in words: what a person reads.")
     reason = serializers.CharField(
         help_text="The game's reason code for the outcome (for programs); for `limit`: "
         "turn_limit, time_limit or size_limit."

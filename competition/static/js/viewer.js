@@ -243,7 +243,7 @@ export class Viewer {
     if (el.label) el.label.textContent = `turn ${this.index} / ${this.last}${done ? "" : "+"}`;
     if (el.fork) el.fork.href = `${el.fork.dataset.base}?turn=${this.index}`;
     if (el.live) {
-      el.live.hidden = done;
+      el.live.hidden = done || this.match?.status === "pending"; // a challenge waiting: not live
       el.live.style.opacity = this.follow ? "1" : "0.45";
       el.live.title = this.follow ? "following the live match" : "press End to follow live";
     }
@@ -252,7 +252,7 @@ export class Viewer {
       el.play.setAttribute("aria-label", this.playing ? "Pause" : "Play");
     }
     if (el.status && this.match) {
-      el.status.textContent = this.match.status;
+      el.status.textContent = this.match.status_text || this.match.status;
       el.status.className = `status ${this.match.status}`;
     }
     if (el.reason && this.match) el.reason.textContent = this.match.reason_text || "";

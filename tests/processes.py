@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
+import importlib.metadata
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -47,6 +51,58 @@ def manage(
     )
 
 
+# -- a migrated embedded database, made once for every served platform of the session -------------
+#: where the migrated templates are kept, one per state of the migrations and installed packages
+TEMPLATES = Path(tempfile.gettempdir()) / "arena-test-databases"
+
+
+def _template_key() -> str:
+    """What a migrated database depends on: every migration file of the project, and the
+    installed distributions (Django's and the apps' own migrations)."""
+    digest = hashlib.sha256()
+    for path in sorted(REPO.glob("*/migrations/*.py")):
+        digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
+    for dist in sorted(
+        f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()
+    ):
+        digest.update(dist.encode() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def migrated_template() -> Path:
+    """An embedded database with every migration applied, made by ``manage.py migrate`` once per
+    key (``_template_key``) under a file lock: parallel test processes wait for the first."""
+    target = TEMPLATES / _template_key() / "arena.sqlite3"
+    if target.exists():
+        return target
+    TEMPLATES.mkdir(parents=True, exist_ok=True)
+    with (TEMPLATES / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            with tempfile.TemporaryDirectory(prefix="arena-template-") as build:
+                env = project_env(ARENA_DATA_DIR=build)
+                env.pop("DATABASE_URL", None)
+                done = manage("migrate", "--noinput", "--verbosity", "0", env=env, timeout=300)
+                assert done.returncode == 0, done.stdout + done.stderr
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(build) / "arena.sqlite3", target.with_suffix(".part"))
+                os.replace(target.with_suffix(".part"), target)
+    return target
+
+
+def with_migrated_database(env: dict) -> dict:
+    """``env`` with a migrated copy of the embedded database in its ``ARENA_DATA_DIR`` (when it
+    names one, holds no database yet and no ``DATABASE_URL`` is set): the server started on it
+    migrates nothing (it still runs ``migrate``, which finds everything applied). The fresh
+    migration itself is run by the template, by pytest-django's test databases, and by the
+    start-up tests that keep a fresh directory (``running(..., fresh=True)``)."""
+    data = env.get("ARENA_DATA_DIR")
+    if data and not env.get("DATABASE_URL") and not (Path(data) / "arena.sqlite3").exists():
+        Path(data).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(migrated_template(), Path(data) / "arena.sqlite3")
+    return env
+
+
 def wait_for_port(port: int, proc: subprocess.Popen, *, timeout: float = 120) -> None:
     """Wait until something accepts TCP connections on 127.0.0.1:port (or the server exits:
     that fails at once). Generous: a server that migrates and imports everything takes a few
@@ -72,9 +128,14 @@ def running(
     env: dict | None = None,
     cwd: Path = REPO,
     log: Path | None = None,
+    fresh: bool = False,
 ):
     """Run a server until the block ends. Its output goes to a file (``log``, or a temporary
-    one), never to a pipe nobody reads: a chatty server must not block on a full pipe."""
+    one), never to a pipe nobody reads: a chatty server must not block on a full pipe. A
+    ``manage.py serve`` on an embedded database starts from a migrated copy
+    (``with_migrated_database``) unless ``fresh``."""
+    if not fresh and env is not None and "serve" in argv and "--no-migrate" not in argv:
+        with_migrated_database(env)
     with tempfile.TemporaryDirectory(prefix="arena-proc-") as tmp:
         log = Path(log or Path(tmp) / "output.log")
         with log.open("w") as out:

@@ -36,7 +36,7 @@ def test_it_serves_the_home_page_from_a_fresh_data_dir(tmp_path):
     port = free_port()
     env = project_env(ARENA_DATA_DIR=str(tmp_path / "var"), ARENA_RUNNER_PROCESSES="2")
     argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
-    with running(argv, port, env=env) as server:
+    with running(argv, port, env=env, fresh=True) as server:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             html = response.read().decode()
             assert response.status == 200
@@ -64,7 +64,7 @@ def test_it_creates_the_demo_once_across_restarts(tmp_path):
     for restart in range(3):
         port = free_port()
         argv = [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port)]
-        with running(argv, port, env=env):
+        with running(argv, port, env=env, fresh=True):
             deadline = time.monotonic() + 90
             while True:  # the first time, until the demo round robin has played out
                 url = f"http://127.0.0.1:{port}/api/events/"

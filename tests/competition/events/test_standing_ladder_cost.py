@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -207,3 +208,37 @@ def test_it_says_a_bots_ladder_status_at_a_cost_that_does_not_grow_with_its_hist
         assert s2 <= 1.5 * s1 + 2000, (url, report)
         # ... and never scanning the match, seat or rating tables.
         assert scans == [], (url, scans)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_gives_the_seats_of_ladder_matches_played_before_the_index_their_ladder():
+    executor = MigrationExecutor(connection)
+    before = [("competition", "0036_tokens_apitoken")]
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    owner = old.get_model("auth", "User").objects.create(username="before-0037")
+    OldBot = old.get_model("competition", "Bot")
+    a, b = (
+        OldBot.objects.create(owner=owner, game=GAME, name=n, kind="builtin", target="random")
+        for n in ("early", "late")
+    )
+    lad = old.get_model("competition", "Ladder").objects.create(game=GAME)
+    old.get_model("competition", "LadderSpot").objects.create(ladder=lad, bot=a, owner=owner)
+    OldMatch = old.get_model("competition", "Match")
+    on, off = (
+        OldMatch.objects.create(game=GAME, status="finished", ladder=board) for board in (lad, None)
+    )
+    for m in (on, off):
+        for seat, bot in enumerate((a, b)):
+            old.get_model("competition", "Participant").objects.create(match=m, seat=seat, bot=bot)
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    # It should give both seats of the ladder match their ladder, and none to the other's.
+    seats = Participant.objects.values_list("match_id", "ladder_id")
+    assert sorted(seats) == sorted(
+        [(on.pk, lad.pk), (on.pk, lad.pk), (off.pk, None), (off.pk, None)]
+    )
+    # It should list that match as the bot's last ladder match on its page and in the API.
+    assert [m.pk for m in ladder.status(Bot.objects.get(pk=a.pk))["last"]] == [on.pk]
+    assert Client().get(f"/api/bots/{a.pk}/ladder/").json()["last_matches"] == [on.pk]

@@ -648,7 +648,10 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
 
     seats = Participant.objects.filter(bot=top).order_by("match_id")
     middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page
-    latest = seats.values_list("match_id", flat=True).last()
+    # its latest match of the bulk history, rated at both sizes (its latest of all is, on the
+    # small database only, an event's between one owner's bots: unrated, no rating steps to
+    # read, a page of another kind than at 100k)
+    latest = seats.filter(match__event__isnull=True).values_list("match_id", flat=True).last()
     rival = (  # the busiest bot's latest opponent: the head-to-head pages of a long pair
         Meeting.objects.filter(bot=top).order_by("-match_id").values_list("opponent_id", flat=True)
     ).first()

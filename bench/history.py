@@ -3,7 +3,9 @@ of 100,000 matches (``--matches``, up to a million).
 
 ``build`` makes a database of the shape issue 26 measured: tic-tac-toe bots whose opponents
 are drawn with Zipf weights (one bot plays over a quarter of all matches, the median one a
-few hundred), a running continuous ladder of ``--ladder`` matches between 16 bots, a round
+few hundred; all of them in the game's standing ladder, which plays a quarter of those
+matches; the busiest a URL bot with five declared versions, its "Results by version"), a
+running continuous ladder of ``--ladder`` matches between 16 bots, a round
 robin, a Swiss and a single elimination played through the real services
 (``services.events`` / ``services.matches.finish``), and the rest as finished friendly-free
 rated matches. History is bulk-inserted in plain SQL (matches, seats, rating steps, no model
@@ -20,8 +22,9 @@ start it), p50/p95 in ms of every page and API list of the issue's table and of 
 changelist registered in the admin (``admin.site._registry``; its first page, a page filtered
 by its first filter and a searched page where it has search fields), sequential requests
 through Django's test client after warm-up, production settings, with the queries each page
-runs next to those it ran on a small database (the ``--quick`` sizes, 1,500 matches, built
-first in the same run): a page whose queries grow with the history is marked. Then the cost of one ladder
+runs and its p50 / p95 next to those on a small database (the ``--quick`` sizes, 1,500
+matches, built in the same run): a page whose queries grow with the history, or whose p50 is
+past 1.5x the small database's, is marked. Then the cost of one ladder
 finish (``services.matches.finish``: result, rating, stored standings, the next pairing) at
 100, 1k, 10k and 20k ladder matches, next to the goals (p95 <= 50 ms, admin <= 100 ms, a
 finish at 20k within 1.5x of one at 100).
@@ -66,6 +69,10 @@ GOAL_MS = 50.0
 GOAL_ADMIN_MS = 100.0
 FINISH_RATIO = 1.5
 CHECKPOINTS = (100, 1_000, 10_000, 20_000)
+#: a page's p50 at most this many times its p50 on the small database
+SMALL_RATIO = 1.5
+#: the share of the Zipf history played in the game's standing ladder (the rest off it)
+STANDING_SHARE = 0.25
 #: ``--quick``: matches, ladder matches, bots, samples per page, finish samples; the small
 #: database whose queries per page every run compares with its own
 QUICK = (1500, 1000, 40, 5, 5)
@@ -201,6 +208,7 @@ class Builder:
                     "event_id",
                     "round",
                     "pairing",
+                    "ladder_id",
                     "created",
                     "queued_at",
                     "started",
@@ -210,7 +218,7 @@ class Builder:
             RawRows(
                 Participant,
                 Participant(match_id=0, seat=0, bot_id=0),
-                ("id", "match_id", "seat", "bot_id", "score", "result"),
+                ("id", "match_id", "seat", "bot_id", "score", "result", "ladder_id"),
             ),
             RawRows(
                 RatingChange,
@@ -221,19 +229,28 @@ class Builder:
             ),
         )
 
-    def insert(self, pairs: list[tuple[int, int]], *, event=None, rounds=None) -> None:
-        """Finished matches for ``pairs`` (seat 0 first); ``rounds[i]`` for event matches."""
+    def insert(
+        self, pairs: list[tuple[int, int]], *, event=None, rounds=None, ladders=None
+    ) -> None:
+        """Finished matches for ``pairs`` (seat 0 first); ``rounds[i]`` for event matches,
+        ``ladders[i]`` the standing ladder's id of a ladder match (None: off the ladder)."""
         from django.db import transaction
 
         tables = self.tables()
         for start in range(0, len(pairs), 20_000):
             chunk = pairs[start : start + 20_000]
             with transaction.atomic():
-                self.insert_chunk(tables, chunk, event, rounds[start:] if rounds else None)
+                self.insert_chunk(
+                    tables,
+                    chunk,
+                    event,
+                    rounds[start:] if rounds else None,
+                    ladders[start:] if ladders else None,
+                )
         for table in tables:
             table.done()
 
-    def insert_chunk(self, tables, chunk, event, rounds) -> None:
+    def insert_chunk(self, tables, chunk, event, rounds, ladders=None) -> None:
         matches, seats, steps = tables
         m_rows, s_rows, r_rows = [], [], []
         seat_ids, step_ids = iter(seats.ids(2 * len(chunk))), iter(steps.ids(2 * len(chunk)))
@@ -241,6 +258,7 @@ class Builder:
             sa, sb, reason = self.outcome()
             self.clock += timedelta(seconds=300)
             clock = self.clock
+            ladder = ladders[i] if ladders else None
             m_rows.append(
                 (
                     match_id,
@@ -249,6 +267,7 @@ class Builder:
                     event.pk if event else None,
                     rounds[i] if rounds else None,
                     f"{a}-{b}" if event else "",
+                    ladder,
                     clock,
                     clock,
                     clock - timedelta(seconds=2),
@@ -257,7 +276,7 @@ class Builder:
             )
             for seat, (bot, score) in enumerate(((a, sa), (b, sb))):
                 result = "draw" if sa == sb else ("win" if score == 1.0 else "loss")
-                s_rows.append((next(seat_ids), match_id, seat, bot, score, result))
+                s_rows.append((next(seat_ids), match_id, seat, bot, score, result, ladder))
                 before = self.mu.get(bot, 25.0)
                 after = before + (score - 0.5) * 0.2
                 self.mu[bot] = after
@@ -420,17 +439,64 @@ def grow_ladder(args, builder: Builder, owner, bots, rng: random.Random, report:
 
 
 def zipf_history(builder: Builder, population, count: int, rng: random.Random) -> None:
-    """``count`` finished matches between opponents drawn with Zipf weights in ``population``."""
+    """``count`` finished matches between opponents drawn with Zipf weights in ``population``,
+    every bot of which is in its game's standing ladder: a ``STANDING_SHARE`` of the matches
+    are the standing ladder's, the rest off it (challenges), interleaved."""
+    from competition.events import ladder as standing
+
+    for bot in population:
+        standing.enrol(bot)  # as a passed test call does
+    standing_id = standing.ladder_of(GAME).pk
     cum = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(population))))
     ids = [b.pk for b in population]
-    pairs = []
+    pairs, ladders = [], []
     for _ in range(max(0, count)):
         a, b = rng.choices(ids, cum_weights=cum, k=2)
         while b == a:
             b = rng.choices(ids, cum_weights=cum)[0]
         pairs.append((a, b))
-    builder.insert(pairs)
+        ladders.append(standing_id if rng.random() < STANDING_SHARE else None)
+    builder.insert(pairs, ladders=ladders)
     builder.store_ratings()
+
+
+def declare_versions(bot_id: int, n: int = 5) -> None:
+    """``bot_id`` made a URL bot with ``n`` declared versions, its seats split among them in the
+    order it played them, each version's stored record counted once from its seats (what the
+    finishes keep up to date): the bot page's "Results by version" table has ``n`` rows."""
+    from django.db.models import Count, Q
+
+    from competition.models import Participant, Rating
+    from competition.models.bots import Bot, BotVersion, EndpointKind
+
+    Bot.objects.filter(pk=bot_id).update(kind=EndpointKind.HTTP, target="http://127.0.0.1:9/")
+    seats = Participant.objects.filter(bot_id=bot_id)
+    played = list(seats.order_by("match_id").values_list("match_id", flat=True))
+    rating = Rating.objects.filter(bot_id=bot_id).first()
+    for k in range(n):
+        part = played[k * len(played) // n : (k + 1) * len(played) // n]
+        version = BotVersion.objects.create(
+            bot_id=bot_id, number=k + 1, label=f"release {k + 1}", filename="", language="",
+            size=0, sha256="", data=b"",
+        )  # fmt: skip
+        mine = seats.filter(match_id__gte=part[0], match_id__lte=part[-1])
+        mine.update(version=version)
+        record = mine.aggregate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(result="win")),
+            draws=Count("id", filter=Q(result="draw")),
+            losses=Count("id", filter=Q(result="loss")),
+        )
+        BotVersion.objects.filter(pk=version.pk).update(
+            rated_games=record["games"],
+            wins=record["wins"],
+            draws=record["draws"],
+            losses=record["losses"],
+            first_match_id=part[0],
+            last_match_id=part[-1],
+            mu=rating.mu if rating else None,
+            sigma=rating.sigma if rating else None,
+        )
 
 
 def play_formats(owner, candidates, rng: random.Random) -> dict[str, int]:
@@ -456,12 +522,14 @@ def play_formats(owner, candidates, rng: random.Random) -> dict[str, int]:
 
 
 def busiest_and_median(population) -> tuple[dict, dict]:
-    """``{"bot_id", "n"}`` of the bot with the most matches, and of the population's median."""
+    """``{"bot_id", "n"}`` of the population's bot with the most matches (on the small database
+    too, where a bot of the ladder event has about as many), and of its median one."""
     from django.db.models import Count
 
     from competition.models import Participant
 
-    busiest = Participant.objects.values("bot_id").annotate(n=Count("id")).order_by("-n").first()
+    seats = Participant.objects.filter(bot__in=population).values("bot_id")
+    busiest = seats.annotate(n=Count("id")).order_by("-n", "bot_id").first()
     counts = sorted(
         Participant.objects.filter(bot__in=population)
         .values("bot_id")
@@ -502,6 +570,8 @@ def build(args) -> dict:
 
     t1 = time.perf_counter()
     zipf_history(builder, population, args.matches - ladder.count() - 200, rng)
+    busiest, _ = busiest_and_median(population)
+    declare_versions(busiest["bot_id"])
     report["build"]["bulk_s"] = time.perf_counter() - t1
 
     t2 = time.perf_counter()
@@ -578,7 +648,10 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
 
     seats = Participant.objects.filter(bot=top).order_by("match_id")
     middle = seats.values_list("match_id", flat=True)[top_matches // 2]  # a deep keyset page
-    latest = seats.values_list("match_id", flat=True).last()
+    # its latest match of the bulk history, rated at both sizes (its latest of all is, on the
+    # small database only, an event's between one owner's bots: unrated, no rating steps to
+    # read, a page of another kind than at 100k)
+    latest = seats.filter(match__event__isnull=True).values_list("match_id", flat=True).last()
     rival = (  # the busiest bot's latest opponent: the head-to-head pages of a long pair
         Meeting.objects.filter(bot=top).order_by("-match_id").values_list("opponent_id", flat=True)
     ).first()
@@ -598,8 +671,11 @@ def page_list(ladder_id: int, top, mid, top_matches: int) -> list[tuple[str, str
         ),
         ("/events/<ladder>/", f"/events/{ladder_id}/", False, GOAL_MS),
         ("/events/<ladder>/screen.json", f"/events/{ladder_id}/screen.json", False, GOAL_MS),
-        ("/bots/<busiest>/", f"/bots/{top.pk}/", False, GOAL_MS),
+        ("/bots/<busiest>/ (with its versions table)", f"/bots/{top.pk}/", False, GOAL_MS),
         ("/bots/<median>/", f"/bots/{mid.pk}/", False, GOAL_MS),
+        ("GET /api/bots/<busiest>/ladder/", f"/api/bots/{top.pk}/ladder/", False, GOAL_MS),
+        ("GET /api/bots/<median>/ladder/", f"/api/bots/{mid.pk}/ladder/", False, GOAL_MS),
+        ("GET /api/bots/<busiest>/versions/", f"/api/bots/{top.pk}/versions/", True, GOAL_MS),
         ("GET /api/matches/?bot=<busiest>", f"/api/matches/?bot={top.pk}", False, GOAL_MS),
         (
             "GET /api/matches/?bot=<busiest>&before=<middle>",
@@ -685,7 +761,8 @@ def cache_key(args) -> str:
     import inspect
 
     digest = hashlib.sha256()
-    for part in (RawRows, Builder, Ladder, build, grow_ladder, zipf_history, play_formats):
+    parts = (RawRows, Builder, Ladder, build, grow_ladder, zipf_history, declare_versions)
+    for part in (*parts, play_formats, busiest_and_median):
         digest.update(inspect.getsource(part).encode())
     for path in sorted(ROOT.glob("*/migrations/0*.py")):
         digest.update(path.name.encode())
@@ -729,10 +806,11 @@ def child(args) -> None:
 
 
 def run_backend(backend: str, args) -> dict:
-    """The report of ``args`` on ``backend``, each page's queries on a small database (the
-    ``--quick`` sizes, built every time) next to its own (``small_queries``)."""
+    """The report of ``args`` on ``backend``, each page's queries and times on a small database
+    (the ``--quick`` sizes, built every time, pages sampled as often) next to its own
+    (``small``)."""
     small = argparse.Namespace(**vars(args))
-    small.matches, small.ladder, small.bots, small.samples, small.finish_samples = QUICK
+    small.matches, small.ladder, small.bots, _, small.finish_samples = QUICK
     small.cache = ""
     report = child_report(backend, args)
     if (args.matches, args.ladder, args.bots) == QUICK[:3]:
@@ -740,9 +818,8 @@ def run_backend(backend: str, args) -> dict:
     else:
         print(f"  [{backend}] the small database ({small.matches} matches) …", flush=True)
         small_report = child_report(backend, small)
-    counts = {k: v["queries"] for k, v in small_report["pages"].items()}
     for label, row in report["pages"].items():
-        row["small_queries"] = counts.get(label)
+        row["small"] = small_report["pages"].get(label)
     return report
 
 
@@ -775,6 +852,17 @@ def details(row: dict) -> str:
     return cpu + (f" ({row['queries']} q, {row['sql_ms']:.1f} ms SQL)" if "sql_ms" in row else "")
 
 
+def next_to_small(row: dict, small: dict) -> str:
+    """The small database's p50 / p95 (and CPU p50) beside a page's, and the ratio of the p50s
+    (marked past ``SMALL_RATIO``)."""
+    ratio = row["p50"] / small["p50"]
+    cpu = row["cpu_p50"] / small["cpu_p50"]
+    return (
+        f"; small database {small['p50']:.1f} / {small['p95']:.1f} (CPU {small['cpu_p50']:.1f}),"
+        f" {ratio:.2f}x (CPU {cpu:.2f}x){'' if ratio <= SMALL_RATIO else ' ✗'}"
+    )
+
+
 def print_report(reports: dict[str, dict]) -> bool:
     names = list(reports)
     ok = True
@@ -793,10 +881,13 @@ def print_report(reports: dict[str, dict]) -> bool:
             met = row["p95"] <= goal
             ok &= met
             cells.append(f"{row['p50']:.1f} / {row['p95']:.1f}{'' if met else ' ✗'}" + details(row))
-            small = row.get("small_queries")
-            if small is not None and small != row["queries"]:
+            small = row.get("small")
+            if small is not None and small["queries"] != row["queries"]:
                 ok = False
-                cells[-1] += f" ✗ {small} queries on the small database"
+                cells[-1] += f" ✗ {small['queries']} queries on the small database"
+            if small is not None and small is not row:
+                cells[-1] += next_to_small(row, small)
+                ok &= row["p50"] <= SMALL_RATIO * small["p50"]
         print(f"| {label} | <= {goal:.0f} ms | " + " | ".join(cells) + " |")
     points = list(next(iter(reports.values()))["finish_ms"])
     for point in points:

@@ -395,11 +395,13 @@ def ladder_result(a: Bot, b: Bot, first_seat_score: float = 1.0) -> Match:
     chosen result through the real finish (so rated: ``ratings.apply_match``)."""
     from competition.events.ladder import ladder_of
 
-    made = Match.objects.create(
-        game=a.game, status=MatchStatus.QUEUED, ladder=ladder_of(a.game), rated=True
-    )
+    ladder = ladder_of(a.game)
+    made = Match.objects.create(game=a.game, status=MatchStatus.QUEUED, ladder=ladder, rated=True)
     Participant.objects.bulk_create(
-        [Participant(match=made, bot=a, seat=0), Participant(match=made, bot=b, seat=1)]
+        [
+            Participant(match=made, bot=a, seat=0, ladder=ladder),
+            Participant(match=made, bot=b, seat=1, ladder=ladder),
+        ]
     )
     decide(made, first_seat_score)
     return made

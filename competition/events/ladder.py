@@ -23,7 +23,7 @@ from django.utils import timezone
 from competition.bots.services import platform_seat
 from competition.events import ladder_sql, pairing
 from competition.matches.lifecycle import create_match
-from competition.models import Ladder, LadderSpot, Match, MatchStatus, Rating
+from competition.models import Ladder, LadderSpot, Match, MatchStatus, Participant, Rating
 from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.ratings.services import DEFAULT_MU
 from games import get_game
@@ -136,18 +136,30 @@ def status(bot: Bot) -> dict:
         )
     else:
         state = "in the ladder"
-    last = (
-        Match.objects.filter(ladder=spot.ladder_id, participants__bot=bot)
-        .exclude(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
-        .order_by("-id")[:5]
-    )
     return {
         "spot": spot,
         "state": state,
         "next": spot.playing,
         "next_after": None if spot.playing_id else max(spot.due, timezone.now()),
-        "last": list(last),
+        "last": last_matches(spot, LAST),
     }
+
+
+#: the ended ladder matches a bot's page and the ladder API list
+LAST = 5
+
+
+def last_matches(spot: LadderSpot, wanted: int) -> list[Match]:
+    """The bot's latest ``wanted`` ended matches of its ladder, newest first: its seats read
+    newest first on ``Participant(ladder, bot, match)`` (the ladder's seats only), stopped by
+    the LIMIT past the few still queued or running, each joined to its match by key."""
+    seats = (
+        Participant.objects.filter(ladder_id=spot.ladder_id, bot_id=spot.bot_id)
+        .exclude(match__status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING))
+        .select_related("match")
+        .order_by("-match_id")
+    )
+    return [seat.match for seat in seats[:wanted]]
 
 
 def owner_at_cap(owner_id: int | None) -> bool:

@@ -171,6 +171,7 @@ def create_match(
                     seat=seat,
                     bot=bot,
                     version_id=pinned.get(seat, chosen.get(bot.pk)),
+                    ladder=ladder,
                 )
                 for seat, bot in enumerate(bots)
             ]

@@ -317,6 +317,17 @@ class Participant(models.Model):
         help_text="The fault that forfeited this seat.",
     )
     faults = models.PositiveIntegerField(default=0, help_text="Charged faults in this match.")
+    #: the match's standing ladder, copied onto its seats (``matches.lifecycle.create_match``)
+    #: so a bot's latest ladder seats are one range of an index (``events.ladder.status``)
+    ladder = models.ForeignKey(
+        "competition.Ladder",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,
+        help_text="The standing ladder that made its match (None for every other match).",
+    )
 
     objects = ParticipantQuerySet.as_manager()
 
@@ -330,6 +341,13 @@ class Participant(models.Model):
             models.Index(fields=("bot", "match"), name="participant_bot_match"),
             # a version's latest losses (or draws), the replays of its successor's report
             models.Index(fields=("version", "result", "match"), name="participant_version_result"),
+            # a bot's latest standing-ladder seats newest first (its page, the ladder API): the
+            # ladder's seats only, one range whatever else the bot played
+            models.Index(
+                fields=("ladder", "bot", "match"),
+                condition=Q(ladder__isnull=False),
+                name="participant_ladder_bot",
+            ),
         ]
 
     def __str__(self) -> str:

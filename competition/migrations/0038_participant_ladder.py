@@ -15,7 +15,7 @@ WHERE match_id IN (SELECT id FROM competition_match WHERE ladder_id IS NOT NULL)
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0036_tokens_apitoken"),
+        ("competition", "0037_version_report_notices"),
     ]
 
     operations = [

@@ -17,6 +17,7 @@ import urllib.request
 import pytest
 from playwright import sync_api as playwright_api
 
+from competition.events.pairing import ordinal
 from tests.conftest import REPO, free_port
 from tests.e2e.conftest import served
 from tests.processes import manage
@@ -126,9 +127,11 @@ def test_it_tells_each_entrant_the_podiums_placing_after_the_last_reveal_only(tm
                 if kind == "event_ended":
                     by_user.setdefault(user, []).append(text)
             assert sorted(by_user) == ["ada", "bea", "cy-gone", "zed"]
-            assert by_user["cy-gone"] == ["Hidden cup ended: Cy-gone placed 4 of 4."]
+            assert by_user["cy-gone"] == ["Hidden cup ended: Cy-gone placed 4th of 4."]
             for name, rank in ranks.items():
-                assert by_user[name.lower()] == [f"Hidden cup ended: {name} placed {rank} of 4."]
+                assert by_user[name.lower()] == [
+                    f"Hidden cup ended: {name} placed {ordinal(rank)} of 4."
+                ]
             assert sorted(ranks.values()) == [1, 2, 3] and "Cy-gone" not in ranks
             mails = [m for m in told if "Event ended" in m]
             assert len(mails) == 4

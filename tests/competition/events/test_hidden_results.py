@@ -16,6 +16,7 @@ import re
 import pytest
 
 from competition.events import services as events
+from competition.events.pairing import ordinal
 from competition.models import (
     Event,
     EventFormat,
@@ -122,7 +123,7 @@ def assert_told_the_podium(world: dict, smtp) -> None:
             )
         )
         # It should tell each owner once, with the placing the podium shows.
-        assert told == [f"Hidden cup ended: {bot.name} placed {places[bot.name]} of 4."]
+        assert told == [f"Hidden cup ended: {bot.name} placed {ordinal(places[bot.name])} of 4."]
         mails = [m for to, m in smtp.mails if to == [owner.email] and "ended" in m["Subject"]]
         assert len(mails) == 1
         assert told[0] in mails[0].get_payload(decode=True).decode()

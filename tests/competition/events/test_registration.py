@@ -111,7 +111,7 @@ def test_it_lets_users_enter_and_withdraw_from_the_page_and_the_api_and_starts_o
     event.refresh_from_db()
     assert event.status == EventStatus.FINISHED
     ended = texts(ann, NotificationKind.EVENT_ENDED) + texts(bob, NotificationKind.EVENT_ENDED)
-    assert sorted(t.split(" placed ")[1] for t in ended) == ["1 of 2.", "2 of 2."]
+    assert sorted(t.split(" placed ")[1] for t in ended) == ["1st of 2.", "2nd of 2."]
     # It should mail the instant kinds (event start and end) off the request path.
     notify.flush()
     subjects = sorted(m.subject for m in mail.outbox if m.to == ["ann@example.test"])

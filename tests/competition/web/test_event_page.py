@@ -36,6 +36,16 @@ def test_it_shows_the_bracket_the_champion_and_a_tie_decided_on_seed():
         win(event, bots[slot["a"]["bot"]], bots[slot["b"]["bot"]], 1)
     first, other = (bots[slot["a"]["bot"]] for slot in semis)
     draw(event, first, other, 2)
+    # It should play the level final's decider games one at a time, seats swapped (the
+    # default policy: at most 3), and only then let the higher seed through.
+    for decider in range(3):
+        assert events.bracket_view(event)["champion"] is None
+        (queued,) = [
+            m for m in series_of(event, 2)[frozenset((first.pk, other.pk))] if m.status == "queued"
+        ]
+        assert queued.game_in_series == 1 + decider
+        assert queued.participants.get(seat=0).bot_id == (first.pk if decider % 2 else other.pk)
+        decide(queued, 0.5)
     page = Client().get(f"/events/{event.pk}/")
     shown = text(page.content.decode())
     champion = events.bracket_view(event)["champion"]
@@ -45,9 +55,11 @@ def test_it_shows_the_bracket_the_champion_and_a_tie_decided_on_seed():
     assert seeds[winner.pk] < seeds[loser.pk]
     assert f"Champion: {winner.name} (seed {seeds[winner.pk]})" in shown
     assert (
-        f"drawn 0.5{DASH}0.5: decided on seed, {winner.name} (seed {seeds[winner.pk]}) over "
-        f"{loser.name} (seed {seeds[loser.pk]})"
+        f"{winner.name} won on seed after 0.5{DASH}0.5 and 3 drawn deciders: seed "
+        f"{seeds[winner.pk]} over {loser.name}, seed {seeds[loser.pk]}"
     ) in shown
+    # It should say the tie policy in words above the bracket.
+    assert "A level series plays decider games, seats swapped" in shown and "at most 3" in shown
     assert f"{first.name} won 1{DASH}0" in shown and "round 2 of 2" in shown
     # It should rank by the round reached, not by a points column that reads as wrong.
     assert "Pts" not in shown and [r["bot"] for r in page.context["snap"]["standings"]][:2] == [winner.pk, loser.pk]  # fmt: skip

@@ -261,7 +261,10 @@ class SingleElimination(Format):
             created += scheduling.create_series(event, slot.round, a, b)
         return created
 
-    order_text = "Ordered by the round reached, then the better seed."
+    order_text = (
+        "Ordered by the round reached, then the better seed; the bots out in one round share "
+        "a place (the quarter-finals' losers are joint 5th)."
+    )
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """The round reached (added to the rows), then the better seed."""

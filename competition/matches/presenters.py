@@ -193,6 +193,7 @@ def _summary(row: dict, seats: list[dict]) -> dict:
         "id": row["id"],
         "game": row["game"],
         "status": row["status"],
+        "status_text": MatchStatus(row["status"]).label,
         "reason": row["reason"],
         "reason_text": reason_text(row["game"], row["reason"]),
         "rated": row["rated"],

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0038_participant_ladder"),
+        ("competition", "0036_tokens_apitoken"),
     ]
 
     operations = [

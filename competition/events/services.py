@@ -378,9 +378,7 @@ def announce_ended(event_id: int) -> int:
     the commit that finished it); nothing while a result is not public. Owners told."""
     event = Event.objects.get(pk=event_id)
     table = placings(event)
-    if table is None:
-        return 0
-    return event_notices.event_ended(event, table, formats.of(event).tie_notes())
+    return 0 if table is None else event_notices.event_ended(event, table)
 
 
 def _broadcast_standings(event: Event) -> None:
@@ -436,8 +434,7 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
-    fmt = formats.of(event)
-    keys = fmt.rank_keys(rows, source)
+    keys = formats.of(event).rank_keys(rows, source)
     counted = defaultdict(int)
     for k in keys.values():
         counted[k] += 1
@@ -451,15 +448,10 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
             if bot in tied and other in tied
         ]
     order = pairing.rank(list(rows), keys, h2h, names)
-    shared = pairing.places(order, fmt.place_keys(keys), h2h)
     table = []
     for position, bot_id in enumerate(order, start=1):
-        row = rows[bot_id]
-        row["rank"] = position
-        # a tie the format does not break is said as one: "joint 5th"
-        row["place"], row["joint"] = shared[bot_id]
-        row["placing"] = pairing.placing(row["place"], row["joint"])
-        table.append(row)
+        rows[bot_id]["rank"] = position
+        table.append(rows[bot_id])
     return table
 
 

@@ -16,7 +16,6 @@ from competition.models.choices import (
     FaultCode,
     MatchStatus,
     SeatResult,
-    TieDecider,
 )
 from competition.models.events import Entry, Event
 from competition.models.headtohead import ChallengeRequest, Meeting, PairRecord
@@ -82,7 +81,6 @@ __all__ = [
     "SeatResult",
     "SeriesState",
     "StepKind",
-    "TieDecider",
     "Turn",
     "TurnArchive",
 ]

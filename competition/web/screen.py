@@ -70,12 +70,9 @@ def podium(request, event: Event, standings: list[dict], bracket: dict | None) -
     table = event_services.placings(event, standings)
     if table is None:
         return None
-    keys = ("rank", "place", "joint", "placing", "bot", "name", "owner", "points", "reached")
-    # the top three places, a shared one whole (a knockout's two semi-final losers: joint 3rd)
     top = [
-        {key: row.get(key) for key in keys}
-        for i, row in enumerate(table)
-        if i < PODIUM or row.get("place", row["rank"]) <= PODIUM
+        {key: row.get(key) for key in ("rank", "bot", "name", "owner", "points", "reached")}
+        for row in table[:PODIUM]
     ]
     final = final_match(event, bracket)
     replay = None
@@ -91,7 +88,6 @@ def show(
     """The ``show`` part of ``screen.json``; ``bracket`` None but for an elimination, ``total``
     (the rounds the format plays) None for a ladder."""
     current, completed = rounds_progress(event)
-    fmt = formats.of(event)
     return {
         "rounds": {
             "current": current,
@@ -100,10 +96,8 @@ def show(
             # while the round gap runs: when the next round starts (ISO 8601), else None
             "next_at": event.next_round_at.isoformat() if event.next_round_at else None,
         },
-        **fmt.wall(),
+        **formats.of(event).wall(),
         "results": round_results(event, completed),
         "bracket": bracket,
-        # the pairings settled on seed, in words (a knockout's level series past its deciders)
-        "ties": [note["text"] for note in fmt.tie_notes(bracket)] if bracket else [],
         "podium": podium(request, event, standings, bracket),
     }

@@ -25,6 +25,11 @@ def unprintable(char: str) -> bool:
     return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
 
 
+def fits_label(label: str) -> bool:
+    """Whether ``label`` may be a version label: at most ``MAX_LABEL`` printable characters."""
+    return len(label) <= MAX_LABEL and not any(unprintable(char) for char in label)
+
+
 def validate_printable_name(name: str) -> None:
     """A name people read on pages, in mail and in terminals (``unprintable``)."""
     for char in name:

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from bots import egress
 from bots.codec import decode_reply, preview
 from bots.faults import BotFault, FaultCode
-from bots.names import MAX_LABEL, unprintable
+from bots.names import fits_label
 from bots.transports.base import Exchange, Transport
 from games.base import Game
 
@@ -24,9 +24,7 @@ def announced(header: str) -> str:
     """The version label in an ``X-Bot-Version`` header, or "" if it is empty, too long or not
     printable (ignored: a bad header never faults a move)."""
     label = header.strip()
-    if len(label) > MAX_LABEL or any(unprintable(char) for char in label):
-        return ""
-    return label
+    return label if fits_label(label) else ""
 
 
 def encode_text(game: Game, message: Any) -> tuple[str, str]:

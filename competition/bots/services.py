@@ -18,6 +18,7 @@ from django.utils import timezone
 from bots import codebundle
 from bots.codebundle import Upload
 from bots.faults import BotFault, FaultCode
+from bots.names import fits_label
 from competition.bots import builds
 from competition.bots.messages import as_json, readable, truncate
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
@@ -34,7 +35,6 @@ from competition.models.bots import (
     code_bytes_used,
     read_uploaded_code,
     readable_bytes,
-    unprintable,
 )
 from competition.notifications import bot_notices
 from competition.plumbing.ratelimit import Limit, hit
@@ -235,7 +235,7 @@ def declare_version(bot: Bot, label: str) -> BotVersion | None:
     label = (label or "").strip()
     if not label:
         return None
-    if len(label) > MAX_LABEL or any(unprintable(char) for char in label):
+    if not fits_label(label):
         raise ValidationError(
             {"version_label": f"A version label is at most {MAX_LABEL} printable characters."}
         )

@@ -89,7 +89,7 @@ def bot_new(request):
         request.POST or None,
         request.FILES or None,
         user=request.user,
-        initial={"game": request.GET.get("game")},
+        initial={"game": request.GET.get("game")} | _kind_asked(request),
     )
     if request.method == "POST" and form.is_valid():
         bot = form.save()
@@ -104,6 +104,12 @@ def bot_new(request):
         return redirect("bot-detail", pk=bot.pk)
     context = {"form": form, "creating": True, "sandbox_advice": what_to_install()}
     return render(request, "bots/form.html", context, status=_status(form))
+
+
+def _kind_asked(request) -> dict:
+    """``{"kind": ...}`` when the link asked for one (``?kind=code``: "Upload your code")."""
+    kind = request.GET.get("kind")
+    return {"kind": kind} if kind in EndpointKind.values else {}
 
 
 def compiling_words(bot: Bot, version: BotVersion | None) -> str:
@@ -581,6 +587,7 @@ def bot_log(request, pk: int, match_id: int):
     if not seats:
         raise Http404("This bot did not play that match")
     page = Paginator(history.log_rows(match), LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    game = get_game(match.game)
     rows = []
     for number, logs, _asked in page.object_list:
         for seat in seats:
@@ -589,15 +596,18 @@ def bot_log(request, pk: int, match_id: int):
                 continue
             sent, sent_cut = truncate(log.get("sent"), LOG_PREVIEW)
             received, received_cut = truncate(log.get("received"), LOG_PREVIEW)
+            fault, detail = log.get("fault") or "ok", log.get("detail") or ""
+            message, detail = log_words(game, fault, detail)
             rows.append(
                 {
                     "sent_view": readable(log.get("sent"), LOG_PREVIEW),
                     "received_view": readable(log.get("received"), LOG_PREVIEW),
-                    "message": explain(log.get("fault") or "ok", log.get("detail") or ""),
+                    "message": message,
                     "number": number,
                     "seat": seat,
-                    "fault": log.get("fault") or "ok",
-                    "detail": log.get("detail") or "",
+                    "fault": fault,
+                    "fault_text": seen(fault),
+                    "detail": detail,
                     "latency_ms": log.get("latency_ms"),
                     "time_left_ms": log.get("time_left_ms"),
                     "sent": sent,
@@ -618,6 +628,16 @@ def bot_log(request, pk: int, match_id: int):
             "seats": seats,
             "rows": rows,
             "page": page,
-            "game": get_game(match.game),
+            "game": game,
         },
     )
+
+
+def log_words(game, fault: str, detail: str) -> tuple[str, str]:
+    """A log row's fault as the owner reads it: the catalogue's sentence (for an illegal reply
+    with the game's reason, its code taken off the technical detail) and that detail."""
+    message = explain(fault, detail)
+    code, _, rest = detail.partition(": ")
+    if fault == "illegal" and code in game.illegal:
+        return f"{message.rstrip('.')}: {game.illegal[code]}.", rest
+    return message, detail

@@ -21,7 +21,7 @@ from bots.faults import explain, seen
 from bots.sandbox import what_to_install
 from competition.bots import health
 from competition.bots import services as bot_services
-from competition.bots.messages import readable, truncate
+from competition.bots.messages import illegal_reason, readable, truncate
 from competition.events import ladder, replays, seasons
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge, expiry_words
@@ -490,10 +490,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     test_result = new_secret_shown = None
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
-        if test_result:
-            test_result["message"] = explain(
-                test_result.get("fault", "ok"), test_result.get("detail") or ""
-            )
+        if test_result and "headline" not in test_result:  # a result kept from before
+            test_result.update(bot_services.test_call_words(test_result, bot))
         new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
         "bot": bot,
@@ -637,7 +635,7 @@ def log_words(game, fault: str, detail: str) -> tuple[str, str]:
     """A log row's fault as the owner reads it: the catalogue's sentence (for an illegal reply
     with the game's reason, its code taken off the technical detail) and that detail."""
     message = explain(fault, detail)
-    code, _, rest = detail.partition(": ")
-    if fault == "illegal" and code in game.illegal:
-        return f"{message.rstrip('.')}: {game.illegal[code]}.", rest
+    words, rest = illegal_reason(game.slug, detail) if fault == "illegal" else ("", detail)
+    if words:
+        return f"{message.rstrip('.')}: {words}.", rest
     return message, detail

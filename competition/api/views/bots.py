@@ -187,7 +187,8 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         description=(
             "One real request to the bot (the game's first message), judged like the runner "
             "would: `fault` (`ok` or a fault code), `detail`, `status`, `latency_ms`, `sent`, "
-            "`reply` (both cut), `verdict`. The bot's owner only (as on its web page)."
+            "`reply` (both cut), `verdict`, and in words for people: `headline`, `message` (what "
+            "to do) and `summary` (one sentence). The bot's owner only (as on its web page)."
         ),
     )
     @action(detail=True, methods=["post"], permission_classes=[IsBotOwner])

@@ -69,7 +69,8 @@ async def test_it_explains_a_fault_in_plain_words_with_the_detail_folded(
     await async_client.post(f"/bots/{bot.pk}/test")
     page = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()
     # It should lead with the catalogue's words and fold the technical detail away.
-    assert "Fault: connect" in page and "Nothing answered at your bot&#x27;s address" in page
+    assert "Could not be reached" in page and "Nothing answered at your bot&#x27;s address" in page
+    assert "Fault: connect" not in page  # the code itself is for programs (the API's fault)
     folded = re.search(r'<details class="technical">(.*?)</details>', page, re.S)
     assert folded and "127.0.0.1" in folded.group(1)
     # No "HTTP status —" without a status, and no next step after a fault.

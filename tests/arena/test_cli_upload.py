@@ -55,7 +55,9 @@ def test_it_registers_a_code_bot_from_a_file_and_uploads_versions(site, home, tm
     ids = []
     for name in ("coded-one", "coded-two"):
         out = ok(arena(home, "register", "tictactoe", name, str(STARTER), "--kind", "code"))
-        found = re.search(r"registered bot (\d+): " + name + r" \(Tic-tac-toe, uploaded code\)", out)
+        found = re.search(
+            r"registered bot (\d+): " + name + r" \(Tic-tac-toe, uploaded code\)", out
+        )
         # It should create the code bot with the file as its first version (no signing
         # secret to show: nobody calls it).
         assert found and "secret" not in out, out

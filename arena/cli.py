@@ -418,7 +418,11 @@ def playing(versions: list[dict]) -> dict | None:
 
 
 def follow_build(client: Client, bot_id: int, version: dict, args) -> None:
-    """After an upload: wait for its compile (``--wait``), or say it is ahead (``--no-wait``)."""
+    """After an upload: wait for its compile (``--wait``), or say it is ahead (``--no-wait``);
+    a compile already failed when first seen (a fast compiler) is said too."""
+    if version.get("build") == "failed":
+        wait_for_build(client, bot_id, version, args.wait)
+        return
     if version.get("build") not in COMPILING:
         return
     if args.no_wait:
@@ -433,12 +437,15 @@ def follow_build(client: Client, bot_id: int, version: dict, args) -> None:
 def wait_for_build(client: Client, bot_id: int, version: dict, wait: float) -> None:
     """Follow a version's compile to its end (at most ``wait`` seconds) and say how it went:
     ``CompileFailed`` with the compiler's output when it did not compile."""
-    if version.get("build") not in COMPILING:
+    if version.get("build") not in (*COMPILING, "failed"):
         return
     number = version["number"]
-    out(f"compiling v{number} ({language_title(version['language'])})…", err=True)
+    # a compile over when first seen: the others say which version plays on
+    versions = [version] if version["build"] in COMPILING else client.versions(bot_id)
+    if version["build"] in COMPILING:
+        out(f"compiling v{number} ({language_title(version['language'])})…", err=True)
     deadline = time.monotonic() + wait
-    while True:
+    while version["build"] in COMPILING:
         left = deadline - time.monotonic()
         if left <= 0:
             raise ArenaError(

@@ -299,7 +299,10 @@ def test_it_enters_and_withdraws_a_bot_and_lists_notifications(logged_in, home):
     assert ok(arena(home, "withdraw", str(event_id), str(bot_id))).strip() == (
         f"bot {bot_id} withdrawn from event {event_id}"
     )
-    assert "Choose one of your own bots" in failed(arena(home, "enter", str(event_id), "999999"))
+    # It should say a field's error as a sentence naming the field.
+    assert failed(arena(home, "enter", str(event_id), "999999")) == (
+        "arena: Bot: choose one of your own bots."
+    )
     # It should list the notifications, newest first, and mark them read.
     listed = ok(arena(home, "notifications", "--read"))
     assert listed.splitlines()[0].split() == ["when", "new", "notice"]

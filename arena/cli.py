@@ -1098,7 +1098,14 @@ def account_commands(command) -> None:
     p.add_argument("--days", type=positive_int, help="how many days it works (90, 30, 7, 365)")
     p.add_argument("--token", help="store this token instead (from your profile page; or piped in)")
     p = command("token", cmd_token, "your API tokens: list them, make one, revoke one")
-    p.add_argument("action", choices=("list", "create", "revoke"))
+    p.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=("list", "create", "revoke"),
+        metavar="ACTION",
+        help="list (the default), create or revoke",
+    )
     p.add_argument(
         "what", nargs="?", help="create: the new token's name; revoke: its id (see token list)"
     )

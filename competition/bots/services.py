@@ -97,7 +97,7 @@ def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
         raise ValueError(f"no platform seat of kind {kind!r}")
     person = EndpointKind(kind).is_person
     target = "browser" if person else target
-    name = "human" if person else f"builtin {target}"
+    name = "human" if person else f"built-in {target}"
     bot = Bot.objects.platform().filter(game=game_slug, kind=kind, target=target).first()
     if bot is None:
         try:

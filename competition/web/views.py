@@ -175,6 +175,7 @@ def viewer_config(match: Match, participants) -> dict:
         "turns": reverse("api:match-turns", args=[match.pk]),
         "faults": {code.value: words for code, words in SEEN.items()},  # the codes in words
         "illegal": illegal_words(match.game),  # an illegal reply's codes in the game's words
+        "statuses": dict(MatchStatus.choices),  # the statuses in words
     }
 
 

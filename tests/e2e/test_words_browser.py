@@ -115,20 +115,29 @@ PATTERNS = [
     (f"the code {code!r} ({src})", _code_pattern(code)) for code, src in IDENTIFIERS.items()
 ]
 PATTERNS += [
-    ("a Python literal", re.compile(r"\b(None|True|False)\b")),
+    # (a literal alone: "None available", Django's English, is a sentence)
+    ("a Python literal", re.compile(r"\b(None|True|False)\b(?! [a-z])")),
     ("a brace", re.compile(r"[{}]")),
     ("a Python list", re.compile(r"\[\s*'|'\s*\]")),
     ("a JavaScript literal", re.compile(r"\b(null|undefined|NaN)\b")),
-    ("a doubled word", re.compile(r"\b([A-Za-z]{2,}) \1\b", re.IGNORECASE)),
+    ("a doubled word", re.compile(r"\b([A-Za-z]{2,}) (\1)\b", re.IGNORECASE)),
 ]
+
+
+def meant(what: str, hit: re.Match) -> bool:
+    """Whether a hit is one: a doubled word written once in capitals is an option's value
+    ("--days DAYS"), not a word said twice."""
+    if what == "a doubled word":
+        first, second = hit.group(1), hit.group(2)
+        return not (second.isupper() and not first.isupper())
+    return True
 
 
 def problems(text: str, where: str) -> list[str]:
     found = []
     for line in text.splitlines():
         for what, pattern in PATTERNS:
-            hit = pattern.search(line)
-            if hit:
+            if any(meant(what, hit) for hit in pattern.finditer(line)):
                 found.append(f"{where}: {what} in {line.strip()[:200]!r}")
     return found
 

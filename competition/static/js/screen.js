@@ -174,7 +174,7 @@ class Pane {
     const stage = stageOf(this.match);
     this.root.dataset.stage = stage;
     this.why.textContent = done ? (stage ? `${stage} · RESULT` : "RESULT") : stage ? `● LIVE · ${stage}` : "● LIVE";
-    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
+    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names, this.config?.illegal) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
     this.root.classList.toggle("ended", done);
     this.root.dataset.status = this.match.status;
     this.root.dataset.turns = String(n);

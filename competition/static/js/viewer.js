@@ -264,12 +264,12 @@ export class Viewer {
       el.play.setAttribute("aria-label", this.playing ? "Pause" : "Play");
     }
     if (el.status && this.match) {
-      el.status.textContent = this.match.status;
+      el.status.textContent = this.config.statuses?.[this.match.status] ?? this.match.status.replaceAll("_", " ");
       el.status.className = `status ${this.match.status}`;
     }
     if (el.reason && this.match) el.reason.textContent = this.match.reason_text || "";
     if (el.result && this.match) {
-      const text = done ? resultText(this.match, this.turns[this.turns.length - 1] || null, namesOf(this.match)) : "";
+      const text = done ? resultText(this.match, this.turns[this.turns.length - 1] || null, namesOf(this.match), this.config.illegal) : "";
       el.result.textContent = text || "";
       el.result.hidden = !text;
     }

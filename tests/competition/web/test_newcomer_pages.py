@@ -206,7 +206,7 @@ def test_it_runs_an_event_from_its_admin_page(users):
         "/admin/autocomplete/",
         {"app_label": "competition", "model_name": "entry", "field_name": "bot", "term": "own"},
     ).json()["results"]
-    assert [r["text"] for r in found] == ["owner (tictactoe)"]
+    assert [r["text"] for r in found] == ["owner (Tic-tac-toe)"]
     response = staff.post(f"/admin/competition/event/{event.pk}/add-bots/", {"builtin": "perfect"})
     assert response.status_code == 302
     entered = list(Entry.objects.filter(event=event).select_related("bot"))

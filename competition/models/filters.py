@@ -63,16 +63,12 @@ class Id:
 class OneOf:
     """One of a list of texts (read when a query is parsed: the games are found at run time)."""
 
-    def __init__(self, values: Callable[[], list[str]], where: str = ""):
+    def __init__(self, values: Callable[[], list[str]]):
         self.values = values
-        #: where the accepted values are listed (a sentence), said instead of the values
-        self.where = where
 
     def read(self, name: str, raw: str) -> str:
         values = self.values()
         if raw not in values:
-            if self.where:  # identifiers, not words: say where they are listed
-                raise BadFilter(name, f"There is no {name} “{raw}” here: {self.where}")
             raise BadFilter(name, f"{name} must be one of: {', '.join(values)}.")
         return raw
 
@@ -109,7 +105,7 @@ class Param:
 
 #: the match list's query parameters, in the order the API's schema lists them
 PARAMS = (
-    Param("game", OneOf(_game_slugs, "/api/games/ lists the games."), "Matches of this game."),
+    Param("game", OneOf(_game_slugs), "Matches of this game."),
     Param("bot", Id(), "Matches this bot plays."),
     Param("user", UserName(), f"Matches of this user's bots (their newest {USER_BOTS})."),
     Param("event", Id(), "Matches of this event, the latest finished first."),

@@ -23,7 +23,7 @@ import sys
 import time
 
 from arena import config
-from arena.client import DONE_STATUSES, ArenaError, Client
+from arena.client import DONE_STATUSES, ArenaError, Client, lower_first, sentence
 from bots.faults import seen
 from bots.languages import title as language_title
 
@@ -119,6 +119,50 @@ def parse_json_option(text: str | None, name: str):
 
 
 # -- commands ----------------------------------------------------------------------------
+
+
+#: the API's codes in words (the server's labels, lower case); an unknown code is spelled out
+WORDS: dict[str, dict[str, str]] = {
+    "kind": {
+        "http": "URL",
+        "code": "uploaded code",
+        "builtin": "built-in",
+        "process": "local process",
+        "tcp": "local TCP server",
+        "human": "a person in the browser",
+    },
+    "match": {
+        "pending": "waiting for the owner's answer",
+        "limit": "stopped at a limit",
+    },
+    "event": {
+        "draft": "being prepared",
+        "revealing": "play over, results being revealed",
+    },
+    "format": {
+        "round_robin": "round robin",
+        "double_round_robin": "double round robin",
+        "single_elimination": "single elimination",
+        "ladder": "continuous ladder",
+        "free_for_all": "free-for-all",
+    },
+}
+
+
+def said(what: str, code) -> str:
+    """An API code in words (``WORDS``), never the code's underscores."""
+    code = "" if code is None else str(code)
+    return WORDS.get(what, {}).get(code) or code.replace("_", " ")
+
+
+def title_of(slug: str) -> str:
+    """A game's title when this machine knows the game, else its name as the server gave it."""
+    try:
+        from games import get_game
+
+        return get_game(slug).title
+    except Exception:
+        return str(slug)
 
 
 def client_for(args, *, token: bool = True) -> Client:
@@ -284,7 +328,15 @@ def cmd_bots(args) -> None:
     bots = client.bots(limit=args.limit, game=args.game, owner=owner)
     table(
         [
-            [b["id"], b["game"], b["name"], b["owner"], b["status"], _rating(b), _health(b)]
+            [
+                b["id"],
+                title_of(b["game"]),
+                b["name"],
+                b["owner"],
+                b["status"],
+                _rating(b),
+                _health(b),
+            ]
             for b in bots
         ],
         ["id", "game", "name", "owner", "status", "rating", "health"],
@@ -299,7 +351,10 @@ def _health(bot: dict) -> str:
 def cmd_bot(args) -> None:
     client = client_for(args)
     bot = client.get(f"/api/bots/{args.bot}/", what=f"bot {args.bot}")
-    out(f"bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']}, by {bot['owner']})")
+    out(
+        f"bot {bot['id']}: {bot['name']} ({title_of(bot['game'])}, "
+        f"{said('kind', bot['kind'])}, by {bot['owner']})"
+    )
     out(f"status: {bot['status']}")
     rating = _rating(bot)
     if rating:
@@ -319,7 +374,10 @@ def cmd_register(args) -> None:
         bot = client.register_code_bot(args.game, args.name, args.target)
     else:
         bot = client.register_bot(args.game, args.name, args.target, kind=args.kind)
-    out(f"registered bot {bot['id']}: {bot['name']} ({bot['game']}, {bot['kind']})")
+    out(
+        f"registered bot {bot['id']}: {bot['name']} ({title_of(bot['game'])}, "
+        f"{said('kind', bot['kind'])})"
+    )
     if bot.get("secret") and bot["kind"] != "code":  # a code bot is called by no one
         out(f"signing secret (shown once): {bot['secret']}")
     if bot["kind"] == "code":
@@ -369,7 +427,11 @@ def playing(versions: list[dict]) -> dict | None:
 
 
 def follow_build(client: Client, bot_id: int, version: dict, args) -> None:
-    """After an upload: wait for its compile (``--wait``), or say it is ahead (``--no-wait``)."""
+    """After an upload: wait for its compile (``--wait``), or say it is ahead (``--no-wait``);
+    a compile already failed when first seen (a fast compiler) is said too."""
+    if version.get("build") == "failed":
+        wait_for_build(client, bot_id, version, args.wait)
+        return
     if version.get("build") not in COMPILING:
         return
     if args.no_wait:
@@ -384,12 +446,15 @@ def follow_build(client: Client, bot_id: int, version: dict, args) -> None:
 def wait_for_build(client: Client, bot_id: int, version: dict, wait: float) -> None:
     """Follow a version's compile to its end (at most ``wait`` seconds) and say how it went:
     ``CompileFailed`` with the compiler's output when it did not compile."""
-    if version.get("build") not in COMPILING:
+    if version.get("build") not in (*COMPILING, "failed"):
         return
     number = version["number"]
-    out(f"compiling v{number} ({language_title(version['language'])})…", err=True)
+    # a compile over when first seen: the others say which version plays on
+    versions = [version] if version["build"] in COMPILING else client.versions(bot_id)
+    if version["build"] in COMPILING:
+        out(f"compiling v{number} ({language_title(version['language'])})…", err=True)
     deadline = time.monotonic() + wait
-    while True:
+    while version["build"] in COMPILING:
         left = deadline - time.monotonic()
         if left <= 0:
             raise ArenaError(
@@ -483,18 +548,22 @@ def cmd_report(args) -> None:
 def cmd_test(args) -> None:
     result = client_for(args).test_bot(args.bot)
     status = result.get("status")
-    out(
-        f"bot {args.bot}: {result['fault']} in {result.get('latency_ms')} ms"
-        + (f" (HTTP {status})" if status else "")
+    fault = result.get("fault") or "ok"
+    # in words: the server's sentences (an older server's: the fault catalogue's), never a code
+    summary = result.get("summary") or (
+        f"It answered in {result.get('latency_ms')} ms." if fault == "ok" else sentence(seen(fault))
     )
-    if result.get("detail"):
-        out(f"detail: {result['detail']}")
-    if result.get("verdict"):
+    out(f"bot {args.bot}: {summary}" + (f" (HTTP {status})" if status else ""))
+    if fault != "ok" and result.get("message"):
+        out(result["message"])
+    if result.get("verdict") and fault == "ok":
         out(f"verdict: {result['verdict']}")
+    if result.get("detail") and (args.details or "summary" not in result):
+        out(f"technical detail: {result['detail']}")
     out(f"sent: {result.get('sent', '')}")
     out(f"reply: {result.get('reply', '')}")
-    if result["fault"] != "ok":
-        raise ArenaError(f"the test call of bot {args.bot} failed: {result['fault']}")
+    if fault != "ok":
+        raise ArenaError(f"The test call of bot {args.bot} failed: {lower_first(summary)}")
 
 
 def cmd_challenge(args) -> None:
@@ -503,7 +572,7 @@ def cmd_challenge(args) -> None:
         args.game, args.bots, options=options, seed=args.seed, pace_ms=args.pace_ms
     )
     names = " vs ".join(p["name"] for p in match["participants"])
-    out(f"match {match['id']} {match['status']}: {names}")
+    out(f"match {match['id']} {said('match', match['status'])}: {names}")
     if match["status"] == "pending":
         out("its owner is asked to accept it: it plays once they do, never if they decline")
     if match.get("unrated_reason"):  # why it is not rated (a challenge is practice)
@@ -512,7 +581,14 @@ def cmd_challenge(args) -> None:
 
 def _match_row(m: dict) -> list:
     names = " vs ".join(p["name"] for p in m.get("participants", []))
-    return [m["id"], m["game"], m["status"], m.get("turn_count"), names, _scores(m)]
+    return [
+        m["id"],
+        title_of(m["game"]),
+        said("match", m["status"]),
+        m.get("turn_count"),
+        names,
+        _scores(m),
+    ]
 
 
 def _scores(m: dict) -> str:
@@ -532,7 +608,7 @@ def cmd_matches(args) -> None:
 def cmd_match(args) -> None:
     m = client_for(args).match(args.match)
     out(
-        f"match {m['id']}: {m['game']}, {m['status']}"
+        f"match {m['id']}: {title_of(m['game'])}, {said('match', m['status'])}"
         + (f" ({_reason(m)})" if m.get("reason") else "")
     )
     for p in m["participants"]:
@@ -551,15 +627,28 @@ def _renderer(slug: str):
     return game.text_frame
 
 
-def _turn_text(turn: dict, names: list[str], render) -> str:
+def _illegal_words(slug: str) -> dict[str, str]:
+    """The game's catalogue of illegal replies when this machine knows the game, else {}."""
+    try:
+        from games import get_game
+
+        return dict(get_game(slug).illegal)
+    except Exception:
+        return {}
+
+
+def _turn_text(turn: dict, names: list[str], render, illegal: dict | None = None) -> str:
     moves = []
     for seat in turn.get("seats", []):
         who = names[seat] if seat < len(names) else f"seat {seat}"
         action = turn["actions"][seat] if seat < len(turn.get("actions", [])) else None
-        part = f"{who}: {json.dumps(action, separators=(',', ':'))}"
+        shown = "no move" if action is None else json.dumps(action, separators=(",", ":"))
+        part = f"{who}: {shown}"
         fault = (turn.get("faults") or [None] * (seat + 1))[seat]
         if fault not in (None, "ok"):
             detail = (turn.get("details") or [None] * (seat + 1))[seat]
+            if fault == "illegal" and detail:
+                detail = (illegal or {}).get(detail) or str(detail).replace("_", " ")
             part += f" [fault: {seen(fault)}{': ' + detail if detail else ''}]"
         latency = (turn.get("latencies_ms") or [None] * (seat + 1))[seat]
         if latency is not None:
@@ -588,7 +677,9 @@ def _result_text(match: dict) -> str:
         if p.get("cause")
     ]
     return (
-        f"match {match['id']} {match['status']}{reason}: " + " - ".join(parts) + "".join(forfeits)
+        f"match {match['id']} {said('match', match['status'])}{reason}: "
+        + " - ".join(parts)
+        + "".join(forfeits)
     )
 
 
@@ -597,8 +688,9 @@ def cmd_watch(args) -> None:
     match = client.match(args.match)  # a clear 404 before opening the socket
     names = [p["name"] for p in match["participants"]]
     render = _renderer(match["game"])
-    out(f"match {match['id']}: {match['game']}, " + " vs ".join(names))
-    shown = _Shown(client, args.match, lambda turn: out(_turn_text(turn, names, render)))
+    out(f"match {match['id']}: {title_of(match['game'])}, " + " vs ".join(names))
+    illegal = _illegal_words(match["game"])
+    shown = _Shown(client, args.match, lambda turn: out(_turn_text(turn, names, render, illegal)))
     final = None
     for message in client.watch_match(args.match, timeout=args.idle):
         kind = message.get("type")
@@ -677,7 +769,16 @@ def cmd_events(args) -> None:
         limit=args.limit, game=args.game, status=args.status
     )
     table(
-        [[e["id"], e["game"], e["name"], e["format"], e["status"]] for e in events],
+        [
+            [
+                e["id"],
+                title_of(e["game"]),
+                e["name"],
+                said("format", e["format"]),
+                said("event", e["status"]),
+            ]
+            for e in events
+        ],
         ["id", "game", "name", "format", "status"],
     )
 
@@ -732,7 +833,8 @@ def cmd_event(args) -> None:
     client = client_for(args, token=False)
     event = client.event(args.event)
     out(
-        f"event {event['id']}: {event['name']} ({event['game']}, {event['format']}, {event['status']})"
+        f"event {event['id']}: {event['name']} ({title_of(event['game'])}, "
+        f"{said('format', event['format'])}, {said('event', event['status'])})"
     )
     if args.follow:
         # an event plays round by round: its total grows as rounds are queued, so the follow
@@ -937,7 +1039,13 @@ def cmd_challenges(args) -> None:
     rows = client_for(args).waiting_challenges()
     table(
         [
-            [r["match"], r["game"], r["bot"], r["challenger"], r["expires"][:16].replace("T", " ")]
+            [
+                r["match"],
+                title_of(r["game"]),
+                r["bot"],
+                r["challenger"],
+                r["expires"][:16].replace("T", " "),
+            ]
             for r in rows
         ],
         ["match", "game", "your bot", "challenger", "expires (UTC)"],
@@ -999,7 +1107,14 @@ def account_commands(command) -> None:
     p.add_argument("--days", type=positive_int, help="how many days it works (90, 30, 7, 365)")
     p.add_argument("--token", help="store this token instead (from your profile page; or piped in)")
     p = command("token", cmd_token, "your API tokens: list them, make one, revoke one")
-    p.add_argument("action", choices=("list", "create", "revoke"))
+    p.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=("list", "create", "revoke"),
+        metavar="ACTION",
+        help="list (the default), create or revoke",
+    )
     p.add_argument(
         "what", nargs="?", help="create: the new token's name; revoke: its id (see token list)"
     )
@@ -1035,6 +1150,9 @@ def build_parser() -> argparse.ArgumentParser:
     code_commands(command)
     p = command("test", cmd_test, "one real request to your bot, judged like a match")
     p.add_argument("bot", type=positive_int)
+    p.add_argument(
+        "--details", action="store_true", help="also print the transport's technical detail"
+    )
     challenge_commands(command)
     p = command("matches", cmd_matches, "list matches")
     p.add_argument("--game")

@@ -27,22 +27,75 @@ class ArenaError(Exception):
         self.status = status
 
 
-def _detail(body) -> str:
-    """The useful text of an API error body (DRF: ``{"detail": ...}`` or field errors)."""
+#: the keys of an error body that are no field: their errors are said as sentences alone
+NON_FIELD_KEYS = frozenset({"non_field_errors", "detail", "__all__"})
+
+
+def sentence(text) -> str:
+    """``text`` on one line as a sentence: a capital first, a full stop last."""
+    text = " ".join(str(text).split())
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else f"{text}."
+
+
+def lower_first(text: str) -> str:
+    """ "This field is required." after a label: "this field is required." ("URL ..." stays)."""
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def _label(key) -> str:
+    """A field's name in words: "move_timeout_ms" -> "Move timeout ms"."""
+    return str(key).replace("_", " ").strip().capitalize()
+
+
+def _detail(body, label: str = "") -> str:
+    """An API error body (DRF's ``{"detail": ...}``, field errors, a list) as sentences a person
+    reads: a field's error as "Name: this field is required.", an error of no field (DRF's
+    ``non_field_errors``) as the sentence alone, a nested field as "Options, rounds: ..."."""
     if isinstance(body, dict):
-        if isinstance(body.get("detail"), str):
-            return body["detail"]
         parts = []
-        for field, errors in body.items():
-            if isinstance(errors, list):
-                errors = "; ".join(str(e) for e in errors)
-            elif isinstance(errors, dict):
-                errors = _detail(errors)
-            parts.append(f"{field}: {errors}")
-        return ", ".join(parts)
+        for key, errors in body.items():
+            if key in NON_FIELD_KEYS:
+                inner = label
+            else:
+                inner = f"{label}, {_label(key).lower()}" if label else _label(key)
+            parts.append(_detail(errors, inner))
+        return " ".join(part for part in parts if part)
     if isinstance(body, list):
-        return "; ".join(str(e) for e in body)
-    return str(body)
+        parts = []
+        for number, error in enumerate(body, 1):
+            nested = isinstance(error, dict | list) and len(body) > 1
+            item = f"{label or 'Item'}, item {number}" if nested else label
+            parts.append(_detail(error, item))
+        return " ".join(part for part in parts if part)
+    said = sentence(body)
+    if not said:
+        return ""
+    return f"{label}: {lower_first(said)}" if label else said
+
+
+def connect_reason(exc: Exception) -> str:
+    """Why a connection failed, in words ("connection refused"), from requests' error text."""
+    text = str(exc).lower()
+    if "refused" in text or "errno 111" in text:
+        return "connection refused"
+    if (
+        "name or service not known" in text
+        or "nodename nor servname" in text
+        or ("name resolution" in text)
+    ):
+        return "its host name does not resolve"
+    if "reset" in text or "aborted" in text or "remote end closed" in text:
+        return "the connection was closed before an answer"
+    if "timed out" in text:
+        return "the connection timed out"
+    if "ssl" in text or "certificate" in text:
+        return "the secure (https) connection failed"
+    return "the connection failed"
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -118,14 +171,18 @@ class Client:
             url = path
         try:
             response = self.session.request(method, url, timeout=self.timeout, **kw)
-        except requests.ConnectionError:
-            raise ArenaError(f"cannot reach the server at {self.server} (is it running?)") from None
         except requests.Timeout:
             raise ArenaError(
-                f"the server at {self.server} did not answer within {self.timeout:g} s"
+                f"The server at {self.server} did not answer within {self.timeout:g} s."
+            ) from None
+        except requests.ConnectionError as exc:
+            raise ArenaError(
+                f"Could not connect to {self.server}: {connect_reason(exc)}."
             ) from None
         except requests.RequestException as exc:
-            raise ArenaError(f"request to {self.server} failed: {_one_line(exc)}") from None
+            raise ArenaError(
+                f"The request to {self.server} failed: {sentence(_one_line(exc))}"
+            ) from None
         if response.status_code < 300:
             return response
         raise self._error(response, what)
@@ -136,6 +193,7 @@ class Client:
         return own is not None and _origin(url) == own
 
     def _error(self, response: requests.Response, what: str) -> ArenaError:
+        """A refusal as sentences (``_detail``), the HTTP status said only where it helps."""
         code = response.status_code
         try:
             detail = _detail(response.json())
@@ -144,22 +202,22 @@ class Client:
         detail = _one_line(detail)
         if code == 401:
             message = (
-                "not logged in, or the server refused the token (401: wrong, revoked or "
-                "expired): run `arena login`"
+                "You are not logged in, or the server refused the token (HTTP 401: wrong, "
+                "revoked or expired): run `arena login`."
             )
         elif code == 403:
-            message = f"not allowed (403): {detail or 'permission denied'}"
+            message = f"Not allowed: {lower_first(detail or 'Permission denied.')}"
         elif code == 404:
-            message = f"{what or 'the resource'} was not found (404)"
+            message = sentence(f"{what or 'the resource'} was not found")
         elif code == 429:
             wait = response.headers.get("Retry-After")
-            message = f"too many requests (429): {detail or 'throttled'}"
+            message = f"Too many requests: {lower_first(detail or 'Slow down.')}"
             if wait and wait.isdigit():
-                message += f"; try again in {wait} s"
+                message += f" Try again in {wait} s."
         elif code >= 500:
-            message = f"the server failed ({code}); try again later"
+            message = f"The server failed (HTTP {code}); try again later."
         else:
-            message = f"refused ({code}): {detail or response.reason}"
+            message = detail or f"The server refused the request (HTTP {code} {response.reason})."
         return ArenaError(message, status=code)
 
     def get(self, path: str, *, what: str = "", **params):
@@ -370,7 +428,7 @@ class Client:
             partial.replace(target)
         except requests.RequestException as exc:
             partial.unlink(missing_ok=True)
-            raise ArenaError(f"the download broke off: {_one_line(exc)}") from None
+            raise ArenaError(f"The download broke off: {connect_reason(exc)}.") from None
         except OSError as exc:
             partial.unlink(missing_ok=True)
             raise ArenaError(f"cannot write {target}: {exc.strerror or exc}") from None
@@ -396,14 +454,16 @@ class Client:
             )
         except websocket.WebSocketBadStatusException as exc:
             raise ArenaError(
-                f"the server refused the live stream of {what or path} ({exc.status_code})"
+                f"The server refused the live stream of {what or path} (HTTP {exc.status_code})."
             ) from None
         except (OSError, websocket.WebSocketException) as exc:
             if isinstance(exc, ConnectionRefusedError):
                 raise ArenaError(
-                    f"cannot reach the server at {self.server} (is it running?)"
+                    f"Could not connect to {self.server}: connection refused."
                 ) from None
-            raise ArenaError(f"cannot open the live stream {url}: {_one_line(exc)}") from None
+            raise ArenaError(
+                f"Could not open the live stream {url}: {connect_reason(exc)}."
+            ) from None
         try:
             while True:
                 try:
@@ -412,17 +472,17 @@ class Client:
                     return
                 except websocket.WebSocketTimeoutException:
                     raise ArenaError(
-                        f"the live stream of {what or path} was silent for "
-                        f"{timeout or self.timeout:g} s"
+                        f"The live stream of {what or path} was silent for "
+                        f"{timeout or self.timeout:g} s."
                     ) from None
                 except (OSError, websocket.WebSocketException) as exc:
-                    raise ArenaError(f"the live stream broke off: {_one_line(exc)}") from None
+                    raise ArenaError(f"The live stream broke off: {connect_reason(exc)}.") from None
                 if opcode == websocket.ABNF.OPCODE_CLOSE:
                     code = int.from_bytes(data[:2], "big") if len(data) >= 2 else 1000
                     if code == 4404:
-                        raise ArenaError(f"{what or path} was not found (404)")
+                        raise ArenaError(sentence(f"{what or path} was not found"))
                     if code >= 4000:
-                        raise ArenaError(f"the server closed the live stream ({code})")
+                        raise ArenaError(f"The server closed the live stream (code {code}).")
                     return
                 if opcode != websocket.ABNF.OPCODE_TEXT:
                     continue

@@ -30,6 +30,7 @@ from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
 from competition.matches import lifecycle as match_services
+from competition.matches.presenters import reason_text
 from competition.models import (
     Entry,
     EntryStatus,
@@ -57,7 +58,18 @@ SEARCH_MATCHES = 500
 
 
 def _game_choices() -> list[tuple[str, str]]:
-    return [(game.slug, f"{game.title} ({game.slug})") for game in all_games()]
+    return [(game.slug, game.title) for game in all_games()]
+
+
+class GameTitle:
+    """A changelist's game column in words: the game's title, never its slug."""
+
+    @admin.display(description="game", ordering="game")
+    def game_title(self, obj) -> str:
+        try:
+            return get_game(obj.game).title
+        except KeyError:  # a game no longer installed
+            return obj.game
 
 
 class GameFilter(admin.SimpleListFilter):
@@ -272,9 +284,9 @@ def added_message(event: Event, added: int) -> str:
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(GameTitle, admin.ModelAdmin):
     form = EventForm
-    list_display = ("name", "game", "format", "status", "progress", "created")
+    list_display = ("name", "game_title", "format", "status", "progress", "created")
     list_filter = ("status", GameFilter, "format")
     search_fields = ("name",)
     readonly_fields = ("status", "showcase", "created_by", "created", "started", "finished")
@@ -528,8 +540,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
-    list_display = ("id", "game", "event", "status", "reason", "turn_count", "created")
+class MatchAdmin(GameTitle, admin.ModelAdmin):
+    list_display = ("id", "game_title", "event", "status", "reason_text", "turn_count", "created")
+
+    @admin.display(description="reason", ordering="reason")
+    def reason_text(self, match: Match) -> str:
+        return reason_text(match.game, match.reason)
+
     list_filter = ("status", GameFilter, "event")
     list_select_related = ("event",)
     search_fields = ("=id", "participants__bot__name")
@@ -727,8 +744,8 @@ class SeasonAdmin(admin.ModelAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(ReadOnlyAdmin):
-    list_display = ("bot", "game", "mu", "sigma", "ordinal", "games", "updated")
+class RatingAdmin(GameTitle, ReadOnlyAdmin):
+    list_display = ("bot", "game_title", "mu", "sigma", "ordinal", "games", "updated")
     list_filter = (GameFilter,)
     list_select_related = ("bot",)
     search_fields = ("bot__name",)
@@ -866,12 +883,12 @@ class BotVersionInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(GameTitle, admin.ModelAdmin):
     """The bots' admin; status changes go through ``set_bot_status``, creation and uploads
     through the bots' services, as the web's and the API's."""
 
     form = BotAdminForm
-    list_display = ("name", "game", "owner", "kind", "status", "created")
+    list_display = ("name", "game_title", "owner", "kind", "status", "created")
     # the owner is nullable (platform seats have none): the admin's automatic join follows
     # only non-null keys, so without this each row fetched its owner (a query per bot)
     list_select_related = ("owner",)

@@ -185,6 +185,10 @@ class Game:
     #: every reason this game's ``outcome`` may give, in words (``COMMON_REASONS`` adds the
     #: platform's own): the only words a person reads for a reason code
     reasons: ClassVar[dict[str, str]] = {}
+    #: every code this game's ``parse_action`` (and ``accept_greeting``) may give an illegal
+    #: reply (``IllegalAction.code``), in words a spectator reads after "made an illegal move:"
+    #: (the viewer's turn table, the owner's log, the CLI); the detail stays technical
+    illegal: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -206,6 +210,12 @@ class Game:
         if not code:
             return ""
         return self.reasons.get(code) or COMMON_REASONS.get(code) or code.replace("_", " ")
+
+    def illegal_text(self, code: str) -> str:
+        """The words of an illegal reply's code; an unknown code is spelled out, never raw."""
+        if not code:
+            return ""
+        return self.illegal.get(code) or code.replace("_", " ")
 
     # -- options and policy ---------------------------------------------------------
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from pathlib import Path
@@ -158,3 +159,34 @@ def test_it_keeps_every_vector_byte_for_byte():
         if p.is_file() and p.name not in ("README.md", MANIFEST.name)
     }
     assert on_disk == set(entries)
+
+
+def _illegal_codes(game) -> set[str]:
+    """The codes the game's folder gives ``IllegalAction`` (its first argument, a literal)."""
+    folder = REPO / "games" / game.slug
+    codes = set()
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "IllegalAction"
+            ):
+                first = node.args[0] if node.args else None
+                assert isinstance(first, ast.Constant), (
+                    f"{path}:{node.lineno}: an IllegalAction's code must be a literal, so the "
+                    "catalogue can be checked"
+                )
+                codes.add(first.value)
+    return codes
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
+def test_it_finds_every_illegal_code_of_each_game_in_its_catalogue(game):
+    codes = _illegal_codes(game)
+    # It should give words for each code the engine may raise, and none for a code it never does.
+    assert set(game.illegal) == codes, (game.slug, sorted(codes), sorted(game.illegal))
+    # It should say each in words, never the code itself.
+    for code, words in game.illegal.items():
+        assert words and words != code and "_" not in words, (game.slug, code, words)
+        assert game.illegal_text(code) == words
+    assert game.illegal_text("no_such_code") == "no such code" and game.illegal_text("") == ""

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.utils import timezone
 
-from bots.faults import DISCONNECTED, FaultCode, seen
+from bots.faults import FaultCode, seen
+from competition.bots import messages
 from competition.bots.services import set_bot_status
 from competition.matches.replies import SeatReplies
 from competition.models import Participant
@@ -128,28 +129,10 @@ def when(moment: datetime) -> str:
     return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
 
 
-def _reason(detail: str) -> str:
-    """A transport's technical detail in words where it is a common one."""
-    low = detail.lower()
-    if "refused" in low or "errno 111" in low or "connect call failed" in low:
-        return "connection refused"
-    if detail.startswith(DISCONNECTED):
-        return detail
-    return detail.strip()
-
-
 def fault_words(code: str, detail: str, bot: Bot, *, owner: bool) -> str:
-    """The last fault in words: in full to the owner ("could not connect to http://…:
-    connection refused"), without the bot's address to others ("could not be reached")."""
-    if not code:
-        return "no fault"
-    if not owner:  # the detail may name the bot's host: only a time limit's is public
-        public = detail if code == FaultCode.TIMEOUT and detail else ""
-        return seen(code) + (f" ({public})" if public else "")
-    reason = _reason(detail)
-    if code == FaultCode.CONNECT:
-        return f"could not connect to {bot.endpoint}" + (f": {reason}" if reason else "")
-    return seen(code) + (f" ({reason})" if reason else "")
+    """The last fault in words (``messages.fault_words``): in full to the owner, without the
+    bot's address to others."""
+    return messages.fault_words(code, detail, bot.game, bot.endpoint, owner=owner)
 
 
 @functools.lru_cache(maxsize=64)

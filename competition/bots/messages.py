@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qsl
 
+from bots.faults import DISCONNECTED, FaultCode, seen
+from games import get_game
+
 
 def truncate(text: str | None, limit: int) -> tuple[str, bool]:
     text = text or ""
@@ -58,3 +61,43 @@ def as_json(value) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)
+
+
+def illegal_reason(game_slug: str, detail: str) -> tuple[str, str]:
+    """An illegal reply's detail (``"code"`` or ``"code: what"``) as ``(the game's words for the
+    code, the rest)``; ``("", detail)`` when the code is not in the game's catalogue."""
+    code, _, rest = (detail or "").partition(": ")
+    try:
+        words = get_game(game_slug).illegal.get(code.strip())
+    except KeyError:
+        words = None
+    return (words, rest.strip()) if words else ("", detail or "")
+
+
+def technical_reason(detail: str) -> str:
+    """A transport's technical detail in words where it is a common one."""
+    low = detail.lower()
+    if "refused" in low or "errno 111" in low or "connect call failed" in low:
+        return "connection refused"
+    if detail.startswith(DISCONNECTED):
+        return detail
+    return detail.strip()
+
+
+def fault_words(code: str, detail: str, game_slug: str, endpoint: str, *, owner: bool) -> str:
+    """A fault in words: in full to the owner ("could not connect to http://…: connection
+    refused", "made an illegal move: that cell is taken (cell 4 is taken)"), without the bot's
+    address to others ("could not be reached"); never a code."""
+    if not code:
+        return "no fault"
+    if code == FaultCode.ILLEGAL:
+        words, rest = illegal_reason(game_slug, detail)
+        if words:
+            return f"{seen(code)}: {words}" + (f" ({rest})" if rest and owner else "")
+    if not owner:  # the detail may name the bot's host: only a time limit's is public
+        public = detail if code == FaultCode.TIMEOUT and detail else ""
+        return seen(code) + (f" ({public})" if public else "")
+    reason = technical_reason(detail)
+    if code == FaultCode.CONNECT:
+        return f"could not connect to {endpoint}" + (f": {reason}" if reason else "")
+    return seen(code) + (f" ({reason})" if reason else "")

@@ -17,10 +17,16 @@ from django.utils import timezone
 
 from bots import codebundle
 from bots.codebundle import Upload
-from bots.faults import BotFault, FaultCode
+from bots.faults import BotFault, FaultCode, explain, seen
 from bots.names import fits_label
 from competition.bots import builds
-from competition.bots.messages import as_json, readable, truncate
+from competition.bots.messages import (
+    as_json,
+    fault_words,
+    illegal_reason,
+    readable,
+    truncate,
+)
 from competition.bots.signals import bot_activated, test_call_passed, version_ready
 from competition.matches.dispatch import dispatch_build
 from competition.models import BuildStatus, Entry, Participant
@@ -91,7 +97,7 @@ def platform_seat(game_slug: str, kind: str, target: str) -> Bot:
         raise ValueError(f"no platform seat of kind {kind!r}")
     person = EndpointKind(kind).is_person
     target = "browser" if person else target
-    name = "human" if person else f"builtin {target}"
+    name = "human" if person else f"built-in {target}"
     bot = Bot.objects.platform().filter(game=game_slug, kind=kind, target=target).first()
     if bot is None:
         try:
@@ -421,15 +427,41 @@ async def run_test_call(bot: Bot) -> dict:
             logger.debug("closing the test transport failed", exc_info=True)
     if result["fault"] == FaultCode.OK.value:  # passed: its game's standing ladder takes it in
         await sync_to_async(test_call_passed.send)(sender=Bot, bot=bot)
-    return _shown(result)
+    return _shown(result, bot)
 
 
-def _shown(result: dict) -> dict:
-    """A test call's result as shown: request and reply decoded for reading and cut."""
+def _shown(result: dict, bot: Bot) -> dict:
+    """A test call's result as shown: request and reply decoded for reading and cut, and the
+    outcome in words: ``headline`` ("OK", "Could not be reached"), ``message`` (the owner's
+    sentence: what to do) and ``summary`` (one line: "Could not connect to http://…:
+    connection refused."), never a fault code."""
     for key in ("sent", "reply"):
         # decoded from the whole message (a form body cut short would not decode)
         result[f"{key}_view"] = readable(result[key], TEST_CALL_PREVIEW)
         text, cut = truncate(result[key], TEST_CALL_PREVIEW)
         result[key], result[f"{key}_truncated"] = text, cut
     result["detail"] = truncate(result["detail"], 500)[0]
+    result.update(test_call_words(result, bot))
     return result
+
+
+def test_call_words(result: dict, bot: Bot) -> dict:
+    """``headline``, ``message`` and ``summary`` of a test call's result (see ``_shown``)."""
+    code, detail = result.get("fault") or FaultCode.OK.value, result.get("detail") or ""
+    message = explain(code, detail)
+    if code == FaultCode.OK:
+        verdict = result.get("verdict") or "accepted"
+        return {
+            "headline": "OK",
+            "message": message,
+            "summary": f"It answered in {result.get('latency_ms')} ms: {verdict}.",
+        }
+    words, _rest = illegal_reason(bot.game, detail) if code == FaultCode.ILLEGAL else ("", "")
+    if words:
+        message = f"{message.rstrip('.')}: {words}."
+    summary = fault_words(code, detail, bot.game, bot.endpoint, owner=True)
+    return {
+        "headline": seen(code)[:1].upper() + seen(code)[1:],
+        "message": message,
+        "summary": f"{summary[:1].upper()}{summary[1:]}.",
+    }

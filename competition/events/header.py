@@ -32,7 +32,7 @@ def header(event: Event, entrants: int, bracket: dict | None, series=None) -> di
     done, total = tally or (0, 0)
     return {
         "status": event.status,
-        "status_label": event.get_status_display(),
+        "status_label": event.status_text,
         "round_text": rounds(event, entrants, bracket, series)["text"],
         "matches_done": done,
         "matches_total": total,

@@ -33,6 +33,7 @@ def closes_at(event: Event) -> datetime | None:
 
 
 def is_open(event: Event, now: datetime | None = None) -> bool:
+    """Whether ``event`` takes entries at ``now`` (``Event.registration_open`` at this moment)."""
     now = now or timezone.now()
     if event.status != EventStatus.DRAFT or event.registration_opens is None:
         return False

@@ -107,7 +107,9 @@ def start_event(event: Event) -> int:
         playing = sum(1 for e in entries if eligible(e))
         # the entrants are told however the event started (its start time, the organiser)
         event_notices.tell_entrants(
-            event, NotificationKind.EVENT_STARTED, f"{event.name} started with {playing} entries."
+            event,
+            NotificationKind.EVENT_STARTED,
+            f"{event.name} started with {playing} entr{'y' if playing == 1 else 'ies'}.",
         )
     logger.info("event %s (%s) started with %s matches", event.pk, event.format, created)
     return created

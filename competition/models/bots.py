@@ -353,7 +353,11 @@ class Bot(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.game})"
+        try:
+            game = get_game(self.game).title
+        except KeyError:  # a game no longer installed
+            game = self.game
+        return f"{self.name} ({game})"
 
     @property
     def endpoint_kind(self) -> _Kind:

@@ -1,8 +1,10 @@
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 from competition.models.choices import EntryStatus, EventAdmission, EventFormat, EventStatus
+from games import get_game
 
 
 class EventQuerySet(models.QuerySet):
@@ -60,8 +62,8 @@ class Event(models.Model):
         default=False,
         help_text="Presenter mode: its matches stay hidden from the public (pages, API, "
         "live streams, standings, ratings) until an organiser reveals them one by one "
-        "(/events/<id>/present, or the action “Reveal every hidden match”, which rates them: "
-        "use it before turning this off).",
+        "(on the event's presenter page, linked from its page as “Presenter”, or with the "
+        "action “Reveal every hidden match”, which rates them: use it before turning this off).",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -118,6 +120,30 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def registration_open(self) -> bool:
+        """Whether entries are taken now (a draft between its opening and its close)."""
+        if self.status != EventStatus.DRAFT or self.registration_opens is None:
+            return False
+        now, closes = timezone.now(), self.registration_closes or self.starts_at
+        return self.registration_opens <= now and (closes is None or now < closes)
+
+    @property
+    def status_text(self) -> str:
+        """The status for people: a draft is "Open for entries" while it takes them, else
+        "Being prepared" (the code ``draft`` is the organiser's word)."""
+        if self.status == EventStatus.DRAFT:
+            return "Open for entries" if self.registration_open else "Being prepared"
+        return self.get_status_display()
+
+    @property
+    def game_title(self) -> str:
+        """The game's title, for people (the slug is for URLs and programs)."""
+        try:
+            return get_game(self.game).title
+        except KeyError:  # a game no longer installed
+            return self.game
 
 
 class Entry(models.Model):

@@ -14,6 +14,7 @@ from competition.models import (
 )
 from competition.models.bots import Bot
 from competition.models.ratings import change_text
+from competition.models.seasons import game_title
 from competition.notifications import notify
 
 
@@ -27,7 +28,7 @@ def challenged(user, bots: list[Bot], match: Match) -> None:
         notify.notify(
             bot.owner_id,
             NotificationKind.CHALLENGED,
-            f"{user.username} challenged {bot.name} ({match.game}).",
+            f"{user.username} challenged {bot.name} ({game_title(match.game)}).",
             f"/matches/{match.pk}/",
         )
 
@@ -38,7 +39,7 @@ def asked(user, bots: list[Bot], match: Match) -> None:
         notify.notify(
             bot.owner_id,
             NotificationKind.CHALLENGE_ASKED,
-            f"{user.username} challenged {bot.name} ({match.game}): accept or decline "
+            f"{user.username} challenged {bot.name} ({game_title(match.game)}): accept or decline "
             f"challenge {match.pk}.",
             f"/matches/{match.pk}/",
         )

@@ -193,10 +193,25 @@ def claim_mails(ids: list[int]) -> list[EmailMessage]:
             continue
         label = NotificationKind(note.kind).label
         text = plain(note.text)
-        body = f"{text}\n\n{_absolute(note.link)}\n" if note.link else f"{text}\n"
+        body = f"{label}\n\n{text}\n"
+        body += f"\n{_absolute(note.link)}\n" if note.link else ""
         body += f"\nChoose what you are told: {_absolute('/notifications/')}\n"
-        messages.append(EmailMessage(f"[Arena] {label}: {text[:120]}", body, to=[note.user.email]))
+        # the notice's own sentence says what happened: the kind's label before it would say
+        # it twice ("Event ended: Cup ended: ..."), so it heads the body instead
+        messages.append(EmailMessage(f"[Arena] {subject_text(text)}", body, to=[note.user.email]))
     return messages
+
+
+#: characters of a notice in a mail's subject
+SUBJECT_CHARS = 120
+
+
+def subject_text(text: str) -> str:
+    """``text`` for a subject line: whole, or cut at a word and ended with an ellipsis."""
+    if len(text) <= SUBJECT_CHARS:
+        return text
+    cut = text[: SUBJECT_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}\N{HORIZONTAL ELLIPSIS}"
 
 
 def plain(text: str) -> str:

@@ -21,7 +21,7 @@ from bots.faults import explain, seen
 from bots.sandbox import what_to_install
 from competition.bots import health
 from competition.bots import services as bot_services
-from competition.bots.messages import readable, truncate
+from competition.bots.messages import illegal_reason, readable, truncate
 from competition.events import ladder, replays, seasons
 from competition.matches import history
 from competition.matches.challenges import TooManyMatches, challenge, expiry_words
@@ -89,7 +89,7 @@ def bot_new(request):
         request.POST or None,
         request.FILES or None,
         user=request.user,
-        initial={"game": request.GET.get("game")},
+        initial={"game": request.GET.get("game")} | _kind_asked(request),
     )
     if request.method == "POST" and form.is_valid():
         bot = form.save()
@@ -104,6 +104,12 @@ def bot_new(request):
         return redirect("bot-detail", pk=bot.pk)
     context = {"form": form, "creating": True, "sandbox_advice": what_to_install()}
     return render(request, "bots/form.html", context, status=_status(form))
+
+
+def _kind_asked(request) -> dict:
+    """``{"kind": ...}`` when the link asked for one (``?kind=code``: "Upload your code")."""
+    kind = request.GET.get("kind")
+    return {"kind": kind} if kind in EndpointKind.values else {}
 
 
 def compiling_words(bot: Bot, version: BotVersion | None) -> str:
@@ -484,10 +490,8 @@ def detail_context(request, bot: Bot, challenge: ChallengeForm | None = None) ->
     test_result = new_secret_shown = None
     if is_owner:
         test_result = request.session.pop(f"testcall:{bot.pk}", None)
-        if test_result:
-            test_result["message"] = explain(
-                test_result.get("fault", "ok"), test_result.get("detail") or ""
-            )
+        if test_result and "headline" not in test_result:  # a result kept from before
+            test_result.update(bot_services.test_call_words(test_result, bot))
         new_secret_shown = request.session.pop(f"secret:{bot.pk}", None)
     context = {
         "bot": bot,
@@ -583,6 +587,7 @@ def bot_log(request, pk: int, match_id: int):
     if not seats:
         raise Http404("This bot did not play that match")
     page = Paginator(history.log_rows(match), LOG_TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    game = get_game(match.game)
     rows = []
     for number, logs, _asked in page.object_list:
         for seat in seats:
@@ -591,15 +596,18 @@ def bot_log(request, pk: int, match_id: int):
                 continue
             sent, sent_cut = truncate(log.get("sent"), LOG_PREVIEW)
             received, received_cut = truncate(log.get("received"), LOG_PREVIEW)
+            fault, detail = log.get("fault") or "ok", log.get("detail") or ""
+            message, detail = log_words(game, fault, detail)
             rows.append(
                 {
                     "sent_view": readable(log.get("sent"), LOG_PREVIEW),
                     "received_view": readable(log.get("received"), LOG_PREVIEW),
-                    "message": explain(log.get("fault") or "ok", log.get("detail") or ""),
+                    "message": message,
                     "number": number,
                     "seat": seat,
-                    "fault": log.get("fault") or "ok",
-                    "detail": log.get("detail") or "",
+                    "fault": fault,
+                    "fault_text": seen(fault),
+                    "detail": detail,
                     "latency_ms": log.get("latency_ms"),
                     "time_left_ms": log.get("time_left_ms"),
                     "sent": sent,
@@ -620,6 +628,16 @@ def bot_log(request, pk: int, match_id: int):
             "seats": seats,
             "rows": rows,
             "page": page,
-            "game": get_game(match.game),
+            "game": game,
         },
     )
+
+
+def log_words(game, fault: str, detail: str) -> tuple[str, str]:
+    """A log row's fault as the owner reads it: the catalogue's sentence (for an illegal reply
+    with the game's reason, its code taken off the technical detail) and that detail."""
+    message = explain(fault, detail)
+    words, rest = illegal_reason(game.slug, detail) if fault == "illegal" else ("", detail)
+    if words:
+        return f"{message.rstrip('.')}: {words}.", rest
+    return message, detail

@@ -129,6 +129,8 @@ class BotForm(forms.ModelForm):
             is_code = self.instance.endpoint_kind.takes_uploads
             kinds = tuple(k for k in kinds if k.takes_uploads == is_code)
         field = self.fields["kind"]
+        # uploading code first: the easiest way in (nothing to host)
+        kinds = sorted(kinds, key=lambda k: not k.takes_uploads)
         field.choices = [(k.value, KIND_LABELS.get(k, k.label)) for k in kinds]
         field.initial = EndpointKind.HTTP
         if not user.is_staff:
@@ -153,7 +155,7 @@ class BotForm(forms.ModelForm):
             raise ValidationError(
                 "You may only register a bot by URL or by uploading code."
                 if not self.user.is_staff
-                else f"Bots of kind {kind!r} cannot be registered here."
+                else f"A bot reached as “{kind_label(kind)}” cannot be registered here."
             )
         return kind
 
@@ -234,6 +236,15 @@ class BotForm(forms.ModelForm):
 
 #: what the bot form calls the two kinds everyone may register
 KIND_LABELS = {EndpointKind.HTTP: "URL", EndpointKind.CODE: "Upload code"}
+
+
+def kind_label(kind: str) -> str:
+    """A kind in words (its form label, else the model's), never its code."""
+    try:
+        kind = EndpointKind(kind)
+    except ValueError:
+        return "an unknown way"
+    return KIND_LABELS.get(kind, kind.label)
 
 
 PACES = [

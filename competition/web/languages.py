@@ -49,6 +49,14 @@ class Shown:
         return self.language.version_words(line) if line and not self.problem else ""
 
     @property
+    def release(self) -> str:
+        """The version after the language's title: ``3.11`` beside "Python" (never "Python
+        Python 3.11"), ``g++ 12.2`` beside "C++"."""
+        version = self.version
+        head = f"{self.title} "
+        return version[len(head) :] if version.startswith(head) else version
+
+    @property
     def version_line(self) -> str:
         """The toolchain's own first line of its version (``g++ (Debian 12.2.0-14) 12.2.0``)."""
         return self.offered.version or ""

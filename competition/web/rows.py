@@ -16,6 +16,7 @@ from competition.models import Event, MatchStatus, Participant
 from competition.models.bots import PLATFORM_OWNER, EndpointKind
 from competition.models.ratings import change_text, ordinal_change
 from competition.plumbing.prepared import Prepared
+from games import all_games
 
 #: a value no route can hold otherwise, replaced by each row's own
 _MARK = "2147483647"
@@ -109,12 +110,14 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
     match_url, bot_url = link_maker("match-detail"), link_maker("bot-detail")
     user_url, event_url = link_maker("user-detail"), link_maker("event-detail")
     labels = dict(MatchStatus.choices)
+    titles = {game.slug: game.title for game in all_games()}
     by_id = {}
     for row in rows:
         row["url"] = match_url(row["id"])
         row["number"] = str(row["id"])  # printed as is, not through number localization
         row["status_label"] = labels.get(row["status"], row["status"])
         row["reason_text"] = reason_text(row["game"], row["reason"])
+        row["game_title"] = titles.get(row["game"], row["game"])
         row["event_url"] = event_url(row["event_id"]) if row["event_id"] else ""
         row["event_name"] = names.get(row["event_id"], "")
         row["seats"] = []

@@ -174,7 +174,17 @@ def viewer_config(match: Match, participants) -> dict:
         "ws": f"/ws/matches/{match.pk}/",
         "turns": reverse("api:match-turns", args=[match.pk]),
         "faults": {code.value: words for code, words in SEEN.items()},  # the codes in words
+        "illegal": illegal_words(match.game),  # an illegal reply's codes in the game's words
+        "statuses": dict(MatchStatus.choices),  # the statuses in words
     }
+
+
+def illegal_words(slug: str) -> dict[str, str]:
+    """The game's catalogue of illegal replies (``Game.illegal``); {} for a game gone."""
+    try:
+        return dict(get_game(slug).illegal)
+    except KeyError:
+        return {}
 
 
 def match_detail(request, pk: int):

@@ -154,6 +154,12 @@ class Battleship(Game):
         "fleet_sunk": "a whole fleet was sunk",
         "shot_limit": "the shot limit was reached",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "bad_fleet": "the fleet is not placed by the rules",
+        "bad_target": "the shot is not a square of the grid",
+        "no_play": "the reply names no shot",
+    }
     num_players = 2
     wire = "json"
     default_options = {

@@ -87,6 +87,12 @@ class ConnectFour(Game):
         "four_in_a_row": "four in a row",
         "board_full": "the board is full",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "bad_column": "no such column",
+        "full": "that column is full",
+        "no_play": "the reply names no column",
+    }
     num_players = 2
     wire = "json"
     default_options = {"move_timeout_ms": 10_000, "ignore_http_status": False}

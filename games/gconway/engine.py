@@ -313,6 +313,14 @@ class Gconway(Game):
     reasons = {
         "cells": "more live cells after the last generation",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "alive": "that cell is already alive",
+        "bad_reply": "the reply is not a list of cells",
+        "budget": "more cells than the turn's budget",
+        "distance": "a cell out of reach",
+        "index": "a cell outside the board",
+    }
     num_players = 2
     wire = "json"
     default_options = {

@@ -72,6 +72,12 @@ class TicTacToe(Game):
         "three_in_a_row": "three in a row",
         "board_full": "the board is full",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "bad_cell": "no such cell",
+        "no_play": "the reply names no cell",
+        "occupied": "that cell is taken",
+    }
     num_players = 2
     wire = "json"
     default_options = {"move_timeout_ms": 10_000, "ignore_http_status": False}

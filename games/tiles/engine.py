@@ -345,6 +345,10 @@ class Tiles(Game):
         "move_limit": "the move limit was reached",
         "stalemate": "eight passes in a row",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "bad_reply": "the reply is not a tile's coordinates",
+    }
     num_players = 2
     wire = "form"
     default_options = DEFAULT_OPTIONS

@@ -107,6 +107,12 @@ class Tron(Game):
         "last_alive": "the last bike still riding",
         "all_dead": "every bike crashed",
     }
+    #: why a reply was refused as illegal, in words (``Game.illegal``)
+    illegal = {
+        "bad_direction": "no such direction",
+        "falsy": "an empty or false reply (PHP reads it as no move)",
+        "no_play": "the reply names no direction",
+    }
     num_players = 2
     seats = (MIN_SEATS, MAX_SEATS)
     wire = "json"

@@ -99,11 +99,13 @@ def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_i
 
     # It should test-call the bot through the server and show the verdict.
     tested = ok(arena(home, "test", str(ids[0])))
-    assert tested.startswith(f"bot {ids[0]}: ok in ") and "(HTTP 200)" in tested
+    assert tested.startswith(f"bot {ids[0]}: It answered in ") and "(HTTP 200)" in tested
     assert "verdict: accepted as the move" in tested
     # A second test call at once is throttled: one clear line with the wait.
     throttled = failed(arena(home, "test", str(ids[0])))
-    assert "too many requests (429)" in throttled and "try again in" in throttled
+    assert throttled.startswith("arena: Too many requests: one test call every ") and (
+        "Try again in" in throttled
+    )
 
     out = ok(
         arena(home, "challenge", "tictactoe", *map(str, ids), "--seed", "5", "--pace-ms", "150")
@@ -141,7 +143,7 @@ def test_it_registers_tests_challenges_watches_and_downloads_the_replay(logged_i
 
     # Listings show it.
     assert str(match_id) in ok(arena(home, "matches", "--bot", str(ids[0])))
-    assert f"match {match_id}: tictactoe, {api['status']}" in ok(
+    assert f"match {match_id}: Tic-tac-toe, {api['status']}" in ok(
         arena(home, "match", str(match_id))
     )
     assert "tictactoe" in ok(arena(home, "games"))
@@ -223,16 +225,16 @@ def test_it_says_what_went_wrong_in_one_line(logged_in, home, tmp_path):
     # the server down
     down = f"http://127.0.0.1:{free_port()}"
     line = failed(arena(home, "--server", down, "games"))
-    assert line == f"arena: cannot reach the server at {down} (is it running?)"
+    assert line == f"arena: Could not connect to {down}: connection refused."
     # an unknown match, watched and downloaded
-    assert failed(arena(home, "watch", "999999")) == "arena: match 999999 was not found (404)"
+    assert failed(arena(home, "watch", "999999")) == "arena: Match 999999 was not found."
     line = failed(arena(home, "replay", "999999", "-o", str(tmp_path / "r.json")))
-    assert line == "arena: match 999999 was not found (404)"
+    assert line == "arena: Match 999999 was not found."
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.json.part").exists()
     # a 404 on an action, and a refusal with the server's reason
-    assert failed(arena(home, "test", "999999")) == "arena: bot 999999 was not found (404)"
+    assert failed(arena(home, "test", "999999")) == "arena: Bot 999999 was not found."
     line = failed(arena(home, "register", "no-such-game", "x", site["bot_url"]))
-    assert line.startswith("arena: refused (400): game: ")
+    assert line.startswith("arena: Game: ") and line.endswith(".")  # a field's error, a sentence
     line = failed(arena(home, "challenge", "tictactoe", "1", "--options", "{nope"))
     assert line.startswith("arena: --options is not JSON")
     # not an Arena server at all (an HTML page)
@@ -297,7 +299,10 @@ def test_it_enters_and_withdraws_a_bot_and_lists_notifications(logged_in, home):
     assert ok(arena(home, "withdraw", str(event_id), str(bot_id))).strip() == (
         f"bot {bot_id} withdrawn from event {event_id}"
     )
-    assert "Choose one of your own bots" in failed(arena(home, "enter", str(event_id), "999999"))
+    # It should say a field's error as a sentence naming the field.
+    assert failed(arena(home, "enter", str(event_id), "999999")) == (
+        "arena: Bot: choose one of your own bots."
+    )
     # It should list the notifications, newest first, and mark them read.
     listed = ok(arena(home, "notifications", "--read"))
     assert listed.splitlines()[0].split() == ["when", "new", "notice"]

@@ -81,7 +81,7 @@ def test_it_accepts_and_declines_challenges_from_the_command_line(site, tmp_path
     assert api(base, site["dave"], "GET", f"/api/matches/{second}/")["status"] == "cancelled"
     # It should refuse a second answer in one line, and tell dave both answers.
     again = arena(tmp_path, "accept", str(second))
-    assert again.returncode == 1 and f"challenge {second} was not found" in again.stderr
+    assert again.returncode == 1 and f"Challenge {second} was not found." in again.stderr
     told = " ".join(
         n["text"] for n in api(base, site["dave"], "GET", "/api/notifications/")["results"]
     )

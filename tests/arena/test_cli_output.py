@@ -167,7 +167,7 @@ def test_it_strips_escape_sequences_and_controls_from_what_the_server_sends(tmp_
     assert refused.returncode == 1
     assert_clean(refused)
     (line,) = refused.stderr.strip().splitlines()
-    assert line.startswith("arena: refused (400): bots: Bot 1 does not exist"), line
+    assert line.startswith("arena: Bots: bot 1 does not exist"), line
 
 
 def test_it_follows_next_links_on_its_own_server_only(tmp_path):

@@ -55,7 +55,9 @@ def test_it_registers_a_code_bot_from_a_file_and_uploads_versions(site, home, tm
     ids = []
     for name in ("coded-one", "coded-two"):
         out = ok(arena(home, "register", "tictactoe", name, str(STARTER), "--kind", "code"))
-        found = re.search(r"registered bot (\d+): " + name + r" \(tictactoe, code\)", out)
+        found = re.search(
+            r"registered bot (\d+): " + name + r" \(Tic-tac-toe, uploaded code\)", out
+        )
         # It should create the code bot with the file as its first version (no signing
         # secret to show: nobody calls it).
         assert found and "secret" not in out, out
@@ -100,7 +102,7 @@ def test_it_refuses_a_bad_upload_in_one_line_and_stores_nothing(site, home, tmp_
     assert "is a directory" in failed(arena(home, "upload", str(bot_id), str(tmp_path)))
     # It should show the server's refusal of a file it cannot run, in one line.
     line = failed(arena(home, "upload", str(bot_id), str(wrong)))
-    assert line.startswith("arena: refused (400): file: ") and "Traceback" not in line
+    assert line.startswith("arena: File: ") and "Traceback" not in line
     # It should have stored nothing but the first version.
     versions = requests.get(
         f"{site['server']}/api/bots/{bot_id}/versions/",
@@ -123,7 +125,7 @@ def test_it_refuses_uploads_past_the_quota_in_one_line(site, home, tmp_path):
     # delete.
     line = failed(arena(home, "upload", str(bot_id), str(STARTER)))
     assert line == (
-        "arena: refused (400): file: versioned already has 3 versions, the most a bot keeps; "
+        "arena: File: versioned already has 3 versions, the most a bot keeps; "
         "delete an old version no match played on its page to upload another."
     )
     # It should refuse past the user's bytes (ARENA_CODE_BYTES_PER_USER), whichever bot: two
@@ -133,7 +135,7 @@ def test_it_refuses_uploads_past_the_quota_in_one_line(site, home, tmp_path):
     big_id = registered(home, "bulky", big)
     ok(arena(home, "upload", str(big_id), str(big)))
     line = failed(arena(home, "upload", str(big_id), str(big)))
-    assert line.startswith("arena: refused (400): file: You have used 1.") and line.endswith(
+    assert line.startswith("arena: File: you have used 1.") and line.endswith(
         "of your 1.9 MiB for uploaded code and this file is 878.9 KiB; delete an old version "
         "on a bot's page to upload another."
     ), line
@@ -279,7 +281,7 @@ def test_a_first_version_that_does_not_compile_leaves_nothing_playing(site, comp
     done = arena(home, "register", "tictactoe", "cpp-broken", str(broken), "--kind", "code")
     # It should register the bot, then say its first version did not compile, and why.
     assert done.returncode == 1, (done.stdout, done.stderr)
-    assert re.match(r"registered bot \d+: cpp-broken \(tictactoe, code\)", done.stdout)
+    assert re.match(r"registered bot \d+: cpp-broken \(Tic-tac-toe, uploaded code\)", done.stdout)
     assert "arena: v1 did not compile: the bot has no version that plays yet" in done.stderr
     assert EXPECTED_SEMICOLON.search(done.stderr), done.stderr
 

@@ -251,7 +251,7 @@ def test_a_human_plays_tictactoe_against_perfect_in_the_browser(ui):
     api = page.request.get(ui.url(f"/api/matches/{mid}/")).json()
     assert api["status"] == "finished" and api["reason"] in ("three_in_a_row", "board_full")
     participants = api["participants"]
-    assert [p["name"] for p in participants] == ["human", "builtin perfect"]
+    assert [p["name"] for p in participants] == ["human", "built-in perfect"]
     assert participants[1]["result"] in ("win", "draw")
     turns = page.request.get(ui.url(f"/api/matches/{mid}/turns/?since=0")).json()
     turns = turns.get("turns") or turns.get("results")

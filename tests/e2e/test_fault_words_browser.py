@@ -112,7 +112,7 @@ def test_it_says_the_fault_in_words_in_the_viewers_result_line(arena_site, fault
         turns = page.inner_text("#turn-info")
         browser.close()
     # It should say who forfeited and why, in the catalogue's words, never the code.
-    assert line == f"builtin random wins, garbage forfeited ({WORDS})", line
+    assert line == f"built-in random wins, garbage forfeited ({WORDS})", line
     assert "bad_json" not in line and "bad_json" not in turns, (line, turns)
     assert errors == []
 

@@ -114,4 +114,4 @@ def test_another_user_challenges_it_from_its_page_and_both_find_the_match(browse
     assert not {"ann-bot", "bob-bot"} & {row["name"] for row in api["results"]}
     for row in api["results"]:
         assert row["games"] > 0 and row["name"] != "human", row
-        assert row["builtin"] == row["name"].startswith("builtin "), row
+        assert row["builtin"] == row["name"].startswith("built-in "), row

@@ -165,7 +165,7 @@ def test_the_bench_leaves_no_bot_in_the_account_and_no_seat_on_leaderboards(page
     # No human seat, no bench copy, no bot without a rated game on any leaderboard.
     assert "human" not in ranked and "first" not in ranked
     assert all(row["games"] > 0 for row in api["results"])
-    assert all(row["builtin"] == row["name"].startswith("builtin ") for row in api["results"])
+    assert all(row["builtin"] == row["name"].startswith("built-in ") for row in api["results"])
     assert "first" in [row["name"] for row in api["unranked"]]
     page.goto(base + "/games/tictactoe/leaderboard")
     table = page.locator("table.leaderboard tbody").inner_text()

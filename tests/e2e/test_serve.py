@@ -53,7 +53,7 @@ def test_it_serves_the_home_page_from_a_fresh_data_dir(tmp_path):
             game_html = page.read().decode()
     # It should list every game and show the demo's built-in bots (the platform's seats).
     assert "Tic-tac-toe" in html and "Arena" in html
-    assert "builtin:perfect" in game_html and "builtin perfect" in game_html
+    assert "builtin:perfect" in game_html and "built-in perfect" in game_html
     # It should have created the SQLite database in the data dir.
     assert (tmp_path / "var" / "arena.sqlite3").exists()
 

@@ -187,7 +187,8 @@ class BotViewSet(JSONOnly, IdLookup, viewsets.ModelViewSet):
         description=(
             "One real request to the bot (the game's first message), judged like the runner "
             "would: `fault` (`ok` or a fault code), `detail`, `status`, `latency_ms`, `sent`, "
-            "`reply` (both cut), `verdict`, and `version` when the bot's server sent an "
+            "`reply` (both cut), `verdict`, in words for people: `headline`, `message` (what "
+            "to do) and `summary` (one sentence), and `version` when the bot's server sent an "
             "`X-Bot-Version` header (declared as its version from its next match). The bot's "
             "owner only (as on its web page)."
         ),

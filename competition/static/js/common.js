@@ -75,8 +75,9 @@ export const reasonText = (match) => String(match?.reason_text || "");
 export const DONE = new Set(["finished", "forfeited", "cancelled", "errored", "limit"]);
 export const isDone = (match) => Boolean(match && DONE.has(match.status));
 
-/** "X wins (three in a row)", "Draw (board full)", "O wins, X forfeited (did not answer in time)". */
-export function resultText(match, lastTurn, labels) {
+/** "X wins (three in a row)", "Draw (board full)", "O wins, X forfeited (did not answer in time)";
+ *  ``illegal``: the game's words for an illegal reply's codes (``Game.illegal``). */
+export function resultText(match, lastTurn, labels, illegal) {
   if (!isDone(match)) return null;
   if (match.status === "cancelled") return "Cancelled";
   if (match.status === "errored") return "Voided (platform error)";
@@ -88,7 +89,10 @@ export function resultText(match, lastTurn, labels) {
     const code = parts[seat]?.cause || lastTurn?.faults?.[seat] || "";
     const words = parts[seat]?.cause_text || "a fault";
     const detail = lastTurn?.details?.[seat];
-    return code === "illegal" && detail ? `${words}: ${detail}` : words;
+    // an illegal reply's detail is the game's code: its words from the game's catalogue
+    // (``illegal``, the viewer's config), else the code spelled out
+    const why = illegal?.[detail] ?? String(detail ?? "").replaceAll("_", " ");
+    return code === "illegal" && detail ? `${words}: ${why}` : words;
   };
   if (match.status === "forfeited" || forfeited.length) {
     if (forfeited.length >= parts.length && parts.length) return `Draw, both forfeited (${fault(0)} / ${fault(1)})`;

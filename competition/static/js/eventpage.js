@@ -147,6 +147,7 @@ export function liveEventPage(wsUrl) {
         $("live-heading").hidden = !live.children.length;
         // the progress comes exact with the standings' header (which may arrive first)
         if (!finished.querySelector(`[data-match="${msg.match.id}"]`)) finished.tBodies[0].prepend(finishedRow(msg.match));
+        if ($("no-results")) $("no-results").hidden = true;
       } else if (msg.type === "standings") {
         if (standings) applyStandings(standings, msg.standings || []);
         if (msg.header) applyHeader(msg.header);

@@ -174,7 +174,7 @@ class Pane {
     const stage = stageOf(this.match);
     this.root.dataset.stage = stage;
     this.why.textContent = done ? (stage ? `${stage} · RESULT` : "RESULT") : stage ? `● LIVE · ${stage}` : "● LIVE";
-    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
+    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names, this.config?.illegal) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
     this.root.classList.toggle("ended", done);
     this.root.dataset.status = this.match.status;
     this.root.dataset.turns = String(n);
@@ -300,12 +300,21 @@ function fillPages(live, most) {
     }
   }
   for (const m of shown) if (!panes.has(m.id)) addPane(m);
-  const word = (live[0].participants || []).length > 2 ? "tables" : "matches";
+  const tables = (live[0].participants || []).length > 2;
   const first = rotation.page * most + 1;
   const next = (rotation.page + 1) % rotation.pages;
   const nextLast = Math.min(live.length, (next + 1) * most);
   const left = Math.max(0, Math.ceil((rotation.until - now) / 1000));
-  rotation.text = `${word} ${first}–${first + shown.length - 1} of ${live.length} · ${next * most + 1}–${nextLast} in ${left} s`;
+  rotation.text = `${span(tables, first, first + shown.length - 1)} of ${live.length} · ${span(null, next * most + 1, nextLast)} in ${left} s`;
+}
+
+/** A page of panes in words: "tables 1–4", "table 5" (one is never a range "5–5"); without
+ *  ``tables`` (null) the numbers alone. */
+function span(tables, first, last) {
+  const numbers = first === last ? `${first}` : `${first}–${last}`;
+  if (tables === null) return numbers;
+  const word = tables ? "table" : "match";
+  return first === last ? `${word} ${numbers}` : `${tables ? "tables" : "matches"} ${numbers}`;
 }
 
 function addPane(match) {

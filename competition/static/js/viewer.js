@@ -15,6 +15,18 @@ const icon = (d) => `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden
 const PLAY_ICON = icon("M7 4.5v15l12.5-7.5z");
 const PAUSE_ICON = icon("M6 5h4.5v14H6zM13.5 5H18v14h-4.5z");
 
+
+/** A seat's fault in words: the platform's catalogue (``config.faults``), then for an illegal
+ *  reply the game's reason (``config.illegal``, its code being the turn's detail); a time
+ *  limit's detail as it is; never a code. */
+export function faultWords(config, code, detail) {
+  if (!code || code === "ok") return "ok";
+  const words = config.faults?.[code] ?? String(code).replaceAll("_", " ");
+  if (!detail) return words;
+  if (code === "illegal") return `${words}: ${config.illegal?.[detail] ?? String(detail).replaceAll("_", " ")}`;
+  return `${words}: ${detail}`;
+}
+
 export class Viewer {
   constructor(root, config, renderer, { onChange, onDraw } = {}) {
     this.root = root;
@@ -252,12 +264,13 @@ export class Viewer {
       el.play.setAttribute("aria-label", this.playing ? "Pause" : "Play");
     }
     if (el.status && this.match) {
-      el.status.textContent = this.match.status_text || this.match.status;
+      el.status.textContent = this.match.status_text
+        || (this.config.statuses?.[this.match.status] ?? this.match.status.replaceAll("_", " "));
       el.status.className = `status ${this.match.status}`;
     }
     if (el.reason && this.match) el.reason.textContent = this.match.reason_text || "";
     if (el.result && this.match) {
-      const text = done ? resultText(this.match, this.turns[this.turns.length - 1] || null, namesOf(this.match)) : "";
+      const text = done ? resultText(this.match, this.turns[this.turns.length - 1] || null, namesOf(this.match), this.config.illegal) : "";
       el.result.textContent = text || "";
       el.result.hidden = !text;
     }
@@ -310,15 +323,16 @@ export class Viewer {
       who.style.color = this.colors[seat] ?? "";
       const action = row.insertCell();
       action.className = "action";
-      let text = JSON.stringify(turn.actions?.[seat]);
+      const played = turn.actions?.[seat];
+      // no action (an illegal or missing reply, a forfeit): said in words, never "null"
+      let text = played === null || played === undefined ? "" : JSON.stringify(played);
       if (text && text.length > 140) text = text.slice(0, 140) + "…";
-      action.textContent = text ?? "—";
+      action.textContent = text || "no move";
+      if (!text) action.classList.add("muted");
       row.insertCell().textContent = turn.latencies_ms?.[seat] ?? "—";
       const fault = row.insertCell();
-      const code = turn.faults?.[seat];
-      const words = this.config.faults?.[code] ?? String(code ?? "").replaceAll("_", " ");
-      fault.textContent = code && code !== "ok" ? `${words}${turn.details?.[seat] ? ": " + turn.details[seat] : ""}` : "ok";
-      if (code && code !== "ok") fault.className = "badge fault";
+      fault.textContent = faultWords(this.config, turn.faults?.[seat], turn.details?.[seat]);
+      if (turn.faults?.[seat] && turn.faults[seat] !== "ok") fault.className = "badge fault";
     }
     info.append(table);
     if (turn.forfeited?.length) {

@@ -29,10 +29,13 @@ from competition.models import (
 )
 from competition.models.bots import Bot, BotStatus, EndpointKind
 from competition.notifications import notify
+from games import get_game
 from tests import factories
 from tests.factories import GAME, play_all
 from tests.helpers import as_user
 from tests.live_protocol import CheckedCommunicator
+
+TITLE = get_game(GAME).title  # a game is named by its title in words for people
 
 User = get_user_model()
 
@@ -115,7 +118,10 @@ def test_it_lets_users_enter_and_withdraw_from_the_page_and_the_api_and_starts_o
     # It should mail the instant kinds (event start and end) off the request path.
     notify.flush()
     subjects = sorted(m.subject for m in mail.outbox if m.to == ["ann@example.test"])
-    assert any("Event started" in s for s in subjects) and any("Event ended" in s for s in subjects)
+    # It should say each once in the subject: the notice's own sentence, not the kind's label
+    # before it ("Event ended: ... ended: ...").
+    assert any(" started with " in s for s in subjects) and any(" ended: " in s for s in subjects)
+    assert not any(s.startswith(("[Arena] Event started", "[Arena] Event ended")) for s in subjects)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -238,7 +244,7 @@ def test_it_keeps_each_users_choices_per_kind_and_sends_nothing_for_practice(set
 
     mine, theirs = bot(ann, "ann-bot"), bot(bob, "bob-bot", "perfect")
     challenge(bob, GAME, [theirs.pk, mine.pk])
-    assert texts(ann, NotificationKind.CHALLENGED) == [f"bob challenged ann-bot ({GAME})."]
+    assert texts(ann, NotificationKind.CHALLENGED) == [f"bob challenged ann-bot ({TITLE})."]
     assert texts(bob, NotificationKind.CHALLENGED) == []
     play_all()
     # It should tell both sides the challenge's result.
@@ -259,7 +265,7 @@ def test_it_keeps_each_users_choices_per_kind_and_sends_nothing_for_practice(set
     assert texts(ann, NotificationKind.BOT_RESUMED) == []
     notify.flush()
     subjects = [m.subject for m in mail.outbox if m.to == ["ann@example.test"]]
-    assert subjects == [f"[Arena] Bot challenged: bob challenged ann-bot ({GAME})."]
+    assert subjects == [f"[Arena] bob challenged ann-bot ({TITLE})."]
 
 
 @pytest.mark.django_db(transaction=True)

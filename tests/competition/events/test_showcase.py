@@ -177,8 +177,8 @@ def test_it_ranks_a_showcase_by_its_points_not_by_ratings_it_never_moves():
     user = get_user_model().objects.create_user("demo")
     event, _made = ensure_showcase(get_game("tron"), user, pace_ms=0)
     entries = {row["name"]: row["bot"] for row in events.standings(event)}
-    random_bot, survivor = entries["builtin random"], entries["builtin survivor"]
-    # builtin random holds the better rating (from real matches elsewhere) …
+    random_bot, survivor = entries["built-in random"], entries["built-in survivor"]
+    # built-in random holds the better rating (from real matches elsewhere) …
     Rating.objects.create(bot_id=random_bot, game="tron", mu=40.0, sigma=1.0)
     Rating.objects.create(bot_id=survivor, game="tron", mu=20.0, sigma=1.0)
     for _ in range(3):

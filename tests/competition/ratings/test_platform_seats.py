@@ -81,7 +81,7 @@ def test_it_keeps_bench_seats_out_of_every_users_account(users):
     assert Match.objects.count() == 6 and not Match.objects.filter(rated=True).exists()
     # It should show the user only their bot: the list, the profile's count, the home page.
     listing = client.get("/bots/").content.decode()
-    assert "mine" in listing and "builtin perfect" not in listing and ">human<" not in listing
+    assert "mine" in listing and "built-in perfect" not in listing and ">human<" not in listing
     assert ">1 bot</a>" in client.get("/accounts/profile/").content.decode()
     api = APIClient()
     api.force_authenticate(users["owner"])
@@ -142,15 +142,15 @@ def test_it_ranks_only_rated_bots_and_a_builtin_once_marked_as_such(users):
     # It should rank the bots with rated games, the built-in once and marked, never the
     # human seat, and list the bot with no rated game apart, the same on the page and API.
     assert [row["name"] for row in api["results"]] == sorted(
-        ["strong", "weak", "builtin perfect"],
+        ["strong", "weak", "built-in perfect"],
         key=lambda n: (
             -ratings.for_bots([Bot.objects.get(name=n).pk])[Bot.objects.get(name=n).pk]["ordinal"]
         ),
     )
-    assert {r["name"]: r["builtin"] for r in api["results"]}["builtin perfect"] is True
+    assert {r["name"]: r["builtin"] for r in api["results"]}["built-in perfect"] is True
     assert [row["name"] for row in api["unranked"]] == ["fresh"]
     assert all(row["name"] != "human" for row in api["results"] + api["unranked"])
-    for name in ("strong", "weak", "builtin perfect"):
+    for name in ("strong", "weak", "built-in perfect"):
         assert name in ranked and name not in unranked
     assert "fresh" in unranked and "fresh" not in ranked
     assert "built-in</span>" in ranked and ">human<" not in page

@@ -252,7 +252,7 @@ def check_boards(wall: dict) -> int:
         _x, _y, bw, bh = pane["board"]
         # It should draw each live table as a board filling its pane's free area (80% or more:
         # all of the pane but its text) ...
-        assert pane["many"] and bw * bh >= 0.8 * pane["free"], pane
+        assert pane["many"] and bw * bh >= 0.8 * pane["free"], json.dumps(pane)
         # ... its heads 24 px or more, no two snakes of a board in one colour ...
         assert pane["head"] >= 24, pane
         assert len(set(pane["colours"])) == len(pane["colours"]) >= 2, pane

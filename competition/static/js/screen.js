@@ -333,7 +333,7 @@ function seatBars(list, parts, names, done, matchId) {
     return li;
   }));
   if (!list.isConnected || list.clientWidth <= 0) list.dataset.key = ""; // fitted once shown
-  else for (const name of list.querySelectorAll(".name")) fitText(name, 1.2, 1);
+  else for (const name of list.querySelectorAll(".name")) fitText(name, 1.2 * parseFloat(list.closest(".pane")?.dataset.legend || "1"), 1);
 }
 
 /** A finished table's seat in the event's points: "1st · 1 pt", from ``show.placings``
@@ -692,7 +692,7 @@ function renderLists() {
   const e = state.event;
   if (e) {
     $("event-name").textContent = e.name;
-    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? e.status}`;
+    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? (e.status_label || e.status).toLowerCase()}`;
   }
   const r = state.show?.rounds;
   const left = roundLeftText();
@@ -743,7 +743,9 @@ function render() {
   wall.dataset.count = String(count);
   wall.dataset.hero = hero ? "1" : "0";
   layoutWall(wall, list, hero);
-  for (const t of list) if (t.root.classList.contains("many")) layoutBoard(t);
+  for (const t of list) { // a board laid out anew is drawn at once, at its new size
+    if (t.root.classList.contains("many") && layoutBoard(t)) t.draw();
+  }
   $("wall-pages").textContent = rotation.text;
   $("wall-pages").hidden = !rotation.text;
   const lead = hero || list.find((t) => !t.ended) || list[0];
@@ -804,17 +806,19 @@ function layoutWall(wall, list, hero) {
 }
 
 /** A pane of many seats: its board as large as the pane holds (the board's aspect kept),
- *  the seats' legend beside it (a wide pane) or below it (a tall one), in the room left. */
+ *  the seats' legend beside it (a wide pane) or below it (a tall one), in the room left;
+ *  true when it changed. */
 function layoutBoard(t) {
   const em = rem();
   const style = getComputedStyle(t.root);
   const w = t.root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const h = t.root.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-  if (w <= 0 || h <= 0) return;
+  if (w <= 0 || h <= 0) return false;
   const first = t.frameAt(0);
   const aspect = first?.width && first?.height ? first.width / first.height : 1;
-  const key = [w, h, aspect, t.seats.dataset.key, t.why.textContent, t.root.classList.contains("hero")].join("|");
-  if (t.layoutKey === key) return; // laid out already
+  const foot = t.root.querySelector(".pane-foot");
+  const key = [w, h, aspect, t.seats.dataset.key, t.why.textContent, foot.offsetHeight, t.root.classList.contains("hero")].join("|");
+  if (t.layoutKey === key) return false; // laid out already
   t.layoutKey = key;
   const gap = 0.6 * em;
   // the board's height either way: beside a column of at least 8.5 em, or above the legend
@@ -823,18 +827,41 @@ function layoutBoard(t) {
   const besideH = Math.max(0, Math.min((w - side - gap) / aspect, h));
   t.root.classList.add("below");
   t.root.classList.remove("beside");
-  const legend = [t.root.querySelector(".pane-head"), t.seats, t.root.querySelector(".pane-foot")]
-    .filter((e) => e && !e.hidden).reduce((sum, e) => sum + e.offsetHeight + 0.15 * em, 0);
+  t.root.style.setProperty("--legend", "1");
+  const parts = [t.root.querySelector(".pane-head"), t.seats, foot].filter((e) => e && !e.hidden);
+  const measure = () => parts.reduce((sum, e) => sum + e.offsetHeight + 0.15 * em, 0);
+  let legend = measure();
+  // a tall pane whose board its width bounds: the legend takes the height left, in larger type
+  const spare = h - legend - gap - w / aspect;
+  let scale = 1;
+  if (spare > 0 && besideH < w / aspect) {
+    scale = Math.min(2, (legend + spare) / legend);
+    t.root.style.setProperty("--legend", scale.toFixed(3));
+    for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2 * scale, 1);
+    legend = measure();
+  }
   const belowH = Math.max(0, Math.min(w / aspect, h - legend - gap));
   const wide = besideH >= belowH;
+  if (wide) {
+    scale = 1;
+    t.root.style.setProperty("--legend", "1");
+  }
+  t.root.dataset.legend = scale.toFixed(3);
   t.root.classList.toggle("beside", wide);
   t.root.classList.toggle("below", !wide);
   // the stage is the board's own box (its aspect): what room is left goes to the legend
+  const size = (bh) => {
+    t.root.style.setProperty("--side", `${Math.floor(wide ? w - bh * aspect - gap : side)}px`);
+    t.root.style.setProperty("--stage", `${bh}px`);
+    t.stage.style.height = `${bh}px`;
+    t.stage.style.width = `${Math.floor(bh * aspect)}px`;
+  };
   const bh = Math.floor(wide ? besideH : belowH);
-  t.root.style.setProperty("--side", `${Math.floor(wide ? w - bh * aspect - gap : side)}px`);
-  t.root.style.setProperty("--stage", `${bh}px`);
-  t.stage.style.height = `${bh}px`;
-  t.stage.style.width = `${Math.floor(bh * aspect)}px`;
+  size(bh);
+  for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2 * scale, 1); // at the new width
+  const over = t.root.scrollHeight - t.root.clientHeight; // a legend taller than measured
+  if (over > 0) size(Math.max(0, bh - over));
+  return true;
 }
 
 /** ``node``'s text at the largest size from ``max`` down to ``min`` (in rem) that fits its

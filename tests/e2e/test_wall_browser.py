@@ -271,7 +271,7 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
             "from competition.models import Entry, Event\n"
             "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
             "e = Event.objects.create(name='Wall crowd tron', game='tron', format='free_for_all',"
-            " table_size=3, rounds=2, pace_ms=150, created_by=o,"
+            " table_size=3, rounds=3, pace_ms=200, created_by=o,"
             " options={'width': 30, 'height': 30})\n"
             "for i in range(16):\n"
             "    s = ('survivor', 'random')[i % 4 == 3]\n"
@@ -316,7 +316,7 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
             phone.screenshot(path=str(SHOTS / f"wall-crowd-{shots + 1}-390x844.png"))
             shots += 1
         page.wait_for_timeout(700)
-    assert checked >= 8, (samples, checked)
+    assert checked >= 6, (samples, checked)
     page.wait_for_function("() => document.body.dataset.mode === 'podium'", timeout=60_000)
     page.screenshot(path=str(SHOTS / "wall-crowd-podium-1920x1080.png"))
     phone.wait_for_function("() => document.body.dataset.mode === 'podium'")

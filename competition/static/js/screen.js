@@ -41,8 +41,12 @@ const ROTATE_MS = config.rotateMs || 12000; // each page of live matches, when t
  *  legend: a board of many seats needs its room to be read from the back of a hall). */
 function maxPanes() {
   const seats = Math.max(2, ...[...state.live.values()].map((m) => (m.participants || []).length));
-  return seats > 2 ? 4 : MAX_PANES;
+  if (seats > 2 || state.show?.many) return portrait() ? 2 : 4; // a phone: two boards, stacked
+  return MAX_PANES;
 }
+
+/** A phone or a portrait screen: the stage above the side, its panes in one column. */
+const portrait = () => matchMedia("(max-aspect-ratio: 1/1)").matches;
 const started = Date.now();
 
 const $ = (id) => document.getElementById(id);
@@ -559,10 +563,10 @@ function renderPodium(podium) {
     step.append(el("div", "who", row.name), el("div", "what", what), el("div", "block", i + 1));
     steps.append(step);
   }
-  const portrait = matchMedia("(max-aspect-ratio: 1/1)").matches;
+  const tall = portrait();
   for (const who of steps.querySelectorAll(".who")) { // the names whole: smaller, then wrapped
     const first = who.parentElement.classList.contains("p1");
-    fitText(who, portrait ? (first ? 1.3 : 1.1) : first ? 2.2 : 1.6, 1);
+    fitText(who, tall ? (first ? 1.3 : 1.1) : first ? 2.2 : 1.6, 1);
   }
   const final = podium.final;
   $("final").hidden = !final;
@@ -739,7 +743,7 @@ function render() {
   const list = [...panes.values()];
   const wall = $("wall");
   const count = list.length;
-  const hero = heroOf(list);
+  const hero = portrait() ? null : heroOf(list);
   wall.dataset.count = String(count);
   wall.dataset.hero = hero ? "1" : "0";
   layoutWall(wall, list, hero);
@@ -794,7 +798,7 @@ function layoutWall(wall, list, hero) {
     hero.root.style.gridRow = "1 / span 2";
     return;
   }
-  const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
+  const cols = n <= 1 || (portrait() && list.some((t) => t.root.classList.contains("many"))) ? 1 : n <= 4 ? 2 : 3;
   const rows = Math.max(1, Math.ceil(n / cols));
   wall.style.gridTemplateColumns = n ? `repeat(${2 * cols}, minmax(0, 1fr))` : "minmax(0, 1fr)"; // none: the waiting line
   wall.style.gridTemplateRows = `repeat(${rows}, minmax(0, 1fr))`;
@@ -859,8 +863,15 @@ function layoutBoard(t) {
   const bh = Math.floor(wide ? besideH : belowH);
   size(bh);
   for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2 * scale, 1); // at the new width
-  const over = t.root.scrollHeight - t.root.clientHeight; // a legend taller than measured
-  if (over > 0) size(Math.max(0, bh - over));
+  // a legend taller than measured: below, the board gives up the height it lacks; beside,
+  // the column widens (less wrapped) as the board narrows, a tenth at a time
+  let over = t.root.scrollHeight - t.root.clientHeight;
+  if (over > 0 && !wide) size(Math.max(0, bh - over));
+  for (let k = 1; wide && over > 0 && k <= 5; k += 1) {
+    size(Math.floor(bh * (1 - k / 10)));
+    for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2, 1);
+    over = t.root.scrollHeight - t.root.clientHeight;
+  }
   return true;
 }
 

@@ -208,6 +208,7 @@ BOARDS = """() => ({
   pages: document.getElementById('wall-pages').textContent,
   status: document.getElementById('event-progress').textContent,
   round: document.getElementById('event-round').textContent,
+  left: document.getElementById('round-left').textContent,
   panes: [...document.querySelectorAll('#wall .pane')].map((t) => {
     const c = t.querySelector('canvas');
     const css = getComputedStyle(t);
@@ -297,6 +298,7 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
     )
     page.wait_for_function("() => / of 6 /.test(document.getElementById('wall-pages').textContent)")
     samples = checked = shots = 0
+    countdowns = set()
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         wall = page.evaluate(BOARDS)
@@ -309,6 +311,7 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
             raise
         checked += now
         samples += 1
+        countdowns.add(wall["left"])
         # It should show no text under 24 px in the page either.
         assert small_texts(page) == [], wall
         if shots < 3 and now and samples % 3 == 1:
@@ -317,6 +320,8 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
             shots += 1
         page.wait_for_timeout(700)
     assert checked >= 6, (samples, checked)
+    # It should count each live round down from its estimate.
+    assert any(re.fullmatch(r"\xb7 about \d+ (s|min) left", text) for text in countdowns), countdowns
     page.wait_for_function("() => document.body.dataset.mode === 'podium'", timeout=60_000)
     page.screenshot(path=str(SHOTS / "wall-crowd-podium-1920x1080.png"))
     phone.wait_for_function("() => document.body.dataset.mode === 'podium'")

@@ -699,8 +699,10 @@ function renderLists() {
     $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? (e.status_label || e.status).toLowerCase()}`;
   }
   const r = state.show?.rounds;
-  const left = roundLeftText();
-  $("event-round").textContent = r?.current ? `${roundLabel(r.current)}${left ? ` · ${left}` : ""}` : "";
+  const left = r?.current ? roundLeftText() : "";
+  $("event-round").textContent = r?.current ? roundLabel(r.current) : "";
+  $("round-left").textContent = left ? `· ${left}` : "";
+  $("round-left").hidden = !left;
   fitStandings();
 }
 

@@ -321,7 +321,9 @@ def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(
         page.wait_for_timeout(700)
     assert checked >= 6, (samples, checked)
     # It should count each live round down from its estimate.
-    assert any(re.fullmatch(r"\xb7 about \d+ (s|min) left", text) for text in countdowns), countdowns
+    assert any(re.fullmatch(r"\xb7 about \d+ (s|min) left", text) for text in countdowns), (
+        countdowns
+    )
     page.wait_for_function("() => document.body.dataset.mode === 'podium'", timeout=60_000)
     page.screenshot(path=str(SHOTS / "wall-crowd-podium-1920x1080.png"))
     phone.wait_for_function("() => document.body.dataset.mode === 'podium'")

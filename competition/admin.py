@@ -24,8 +24,8 @@ from rest_framework.authtoken import admin as _token_admin  # noqa: F401  (regis
 from rest_framework.authtoken.models import TokenProxy
 
 from competition.bots import services as bot_services
+from competition.events import estimate, registration, seasons
 from competition.events import ladder as ladders
-from competition.events import registration, seasons
 from competition.events import services as event_services
 from competition.events.standings import event_counts
 from competition.matches import history
@@ -289,7 +289,15 @@ class EventAdmin(GameTitle, admin.ModelAdmin):
     list_display = ("name", "game_title", "format", "status", "progress", "created")
     list_filter = ("status", GameFilter, "format")
     search_fields = ("name",)
-    readonly_fields = ("status", "showcase", "created_by", "created", "started", "finished")
+    readonly_fields = (
+        "status",
+        "round_estimate",
+        "showcase",
+        "created_by",
+        "created",
+        "started",
+        "finished",
+    )
     inlines = (EntryInline,)
     actions = (
         "start",
@@ -301,6 +309,14 @@ class EventAdmin(GameTitle, admin.ModelAdmin):
         "reveal_all",
     )
     change_form_template = "admin/competition/event/change_form.html"
+
+    @admin.display(description="Each round should take")
+    def round_estimate(self, obj: Event) -> str:
+        """A round's expected duration (``competition/events/estimate.py``), with its basis."""
+        guess = estimate.for_event(obj) if obj.pk else None
+        if guess is None:
+            return "No estimate yet: the game sets no turn limit and has no past matches."
+        return f"{guess.text()} ({guess.basis()})"
 
     def get_urls(self):
         from django.urls import path

@@ -238,6 +238,11 @@ class Game:
         """Why ``options`` might never end a game, or ``None``; events refuse such options."""
         return None
 
+    def turn_limit(self, options: dict) -> int | None:
+        """The most turns a game under ``options`` can last, or ``None`` (no bound of its own:
+        the platform's turn limit then applies); the round estimates read it."""
+        return None
+
     # -- the state machine ----------------------------------------------------------
 
     def initial_state(self, *, seed: int, options: dict | None = None) -> State:

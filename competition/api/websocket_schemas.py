@@ -161,6 +161,7 @@ EVENT = _obj(
         "name": _STR,
         "game": _STR,
         "status": _STR,
+        "status_label": _STR,
         "format": _STR,
         "matches_done": {"type": "integer", "minimum": 0},
         "matches_total": {"type": "integer", "minimum": 0},

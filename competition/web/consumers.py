@@ -154,6 +154,7 @@ def event_snapshot(
             "name": event.name,
             "game": event.game,
             "status": event.status,
+            "status_label": event.get_status_display(),
             "format": event.format,
             "matches_done": done,
             "matches_total": total,

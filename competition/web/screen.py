@@ -10,7 +10,7 @@ import segno
 from django.db.models import Min
 from django.urls import reverse
 
-from competition.events import formats
+from competition.events import estimate, formats
 from competition.events import services as event_services
 from competition.matches.presenters import match_json, match_jsons
 from competition.models import Event, MatchStatus
@@ -33,6 +33,16 @@ def rounds_progress(event: Event) -> tuple[int, int | None]:
     )["first"]
     completed = current if unfinished is None else unfinished - 1
     return current, (completed or None)
+
+
+def round_started(event: Event, rnd: int) -> str | None:
+    """When round ``rnd``'s first match started (ISO 8601), None before."""
+    first = (
+        event.matches.public()
+        .filter(round=rnd, started__isnull=False)
+        .aggregate(first=Min("started"))["first"]
+    )
+    return first.isoformat() if first else None
 
 
 def round_results(event: Event, rnd: int | None) -> list[dict]:
@@ -88,6 +98,7 @@ def show(
     """The ``show`` part of ``screen.json``; ``bracket`` None but for an elimination, ``total``
     (the rounds the format plays) None for a ladder."""
     current, completed = rounds_progress(event)
+    guess = estimate.for_event(event)
     return {
         "rounds": {
             "current": current,
@@ -95,6 +106,10 @@ def show(
             "completed": completed,
             # while the round gap runs: when the next round starts (ISO 8601), else None
             "next_at": event.next_round_at.isoformat() if event.next_round_at else None,
+            # a round's expected duration (``competition/events/estimate.py``) and when the
+            # current one started: the wall's countdown of the round
+            "estimate": guess.to_json() if guess else None,
+            "started_at": round_started(event, current),
         },
         **formats.of(event).wall(),
         "results": round_results(event, completed),

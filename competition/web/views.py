@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from bots.faults import SEEN
-from competition.events import formats, seasons
+from competition.events import estimate, formats, seasons
 from competition.events import header as event_header
 from competition.events import services as event_services
 from competition.events.standings import event_counts
@@ -296,6 +296,9 @@ def event_detail(request, pk: int):
         "share": share.event_links(request, event.pk),
         **registration_context(request, event),
         "now": timezone.now(),
+        "estimate": None
+        if event.status in (EventStatus.FINISHED, EventStatus.CANCELLED)
+        else estimate.for_event(event),
     }
     return render(request, "event.html", context)
 

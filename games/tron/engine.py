@@ -211,6 +211,13 @@ class Tron(Game):
             texts=tuple(f"[[{x},{y}]]" for x, y in starts),
         )
 
+    def turn_limit(self, options: dict) -> int | None:
+        """A lap with two snakes or more alive either fills two new cells at least (one a
+        snake) or kills one, and the game ends with one alive: at most half the grid's cells
+        and a lap a seat."""
+        opts = self.resolve_options(options)
+        return opts["width"] * opts["height"] // 2 + MAX_SEATS
+
     def to_move(self, state: State) -> tuple[int, ...]:
         alive = state.alive
         return alive if len(alive) > 1 else ()

@@ -8,6 +8,7 @@ shared server). Screens are photographed into ``screenshots/`` (``wall-*``), to 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -197,3 +198,143 @@ def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):
         seen |= set(page.evaluate(rows))
     # It should show every row in turn, a page at a time.
     assert len(seen) == 90, sorted(seen)
+
+
+#: the wall's panes as drawn: each pane's box, its free area (its box inside its padding but
+#: for its text: the legend's column beside the board, or its rows below it), the board the
+#: renderer drew, its heads' size, its seats' colours, the font sizes it drew text at and
+#: what it left out, and the turn shown
+BOARDS = """() => ({
+  pages: document.getElementById('wall-pages').textContent,
+  status: document.getElementById('event-progress').textContent,
+  round: document.getElementById('event-round').textContent,
+  left: document.getElementById('round-left').textContent,
+  panes: [...document.querySelectorAll('#wall .pane')].map((t) => {
+    const c = t.querySelector('canvas');
+    const css = getComputedStyle(t);
+    const w = t.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight);
+    const h = t.clientHeight - parseFloat(css.paddingTop) - parseFloat(css.paddingBottom);
+    const parts = ['.pane-head', '.pane-seats', '.pane-foot'].map((s) => t.querySelector(s))
+      .filter((e) => e && !e.hidden).map((e) => e.getBoundingClientRect());
+    const left = Math.min(...parts.map((r) => r.left)), right = Math.max(...parts.map((r) => r.right));
+    const top = Math.min(...parts.map((r) => r.top)), bottom = Math.max(...parts.map((r) => r.bottom));
+    const free = t.classList.contains('beside')
+      ? (w - (right - left) - (parseFloat(css.columnGap) || 0)) * h
+      : (h - (bottom - top) - (parseFloat(css.rowGap) || 0)) * w;
+    return { id: Number(t.dataset.match), status: t.dataset.status, many: t.classList.contains('many'),
+      turns: Number(t.dataset.turns), pane: t.getBoundingClientRect().toJSON(), free,
+      board: (c.dataset.board || '').split(' ').map(Number),
+      head: Number(c.dataset.head || 0), colours: (c.dataset.colours || '').split(' ').filter(Boolean),
+      fonts: (c.dataset.fonts || '').split(' ').filter(Boolean).map(Number),
+      dropped: Number(c.dataset.dropped || 0), drawn: Number(c.dataset.turn ?? -1),
+      bars: [...t.querySelectorAll('.fseat')].map((li) => li.style.color) };
+  }),
+})"""
+
+#: every turn of event ``{event}``'s matches: match id -> the epoch ms each turn was stored at
+TURN_TIMES = """
+import json
+from competition.models import Turn
+times = {{}}
+for m, n, at in Turn.objects.filter(match__event_id={event}).order_by('match', 'number')\\
+        .values_list('match_id', 'number', 'created'):
+    times.setdefault(m, []).append(at.timestamp() * 1000)
+print(json.dumps(times))
+"""
+
+
+def check_boards(wall: dict) -> int:
+    """The live boards of one sample; how many it checked."""
+    checked = 0
+    for pane in wall["panes"]:
+        if pane["status"] != "running" or pane["drawn"] < 0 or len(pane["board"]) != 4:
+            continue
+        checked += 1
+        _x, _y, bw, bh = pane["board"]
+        # It should draw each live table as a board filling its pane's free area (80% or more:
+        # all of the pane but its text) ...
+        assert pane["many"] and bw * bh >= 0.8 * pane["free"], json.dumps(pane)
+        # ... its heads 24 px or more, no two snakes of a board in one colour ...
+        assert pane["head"] >= 24, pane
+        assert len(set(pane["colours"])) == len(pane["colours"]) >= 2, pane
+        assert len(set(pane["bars"])) == len(pane["bars"]) == len(pane["colours"]), pane
+        # ... and no text drawn on it under 24 px (the renderer's own sizes, none left out).
+        assert pane["fonts"] and min(pane["fonts"]) >= 24 and pane["dropped"] == 0, pane
+    return checked
+
+
+def test_it_shows_a_free_for_all_crowd_as_big_boards_live_after_every_page_turn(arena_site, page):
+    event = int(
+        shell(
+            arena_site,
+            "from django.contrib.auth import get_user_model\n"
+            "from competition.models.bots import Bot\n"
+            "from competition.models import Entry, Event\n"
+            "o, _ = get_user_model().objects.get_or_create(username='wall-organiser')\n"
+            "e = Event.objects.create(name='Wall crowd tron', game='tron', format='free_for_all',"
+            " table_size=3, rounds=3, pace_ms=200, created_by=o,"
+            " options={'width': 30, 'height': 30})\n"
+            "for i in range(16):\n"
+            "    s = ('survivor', 'random')[i % 4 == 3]\n"
+            "    b = Bot.objects.create(owner=o, game='tron', name=f'crowd snake {i + 1}',"
+            " kind='builtin', target=s)\n"
+            "    Entry.objects.create(event=e, bot=b, seed=i + 1)\n"
+            "print(e.pk)\n",
+        )
+    )
+    page.goto(f"{arena_site['base']}/events/{event}/screen?rotate=3&hold=2")
+    phone = page.context.browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"{arena_site['base']}/events/{event}/screen?rotate=3&hold=2")
+    page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 16")
+    letters = page.eval_on_selector_all(
+        "#standings .bs-row .tag", "(ts) => ts.map((t) => t.textContent)"
+    )
+    # It should give each of the 16 bots a letter of its own for the whole event.
+    assert len(set(letters)) == 16, letters
+    shell(
+        arena_site,
+        "from competition.events.services import start_event\n"
+        f"from competition.models import Event\nstart_event(Event.objects.get(pk={event}))\n",
+    )
+    page.wait_for_function("() => / of 6 /.test(document.getElementById('wall-pages').textContent)")
+    samples = checked = shots = 0
+    countdowns = set()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        wall = page.evaluate(BOARDS)
+        if "Finished" in wall["status"] or "finished" in wall["status"]:
+            break
+        try:
+            now = check_boards(wall)
+        except AssertionError:  # (the wall as it failed, to be looked at)
+            page.screenshot(path=str(SHOTS / "wall-crowd-failed-1920x1080.png"))
+            raise
+        checked += now
+        samples += 1
+        countdowns.add(wall["left"])
+        # It should show no text under 24 px in the page either.
+        assert small_texts(page) == [], wall
+        if shots < 3 and now and samples % 3 == 1:
+            page.screenshot(path=str(SHOTS / f"wall-crowd-{shots + 1}-1920x1080.png"))
+            phone.screenshot(path=str(SHOTS / f"wall-crowd-{shots + 1}-390x844.png"))
+            shots += 1
+        page.wait_for_timeout(700)
+    assert checked >= 6, (samples, checked)
+    # It should count each live round down from its estimate.
+    assert any(re.fullmatch(r"\xb7 about \d+ (s|min) left", text) for text in countdowns), (
+        countdowns
+    )
+    page.wait_for_function("() => document.body.dataset.mode === 'podium'", timeout=60_000)
+    page.screenshot(path=str(SHOTS / "wall-crowd-podium-1920x1080.png"))
+    phone.wait_for_function("() => document.body.dataset.mode === 'podium'")
+    phone.screenshot(path=str(SHOTS / "wall-crowd-podium-390x844.png"))
+    phone.context.close()
+    turns = json.loads(shell(arena_site, TURN_TIMES.format(event=event)))
+    records = [r for r in page.evaluate("() => window.arenaScreen.pageTurns") if r["panes"]]
+    # It should have turned pages, and after each turn shown every pane at a turn within 2 s
+    # of the live one (at least the turn that was live 2 s before that first draw).
+    assert len(records) >= 3, records
+    for record in records:
+        for pane in record["panes"]:
+            live = sum(1 for at in turns.get(str(pane["id"]), []) if at <= record["drawnAt"] - 2000)
+            assert pane["turns"] >= live, (record, live)

@@ -52,21 +52,35 @@ class FreeForAll(Format):
         return created
 
     def wall(self) -> dict:
-        """The big screen: ``many`` (tables of more than two) and ``places``, bot id -> {place:
-        times}, from the public ended matches."""
+        """The big screen: ``many`` (tables of more than two), ``places``, bot id -> {place:
+        times}, from the public ended matches, and ``placings``, match id -> bot id ->
+        [place, points], the latest two rounds' tables in the event's points (by rank at the
+        table, ``pairing.rank_points``: what a finished pane says instead of raw scores)."""
         rows = Participant.objects.filter(
             match__in=self.event.matches.public().filter(status__in=MatchStatus.with_result())
-        ).values_list("match_id", "bot_id", "score")
+        ).values_list("match_id", "match__round", "bot_id", "score")
         scores: dict[int, list[tuple[int, float]]] = {}
-        for match_id, bot_id, score in rows:
+        rounds: dict[int, int] = {}
+        for match_id, rnd, bot_id, score in rows:
             scores.setdefault(match_id, []).append((bot_id, score or 0.0))
+            rounds[match_id] = rnd or 0
         places: dict[int, dict[int, int]] = {}
-        for seats in scores.values():
+        placings: dict[int, dict[int, list]] = {}
+        latest = max(rounds.values(), default=0)
+        for match_id, seats in scores.items():
+            points = pairing.rank_points(dict(seats))
             for bot_id, score in seats:
                 place = 1 + sum(1 for _b, other in seats if other > score)
                 counts = places.setdefault(bot_id, {})
                 counts[place] = counts.get(place, 0) + 1
-        return {"elimination": False, "many": table_size(self.event) > 2, "places": places}
+                if rounds[match_id] >= latest - 1:
+                    placings.setdefault(match_id, {})[bot_id] = [place, round(points[bot_id], 3)]
+        return {
+            "elimination": False,
+            "many": table_size(self.event) > 2,
+            "places": places,
+            "placings": placings,
+        }
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
         return total_rounds(self.event)

@@ -9,6 +9,13 @@
 //   wall again; once the event is over: the podium with a link and a QR code to the final;
 // - beside it, always, the standings (every row: more columns and smaller type as needed)
 //   and the matches live and up next.
+// Every bot has one colour and one letter for the whole event (its place among the entries by
+// bot id; a colour a table shares is moved to a free one there), on two-seat tables too, when
+// the game's renderer brings marks (``markOf``). More live matches than the wall holds: a page
+// at a time, and the panes off the page keep their streams (``standby``), so a page turn shows
+// the live turn at once. No text is drawn under the root size (24 px at 1080p), canvas
+// included: each pane's canvas counts the sizes its renderer draws text at (``data-fonts``)
+// and leaves out what is smaller (``data-dropped``).
 // ws/events/<id>/ brings match_started / match_finished / standings and reconnects by itself
 // with backoff; screen.json (the snapshot plus `show`: rounds, results, bracket, podium) is
 // re-read after each result, after a reconnect and every minute, so a restarted server is
@@ -34,8 +41,12 @@ const ROTATE_MS = config.rotateMs || 12000; // each page of live matches, when t
  *  legend: a board of many seats needs its room to be read from the back of a hall). */
 function maxPanes() {
   const seats = Math.max(2, ...[...state.live.values()].map((m) => (m.participants || []).length));
-  return seats > 2 ? 4 : MAX_PANES;
+  if (seats > 2 || state.show?.many) return portrait() ? 2 : 4; // a phone: two boards, stacked
+  return MAX_PANES;
 }
+
+/** A phone or a portrait screen: the stage above the side, its panes in one column. */
+const portrait = () => matchMedia("(max-aspect-ratio: 1/1)").matches;
 const started = Date.now();
 
 const $ = (id) => document.getElementById(id);
@@ -53,6 +64,14 @@ const state = {
  *  (``page``, ``until``: when the next page comes; ``text``: what the header says of it). */
 const rotation = { page: 0, until: 0, pages: 1, text: "" };
 const panes = new Map(); // match id -> Pane, in wall order
+/** Live matches off the wall's page: their panes, detached, still following their match. */
+const standby = new Map();
+const MAX_STANDBY = 32;
+/** Each page turn: when, and the turn each pane showed at its first draw (for whoever checks
+ *  that a page turn shows the live turn at once). */
+const pageTurns = [];
+/** The root size in px: no text on the wall under it (24 px at 1920x1080). */
+const rem = () => parseFloat(getComputedStyle(document.documentElement).fontSize) || 24;
 let createRenderer = null;
 let colours = null; // the renderer module's COLORS / LABELS / DOTTED, when it has them
 
@@ -77,6 +96,7 @@ class Pane {
     this.seats.hidden = true;
     this.seats.setAttribute("aria-label", `Seats of match ${match.id}`);
     const stage = el("div", "pane-stage");
+    this.stage = stage;
     this.canvas = el("canvas");
     this.canvas.setAttribute("aria-label", `Match ${match.id}`);
     stage.append(this.canvas);
@@ -85,8 +105,11 @@ class Pane {
     this.info = el("span", "info");
     foot.append(this.why, this.info);
     this.root.append(head, this.seats, stage, foot);
-    const many = (match.participants || []).length > 2; // the pane's legend lists the seats
-    this.renderer = createRenderer(this.canvas, { names: [], marks: marksOf(match), legend: !many });
+    const many = boardPane(match); // the pane's legend lists the seats
+    this.fonts = [];
+    this.dropped = 0;
+    guardText(this.canvas, this);
+    this.renderer = createRenderer(this.canvas, { names: [], marks: marksOf(match), legend: !many, minText: rem() });
   }
 
   async start() {
@@ -114,7 +137,7 @@ class Pane {
     else if (msg.type === "started" || msg.type === "end") this.match = msg.match;
     if (isDone(this.match)) this.catchUp().then(() => this.end());
     this.draw();
-    render();
+    if (!this.standby) render();
   }
 
   add(turns) {
@@ -146,6 +169,10 @@ class Pane {
     this.endedAt = Date.now();
     this.stream?.stop();
     state.live.delete(this.id);
+    if (this.standby) { // off the page: nothing to show of it any more
+      standby.delete(this.id);
+      this.stop();
+    }
     this.draw();
     render();
   }
@@ -156,20 +183,27 @@ class Pane {
     const done = isDone(this.match);
     const names = namesOf(this.match);
     if (this.frameAt(n) !== undefined && this.canvas.clientWidth > 0) {
+      this.renderer.marks = marksOf(this.match);
+      this.fonts = [];
+      this.dropped = 0;
       this.renderer.draw({
         frame: this.frameAt(n), prev: n ? this.frameAt(n - 1) : null, index: n, last: n,
         frameAt: (i) => this.frameAt(i), turn: this.turns[n - 1] || null,
         lastTurn: this.turns[n - 1] || null, match: this.match, names,
         final: done, live: !done, forward: true,
       });
+      this.canvas.dataset.fonts = [...new Set(this.fonts.map((px) => px.toFixed(1)))].join(" ");
+      this.canvas.dataset.dropped = String(this.dropped);
+      this.canvas.dataset.turn = String(n);
     }
     const parts = this.match.participants || [];
-    const many = names.length > 2;
-    this.n0.textContent = many ? `${names.length}-way` : names[0] ?? "—";
-    this.n1.textContent = many ? "free-for-all" : names[1] ?? "—";
+    const many = boardPane(this.match);
+    this.n0.textContent = many ? `Table of ${names.length}` : names[0] ?? "—";
+    this.n1.textContent = many ? "" : names[1] ?? "—";
+    if (!many) headMarks(this, parts);
     const scores = parts.map((p) => p.score);
     this.sc.textContent = !many && scores.every((s) => s !== null && s !== undefined) && scores.length ? scores.join(" – ") : many ? "" : "vs";
-    seatBars(this.seats, many ? parts : [], names, done);
+    seatBars(this.seats, many ? parts : [], names, done, this.id);
     this.root.classList.toggle("many", many);
     const stage = stageOf(this.match);
     this.root.dataset.stage = stage;
@@ -187,20 +221,86 @@ class Pane {
   }
 }
 
-/** A bot's mark: its colour, letter and pattern on every pane and in the standings, the
- *  same whatever seat it holds (its place among the entries by bot id). */
+/** Counts the sizes ``pane``'s renderer draws text at on ``canvas`` (in CSS px, through the
+ *  context's transform) and draws none under the root size: the wall is read from afar. */
+function guardText(canvas, pane) {
+  const ctx = canvas.getContext("2d");
+  if (!ctx) return;
+  for (const name of ["fillText", "strokeText"]) {
+    const original = ctx[name];
+    ctx[name] = function (text, x, y, maxWidth) {
+      if (!String(text ?? "").trim()) return undefined;
+      const px = parseFloat(/(\d+(?:\.\d+)?)px/.exec(this.font)?.[1] || "0");
+      const m = this.getTransform();
+      const dpr = Math.min(window.devicePixelRatio || 1, 3);
+      let size = (px * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c))) / dpr;
+      if (maxWidth !== undefined) { // squeezed to maxWidth: as small as it is drawn
+        const wide = this.measureText(String(text)).width;
+        if (wide > maxWidth) size *= Math.max(0, maxWidth) / wide;
+      }
+      if (size + 0.01 < rem()) {
+        pane.dropped += 1;
+        return undefined;
+      }
+      pane.fonts.push(size);
+      return maxWidth === undefined ? original.call(this, text, x, y) : original.call(this, text, x, y, maxWidth);
+    };
+  }
+}
+
+/** A pane drawn as a board with the seats' legend beside it: a match of more than two seats,
+ *  or any table of a free-for-all (its two-seat tables look like the others). */
+function boardPane(match) {
+  return (match.participants || []).length > 2 || Boolean(state.show?.many);
+}
+
+/** A bot's place among the event's entries by bot id (its colour, letter and pattern on every
+ *  pane and in the standings, the same whatever seat it holds), or null. */
 function markOfBot(bot) {
   const ids = state.standings.map((r) => r.bot).sort((a, b) => a - b);
   const at = ids.indexOf(bot);
-  return at < 0 ? null : at % (colours?.COLORS?.length || 13);
+  return at < 0 ? null : at;
 }
 
-/** A match's seat -> its bot's mark (for the renderer's ``marks``): only for more than two
- *  seats (two-seat boards keep their own two colours). */
+/** A bot's mark in the standings: ``{color, dotted, shape, label}``, or null. */
+function botMark(bot) {
+  const at = markOfBot(bot);
+  return at === null || !colours?.markOf ? null : colours.markOf([at], 0);
+}
+
+/** A match's seat -> ``{hue, label}`` for the renderer's ``marks``: each bot's own, a colour
+ *  already taken at the table moved to the next free one (more bots than colours), the
+ *  letter kept; null when the renderer has no marks. */
 function marksOf(match) {
   const parts = match.participants || [];
-  if (parts.length <= 2) return null;
-  return parts.map((p, i) => markOfBot(p.bot) ?? p.seat ?? i);
+  if (!colours?.markOf || !colours.COLORS) return null;
+  const size = colours.COLORS.length;
+  const taken = new Set();
+  return parts.map((p, i) => {
+    const at = markOfBot(p.bot) ?? p.seat ?? i;
+    let hue = at % size;
+    for (let k = 0; k < size && taken.has(hue); k += 1) hue = (hue + 1) % size;
+    taken.add(hue);
+    return { hue, label: colours.LABELS?.[at] ?? String(at + 1) };
+  });
+}
+
+/** A seat's mark at ``pane``'s table (``marksOf``), or null. */
+function seatMark(match, seat) {
+  const marks = marksOf(match);
+  return marks && colours?.markOf ? colours.markOf(marks, seat) : null;
+}
+
+/** A two-seat pane's names: each bot's letter and colour of the event (its underline). */
+function headMarks(pane, parts) {
+  [pane.n0, pane.n1].forEach((node, i) => {
+    const mark = parts[i] ? seatMark(pane.match, i) : null;
+    if (!mark) return;
+    node.prepend(el("span", "tag", mark.label), " ");
+    node.style.borderBottomColor = mark.color;
+    node.style.borderBottomStyle = mark.dotted ? "dotted" : "solid";
+    node.querySelector(".tag").style.color = mark.color;
+  });
 }
 
 /** "round k of N" (N when the format knows it). */
@@ -219,19 +319,38 @@ function stageOf(match) {
 /** A match of more seats: one bar per seat (its letter, name, and score once over) in its
  * bot's colour and dotted pattern (``markOfBot``: the same on every pane and in the
  * standings); hidden for two seats. */
-function seatBars(list, parts, names, done) {
+function seatBars(list, parts, names, done, matchId) {
   list.hidden = !parts.length;
+  const match = { participants: parts };
+  const placed = state.show?.placings?.[matchId];
+  const key = JSON.stringify([parts.map((p) => [p.bot, p.score]), names, done, placed ?? null, state.standings.length]);
+  if (list.dataset.key === key) return; // unchanged: the names keep their fitted size
+  list.dataset.key = key;
   list.replaceChildren(...parts.map((p, i) => {
     const seat = p.seat ?? i;
-    const mark = markOfBot(p.bot) ?? seat;
-    const li = el("li", colours?.DOTTED?.[mark] ? "fseat dotted" : "fseat");
+    const mark = seatMark(match, i);
+    const li = el("li", mark?.dotted ? "fseat dotted" : "fseat");
     li.dataset.seat = String(seat);
     li.dataset.bot = String(p.bot);
-    li.style.color = colours?.COLORS?.[mark] ?? "";
-    const score = done && p.score !== null && p.score !== undefined ? String(p.score) : "";
-    li.append(el("span", "tag", colours?.LABELS?.[mark] ?? String(seat + 1)), el("span", "name", names[i] ?? p.name), el("span", "fscore", score));
+    li.style.color = mark?.color ?? "";
+    li.append(el("span", "tag", mark?.label ?? String(seat + 1)), el("span", "name", names[i] ?? p.name), el("span", "fscore", done ? placing(placed?.[p.bot]) : ""));
     return li;
   }));
+  if (!list.isConnected || list.clientWidth <= 0) list.dataset.key = ""; // fitted once shown
+  else for (const name of list.querySelectorAll(".name")) fitText(name, 1.2 * parseFloat(list.closest(".pane")?.dataset.legend || "1"), 1);
+}
+
+/** A finished table's seat in the event's points: "1st · 1 pt", from ``show.placings``
+ *  (the format's), else its score's rank. */
+function placing(row) {
+  if (!row) return ""; // until screen.json brings the table's placings
+  const [place, points] = row;
+  const pts = Number.isInteger(points) ? String(points) : points.toFixed(2).replace(/0$/, "");
+  return `${ordinal(place)} · ${pts} pt${points === 1 ? "" : "s"}`;
+}
+
+function ordinal(k) {
+  return `${k}${k % 10 === 1 && k % 100 !== 11 ? "st" : k % 10 === 2 && k % 100 !== 12 ? "nd" : k % 10 === 3 && k % 100 !== 13 ? "rd" : "th"}`;
 }
 
 /** The pane that stands out, or null: the final of a bracket, the last live match of a round
@@ -257,6 +376,7 @@ function heroOf(list) {
 /** Puts the event's running matches on the wall: a free slot, else a finished pane's slot;
  *  more than it holds, a page of them at a time (``fillPages``). */
 function fillWall() {
+  pruneStandby();
   const live = [...state.live.values()].filter((m) => m.status === "running").sort((a, b) => a.id - b.id);
   if (live.length > maxPanes()) return fillPages(live, maxPanes());
   rotation.pages = 1;
@@ -293,13 +413,32 @@ function fillPages(live, most) {
   if (rotation.page >= rotation.pages) rotation.page = 0;
   const shown = live.slice(rotation.page * most, (rotation.page + 1) * most);
   const ids = new Set(shown.map((m) => m.id));
+  const turned = [...panes.keys()].some((id) => !ids.has(id));
   for (const [id, t] of [...panes]) {
-    if (!ids.has(id)) {
-      t.stop();
+    if (!ids.has(id)) { // off the page: it keeps following its match, detached
       panes.delete(id);
+      if (t.ended || standby.size >= MAX_STANDBY) t.stop();
+      else toStandby(t);
     }
   }
   for (const m of shown) if (!panes.has(m.id)) addPane(m);
+  // the next pages' matches followed already, so that their first page shows them live
+  for (const m of live) {
+    if (standby.size >= MAX_STANDBY) break;
+    if (!panes.has(m.id) && !standby.has(m.id)) {
+      const t = new Pane(m);
+      toStandby(t);
+      t.start();
+    }
+  }
+  if (turned) {
+    const record = { at: now, page: rotation.page, panes: null };
+    pageTurns.push(record);
+    requestAnimationFrame(() => { // the turn each pane shows at the new page's first draw
+      record.drawnAt = Date.now();
+      record.panes = shown.map((m) => ({ id: m.id, turns: panes.get(m.id)?.turns.length ?? 0 }));
+    });
+  }
   const tables = (live[0].participants || []).length > 2;
   const first = rotation.page * most + 1;
   const next = (rotation.page + 1) % rotation.pages;
@@ -317,21 +456,48 @@ function span(tables, first, last) {
   return first === last ? `${word} ${numbers}` : `${tables ? "tables" : "matches"} ${numbers}`;
 }
 
-function addPane(match) {
+function toStandby(pane) {
+  pane.standby = true;
+  pane.root.remove();
+  standby.set(pane.id, pane);
+}
+
+/** ``match``'s pane: the one following it off the page if there is one, else a new one. */
+function paneFor(match) {
+  const kept = standby.get(match.id);
+  if (kept) {
+    standby.delete(match.id);
+    kept.standby = false;
+    return kept;
+  }
   const pane = new Pane(match);
+  pane.start();
+  return pane;
+}
+
+/** Panes following matches no longer live, nor wanted: stopped. */
+function pruneStandby() {
+  for (const [id, t] of [...standby]) {
+    if (t.ended || !state.live.has(id) || panes.has(id)) {
+      standby.delete(id);
+      if (!panes.has(id) || panes.get(id) !== t) t.stop();
+    }
+  }
+}
+
+function addPane(match) {
+  const pane = paneFor(match);
   panes.set(match.id, pane);
   $("wall").append(pane.root);
-  pane.start();
 }
 
 function replacePane(old, match) {
-  const pane = new Pane(match);
+  const pane = paneFor(match);
   old.root.replaceWith(pane.root);
   old.stop();
   const order = [...panes.entries()].map(([id, t]) => (id === old.id ? [match.id, pane] : [id, t]));
   panes.clear();
   for (const [id, t] of order) panes.set(id, t);
-  pane.start();
 }
 
 /** Removes the finished panes of rounds up to ``round`` (summed up). */
@@ -405,6 +571,11 @@ function renderPodium(podium) {
     step.append(el("div", "who", row.name), el("div", "what", what), el("div", "block", i + 1));
     steps.append(step);
   }
+  const tall = portrait();
+  for (const who of steps.querySelectorAll(".who")) { // the names whole: smaller, then wrapped
+    const first = who.parentElement.classList.contains("p1");
+    fitText(who, tall ? (first ? 1.3 : 1.1) : first ? 2.2 : 1.6, 1);
+  }
   const final = podium.final;
   $("final").hidden = !final;
   if (final) {
@@ -433,10 +604,10 @@ function renderStandings() {
     state.points.set(row.bot, row.points);
     const points = Number.isInteger(row.points) ? row.points : row.points.toFixed(1);
     const name = el("span", "nm", row.name);
-    if (state.show?.many) {
-      const mark = markOfBot(row.bot);
-      const tag = el("span", "tag", colours?.LABELS?.[mark] ?? "");
-      tag.style.color = colours?.COLORS?.[mark] ?? "";
+    const mark = botMark(row.bot);
+    if (mark) { // the bot's letter and colour on every pane
+      const tag = el("span", "tag", mark.label);
+      tag.style.color = mark.color;
       div.dataset.bot = String(row.bot);
       name.prepend(tag, " ");
     }
@@ -533,11 +704,25 @@ function renderLists() {
   const e = state.event;
   if (e) {
     $("event-name").textContent = e.name;
-    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? e.status}`;
+    $("event-progress").textContent = `${e.matches_done} / ${e.matches_total} matches · ${STATUS_WORDS[e.status] ?? (e.status_label || e.status).toLowerCase()}`;
   }
   const r = state.show?.rounds;
+  const left = r?.current ? roundLeftText() : "";
   $("event-round").textContent = r?.current ? roundLabel(r.current) : "";
+  $("round-left").textContent = left ? `· ${left}` : "";
+  $("round-left").hidden = !left;
   fitStandings();
+}
+
+/** The live round's countdown from its estimate (``show.rounds.estimate``, the game's turn
+ *  limit, the pace and past rounds: competition/events/estimate.py): "about 40 s left". */
+function roundLeftText() {
+  const r = state.show?.rounds;
+  if (!r?.estimate || !r.started_at || r.next_at || state.event?.status !== "running") return "";
+  if (r.completed !== null && r.completed >= r.current) return "";
+  const left = r.estimate.seconds - (Date.now() - Date.parse(r.started_at)) / 1000;
+  if (left <= 5) return "ending soon";
+  return left < 90 ? `about ${Math.ceil(left / 5) * 5} s left` : `about ${Math.round(left / 60)} min left`;
 }
 
 // -- what the stage shows ------------------------------------------------------------------
@@ -553,7 +738,7 @@ function modeNow() {
 let holdTimer = null;
 /** What the stage showed, in order (for whoever checks the screen: tests, an organiser). */
 const journal = [];
-window.arenaScreen = { journal };
+window.arenaScreen = { journal, pageTurns, panes, standby };
 
 function render() {
   fillWall();
@@ -568,10 +753,13 @@ function render() {
   const list = [...panes.values()];
   const wall = $("wall");
   const count = list.length;
-  const hero = heroOf(list);
+  const hero = portrait() ? null : heroOf(list);
   wall.dataset.count = String(count);
   wall.dataset.hero = hero ? "1" : "0";
   layoutWall(wall, list, hero);
+  for (const t of list) { // a board laid out anew is drawn at once, at its new size
+    if (t.root.classList.contains("many") && layoutBoard(t)) t.draw();
+  }
   $("wall-pages").textContent = rotation.text;
   $("wall-pages").hidden = !rotation.text;
   const lead = hero || list.find((t) => !t.ended) || list[0];
@@ -620,7 +808,7 @@ function layoutWall(wall, list, hero) {
     hero.root.style.gridRow = "1 / span 2";
     return;
   }
-  const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
+  const cols = n <= 1 || (portrait() && list.some((t) => t.root.classList.contains("many"))) ? 1 : n <= 4 ? 2 : 3;
   const rows = Math.max(1, Math.ceil(n / cols));
   wall.style.gridTemplateColumns = n ? `repeat(${2 * cols}, minmax(0, 1fr))` : "minmax(0, 1fr)"; // none: the waiting line
   wall.style.gridTemplateRows = `repeat(${rows}, minmax(0, 1fr))`;
@@ -629,6 +817,89 @@ function layoutWall(wall, list, hero) {
     const first = i === (rows - 1) * cols && short < cols;
     t.root.style.gridColumn = first ? `${cols - short + 1} / span 2` : "span 2";
   });
+}
+
+/** A pane of many seats: its board as large as the pane holds (the board's aspect kept),
+ *  the seats' legend beside it (a wide pane) or below it (a tall one), in the room left;
+ *  true when it changed. */
+function layoutBoard(t) {
+  const em = rem();
+  const style = getComputedStyle(t.root);
+  const w = t.root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const h = t.root.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  if (w <= 0 || h <= 0) return false;
+  const first = t.frameAt(0);
+  const aspect = first?.width && first?.height ? first.width / first.height : 1;
+  const foot = t.root.querySelector(".pane-foot");
+  const key = [w, h, aspect, t.seats.dataset.key, t.why.textContent, foot.offsetHeight, t.root.classList.contains("hero")].join("|");
+  if (t.layoutKey === key) return false; // laid out already
+  t.layoutKey = key;
+  const gap = 0.6 * em;
+  // the board's height either way: beside a column of at least 8.5 em, or above the legend
+  // (its height as laid out below the board: measured)
+  const side = Math.min(w * 0.5, Math.max(8.5 * em, w - h * aspect - gap));
+  const besideH = Math.max(0, Math.min((w - side - gap) / aspect, h));
+  t.root.classList.add("below");
+  t.root.classList.remove("beside");
+  t.root.style.setProperty("--legend", "1");
+  const parts = [t.root.querySelector(".pane-head"), t.seats, foot].filter((e) => e && !e.hidden);
+  const measure = () => parts.reduce((sum, e) => sum + e.offsetHeight + 0.15 * em, 0);
+  let legend = measure();
+  // a tall pane whose board its width bounds: the legend takes the height left, in larger type
+  const spare = h - legend - gap - w / aspect;
+  let scale = 1;
+  if (spare > 0 && besideH < w / aspect) {
+    scale = Math.min(2, (legend + spare) / legend);
+    t.root.style.setProperty("--legend", scale.toFixed(3));
+    for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2 * scale, 1);
+    legend = measure();
+  }
+  const belowH = Math.max(0, Math.min(w / aspect, h - legend - gap));
+  const wide = besideH >= belowH;
+  if (wide) {
+    scale = 1;
+    t.root.style.setProperty("--legend", "1");
+  }
+  t.root.dataset.legend = scale.toFixed(3);
+  t.root.classList.toggle("beside", wide);
+  t.root.classList.toggle("below", !wide);
+  // the stage is the board's own box (its aspect): what room is left goes to the legend
+  const size = (bh) => {
+    t.root.style.setProperty("--side", `${Math.floor(wide ? w - bh * aspect - gap : side)}px`);
+    t.root.style.setProperty("--stage", `${bh}px`);
+    t.stage.style.height = `${bh}px`;
+    t.stage.style.width = `${Math.floor(bh * aspect)}px`;
+  };
+  const bh = Math.floor(wide ? besideH : belowH);
+  size(bh);
+  for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2 * scale, 1); // at the new width
+  // a legend taller than measured: below, the board gives up the height it lacks; beside,
+  // the column widens (less wrapped) as the board narrows, a tenth at a time
+  let over = t.root.scrollHeight - t.root.clientHeight;
+  if (over > 0 && !wide) size(Math.max(0, bh - over));
+  for (let k = 1; wide && over > 0 && k <= 5; k += 1) {
+    size(Math.floor(bh * (1 - k / 10)));
+    for (const name of t.seats.querySelectorAll(".name")) fitText(name, 1.2, 1);
+    over = t.root.scrollHeight - t.root.clientHeight;
+  }
+  return true;
+}
+
+/** ``node``'s text at the largest size from ``max`` down to ``min`` (in rem) that fits its
+ *  box on one line; at ``min``, it wraps instead of being cut. */
+function fitText(node, max, min = 1) {
+  node.style.whiteSpace = "nowrap";
+  let size = max;
+  node.style.fontSize = `${size}rem`;
+  while (size > min && node.scrollWidth > node.clientWidth + 1) {
+    size = Math.max(min, size - 0.05);
+    node.style.fontSize = `${size}rem`;
+  }
+  if (node.scrollWidth > node.clientWidth + 1) {
+    node.style.whiteSpace = "normal";
+    node.style.overflowWrap = "anywhere";
+  }
+  node.dataset.fit = size.toFixed(2);
 }
 
 function applyShow(show) {
@@ -722,7 +993,7 @@ async function main() {
     }
     if (Date.now() - started > RELOAD_AFTER_MS && !state.live.size) location.reload();
   }, 15000);
-  setInterval(() => { if (state.show?.rounds?.next_at) renderLists(); }, 1000); // the countdown
+  setInterval(() => { if (state.show?.rounds?.next_at || state.show?.rounds?.estimate) renderLists(); }, 1000); // the countdowns
   setInterval(() => { if (rotation.pages > 1) render(); }, 1000); // the pages of live matches
   setInterval(() => { if ($("standings").dataset.page) fitStandings(); }, 1000); // of standings
   let pending = 0;

@@ -45,8 +45,10 @@ from competition.models import (
     RatingChange,
     Season,
     SeasonStatus,
+    TieDecider,
 )
 from competition.models.bots import Bot, BotVersion, EndpointKind, readable_bytes
+from competition.models.events import MAX_DECIDER_GAMES, MAX_SERIES_LENGTH
 from games import all_games, get_game
 
 logger = logging.getLogger(__name__)
@@ -92,6 +94,9 @@ class GameFilter(admin.SimpleListFilter):
 #: a new event's round gap in the admin: time for a hall to read a round's results (an event
 #: made elsewhere, e.g. the demo's, plays on at once: the model's default, 0)
 HALL_ROUND_GAP = 30
+#: a new event's games per pairing in the admin: two, seats swapped, so that neither bot has
+#: the first move only (a knockout's level series then plays deciders)
+HALL_SERIES_LENGTH = 2
 
 
 class EventForm(forms.ModelForm):
@@ -99,6 +104,11 @@ class EventForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in ("tie_decider", "decider_games"):  # left out: the defaults
+            if name in self.fields:
+                self.fields[name].required = False
+        if not self.instance.pk and "series_length" in self.fields:
+            self.fields["series_length"].initial = HALL_SERIES_LENGTH
         if "round_gap" in self.fields:
             self.fields["round_gap"].required = False  # left empty: 0, at once
             if not self.instance.pk:
@@ -110,6 +120,13 @@ class EventForm(forms.ModelForm):
     def clean_round_gap(self):
         return self.cleaned_data.get("round_gap") or 0
 
+    def clean_tie_decider(self):
+        return self.cleaned_data.get("tie_decider") or TieDecider.GAMES
+
+    def clean_decider_games(self):
+        value = self.cleaned_data.get("decider_games")
+        return Event._meta.get_field("decider_games").default if value is None else value
+
     class Meta:
         model = Event
         fields = (
@@ -119,6 +136,8 @@ class EventForm(forms.ModelForm):
             "format",
             "table_size",
             "series_length",
+            "tie_decider",
+            "decider_games",
             "rounds",
             "pace_ms",
             "round_gap",
@@ -134,7 +153,15 @@ class EventForm(forms.ModelForm):
             "entries_per_owner",
         )
         help_texts = {
-            "series_length": f"Games per pairing, seats alternating. {event_services.TIE_BREAK_HELP}",
+            "series_length": "Games per pairing, seats alternating (at most "
+            f"{MAX_SERIES_LENGTH}). {event_services.TIE_BREAK_HELP}",
+            "tie_decider": "Single elimination: how a series that ends level is settled. Extra "
+            "games: decider games, seats swapped, one at a time until one is won; only when "
+            "every decider allowed is drawn too does the higher seed go through (said on the "
+            "event page, the big screen and in the notices). Seed at once: the higher seed "
+            "goes through with no decider.",
+            "decider_games": "Single elimination with extra games: the most decider games a "
+            f"level series plays (1 to {MAX_DECIDER_GAMES}) before the higher seed goes through.",
             "rounds": "Swiss: rounds to play (default ceil(log2 entries)). Ladder: series per bot "
             "before it finishes (empty: until cancelled). Free-for-all: rounds of tables "
             "(default: the table size, so that every bot holds every seat).",
@@ -172,6 +199,13 @@ class EventForm(forms.ModelForm):
                         self.add_error(field if field in self.fields else None, errors)
         if cleaned.get("series_length") == 0:
             self.add_error("series_length", "A pairing plays at least one game.")
+        if self.instance.pk and self.instance.status != EventStatus.DRAFT:
+            for name in ("series_length", "tie_decider", "decider_games"):
+                if name in cleaned and cleaned[name] != getattr(self.instance, name):
+                    # its bracket was played by them: a series settled on seed would go back
+                    self.add_error(
+                        name, "The series and tie policy of a started event cannot change."
+                    )
         self._clean_registration(cleaned)
         return cleaned
 

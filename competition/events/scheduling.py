@@ -89,6 +89,26 @@ def create_series(event: Event, rnd: int, a: Bot, b: Bot, bye: int | None = None
     return games
 
 
+def create_decider(event: Event, rnd: int, key: str, a: Bot, b: Bot, game: int) -> int:
+    """Queue decider game ``game`` (numbered after the series' own) of the level series ``key``
+    of ``a`` (first) and ``b``: seats swapped game after game, as in the series."""
+    from competition.matches.lifecycle import create_match
+
+    create_match(
+        event.game,
+        [a, b] if game % 2 == 0 else [b, a],
+        options=event.options,
+        event=event,
+        round=rnd,
+        pairing=key,
+        game_in_series=game,
+        pace_ms=event.pace_ms,
+        rated=not event.showcase,
+    )
+    stored.sync_series(event, rnd, key)
+    return 1
+
+
 def create_table(event: Event, rnd: int, table: list[Bot]) -> int:
     from competition.matches.lifecycle import create_match
 

@@ -380,7 +380,9 @@ def announce_ended(event_id: int) -> int:
     the commit that finished it); nothing while a result is not public. Owners told."""
     event = Event.objects.get(pk=event_id)
     table = placings(event)
-    return 0 if table is None else event_notices.event_ended(event, table)
+    if table is None:
+        return 0
+    return event_notices.event_ended(event, table, formats.of(event).tie_notes())
 
 
 def _broadcast_standings(event: Event) -> None:
@@ -436,7 +438,8 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
     for bot_id, row in rows.items():
         row["rating"] = rated[bot_id]
     names = {bot_id: row["name"] for bot_id, row in rows.items()}
-    keys = formats.of(event).rank_keys(rows, source)
+    fmt = formats.of(event)
+    keys = fmt.rank_keys(rows, source)
     counted = defaultdict(int)
     for k in keys.values():
         counted[k] += 1
@@ -450,10 +453,15 @@ def standings(event: Event, *, everything: bool = False) -> list[dict]:
             if bot in tied and other in tied
         ]
     order = pairing.rank(list(rows), keys, h2h, names)
+    shared = pairing.places(order, fmt.place_keys(keys), h2h)
     table = []
     for position, bot_id in enumerate(order, start=1):
-        rows[bot_id]["rank"] = position
-        table.append(rows[bot_id])
+        row = rows[bot_id]
+        row["rank"] = position
+        # a tie the format does not break is said as one: "joint 5th"
+        row["place"], row["joint"] = shared[bot_id]
+        row["placing"] = pairing.placing(row["place"], row["joint"])
+        table.append(row)
     return table
 
 

@@ -16,6 +16,7 @@ from competition.models.choices import (
     FaultCode,
     MatchStatus,
     SeatResult,
+    TieDecider,
 )
 from competition.models.events import Entry, Event
 from competition.models.headtohead import ChallengeRequest, Meeting, PairRecord
@@ -81,6 +82,7 @@ __all__ = [
     "SeatResult",
     "SeriesState",
     "StepKind",
+    "TieDecider",
     "Turn",
     "TurnArchive",
 ]

@@ -69,6 +69,16 @@ FaultCode = models.TextChoices(
 FaultCode.__doc__ = "Fault codes of docs/architecture.md (mirrors ``bots.faults.FaultCode``)."
 
 
+class TieDecider(models.TextChoices):
+    """How a knockout settles a series whose games ended level."""
+
+    GAMES = "games", "Extra games, then seed"
+    """Decider games, one at a time with seats swapped, until one is won (at most the event's
+    ``decider_games``); the higher seed only when every decider is drawn too."""
+    SEED = "seed", "Seed at once"
+    """The higher seed goes through, no decider played."""
+
+
 class EventFormat(models.TextChoices):
     ROUND_ROBIN = "round_robin", "Round robin"
     """Every pair meets once (one series)."""

@@ -1,10 +1,20 @@
 from django.conf import settings
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from competition.models.choices import EntryStatus, EventAdmission, EventFormat, EventStatus
+from competition.models.choices import (
+    EntryStatus,
+    EventAdmission,
+    EventFormat,
+    EventStatus,
+    TieDecider,
+)
 from games import get_game
+
+#: the most games a pairing plays, and the most decider games a knockout's tie may add
+MAX_SERIES_LENGTH = 15
+MAX_DECIDER_GAMES = 9
 
 
 class EventQuerySet(models.QuerySet):
@@ -22,7 +32,23 @@ class Event(models.Model):
         max_length=32, choices=EventFormat.choices, default=EventFormat.ROUND_ROBIN
     )
     series_length = models.PositiveSmallIntegerField(
-        default=1, help_text="Games per pairing, seats alternating."
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_SERIES_LENGTH)],
+        help_text="Games per pairing, seats alternating.",
+    )
+    tie_decider = models.CharField(
+        max_length=8,
+        choices=TieDecider.choices,
+        default=TieDecider.GAMES,
+        help_text="Single elimination: how a series that ends level is settled: decider games "
+        "(seats swapped, until one is won), the higher seed only if every decider is drawn; or "
+        "the higher seed at once.",
+    )
+    decider_games = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_DECIDER_GAMES)],
+        help_text="Single elimination with decider games: the most deciders a level series "
+        "plays before the higher seed goes through.",
     )
     rounds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Swiss rounds (default: log2 of entries)."

@@ -102,22 +102,59 @@ def entered_late(event: Event, bots: list) -> int:
     return len(owners)
 
 
-def event_ended(event: Event, table: list[dict]) -> int:
+#: the settlements on seed an organiser's "ended" notice names at most (a notice is short)
+NAMED_TIES = 3
+
+
+def placed(row: dict, count: int, ties: dict[int, str]) -> str:
+    """ "A placed joint 5th of 8", with how a tie settled on seed sent it out or on."""
+    said = f"{row['name']} placed {row.get('placing') or row['rank']} of {count}"
+    return f"{said} ({ties[row['bot']]})" if row["bot"] in ties else said
+
+
+def ties_sentence(notes: list[dict]) -> str:
+    """The pairings settled on seed, in one sentence ("" for none)."""
+    if not notes:
+        return ""
+    shown = [note["text"] for note in notes[:NAMED_TIES]]
+    more = len(notes) - len(shown)
+    tail = f"; and {more} more on the event page" if more else ""
+    count = f"{len(notes)} tie{'s' if len(notes) != 1 else ''}"
+    verb = "was" if len(notes) == 1 else "were"
+    return f" {count} {verb} settled on seed: {'; '.join(shown)}{tail}."
+
+
+def event_ended(event: Event, table: list[dict], notes: list[dict] | None = None) -> int:
     """Tell each entrant's owner, once, the event's end with the placings of the owner's bots
-    (``table``: ``services.placings``, the order the big screen's podium shows)."""
+    (``table``: ``services.placings``, the order the big screen's podium shows; a shared place
+    said as one, "joint 5th"), and how a tie settled on seed (``notes``: ``Format.tie_notes``)
+    sent a bot out or on; the organiser is told the champion and every such tie too."""
     count = len(table)
+    notes = notes or []
+    ties = {bot: note["text"] for note in notes for bot in note["bots"]}
     owner_of = dict(
         event.entries.filter(bot__owner__isnull=False).values_list("bot_id", "bot__owner_id")
     )
     owners = by_owner((owner_of.get(row["bot"]), row) for row in table)
+    organiser = event.created_by_id
     for owner_id, rows in owners.items():
-        places = [f"{row['name']} placed {row['rank']} of {count}" for row in rows]
+        places = [placed(row, count, ties) for row in rows]
         if len(places) > NAMED_BOTS:
             places = [*places[:NAMED_BOTS], f"{len(places) - NAMED_BOTS} more bots placed lower"]
+        extra = ties_sentence(notes) if owner_id == organiser else ""
         notify.notify(
             owner_id,
             NotificationKind.EVENT_ENDED,
-            f"{event.name} ended: {', '.join(places)}.",
+            f"{event.name} ended: {', '.join(places)}.{extra}",
+            event_link(event),
+        )
+    if notes and organiser is not None and organiser not in owners:
+        winner = table[0]["name"]
+        notify.notify(
+            organiser,
+            NotificationKind.EVENT_ENDED,
+            f"{event.name} ended: {winner} placed {table[0].get('placing') or '1st'}."
+            f"{ties_sentence(notes)}",
             event_link(event),
         )
     return len(owners)

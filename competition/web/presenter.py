@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from competition.events import formats
 from competition.events import services as event_services
 from competition.models import Event, MatchStatus
 from competition.web.views import renderer_url
@@ -22,17 +23,49 @@ def _staff_event_or_404(request, pk: int) -> Event:
     return get_object_or_404(Event, pk=pk)
 
 
+def game_text(game: int | None, length: int) -> str:
+    """A game's place in its series: "game 2 of 3", "decider 1" ("" for a series of one)."""
+    if game is None:
+        return ""
+    if game >= length:
+        return f"decider {game - length + 1}"
+    return f"game {game + 1} of {length}" if length > 1 else ""
+
+
+def series_words(event: Event) -> dict[int, str]:
+    """Match id -> how its series was settled, in words, for the game that settled it (a
+    knockout's: "B won on seed after 1-1 and 3 drawn deciders"); said once that game's result
+    shows, so it tells nothing ahead."""
+    bracket = event_services.bracket_view(event, everything=True)
+    said: dict[int, str] = {}
+    for rnd in (bracket or {}).get("rounds", []):
+        for slot in rnd["slots"]:
+            series = slot["series"]
+            if slot["winner"] is not None and series and series["matches"] and slot["why"]:
+                said[max(m["id"] for m in series["matches"])] = slot["why"]
+    return said
+
+
 def reveal_order(event: Event) -> list[dict]:
-    """The event's ended matches in reveal order, with no results: the page is projected."""
+    """The event's ended matches in reveal order, with no results: the page is projected.
+    ``stage``: the round's name (a knockout's "Quarter-finals", else "Round 2"), ``game``: the
+    game's place in its series, ``after``: how its series was settled, for the game that did."""
     matches = (
         event.matches.filter(status__in=MatchStatus.done())
         .prefetch_related("participants__bot")
         .order_by("round", "id")
     )
+    fmt = formats.of(event)
+    entrants = event.entries.filter(seed__gte=1).count() or event.entries.count()
+    length = max(1, event.series_length)
+    after = series_words(event)
     return [
         {
             "id": m.pk,
             "round": m.round,
+            "stage": fmt.stage(m.round, entrants),
+            "game": game_text(m.game_in_series, length),
+            "after": after.get(m.pk, ""),
             "names": [p.bot.name for p in sorted(m.participants.all(), key=lambda p: p.seat)],
             "revealed": m.revealed_at is not None or not event.hide_results,
             "pace_ms": m.pace_ms,

@@ -140,6 +140,11 @@ def match_rows(matches, limit: int, *, event_names: dict | None = None) -> list[
     return rows
 
 
+def place_text(row: dict) -> str:
+    """A standings row's place: its number, or "joint 5th" when shared."""
+    return row["placing"] if row.get("joint") else str(row.get("place", row["rank"]))
+
+
 def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
     bot_url = link_maker("bot-detail")
     champion = (bracket or {}).get("champion")
@@ -156,7 +161,8 @@ def standing_rows(table: list[dict], bracket: dict | None) -> list[dict]:
                 "url": bot_url(row["bot"]),
                 "name": row["name"],
                 "owner": row["owner"],
-                "rank": str(row["rank"]) if row["games"] else "\N{EN DASH}",  # no place yet
+                # no place yet; a shared one in words ("joint 5th")
+                "rank": place_text(row) if row["games"] else "\N{EN DASH}",
                 "seed": "" if row["seed"] is None else str(row["seed"]),
                 "reached": reached,
                 "points": score_text(row["points"]),

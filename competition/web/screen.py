@@ -80,9 +80,12 @@ def podium(request, event: Event, standings: list[dict], bracket: dict | None) -
     table = event_services.placings(event, standings)
     if table is None:
         return None
+    keys = ("rank", "place", "joint", "placing", "bot", "name", "owner", "points", "reached")
+    # the top three places, a shared one whole (a knockout's two semi-final losers: joint 3rd)
     top = [
-        {key: row.get(key) for key in ("rank", "bot", "name", "owner", "points", "reached")}
-        for row in table[:PODIUM]
+        {key: row.get(key) for key in keys}
+        for i, row in enumerate(table)
+        if i < PODIUM or row.get("place", row["rank"]) <= PODIUM
     ]
     final = final_match(event, bracket)
     replay = None
@@ -99,6 +102,7 @@ def show(
     (the rounds the format plays) None for a ladder."""
     current, completed = rounds_progress(event)
     guess = estimate.for_event(event)
+    fmt = formats.of(event)
     return {
         "rounds": {
             "current": current,
@@ -111,8 +115,10 @@ def show(
             "estimate": guess.to_json() if guess else None,
             "started_at": round_started(event, current),
         },
-        **formats.of(event).wall(),
+        **fmt.wall(),
         "results": round_results(event, completed),
         "bracket": bracket,
+        # the pairings settled on seed, in words (a knockout's level series past its deciders)
+        "ties": [note["text"] for note in fmt.tie_notes(bracket)] if bracket else [],
         "podium": podium(request, event, standings, bracket),
     }

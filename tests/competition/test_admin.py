@@ -168,6 +168,42 @@ def test_it_stores_resolved_options_and_the_creator(staff, users):
     assert event.created_by == users["staff"] and event.status == EventStatus.DRAFT
 
 
+def test_it_sets_a_knockouts_tie_policy_bounded_and_kept_once_started(staff, users):
+    page = staff.get("/admin/competition/event/add/").content.decode()
+    # It should offer a new event a series of 2 with decider games, and say what they do.
+    assert 'name="series_length" value="2"' in page
+    assert '<option value="games" selected>Extra games, then seed</option>' in page
+    assert "only when every decider allowed is drawn too does the higher seed go through" in page
+    ok = staff.post(
+        "/admin/competition/event/add/",
+        event_form(name="Cup", format="single_elimination", tie_decider="seed"),
+    )
+    assert ok.status_code == 302
+    bare = staff.post("/admin/competition/event/add/", event_form(name="Bare"))
+    assert bare.status_code == 302
+    # It should store the policy chosen, and the defaults when the fields are left out.
+    cup, plain = Event.objects.get(name="Cup"), Event.objects.get(name="Bare")
+    assert (cup.tie_decider, plain.tie_decider, plain.decider_games) == ("seed", "games", 3)
+    # It should refuse decider games and series out of bounds, with a sentence.
+    for field, value, said in (
+        ("decider_games", "0", "greater than or equal to 1"),
+        ("decider_games", "10", "less than or equal to 9"),
+        ("series_length", "16", "less than or equal to 15"),
+        ("tie_decider", "coin", "Select a valid choice"),
+    ):
+        refused = staff.post("/admin/competition/event/add/", event_form(**{field: value}))
+        assert refused.status_code == 200 and said in refused.content.decode(), field
+    # It should keep a started event's series and tie policy: its bracket was played by them.
+    Event.objects.filter(pk=cup.pk).update(status=EventStatus.RUNNING)
+    changed = staff.post(
+        f"/admin/competition/event/{cup.pk}/change/",
+        event_form(name="Cup", format="single_elimination", tie_decider="games"),
+    )
+    assert changed.status_code == 200
+    assert "The series and tie policy of a started event cannot change." in changed.content.decode()
+    assert Event.objects.get(pk=cup.pk).tie_decider == "seed"
+
+
 def test_it_refuses_entries_of_another_game(staff, users):
     (drone,) = builtin_bots(users["owner"], 1, game="drones", target="zerg")
     data = event_form(

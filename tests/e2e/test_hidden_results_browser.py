@@ -118,7 +118,7 @@ def test_it_tells_each_entrant_the_podiums_placing_after_the_last_reveal_only(tm
             present(site, inbox, event, matches)
             told = wait_for_placings(site, inbox)
             podium = get_json(f"{site['base']}/events/{event}/screen.json")["show"]["podium"]
-            ranks = {row["name"]: row["rank"] for row in podium["top"]}
+            ranks = {row["name"]: row["placing"] for row in podium["top"]}
             # It should tell each entrant once, with the placing the podium shows (the
             # forfeiting bot last, never by its name).
             by_user = {}
@@ -126,10 +126,14 @@ def test_it_tells_each_entrant_the_podiums_placing_after_the_last_reveal_only(tm
                 if kind == "event_ended":
                     by_user.setdefault(user, []).append(text)
             assert sorted(by_user) == ["ada", "bea", "cy-gone", "zed"]
-            assert by_user["cy-gone"] == ["Hidden cup ended: Cy-gone placed 4 of 4."]
-            for name, rank in ranks.items():
-                assert by_user[name.lower()] == [f"Hidden cup ended: {name} placed {rank} of 4."]
-            assert sorted(ranks.values()) == [1, 2, 3] and "Cy-gone" not in ranks
+            assert by_user["cy-gone"] == ["Hidden cup ended: Cy-gone placed 4th of 4."]
+            for name, placing in ranks.items():
+                assert by_user[name.lower()] == [f"Hidden cup ended: {name} placed {placing} of 4."]
+            # (the top three places: three rows, or more for a shared third place)
+            top = podium["top"]
+            assert [row["rank"] for row in top] == list(range(1, len(top) + 1))
+            assert len(top) == 3 or all(row["place"] <= 3 for row in top)
+            assert "Cy-gone" not in ranks
             mails = [m for m in told if "Event ended" in m]
             assert len(mails) == 4
             for texts in by_user.values():

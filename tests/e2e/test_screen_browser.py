@@ -71,7 +71,9 @@ def events(site):
     # round's 3 pairs in series of 5, so 15 matches at once.
     site.shell(
         "from competition.models import Event\n"
-        f"Event.objects.filter(pk={made['Screen cup']}).update(round_gap={HOLD_S + 1})\n"
+        # (its level series go to the seed at once: the round summary counts the series' games)
+        f"Event.objects.filter(pk={made['Screen cup']})"
+        f".update(round_gap={HOLD_S + 1}, tie_decider='seed')\n"
         f"Event.objects.filter(pk={made['Fifteen at once']}).update(series_length=5)\n"
     )
     return made

@@ -65,7 +65,12 @@ class EventSerializer(serializers.ModelSerializer):
 class StandingSerializer(serializers.Serializer):
     """A row of ``events.services.standings``."""
 
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(help_text="The row's position, 1 first (ties broken).")
+    place = serializers.IntegerField(
+        help_text="The place: tied rows the format does not part share the better one."
+    )
+    joint = serializers.BooleanField(help_text="True when the place is shared.")
+    placing = serializers.CharField(help_text='The place in words: "1st", "joint 5th".')
     bot = serializers.IntegerField()
     name = serializers.CharField()
     owner = serializers.CharField()
@@ -118,6 +123,12 @@ class BracketSlotSerializer(serializers.Serializer):
     walkover = serializers.BooleanField(help_text="Won because the other side withdrew.")
     series = BracketSeriesSerializer(allow_null=True, help_text="Null until scheduled.")
     why = serializers.CharField(help_text="How it was decided, in words (empty until then).")
+    decided_by = serializers.ChoiceField(
+        choices=["", "series", "decider", "seed"],
+        help_text="How its series was settled: in its own games, in a decider game, or on seed "
+        "after every decider allowed was drawn (empty until settled, and for a bye or a "
+        "walkover).",
+    )
 
 
 class BracketRoundSerializer(serializers.Serializer):
@@ -132,7 +143,7 @@ class BracketSerializer(serializers.Serializer):
     event = serializers.IntegerField()
     status = serializers.ChoiceField(choices=EventStatus.choices)
     size = serializers.IntegerField(help_text="Slots of round 1 (0 before seeding).")
-    tie_break = serializers.CharField()
+    tie_break = serializers.CharField(help_text="The event's tie policy, in words.")
     champion = BracketSideSerializer(allow_null=True)
     rounds = BracketRoundSerializer(many=True)
 

@@ -101,6 +101,20 @@ class Format:
         columns to ``rows``. ``source``: the public standings, None for the stored ones."""
         return {b: (r["points"], r["wins"]) for b, r in rows.items()}
 
+    def place_keys(self, keys: dict[int, tuple]) -> dict[int, tuple]:
+        """What two rows must share to share a place ("joint 5th"), head-to-head not parting
+        them: by default the whole sort key (``rank_keys``)."""
+        return keys
+
+    def stage(self, rnd: int | None, entrants: int) -> str:
+        """A round's name for the presenter and the wall: "Round 2" ("" for none)."""
+        return f"Round {rnd}" if rnd else ""
+
+    def tie_notes(self, bracket: dict | None = None) -> list[dict]:
+        """The pairings this event settled on seed, in words, each ``{"round", "text",
+        "bots"}``: what the wall and the notices say (none but in a knockout)."""
+        return []
+
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
         """The rounds played with ``entrants`` entries; None when not known in advance."""
         return None

@@ -1,19 +1,21 @@
-"""Single elimination: seeded by rating, byes to the top seeds, played round by round. A drawn
-series goes by ``pairing.SERIES_TIE_BREAK``; an entry whose bot is inactive when due withdraws
-and its opponent advances by walkover."""
+"""Single elimination: seeded by rating, byes to the top seeds, played round by round. A level
+series is settled by the event's tie policy (``Event.tie_decider``): decider games, one at a time
+with seats swapped, the first won deciding, and the higher seed only when ``decider_games`` of
+them are all drawn (or at once, by the organiser's choice): ``pairing.series_decision``, and
+``tie_reason`` says which in words. An entry whose bot is inactive when due withdraws and its
+opponent advances by walkover."""
 
 from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from competition.events import pairing, scheduling
 from competition.events.formats.base import Format
-from competition.events.pairing import SERIES_TIE_BREAK
 from competition.events.series import Series, load_series, public_series
 from competition.events.standings import Recomputed
-from competition.models import Entry, Event, EventFormat, MatchStatus
+from competition.models import Entry, Event, EventFormat, MatchStatus, TieDecider
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +26,35 @@ class EliminationState:
     rounds: list[list[pairing.Slot]]
     series: dict[tuple[int, int], Series]  # (round, index) -> its series
     walkovers: set[tuple[int, int]]
+    #: (round, index) -> how its finished series stands (``pairing.series_decision``)
+    decisions: dict[tuple[int, int], pairing.Decision] = field(default_factory=dict)
+
+    @property
+    def deciders(self) -> list[tuple[tuple[int, int], int]]:
+        """The level series that play a decider game now: ((round, index), its game number)."""
+        return [(w, d.decider) for w, d in self.decisions.items() if d.decider is not None]
+
+
+def deciders_allowed(event: Event) -> int:
+    """The decider games a level series of ``event`` may play (0: the higher seed at once)."""
+    if event.tie_decider != TieDecider.GAMES:
+        return 0
+    return max(1, event.decider_games)
+
+
+def decision(event: Event, found: Series, seed_of: dict[int, int]) -> pairing.Decision:
+    """How the finished series ``found`` stands by the event's tie policy."""
+    games = []
+    for m in found.matches.values():
+        scores = m["scores"]
+        has = m["status"] in MatchStatus.with_result()
+        games.append(
+            (m["game"], scores.get(found.a) if has else None, scores.get(found.b) if has else None)
+        )
+    length = max(1, event.series_length)
+    return pairing.series_decision(
+        found.a, found.b, games, length, deciders_allowed(event), seed_of
+    )
 
 
 def elimination_state(
@@ -40,6 +71,7 @@ def elimination_state(
     winners: dict[tuple[int, int], int] = {}
     at: dict[tuple[int, int], Series] = {}
     walkovers: set[tuple[int, int]] = set()
+    decisions: dict[tuple[int, int], pairing.Decision] = {}
     while True:
         rounds = pairing.advance(seeds, winners)
         changed = False
@@ -48,11 +80,11 @@ def elimination_state(
             found = by_pair.get((slot.round, frozenset((slot.a, slot.b))))
             if found is not None:
                 at[where] = found
-                if found.complete:
-                    winners[where] = pairing.elimination_winner(
-                        found.a, found.b, found.score_a, found.score_b, seed_of
-                    )
-                    changed = True
+                if found.complete and where not in decisions:
+                    decisions[where] = decision(event, found, seed_of)
+                    if decisions[where].winner is not None:
+                        winners[where] = decisions[where].winner
+                        changed = True
             elif slot.a in withdrawn or slot.b in withdrawn:
                 if slot.a in withdrawn and slot.b not in withdrawn:
                     winners[where] = slot.b
@@ -61,7 +93,7 @@ def elimination_state(
                 walkovers.add(where)
                 changed = True
         if not changed:
-            return EliminationState(seeds, rounds, at, walkovers)
+            return EliminationState(seeds, rounds, at, walkovers, decisions)
 
 
 def due_slots(state: EliminationState) -> list[pairing.Slot]:
@@ -72,7 +104,11 @@ def due_slots(state: EliminationState) -> list[pairing.Slot]:
     if not ready:
         return []
     rnd = min(s.round for s in ready)
-    if any(not found.complete for (r, _i), found in state.series.items() if r < rnd):
+    if any(
+        not found.complete or state.decisions[(r, i)].winner is None
+        for (r, i), found in state.series.items()
+        if r < rnd
+    ):
         return []
     return [s for s in ready if s.round == rnd]
 
@@ -116,24 +152,65 @@ def bracket_series(found: Series, slot) -> dict:
     }
 
 
-def tie_reason(slot: dict) -> str:
-    """Why a bracket slot went the way it did, in words ("" until decided)."""
+def score_text(left: float, right: float) -> str:
+    return f"{left:g}\u2013{right:g}"
+
+
+def drawn_text(count: int) -> str:
+    """ "1 drawn decider", "2 drawn deciders"."""
+    return f"{count} drawn decider{'s' if count != 1 else ''}"
+
+
+def tie_reason(slot: dict, decided: pairing.Decision | None = None) -> str:
+    """Why a bracket slot went the way it did, in words ("" until decided); ``decided``: how
+    its series stands (``pairing.series_decision``), the scores in the slot's side order."""
     winner, a, b = slot["winner"], slot["a"], slot["b"]
     if slot["bye"]:
         return "a bye"
     if winner is None:
+        if decided is not None and decided.decider is not None:
+            left, right = decided.series
+            done = f" after {drawn_text(decided.drawn_deciders)}" if decided.drawn_deciders else ""
+            return f"level {score_text(left, right)}{done}: a decider game is being played"
         return ""
     won, lost = (a, b) if a and winner == a["bot"] else (b, a)
-    if slot["walkover"] or not slot["series"]:
+    if slot["walkover"] or not slot["series"] or decided is None:
         return f"{won['name']} by walkover"
-    left, right = slot["series"]["score"]
-    score = f"{left:g}\u2013{right:g}"
-    if left == right:
+    left, right = decided.series
+    score = score_text(left, right)
+    if decided.how == "decider":
+        if decided.drawn_deciders:
+            return (
+                f"{won['name']} won decider {decided.drawn_deciders + 1} after {score} and "
+                f"{drawn_text(decided.drawn_deciders)}"
+            )
+        return f"{won['name']} won the decider after {score}"
+    if decided.how == "seed":
+        drawn = f" and {drawn_text(decided.drawn_deciders)}" if decided.drawn_deciders else ""
         return (
-            f"drawn {score}: decided on seed, {won['name']} (seed {won['seed']}) over "
-            f"{lost['name']} (seed {lost['seed']})"
+            f"{won['name']} won on seed after {score}{drawn}: seed {won['seed']} over "
+            f"{lost['name']}, seed {lost['seed']}"
         )
     return f"{won['name']} won {score}"
+
+
+def tie_policy(event: Event) -> str:
+    """The event's tie policy in words (the admin's choice: the event page, the API, the wall)."""
+    n = max(1, event.series_length)
+    games = f"a series of {n} games, seats swapped between games" if n > 1 else "one game"
+    won = f"Each pairing plays {games}, won by more total score."
+    seed = "the higher seed (the smaller seed number; seeds follow ratings at the start)"
+    k = deciders_allowed(event)
+    if not k:
+        return f"{won} A level series goes to {seed} at once, with no decider."
+    if k == 1:
+        return (
+            f"{won} A level series plays one decider game; if it is drawn too, {seed} goes through."
+        )
+    return (
+        f"{won} A level series plays decider games, seats swapped, one at a time until one is "
+        f"won, at most {k}; if all {k} are drawn, {seed} goes through."
+    )
 
 
 class SingleElimination(Format):
@@ -166,6 +243,13 @@ class SingleElimination(Format):
                 logger.info(
                     "event %s: %s withdraws (bot %s)", event.pk, entry.bot, entry.bot.status
                 )
+        if state.deciders:  # a level series plays its next decider game at once
+            created = 0
+            for (rnd, _index), game in state.deciders:
+                found = state.series[(rnd, _index)]
+                a, b = by_bot[found.a].bot, by_bot[found.b].bot
+                created += scheduling.create_decider(event, rnd, found.key, a, b, game)
+            return created
         if pairing.champion(state.rounds) is not None:
             scheduling.finish(event)
             return 0
@@ -177,7 +261,10 @@ class SingleElimination(Format):
             created += scheduling.create_series(event, slot.round, a, b)
         return created
 
-    order_text = "Ordered by the round reached, then the better seed."
+    order_text = (
+        "Ordered by the round reached, then the better seed; the bots out in one round share "
+        "a place (the quarter-finals' losers are joint 5th)."
+    )
 
     def rank_keys(self, rows: dict[int, dict], source: Recomputed | None) -> dict[int, tuple]:
         """The round reached (added to the rows), then the better seed."""
@@ -187,6 +274,33 @@ class SingleElimination(Format):
         for bot_id, row in rows.items():
             row["reached"] = found.get(bot_id, 0)
         return {b: (r["reached"], -(r["seed"] or math.inf)) for b, r in rows.items()}
+
+    def place_keys(self, keys: dict[int, tuple]) -> dict[int, tuple]:
+        """The round reached alone: the losers of one round share a place (the quarter-finals'
+        are joint 5th); the seed orders them in the table, it places none above another."""
+        return {b: k[:1] for b, k in keys.items()}
+
+    def stage(self, rnd: int | None, entrants: int) -> str:
+        if not rnd or entrants < 2:
+            return super().stage(rnd, entrants)
+        total = pairing.bracket_size(entrants).bit_length() - 1
+        return pairing.round_name(rnd, total)
+
+    def tie_notes(self, bracket: dict | None = None) -> list[dict]:
+        """The slots decided on seed, from ``bracket`` (``bracket``'s view; read if None)."""
+        view = bracket if bracket is not None else self.bracket(load_series(self.event))
+        if view is None:
+            return []
+        return [
+            {
+                "round": rnd["name"],
+                "text": f"{rnd['name']}: {slot['why']}",
+                "bots": [slot["a"]["bot"], slot["b"]["bot"]],
+            }
+            for rnd in view["rounds"]
+            for slot in rnd["slots"]
+            if slot.get("decided_by") == "seed"
+        ]
 
     def total_rounds(self, entrants: int, bracket: dict | None) -> int | None:
         return len(bracket["rounds"]) if bracket is not None else None
@@ -201,7 +315,7 @@ class SingleElimination(Format):
             "event": event.pk,
             "status": event.status,
             "size": 0,
-            "tie_break": SERIES_TIE_BREAK,
+            "tie_break": tie_policy(event),
             "champion": None,
             "rounds": [],
         }
@@ -229,7 +343,11 @@ class SingleElimination(Format):
 
     @staticmethod
     def _slot(state: EliminationState, slot: pairing.Slot, side) -> dict:
-        found = state.series.get((slot.round, slot.index))
+        where = (slot.round, slot.index)
+        found = state.series.get(where)
+        decided = state.decisions.get(where)
+        if decided is not None and found is not None and slot.a != found.a:
+            decided = replace(decided, series=decided.series[::-1])  # the slot's side order
         view = {
             "index": slot.index,
             "a": side(slot.a),
@@ -238,6 +356,8 @@ class SingleElimination(Format):
             "bye": slot.bye,
             "walkover": (slot.round, slot.index) in state.walkovers,
             "series": None if found is None else bracket_series(found, slot),
+            # how its series went: "series", "decider", "seed" ("" until decided, or a walkover)
+            "decided_by": decided.how if decided is not None else "",
         }
-        view["why"] = tie_reason(view)
+        view["why"] = tie_reason(view, decided)
         return view

@@ -7,9 +7,9 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 SERIES_TIE_BREAK = (
-    "A series is won by the entry with more total score over its games; "
-    "in single elimination a drawn series (equal totals) is won by the higher seed "
-    "(the smaller seed number; seeds follow ratings at the start)."
+    "A series is won by the entry with more total score over its games; in single elimination "
+    "a level series (equal totals) is settled by the event's tie policy: decider games, or the "
+    "higher seed (the smaller seed number; seeds follow ratings at the start)."
 )
 
 
@@ -96,3 +96,43 @@ def rank(
         out.extend(group)
         i = j
     return out
+
+
+def places(
+    order: Sequence[Hashable],
+    keys: Mapping[Hashable, tuple],
+    results: Sequence[SeriesResult],
+) -> dict[Hashable, tuple[int, bool]]:
+    """Each entry of ``order`` (``rank``'s, best first): (its place, shared). Entries next to
+    each other with equal ``keys`` that head-to-head does not tell apart share the better place
+    ("joint 5th"); the name, ``rank``'s last resort, separates nobody."""
+    out: dict[Hashable, tuple[int, bool]] = {}
+    i = 0
+    while i < len(order):
+        j = i
+        while j < len(order) and keys[order[j]] == keys[order[i]]:
+            j += 1
+        group = list(order[i:j])
+        h2h = head_to_head(results, group) if len(group) > 1 else {group[0]: 0.0}
+        k = 0
+        while k < len(group):
+            m = k
+            while m < len(group) and h2h[group[m]] == h2h[group[k]]:
+                m += 1
+            for e in group[k:m]:
+                out[e] = (i + k + 1, m - k > 1)
+            k = m
+        i = j
+    return out
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st..."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{({1: 'st', 2: 'nd', 3: 'rd'}).get(n % 10, 'th')}"
+
+
+def placing(place: int, joint: bool) -> str:
+    """A place in words: "5th", or "joint 5th" when shared."""
+    return f"joint {ordinal(place)}" if joint else ordinal(place)

@@ -99,6 +99,48 @@ def elimination_winner(
     return a if seed_of[a] <= seed_of[b] else b
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """How a finished series of a knockout stands: ``winner`` None while a decider game is due
+    (``decider`` is its game number). ``how``: "series" (won in the series' games), "decider"
+    (won in a decider game), "seed" (level after every decider allowed: the higher seed)."""
+
+    winner: Hashable | None
+    how: str
+    series: tuple[float, float]  # the series' own games: total scores of a and b
+    drawn_deciders: int = 0
+    decider: int | None = None
+
+
+def series_decision(
+    a: Hashable,
+    b: Hashable,
+    games: Sequence[tuple[int, float | None, float | None]],
+    length: int,
+    deciders: int,
+    seed_of: Mapping[Hashable, int],
+) -> Decision:
+    """Who goes through a series of ``a`` and ``b`` whose ``games`` ((game number, score of a,
+    score of b), None for a game with no result) are all over: the more total score over its
+    ``length`` games; level, each decider game (numbered from ``length``) in order, the first
+    one won deciding; level after ``deciders`` of them (0: none played), the higher seed."""
+    series = (
+        sum(x or 0.0 for g, x, _ in games if g < length),
+        sum(y or 0.0 for g, _, y in games if g < length),
+    )
+    if series[0] != series[1]:
+        return Decision(a if series[0] > series[1] else b, "series", series)
+    extra = sorted(game for game in games if game[0] >= length)
+    drawn = 0
+    for _g, x, y in extra:
+        if x is not None and y is not None and x != y:
+            return Decision(a if x > y else b, "decider", series, drawn)
+        drawn += x is not None and y is not None
+    if len(extra) < deciders:
+        return Decision(None, "", series, drawn, length + len(extra))
+    return Decision(a if seed_of[a] <= seed_of[b] else b, "seed", series, drawn)
+
+
 def round_name(round_number: int, total_rounds: int) -> str:
     left = total_rounds - round_number
     return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(left, f"Round {round_number}")

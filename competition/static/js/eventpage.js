@@ -53,7 +53,7 @@ function applyStandings(table, rows) {
   for (const row of rows) {
     const tr = byBot.get(String(row.bot));
     if (!tr) continue;
-    tr.cells[0].textContent = unranked(row) ? "–" : row.rank;
+    tr.cells[0].textContent = unranked(row) ? "–" : row.joint ? row.placing : row.place ?? row.rank;
     const points = tr.querySelector("[data-points]");
     if (points) points.textContent = pointsText(row.points);
     const rating = tr.querySelector("[data-rating]");

@@ -6,7 +6,7 @@
 // − change the pace, ? shows the keys. The page reads staff-only data (the viewer JSON and
 // the turns API, which show hidden matches to staff only).
 
-import { isDone, namesOf, resultText } from "./common.js";
+import { isDone, namesOf } from "./common.js";
 
 const config = JSON.parse(document.getElementById("present-config").textContent);
 const $ = (id) => document.getElementById(id);
@@ -77,10 +77,15 @@ function draw(entry) {
     forward: true,
   });
   const current = config.matches[state.cursor];
+  // between the names: where the match stands in the event (a knockout's round by its name,
+  // else "Round 2"), never "final" for a result; the board says the result, once
+  const where = [current.stage, current.game].filter(Boolean).join(" · ");
   $("p-status").textContent = final
-    ? "final"
-    : `${current.round ? `round ${current.round} · ` : ""}turn ${n}${state.playing ? "" : " · paused"}`;
-  $("p-foot").textContent = final ? resultText(entry.viewer.match, entry.turns[n - 1], names) || "" : "";
+    ? `${where ? `${where} · ` : ""}result`
+    : `${where ? `${where} · ` : ""}turn ${n}${state.playing ? "" : " · paused"}`;
+  // under the board (every renderer draws the result on it): what the result did to its
+  // series once it settled it ("B won on seed after 1–1 and 3 drawn deciders")
+  $("p-foot").textContent = final ? current.after || "" : "";
 }
 
 function card(title, sub = "") {

@@ -208,7 +208,9 @@ class Pane {
     const stage = stageOf(this.match);
     this.root.dataset.stage = stage;
     this.why.textContent = done ? (stage ? `${stage} · RESULT` : "RESULT") : stage ? `● LIVE · ${stage}` : "● LIVE";
-    this.info.textContent = done ? resultText(this.match, this.turns[n - 1], names, this.config?.illegal) || "" : `turn ${n}${this.match.round ? ` · ${roundLabel(this.match.round)}` : ""}`;
+    // the board draws the result (every renderer's banner): the foot says it no second time
+    const round = this.match.round ? ` · ${roundLabel(this.match.round)}` : "";
+    this.info.textContent = done ? `${n} turn${n === 1 ? "" : "s"}${round}` : `turn ${n}${round}`;
     this.root.classList.toggle("ended", done);
     this.root.dataset.status = this.match.status;
     this.root.dataset.turns = String(n);
@@ -552,23 +554,50 @@ function renderBracket(bracket) {
         row.append(el("span", "nm", sideName(side)), el("span", "sc", slot.bye ? "" : score));
         div.append(row);
       });
+      // how a level series went, in words on the wall: a decider, or the seed after them
+      const note = slot.decided_by === "seed" ? "on seed" : slot.decided_by === "decider" ? "won a decider"
+        : !slot.winner && slot.why ? "decider playing" : "";
+      if (note) div.append(el("div", `note${slot.decided_by === "seed" ? " seed" : ""}`, note));
       slots.append(div);
     }
     box.append(col);
   }
 }
 
+/** The pairings settled on seed, said in full (``show.ties``): under the results and the
+ *  podium, so that nobody reads a seed's win as one earned in play. */
+function renderTies(id, ties) {
+  const box = $(id);
+  box.replaceChildren();
+  box.hidden = !ties?.length;
+  if (!ties?.length) return;
+  box.append(el("span", "lead", `Settled on seed (every game drawn): `));
+  box.append(el("span", "", ties.join(" · ")));
+}
+
 function renderPodium(podium) {
   const steps = $("steps");
   steps.replaceChildren();
-  const order = [1, 0, 2]; // second, first, third
-  for (const i of order) {
-    const row = podium.top[i];
-    if (!row) continue;
-    const step = el("div", `bs-step p${i + 1}`);
-    const what = state.show?.elimination ? (i === 0 ? "champion" : row.reached ? `reached round ${row.reached}` : "")
+  // the steps by place: a shared place ("joint 3rd": a knockout's two semi-final losers) is
+  // one step with every name on it
+  const byPlace = new Map();
+  podium.top.forEach((row, i) => {
+    const place = row.place ?? i + 1;
+    if (place <= 3) byPlace.set(place, [...(byPlace.get(place) || []), row]);
+  });
+  const places = [...byPlace.keys()].sort((a, b) => a - b).slice(0, 3);
+  const order = [places[1], places[0], places[2]].filter((p) => p !== undefined); // second, first, third
+  for (const place of order) {
+    const rows = byPlace.get(place);
+    const row = rows[0];
+    const height = places.indexOf(place) + 1;
+    const step = el("div", `bs-step p${height}${rows.length > 1 ? " joint" : ""}`);
+    const what = rows.length > 1 ? row.placing
+      : state.show?.elimination ? (place === 1 ? "champion" : row.reached ? `reached round ${row.reached}` : "")
       : `${Number.isInteger(row.points) ? row.points : row.points.toFixed(1)} pts`;
-    step.append(el("div", "who", row.name), el("div", "what", what), el("div", "block", i + 1));
+    const who = el("div", "who");
+    rows.forEach((r) => who.append(el("span", "", r.name)));
+    step.append(who, el("div", "what", what), el("div", "block", place));
     steps.append(step);
   }
   const tall = portrait();
@@ -576,6 +605,7 @@ function renderPodium(podium) {
     const first = who.parentElement.classList.contains("p1");
     fitText(who, tall ? (first ? 1.3 : 1.1) : first ? 2.2 : 1.6, 1);
   }
+  renderTies("podium-ties", state.show?.ties);
   const final = podium.final;
   $("final").hidden = !final;
   if (final) {
@@ -612,9 +642,13 @@ function renderStandings() {
       name.prepend(tag, " ");
     }
     const record = state.show?.many ? placings(row) : `${row.wins}–${row.draws}–${row.losses}`;
-    div.append(el("span", "rk", row.games === 0 ? "–" : row.rank), name, el("span", "pt", points), el("span", "wdl", record));
+    // a shared place: "=5" in the narrow column, "joint 5th" said to a screen reader
+    const rank = el("span", "rk", row.games === 0 ? "–" : row.joint ? `=${row.place}` : row.place ?? row.rank);
+    if (row.joint && row.games) rank.setAttribute("aria-label", row.placing);
+    div.append(rank, name, el("span", "pt", points), el("span", "wdl", record));
     table.append(div);
   }
+
   fitStandings();
   document.body.dataset.standingsGames = String(state.standings.reduce((s, r) => s + r.games, 0));
 }
@@ -666,7 +700,8 @@ function fitStandings() {
   table.style.gridTemplateColumns = `repeat(${chosen.cols}, minmax(0, 1fr))`;
   table.style.gridTemplateRows = `repeat(${chosen.rows}, minmax(0, ${chosen.rowEm}em))`;
   table.dataset.cols = String(chosen.cols);
-  const legend = state.show?.many ? "pts · placings" : "pts · W–D–L";
+  const joint = state.standings.some((row) => row.joint && row.games) ? " · = joint place" : "";
+  const legend = `${state.show?.many ? "pts · placings" : "pts · W–D–L"}${joint}`;
   $("standings-legend").textContent = table.dataset.page ? `${table.dataset.page} · ${legend}` : legend;
 }
 
@@ -908,6 +943,7 @@ function applyShow(show) {
   state.show = show;
   renderResults(show.results);
   renderBracket(show.bracket);
+  renderTies("summary-ties", show.ties);
   // a format of rounds sums each up; a ladder (no total: continuous) keeps its wall
   if (!first && completed !== null && completed !== state.summed && show.rounds.total !== null) {
     state.summaryRound = completed;

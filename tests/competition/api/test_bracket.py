@@ -17,7 +17,8 @@ from tests.factories import make_bots, make_event, make_owner, play_all
 def test_it_serves_the_elimination_bracket_to_anyone():
     owner = make_owner()
     bots = make_bots(owner, n=4)
-    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION)
+    # (a drawn series goes to the seed: three matches)
+    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION, tie_decider="seed")
     client = APIClient()
     before = client.get(f"/api/events/{event.pk}/bracket/")
     # It should answer the bracket before any match, with no champion yet.

@@ -126,7 +126,9 @@ def test_it_runs_a_swiss_event_of_eight_bots_round_by_round():
 def test_it_runs_a_single_elimination_of_eight_bots_with_series_of_two():
     owner = make_owner()
     bots = make_bots(owner)
-    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION, series_length=2)
+    event = make_event(
+        owner, bots, EventFormat.SINGLE_ELIMINATION, series_length=2, tie_decider="seed"
+    )
     # It should schedule the four quarter-finals (two games each) only.
     assert events.start_event(event) == 8
     assert play_all() == 14
@@ -252,7 +254,9 @@ def test_it_breaks_round_robin_ties_by_wins_then_head_to_head_then_name():
 def test_it_lets_the_higher_seed_through_a_drawn_elimination_series():
     owner = make_owner()
     top, low = make_bots(owner, 2)
-    event = make_event(owner, [top, low], EventFormat.SINGLE_ELIMINATION, series_length=2)
+    event = make_event(
+        owner, [top, low], EventFormat.SINGLE_ELIMINATION, series_length=2, tie_decider="seed"
+    )
     assert events.start_event(event) == 2
     games = series_of(event)[frozenset((top.pk, low.pk))]
     # one game each: seat 0 wins both times, and seats alternate

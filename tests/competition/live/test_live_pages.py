@@ -58,7 +58,10 @@ async def test_it_sends_the_home_page_each_games_running_count_as_matches_start_
 async def test_it_sends_an_elimination_its_bracket_after_each_result():
     owner = await sync_to_async(make_owner)()
     bots = await sync_to_async(make_bots)(owner, n=4)
-    event = await sync_to_async(make_event)(owner, bots, EventFormat.SINGLE_ELIMINATION)
+    # (a drawn series goes to the seed: three results, one bracket after each)
+    event = await sync_to_async(make_event)(
+        owner, bots, EventFormat.SINGLE_ELIMINATION, tie_decider="seed"
+    )
     comm, snapshot = await connect(f"/ws/events/{event.pk}/")
     # It should put the bracket in the snapshot (a reconnecting page redraws it).
     assert snapshot["bracket"]["champion"] is None

@@ -102,18 +102,20 @@ def test_it_tells_an_organisers_event_start_and_end_once_per_owner_naming_the_bo
     event.refresh_from_db()
     assert event.status == EventStatus.FINISHED
     notify.flush()
-    places = {row["name"]: row["rank"] for row in events.placings(event)}
+    table = events.placings(event)
+    places = {row["name"]: row["rank"] for row in table}
+    placings = {row["name"]: row["placing"] for row in table}
     (ended,) = notices(world["ann"], NotificationKind.EVENT_ENDED)
     # It should tell ann the end once, with each of her bots' placings, best first.
     mine = sorted(ANN_BOTS, key=lambda name: places[name])
     assert (
         ended.text
         == "Club cup ended: "
-        + ", ".join(f"{name} placed {places[name]} of 6" for name in mine)
+        + ", ".join(f"{name} placed {placings[name]} of 6" for name in mine)
         + "."
     )
     (bobs,) = notices(world["bob"], NotificationKind.EVENT_ENDED)
-    assert bobs.text == f"Club cup ended: bob-1 placed {places['bob-1']} of 6."
+    assert bobs.text == f"Club cup ended: bob-1 placed {placings['bob-1']} of 6."
     # It should send one mail of each, not one per bot.
     for label in ("Event started", "Event ended"):
         assert len(mails_to(smtp, world["ann"], label)) == 1, label

@@ -36,6 +36,16 @@ def test_it_shows_the_bracket_the_champion_and_a_tie_decided_on_seed():
         win(event, bots[slot["a"]["bot"]], bots[slot["b"]["bot"]], 1)
     first, other = (bots[slot["a"]["bot"]] for slot in semis)
     draw(event, first, other, 2)
+    # It should play the level final's decider games one at a time, seats swapped (the
+    # default policy: at most 3), and only then let the higher seed through.
+    for decider in range(3):
+        assert events.bracket_view(event)["champion"] is None
+        (queued,) = [
+            m for m in series_of(event, 2)[frozenset((first.pk, other.pk))] if m.status == "queued"
+        ]
+        assert queued.game_in_series == 1 + decider
+        assert queued.participants.get(seat=0).bot_id == (first.pk if decider % 2 else other.pk)
+        decide(queued, 0.5)
     page = Client().get(f"/events/{event.pk}/")
     shown = text(page.content.decode())
     champion = events.bracket_view(event)["champion"]
@@ -45,9 +55,11 @@ def test_it_shows_the_bracket_the_champion_and_a_tie_decided_on_seed():
     assert seeds[winner.pk] < seeds[loser.pk]
     assert f"Champion: {winner.name} (seed {seeds[winner.pk]})" in shown
     assert (
-        f"drawn 0.5{DASH}0.5: decided on seed, {winner.name} (seed {seeds[winner.pk]}) over "
-        f"{loser.name} (seed {seeds[loser.pk]})"
+        f"{winner.name} won on seed after 0.5{DASH}0.5 and 3 drawn deciders: seed "
+        f"{seeds[winner.pk]} over {loser.name}, seed {seeds[loser.pk]}"
     ) in shown
+    # It should say the tie policy in words above the bracket.
+    assert "A level series plays decider games, seats swapped" in shown and "at most 3" in shown
     assert f"{first.name} won 1{DASH}0" in shown and "round 2 of 2" in shown
     # It should rank by the round reached, not by a points column that reads as wrong.
     assert "Pts" not in shown and [r["bot"] for r in page.context["snap"]["standings"]][:2] == [winner.pk, loser.pk]  # fmt: skip
@@ -84,9 +96,9 @@ def test_it_shows_the_round_of_a_round_robin_and_a_ladder():
 #: the standings, live and upcoming markup as the template wrote them from the snapshot
 #: itself (filters, ``{% url %}`` and number localization per cell), before the rows were
 #: prepared as text (``rows.standing_rows``, ``rows.live_rows``); a bot with no game counted
-#: has no place yet (a dash)
+#: has no place yet (a dash), a shared place is said in words ("joint 3rd")
 FROM_SNAPSHOT = """{% for row in snap.standings %}<tr data-bot="{{ row.bot }}">
-    <td class="num">{% if row.games %}{{ row.rank }}{% else %}\N{EN DASH}{% endif %}</td><td><a href="{% url 'bot-detail' row.bot %}">{{ row.name }}</a></td>
+    <td class="num">{% if not row.games %}\N{EN DASH}{% elif row.joint %}{{ row.placing }}{% else %}{{ row.place }}{% endif %}</td><td><a href="{% url 'bot-detail' row.bot %}">{{ row.name }}</a></td>
     {% if bracket %}<td data-reached>{% if bracket.champion and bracket.champion.bot == row.bot %}champion{% elif row.reached %}round {{ row.reached }}{% endif %}</td><td class="num">{{ row.seed|default_if_none:"" }}</td>{% else %}{% if ranks_by_rating %}<td class="num" data-rating>{{ row.rating.ordinal|floatformat:2 }}</td>{% endif %}<td class="num" data-points>{{ row.points|floatformat:"-1" }}</td>{% if swiss %}<td class="num" data-buchholz>{{ row.buchholz|floatformat:"-1" }}</td>{% endif %}{% endif %}
     <td class="num">{{ row.wins }}</td><td class="num">{{ row.draws }}</td><td class="num">{{ row.losses }}</td><td class="num hide-narrow">{{ row.games }}</td><td class="hide-narrow">{{ row.owner }}</td>
   </tr>{% empty %}<tr><td colspan="9" class="muted">No entries.</td></tr>{% endfor %}
@@ -106,7 +118,7 @@ def test_it_prints_standings_and_live_rows_as_the_snapshot_template_did(settings
     bots = make_bots(owner, 4)
     pages = []
     for fmt in (EventFormat.SINGLE_ELIMINATION, EventFormat.SWISS, EventFormat.ROUND_ROBIN, EventFormat.LADDER):  # fmt: skip
-        event = make_event(owner, bots, fmt)
+        event = make_event(owner, bots, fmt, tie_decider="seed")  # a drawn series: no decider
         events.start_event(event)
         played = {EventFormat.LADDER: (), EventFormat.SINGLE_ELIMINATION: (1, 2)}.get(fmt, (1,))
         for rnd in played:  # a draw, then wins for seat 0 (the elimination to its champion)

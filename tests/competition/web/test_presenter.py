@@ -73,6 +73,7 @@ def setup_final(fmt=EventFormat.SINGLE_ELIMINATION, entries: int = 4, series_len
         game=GAME,
         format=fmt,
         series_length=series_length,
+        tie_decider="seed",  # a drawn final goes to the seed: three matches
         hide_results=True,
         created_by=staff,
     )

@@ -27,7 +27,7 @@ def show(event) -> dict:
 def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     owner = make_owner()
     bots = make_bots(owner, 4)
-    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION)
+    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION, tie_decider="seed")
     events.start_event(event)
     by_id = {b.pk: b for b in bots}
     # It should know the rounds before any result, and sum up nothing yet.
@@ -50,9 +50,11 @@ def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     draw(event, *finalists, 2)
     end = Client().get(f"/events/{event.pk}/screen.json").json()
     podium = end["show"]["podium"]
-    # It should crown the top three of the standings and link the final's replay, QR code too.
+    # It should crown the top three places of the standings (the two semi-final losers joint
+    # 3rd) and link the final's replay, QR code too.
     assert end["event"]["status"] == "finished" and end["show"]["rounds"]["completed"] == 2
-    assert [r["name"] for r in podium["top"]] == [r["name"] for r in end["standings"][:3]]
+    assert [r["name"] for r in podium["top"]] == [r["name"] for r in end["standings"]]
+    assert [r["placing"] for r in podium["top"]] == ["1st", "2nd", "joint 3rd", "joint 3rd"]
     assert podium["top"][0]["name"] == end["show"]["bracket"]["champion"]["name"]
     final = Match.objects.get(pk=podium["final"]["match"]["id"])
     assert final.event_id == event.pk and final.round == 2

@@ -127,6 +127,16 @@ def reached(state: EliminationState) -> dict[int, int]:
     return found
 
 
+def knocked_out(state: EliminationState) -> set[int]:
+    """The entrants who lost a series (the champion and the bots still in are not)."""
+    return {
+        slot.b if slot.winner == slot.a else slot.a
+        for r in state.rounds
+        for slot in r
+        if slot.winner is not None and slot.a is not None and slot.b is not None
+    }
+
+
 def bracket_series(found: Series, slot) -> dict:
     """A bracket slot's ``series``, its score in the slot's side order."""
     statuses = [m["status"] for m in found.matches.values()]
@@ -271,14 +281,18 @@ class SingleElimination(Format):
         loaded = load_series(self.event) if source is None else public_series(self.event)
         state = elimination_state(self.event, scheduling.entries(self.event), loaded)
         found = reached(state) if state else {}
+        gone = knocked_out(state) if state else set()
         for bot_id, row in rows.items():
             row["reached"] = found.get(bot_id, 0)
-        return {b: (r["reached"], -(r["seed"] or math.inf)) for b, r in rows.items()}
+        return {
+            b: (r["reached"], int(b not in gone), -(r["seed"] or math.inf)) for b, r in rows.items()
+        }
 
     def place_keys(self, keys: dict[int, tuple]) -> dict[int, tuple]:
         """The round reached alone: the losers of one round share a place (the quarter-finals'
-        are joint 5th); the seed orders them in the table, it places none above another."""
-        return {b: k[:1] for b, k in keys.items()}
+        are joint 5th); the seed orders them in the table, it places none above another. The
+        bots still in have no place yet to share: each keeps its own (the seed's order)."""
+        return {b: k if k[1] else k[:2] for b, k in keys.items()}
 
     def stage(self, rnd: int | None, entrants: int) -> str:
         if not rnd or entrants < 2:

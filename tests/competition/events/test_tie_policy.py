@@ -96,6 +96,25 @@ def test_it_plays_a_decider_that_is_won_and_never_uses_the_seed():
 
 
 @pytest.mark.django_db
+def test_it_gives_the_bots_still_in_no_shared_place_mid_event():
+    owner = make_owner()
+    bots = make_bots(owner, 4)
+    event = make_event(owner, bots, EventFormat.SINGLE_ELIMINATION)
+    events.start_event(event)
+    for games in series_of(event, 1).values():
+        decide(games[0], 1.0)  # seat 0 wins each semi-final
+    table = events.standings(refreshed(event))
+    out = [row for row in table if row["reached"] == 1]
+    still_in = [row for row in table if row["reached"] == 2]
+    # It should rank the two finalists above the semi-finals' losers, each with a place of
+    # its own (nobody is "joint 1st" while the final is to play) ...
+    assert len(still_in) == 2 and [row["placing"] for row in table[:2]] == ["1st", "2nd"]
+    assert {row["bot"] for row in table[:2]} == {row["bot"] for row in still_in}
+    # ... and the two out of it joint 3rd already.
+    assert [row["placing"] for row in out] == ["joint 3rd", "joint 3rd"]
+
+
+@pytest.mark.django_db
 def test_it_lets_the_seed_through_at_once_when_the_organiser_chose_so():
     owner = make_owner()
     top, low = make_bots(owner, 2)

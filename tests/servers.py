@@ -175,6 +175,12 @@ class Inbox:
         self.mails.append((envelope.rcpt_tos, message_from_bytes(envelope.content)))
         return "250 Message accepted for delivery"
 
+    @staticmethod
+    def kind(mail) -> str:
+        """What a mail tells of (the notice kind's label, its body's first line; the subject
+        is the notice's own sentence)."""
+        return mail.get_payload(decode=True).decode().split("\n", 1)[0].strip()
+
     def texts(self) -> list[str]:
         """Each mail's subject and body, as one string."""
         return [

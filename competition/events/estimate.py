@@ -122,22 +122,29 @@ def expected(
 
 
 def _past(event: Event) -> list[tuple[int, float]]:
-    ended = Match.objects.filter(
-        status__in=MatchStatus.with_result(),
-        started__isnull=False,
-        finished__isnull=False,
-        turn_count__gt=0,
-    ).order_by("-finished")
-    rows = list(
-        ended.filter(event=event).values_list("turn_count", "started", "finished")[:HISTORY]
-    )
+    """(turns, seconds) of the event's latest ended matches, or its game's when the event has
+    too few: the latest ``HISTORY`` rows by an index range (``match_event_finished``, the
+    game's index by id), those with a result and turns kept, so the cost is the same at any
+    history (matches without turns or a start cannot make the walk longer)."""
+    fields = ("turn_count", "started", "finished", "status")
+    ended = Match.objects.filter(finished__isnull=False)
+    own = ended.filter(event=event).order_by("-finished").values_list(*fields)
+    rows = _timed(own[:HISTORY])
     if len(rows) < OWN_ENOUGH:
-        rows += list(
-            ended.filter(game=event.game)
-            .exclude(event=event)
-            .values_list("turn_count", "started", "finished")[: HISTORY - len(rows)]
-        )
-    return [(turns, (end - start).total_seconds()) for turns, start, end in rows]
+        # the game's newest by id: a backward walk of the game's index, not a sort of them all
+        others = ended.filter(game=event.game).exclude(event=event).order_by("-id")
+        rows += _timed(others.values_list(*fields)[:HISTORY])[: HISTORY - len(rows)]
+    return rows
+
+
+def _timed(rows) -> list[tuple[int, float]]:
+    """The (turns, seconds) of ``rows`` that ended with a result after some turns."""
+    done = set(MatchStatus.with_result())
+    return [
+        (turns, (end - start).total_seconds())
+        for turns, start, end, status in rows
+        if status in done and start is not None and turns > 0
+    ]
 
 
 def _move_ms(bot_ids: list[int]) -> float:

@@ -213,6 +213,11 @@ class Battleship(Game):
             sequential_greetings=True,
         )
 
+    def turn_limit(self, options: dict) -> int | None:
+        """A shot a turn, each seat at most once at each cell of the other's grid."""
+        opts = self.resolve_options(options)
+        return 2 * opts["width"] * opts["height"]
+
     def initial_state(self, *, seed: int, options: dict | None = None) -> State:
         options = self.resolve_options(options)
         fleets = []

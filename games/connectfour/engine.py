@@ -114,6 +114,10 @@ class ConnectFour(Game):
             sequential_greetings=True,
         )
 
+    def turn_limit(self, options: dict) -> int | None:
+        """A disc a turn, one a cell: the board's 42 at most."""
+        return ROWS * COLS
+
     def initial_state(self, *, seed: int, options: dict | None = None) -> State:
         return State((-1,) * (ROWS * COLS), (), None, None, self.resolve_options(options))
 

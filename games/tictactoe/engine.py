@@ -97,6 +97,10 @@ class TicTacToe(Game):
             sequential_greetings=True,
         )
 
+    def turn_limit(self, options: dict) -> int | None:
+        """A move a turn, one a cell: nine at most."""
+        return 9
+
     def initial_state(self, *, seed: int, options: dict | None = None) -> State:
         return State(
             cells=(-1,) * 9, moves=(), winner=None, line=None, options=self.resolve_options(options)

@@ -380,6 +380,10 @@ class Tiles(Game):
 
     # -- the state machine ------------------------------------------------------------
 
+    def turn_limit(self, options: dict) -> int | None:
+        """Its ``max_moves`` (a move a turn), or None when the game has no cap of moves."""
+        return self.resolve_options(options)["max_moves"]
+
     def initial_state(self, *, seed: int, options: dict | None = None) -> TilesState:
         resolved = self.resolve_options(options)
         if resolved["board"] is not None:

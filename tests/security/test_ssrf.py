@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import asyncio.selector_events
+import html
 import ipaddress
 import socket
 import threading
@@ -26,12 +27,16 @@ from django.test import AsyncClient, Client
 from rest_framework.test import APIClient
 
 from bots import egress
+from bots.faults import FaultCode, explain
 from competition.matches import history
 from competition.models import Match, Turn
 from competition.models.bots import Bot, EndpointKind
 from competition.runners.play import run_match
 from tests.helpers import StubResolver
 from tests.security.spellings import SPELLINGS, bot_url
+
+#: what the bot page says of a test call the egress policy refused (its words, not its code)
+DENIED_SAID = html.escape(explain(FaultCode.DENIED))
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -257,7 +262,7 @@ def test_it_refuses_the_reported_fullwidth_url_everywhere_and_never_shows_the_re
     # It should refuse a stored bot with that URL when test-called and when playing.
     bot = stored_bot(owner, url)
     page = call_bot(owner, bot)
-    assert "Fault: denied" in page and SECRET.decode() not in page
+    assert DENIED_SAID in page and SECRET.decode() not in page
     turns = play_match(owner, bot)
     assert turns and turns[0].faults[0] == "denied"
     assert SECRET.decode() not in repr([(t.details, t.logs) for t in turns])
@@ -309,7 +314,7 @@ def test_it_refuses_every_unicode_and_idna_spelling_through_every_entry_point(
     # It should refuse it again when a stored bot is test-called or plays a match.
     bot = stored_bot(owner, url)
     page = call_bot(owner, bot)
-    assert "Fault: denied" in page, label
+    assert DENIED_SAID in page, label
     turns = play_match(owner, bot)
     assert turns and turns[0].faults[0] == "denied", (label, turns[0].faults, turns[0].details)
     # It should never have connected to the canary, nor anywhere else.

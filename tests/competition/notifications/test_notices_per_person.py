@@ -42,7 +42,7 @@ def notices(who, kind) -> list[Notification]:
 
 
 def mails_to(smtp, who, label: str) -> list:
-    return [m for to, m in smtp.mails if to == [who.email] and label in m["Subject"]]
+    return [m for to, m in smtp.mails if to == [who.email] and smtp.kind(m) == label]
 
 
 @pytest.mark.django_db(transaction=True)

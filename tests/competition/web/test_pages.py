@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
 
+from bots.faults import FaultCode, explain
 from competition.matches.lifecycle import create_match
 from competition.models import Entry, Event, Match, MatchStatus, Participant, Rating
 from competition.models.bots import Bot, BotStatus, EndpointKind
@@ -239,7 +240,10 @@ async def test_it_reports_a_fault_on_a_test_call(users, allow_loopback, async_cl
         # It should allow one test call every few seconds per user (each is a real request).
         await async_client.post(f"/bots/{bot.pk}/test")
         again = (await async_client.get(f"/bots/{bot.pk}/")).content.decode()
-    assert "Fault: http_status" in page and "&lt;html&gt;oops&lt;/html&gt;" in page
+    assert (
+        html.escape(explain(FaultCode.HTTP_STATUS)) in page
+        and "&lt;html&gt;oops&lt;/html&gt;" in page
+    )
     assert "One test call every" in again and "test-result" not in again
 
 

@@ -24,6 +24,11 @@ def show(event) -> dict:
     return response.json()["show"]
 
 
+def progress(shown: dict) -> dict:
+    """The rounds' progress in ``shown`` (the estimate and its start apart)."""
+    return {k: shown["rounds"][k] for k in ("current", "total", "completed", "next_at")}
+
+
 def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     owner = make_owner()
     bots = make_bots(owner, 4)
@@ -32,7 +37,12 @@ def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     by_id = {b.pk: b for b in bots}
     # It should know the rounds before any result, and sum up nothing yet.
     first = show(event)
-    assert first["rounds"] == {"current": 1, "total": 2, "completed": None, "next_at": None}
+    assert progress(first) == {"current": 1, "total": 2, "completed": None, "next_at": None}
+    # It should give the round's expected duration from tic-tac-toe's nine turns at most.
+    assert (
+        first["rounds"]["estimate"]["text"]
+        and "turn limit is 9" in (first["rounds"]["estimate"]["basis"])
+    )
     assert first["results"] == [] and first["podium"] is None and first["elimination"] is True
     semis = first["bracket"]["rounds"][0]["slots"]
     win(event, by_id[semis[0]["a"]["bot"]], by_id[semis[0]["b"]["bot"]], 1)
@@ -41,7 +51,8 @@ def test_it_sums_up_a_round_once_all_its_matches_ended_then_crowns_the_podium():
     win(event, by_id[semis[1]["a"]["bot"]], by_id[semis[1]["b"]["bot"]], 1)
     after = show(event)
     # It should then list the round's results, with the bracket's first round decided.
-    assert after["rounds"] == {"current": 2, "total": 2, "completed": 1, "next_at": None}
+    assert progress(after) == {"current": 2, "total": 2, "completed": 1, "next_at": None}
+    assert after["rounds"]["started_at"] is None  # no match of round 2 started yet: no countdown
     assert [m["round"] for m in after["results"]] == [1, 1]
     assert all(m["status"] == "finished" for m in after["results"])
     assert all(s["winner"] for s in after["bracket"]["rounds"][0]["slots"])

@@ -95,7 +95,7 @@ def test_it_ends_an_event_page_opened_before_the_start_as_a_fresh_load_shows_it(
     page.evaluate("() => { window.notReloaded = true; }")
     before = page.evaluate(READ)
     # It should open as a draft that has not started.
-    assert before["status"] == "Draft", before
+    assert before["status"] == "Being prepared", before
     shell(site, START.format(event=event))
     # It should say that the event runs, then that it finished, without a reload.
     page.wait_for_function(

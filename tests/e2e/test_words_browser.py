@@ -240,6 +240,8 @@ events["open"] = Event.objects.create(
     registration_opens=now - timedelta(hours=1), registration_closes=now + timedelta(days=1),
 ).pk
 events["later"] = Event.objects.create(name="Words later cup", game="tictactoe").pk
+from competition.notifications import notify
+notify.flush()  # the console mail backend's output first (a thread): the JSON line is the last
 print(json.dumps({{"token": token, "illegal": illegal.pk, "closed": closed.pk,
                   "matches": matches, "events": events}}))
 """

@@ -562,6 +562,11 @@ function renderBracket(bracket) {
     }
     box.append(col);
   }
+  // a note makes its slot a line taller: every other slot keeps that line free, so that a
+  // later round's slot stays level with the middle of its two feeders
+  if (box.querySelector(".slot .note")) {
+    for (const slot of box.querySelectorAll(".slot:not(:has(.note))")) slot.append(el("div", "note-room", "\u00a0"));
+  }
 }
 
 /** The pairings settled on seed, said in full (``show.ties``): under the results and the

@@ -104,10 +104,12 @@ def test_it_shows_no_text_under_24_px_live_between_rounds_and_on_the_podium(aren
     page.screenshot(path=str(SHOTS / "wall-podium-1920x1080.png"))
 
 
-def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
+def six_tables(site, page, label: str) -> int:
+    """A free-for-all of 24 tron survivors (``label`` 1 to 24) on the wall (``?rotate=3``),
+    not started yet."""
     event = int(
         shell(
-            arena_site,
+            site,
             "from django.contrib.auth import get_user_model\n"
             "from competition.models.bots import Bot\n"
             "from competition.models import Entry, Event\n"
@@ -116,19 +118,28 @@ def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
             " table_size=4, rounds=1, pace_ms=1200, created_by=o,"
             " options={'width': 60, 'height': 60})\n"
             "for i in range(24):\n"
-            "    b = Bot.objects.create(owner=o, game='tron', name=f'wall survivor {i + 1}',"
+            f"    b = Bot.objects.create(owner=o, game='tron', name=f'{label} {{i + 1}}',"
             " kind='builtin', target='survivor')\n"
             "    Entry.objects.create(event=e, bot=b, seed=i + 1)\n"
             "print(e.pk)\n",
         )
     )
-    page.goto(f"{arena_site['base']}/events/{event}/screen?rotate=3")
+    page.goto(f"{site['base']}/events/{event}/screen?rotate=3")
     page.wait_for_function("() => document.querySelectorAll('#standings .bs-row').length === 24")
+    return event
+
+
+def start(site, event: int) -> None:
     shell(
-        arena_site,
+        site,
         "from competition.events.services import start_event\n"
         f"from competition.models import Event\nstart_event(Event.objects.get(pk={event}))\n",
     )
+
+
+def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
+    event = six_tables(arena_site, page, "wall survivor")
+    start(arena_site, event)
     # (either page: they turn every 3 s, and a loaded machine may take longer to fill one)
     page.wait_for_function(
         "() => / of 6 /.test(document.getElementById('wall-pages').textContent)", timeout=120_000
@@ -161,6 +172,35 @@ def test_it_rotates_through_six_live_tables_and_says_so(arena_site, page):
     # (cancelled, its running tables too: it leaves no match running that another module
     # would count, nor one that keeps the shared runner busy under theirs)
     shell(arena_site, CANCEL.format(event=event))
+
+
+def test_it_keeps_the_tables_that_started_while_it_read_the_event(arena_site, page):
+    event = six_tables(arena_site, page, "wall keeper")
+    before = page.request.get(f"{arena_site['base']}/events/{event}/screen.json").text()
+    held = []  # the wall's re-reads of screen.json, answered when the test says
+    page.route("**/screen.json", lambda route: held.append(route))
+    try:
+        start(arena_site, event)
+        # The first start asks for a re-read; the six starts come over the websocket before
+        # its answer, an answer the server made before any of them.
+        page.wait_for_function(
+            "() => / of 6 /.test(document.getElementById('wall-pages').textContent)",
+            timeout=120_000,
+        )
+        assert held
+        held.pop(0).fulfill(status=200, content_type="application/json", body=before)
+        page.wait_for_function("() => true")  # (a turn of the loop: the next re-read is held)
+        deadline = time.monotonic() + 30
+        while not held and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert held  # the answer applied, and the re-read its starts asked for waits
+        wall = page.evaluate(WALL)
+        # It should keep all six tables on its pages through the stale answer.
+        assert re.fullmatch(r"tables (1\u20134|5\u20136) of 6 .*", wall["pages"]), wall
+        assert len(wall["panes"]) in (2, 4), wall
+    finally:
+        page.unroute("**/screen.json")  # (it lets the held re-reads through)
+        shell(arena_site, CANCEL.format(event=event))
 
 
 def test_it_pages_standings_too_long_for_the_side_at_24_px(arena_site, page):

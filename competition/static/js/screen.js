@@ -169,6 +169,7 @@ class Pane {
     this.endedAt = Date.now();
     this.stream?.stop();
     state.live.delete(this.id);
+    since?.push({ type: "match_finished", match: this.match }); // over a re-read in flight
     if (this.standby) { // off the page: nothing to show of it any more
       standby.delete(this.id);
       this.stop();
@@ -961,10 +962,17 @@ function applyShow(show) {
   document.body.dataset.roundCompleted = completed === null ? "" : String(completed);
 }
 
-function applySnapshot(snap) {
+/** ``snap`` on the page, and over it the starts and ends the websocket brought while it was
+ *  read (``changes``): the server may have made it before them, and no table leaves the wall
+ *  for a re-read that began before the table started. */
+function applySnapshot(snap, changes = []) {
   state.event = snap.event;
   state.standings = snap.standings || [];
   state.live = new Map((snap.live || []).map((m) => [m.id, m]));
+  for (const msg of changes) {
+    if (msg.type === "match_started") state.live.set(msg.match.id, msg.match);
+    else state.live.delete(msg.match.id);
+  }
   state.upcoming = snap.upcoming || [];
   if (snap.show) applyShow(snap.show);
   renderStandings();
@@ -974,18 +982,24 @@ function applySnapshot(snap) {
 
 let syncing = null;
 let again = false;
+/** The matches started and finished over the websocket while a re-read is in flight. */
+let since = null;
 
-/** Re-reads screen.json (one request at a time; a call during one makes one more after). */
-async function resync() {
+/** Re-reads screen.json (one request at a time; a call during one makes one more after);
+ *  ``trigger``, the start or end that asked for it, is laid over its answer too. */
+async function resync(trigger = null) {
   if (syncing) { again = true; return; }
+  const changes = trigger ? [trigger] : [];
+  since = changes;
   syncing = (async () => {
     try {
       const response = await fetch(config.snapshot, { headers: { Accept: "application/json" } });
-      if (response.ok) applySnapshot(await response.json());
+      if (response.ok) applySnapshot(await response.json(), changes);
     } catch { /* next time */ }
   })();
   await syncing;
   syncing = null;
+  since = null;
   if (again) { again = false; resync(); }
 }
 
@@ -993,16 +1007,18 @@ function onEvent(msg) {
   if (msg.type === "snapshot") {
     resync(); // the websocket's snapshot has no `show`: read screen.json
   } else if (msg.type === "match_started") {
+    since?.push(msg);
     state.live.set(msg.match.id, msg.match);
     state.upcoming = state.upcoming.filter((m) => m.id !== msg.match.id);
     renderLists();
     render();
     // (a re-read in flight may have read the list before this start: one more after it)
-    if (syncing || state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync();
+    if (syncing || state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync(msg);
   } else if (msg.type === "match_finished") {
+    since?.push(msg);
     state.live.delete(msg.match.id);
     panes.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
-    resync();
+    resync(msg);
   } else if (msg.type === "bracket" && state.show) {
     state.show.bracket = msg.bracket; // the live bracket after each result
     renderBracket(msg.bracket);

@@ -187,7 +187,12 @@ def test_it_pairs_every_free_bot_without_one_owners_bots_together(no_house):
     assert not LadderSpot.objects.filter(playing__isnull=False).exists()
     for spot in LadderSpot.objects.select_related("bot__rating"):
         assert spot.mu == spot.bot.rating.mu and spot.bot.rating.games == 1
-    assert ladder.tick(timezone.now() + timedelta(seconds=2)) == 3  # past the hourly cap
+    # It should pair them again past the hourly cap, every bot that has a partner of another
+    # owner left: a seeker takes the partner nearest its target, so the last two free bots may
+    # be one owner's (they wait one interval for the next bots freed).
+    made = ladder.tick(timezone.now() + timedelta(seconds=2))
+    left = LadderSpot.objects.filter(playing__isnull=True).values_list("owner_id", flat=True)
+    assert made == 3 or (made == 2 and len(left) == 2 and len(set(left)) == 1), (made, left)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -10,8 +10,16 @@
 - Both with the seat's share (issue 47: its cgroups made, entered and removed per seat, or
   the watchdog where none can be made; the mode is printed), and the share's own cost: the
   cgroups made and removed, alone.
+- **CPU per match** (issue 53, item 3): whole tic-tac-toe matches through the real stack
+  (``create_match``, ``run_match``: the lease, every turn stored in SQLite and broadcast, the
+  finish and its ratings), two uploaded Python starters (``code`` bots: sandbox, share,
+  bundle cache and all) against the same file as two ``process:`` bots, interleaved, the
+  order swapped every round so drift hits both alike; the CPU of this process (every thread)
+  plus that of its reaped children (the bots, bubblewrap), per match (goal: at most 1.2x).
+- **Compile once per version**: an uploaded C++ starter built by the compile stage, then
+  played: the compiles counted over its matches (goal: one, at upload, ever).
 
-    python bench/sandbox.py            # 30 starts, 2,000 moves each way
+    python bench/sandbox.py            # 30 starts, 2,000 moves each way, 40 matches each
     python bench/sandbox.py --quick    # smoke mode
 """
 
@@ -19,6 +27,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
+import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -27,9 +39,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from bots.codebundle import read_upload  # noqa: E402
-from bots.confinement import MONITOR, confinement  # noqa: E402
+from bots.confinement import MONITOR, cgroup_mounts, confinement, own_cgroups  # noqa: E402
 from bots.languages import LANGUAGES  # noqa: E402
 from bots.sandbox import (  # noqa: E402
     DEFAULT_LIMITS,
@@ -113,14 +126,158 @@ def share_ms(runs: int) -> float:
     return statistics.median(samples)
 
 
+#: where the CPU of this process and everything it starts is counted: a cgroup v1 ``cpuacct``
+#: of the bench's own, under its process's (``counting``), else None (the reaped children's
+#: CPU instead, which misses what the sandbox's end kills: its processes, reaped by no one here)
+COUNTED: Path | None = None
+
+
+def counting() -> str:
+    """The bench moved into a ``cpuacct`` cgroup of its own, before any seat's share is made
+    (they are made under it, and counted in it); how its CPU is counted, in words."""
+    global COUNTED
+    mounts, own = cgroup_mounts(), own_cgroups()
+    if "cpuacct" not in mounts or "cpuacct" not in own:
+        return "the reaped children's CPU (no cgroup v1 cpuacct here: the sandboxes' is missed)"
+    path = mounts["cpuacct"] / own["cpuacct"].lstrip("/") / f"arena-bench-{os.getpid()}"
+    try:
+        path.mkdir()
+        (path / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError as exc:
+        return f"the reaped children's CPU (cannot make a cgroup: {exc.strerror})"
+    COUNTED = path
+    return f"everything it starts counted in {path}"
+
+
+def uncount() -> None:
+    """The bench back in its parent cgroup, its own removed."""
+    if COUNTED is not None:
+        with contextlib.suppress(OSError):
+            (COUNTED.parent / "cgroup.procs").write_text(str(os.getpid()))
+            COUNTED.rmdir()
+
+
+def cpu_now() -> tuple[float, float]:
+    """(this process's CPU, the bots' and everything else it started) in seconds, so far."""
+    mine = time.process_time()
+    if COUNTED is not None:
+        return mine, int((COUNTED / "cpuacct.usage").read_text()) / 1e9 - mine
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine, children.ru_utime + children.ru_stime
+
+
+def match_bots() -> dict[str, list]:
+    """The bench's seats, two owners': the Python starter uploaded (``code``) and as
+    ``process:`` bots, and the C++ starter uploaded (built by the compile stage)."""
+    from django.contrib.auth import get_user_model
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from competition.bots.services import check_upload, create_bot
+
+    owners = [get_user_model().objects.create(username=f"bench-{s}") for s in "ab"]
+
+    def uploaded(owner, filename: str, data: bytes, name: str):
+        upload = check_upload(SimpleUploadedFile(filename, data), owner=owner)
+        return create_bot(owner=owner, game=GAME.slug, kind="code", name=name, upload=upload)
+
+    command = shlex.join(part.replace("{entry}", str(STARTER)) for part in LANGUAGES["python"].run)
+    cpp = (ROOT / "games" / GAME.slug / "starters" / "bot.cpp").read_bytes()
+    return {
+        "code": [uploaded(o, "bot.py", STARTER.read_bytes(), "starter") for o in owners],
+        "process": [
+            create_bot(owner=o, game=GAME.slug, kind="process", name="process", target=command)
+            for o in owners
+        ],
+        "cpp": [uploaded(owners[0], "bot.cpp", cpp, "cpp starter")],
+    }
+
+
+async def play(bots, seed: int) -> tuple[float, float, int]:
+    """One match of ``bots``: (this process's CPU, the children's, its turns)."""
+    from asgiref.sync import sync_to_async
+
+    from competition.matches.lifecycle import create_match
+    from competition.models import Match
+    from competition.runners.play import run_match
+
+    match = await sync_to_async(create_match)(GAME.slug, bots, seed=seed, dispatch_now=False)
+    mine, children = cpu_now()
+    await run_match(match.pk)
+    after = cpu_now()
+    done = await Match.objects.aget(pk=match.pk)
+    faults = [f async for f in done.participants.values_list("faults", flat=True)]
+    if done.status != "finished" or any(faults):
+        raise SystemExit(f"match {match.pk} ({bots}): {done.status} {done.error}, faults {faults}")
+    return after[0] - mine, after[1] - children, done.turn_count
+
+
+async def match_cpu(matches: int, how: str) -> None:
+    """CPU per match, code bots against process bots; then compile once per version."""
+    import tempfile
+
+    from asgiref.sync import sync_to_async
+    from overhead import setup_django
+
+    await sync_to_async(setup_django)(tempfile.mkdtemp(prefix="arena-bench-sandbox-"))
+    from bots import compiler
+    from competition.bots import builds
+
+    bots = await sync_to_async(match_bots)()
+    compiles = 0
+    compile_bundle = builds.compile_bundle
+
+    def counted(*args, **kwargs):
+        nonlocal compiles
+        compiles += 1
+        return compile_bundle(*args, **kwargs)
+
+    builds.compile_bundle = compiler.compile_bundle = counted
+    built = await sync_to_async(builds.build_all)()
+    per = {"code": [], "process": []}
+    for i in range(matches + 1):  # the first of each a warm-up
+        for kind in ("code", "process")[:: 1 if i % 2 else -1]:
+            mine, children, turns = await play(bots[kind], seed=i)
+            if i:
+                per[kind].append((mine, children, turns))
+    print(f"CPU per tic-tac-toe match (mean of {matches} each, interleaved), in ms ({how}):")
+    print(f"{'seats':<34} {'platform':>9} {'bots':>7} {'total':>7} {'turns':>6}")
+    total = {}
+    for kind, words in (("process", "two process: bots"), ("code", "two uploaded (sandboxed)")):
+        rows = per[kind]
+        mine = statistics.mean(r[0] for r in rows) * 1000
+        children = statistics.mean(r[1] for r in rows) * 1000
+        total[kind] = mine + children
+        turns = statistics.mean(r[2] for r in rows)
+        print(f"{words:<34} {mine:>9.1f} {children:>7.1f} {total[kind]:>7.1f} {turns:>6.1f}")
+    ratio = total["code"] / total["process"]
+    print(f"uploaded / process: {ratio:.2f}x (goal <= 1.2x)")
+    games = 3 if matches > 3 else 1
+    before = compiles
+    for i in range(games):
+        await play([bots["cpp"][0], bots["code"][1]], seed=100 + i)
+    print(
+        f"the C++ starter: {built} build(s) at upload, {compiles - before} compile(s) over its "
+        f"{games} matches after (goal: once per version, ever)"
+    )
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=30)
     parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
-        args.starts, args.moves = 3, 50
+        args.starts, args.moves, args.matches = 3, 50, 3
+    try:
+        return await sections(args)
+    finally:
+        uncount()
+
+
+async def sections(args) -> int:
+    how = counting()
     ok, why = sandbox_status()
     if not ok:
         print(why)
@@ -154,6 +311,7 @@ async def main() -> int:
         f"per move p95: plain {statistics.quantiles(moves_plain, n=20)[-1] * 1000:.0f} us, "
         f"sandboxed {statistics.quantiles(moves_sandbox, n=20)[-1] * 1000:.0f} us"
     )
+    await match_cpu(args.matches, how)
     return 0
 
 

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 
@@ -191,6 +193,15 @@ def test_it_runs_the_sandbox_benchmark_in_smoke_mode():
     # It should time a seat's start and a move, sandboxed and plain, in one run.
     assert "the sandbox adds" in out and "per seat" in out
     assert "per move (median of 50)" in out and "x (goal <= 1.1x)" in out
+    # It should give the CPU of whole matches, uploaded against process bots, and count the
+    # compiles of a C++ version over its matches (none after its build).
+    rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
+    for seats in ("two process: bots", "two uploaded (sandboxed)"):
+        platform, bots, total, turns = map(float, rows[seats][-4:])
+        assert platform > 0 and bots > 0 and total == pytest.approx(platform + bots, abs=0.2)
+        assert 5 <= turns <= 9, out
+    assert "x (goal <= 1.2x)" in out
+    assert "1 build(s) at upload, 0 compile(s) over its 1 matches after" in out, out
 
 
 def test_it_runs_the_standing_ladder_benchmark_in_smoke_mode():

@@ -15,10 +15,11 @@ import functools
 import itertools
 import logging
 import os
+import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -538,6 +539,9 @@ class Confinement:
             + (f"; {self.why}" if self.why else "")
         )
 
+    #: the folders its seats' cgroups are made in
+    folders: tuple[Path, ...] = ()
+
     def share(self, budget: Budget) -> Share:
         return WatchdogShare(budget, f"arena-{os.getpid()}-{next(_names)}")
 
@@ -548,6 +552,7 @@ class CgroupV1(Confinement):
     def __init__(self, bases: dict[str, Path]):
         super().__init__()
         self.bases = bases
+        self.folders = tuple(dict.fromkeys(bases.values()))
 
     @property
     def words(self) -> str:
@@ -604,6 +609,7 @@ class CgroupV2(Confinement):
         super().__init__()
         self.base = base
         self.controllers = controllers
+        self.folders = (base,)
 
     @property
     def words(self) -> str:
@@ -735,10 +741,48 @@ def describe() -> Confinement:
 
 @functools.cache
 def confinement() -> Confinement:
-    """The backend in force in this process, chosen once (its mode is logged)."""
+    """The backend in force in this process, chosen once (its mode is logged), the cgroups
+    left by processes that died before they could remove them swept first."""
     chosen = choose()
     logger.info("sandbox confinement: %s", chosen.words)
+    if swept := sweep(chosen.folders):
+        logger.info("sandbox confinement: %d cgroups of ended processes removed", swept)
     return chosen
+
+
+#: the name of a seat's cgroup (``arena-PID-N``) or of a process's v2 leaf (``runner-PID``)
+LEFT_BY = re.compile(r"(?:arena-(\d+)-\d+|runner-(\d+))")
+
+
+def sweep(bases: Iterable[Path]) -> int:
+    """Remove from ``bases`` the empty cgroups of seats and leaves whose process has ended (a
+    runner killed mid-match cannot remove its own; its sandboxes die with it); how many went.
+    One with processes in it is never touched (they may be another PID namespace's, sharing
+    the hierarchy), nor one whose process id is alive (again)."""
+    removed = 0
+    for base in dict.fromkeys(bases):
+        try:
+            found = [p for p in base.iterdir() if p.is_dir() and LEFT_BY.fullmatch(p.name)]
+        except OSError:
+            continue
+        for path in found:
+            match = LEFT_BY.fullmatch(path.name)
+            if alive(int(match[1] or match[2])):
+                continue
+            with contextlib.suppress(OSError):  # (one with processes still in it: kept)
+                path.rmdir()
+                removed += 1
+    return removed
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
 
 
 # -- the monitor: one thread looks at every share -----------------------------------------

@@ -776,6 +776,7 @@ def sweep(bases: Iterable[Path]) -> int:
 
 
 def alive(pid: int) -> bool:
+    """Process ``pid`` runs (here, or as another user: not ours to judge)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

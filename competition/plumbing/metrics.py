@@ -24,6 +24,8 @@ from prometheus_client import (
 )
 from prometheus_client.exposition import generate_latest
 
+from bots.confinement import alive
+
 #: the process kinds, the ``process`` label of every platform metric
 WEB, RUNNER, WORKER = "web", "runner", "worker"
 
@@ -49,23 +51,13 @@ def process_kind() -> str:
     return _kind["name"]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep() -> list[str]:
     """Remove the value files of processes that are not running (a platform's start: counters
     start again from zero, live gauges of dead processes disappear); the names removed."""
     removed = []
     for path in directory().glob("*.db"):
         found = _VALUE_FILE.match(path.name)
-        if found and not _alive(int(found.group(1))):
+        if found and not alive(int(found.group(1))):
             path.unlink(missing_ok=True)
             removed.append(path.name)
     return removed

@@ -13,6 +13,7 @@ import time
 
 from django.conf import settings
 
+from bots.confinement import alive
 from competition.live.relay import RelayServer
 from competition.plumbing import metrics
 
@@ -41,7 +42,7 @@ def sweep_stale(directory: str | None = None) -> list[str]:
                 continue
             try:
                 with open(os.path.join(path, PID_FILE)) as f:
-                    stale = not _alive(int(f.read().strip()))
+                    stale = not alive(int(f.read().strip()))
             except FileNotFoundError:
                 stale = time.time() - info.st_mtime > ORPHAN_SECONDS
         except (OSError, ValueError):
@@ -50,16 +51,6 @@ def sweep_stale(directory: str | None = None) -> list[str]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process: not ours to judge
-    return True
 
 
 class Fleet:

@@ -253,3 +253,15 @@ def test_it_runs_the_compile_benchmark_in_smoke_mode():
     for title in ("C", "C++", "Java", "Go", "Rust"):
         assert float(rows[title][1]) > 0 and float(rows[title][2]) > 0, out
     assert "per move (median of 50, sandboxed): Python starter" in out
+
+
+def test_it_runs_the_writer_process_prototype_in_smoke_mode():
+    out = run_bench(str(REPO / "bench/writer.py"), "--quick", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    thread, runner, writer, loop = (float(x) for x in row.strip("| ").split("|")[1:])
+    # It should play the matches both ways (each checked finished and stored) and count the
+    # runner's CPU a match each way, the writer's own and the bare loop's.
+    assert min(thread, runner, writer, loop) > 0, out
+    said = out.split(" with its database thread, ")[1].split("x with a writer process")[0]
+    assert float(said) == pytest.approx(runner / loop, abs=0.02), out
+    assert "x with a writer process (goal <= 1.4x)" in out

@@ -54,13 +54,14 @@ system-deps:
 
 ## Run the whole test suite, after the linter, the formatter's check and the import contracts
 ## (pyproject.toml [tool.importlinter]: the layers, no cycles): first the few tests that measure
-## the whole host (marked alone), on their own, then every other test in parallel.
+## the whole host (marked alone), on their own, then every other test in parallel (its 15
+## slowest named at the end: where the suite's time goes).
 test: system-deps $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -m alone $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q -m "not alone" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q -m "not alone" --durations=15 $(PYTEST_ARGS)
 
 ## The inner loop while developing: the same without the slow tests (make test runs them all).
 test-fast: system-deps $(STAMP)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
@@ -125,12 +126,13 @@ async def rounds(url: str, args: argparse.Namespace, spent: dict) -> list[tuple]
         await egress.close_session()
 
 
-def arguments() -> argparse.Namespace:
+def arguments(doc: str = __doc__) -> argparse.Namespace:
+    """The paired rounds' options (``doc``: the bench's own text)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--matches", type=int, default=300, help="matches per round")
-    parser.add_argument("--rounds", type=int, default=3, help="platform and loop rounds, paired")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, the figures paired in each")
     parser.add_argument("--concurrency", type=int, default=32, help="concurrent matches")
     parser.add_argument(
         "--quick", action="store_true", help="smoke mode: 1 round of 40 matches, 8 at a time"
@@ -143,8 +145,9 @@ def arguments() -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    args = arguments()
+@contextlib.contextmanager
+def instant_bot():
+    """One ``serve_bot`` process answering tic-tac-toe at once, in production mode: its URL."""
     os.environ.update(PRODUCTION_ENV)
     port = free_port()
     bot = subprocess.Popen(
@@ -155,14 +158,19 @@ def main() -> None:
     )
     try:
         wait_port(port, bot)
-        with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
-            setup_django(data)
-            spent = count_database_thread()
-            out = asyncio.run(rounds(f"http://127.0.0.1:{port}/", args, spent))
-            by_call = spent["rounds"][1:]  # the timed rounds (not the warm-up)
+        yield f"http://127.0.0.1:{port}/"
     finally:
         bot.terminate()
         bot.wait(10)
+
+
+def main() -> None:
+    args = arguments()
+    with instant_bot() as url, tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+        setup_django(data)
+        spent = count_database_thread()
+        out = asyncio.run(rounds(url, args, spent))
+        by_call = spent["rounds"][1:]  # the timed rounds (not the warm-up)
     print(
         f"# CPU per HTTP tic-tac-toe match, {args.matches} matches a round, "
         f"{args.concurrency} at a time (load average {os.getloadavg()[0]:.1f}, "

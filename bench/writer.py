@@ -24,7 +24,6 @@ import multiprocessing
 import os
 import pickle
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,8 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from aggregate import _sync_check, _sync_make, match_loop  # noqa: E402
-from common import PRODUCTION_ENV, cpu_seconds, free_port, wait_port  # noqa: E402
+from aggregate import _sync_check, _sync_make  # noqa: E402
+from common import PRODUCTION_ENV, cpu_seconds  # noqa: E402
+from dbthread import arguments, instant_bot, loop_round  # noqa: E402
 from overhead import setup_django  # noqa: E402
 
 
@@ -152,53 +152,15 @@ async def rounds(url: str, args: argparse.Namespace, writer: Writer) -> list[tup
         await egress.close_session()
 
 
-async def loop_round(url: str, matches: int, concurrency: int) -> float:
-    """CPU ms per game of the bare match loop."""
-    started = time.process_time()
-    await match_loop(url, concurrency, matches)
-    return (time.process_time() - started) / matches * 1000
-
-
-def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--matches", type=int, default=300, help="matches per round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three, paired")
-    parser.add_argument("--concurrency", type=int, default=32, help="concurrent matches")
-    parser.add_argument(
-        "--quick", action="store_true", help="smoke mode: 1 round of 40 matches, 8 at a time"
-    )
-    args = parser.parse_args()
-    if args.quick:
-        args.matches, args.rounds, args.concurrency = 40, 1, 8
-    if min(args.matches, args.rounds, args.concurrency) < 1:
-        parser.error("--matches, --rounds and --concurrency must be positive")
-    return args
-
-
 def main() -> None:
-    args = arguments()
-    os.environ.update(PRODUCTION_ENV)
-    port = free_port()
-    bot = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "serve_bot", "tictactoe:random", "--kaggle"]
-        + ["--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_port(port, bot)
-        with tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
-            setup_django(data)
-            writer = Writer(data)
-            try:
-                out = asyncio.run(rounds(f"http://127.0.0.1:{port}/", args, writer))
-            finally:
-                writer.close()
-    finally:
-        bot.terminate()
-        bot.wait(10)
+    args = arguments(__doc__)
+    with instant_bot() as url, tempfile.TemporaryDirectory(prefix="arena-bench-") as data:
+        setup_django(data)
+        writer = Writer(data)
+        try:
+            out = asyncio.run(rounds(url, args, writer))
+        finally:
+            writer.close()
     print(
         f"# CPU per HTTP tic-tac-toe match, {args.matches} matches a round, "
         f"{args.concurrency} at a time (load average {os.getloadavg()[0]:.1f}, "

@@ -76,8 +76,9 @@ def count_database_thread() -> dict:
     return spent
 
 
-async def platform_round(url: str, first: int, matches: int, concurrency: int, spent: dict):
-    """(CPU ms per match of the process, of the database thread; calls per batch)."""
+async def platform_cpu(url: str, first: int, matches: int, concurrency: int) -> float:
+    """CPU ms per match of this process (every thread): ``matches`` played C at a time by
+    ``run_match``, each checked finished with every turn stored."""
     from asgiref.sync import sync_to_async
 
     from competition.runners.play import run_match
@@ -90,16 +91,22 @@ async def platform_round(url: str, first: int, matches: int, concurrency: int, s
             if await run_match(match_id) != match_id:
                 raise SystemExit(f"match {match_id} could not be claimed")
 
-    spent.update(seconds=0.0, batches=0, calls=0, by_call=Counter())
     started = time.process_time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     cpu = time.process_time() - started
     await sync_to_async(_sync_check)(ids)
+    return cpu / matches * 1000
+
+
+async def platform_round(url: str, first: int, matches: int, concurrency: int, spent: dict):
+    """(CPU ms per match of the process, of the database thread; calls per batch)."""
+    spent.update(seconds=0.0, batches=0, calls=0, by_call=Counter())
+    cpu = await platform_cpu(url, first, matches, concurrency)
     per_batch = spent["calls"] / max(1, spent["batches"])
     by_call = spent["by_call"]
     by_call["transaction"] -= sum(v for k, v in by_call.items() if k != "transaction")
     spent["rounds"].append({k: v / matches * 1000 for k, v in by_call.items()})
-    return cpu / matches * 1000, spent["seconds"] / matches * 1000, per_batch
+    return cpu, spent["seconds"] / matches * 1000, per_batch
 
 
 async def loop_round(url: str, matches: int, concurrency: int) -> float:

@@ -26,16 +26,14 @@ import pickle
 import statistics
 import sys
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from aggregate import _sync_check, _sync_make  # noqa: E402
 from common import PRODUCTION_ENV, cpu_seconds  # noqa: E402
-from dbthread import arguments, instant_bot, loop_round  # noqa: E402
+from dbthread import arguments, instant_bot, loop_round, platform_cpu  # noqa: E402
 from overhead import setup_django  # noqa: E402
 
 
@@ -96,27 +94,6 @@ class Writer:
         self.process.join(10)
 
 
-async def platform_round(url: str, first: int, matches: int, concurrency: int) -> float:
-    """CPU ms per match of this process (every thread)."""
-    from asgiref.sync import sync_to_async
-
-    from competition.runners.play import run_match
-
-    ids = await sync_to_async(_sync_make)(url, first, matches)
-    queue = iter(ids)
-
-    async def worker() -> None:
-        for match_id in queue:
-            if await run_match(match_id) != match_id:
-                raise SystemExit(f"match {match_id} could not be claimed")
-
-    started = time.process_time()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    cpu = time.process_time() - started
-    await sync_to_async(_sync_check)(ids)
-    return cpu / matches * 1000
-
-
 async def rounds(url: str, args: argparse.Namespace, writer: Writer) -> list[tuple]:
     """Per round: (thread ms, process ms, the writer's ms, loop ms), CPU per match."""
     from bots import egress
@@ -133,16 +110,16 @@ async def rounds(url: str, args: argparse.Namespace, writer: Writer) -> list[tup
     try:
         for first, which in ((0, in_thread), (500_000, in_writer)):  # warm-up: connections,
             mode(which)  # caches, compiled statements
-            await platform_round(url, first, 2 * args.concurrency, args.concurrency)
+            await platform_cpu(url, first, 2 * args.concurrency, args.concurrency)
         await loop_round(url, 2 * args.concurrency, args.concurrency)
         out = []
         for r in range(args.rounds):
             first = (r + 1) * 1_000_000
             mode(in_thread)
-            thread = await platform_round(url, first, args.matches, args.concurrency)
+            thread = await platform_cpu(url, first, args.matches, args.concurrency)
             mode(in_writer)
             before = writer.cpu()
-            process = await platform_round(url, first + 500_000, args.matches, args.concurrency)
+            process = await platform_cpu(url, first + 500_000, args.matches, args.concurrency)
             theirs = (writer.cpu() - before) / args.matches * 1000
             loop = await loop_round(url, args.matches, args.concurrency)
             out.append((thread, process, theirs, loop))

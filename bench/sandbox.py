@@ -15,7 +15,9 @@
   finish and its ratings), two uploaded Python starters (``code`` bots: sandbox, share,
   bundle cache and all) against the same file as two ``process:`` bots, interleaved, the
   order swapped every round so drift hits both alike; the CPU of this process (every thread)
-  plus that of its reaped children (the bots, bubblewrap), per match (goal: at most 1.2x).
+  and of everything it starts (the bots, bubblewrap), counted in a ``cpuacct`` cgroup of the
+  bench's own (without one, its reaped children's, which misses the sandboxes'), per match
+  (goal: at most 1.2x).
 - **Compile once per version**: an uploaded C++ starter built by the compile stage, then
   played: the compiles counted over its matches (goal: one, at upload, ever).
 
@@ -218,7 +220,15 @@ async def match_cpu(matches: int, how: str) -> None:
     from asgiref.sync import sync_to_async
     from overhead import setup_django
 
-    await sync_to_async(setup_django)(tempfile.mkdtemp(prefix="arena-bench-sandbox-"))
+    with tempfile.TemporaryDirectory(prefix="arena-bench-sandbox-") as data:
+        await sync_to_async(setup_django)(data)
+        await match_rounds(matches, how)
+
+
+async def match_rounds(matches: int, how: str) -> None:
+    """``match_cpu``'s rounds, on a database set up."""
+    from asgiref.sync import sync_to_async
+
     from bots import compiler
     from competition.bots import builds
 

@@ -762,12 +762,11 @@ def sweep(bases: Iterable[Path]) -> int:
     removed = 0
     for base in dict.fromkeys(bases):
         try:
-            found = [p for p in base.iterdir() if p.is_dir() and LEFT_BY.fullmatch(p.name)]
+            found = [(p, LEFT_BY.fullmatch(p.name)) for p in base.iterdir() if p.is_dir()]
         except OSError:
             continue
-        for path in found:
-            match = LEFT_BY.fullmatch(path.name)
-            if alive(int(match[1] or match[2])):
+        for path, match in found:
+            if match is None or alive(int(match[1] or match[2])):
                 continue
             with contextlib.suppress(OSError):  # (one with processes still in it: kept)
                 path.rmdir()

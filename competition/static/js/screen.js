@@ -988,7 +988,11 @@ let since = null;
 /** Re-reads screen.json (one request at a time; a call during one makes one more after);
  *  ``trigger``, the start or end that asked for it, is laid over its answer too. */
 async function resync(trigger = null) {
-  if (syncing) { again = true; return; }
+  if (syncing) {
+    if (trigger) since.push(trigger);
+    again = true;
+    return;
+  }
   const changes = trigger ? [trigger] : [];
   since = changes;
   syncing = (async () => {
@@ -1007,7 +1011,6 @@ function onEvent(msg) {
   if (msg.type === "snapshot") {
     resync(); // the websocket's snapshot has no `show`: read screen.json
   } else if (msg.type === "match_started") {
-    since?.push(msg);
     state.live.set(msg.match.id, msg.match);
     state.upcoming = state.upcoming.filter((m) => m.id !== msg.match.id);
     renderLists();
@@ -1015,7 +1018,6 @@ function onEvent(msg) {
     // (a re-read in flight may have read the list before this start: one more after it)
     if (syncing || state.event?.status !== "running" || state.show?.rounds?.current !== msg.match.round) resync(msg);
   } else if (msg.type === "match_finished") {
-    since?.push(msg);
     state.live.delete(msg.match.id);
     panes.get(msg.match.id)?.onMessage({ type: "end", match: msg.match });
     resync(msg);

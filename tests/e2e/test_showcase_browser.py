@@ -80,6 +80,7 @@ def turn_shown(page) -> int:
     return int(re.match(r"turn (\d+)", page.inner_text("#turn-label")).group(1))
 
 
+@pytest.mark.alone  # (a visitor's machine: 2 s here idle; CI's other tests once took 10 s)
 def test_the_home_page_shows_a_live_match_of_every_game_within_10_seconds(site, page):
     wanted = {g.slug for g in all_games()}
     live: dict[str, int] = {}

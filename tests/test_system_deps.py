@@ -182,6 +182,36 @@ def test_make_run_installs_bubblewrap_as_root_where_it_is_missing(tmp_path):
     assert len(calls.read_text().splitlines()) == 2
 
 
+def test_make_run_serves_without_code_bots_when_the_package_mirror_is_out_of_reach(tmp_path):
+    # As root, offline: apt-get fails to update. It should say what to install, and let make
+    # run go on (set -e once stopped it here, and make run with it).
+    bin_dir = bare_path(tmp_path, 0)
+    (bin_dir / "apt-get").write_text(
+        f"#!{bin_dir}/bash\necho 'E: could not resolve' >&2\nexit 100\n"
+    )
+    (bin_dir / "apt-get").chmod(0o755)
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-2:] == [
+        "Code bots (uploaded code) cannot run until these are installed: bubblewrap",
+        "Arena serves HTTP and built-in bots meanwhile. apt-get could not install them (is the "
+        "package mirror reachable?): run  apt-get update && apt-get install -y "
+        "--no-install-recommends bubblewrap",
+    ]
+    # The same for the tests: they stop, with the same words.
+    tests = subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT)], capture_output=True, text=True, env=env
+    )
+    assert tests.returncode == 1
+    assert "apt-get could not install them" in tests.stderr
+
+
 def test_make_run_says_once_what_to_install_and_serves_when_it_cannot(tmp_path):
     # Not root, no sudo: it should name the package and the command, and let make run go on.
     bin_dir = bare_path(tmp_path, 1000)

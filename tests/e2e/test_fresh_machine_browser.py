@@ -67,7 +67,7 @@ def fresh_site(tmp_path_factory):
     (scratch / "fresh.sh").write_text(FRESH)
     port = free_port()
     log = scratch / "make-run.log"
-    argv = ["setsid", "unshare", "--mount", "--propagation", "private"]
+    argv = ["setsid", "unshare", "--mount", "--propagation", "private", "--"]
     argv += ["bash", str(scratch / "fresh.sh"), str(scratch / "layers"), str(port)]
     env = project_env(ARENA_DATA_DIR=str(scratch / "var"))
     # (apt-get update and install, then a fresh database's migrations: well within the wait)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from games.base import (
     JSON,
@@ -458,6 +458,23 @@ def _random_bot():
     return bot
 
 
+@lru_cache(maxsize=64)  # (the grids in play: a few)
+def placements(width: int, height: int, length: int) -> tuple[frozenset, ...]:
+    """Every place a ship of ``length`` fits on the grid, as its cells: across, then down (a
+    ship of 1 twice, once each way, as the hunter has always counted it)."""
+    across = [
+        frozenset((x + i, y) for i in range(length))
+        for x in range(width - (length - 1))
+        for y in range(height)
+    ]
+    down = [
+        frozenset((x, y + i) for i in range(length))
+        for x in range(width)
+        for y in range(height - (length - 1))
+    ]
+    return tuple(across + down)
+
+
 def hunt(width: int, height: int, ships: list[int], strikes: list[dict]) -> str:
     """The hunter's next target: placements of the ships afloat consistent with the shots are
     counted per cell, those through unresolved hits weighted heavily."""
@@ -501,17 +518,13 @@ def hunt(width: int, height: int, ships: list[int], strikes: list[dict]) -> str:
     score: dict[tuple[int, int], int] = {}
     for length in set(remaining) or {1}:
         weight = remaining.count(length) or 1
-        for horizontal in (True, False):
-            for x in range(width - (length - 1 if horizontal else 0)):
-                for y in range(height - (0 if horizontal else length - 1)):
-                    cells = [(x + i, y) if horizontal else (x, y + i) for i in range(length)]
-                    if any(c in blocked for c in cells):
-                        continue
-                    through = sum(1 for c in cells if c in open_hits)
-                    bonus = weight * (1 + 50 * through)
-                    for c in cells:
-                        if c not in tried:
-                            score[c] = score.get(c, 0) + bonus
+        for cells in placements(width, height, length):
+            if not blocked.isdisjoint(cells):
+                continue
+            bonus = weight * (1 + 50 * len(open_hits.intersection(cells)))
+            for c in cells:
+                if c not in tried:
+                    score[c] = score.get(c, 0) + bonus
     if not score:
         free = [(x, y) for x in range(width) for y in range(height) if (x, y) not in tried]
         x, y = free[0] if free else (0, 0)

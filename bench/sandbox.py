@@ -280,6 +280,9 @@ async def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.starts, args.moves, args.matches = 3, 50, 3
+    for name in ("starts", "moves", "matches"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1 (a median of nothing is no figure)")
     try:
         return await sections(args)
     finally:

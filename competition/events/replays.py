@@ -70,8 +70,8 @@ def replayable(previous: BotVersion, limit: int) -> list[tuple[Match, list[Parti
     mine: list[Participant] = []
     for result in (SeatResult.LOSS, SeatResult.DRAW):
         found = Participant.objects.filter(
-            version=previous, result=result, match__ladder__isnull=False
-        ).order_by("-match_id")
+            version=previous, result=result, ladder__isnull=False
+        ).order_by("-match_id")  # (the seat's own copy of its match's ladder: no join to filter)
         mine += found.select_related("match")[: CANDIDATES * limit]
     mine.sort(key=lambda seat: -seat.match_id)
     tables: dict[int, list[Participant]] = {seat.match_id: [] for seat in mine}

@@ -146,6 +146,16 @@ def bare_path(tmp_path: Path, uid: int) -> Path:
     return bin_dir
 
 
+def for_run(bin_dir: Path, env: dict) -> subprocess.CompletedProcess:
+    """``scripts/system-deps --for run`` (as ``make run`` calls it) on the bare PATH."""
+    return subprocess.run(
+        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+
+
 def test_make_run_installs_bubblewrap_as_root_where_it_is_missing(tmp_path):
     # A fresh machine without bubblewrap, as root: an apt-get stand-in (on the fake PATH only;
     # the machine's own bubblewrap is left alone) records what it is asked and installs a bwrap.
@@ -158,12 +168,7 @@ def test_make_run_installs_bubblewrap_as_root_where_it_is_missing(tmp_path):
     )
     (bin_dir / "apt-get").chmod(0o755)
     env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    done = for_run(bin_dir, env)
     # It should install exactly bubblewrap, and say so.
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "installing system packages: bubblewrap"
@@ -172,12 +177,7 @@ def test_make_run_installs_bubblewrap_as_root_where_it_is_missing(tmp_path):
         "install -y -qq --no-install-recommends bubblewrap",
     ]
     # It should do nothing the second time (installed).
-    again = subprocess.run(
-        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    again = for_run(bin_dir, env)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
     assert len(calls.read_text().splitlines()) == 2
 
@@ -191,12 +191,7 @@ def test_make_run_serves_without_code_bots_when_the_package_mirror_is_out_of_rea
     )
     (bin_dir / "apt-get").chmod(0o755)
     env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    done = for_run(bin_dir, env)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-2:] == [
         "Code bots (uploaded code) cannot run until these are installed: bubblewrap",
@@ -216,12 +211,7 @@ def test_make_run_says_once_what_to_install_and_serves_when_it_cannot(tmp_path):
     # Not root, no sudo: it should name the package and the command, and let make run go on.
     bin_dir = bare_path(tmp_path, 1000)
     env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
-    done = subprocess.run(
-        [str(bin_dir / "bash"), str(SCRIPT), "--for", "run"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    done = for_run(bin_dir, env)
     assert done.returncode == 0
     assert done.stderr.splitlines() == [
         "Code bots (uploaded code) cannot run until these are installed: bubblewrap",

@@ -194,6 +194,16 @@ def cell_point(page, cell):
     )
 
 
+def sign_up(page, base: str, username: str, password: str) -> None:
+    """A new account through the site's sign-up form; the page ends on "My bots"."""
+    page.goto(base + "/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_password1", password)
+    page.fill("#id_password2", password)
+    page.click("main form.stack button[type=submit]")
+    page.wait_for_url("**/bots/")
+
+
 def match_id(page) -> int:
     return int(re.search(r"/matches/(\d+)/", page.url).group(1))
 

@@ -17,7 +17,7 @@ import pytest
 from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
-from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS, match_id
+from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS, match_id, sign_up
 from tests.processes import running
 
 pytestmark = pytest.mark.xdist_group("arena_site")  # one worker, one server
@@ -78,18 +78,9 @@ def browser(site):
     assert errors == []
 
 
-def sign_up(page, base: str, username: str) -> None:
-    page.goto(base + "/accounts/signup/")
-    page.fill("#id_username", username)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.click("main form.stack button[type=submit]")
-    page.wait_for_url("**/bots/")
-
-
 def test_a_user_uploads_the_starter_file_as_a_code_bot(browser):
     base, page = browser["base"], browser["new"]()
-    sign_up(page, base, "coder")
+    sign_up(page, base, "coder", PASSWORD)
     page.goto(base + "/bots/new/")
     page.select_option("#id_game", "tictactoe")
     page.fill("#id_name", "uploaded-starter")
@@ -114,7 +105,7 @@ def test_a_user_uploads_the_starter_file_as_a_code_bot(browser):
 
 def test_another_user_challenges_it_with_a_url_bot_and_it_plays_live(browser):
     base, page = browser["base"], browser["new"]()
-    sign_up(page, base, "webber")
+    sign_up(page, base, "webber", PASSWORD)
     page.goto(base + "/bots/new/")
     page.select_option("#id_game", "tictactoe")
     page.fill("#id_name", "served-starter")

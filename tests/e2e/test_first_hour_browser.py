@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import match_id, shots
+from tests.e2e.conftest import match_id, shots, sign_up
 
 pytestmark = pytest.mark.xdist_group("arena_demo_site")  # one worker, one server
 
@@ -33,15 +33,6 @@ def browser(demo_pages):
     return demo_pages
 
 
-def sign_up(page, base: str, username: str) -> None:
-    page.goto(base + "/accounts/signup/")
-    page.fill("#id_username", username)
-    page.fill("#id_password1", PASSWORD)
-    page.fill("#id_password2", PASSWORD)
-    page.click("main form.stack button[type=submit]")
-    page.wait_for_url("**/bots/")
-
-
 def register(page, base: str, name: str, url: str) -> int:
     page.goto(base + "/bots/new/")
     page.select_option("#id_game", "tictactoe")
@@ -58,7 +49,7 @@ def wait_done(page) -> None:
 
 def test_a_newcomer_registers_tests_and_benches_a_bot(browser):
     base, page = browser["base"], browser["new"]()
-    sign_up(page, base, "ann")
+    sign_up(page, base, "ann", PASSWORD)
     SEEN["ann_bot"] = register(page, base, "ann-bot", browser["site"]["bot_a"])
     page.click("#test-call")
     page.wait_for_selector("#test-result.good")
@@ -76,7 +67,7 @@ def test_a_newcomer_registers_tests_and_benches_a_bot(browser):
 
 def test_another_user_challenges_it_from_its_page_and_both_find_the_match(browser):
     base, page = browser["base"], browser["new"]()
-    sign_up(page, base, "bob")
+    sign_up(page, base, "bob", PASSWORD)
     bob_bot = register(page, base, "bob-bot", browser["site"]["bot_b"])
     page.goto(f"{base}/bots/{SEEN['ann_bot']}/")
     shots(page, browser, "bot-challenge")

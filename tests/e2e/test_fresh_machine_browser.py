@@ -18,7 +18,7 @@ import pytest
 from playwright import sync_api as playwright_api
 
 from tests.conftest import REPO, free_port
-from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS
+from tests.e2e.conftest import ARGS, CHROMIUM, SHOTS, sign_up
 from tests.processes import project_env, running
 
 PASSWORD = "fresh-pass-phrase-42"
@@ -89,12 +89,7 @@ def test_make_run_installs_bubblewrap_and_an_uploaded_bot_passes_its_test_call(f
         page.set_default_timeout(30_000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         base = fresh_site["base"]
-        page.goto(base + "/accounts/signup/")
-        page.fill("#id_username", "newcomer")
-        page.fill("#id_password1", PASSWORD)
-        page.fill("#id_password2", PASSWORD)
-        page.click("main form.stack button[type=submit]")
-        page.wait_for_url("**/bots/")
+        sign_up(page, base, "newcomer", PASSWORD)
         page.goto(base + "/bots/new/")
         # It should offer uploading code (the sandbox works here now).
         assert page.locator("input[name=kind][value=code]").is_enabled()

@@ -128,6 +128,9 @@ def test_a_live_viewer_advances_and_shares_the_turn_it_shows(site, page):
     if following:
         assert shared == base
     share = page.locator("#share-url")
+    # (a showcase match just begun has one turn, and a step to the live edge follows it again:
+    # the steps below need turns beyond the one stepped to)
+    page.wait_for_function("() => window.arenaViewer.last >= 3", timeout=30_000)
     page.click("[data-action='first']")
     expect(share).to_have_value(f"{base}/t/0")
     page.click("[data-action='forward']")

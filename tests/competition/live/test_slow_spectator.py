@@ -115,9 +115,10 @@ def test_it_drops_a_stalled_spectator_and_delays_no_other(tmp_path):
     assert closed, f"the stalled spectator is still open after reading {received} bytes"
 
 
-def frames_of(data: bytes) -> tuple[list[bytes], bytes]:
-    """The whole server frames' payloads at the start of ``data`` (unmasked), and the rest."""
-    payloads, at = [], 0
+def frames_of(data: bytes) -> tuple[list[tuple[int, bytes]], bytes]:
+    """The whole server frames at the start of ``data`` (unmasked) as (opcode, payload), and
+    the rest."""
+    frames, at = [], 0
     while len(data) - at >= 2:
         length, start = data[at + 1] & 0x7F, at + 2
         if length >= 126:
@@ -127,13 +128,21 @@ def frames_of(data: bytes) -> tuple[list[bytes], bytes]:
             length, start = int.from_bytes(data[start : start + width], "big"), start + width
         if len(data) - start < length:
             break
-        payloads.append(data[start : start + length])
+        frames.append((data[at] & 0x0F, data[start : start + length]))
         at = start + length
-    return payloads, data[at:]
+    return frames, data[at:]
+
+
+def pong(payload: bytes) -> bytes:
+    """A client's pong frame for a ping's ``payload`` (masked, as a client's frames are)."""
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x8A, 0x80 | len(payload)]) + mask + masked
 
 
 def late_reader(sock: socket.socket, pause: float, seconds: float) -> list[dict]:
-    """Every message on ``sock``, read after ``pause`` seconds, until the end or ``seconds``."""
+    """Every message on ``sock``, read after ``pause`` seconds, until the end or ``seconds``
+    (the server's pings answered, as a browser does: daphne pings every 20 s)."""
     time.sleep(pause)
     sock.settimeout(1)
     messages, rest, deadline = [], b"", time.monotonic() + seconds
@@ -144,8 +153,12 @@ def late_reader(sock: socket.socket, pause: float, seconds: float) -> list[dict]
             continue
         if not chunk:
             break
-        payloads, rest = frames_of(rest + chunk)
-        messages += [json.loads(p) for p in payloads]
+        frames, rest = frames_of(rest + chunk)
+        for opcode, payload in frames:
+            if opcode == 0x9:
+                sock.sendall(pong(payload))
+            elif opcode == 0x1:
+                messages.append(json.loads(payload))
         if messages and messages[-1]["type"] == "end":
             break
     return messages

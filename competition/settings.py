@@ -343,6 +343,9 @@ ARENA_HEARTBEAT_SECONDS = envint("ARENA_HEARTBEAT_SECONDS", 10, minimum=1)
 ARENA_MIN_FREE_MB = envint("ARENA_MIN_FREE_MB", 200, minimum=0)
 ARENA_MAX_PLATFORM_FAILURES = envint("ARENA_MAX_PLATFORM_FAILURES", 3, minimum=1)
 ARENA_DB_THREADS = envint("ARENA_DB_THREADS", 8, minimum=1)
+#: a runner process (``manage.py runmatches``, serve's runners) stores through a writer process
+#: of its own, off its GIL (competition/matches/writer.py); off: on its database thread
+ARENA_WRITER_PROCESS = envbool("ARENA_WRITER_PROCESS", True)
 ARENA_GIL_SWITCH_US = envint("ARENA_GIL_SWITCH_US", 1000, minimum=100)
 ARENA_EMBEDDED_CONCURRENCY = envint("ARENA_EMBEDDED_CONCURRENCY", 64, minimum=1)
 #: runner processes ``manage.py serve`` starts beside the web process (0: it plays matches)

@@ -63,6 +63,23 @@ def execute(calls: list[Call]) -> tuple[list[tuple[bool, Any]], list[tuple[str, 
     return results, outbox
 
 
+#: this process's writer client, if its batches go to a writer process (a runner's:
+#: ``use_writer``, with ``competition.matches.writer.client``)
+_writer: dict[str, Any] = {"client": None}
+
+
+def use_writer(client) -> None:
+    """Send this process's batches to ``client()``'s writer process (None: the database thread)."""
+    _writer["client"] = client
+
+
+async def _executed(calls: list[Call]):
+    client = _writer["client"]
+    if client is not None:
+        return await client().execute(calls)
+    return await run_db(execute, calls)
+
+
 class Batcher:
     """The database calls of one event loop's matches, run a batch at a time (``call``)."""
 
@@ -113,7 +130,7 @@ class Batcher:
             if call.prepare is not None:
                 call.prepare()
         try:
-            results, outbox = await run_db(execute, [call for call, _future in taken])
+            results, outbox = await _executed([call for call, _future in taken])
         except asyncio.CancelledError:  # this loop is shutting down: so are its callers
             for _call, future in taken:
                 future.cancel()

@@ -53,8 +53,17 @@ class LimitReached(Exception):
         self.limit = limit
 
 
+#: the runner a writer process claims for (``act_for``), else this process
+_acting_for: dict[str, int] = {}
+
+
+def act_for(pid: int) -> None:
+    """This process (a runner's writer) claims matches in the name of the runner ``pid``."""
+    _acting_for["pid"] = pid
+
+
 def worker_name() -> str:
-    return _worker_name(os.getpid())
+    return _worker_name(_acting_for.get("pid") or os.getpid())
 
 
 @functools.cache

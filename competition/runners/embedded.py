@@ -205,12 +205,15 @@ async def run_relayed(path: str, concurrency: int) -> None:
     """A runner process: play matches without a human seat, niced below the web process."""
     from bots import egress
     from competition.live import publisher, relay
+    from competition.matches import writer
 
     if settings.ARENA_RUNNER_NICE:
         os.nice(settings.ARENA_RUNNER_NICE)
 
     from competition.runners.play import sandbox_report
 
+    if settings.ARENA_WRITER_PROCESS:
+        writer.client().start_soon()  # (Django's start in the writer, beside the self-test)
     await asyncio.to_thread(sandbox_report)
     scheduler = Scheduler(concurrency, humans=False, statistics=False)
     adopt(scheduler)  # a match queued here (an event's next round) wakes it
@@ -225,6 +228,7 @@ async def run_relayed(path: str, concurrency: int) -> None:
             task.cancel()
         await asyncio.gather(scheduler.main, *scheduler.tasks, return_exceptions=True)
         await egress.close_session()
+        writer.close()
 
 
 class EmbeddedBackend:

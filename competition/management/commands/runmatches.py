@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand
 
 from bots import egress
 from competition.events.services import start_due_rounds
-from competition.matches import batch
+from competition.matches import batch, writer
 from competition.matches.lifecycle import reap
 from competition.plumbing import metrics
 from competition.plumbing.dbthreads import share_the_gil
@@ -34,6 +34,8 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         share_the_gil()
         metrics.set_process_kind(metrics.RUNNER)
+        if settings.ARENA_WRITER_PROCESS:
+            batch.use_writer(writer.client)
         if not opts["relay"]:  # serve's runners are read by the web process itself
             metrics.sweep()
             metrics.serve_exporter()
@@ -92,3 +94,4 @@ class Command(BaseCommand):
             for task in tasks:
                 task.cancel()
             await egress.close_session()
+            writer.close()

@@ -12,7 +12,9 @@ native BotsArena route for Arena, ``POST /kaggle`` for kaggle's URL agents):
 - arena platform: M matches between two HTTP bots on the native route, created by the
   service and played by C concurrent ``run_match`` calls in this process, as the embedded
   runner does: claimed under a lease, every move through the SSRF-safe egress client and
-  the runner, every turn stored in SQLite, broadcast, the match finished and rated. M is
+  the runner, every turn stored in SQLite (by the process's writer process, as a runner
+  process stores; ``ARENA_WRITER_PROCESS=false``: its database thread), broadcast, the match
+  finished and rated. M is
   sized from a warm-up round to last about ``--seconds``; afterwards every match must have
   finished without a forfeit, with all its turns stored.
 - arena match loop: the same M games, C at a time, through ``competition.matches.loop.play`` with
@@ -245,8 +247,13 @@ async def match_loop(url: str, concurrency: int, games: int) -> float:
 async def ours(
     url: str, concurrencies: list[int], seconds: float, warmup: int
 ) -> list[tuple[str, int, float]]:
-    from bots import egress
+    from django.conf import settings
 
+    from bots import egress
+    from competition.matches import batch, writer
+
+    if settings.ARENA_WRITER_PROCESS:  # as a runner process stores (``manage.py runmatches``)
+        batch.use_writer(writer.client)
     rows = []
     try:
         for c in concurrencies:
@@ -254,6 +261,8 @@ async def ours(
             rows.append((f"arena platform, c={c}", games, took))
             rows.append((f"arena match loop, c={c}", games, await match_loop(url, c, games)))
     finally:
+        batch.use_writer(None)
+        writer.close()
         await egress.close_session()
     return rows
 

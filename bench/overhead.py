@@ -54,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from common import PRODUCTION_ENV, free_port  # noqa: E402
+from common import PRODUCTION_ENV, cpu_seconds, free_port  # noqa: E402
 
 
 def setup_django(data_dir: str) -> None:
@@ -191,6 +191,15 @@ async def platform(
         await original_put(self, record)
 
     turns.TurnWriter.put = put
+    from django.conf import settings
+
+    from competition.matches import batch, writer
+
+    client = None
+    if settings.ARENA_WRITER_PROCESS:  # as a runner process stores (``manage.py runmatches``)
+        batch.use_writer(writer.client)
+        client = writer.client()
+    writer_cpu = 0.0
     member = Member()
     moves = 0
     elapsed = 0.0
@@ -203,6 +212,8 @@ async def platform(
         await hub.join(group, member)
         stamps.clear()
         started = time.perf_counter()
+        if i == warmup and client is not None and client.process is not None:
+            writer_cpu = -cpu_seconds(client.process.pid)  # (from the first measured match)
         await run_match(match_id)
         took = time.perf_counter() - started
         if i >= warmup and len(stamps) > 1:
@@ -217,10 +228,14 @@ async def platform(
             if stored not in (0, len(stamps)):
                 raise SystemExit(f"match {match_id}: {stored} turns stored, {len(stamps)} played")
     turns.TurnWriter.put = original_put
+    if client is not None and client.process is not None:
+        writer_cpu += cpu_seconds(client.process.pid)
+    batch.use_writer(None)
+    writer.close()
     await egress.close_session()
     in_play = sum(intervals) / len(intervals) * 1000 if intervals else float("nan")
     in_play_cpu = sum(cpu_intervals) / len(cpu_intervals) * 1e6 if intervals else float("nan")
-    return elapsed / moves * 1000, in_play, moves, in_play_cpu
+    return elapsed / moves * 1000, in_play, moves, in_play_cpu, writer_cpu / moves * 1e6
 
 
 GAMES = {
@@ -236,7 +251,7 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
     ports = [free_port(), free_port()]
     bots = [start_bot(p, game) for p in ports]
     raws, in_plays, wholes, moves = [], [], [], 0
-    raw_cpus, in_play_cpus = [], []
+    raw_cpus, in_play_cpus, writer_cpus = [], [], []
 
     def raw_round():
         ms, cpu = asyncio.run(raw(urls, game, calls))
@@ -247,9 +262,10 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
         urls = [f"http://127.0.0.1:{p}/" for p in ports]
         raw_round()
         for _ in range(rounds):
-            move_ms, in_play_ms, played, in_play_cpu = asyncio.run(
+            move_ms, in_play_ms, played, in_play_cpu, writer_cpu = asyncio.run(
                 platform(urls, game, matches, options)
             )
+            writer_cpus.append(writer_cpu)
             raw_round()
             in_plays.append(in_play_ms)
             in_play_cpus.append(in_play_cpu)
@@ -274,6 +290,7 @@ def measure(game: str, matches: int, options, calls: int, rounds: int) -> dict:
         "round_ratios": in_play_ratios,
         "raw_cpu": statistics.median(raw_cpus),
         "in_play_cpu": statistics.median(in_play_cpus),
+        "writer_cpu": statistics.median(writer_cpus),
         "cpu_ratio": statistics.median(
             p / r for p, r in zip(in_play_cpus, cpu_around, strict=True)
         ),
@@ -320,11 +337,14 @@ def main() -> None:
         print(
             f"in-play ratio per round, {r['game']}: {' '.join(f'{x:.2f}' for x in r['round_ratios'])}"
         )
-    print(f"{'CPU':<4} {'game':<10} {'raw µs/move':>12} {'in play µs/move':>16} {'ratio':>6}")
+    print(
+        f"{'CPU':<4} {'game':<10} {'raw µs/move':>12} {'in play µs/move':>16} {'ratio':>6}"
+        f" {'writer µs/move':>15}"
+    )
     for r in rows:
         print(
             f"{'cpu':<4} {r['game']:<10} {r['raw_cpu']:>12.0f} {r['in_play_cpu']:>16.0f}"
-            f" {r['cpu_ratio']:>6.2f}"
+            f" {r['cpu_ratio']:>6.2f} {r['writer_cpu']:>15.0f}"
         )
     print(
         "in play: interval between consecutive turns (asked, judged, applied, stored, broadcast);"
@@ -336,6 +356,10 @@ def main() -> None:
     print(
         "CPU: this process's CPU time (every thread) over the same intervals: the raw client's"
         " alone, the platform's whole work; a shared machine moves it less than the wall clock."
+    )
+    print(
+        "writer: the runner's writer process (its storage, off this process's GIL), its CPU over"
+        " whole matches (finish included) per move; 0 with ARENA_WRITER_PROCESS=false."
     )
     print("goals (issue 19): in play <= 1.2x (both games); whole match <= 2.0x (tic-tac-toe)")
 

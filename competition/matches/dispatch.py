@@ -14,16 +14,31 @@ from django.utils.module_loading import import_string
 logger = logging.getLogger(__name__)
 
 
-@functools.cache
+#: a backend that stands in for the configured one in this process (a runner's writer:
+#: ``redirect``)
+_redirected: dict[str, object] = {}
+
+
+def redirect(stand_in) -> None:
+    """Dispatch to ``stand_in`` in this process instead (a writer process records what its
+    batch dispatched, for its runner to dispatch: ``matches/writer.py``)."""
+    _redirected["backend"] = stand_in
+
+
 def backend():
     """The configured runner backend (one instance per process)."""
+    return _redirected.get("backend") or _configured()
+
+
+@functools.cache
+def _configured():
     return import_string(settings.ARENA_MATCH_BACKEND)()
 
 
 @receiver(setting_changed)
 def _reset(setting, **kwargs) -> None:
     if setting in ("ARENA_MATCH_BACKEND", "ARENA_RUNNER"):
-        backend.cache_clear()
+        _configured.cache_clear()
 
 
 def dispatch(match_id: int) -> None:

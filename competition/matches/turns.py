@@ -7,7 +7,7 @@ import contextlib
 import functools
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
@@ -155,6 +155,9 @@ class End:
     turn_faults: list | None = None
     archive: list | None = None
     turns: list | None = None  # each turn's (faults, details, latencies_ms), when all are held
+    #: every turn as played, when the runner played the match from its first turn: its
+    #: ``archive`` and ``turns``, made where the end is stored (a runner's writer process)
+    records: list | None = None
 
     def ended_by(self, limit: str) -> End:
         """This end, or ``limit`` stopped the match unless another limit already had."""
@@ -172,6 +175,13 @@ def store_end(
     max_bytes: int | None = None,
 ) -> bool:
     """End a match with its last turns in one fenced transaction; False when the lease is gone."""
+    if end.records is not None:
+        end = replace(
+            end,
+            archive=[stored_values(r) for r in end.records],
+            turns=[(r.faults, r.details, r.latencies_ms) for r in end.records],
+            records=None,
+        )
     archived = end.limit is None and end.archive is not None
     counted = None
     if left and archived:

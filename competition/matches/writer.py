@@ -33,6 +33,8 @@ from typing import Any
 
 from django.conf import settings
 
+from competition.live import broadcast
+from competition.matches import dispatch
 from competition.matches.lifecycle import LeaseLost
 from competition.plumbing import metrics
 
@@ -44,8 +46,28 @@ HEADER = 16
 RESTART_SECONDS = 1.0
 
 
+#: the groups the writer's calls ask "does anyone listen?" of before building a message (the
+#: home page's count: ``lifecycle.announce_running``, at every finish), answered by the runner
+ASKED = (broadcast.HOME_GROUP,)
+
+
 class WriterLost(LeaseLost):
     """The writer process died with this batch in flight (it may or may not have committed)."""
+
+
+class NoWriter(RuntimeError):
+    """This process's database cannot be opened by another process."""
+
+
+def _shared_database() -> str | None:
+    """The name of this process's default database, as another process opens it; None for an
+    in-memory SQLite database (a test's)."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        return None
+    return str(connection.settings_dict["NAME"])
 
 
 def header(seq: int, body: bytes) -> bytes:
@@ -74,8 +96,11 @@ class WriterClient:
         self.started = 0
         self.last_start = -RESTART_SECONDS
         self._warned: set[str] = set()
+        #: the database the writer opens: this process's own (a test's, too), or None when
+        #: it is in this process's memory (its batches then stay on its database thread)
+        self.database = _shared_database()
 
-    def argv(self, fd: int) -> list[str]:
+    def argv(self, fd: int, database: str) -> list[str]:
         return [
             sys.executable,
             "-m",
@@ -89,6 +114,8 @@ class WriterClient:
             str(fd),
             "--runner",
             str(os.getpid()),
+            "--database",
+            database,
         ]
 
     @property
@@ -99,14 +126,17 @@ class WriterClient:
         async with self.starting:
             if self.alive:
                 return
+            if self.database is None:
+                raise NoWriter("this process's database is in its memory: no other can open it")
             wait = self.last_start + RESTART_SECONDS - time.monotonic()
             if wait > 0:  # (a writer that cannot start is not started in a tight loop)
                 await asyncio.sleep(wait)
             self.last_start = time.monotonic()
             ours, theirs = socket.socketpair()
             try:
+                argv = self.argv(theirs.fileno(), self.database)
                 self.process = await asyncio.to_thread(
-                    subprocess.Popen, self.argv(theirs.fileno()), pass_fds=(theirs.fileno(),)
+                    subprocess.Popen, argv, pass_fds=(theirs.fileno(),)
                 )
             finally:
                 theirs.close()
@@ -122,10 +152,16 @@ class WriterClient:
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retried at use)
 
     async def execute(self, calls) -> tuple[list[tuple[bool, Any]], list[tuple[str, dict]]]:
+        # what the writer cannot know: whether anyone listens to the groups its calls ask about
+        quiet = tuple(g for g in ASKED if not broadcast.listened(g))
         try:
-            body = pickle.dumps([(c.fn, c.args, c.kwargs) for c in calls], pickle.HIGHEST_PROTOCOL)
+            body = pickle.dumps(
+                (quiet, [(c.fn, c.args, c.kwargs) for c in calls]), pickle.HIGHEST_PROTOCOL
+            )
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return await self._on_thread(calls, exc)
+        if self.database is None:
+            return await self._on_thread(calls, "this process's database is in its memory")
         if not self.alive:
             await self._start()
         self.seq += 1
@@ -142,9 +178,14 @@ class WriterClient:
             self.waiting.pop(seq, None)
         if isinstance(got, BaseException):
             raise got
-        return got
+        results, outbox, (matches, builds) = got
+        for match_id in matches:  # (the writer's dispatches, made here: this runner wakes)
+            dispatch.dispatch(match_id)
+        for _ in range(builds):
+            dispatch.dispatch_build()
+        return results, outbox
 
-    async def _on_thread(self, calls, exc: Exception):
+    async def _on_thread(self, calls, exc: Exception | str):
         from competition.matches.batch import execute
         from competition.plumbing.dbthreads import run_db
 
@@ -230,10 +271,13 @@ def close() -> None:
 
 class _Collected:
     """The writer's publisher: every broadcast goes back to the runner in its batch's answer
-    (``broadcast.collecting``), and only the runner knows who listens."""
+    (``broadcast.collecting``), and only the runner knows who listens: nobody, to the groups of
+    ``ASKED`` its batch said were ``quiet``; maybe someone, to any other."""
+
+    quiet: tuple[str, ...] = ()
 
     def listened(self, group: str) -> bool:
-        return True
+        return group not in self.quiet
 
     def watched(self, group: str) -> bool:
         return True
@@ -244,12 +288,32 @@ class _Collected:
     join = leave = publish
 
 
+class _Dispatched:
+    """The writer's dispatch backend: what its batch queued (matches, builds), for the runner
+    to dispatch once the answer is in (a runner wakes its own scheduler: ``dispatch``)."""
+
+    def __init__(self) -> None:
+        self.matches: list[int] = []
+        self.builds = 0
+
+    def dispatch(self, match_id: int) -> None:
+        self.matches.append(match_id)
+
+    def dispatch_build(self) -> None:
+        self.builds += 1
+
+    def taken(self) -> tuple[list[int], int]:
+        out = (self.matches, self.builds)
+        self.matches, self.builds = [], 0
+        return out
+
+
 def _answerable(answer: tuple) -> bytes:
     """``answer`` pickled; a result that cannot be is replaced by its error, never lost silently."""
     try:
         return pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
     except Exception:
-        results, outbox = answer
+        results, outbox, dispatched = answer
         kept = []
         for ok, value in results:
             try:
@@ -257,9 +321,9 @@ def _answerable(answer: tuple) -> bytes:
                 kept.append((ok, value))
             except Exception as exc:
                 kept.append(
-                    (False, RuntimeError(f"the writer could not send back {value!r}: {exc}"))
+                    (False, RuntimeError(f"the writer could not send back a {type(value)}: {exc}"))
                 )
-        return pickle.dumps((kept, outbox), pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((kept, outbox, dispatched), pickle.HIGHEST_PROTOCOL)
 
 
 def _read_exactly(stream, n: int) -> bytes | None:
@@ -290,17 +354,21 @@ def _crash_if(when: str, calls) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def serve(fd: int, runner_pid: int) -> None:
+def serve(fd: int, runner_pid: int, database: str) -> None:
     """The writer process: each batch run in one transaction, answered once committed, until
-    the runner closes its end of the socket (or dies)."""
-    from django.db import close_old_connections
+    the runner closes its end of the socket (or dies). ``database``: its runner's (the name of
+    the default database, as the runner's settings made it: a test's, too)."""
+    from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
+    connections[DEFAULT_DB_ALIAS].settings_dict["NAME"] = database
     from competition.live import publisher
     from competition.matches import lifecycle
     from competition.matches.batch import Call, execute
     from competition.plumbing.dbthreads import tune_the_collector
 
-    publisher.install(_Collected())
+    collected, dispatched = _Collected(), _Dispatched()
+    publisher.install(collected)
+    dispatch.redirect(dispatched)
     lifecycle.act_for(runner_pid)  # a claim names the runner, not its writer
     metrics.set_process_kind(metrics.RUNNER)
     tune_the_collector()
@@ -313,11 +381,13 @@ def serve(fd: int, runner_pid: int) -> None:
             return
         close_old_connections()
         try:
-            calls = pickle.loads(body)
+            collected.quiet, calls = pickle.loads(body)
             _crash_if("before", calls)
-            answer = _answerable(execute([Call(*c) for c in calls]))
+            results, outbox = execute([Call(*c) for c in calls])
+            answer = _answerable((results, outbox, dispatched.taken()))
             _crash_if("after", calls)
         except Exception as exc:  # (the batch itself failed: each of its callers is told)
+            dispatched.taken()
             answer = pickle.dumps(RuntimeError(f"the writer failed a batch: {exc!r}"))
         try:
             outgoing.write(header(seq, answer) + answer)

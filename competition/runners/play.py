@@ -35,7 +35,7 @@ from competition.matches.loop import (
     play,
 )
 from competition.matches.presenters import match_json
-from competition.matches.turns import End, TurnWriter, stored_values
+from competition.matches.turns import End, TurnWriter
 from competition.models import TURN_VALUES
 from competition.models.bots import BotVersion
 from competition.plumbing import logs, metrics
@@ -240,20 +240,22 @@ def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
     """How the match ended, with its fault codes and (played here from turn one) its archive."""
     if limit is not None:
         return End(limit=limit)
-    archive = None
-    if not data["turns"] and data.get("direct"):
-        archive = [stored_values(r) for r in result.turns]
+    here = not data["turns"]  # played here from turn one
     return End(
         result.outcome,
         result.forfeited,
-        loaded=data,
+        # what the finish reads of the match: its row and seats (not the code it played)
+        loaded={"match": data["match"], "participants": data["participants"]},
         turn_faults=[t["faults"] for t in data["turns"]] + [r.faults for r in result.turns],
-        archive=archive,
-        # played here from turn one: the seats' health from what it holds (else the finish reads)
-        turns=None
-        if data["turns"]
-        else [(r.faults, r.details, r.latencies_ms) for r in result.turns],
+        # played here from turn one: the archive from what it holds (if the end writes it),
+        # and the seats' health (else the finish reads them), both made where it is stored
+        records=result.turns if here and data.get("direct") else None,
+        turns=None if not here or data.get("direct") else _health(result.turns),
     )
+
+
+def _health(records) -> list[tuple]:
+    return [(r.faults, r.details, r.latencies_ms) for r in records]
 
 
 async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> float | None:

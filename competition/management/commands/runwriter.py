@@ -15,6 +15,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--fd", type=int, required=True, help="the runner's socket")
         parser.add_argument("--runner", type=int, required=True, help="the runner's process id")
+        parser.add_argument("--database", required=True, help="the runner's default database")
 
     def handle(self, *args, **opts):
-        writer.serve(opts["fd"], opts["runner"])
+        writer.serve(opts["fd"], opts["runner"], opts["database"])

@@ -425,7 +425,8 @@ PLATFORM = {"tictactoe": (20, None), "gconway": (1, {"maxGameIterations": 500})}
 
 def platform_run(game: str, urls: list[str], quick: bool) -> dict:
     """The platform's CPU per move: whole matches through the stack (``overhead.platform``:
-    match made, claimed, played over HTTP through ``egress.post``, stored, broadcast)."""
+    match made, claimed, played over HTTP through ``egress.post``, stored, broadcast), in the
+    runner's process (its writer process's storage is not counted: no client runs there)."""
     import overhead
 
     matches, options = PLATFORM[game]
@@ -436,7 +437,8 @@ def platform_run(game: str, urls: list[str], quick: bool) -> dict:
         warm = {"maxGameIterations": 20} if game == "gconway" else None
         asyncio.run(overhead.platform(urls, game, 1, warm))  # warm-up: imports, caches
         cpu0 = time.process_time()
-        _whole, _in_play, moves, _cpu = asyncio.run(overhead.platform(urls, game, matches, options))
+        run = overhead.platform(urls, game, matches, options)
+        _whole, _in_play, moves, _cpu, _writer = asyncio.run(run)
         cpu = time.process_time() - cpu0
     # ``platform`` plays two warm-up matches it does not count when asked for more than two
     counted = matches / (matches + 2) if matches > 2 else 1

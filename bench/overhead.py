@@ -143,18 +143,32 @@ async def raw(urls: list[str], game_slug: str, n: int) -> float:
         return (time.perf_counter() - started) / n * 1000, (time.process_time() - cpu) / n * 1e6
 
 
+def make_match(urls: list[str], game_slug: str, options, seed: int) -> int:
+    """A queued match between the HTTP bots at ``urls`` (not dispatched: the caller plays it)."""
+    from django.contrib.auth import get_user_model
+
+    from competition.matches.lifecycle import create_match
+    from competition.models.bots import Bot
+
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    bots = [
+        Bot.objects.get_or_create(
+            owner=user, game=game_slug, name=f"http{s}", defaults={"kind": "http", "target": url}
+        )[0]
+        for s, url in enumerate(urls)
+    ]
+    return create_match(game_slug, bots, seed=seed, options=options, dispatch_now=False).pk
+
+
 async def platform(
     urls: list[str], game_slug: str, matches: int, options=None
 ) -> tuple[float, int]:
     from asgiref.sync import sync_to_async
-    from django.contrib.auth import get_user_model
 
     from bots import egress
     from competition.live import broadcast
     from competition.live.hub import hub
     from competition.matches import history
-    from competition.matches.lifecycle import create_match
-    from competition.models.bots import Bot
     from competition.runners.play import run_match
 
     class Member:
@@ -163,19 +177,8 @@ async def platform(
         async def deliver(self, message):
             Member.received += 1
 
-    @sync_to_async
     def make(i: int):
-        user, _ = get_user_model().objects.get_or_create(username="bench")
-        bots = [
-            Bot.objects.get_or_create(
-                owner=user,
-                game=game_slug,
-                name=f"http{s}",
-                defaults={"kind": "http", "target": url},
-            )[0]
-            for s, url in enumerate(urls)
-        ]
-        return create_match(game_slug, bots, seed=i, options=options, dispatch_now=False).pk
+        return sync_to_async(make_match)(urls, game_slug, options, i)
 
     from competition.matches import turns
 
@@ -191,14 +194,9 @@ async def platform(
         await original_put(self, record)
 
     turns.TurnWriter.put = put
-    from django.conf import settings
-
-    from competition.matches import batch, writer
-
-    client = None
-    if settings.ARENA_WRITER_PROCESS:  # as a runner process stores (``manage.py runmatches``)
-        batch.use_writer(writer.client)
-        client = writer.client()
+    client = stored_as_a_runner()
+    if client is not None:
+        await client.ready()  # (its start is not a match's cost)
     writer_cpu = 0.0
     member = Member()
     moves = 0
@@ -212,7 +210,7 @@ async def platform(
         await hub.join(group, member)
         stamps.clear()
         started = time.perf_counter()
-        if i == warmup and client is not None and client.process is not None:
+        if i == warmup and client is not None:
             writer_cpu = -cpu_seconds(client.process.pid)  # (from the first measured match)
         await run_match(match_id)
         took = time.perf_counter() - started
@@ -228,14 +226,30 @@ async def platform(
             if stored not in (0, len(stamps)):
                 raise SystemExit(f"match {match_id}: {stored} turns stored, {len(stamps)} played")
     turns.TurnWriter.put = original_put
-    if client is not None and client.process is not None:
+    if client is not None:
         writer_cpu += cpu_seconds(client.process.pid)
-    batch.use_writer(None)
-    writer.close()
+    stored_as_a_runner(False)
     await egress.close_session()
     in_play = sum(intervals) / len(intervals) * 1000 if intervals else float("nan")
     in_play_cpu = sum(cpu_intervals) / len(cpu_intervals) * 1e6 if intervals else float("nan")
     return elapsed / moves * 1000, in_play, moves, in_play_cpu, writer_cpu / moves * 1e6
+
+
+def stored_as_a_runner(on: bool = True):
+    """Store as a runner process does (its writer process, unless ``ARENA_WRITER_PROCESS`` is
+    off): the writer's client, or None; ``on=False``: back to the database thread."""
+    from django.conf import settings
+
+    from competition.matches import batch, writer
+
+    if not on:
+        batch.use_writer(None)
+        writer.close()
+        return None
+    if not settings.ARENA_WRITER_PROCESS:
+        return None
+    batch.use_writer(writer.client)
+    return writer.client()
 
 
 GAMES = {

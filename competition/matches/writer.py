@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import weakref
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -42,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 #: a frame's header: its batch's sequence number and its pickled body's length, big-endian
 HEADER = 16
+#: a writer process's name (``/proc/PID/comm``: what ``ps`` and ``top`` show)
+PROCESS_NAME = "arena-writer"
 #: a writer started again within this many seconds of the last start waits out the rest
 RESTART_SECONDS = 1.0
 
@@ -79,6 +82,66 @@ def parse(head: bytes) -> tuple[int, int]:
     return int.from_bytes(head[:8], "big"), int.from_bytes(head[8:], "big")
 
 
+class _Forked:
+    """A writer forked from its runner (``prefork``), with the part of ``Popen`` the client uses."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"writer {self.pid}", timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+#: the writer forked at this runner's start (``prefork``), until its client adopts it
+_preforked: dict[str, tuple[_Forked, socket.socket]] = {}
+
+
+def prefork() -> None:
+    """Fork this runner's first writer now, at its start: Django is set up and nothing else
+    runs yet (no thread, no event loop, no database connection), so the child needs no start
+    of its own (about 1.5 s of CPU a writer; one started again after a loss is spawned)."""
+    from django.db import connections
+
+    if any(c.connection is not None for c in connections.all(initialized_only=True)):
+        return  # (a connection must not cross a fork: the first batch spawns one instead)
+    database = _shared_database()
+    if database is None:
+        return
+    ours, theirs = socket.socketpair()
+    runner = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the writer
+        ours.close()
+        code = 0
+        try:
+            serve(theirs.detach(), runner, database)
+        except BaseException:
+            logger.exception("the writer process failed")
+            code = 1
+        finally:
+            logging.shutdown()
+            os._exit(code)
+    theirs.close()
+    _preforked["writer"] = (_Forked(pid), ours)
+
+
 class WriterClient:
     """A runner's side of its writer process: ``await execute(calls)`` as ``batch.execute``."""
 
@@ -89,6 +152,7 @@ class WriterClient:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.reading: asyncio.Task | None = None
+        self.up = asyncio.Event()  # (a writer's, once it says it is ready)
         self.waiting: dict[int, asyncio.Future] = {}
         self.seq = 0
         self.starting = asyncio.Lock()
@@ -132,19 +196,29 @@ class WriterClient:
             if wait > 0:  # (a writer that cannot start is not started in a tight loop)
                 await asyncio.sleep(wait)
             self.last_start = time.monotonic()
-            ours, theirs = socket.socketpair()
-            try:
-                argv = self.argv(theirs.fileno(), self.database)
-                self.process = await asyncio.to_thread(
-                    subprocess.Popen, argv, pass_fds=(theirs.fileno(),)
-                )
-            finally:
-                theirs.close()
+            if "writer" in _preforked:
+                self.process, ours = _preforked.pop("writer")
+            else:
+                ours, theirs = socket.socketpair()
+                try:
+                    argv = self.argv(theirs.fileno(), self.database)
+                    self.process = await asyncio.to_thread(
+                        subprocess.Popen, argv, pass_fds=(theirs.fileno(),)
+                    )
+                finally:
+                    theirs.close()
             self.sock = ours
             self.reader, self.writer = await asyncio.open_connection(sock=ours)
+            self.up = asyncio.Event()
             self.reading = asyncio.ensure_future(self._read())
             self.started += 1
             logger.info("writer process %s started", self.process.pid)
+
+    async def ready(self) -> None:
+        """Start the writer, if it is not running, and return once it has said it is ready."""
+        if not self.alive:
+            await self._start()
+        await self.up.wait()
 
     def start_soon(self) -> None:
         """Start the writer now, in the background (it is ready by the first batch, mostly)."""
@@ -200,12 +274,18 @@ class WriterClient:
         try:
             while True:
                 seq, length = parse(await self.reader.readexactly(HEADER))
+                if seq == 0:  # the writer is ready (its first frame)
+                    self.up.set()
+                    continue
                 answer = pickle.loads(await self.reader.readexactly(length))
                 waiting = self.waiting.get(seq)
                 if waiting is not None and not waiting.done():  # (else: its caller gave up)
                     waiting.set_result(answer)
         except asyncio.IncompleteReadError:
             pass
+        except asyncio.CancelledError:  # (this loop is going away: so is its writer, at EOF)
+            self.closing = True
+            raise
         except Exception as exc:  # a broken pipe, or an answer that does not unpickle
             why = f"failed: {exc!r}"
         finally:
@@ -366,6 +446,8 @@ def serve(fd: int, runner_pid: int, database: str) -> None:
     from competition.matches.batch import Call, execute
     from competition.plumbing.dbthreads import tune_the_collector
 
+    with contextlib.suppress(OSError):  # its name in ps and top (forked or spawned alike)
+        Path("/proc/self/comm").write_text(PROCESS_NAME)
     collected, dispatched = _Collected(), _Dispatched()
     publisher.install(collected)
     dispatch.redirect(dispatched)
@@ -374,6 +456,8 @@ def serve(fd: int, runner_pid: int, database: str) -> None:
     tune_the_collector()
     sock = socket.socket(fileno=fd)
     incoming, outgoing = sock.makefile("rb"), sock.makefile("wb")
+    outgoing.write(header(0, b""))  # ready (batches are numbered from 1)
+    outgoing.flush()
     while (head := _read_exactly(incoming, HEADER)) is not None:
         seq, length = parse(head)
         body = _read_exactly(incoming, length)

@@ -35,6 +35,7 @@ class Command(BaseCommand):
         share_the_gil()
         metrics.set_process_kind(metrics.RUNNER)
         if settings.ARENA_WRITER_PROCESS:
+            writer.prefork()  # (first: before any thread of this process starts)
             batch.use_writer(writer.client)
         if not opts["relay"]:  # serve's runners are read by the web process itself
             metrics.sweep()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from competition.matches import history
+from competition.matches import writer as writer_module
 from tests.conftest import REPO, free_port
 from tests.processes import manage, project_env, running
 
@@ -32,8 +33,9 @@ def rows(db: Path, sql: str, params=()) -> list:
         return conn.execute(sql, params).fetchall()
 
 
-def processes(data: Path, command: str) -> list[int]:
-    """The pids of this site's ``command`` processes (its data directory in their environment)."""
+def processes(data: Path, kind: str) -> list[int]:
+    """The pids of this site's runner or writer processes (its data directory in their
+    environment; a writer by its name, forked from its runner or spawned)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -41,17 +43,23 @@ def processes(data: Path, command: str) -> list[int]:
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
             environ = (entry / "environ").read_bytes().split(b"\0")
+            name = (entry / "comm").read_text().strip()
         except OSError:
             continue
-        if command.encode() in argv and f"ARENA_DATA_DIR={data}".encode() in environ:
+        if f"ARENA_DATA_DIR={data}".encode() not in environ:
+            continue
+        writer = name == writer_module.PROCESS_NAME
+        if (kind == "writer" and writer) or (
+            kind == "runner" and not writer and b"runmatches" in argv
+        ):
             found.append(int(entry.name))
     return found
 
 
-def one(data: Path, command: str, timeout: float = 60) -> int:
+def one(data: Path, kind: str, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
-    while not (found := processes(data, command)):
-        assert time.monotonic() < deadline, f"no {command} process"
+    while not (found := processes(data, kind)):
+        assert time.monotonic() < deadline, f"no {kind} process"
         time.sleep(0.05)
     (pid,) = found
     return pid
@@ -143,11 +151,11 @@ def test_it_loses_nothing_when_the_writer_is_killed_mid_match(site):
     env, data, db = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
-    first = one(data, "runwriter")
+    first = one(data, "writer")
     os.kill(first, signal.SIGKILL)
     before = stored(db, match_id)
     assert ended(db, match_id, before) in (1, 2)  # (resumed if a batch of it was in flight)
-    assert one(data, "runwriter") != first
+    assert one(data, "writer") != first
     goes_on(env, db)
 
 
@@ -155,7 +163,7 @@ def test_it_loses_nothing_when_the_writer_is_killed_with_a_batch_in_flight(site)
     env, data, db = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
-    first = one(data, "runwriter")
+    first = one(data, "writer")
     os.kill(first, signal.SIGSTOP)  # the runner's batches wait for it (its turns do)
     time.sleep(1.5)
     before = stored(db, match_id)
@@ -187,12 +195,12 @@ def test_it_loses_nothing_when_the_runner_is_killed_mid_match(site):
     env, data, db = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
-    runner, writer = one(data, "runmatches"), one(data, "runwriter")
+    runner, writer = one(data, "runner"), one(data, "writer")
     os.kill(runner, signal.SIGKILL)
     before = stored(db, match_id)
     # its writer follows it (the end of its input), and serve starts a new runner
     deadline = time.monotonic() + 30
-    while writer in processes(data, "runwriter"):
+    while writer in processes(data, "writer"):
         assert time.monotonic() < deadline, "the killed runner's writer is still running"
         time.sleep(0.05)
     assert ended(db, match_id, before) == 2

@@ -5,7 +5,6 @@ call runs again alone (docs/architecture.md)."""
 from __future__ import annotations
 
 import asyncio
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +13,7 @@ from django.db import DatabaseError, transaction
 from competition.live import broadcast
 from competition.matches import history
 from competition.plumbing.dbthreads import run_db
+from competition.plumbing.loops import PerLoop
 
 
 @dataclass
@@ -152,17 +152,11 @@ class Batcher:
                     future.set_exception(value)
 
 
-_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Batcher] = (
-    weakref.WeakKeyDictionary()
-)
+_batchers: PerLoop[Batcher] = PerLoop(Batcher)
 
 
 def batcher() -> Batcher:
-    loop = asyncio.get_running_loop()
-    found = _batchers.get(loop)
-    if found is None:
-        found = _batchers[loop] = Batcher()
-    return found
+    return _batchers.get()
 
 
 async def call(fn, *args, **kwargs):

@@ -28,7 +28,6 @@ import socket
 import subprocess
 import sys
 import time
-import weakref
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ from competition.live import broadcast
 from competition.matches import dispatch
 from competition.matches.lifecycle import LeaseLost
 from competition.plumbing import metrics
+from competition.plumbing.loops import PerLoop
 
 logger = logging.getLogger(__name__)
 
@@ -325,23 +325,17 @@ class WriterClient:
             metrics.process_died(self.process.pid)
 
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, WriterClient] = (
-    weakref.WeakKeyDictionary()
-)
+_clients: PerLoop[WriterClient] = PerLoop(WriterClient)
 
 
 def client() -> WriterClient:
     """This loop's writer client (its process starts with the first batch)."""
-    loop = asyncio.get_running_loop()
-    found = _clients.get(loop)
-    if found is None:
-        found = _clients[loop] = WriterClient()
-    return found
+    return _clients.get()
 
 
 def close() -> None:
     """Close this loop's writer client, if any (its writer exits on the end of its input)."""
-    found = _clients.pop(asyncio.get_running_loop(), None)
+    found = _clients.pop()
     if found is not None:
         found.close()
 

@@ -1,9 +1,34 @@
-"""Calling into an event loop from any thread."""
+"""Calling into an event loop from any thread, and one object per event loop."""
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class PerLoop(Generic[T]):
+    """One ``factory()`` per running event loop, made at its first ``get`` (gone with its loop)."""
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self.factory = factory
+        self.made: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> T:
+        loop = asyncio.get_running_loop()
+        found = self.made.get(loop)
+        if found is None:
+            found = self.made[loop] = self.factory()
+        return found
+
+    def pop(self) -> T | None:
+        """This loop's object, forgotten (None if it had none)."""
+        return self.made.pop(asyncio.get_running_loop(), None)
 
 
 def call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable, *args) -> None:

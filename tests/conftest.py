@@ -118,6 +118,7 @@ COSTLIEST = (
     "games/test_battleship.py",
     "games/test_tiles_greedy.py",
     "e2e/test_api_fuzz.py",
+    "writer_crash",  # (competition/runners/test_writer_crash.py, 100-140 s: added 2026-12-03)
     "competition/matches/test_tron_matches.py",
     "games/test_starters_stdio.py",
     "security/test_proxies.py",

@@ -10,10 +10,13 @@ acknowledgement, so a turn is still broadcast only once it is stored.
 If the writer dies, the batch in flight may or may not have committed: its callers get
 ``WriterLost`` (a ``LeaseLost``: their matches are left to their leases, which expire; the
 reaper requeues them and they resume from their stored turns, every acknowledged turn among
-them), and the next batch starts a new writer. A call whose arguments cannot be pickled runs
-on the runner's database thread as before (logged once per function).
+them), and a new writer starts at once. A call whose arguments cannot be pickled runs on the
+runner's database thread as before (logged once per function).
 
-    python -m django runwriter --fd N --runner PID   # started by ``WriterClient``, never by hand
+A runner forks its first writer as it starts (``prefork``: Django already set up); one started
+again after a loss is spawned:
+
+    python -m django runwriter --fd N --runner PID --database NAME   # by ``WriterClient`` only
 """
 
 from __future__ import annotations
@@ -226,6 +229,8 @@ class WriterClient:
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retried at use)
 
     async def execute(self, calls) -> tuple[list[tuple[bool, Any]], list[tuple[str, dict]]]:
+        if self.database is None:  # (before any pickling: nothing will be sent)
+            return await self._on_thread(calls, "this process's database is in its memory")
         # what the writer cannot know: whether anyone listens to the groups its calls ask about
         quiet = tuple(g for g in ASKED if not broadcast.listened(g))
         try:
@@ -234,8 +239,6 @@ class WriterClient:
             )
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return await self._on_thread(calls, exc)
-        if self.database is None:
-            return await self._on_thread(calls, "this process's database is in its memory")
         if not self.alive:
             await self._start()
         self.seq += 1

@@ -22,6 +22,13 @@ from competition.plumbing.admission import (
 from competition.plumbing.frames import EXTENSION, SocketWriter
 from competition.plumbing.ratelimit import address_from
 
+#: how long a websocket's opening handshake may take, the application's accept included
+#: (daphne's default is 5 s): a room of spectators opening a match at once all get in, the
+#: last ones after their connects' turn on the database thread, on a loaded machine too
+HANDSHAKE_SECONDS = 20
+#: connections the kernel holds for the server to accept (Twisted's default is 50)
+BACKLOG = 1024
+
 #: how long a refused connection's remaining body is read and dropped
 LINGER_SECONDS = 2.0
 #: how much of it at most
@@ -119,7 +126,13 @@ class AdmittedHTTPFactory(HTTPFactory):
 
 
 class Server(DaphneServer):
-    """Daphne's server with ``AdmittedRequest``, each websocket's scope with its ``SocketWriter``."""
+    """Daphne's server with ``AdmittedRequest``, each websocket's scope with its ``SocketWriter``,
+    a longer opening handshake (``HANDSHAKE_SECONDS``) and a deeper backlog (``BACKLOG``)."""
+
+    def __init__(self, *args, endpoints, **kwargs):
+        kwargs.setdefault("websocket_handshake_timeout", HANDSHAKE_SECONDS)
+        endpoints = [with_backlog(endpoint) for endpoint in endpoints]
+        super().__init__(*args, endpoints=endpoints, **kwargs)
 
     def create_application(self, protocol, scope):
         if isinstance(protocol, WebSocketProtocol) and protocol.transport is not None:
@@ -134,3 +147,11 @@ class Server(DaphneServer):
     @http_factory.setter
     def http_factory(self, factory) -> None:
         self._http_factory = AdmittedHTTPFactory(self) if type(factory) is HTTPFactory else factory
+
+
+def with_backlog(endpoint: str) -> str:
+    """A Twisted server endpoint description with ``BACKLOG``, unless it names its own."""
+    kind = endpoint.split(":", 1)[0]
+    if kind not in ("tcp", "tcp6", "unix", "ssl") or ":backlog=" in endpoint:
+        return endpoint
+    return f"{endpoint}:backlog={BACKLOG}"

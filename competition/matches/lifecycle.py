@@ -8,6 +8,7 @@ import os
 import secrets
 import socket
 import uuid
+from collections import OrderedDict
 from datetime import timedelta
 
 from django.conf import settings
@@ -238,6 +239,27 @@ def claim(
             if cursor.rowcount == 1:
                 return candidate, token
     return None
+
+
+#: what claims loaded of their matches (the row and its seats), kept in the process that ran
+#: the claim (a runner's writer process, or its database thread) for the finish that ends the
+#: match there (``End.loaded_at_claim``): the runner does not send them back to be stored
+_CLAIMED: OrderedDict[tuple[int, uuid.UUID], dict] = OrderedDict()
+#: the most claims kept (a claim whose match ended elsewhere is dropped, the oldest first)
+CLAIMED_KEPT = 1024
+
+
+def keep_claimed(match_id: int, token: uuid.UUID, loaded: dict) -> None:
+    """Keep what the claim ``token`` of ``match_id`` loaded (``"match"``, ``"participants"``)."""
+    _CLAIMED[(match_id, token)] = {"match": loaded["match"], "participants": loaded["participants"]}
+    while len(_CLAIMED) > CLAIMED_KEPT:
+        _CLAIMED.popitem(last=False)
+
+
+def claimed_loaded(match_id: int, token: uuid.UUID) -> dict | None:
+    """What the claim ``token`` of ``match_id`` loaded in this process, taken; None if it ran
+    elsewhere (another writer, before a restart) or was dropped: the finish reads them."""
+    return _CLAIMED.pop((match_id, token), None)
 
 
 def renew(match_id: int, token: uuid.UUID) -> bool:

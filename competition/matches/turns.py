@@ -18,6 +18,7 @@ from competition.matches import seatlogs
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
+    claimed_loaded,
     finish,
     finish_limit,
     lease_duration,
@@ -158,6 +159,9 @@ class End:
     #: every turn as played, when the runner played the match from its first turn: its
     #: ``archive`` and ``turns``, made where the end is stored (a runner's writer process)
     records: list | None = None
+    #: ``loaded`` is what the match's claim loaded where the end is stored, if still kept
+    #: there (``lifecycle.keep_claimed``; else the finish reads it)
+    loaded_at_claim: bool = False
 
     def ended_by(self, limit: str) -> End:
         """This end, or ``limit`` stopped the match unless another limit already had."""
@@ -202,6 +206,7 @@ def store_end(
             if kept < len(left):
                 raise LimitReached(LIMIT_BYTES)  # rolled back: the caller stores what fits
         transaction.on_commit(lambda: [broadcast.publish(g, m) for g, m in messages])
+        loaded = claimed_loaded(match_id, token) if end.loaded_at_claim else end.loaded
         if end.limit is not None:
             return finish_limit(match_id, token, end.limit)
         return finish(
@@ -209,7 +214,7 @@ def store_end(
             token,
             end.outcome,
             end.forfeited,
-            loaded=end.loaded,
+            loaded=loaded,
             turn_faults=end.turn_faults,
             archive=end.archive,
             turns=end.turns,

@@ -24,6 +24,7 @@ from competition.matches.lifecycle import (
     claim,
     finish,
     finish_limit,
+    keep_claimed,
     release,
     renew,
 )
@@ -56,7 +57,9 @@ def claim_and_load(
     claimed = claim(match_id, worker=worker, humans=humans)
     if claimed is None:
         return None
-    return (*claimed, _load(claimed[0]))
+    loaded = _load(claimed[0])
+    keep_claimed(*claimed, loaded)  # for the finish: the runner does not send them back
+    return (*claimed, {**loaded, "kept": True})
 
 
 def _load(match_id: int) -> dict[str, Any]:
@@ -244,14 +247,21 @@ def _end(data: dict, result: MatchResult | None, limit: str | None) -> End:
     return End(
         result.outcome,
         result.forfeited,
-        # what the finish reads of the match: its row and seats (not the code it played)
-        loaded={"match": data["match"], "participants": data["participants"]},
+        # what the finish reads of the match, its row and seats: as its claim loaded them
+        # where the claim ran (and the end is stored), else the runner's (not the code played)
+        **_loaded(data),
         turn_faults=[t["faults"] for t in data["turns"]] + [r.faults for r in result.turns],
         # played here from turn one: the archive from what it holds (if the end writes it),
         # and the seats' health (else the finish reads them), both made where it is stored
         records=result.turns if here and data.get("direct") else None,
         turns=None if not here or data.get("direct") else _health(result.turns),
     )
+
+
+def _loaded(data: dict) -> dict:
+    if data.get("kept"):
+        return {"loaded_at_claim": True}
+    return {"loaded": {"match": data["match"], "participants": data["participants"]}}
 
 
 def _health(records) -> list[tuple]:

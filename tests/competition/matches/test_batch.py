@@ -682,3 +682,36 @@ def test_it_loads_a_match_in_one_statement_as_the_orm_does(pair):
     assert [values(p.bot.owner) for p in seats] == [values(p.bot.owner) for p in orm]
     assert seats[1].bot.owner is None and all(p.match is loaded for p in seats)
     assert loaded.lease_token is not None and loaded.options == orm[0].match.options
+
+
+def test_it_finishes_with_what_the_claim_loaded_where_it_ran_and_reads_it_when_not_kept(pair):
+    from competition.runners.play import claim_and_load
+
+    ends = {}
+    for kept in (True, False):
+        match = svc.create_match("tictactoe", pair, seed=3, dispatch_now=False)
+        match_id, token, loaded = claim_and_load(match.pk)
+        if not kept:  # its claim ran in another process (a writer since restarted)
+            assert svc.claimed_loaded(match_id, token) is not None
+        records = [record(1), record(2, (None, "1-1"))]
+        end = End(
+            WIN,
+            archive=[stored_values(r) for r in records],
+            turn_faults=[r.faults for r in records],
+            loaded_at_claim=loaded["kept"],
+        )
+        with CaptureQueriesContext(connection) as queries:
+            assert store_end(match_id, token, records, end, stored_bytes=0)
+        reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT")]
+        ends[kept] = (reads, list(Participant.objects.filter(match_id=match_id).order_by("seat")))
+    # It should finish the match with the row and seats its claim loaded, where the claim ran,
+    # reading neither back; and read them when they are not kept there (or were taken).
+    seats = Participant._meta.db_table
+    assert not [r for r in ends[True][0] if seats in r]
+    assert [r for r in ends[False][0] if seats in r]
+    assert svc.claimed_loaded(match_id, token) is None
+    # It should store the same results either way.
+    assert [p.result for p in ends[True][1]] == [p.result for p in ends[False][1]] == [
+        "win",
+        "loss",
+    ]

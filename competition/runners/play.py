@@ -20,6 +20,7 @@ from competition.matches import batch, fork, history, sql
 from competition.matches.lifecycle import (
     LeaseLost,
     LimitReached,
+    announce_end,
     announce_running,
     claim,
     finish,
@@ -37,7 +38,8 @@ from competition.matches.loop import (
 )
 from competition.matches.presenters import match_json
 from competition.matches.turns import End, TurnWriter
-from competition.models import TURN_VALUES
+from competition.matches.writer import WriterLost
+from competition.models import TURN_VALUES, Match, MatchStatus
 from competition.models.bots import BotVersion
 from competition.plumbing import logs, metrics
 from games import get_game
@@ -214,7 +216,11 @@ async def _play_claimed(match_id: int, token: uuid.UUID, loaded: dict | None = N
     )
     try:
         result, limit = await _until_done(match_id, beat, writer, game_task, time_left)
-        await writer.finish(_end(data, result, limit))
+        try:
+            await writer.finish(_end(data, result, limit))
+        except WriterLost:
+            await _ended_unheard(match_id)
+            raise
         await _announced(match_id, participants, transports)
     finally:
         beat.cancel()
@@ -293,6 +299,32 @@ async def _before_play(match_id: int, token: uuid.UUID, data: dict, game) -> flo
                 announce_running, data["summary"]["game"], data["summary"] if public else None
             )
     return time_left
+
+
+#: the statuses of a match whose end was stored and announced (``finish``, ``finish_limit``)
+ANNOUNCED_ENDS = (MatchStatus.FINISHED, MatchStatus.FORFEITED, MatchStatus.LIMIT)
+
+
+async def _ended_unheard(match_id: int) -> None:
+    """The writer process died with this match's finish in flight: if that finish committed
+    (the match ended, and nothing will resume it), its last turns and its end are announced
+    again, as the writer's broadcasts died with it; spectators drop the turns they hold."""
+    try:
+        if await batch.call(_announce_if_ended, match_id):
+            logger.info("match %s: ended as its writer died; its end announced again", match_id)
+    except Exception:
+        logger.exception("match %s: its end could not be announced again", match_id)
+
+
+def _announce_if_ended(match_id: int) -> bool:
+    match = Match.objects.filter(pk=match_id, status__in=ANNOUNCED_ENDS).first()
+    if match is None:
+        return False
+    for group, message in _unannounced(match_id):
+        broadcast.publish(group, message)
+    participants = list(match.participants.select_related("bot", "bot__owner").order_by("seat"))
+    announce_end(match_json(match, participants), public=not match.results_hidden())
+    return True
 
 
 def _unannounced(match_id: int) -> list[tuple[str, dict]]:

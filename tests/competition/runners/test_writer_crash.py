@@ -6,15 +6,18 @@ written once), and the site goes on playing (``competition/matches/writer.py``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import signal
 import sqlite3
 import sys
+import threading
 import time
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from competition.matches import history
@@ -80,7 +83,7 @@ def site(tmp_path_factory):
     port = free_port()
     server = [sys.executable, str(REPO / "manage.py"), "serve", "--no-demo", "--port", str(port)]
     with running(server, port, env=env, log=data / "serve.log"):
-        yield env, data, data / "arena.sqlite3"
+        yield env, data, data / "arena.sqlite3", port
 
 
 def enqueue(env: dict, pace_ms: int = 100) -> int:
@@ -141,6 +144,38 @@ def ended(db: Path, match_id: int, before: dict[int, tuple]) -> int:
     return attempts
 
 
+class Spectator(threading.Thread):
+    """A websocket client of the match's live page, in a thread: every message until the end."""
+
+    def __init__(self, port: int, match_id: int) -> None:
+        super().__init__(daemon=True)
+        self.url = f"ws://127.0.0.1:{port}/ws/matches/{match_id}/"
+        self.origin = f"http://127.0.0.1:{port}"
+        self.messages: list[dict] = []
+        self.start()
+
+    def run(self) -> None:
+        asyncio.run(self.watch())
+
+    async def watch(self) -> None:
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(self.url, headers={"Origin": self.origin}) as ws:
+                async with asyncio.timeout(90):
+                    async for frame in ws:
+                        self.messages.append(json.loads(frame.data))
+                        if self.messages[-1]["type"] == "end":
+                            return
+
+    def turns(self) -> list[int]:
+        numbers = []
+        for m in self.messages:
+            if m["type"] == "snapshot":
+                numbers += [t["number"] for t in m["turns"]]
+            elif m["type"] == "turn":
+                numbers.append(m["turn"]["number"])
+        return numbers
+
+
 def goes_on(env: dict, db: Path) -> None:
     """The site plays a next match to its end (its runner started a new writer)."""
     match_id = enqueue(env, pace_ms=0)
@@ -148,7 +183,7 @@ def goes_on(env: dict, db: Path) -> None:
 
 
 def test_it_loses_nothing_when_the_writer_is_killed_mid_match(site):
-    env, data, db = site
+    env, data, db, _port = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
     first = one(data, "writer")
@@ -160,7 +195,7 @@ def test_it_loses_nothing_when_the_writer_is_killed_mid_match(site):
 
 
 def test_it_loses_nothing_when_the_writer_is_killed_with_a_batch_in_flight(site):
-    env, data, db = site
+    env, data, db, _port = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
     first = one(data, "writer")
@@ -176,10 +211,11 @@ def test_it_loses_nothing_when_the_writer_is_killed_with_a_batch_in_flight(site)
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_it_finishes_a_match_once_when_the_writer_is_killed_in_its_finish(site, when):
-    env, data, db = site
+    env, data, db, port = site
     crash = data / "crash"
     crash.write_text(f"store_end {when}\n")  # (the only match playing is this one)
     match_id = enqueue(env)
+    spectator = Spectator(port, match_id)
     deadline = time.monotonic() + 60
     while crash.exists():  # (the writer removes it as it dies)
         assert time.monotonic() < deadline, "the finish never reached the writer"
@@ -188,11 +224,19 @@ def test_it_finishes_a_match_once_when_the_writer_is_killed_in_its_finish(site, 
     # before: nothing of the finish was written (resumed, then finished); after: it was
     # (finished by its first attempt, though the runner never heard it)
     assert ended(db, match_id, before) == (2 if when == "before" else 1)
+    # A spectator watching from the start should see every turn and the end, once: after, the
+    # runner announces them again (the broadcasts of the finish died with its writer).
+    spectator.join(60)
+    assert not spectator.is_alive(), spectator.messages[-3:]
+    first = spectator.messages[0]
+    assert first["type"] == "snapshot" and first["match"]["status"] in ("queued", "running")
+    assert sorted(set(spectator.turns())) == list(range(1, MOVES + 1))
+    assert [m["type"] for m in spectator.messages].count("end") == 1
     goes_on(env, db)
 
 
 def test_it_loses_nothing_when_the_runner_is_killed_mid_match(site):
-    env, data, db = site
+    env, data, db, _port = site
     match_id = enqueue(env)
     wait_turns(db, match_id, 8)
     runner, writer = one(data, "runner"), one(data, "writer")

@@ -392,3 +392,49 @@ async def test_it_keeps_engine_work_inline_when_its_time_is_spent_waiting():
     # It should judge an engine call by the CPU it used (this thread's time), not by the
     # clock: longer than ENGINE_INLINE_S on the clock, the turns stay on the event loop.
     assert len(result.turns) == 6 and not loop.heavy
+
+
+class LateSlowCount(SlowCount):
+    """SlowCount whose engine work turns heavy from its fourth turn on (a board that fills)."""
+
+    slug = "lateslowcount"
+
+    def apply(self, state, actions):
+        if state.turn < 3:
+            return Count.apply(self, state, actions)
+        return super().apply(state, actions)
+
+
+async def test_it_moves_engine_work_that_turns_heavy_mid_match_off_the_event_loop():
+    game = LateSlowCount()
+    bots = [ScriptedBot([{}] + [ADD] * 8), ScriptedBot([{}] + [ADD] * 8)]
+    loop = MatchLoop(game, bots, seed=0, options={"turns": 8})
+    result = await loop.run()
+    loop_thread = threading.get_ident()
+    # It should play the match to its end, and once the work turned heavy, run it on the
+    # loop's thread at most twice: the turn whose wall clock ran over, and the next, whose
+    # CPU clock showed the work is heavy; the other three heavy turns ran on a worker thread.
+    assert result.outcome.scores == (0.5, 0.5) and len(result.turns) == 8 and loop.heavy
+    on_loop = [t for t in game.threads if t == loop_thread]
+    assert len(game.threads) == 5 and len(on_loop) <= 2, (len(game.threads), len(on_loop))
+
+
+async def test_it_reads_the_cpu_clock_only_in_a_light_matchs_first_turn(monkeypatch):
+    import time as real_time
+    from types import SimpleNamespace
+
+    from competition.matches import loop as loop_module
+
+    reads = []
+
+    def thread_time():
+        reads.append(1)
+        return real_time.thread_time()
+
+    clock = SimpleNamespace(perf_counter=real_time.perf_counter, thread_time=thread_time)
+    monkeypatch.setattr(loop_module, "time", clock)
+    bots = [ScriptedBot([{}] + [ADD] * 6), ScriptedBot([{}] + [ADD] * 6)]
+    result = await play(Count(), bots, seed=0, options={"turns": 6})
+    # It should judge the first turn's two engine calls by the thread's CPU clock (a system
+    # call, two reads each) and the next five turns' by the wall clock alone.
+    assert len(result.turns) == 6 and len(reads) == 4, len(reads)

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import ipaddress
 import logging
+import math
 import re
 import socket
 import ssl
@@ -359,8 +360,8 @@ def get_session() -> aiohttp.ClientSession:
         )
         session = aiohttp.ClientSession(
             connector=connector,
-            # no timer of the client's own: every request runs under the caller's deadline
-            # (``_post_mapped``), which covers connecting, sending and reading the reply
+            # no timer of the session's own: every request runs under the caller's deadline
+            # (``deadline``), which covers connecting, sending and reading the reply
             timeout=aiohttp.ClientTimeout(),
             trust_env=False,
             auto_decompress=False,
@@ -413,8 +414,12 @@ async def post(
     match_id: str | None = None,
     seat: int | None = None,
     policy: EgressPolicy | None = None,
+    session: aiohttp.ClientSession | None = None,
 ) -> HttpReply:
-    """POST ``body`` under the egress policy: the reply (any status but 3xx) or ``BotFault``."""
+    """POST ``body`` under the egress policy: the reply (any status but 3xx) or ``BotFault``.
+
+    ``session``: the running loop's, as ``get_session`` gave it to a caller that keeps it
+    (a transport, for its match's moves); None: ``get_session``'s."""
     policy = policy or current_policy()
     _checked_url(url, policy)
     timestamp = str(int(time.time()))
@@ -431,7 +436,7 @@ async def post(
     if seat is not None:
         headers["X-Arena-Seat"] = str(seat)
     try:
-        return await _post_mapped(url, body, headers, policy, timeout)
+        return await _post_mapped(url, body, headers, policy, timeout, session)
     except BotFault as fault:
         # Fault details are shown to spectators: never the URL's path or query (they may
         # carry a token), only its origin.
@@ -458,12 +463,26 @@ def redact(text: str, url: str) -> str:
     return text
 
 
+def deadline(seconds: float) -> aiohttp.ClientTimeout:
+    """One request's deadline, over connecting, sending and reading its whole reply: the
+    client's own timer, exact (no rounding up to a whole second past 5 s, as its default).
+
+    Not ``asyncio.timeout``: on Python 3.11 each of its three lookups of the running loop is a
+    ``getpid`` system call (4 us between a busy loop's socket events here), where the client's
+    timer knows its loop."""
+    return aiohttp.ClientTimeout(total=seconds, ceil_threshold=math.inf)
+
+
 async def _post_mapped(
-    url: str, body: bytes, headers: dict, policy: EgressPolicy, timeout: float
+    url: str,
+    body: bytes,
+    headers: dict,
+    policy: EgressPolicy,
+    timeout: float,
+    session: aiohttp.ClientSession | None = None,
 ) -> HttpReply:
     try:
-        async with asyncio.timeout(timeout):
-            return await _post(url, body, headers, policy)
+        return await _post(url, body, headers, policy, timeout, session)
     except TimeoutError:
         raise BotFault(
             FaultCode.TIMEOUT, f"no complete reply within {int(timeout * 1000)} ms"
@@ -501,10 +520,23 @@ async def _post_mapped(
         raise BotFault(FaultCode.PLATFORM, repr(exc)[:300]) from None
 
 
-async def _post(url: str, body: bytes, headers: dict, policy: EgressPolicy) -> HttpReply:
-    session = get_session()
+async def _post(
+    url: str,
+    body: bytes,
+    headers: dict,
+    policy: EgressPolicy,
+    timeout: float,
+    session: aiohttp.ClientSession | None = None,
+) -> HttpReply:
+    if session is None or session.closed:
+        session = get_session()
     async with session.post(
-        _parsed(url), data=body, headers=headers, allow_redirects=False, proxy=None
+        _parsed(url),
+        data=body,
+        headers=headers,
+        allow_redirects=False,
+        proxy=None,
+        timeout=deadline(timeout),
     ) as response:
         if 300 <= response.status < 400:
             location = response.headers.get("Location", "")

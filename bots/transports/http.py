@@ -62,10 +62,13 @@ class HttpTransport(Transport):
         self.secret = secret
         self.ignore_http_status = ignore_http_status
         self.policy = policy
+        self.session = None  # the running loop's keep-alive session, kept for the match's moves
 
     async def exchange(self, message: Any, *, timeout: float | None) -> Exchange:
         sent, content_type = encode_text(self.game, message)
         body = sent.encode("utf-8")
+        if self.session is None or self.session.closed:
+            self.session = egress.get_session()
         try:
             reply = await egress.post(
                 self.url,
@@ -76,6 +79,7 @@ class HttpTransport(Transport):
                 match_id=self.match_id,
                 seat=self.seat,
                 policy=self.policy,
+                session=self.session,
             )
         except BotFault as fault:
             fault.sent = sent

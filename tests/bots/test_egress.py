@@ -156,6 +156,35 @@ async def test_it_cuts_a_slow_bot_at_the_deadline(allow_loopback):
     assert fault.code is FaultCode.TIMEOUT
 
 
+async def test_it_keeps_a_deadline_past_5_s_exact():
+    from aiohttp.helpers import TimeoutHandle
+
+    # It should time a request by the client's own timer, as the session does, without
+    # rounding a deadline of 5 s or more up to a whole second of the loop's clock.
+    loop = asyncio.get_running_loop()
+    deadline = egress.deadline(7.25)
+    handle = TimeoutHandle(loop, deadline.total, ceil_threshold=deadline.ceil_threshold).start()
+    try:
+        assert handle.when() - loop.time() == pytest.approx(7.25, abs=0.01)
+    finally:
+        handle.cancel()
+
+
+async def test_the_transport_keeps_its_loops_session_and_replaces_a_closed_one(allow_loopback):
+    async with http_bot(ok_handler) as base:
+        transport = HttpTransport(base + "/", game=TTT)
+        assert (await transport.exchange({}, timeout=5)).reply == {"play": "1-1"}
+        # It should ask every move with the loop's one keep-alive session ...
+        kept = transport.session
+        assert kept is egress.get_session() and not kept.closed
+        assert (await transport.exchange({}, timeout=5)).reply == {"play": "1-1"}
+        assert transport.session is kept
+        # ... and, once that session is closed (the loop's end), with the next one.
+        await egress.close_session()
+        assert (await transport.exchange({}, timeout=5)).reply == {"play": "1-1"}
+        assert transport.session is not kept and not transport.session.closed
+
+
 def drip(length: int | None = None):
     """A bot that answers one byte every 100 ms, 50 in all (chunked, or of a declared length)."""
 

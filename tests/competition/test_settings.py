@@ -1,7 +1,11 @@
 """Settings: embedded defaults, strict environment parsing, production refusals."""
 
+import subprocess
+import sys
+
 import pytest
 
+from tests.conftest import REPO
 from tests.processes import manage, project_env, setting_in
 
 
@@ -48,3 +52,30 @@ def test_it_starts_a_runner_process_per_core_unless_told():
     assert processes == max(1, cores)
     chosen = setting_in("settings.ARENA_RUNNER_PROCESSES", ARENA_RUNNER_PROCESSES="0")
     assert chosen.stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("url", [False, True], ids=["embedded default", "DATABASE_URL"])
+def test_the_sqlite_database_keeps_its_connection_from_one_batch_to_the_next(tmp_path, url):
+    # A writer process (or a database thread) closes obsolete connections before each batch
+    # (``close_old_connections``): a new user's SQLite database must not be opened again then,
+    # its schema read and its page cache lost, batch after batch.
+    code = (
+        "import django; django.setup()\n"
+        "from django.db import close_old_connections, connection\n"
+        "connection.cursor().execute('select 1'); first = connection.connection\n"
+        "close_old_connections()\n"
+        "connection.cursor().execute('select 1')\n"
+        "print(connection.vendor, connection.connection is first)\n"
+    )
+    env = {"ARENA_DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "competition.settings"}
+    if url:
+        env["DATABASE_URL"] = f"sqlite:///{tmp_path}/arena-url.sqlite3"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=project_env(**env),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["sqlite", "True"]

@@ -10,6 +10,12 @@ from django.db import connection
 
 from competition.models import BotVersion, Match, Meeting, PairRecord, Participant, SeatResult
 
+#: one meeting: a seat's result against another bot's seat (``Meeting``)
+_MEET = (
+    f"INSERT INTO {Meeting._meta.db_table} (match_id, bot_id, opponent_id, seat, opponent_seat, "
+    "version, opponent_version, result, rated, finished) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
 #: the seats' totals added in one statement (SQLite and PostgreSQL both speak ON CONFLICT)
 _ADD = (
     "INSERT INTO competition_pairrecord (bot_id, opponent_id, seat, version, opponent_version, "
@@ -59,18 +65,19 @@ def record(match: Match, participants: list[Participant]) -> int:
         if version_ids
         else {}
     )
+    finished = connection.ops.adapt_datetimefield_value(match.finished)
     rows = [
-        Meeting(
-            match_id=match.pk,
-            bot_id=mine.bot_id,
-            opponent_id=other.bot_id,
-            seat=mine.seat,
-            opponent_seat=other.seat,
-            version=numbers.get(mine.version_id, 0),
-            opponent_version=numbers.get(other.version_id, 0),
-            result=mine.result,
-            rated=match.rated,
-            finished=match.finished,
+        (
+            match.pk,
+            mine.bot_id,
+            other.bot_id,
+            mine.seat,
+            other.seat,
+            numbers.get(mine.version_id, 0),
+            numbers.get(other.version_id, 0),
+            mine.result,
+            match.rated,
+            finished,
         )
         for mine in seats
         for other in seats
@@ -78,18 +85,16 @@ def record(match: Match, participants: list[Participant]) -> int:
     ]
     if not rows:
         return 0
-    Meeting.objects.bulk_create(rows)
-    counted = [_counts(row) for row in rows]
-    with connection.cursor() as cursor:
-        cursor.executemany(_ADD, counted)
+    with connection.cursor() as cursor:  # (a finish's statements: the ORM's objects cost more)
+        cursor.executemany(_MEET, rows)
+        cursor.executemany(_ADD, [_counts(row) for row in rows])
     return len(rows)
 
 
-def _counts(row: Meeting) -> list[int]:
-    won, drew = row.result == SeatResult.WIN, row.result == SeatResult.DRAW
-    lost = row.result == SeatResult.LOSS
-    key = [row.bot_id, row.opponent_id, row.seat, row.version, row.opponent_version]
-    return [*key, int(won), int(drew), int(lost)]
+def _counts(row: tuple) -> list[int]:
+    _match, bot, opponent, seat, _opponent_seat, version, opponent_version, result = row[:8]
+    won, drew, lost = result == SeatResult.WIN, result == SeatResult.DRAW, result == SeatResult.LOSS
+    return [bot, opponent, seat, version, opponent_version, int(won), int(drew), int(lost)]
 
 
 def rebuild() -> None:

@@ -53,10 +53,16 @@ def test_it_counts_each_finished_match_by_seat_and_version_from_the_real_finish(
     assert (rows[0].seat, rows[0].opponent_seat, rows[0].result) == (1, 0, "loss")
     assert len(rows) == 4 and following is None and all(r.rated for r in rows)
     # ... and the same from the seats (the migration's and the bench's rebuild).
+    fields = ("match", "bot", "opponent", "seat", "opponent_seat", "version", "opponent_version")
+    fields += ("result", "rated", "finished")
     before = sorted(PairRecord.objects.values_list("bot", "seat", "wins", "draws", "losses"))
+    met = sorted(Meeting.objects.values_list(*fields))
     headtohead.rebuild()
     after = sorted(PairRecord.objects.values_list("bot", "seat", "wins", "draws", "losses"))
     assert before == after and Meeting.objects.count() == 8
+    # (each meeting as the finish wrote it, its time included)
+    assert met == sorted(Meeting.objects.values_list(*fields))
+    assert all(m[-1] is not None and m[-1].tzinfo is not None for m in met)
 
 
 def test_it_counts_by_version_pair_and_pages_by_keyset():

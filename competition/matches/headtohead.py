@@ -10,6 +10,8 @@ from django.db import connection
 
 from competition.models import BotVersion, Match, Meeting, PairRecord, Participant, SeatResult
 
+#: a seat's results (``SeatResult.values`` builds its list again at each use)
+_RESULTS = frozenset(SeatResult.values)
 #: one meeting: a seat's result against another bot's seat (``Meeting``)
 _MEET = (
     f"INSERT INTO {Meeting._meta.db_table} (match_id, bot_id, opponent_id, seat, opponent_seat, "
@@ -56,7 +58,7 @@ FROM competition_meeting GROUP BY bot_id, opponent_id, seat, version, opponent_v
 def record(match: Match, participants: list[Participant]) -> int:
     """Inside the transaction that made ``match``'s result public: its meetings (each ordered
     pair of seats of two different bots) and their totals; the meetings written."""
-    seats = [p for p in participants if p.result in SeatResult.values]
+    seats = [p for p in participants if p.result in _RESULTS]
     if len(seats) < 2:
         return 0
     version_ids = {p.version_id for p in seats if p.version_id}
